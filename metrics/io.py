@@ -1,0 +1,264 @@
+"""Readers and writers for TREC run and qrels files.
+
+A source is a path (``str`` or ``os.PathLike``; ``.gz`` is decompressed), an
+open file (text or binary), or literal text (a ``str`` containing a newline).
+
+Reading has two paths with one contract:
+
+* a fast path: pyarrow's multithreaded C++ CSV reader, used when every line has
+  exactly the expected number of fields separated by one space or one tab and
+  there are no comment or blank lines (the common case for large files);
+* a checking path: a line-by-line parser that accepts any whitespace, skips
+  blank and ``#`` comment lines, ignores extra run fields (as trec_eval does),
+  and raises :class:`~metrics.errors.FormatError` naming ``file:line``.
+
+Whenever the fast path meets anything it does not accept, the checking path
+reads the file again, so the result and the errors never depend on the path.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, Union
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from metrics.errors import FormatError
+
+Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+RUN_FIELDS = ("query_id", "iteration", "doc_id", "rank", "score", "run_id")
+QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
+
+_RUN_EXPECTED = "6 whitespace-separated fields: qid iter docno rank score runid"
+_QRELS_EXPECTED = "4 fields 'qid iter docno grade' (or 3 fields 'qid docno grade')"
+
+
+def _is_text(source: object) -> bool:
+    return isinstance(source, str) and ("\n" in source or "\r" in source)
+
+
+def source_name(source: Source) -> str:
+    """A short human name for ``source``, used in error messages."""
+    if _is_text(source):
+        return "<text>"
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def _read_bytes(source: Source) -> bytes:
+    """Whole content of ``source`` as bytes, decompressing gzip."""
+    if _is_text(source):
+        assert isinstance(source, str)
+        return source.encode()
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise FormatError(str(path), None, "an existing file", "no such file") from None
+        except IsADirectoryError:
+            raise FormatError(str(path), None, "a file", "a directory") from None
+    else:
+        raw: Any = source.read()
+        data = raw.encode() if isinstance(raw, str) else bytes(raw)
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data
+
+
+def _lines(data: bytes, name: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line_number, fields)`` of content lines (not blank, not comment)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(name, line, "UTF-8 text", f"undecodable byte {data[exc.start]:#04x}") from None
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        yield number, fields
+
+
+def _fast_table(
+    data: bytes, names: tuple[str, ...], types: dict[str, pa.DataType]
+) -> pa.Table | None:
+    """Parse with pyarrow, or return None when the strict fast path does not apply."""
+    head = data[:65536]
+    first = head.split(b"\n", 1)[0]
+    if b"\t" in first and b" " not in first.strip():
+        delimiter = "\t"
+    elif b"\t" not in first:
+        delimiter = " "
+    else:
+        return None
+    if not data or data.lstrip()[:1] == b"#":
+        return None
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter,
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                ignore_empty_lines=False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types,
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    # Empty fields (double spaces) or '#' ids would be accepted by pyarrow but are
+    # handled differently by the checking path: let it decide.
+    for col in ("query_id", "doc_id"):
+        arr = table[col]
+        if pa.types.is_dictionary(arr.type):
+            arr = arr.cast(pa.string())
+        if pa.compute.any(pa.compute.equal(pa.compute.utf8_length(arr), 0)).as_py():
+            return None
+    qid = table["query_id"].cast(pa.string()) if pa.types.is_dictionary(
+        table["query_id"].type) else table["query_id"]
+    if pa.compute.any(pa.compute.starts_with(qid, "#")).as_py():
+        return None
+    return table
+
+
+_ID = pa.string()
+_DICT = pa.dictionary(pa.int32(), pa.string())
+
+
+def _parse_score(text: str, name: str, number: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise FormatError(name, number, "a numeric score in field 5", repr(text)) from None
+    if math.isnan(value):
+        raise FormatError(name, number, "a numeric score in field 5", "NaN") from None
+    return value
+
+
+def read_run_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
+    """Read a TREC run into an Arrow table.
+
+    Returns the table (columns :data:`RUN_FIELDS`), the 1-based source line of
+    each row (``None`` when row ``i`` is line ``i + 1``), and the source name.
+    """
+    name = source_name(source)
+    data = _read_bytes(source)
+    types = {
+        "query_id": _DICT, "iteration": _DICT, "doc_id": _ID,
+        "rank": _DICT, "score": pa.float64(), "run_id": _DICT,
+    }
+    table = _fast_table(data, RUN_FIELDS, types)
+    if table is not None:
+        score = table["score"]
+        if pa.compute.any(pa.compute.is_nan(score)).as_py():
+            table = None
+    if table is not None:
+        if table.num_rows == 0:
+            raise FormatError(name, None, "at least one run line", "an empty file")
+        return table, None, name
+    cols: dict[str, list[Any]] = {f: [] for f in RUN_FIELDS}
+    lines: list[int] = []
+    for number, fields in _lines(data, name):
+        if len(fields) < 6:
+            raise FormatError(name, number, _RUN_EXPECTED, f"{len(fields)} field(s): {' '.join(fields)!r}")
+        cols["query_id"].append(fields[0])
+        cols["iteration"].append(fields[1])
+        cols["doc_id"].append(fields[2])
+        cols["rank"].append(fields[3])
+        cols["score"].append(_parse_score(fields[4], name, number))
+        cols["run_id"].append(fields[5])
+        lines.append(number)
+    if not lines:
+        raise FormatError(name, None, "at least one run line", "no content lines")
+    arrays = [
+        pa.array(cols[f], type=pa.float64() if f == "score" else pa.string())
+        for f in RUN_FIELDS
+    ]
+    table = pa.table(dict(zip(RUN_FIELDS, arrays, strict=True)))
+    for f in ("query_id", "iteration", "rank", "run_id"):
+        table = table.set_column(
+            table.schema.get_field_index(f), f, table[f].dictionary_encode()
+        )
+    return table, np.asarray(lines, dtype=np.int64), name
+
+
+def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
+    """Read TREC qrels (4 fields, or the 3-field ``qid docid grade`` form).
+
+    Grades must be integers; negative grades mean "pooled but not judged".
+    """
+    name = source_name(source)
+    data = _read_bytes(source)
+    types = {"query_id": _DICT, "iteration": _DICT, "doc_id": _ID, "relevance": pa.int64()}
+    table = _fast_table(data, QRELS_FIELDS, types)
+    if table is not None:
+        return table, None, name
+    cols: dict[str, list[Any]] = {f: [] for f in QRELS_FIELDS}
+    lines: list[int] = []
+    width: int | None = None
+    for number, fields in _lines(data, name):
+        if width is None and len(fields) in (3, 4):
+            width = len(fields)
+        if len(fields) != width:
+            expected = _QRELS_EXPECTED if width is None else (
+                f"{width} fields like the first line of the file")
+            raise FormatError(name, number, expected, f"{len(fields)} field(s): {' '.join(fields)!r}")
+        grade = fields[-1]
+        try:
+            value = int(grade)
+        except ValueError:
+            raise FormatError(name, number, "an integer grade in the last field", repr(grade)) from None
+        cols["query_id"].append(fields[0])
+        cols["iteration"].append(fields[1] if width == 4 else "0")
+        cols["doc_id"].append(fields[-2])
+        cols["relevance"].append(value)
+        lines.append(number)
+    table = pa.table({
+        "query_id": pa.array(cols["query_id"], pa.string()).dictionary_encode(),
+        "iteration": pa.array(cols["iteration"], pa.string()).dictionary_encode(),
+        "doc_id": pa.array(cols["doc_id"], pa.string()),
+        "relevance": pa.array(cols["relevance"], pa.int64()),
+    })
+    return table, np.asarray(lines, dtype=np.int64), name
+
+
+def _open_out(target: str | os.PathLike[str] | IO[str]) -> tuple[IO[str], bool]:
+    if isinstance(target, (str, os.PathLike)):
+        path = os.fspath(target)
+        if path.endswith(".gz"):
+            return gzip.open(path, "wt", encoding="utf-8"), True
+        return open(path, "w", encoding="utf-8"), True
+    return target, False
+
+
+def write_frame(frame: pd.DataFrame, columns: tuple[str, ...],
+                target: str | os.PathLike[str] | IO[str]) -> None:
+    """Write ``columns`` of ``frame`` space-separated, one line per row."""
+    out, close = _open_out(target)
+    try:
+        parts = [frame[c].astype(str) for c in columns]
+        joined = parts[0].str.cat(parts[1:], sep=" ") if len(parts) > 1 else parts[0]
+        for line in joined:
+            out.write(line)
+            out.write("\n")
+    finally:
+        if close:
+            out.close()
