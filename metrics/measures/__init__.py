@@ -1,0 +1,14 @@
+"""Measure registry. Importing this package is cheap; the tables load on first use."""
+
+from __future__ import annotations
+
+_loaded = False
+
+
+def load_all() -> None:
+    """Register every measure family (trec_eval's table, then relkit's)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from metrics.measures import textbook, trec_table  # noqa: F401

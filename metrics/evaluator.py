@@ -1,0 +1,216 @@
+"""Prepare qrels once, evaluate many runs: ``Evaluator(qrels, measures).evaluate(run)``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from metrics.data import Qrels, Run
+from metrics.errors import EvaluationError, MeasureError
+from metrics.measures.base import REGISTRY, Family, Measure
+from metrics.measures.context import Ctx
+from metrics.measures.trec_rank import GM_FLOOR
+from metrics.ranking import JudgedTopics, rank
+
+Compat = Literal[9, 10]
+
+
+@dataclass
+class Result:
+    """Everything one run's evaluation produced, in trec_eval's order."""
+
+    run_id: str
+    topics: list[str]
+    missing: np.ndarray
+    measures: list[Measure]
+    values: list[Any]              # per measure: ndarray or list[str] (None: summary-only)
+    summary: list[Any]             # per measure: float, str, or None
+
+
+def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure]:
+    """Turn measure requests into a de-duplicated list in trec_eval print order.
+
+    trec_eval syntax (``P.5,10``): for each family the first request that
+    carries parameters wins, as in trec_eval. Readable names add exactly the
+    measures they denote.
+    """
+    from metrics.names import parse_measure
+    from metrics.measures.trec_table import NICKNAMES
+
+    chosen: dict[str, list[Measure]] = {}
+    with_params: set[str] = set()
+    extra: list[Measure] = []
+    for req in requests:
+        if isinstance(req, Measure):
+            extra.append(req)
+            continue
+        name = req.strip()
+        family, dot, _text = name.partition(".")
+        if name in NICKNAMES or (family in REGISTRY and "@" not in name) or (
+                dot and family in _registry()):
+            for m in parse_measure(name):
+                fam = m.family
+                if compat < 10 and REGISTRY[fam].v10_only:
+                    if name in NICKNAMES:
+                        continue
+                    raise MeasureError(f"measure {fam!r} does not exist in trec_eval 9 "
+                                       "(--compat 9); use --compat 10")
+                if dot:
+                    if fam in with_params:
+                        continue
+                    chosen[fam] = []
+                    with_params.add(fam)
+                elif fam in with_params or (fam in chosen and not dot and
+                                            any(x.output == m.output for x in chosen[fam])):
+                    continue
+                chosen.setdefault(fam, []).append(m)
+        else:
+            extra.extend(parse_measure(name))
+    for m in extra:
+        lst = chosen.setdefault(m.family, [])
+        if all(x.output != m.output for x in lst):
+            lst.append(m)
+    out: list[Measure] = []
+    for fam in sorted(chosen, key=lambda f: REGISTRY[f].order):
+        ms = chosen[fam]
+        if REGISTRY[fam].param_kind in ("cutoffs", "points"):
+            ms = sorted(ms, key=lambda m: m.value)
+        out.extend(ms)
+    return out
+
+
+def _registry() -> dict[str, Family]:
+    from metrics.measures import load_all
+
+    load_all()
+    return REGISTRY
+
+
+def _seq_sum(values: np.ndarray) -> float:
+    """Sum in topic order, one addition at a time (as trec_eval's C loop)."""
+    total = 0.0
+    for v in values.tolist():
+        total += v
+    return total
+
+
+class Evaluator:
+    """Evaluate runs against qrels prepared once.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    measures : names in either spelling, or :class:`Measure` objects;
+        default trec_eval's ``official`` set.
+    level : ``-l``, the lowest grade that counts as relevant.
+    judged_only : ``-J``.  max_docs : ``-M``.  complete : ``-c``.
+    num_docs : ``-N``, documents in the collection (utility, fallout).
+    compat : 10 (trec_eval 10, default) or 9 (trec_eval 9.0.8 / pytrec_eval).
+    """
+
+    def __init__(self, qrels: Qrels, measures: Sequence[str | Measure] = ("official",), *,
+                 level: int = 1, judged_only: bool = False, max_docs: int | None = None,
+                 complete: bool = False, num_docs: int = 0, compat: Compat = 10) -> None:
+        if compat not in (9, 10):
+            raise MeasureError(f"The 'compat' option must be 9 or 10; got {compat!r}")
+        if max_docs is not None and max_docs < 0:
+            raise MeasureError(f"The 'max_docs' option must be an int >= 0; got {max_docs}")
+        self.qrels = qrels
+        self.judged = JudgedTopics.prepare(qrels)
+        self.measures = resolve(measures, compat)
+        self.level = level
+        self.judged_only = judged_only
+        self.max_docs = max_docs
+        self.complete = complete
+        self.num_docs = num_docs
+        self.compat = compat
+
+    def compute(self, run: Run) -> Result:
+        """Evaluate ``run``; the structured result behind every output format."""
+        ranked = rank(run, self.judged, float32_scores=self.compat < 10,
+                      max_docs=self.max_docs, judged_only=self.judged_only,
+                      complete=self.complete)
+        if not ranked.topics:
+            raise EvaluationError(
+                f"{run.source}: no topic has both run lines and judgments in {self.qrels.source}")
+        ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
+        values: list[Any] = []
+        summary: list[Any] = []
+        missing = ranked.missing
+        count = len(ranked.topics)
+        for m in self.measures:
+            fam = REGISTRY[m.family]
+            if fam.summary == "runid":
+                values.append(None)
+                summary.append(ranked.run_id)
+                continue
+            if fam.summary == "num_q":
+                values.append(None)
+                summary.append(float(count))
+                continue
+            v = fam.compute(ctx, m.value)
+            if isinstance(v, list):             # strings (relstring)
+                if missing.any():
+                    v = ["''" if miss else s for s, miss in zip(v, missing, strict=True)]
+                values.append(v)
+                summary.append(None)
+                continue
+            v = np.asarray(v, dtype=np.float64)
+            if missing.any() and fam.trec:
+                keep = v[missing] if fam.name == "num_rel" else 0.0
+                v = v.copy()
+                v[missing] = keep
+            values.append(v)
+            summary.append(self._summarise(fam, v, ctx, count))
+        return Result(ranked.run_id, ranked.topics, missing, self.measures, values, summary)
+
+    def _summarise(self, fam: Family, v: np.ndarray, ctx: Ctx, count: int) -> float | None:
+        if fam.summary == "mean":
+            return _seq_sum(v) / count
+        if fam.summary == "sum":
+            if fam.name == "num_rel" and self.complete:
+                # trec_eval -c recounts num_rel over all qrels topics, grades > 0, ignoring -l
+                return float(self.judged.levels[:, 1:].sum())
+            return _seq_sum(v)
+        if fam.summary == "gm":
+            logs = np.log(np.maximum(v, 1e-5))
+            return math.exp(_seq_sum(logs) / count) if count else GM_FLOOR
+        if fam.summary == "nanmean":
+            ok = ~np.isnan(v)
+            return _seq_sum(v[ok]) / int(ok.sum()) if ok.any() else float("nan")
+        return None
+
+    def evaluate(self, run: Run) -> pd.DataFrame:
+        """Tidy per-topic values: columns ``run_id, query_id, measure, value``.
+
+        ``measure`` is the readable name (``P@5``); string-valued and
+        summary-only measures are left out (see :meth:`compute`).
+        """
+        res = self.compute(run)
+        frames = []
+        for m, v in zip(res.measures, res.values, strict=True):
+            if v is None or isinstance(v, list) or not REGISTRY[m.family].per_query:
+                continue
+            frames.append(pd.DataFrame({"query_id": res.topics, "measure": str(m), "value": v}))
+        out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            columns=["query_id", "measure", "value"])
+        out.insert(0, "run_id", res.run_id)
+        return out
+
+    def aggregate(self, run: Run, how: Literal["mean", "gmean", "trec"] = "trec") -> pd.Series:
+        """One value per measure: trec_eval's summary, the arithmetic or geometric mean."""
+        res = self.compute(run)
+        out = {}
+        for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
+            if how == "trec":
+                if s is not None and not isinstance(s, str):
+                    out[str(m)] = s
+            elif isinstance(v, np.ndarray):
+                out[str(m)] = (float(np.mean(v)) if how == "mean"
+                               else math.exp(float(np.mean(np.log(np.maximum(v, 1e-5))))))
+        return pd.Series(out, name=res.run_id, dtype="float64")

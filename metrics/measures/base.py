@@ -1,0 +1,211 @@
+"""Measure families, their parameters and the registry.
+
+A *family* is one trec_eval measure (``P``, ``ndcg_cut``, ``utility``...) or
+one of relkit's textbook additions. A :class:`Measure` is a family with one
+concrete parameter: ``P@5`` is ``Measure("P", 5)`` and prints in trec_eval
+output as ``P_5``. Requests in trec_eval syntax (``-m P.5,10``) expand to
+several measures; readable names (``P@5``, ``nDCG@10``) parse in
+:mod:`metrics.names`.
+
+Parameter kinds follow trec_eval's ``meas_init.c``:
+
+``none``      no parameter.
+``cutoffs``   a list of integers, parsed like C ``atol`` (``23.4`` -> 23),
+              sorted, each > 0 and distinct; output ``name_%ld``.
+``points``    a list of doubles, sorted; output ``name_%3.2f``.
+``raw``       a list kept as typed (unsorted); output ``name_<text>``.
+``pairs``     ``key=value`` pairs; output ``name_<text>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from metrics._params import bad_param
+from metrics.errors import MeasureError
+
+ParamKind = Literal["none", "cutoffs", "points", "raw", "pairs"]
+Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q", "nanmean"]
+ValueKind = Literal["float", "int", "str"]
+PARAM_KINDS = frozenset(get_args(ParamKind))
+
+Compute = Callable[[Any, Any], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One measure family.
+
+    Attributes
+    ----------
+    name : trec_eval root name (``-m name.params``).
+    summary : how per-topic values become the ``all`` value.
+    kind : printed as float (``%6.4f``), int (``%ld``) or string.
+    param_kind, default : the parameter grammar and its default text.
+    compute : ``compute(ctx, value) -> per-topic array`` for one parsed value.
+    parse : validates the text of one value (raw/pairs kinds: the whole text).
+    description : one line for ``--list-measures``.
+    doc : formula and reference (numpydoc-style paragraph).
+    trec : True for trec_eval's own measures, False for relkit additions.
+    v10_only : measures absent from trec_eval 9.0.8.
+    """
+
+    name: str
+    summary: Summary
+    kind: ValueKind
+    param_kind: ParamKind
+    default: str | None
+    compute: Compute
+    description: str
+    doc: str = ""
+    parse: Callable[[str], Any] | None = None
+    trec: bool = True
+    v10_only: bool = False
+    per_query: bool = True
+    readable: str | None = None    # e.g. "P@{}" or "AP"
+    order: int = field(default=0, compare=False)
+
+    def values(self, text: str | None) -> list[tuple[Any, str]]:
+        """Parse a parameter text into ``(value, output_name)`` pairs."""
+        if self.param_kind == "none":
+            if text:
+                raise bad_param(self.name, "parameter", "absent (it takes none)", text)
+            return [(None, self.name)]
+        use = self.default if text is None else text
+        if self.param_kind == "cutoffs":
+            ks = sorted({_atol(self.name, p) for p in _split(self.name, use)})
+            return [(k, f"{self.name}_{k}") for k in ks]
+        if self.param_kind == "points":
+            xs = sorted({_atof(self.name, p) for p in _split(self.name, use)})
+            return [(x, f"{self.name}_{x:3.2f}") for x in xs]
+        assert self.parse is not None
+        value = self.parse(use or "")
+        return [(value, self.name if text is None else f"{self.name}_{text}")]
+
+
+def _split(name: str, text: str | None) -> list[str]:
+    parts = [p for p in (text or "").split(",")]
+    if not parts or any(p == "" for p in parts):
+        raise bad_param(name, "parameter list", "comma-separated numbers", text)
+    return parts
+
+
+_INT_PREFIX = re.compile(r"\s*[+-]?\d+")
+
+
+def _atol(name: str, text: str) -> int:
+    """C ``atol``: leading integer (``23.4`` -> 23); must be >= 1 here."""
+    m = _INT_PREFIX.match(text)
+    if not m or int(m.group()) < 1:
+        raise bad_param(name, "cutoff", "an int >= 1", text)
+    return int(m.group())
+
+
+def _atof(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise bad_param(name, "parameter", "a number", text) from None
+    if not np.isfinite(value):
+        raise bad_param(name, "parameter", "a finite number", text)
+    return value
+
+
+def parse_floats(name: str, count: int | None = None) -> Callable[[str], tuple[float, ...]]:
+    """Parser for a ``raw`` list of doubles (``utility.1,-1,0,0``)."""
+
+    def parse(text: str) -> tuple[float, ...]:
+        vals = tuple(_atof(name, p) for p in _split(name, text))
+        if count is not None and len(vals) != count:
+            raise bad_param(name, "parameter list", f"exactly {count} numbers", text)
+        return vals
+
+    return parse
+
+
+def parse_pairs(name: str, keys: Callable[[str], bool], what: str
+                ) -> Callable[[str], tuple[tuple[str, float], ...]]:
+    """Parser for ``key=value`` pairs; values are C floats as trec_eval stores them."""
+
+    def parse(text: str) -> tuple[tuple[str, float], ...]:
+        if text == "":
+            return ()
+        out = []
+        for part in _split(name, text):
+            key, sep, val = part.partition("=")
+            if not sep or not keys(key):
+                raise bad_param(name, "parameter", what, part)
+            # trec_eval reads these into a C float: keep single precision.
+            out.append((key, float(np.float32(_atof(name, val)))))
+        return tuple(out)
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A family with one concrete parameter value; the unit of evaluation."""
+
+    family: str
+    value: Any = None
+    text: str | None = None        # parameter text as given (raw/pairs kinds)
+    output: str = ""               # trec_eval output name, e.g. "P_5"
+
+    def __str__(self) -> str:
+        from metrics.names import readable_name
+
+        return readable_name(self)
+
+    @property
+    def trec_name(self) -> str:
+        """trec_eval spelling that requests exactly this measure."""
+        fam = REGISTRY[self.family]
+        if fam.param_kind == "none":
+            return fam.name
+        if fam.param_kind == "cutoffs":
+            return f"{fam.name}.{self.value}"
+        if fam.param_kind == "points":
+            return f"{fam.name}.{self.value!r}"
+        return fam.name if self.text is None else f"{fam.name}.{self.text}"
+
+
+REGISTRY: dict[str, Family] = {}
+
+
+def register(*families: Family) -> None:
+    """Add families in trec_eval's table order (their print order)."""
+    for fam in families:
+        if fam.name in REGISTRY:
+            raise ValueError(f"measure family {fam.name!r} registered twice")
+        if fam.param_kind not in PARAM_KINDS:
+            raise ValueError(f"unknown parameter kind {fam.param_kind!r}")
+        object.__setattr__(fam, "order", len(REGISTRY))
+        REGISTRY[fam.name] = fam
+
+
+def expand(family: str, text: str | None) -> list[Measure]:
+    """Measures requested by trec_eval syntax ``family[.text]``."""
+    fam = get_family(family)
+    return [Measure(fam.name, v, text if fam.param_kind in ("raw", "pairs") else None, out)
+            for v, out in fam.values(text)]
+
+
+def get_family(name: str) -> Family:
+    from metrics.measures import load_all
+
+    load_all()
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        from metrics.names import suggest
+
+        raise MeasureError(f"unknown measure {name!r}{suggest(name)}") from None
+
+
+def families(names: Sequence[str]) -> list[Family]:
+    return [get_family(n) for n in names]

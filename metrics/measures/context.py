@@ -1,0 +1,161 @@
+"""Per-evaluation arrays shared by all measures, computed once and lazily.
+
+Every measure is vectorised over all topics at once. Rows are the ranked
+documents of all evaluated topics back to back (topic ``t`` owns rows
+``offsets[t]:offsets[t+1]``), so per-topic sums are ``np.bincount`` over the
+row's topic index: it adds in row order, which is rank order, so sums match
+trec_eval's C loops bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from metrics.ranking import JudgedTopics, Ranked
+
+
+def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Cumulative sum restarting at each segment, summed sequentially.
+
+    A global cumsum minus each segment's base would be cheaper but not exact;
+    sequential sums keep results identical to trec_eval's running totals.
+    """
+    n = np.diff(offsets)
+    total = len(values)
+    if total == 0:
+        return values.astype(np.float64, copy=True)
+    width = int(n.max())
+    if len(n) * width <= 4 * total + 1024:
+        grid = np.zeros((len(n), width), dtype=values.dtype)
+        mask = np.arange(width)[None, :] < n[:, None]
+        grid[mask] = values
+        return np.cumsum(grid, axis=1)[mask]
+    out = np.empty_like(values)
+    for t in range(len(n)):
+        a, b = offsets[t], offsets[t + 1]
+        np.cumsum(values[a:b], out=out[a:b])
+    return out
+
+
+@dataclass
+class Ctx:
+    """Evaluation context: one run against prepared qrels with options."""
+
+    ranked: Ranked
+    judged: JudgedTopics
+    level: int = 1                 # -l: minimum grade that counts as relevant
+    num_docs: int = 0              # -N: documents in the collection
+    compat: int = 10               # 10 or 9: trec_eval version to match
+
+    @property
+    def T(self) -> int:
+        return len(self.ranked.topics)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return self.ranked.offsets
+
+    @property
+    def rel(self) -> np.ndarray:
+        return self.ranked.rel
+
+    @cached_property
+    def n(self) -> np.ndarray:
+        """Documents retrieved per topic (after -M and -J)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        return self.offsets[:-1]
+
+    @cached_property
+    def tid(self) -> np.ndarray:
+        """Topic index of each row."""
+        return np.repeat(np.arange(self.T), self.n)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """0-based rank of each row within its topic."""
+        return np.arange(len(self.rel)) - self.starts[self.tid]
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        return (self.pos + 1).astype(np.float64)
+
+    @cached_property
+    def levels(self) -> np.ndarray:
+        """Per evaluated topic: counts of qrels documents at each grade >= 0."""
+        return self.judged.levels[self.ranked.topic_codes]
+
+    @cached_property
+    def R(self) -> np.ndarray:
+        """num_rel: judged documents with grade >= level."""
+        return self.judged.num_rel(self.level)[self.ranked.topic_codes]
+
+    @cached_property
+    def num_nonrel(self) -> np.ndarray:
+        """Judged documents with 0 <= grade < level."""
+        return self.levels[:, : max(self.level, 0)].sum(axis=1)
+
+    @cached_property
+    def is_rel(self) -> np.ndarray:
+        return self.rel >= self.level
+
+    @cached_property
+    def rel_prefix(self) -> np.ndarray:
+        """Padded global prefix count of relevant rows (``[0] + cumsum``)."""
+        return np.concatenate(([0], np.cumsum(self.is_rel, dtype=np.int64)))
+
+    @cached_property
+    def cum_rel(self) -> np.ndarray:
+        """Relevant rows at or above each row, within its topic."""
+        p = self.rel_prefix
+        return p[1:] - p[self.starts][self.tid]
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        p = self.rel_prefix
+        return p[self.offsets[1:]] - p[self.starts]
+
+    def rel_in_top(self, k: int | np.ndarray) -> np.ndarray:
+        """Relevant documents among the first ``k`` of each topic."""
+        depth = np.minimum(k, self.n)
+        p = self.rel_prefix
+        return p[self.starts + depth] - p[self.starts]
+
+    def count_in_top(self, mask: np.ndarray, k: int) -> np.ndarray:
+        """Rows with ``mask`` among the first ``k`` of each topic."""
+        sel = mask & (self.pos < k)
+        return np.bincount(self.tid[sel], minlength=self.T)
+
+    def topic_sum(self, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        """Per-topic sum, accumulated in rank order."""
+        if where is None:
+            return np.bincount(self.tid, weights=values, minlength=self.T)
+        return np.bincount(self.tid[where], weights=values[where], minlength=self.T)
+
+    def at_depth(self, cumulative: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """Per topic, a row-wise cumulative value after ``depth`` rows (0 if 0)."""
+        depth = np.minimum(depth, self.n)
+        idx = self.starts + depth - 1
+        out = np.zeros(self.T)
+        ok = depth > 0
+        out[ok] = cumulative[idx[ok]]
+        return out
+
+    @cached_property
+    def precision_at_rel(self) -> np.ndarray:
+        """Precision at each relevant row, in row order (rel rows only)."""
+        return self.cum_rel[self.is_rel] / self.rank[self.is_rel]
+
+
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out

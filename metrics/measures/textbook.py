@@ -1,0 +1,1 @@
+"""relkit textbook measures (filled in below)."""

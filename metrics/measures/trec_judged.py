@@ -1,0 +1,110 @@
+"""trec_eval's measures that treat unjudged documents specially.
+
+bpref and infAP skip documents not in the pool; unj and rbp_resid count them;
+relstring shows them. Sources: usnistgov/trec_eval ``m_bpref.c``,
+``m_infap.c``, ``m_unjudged.c``, ``m_relstring.c``, ``m_binG.c``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metrics.measures.context import Ctx, safe_div
+from metrics.ranking import NONPOOL, UNJUDGED
+
+
+def _running(ctx: Ctx, mask: np.ndarray) -> np.ndarray:
+    """Within-topic inclusive running count of rows where ``mask``."""
+    p = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+    return p[1:] - p[ctx.starts][ctx.tid]
+
+
+def bpref(ctx: Ctx, _: None) -> np.ndarray:
+    r"""Binary preference (Buckley & Voorhees, SIGIR 2004).
+
+    .. math:: bpref = \frac{1}{R} \sum_{r} \left(1 - \frac{\min(k_r, R)}{\min(N, R)}\right)
+
+    over relevant retrieved r, with k_r the judged non-relevant documents
+    above r (the term is 1 when k_r = 0) and N the judged non-relevant count.
+    Documents outside the pool or judged negative are skipped.
+    """
+    nonrel = (ctx.rel >= 0) & (ctx.rel < ctx.level)
+    k = _running(ctx, nonrel)
+    R = ctx.R[ctx.tid]
+    den = np.minimum(ctx.num_nonrel, ctx.R)[ctx.tid]
+    term = np.ones(len(k))
+    pos = k > 0
+    term[pos] = 1.0 - np.minimum(k[pos], R[pos]) / den[pos].astype(np.float64)
+    total = ctx.topic_sum(term, ctx.is_rel)
+    return safe_div(total, ctx.R)
+
+
+def infap(ctx: Ctx, _: None) -> np.ndarray:
+    """Inferred AP (Yilmaz & Aslam, CIKM 2006), as ``m_infap.c`` computes it.
+
+    Walking the ranking with 0-based index j, each relevant document adds 1 at
+    j = 0 and otherwise
+    ``1/(j+1) + j/(j+1) * (r-1+nr+u)/j * (r-1+eps)/(r-1+nr+2 eps)`` with r, nr,
+    u the relevant, judged non-relevant and pooled-unjudged documents so far
+    (eps = 1e-5); the sum is divided by R.
+    """
+    eps = 0.00001
+    r = _running(ctx, ctx.is_rel).astype(np.float64)
+    nr = _running(ctx, (ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.float64)
+    u = _running(ctx, ctx.rel == UNJUDGED).astype(np.float64)
+    j = ctx.pos.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + nr + u) / j) * (
+            (r - 1 + eps) / (r - 1 + nr + 2 * eps))
+    term[j == 0] = 1.0
+    return safe_div(ctx.topic_sum(term, ctx.is_rel), ctx.R)
+
+
+def bin_g(ctx: Ctx, _: None) -> np.ndarray:
+    """Binary G: (1/R) sum over relevant retrieved of 1/log2(2 + non-relevant
+    documents above it, unjudged included) (``m_binG.c``)."""
+    above = ctx.pos - (ctx.cum_rel - 1)
+    term = 1.0 / np.log2(2.0 + above)
+    return safe_div(ctx.topic_sum(term, ctx.is_rel), ctx.R)
+
+
+def unjudged(ctx: Ctx, k: int) -> np.ndarray:
+    """Fraction of the top k that is unjudged (not in qrels, or negative),
+    divided by k (``m_unjudged.c``, trec_eval 10)."""
+    return ctx.count_in_top(ctx.rel < 0, k) / float(k)
+
+
+def judged(ctx: Ctx, k: int) -> np.ndarray:
+    """Judged@k: documents with a (non-negative) judgment in the top k, over
+    min(k, n); 0 when nothing is retrieved. Reference: ir_measures ``Judged``."""
+    return safe_div(ctx.count_in_top(ctx.rel >= 0, k), np.minimum(k, ctx.n))
+
+
+def relstring(ctx: Ctx, k: tuple[float, ...] | int) -> list[str]:
+    """The first k grades as characters: digits, ``>`` above 9, ``-`` for a
+    document outside the pool, ``.`` for a pooled unjudged one (``m_relstring.c``)."""
+    depth = int(k[0]) if isinstance(k, tuple) else int(k)
+    rel = ctx.rel
+    codes = np.where(rel > 9, ord(">"), np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9),
+                     np.where(rel == NONPOOL, ord("-"), ord("."))))
+    raw = codes.astype(np.uint8).tobytes()
+    out = []
+    for t in range(ctx.T):
+        a = int(ctx.starts[t])
+        b = a + min(depth, int(ctx.n[t]))
+        out.append("'" + raw[a:b].decode("ascii") + "'")
+    return out
+
+
+def rbp_resid(ctx: Ctx, _: None) -> np.ndarray:
+    """RBP residual with p = 0.9 (``m_rbp_resid.c``, trec_eval 10): if any
+    retrieved document is unjudged, p^n + (1-p) sum over unjudged of p^(i-1);
+    otherwise 0 (trec_eval's choice, although the residual p^n is not 0)."""
+    from metrics.measures.trec_gain import powers
+
+    p = 0.9
+    pw = powers(p, int(ctx.n.max()) + 1 if ctx.T else 1)
+    unj = ctx.rel < 0
+    s = ctx.topic_sum(pw[ctx.pos], unj)
+    any_unj = np.bincount(ctx.tid[unj], minlength=ctx.T) > 0
+    return np.where(any_unj, pw[ctx.n] + (1 - p) * s, 0.0)

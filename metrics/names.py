@@ -1,0 +1,81 @@
+"""Measure names both ways: trec_eval spellings and readable ones.
+
+``P.5`` / ``P@5``, ``ndcg_cut.10`` / ``nDCG@10``, ``map`` / ``AP``,
+``recip_rank`` / ``RR``, ``recall.100`` / ``R@100``... ``str(measure)`` gives
+the readable spelling and parses back to an equal measure.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from metrics.errors import MeasureError
+from metrics.measures.base import REGISTRY, Measure, expand, get_family
+
+# Extra readable spellings accepted on input (the canonical one is
+# Family.readable and is what str() prints).
+_ALIASES = {
+    "MAP": "AP", "MRR": "RR", "Rprec": "R-prec", "R-precision": "R-prec",
+    "Recall@{}": "R@{}", "Hits@{}": "Success@{}", "NDCG@{}": "nDCG@{}", "NDCG": "nDCG",
+    "ndcg@{}": "nDCG@{}",
+}
+
+
+def _readable_table() -> dict[str, str]:
+    from metrics.measures import load_all
+
+    load_all()
+    return {f.readable: f.name for f in REGISTRY.values() if f.readable}
+
+
+def readable_name(m: Measure) -> str:
+    """The readable spelling of ``m`` (trec_eval's when there is none)."""
+    fam = REGISTRY[m.family]
+    if fam.readable and m.text is None:
+        if "{}" in fam.readable:
+            v = m.value
+            return fam.readable.format(f"{v:g}" if isinstance(v, float) else v)
+        return fam.readable
+    return m.trec_name
+
+
+def parse_measure(name: str) -> list[Measure]:
+    """Parse one name (readable or trec_eval) into the measures it denotes."""
+    from metrics.measures.trec_table import NICKNAMES
+
+    name = name.strip()
+    if name in NICKNAMES:
+        return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
+    table = _readable_table()
+    m = re.fullmatch(r"([A-Za-z][\w-]*)@([0-9.]+)", name)
+    if m:
+        pattern = _ALIASES.get(m.group(1) + "@{}", m.group(1) + "@{}")
+        if pattern in table:
+            return expand(table[pattern], m.group(2))
+    plain = _ALIASES.get(name, name)
+    if plain in table and "{}" not in plain:
+        return expand(table[plain], None)
+    family, _, text = name.partition(".")
+    get_family(family)  # raises with suggestions when unknown
+    return expand(family, text if "." in name else None)
+
+
+def suggest(name: str) -> str:
+    """", did you mean ...?" for an unknown name, or ""."""
+    from metrics.measures.trec_table import NICKNAMES
+
+    pool = list(REGISTRY) + list(NICKNAMES) + [
+        r.replace("{}", "10") for r in _readable_table()]
+    close = difflib.get_close_matches(name.split(".")[0].split("@")[0], pool, n=3, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
+def check_known(name: str) -> None:
+    """Raise :class:`MeasureError` if ``name`` does not parse."""
+    try:
+        parse_measure(name)
+    except MeasureError:
+        raise

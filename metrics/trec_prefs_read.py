@@ -1,0 +1,148 @@
+"""Inputs of trec_eval's preference modes (``-R prefs`` and ``-R qrels_prefs``).
+
+A *prefs* file has lines ``qid jg jsg docno rel_level`` (``get_prefs.c``):
+within one judgment sub-group (JSG) a document with a higher ``rel_level`` is
+preferred to every document with a lower one; the JSGs of one judgment group
+(JG, one user) combine transitively; different JGs may disagree.
+``rel_level`` is a real number; ``0`` means "nonrelevant".
+
+``-R qrels_prefs`` reads an ordinary qrels file ``qid iter docno rel`` as prefs
+(``get_qrels_prefs.c``): the iter field becomes the JG and every line gets the
+JSG ``"0"``, so each JG is one complete ranking by relevance level.
+
+The ranking is trec_eval's usual one except for ties: ``form_prefs_counts.c``
+breaks equal scores by docno *ascending*, where every other mode (and
+:func:`metrics.ranking.ranked_docnos`) uses descending. :func:`prefs_ranking`
+applies that difference on top of ``ranked_docnos``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metrics import io as _io
+from metrics.data import Qrels, Run
+from metrics.errors import FormatError
+from metrics.ranking import ranked_docnos
+
+__all__ = ["Prefs", "read_prefs", "read_qrels_prefs", "prefs_from_qrels", "prefs_ranking"]
+
+PREFS_COLUMNS = ("query_id", "jg", "jsg", "doc_id", "rel_level")
+
+
+@dataclass(frozen=True, eq=False)
+class Prefs:
+    """Preference judgments: one row per input line.
+
+    Columns ``query_id, jg, jsg, doc_id`` (strings) and ``rel_level`` (float).
+    A document may appear in several rows (other JSGs or JGs).
+    """
+
+    frame: pd.DataFrame
+    source: str = "<prefs>"
+    lines: np.ndarray | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def topics(self) -> list[str]:
+        """Judged topic ids in trec_eval (``strcmp``) order."""
+        return sorted(set(self.frame["query_id"]))
+
+
+def _level(text: str, name: str, number: int) -> float:
+    # trec_eval uses atof (garbage reads as 0.0); we refuse it instead.
+    try:
+        value = float(text)
+    except ValueError:
+        raise FormatError(name, number, "a numeric rel_level in the last field",
+                          repr(text)) from None
+    if not math.isfinite(value):
+        raise FormatError(name, number, "a finite rel_level in the last field", repr(text))
+    return value
+
+
+def _read(source: _io.Source, width: int, expected: str) -> Prefs:
+    name = _io.source_name(source)
+    data = _io._read_bytes(source)
+    rows: list[tuple[str, str, str, str, float]] = []
+    lines: list[int] = []
+    # Blank lines and lines whose first field starts with '#' are skipped, like
+    # the package's other readers (trec_eval 10 skips '#' lines, rejects blanks).
+    for number, fields in _io._lines(data, name):
+        if len(fields) != width:
+            raise FormatError(name, number, expected,
+                              f"{len(fields)} field(s): {' '.join(fields)!r}")
+        level = _level(fields[-1], name, number)
+        if width == 5:
+            rows.append((fields[0], fields[1], fields[2], fields[3], level))
+        else:
+            rows.append((fields[0], fields[1], "0", fields[2], level))
+        lines.append(number)
+    if not rows:
+        raise FormatError(name, None, "at least one judgment line", "no content lines")
+    frame = pd.DataFrame(rows, columns=list(PREFS_COLUMNS))
+    return Prefs(frame, name, np.asarray(lines, dtype=np.int64))
+
+
+def read_prefs(source: _io.Source) -> Prefs:
+    """Read a prefs file (``-R prefs``): ``qid jg jsg docno rel_level`` per line.
+
+    Raises :class:`~metrics.errors.FormatError` naming the file and 1-based
+    line for a line without exactly 5 fields or with a non-numeric level.
+    """
+    return _read(source, 5, "5 whitespace-separated fields: qid jg jsg docno rel_level")
+
+
+def read_qrels_prefs(source: _io.Source) -> Prefs:
+    """Read qrels as prefs (``-R qrels_prefs``): ``qid iter docno rel`` per line.
+
+    The iter field is the judgment group; the JSG is ``"0"`` throughout.
+    Levels may be real numbers, as ``get_qrels_prefs.c`` reads them with atof.
+    """
+    return _read(source, 4, "4 whitespace-separated fields: qid iter docno rel")
+
+
+def prefs_from_qrels(qrels: Qrels) -> Prefs:
+    """Convert an already-read :class:`~metrics.data.Qrels` to prefs (iter -> JG)."""
+    q = qrels.frame
+    frame = pd.DataFrame({
+        "query_id": q["query_id"].astype(str).to_numpy(dtype=object),
+        "jg": q["iteration"].astype(str).to_numpy(dtype=object),
+        "jsg": "0",
+        "doc_id": q["doc_id"].astype(str).to_numpy(dtype=object),
+        "rel_level": q["relevance"].to_numpy(dtype=np.float64),
+    })
+    return Prefs(frame, qrels.source, qrels.lines)
+
+
+def prefs_ranking(run: Run, *, float32_scores: bool = False,
+                  max_docs: int | None = None) -> dict[str, list[str]]:
+    """Each run topic's docnos in the order the prefs modes use.
+
+    That is :func:`~metrics.ranking.ranked_docnos` with every block of equal
+    scores reversed (docno ascending instead of descending), then cut to
+    ``max_docs`` (``-M``). The cut comes after the reordering because trec_eval
+    sorts first and cuts second. Unlike trec_eval, a docno repeated below the
+    ``-M`` cut is an error here too (the whole topic is ranked first).
+    """
+    order = ranked_docnos(run, float32_scores=float32_scores)
+    frame = run.frame
+    scores = frame["score"].to_numpy(dtype=np.float64)
+    if float32_scores:
+        scores = scores.astype(np.float32).astype(np.float64)
+    score_of = dict(zip(zip(frame["query_id"].astype(str), frame["doc_id"].astype(str),
+                            strict=True), scores.tolist(), strict=True))
+    out: dict[str, list[str]] = {}
+    for qid, docs in order.items():
+        s = np.array([score_of[(qid, d)] for d in docs], dtype=np.float64)
+        # Start index of each block of equal scores (they are contiguous).
+        starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1]))).tolist()
+        ends = starts[1:] + [len(docs)]
+        ranked = [d for a, b in zip(starts, ends, strict=True) for d in reversed(docs[a:b])]
+        out[qid] = ranked if max_docs is None else ranked[:max(max_docs, 0)]
+    return out
