@@ -53,6 +53,11 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
         family, dot, _text = name.partition(".")
         if name in NICKNAMES or (family in REGISTRY and "@" not in name) or (
                 dot and family in _registry()):
+            if dot and family in with_params:
+                continue                  # trec_eval: the first parameterised request wins
+            if dot:
+                chosen[family] = []
+                with_params.add(family)
             for m in parse_measure(name):
                 fam = m.family
                 if compat < 10 and REGISTRY[fam].v10_only:
@@ -60,13 +65,8 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
                         continue
                     raise MeasureError(f"measure {fam!r} does not exist in trec_eval 9 "
                                        "(--compat 9); use --compat 10")
-                if dot:
-                    if fam in with_params:
-                        continue
-                    chosen[fam] = []
-                    with_params.add(fam)
-                elif fam in with_params or (fam in chosen and not dot and
-                                            any(x.output == m.output for x in chosen[fam])):
+                if not dot and (fam in with_params or any(
+                        x.output == m.output for x in chosen.get(fam, []))):
                     continue
                 chosen.setdefault(fam, []).append(m)
         else:
@@ -97,6 +97,23 @@ def _seq_sum(values: np.ndarray) -> float:
     for v in values.tolist():
         total += v
     return total
+
+
+ZTable = dict[tuple[str, str], tuple[float, float]]
+MISSING_Z = -1000000.0
+
+
+def _zscore(table: ZTable, topics: list[str], name: str, v: np.ndarray) -> np.ndarray:
+    out = np.empty(len(v))
+    for i, (qid, x) in enumerate(zip(topics, v.tolist(), strict=True)):
+        entry = table.get((qid, name))
+        if entry is None:
+            out[i] = MISSING_Z
+        elif entry[1]:
+            out[i] = (x - entry[0]) / entry[1]
+        else:
+            out[i] = 0.0 if x == entry[0] else MISSING_Z
+    return out
 
 
 class Evaluator:
@@ -130,8 +147,13 @@ class Evaluator:
         self.num_docs = num_docs
         self.compat = compat
 
-    def compute(self, run: Run) -> Result:
-        """Evaluate ``run``; the structured result behind every output format."""
+    def compute(self, run: Run, zscores: ZTable | None = None) -> Result:
+        """Evaluate ``run``; the structured result behind every output format.
+
+        With ``zscores`` (trec_eval ``-Z``), each per-topic value becomes
+        (v - mean) / sd from the table before the summaries are taken; a
+        missing entry, or sd = 0 with v != mean, gives -1000000.
+        """
         ranked = rank(run, self.judged, float32_scores=self.compat < 10,
                       max_docs=self.max_docs, judged_only=self.judged_only,
                       complete=self.complete)
@@ -165,15 +187,18 @@ class Evaluator:
                 keep = v[missing] if fam.name == "num_rel" else 0.0
                 v = v.copy()
                 v[missing] = keep
+            if zscores is not None:
+                v = _zscore(zscores, ranked.topics, m.output, v)
             values.append(v)
-            summary.append(self._summarise(fam, v, ctx, count))
+            summary.append(self._summarise(fam, v, ctx, count, zscores is not None))
         return Result(ranked.run_id, ranked.topics, missing, self.measures, values, summary)
 
-    def _summarise(self, fam: Family, v: np.ndarray, ctx: Ctx, count: int) -> float | None:
+    def _summarise(self, fam: Family, v: np.ndarray, ctx: Ctx, count: int,
+                   z: bool = False) -> float | None:
         if fam.summary == "mean":
             return _seq_sum(v) / count
         if fam.summary == "sum":
-            if fam.name == "num_rel" and self.complete:
+            if fam.name == "num_rel" and self.complete and not z:
                 # trec_eval -c recounts num_rel over all qrels topics, grades > 0, ignoring -l
                 return float(self.judged.levels[:, 1:].sum())
             return _seq_sum(v)

@@ -18,13 +18,15 @@ def fmt_float(value: float) -> str:
     return f"{value:6.4f}"
 
 
-def line(name: str, qid: str, text: str) -> str:
-    return f"{name:<22}\t{qid}\t{text}\n"
+def line(name: str, qid: str, text: str, prefix: str = "") -> str:
+    # -Z prints "Z%-22s": the prefix sits outside the padded field
+    return f"{prefix}{name:<22}\t{qid}\t{text}\n"
 
 
 def lines(res: Result, *, per_query: bool, summary: bool, compat: int,
-          zscores: dict[tuple[str, str], tuple[float, float]] | None = None) -> Iterator[str]:
-    """Yield the output lines of one evaluation."""
+          zscores: bool = False) -> Iterator[str]:
+    """Yield the output lines of one evaluation (``zscores``: ``-Z`` naming)."""
+    prefix = "Z" if zscores else ""
     if per_query:
         for t, qid in enumerate(res.topics):
             if res.missing[t] and compat < 10:
@@ -35,37 +37,22 @@ def lines(res: Result, *, per_query: bool, summary: bool, compat: int,
                     continue
                 if isinstance(v, list):
                     yield line(m.output, qid, v[t])
-                elif zscores is not None:
-                    yield line("Z" + m.output, qid, fmt_float(_z(zscores, qid, m.output, v[t])))
-                elif fam.kind == "int":
+                elif fam.kind == "int" and not zscores:
                     yield line(m.output, qid, str(int(v[t])))
                 else:
-                    yield line(m.output, qid, fmt_float(float(v[t])))
+                    yield line(m.output, qid, fmt_float(float(v[t])), prefix)
     if not summary:
         return
-    for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
+    for m, s in zip(res.measures, res.summary, strict=True):
         fam = REGISTRY[m.family]
         if s is None:
             continue
         if isinstance(s, str):
             yield line(m.output, "all", s)
-        elif zscores is not None and isinstance(v, np.ndarray):
-            zs = np.array([_z(zscores, q, m.output, x) for q, x in
-                           zip(res.topics, v.tolist(), strict=True)])
-            yield line("Z" + m.output, "all", fmt_float(float(sum(zs.tolist())) / len(zs)))
-        elif fam.kind == "int" and fam.summary != "gm":
+        elif fam.kind == "int" and fam.summary != "gm" and not zscores:
             yield line(m.output, "all", str(int(s)))
         else:
-            yield line(m.output, "all", fmt_float(float(s)))
-
-
-def _z(table: dict[tuple[str, str], tuple[float, float]], qid: str, name: str,
-       value: float) -> float:
-    entry = table.get((qid, name))
-    if entry is None:
-        return -1000000.0
-    mean, sd = entry
-    return (value - mean) / sd
+            yield line(m.output, "all", fmt_float(float(s)), prefix)
 
 
 def render(res: Result, **kwargs: object) -> str:

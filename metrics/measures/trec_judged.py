@@ -34,7 +34,8 @@ def bpref(ctx: Ctx, _: None) -> np.ndarray:
     den = np.minimum(ctx.num_nonrel, ctx.R)[ctx.tid]
     term = np.ones(len(k))
     pos = k > 0
-    term[pos] = 1.0 - np.minimum(k[pos], R[pos]) / den[pos].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # only relevant rows are used
+        term[pos] = 1.0 - np.minimum(k[pos], R[pos]) / den[pos].astype(np.float64)
     total = ctx.topic_sum(term, ctx.is_rel)
     return safe_div(total, ctx.R)
 

@@ -142,7 +142,7 @@ def iprec_at_recall(ctx: Ctx, x: float) -> np.ndarray:
     out[first] = best[rel_off[:-1][first]]
     mid = (c >= 1) & (c <= a)
     out[mid] = best[rel_off[:-1][mid] + c[mid] - 1]
-    out[ctx.n == 0] = np.nan
+    out[(ctx.n == 0) & (c == 0)] = np.nan      # 0/0 in the C code
     return out
 
 
