@@ -8,29 +8,36 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import IO
+from functools import cached_property
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from metrics import io as _io
 from metrics.errors import FormatError
 
-_STR = pd.ArrowDtype(pa.string())
+if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
+    import pandas as pd
 
 
 def _table_to_frame(table: pa.Table) -> pd.DataFrame:
+    import pandas as pd
+
+    str_dtype = pd.ArrowDtype(pa.string())
+
     def mapper(t: pa.DataType) -> pd.ArrowDtype | None:
-        return _STR if t == pa.string() else None
+        return str_dtype if t == pa.string() else None
 
     return table.to_pandas(types_mapper=mapper)
 
 
 def _as_str(col: pd.Series) -> pd.Series:
+    import pandas as pd
+
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col.astype(str).astype("category")
-    return col.astype(str).astype(_STR)
+    return col.astype(str).astype(pd.ArrowDtype(pa.string()))
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,20 +52,26 @@ class Run:
     :meth:`from_frame`.
     """
 
-    frame: pd.DataFrame
+    table: pa.Table
     source: str = "<run>"
     lines: np.ndarray | None = field(default=None, repr=False)
-    _table: pa.Table | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The run as a pandas frame (built on first use)."""
+        return _table_to_frame(self.table)
 
     @classmethod
     def read(cls, source: _io.Source) -> Run:
         """Read a TREC run from a path (``.gz`` too), an open file or text."""
         table, lines, name = _io.read_run_table(source)
-        return cls(_table_to_frame(table), name, lines, table)
+        return cls(table, name, lines)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
         """Validate a frame with at least ``query_id, doc_id, score``."""
+        import pandas as pd
+
         missing = {"query_id", "doc_id", "score"} - set(frame.columns)
         if missing:
             raise FormatError(source, None, "columns query_id, doc_id, score",
@@ -74,29 +87,29 @@ class Run:
         if out["score"].isna().any():
             row = int(np.flatnonzero(out["score"].isna().to_numpy())[0])
             raise FormatError(source, row + 1, "a numeric score", "NaN")
-        return cls(out.reset_index(drop=True), source)
+        return cls(pa.Table.from_pandas(out.reset_index(drop=True), preserve_index=False),
+                   source)
 
     @property
     def name(self) -> str:
         """The run id, taken from the last line as trec_eval does."""
-        return str(self.frame["run_id"].iloc[-1]) if len(self.frame) else ""
+        col = self.table["run_id"]
+        return str(col[len(col) - 1]) if len(col) else ""
 
     def line_of(self, row: int) -> int:
         """Source line number of frame row ``row``."""
         return int(self.lines[row]) if self.lines is not None else row + 1
 
     def arrow(self) -> pa.Table:
-        """The run as an Arrow table (zero-copy when it was read from a file)."""
-        if self._table is not None:
-            return self._table
-        return pa.Table.from_pandas(self.frame, preserve_index=False)
+        """The run as an Arrow table."""
+        return self.table
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 6-column TREC format."""
         _io.write_frame(self.frame, _io.RUN_FIELDS, target)
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return self.table.num_rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,20 +121,26 @@ class Qrels:
     relevant nor as non-relevant.
     """
 
-    frame: pd.DataFrame
+    table: pa.Table
     source: str = "<qrels>"
     lines: np.ndarray | None = field(default=None, repr=False)
-    _table: pa.Table | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The qrels as a pandas frame (built on first use)."""
+        return _table_to_frame(self.table)
 
     @classmethod
     def read(cls, source: _io.Source) -> Qrels:
         """Read TREC qrels (4 fields, or Cranfield's 3-field form)."""
         table, lines, name = _io.read_qrels_table(source)
-        return cls(_table_to_frame(table), name, lines, table)
+        return cls(table, name, lines)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Qrels:
         """Validate a frame with at least ``query_id, doc_id, relevance``."""
+        import pandas as pd
+
         missing = {"query_id", "doc_id", "relevance"} - set(frame.columns)
         if missing:
             raise FormatError(source, None, "columns query_id, doc_id, relevance",
@@ -135,12 +154,15 @@ class Qrels:
             "doc_id": _as_str(frame["doc_id"]),
             "relevance": rel.astype("int64"),
         })
-        return cls(out.reset_index(drop=True), source)
+        return cls(pa.Table.from_pandas(out.reset_index(drop=True), preserve_index=False),
+                   source)
 
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}`` (pytrec_eval's shape)."""
         rows = [(q, d, g) for q, docs in judgments.items() for d, g in docs.items()]
+        import pandas as pd
+
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
         return cls.from_frame(frame, "<dict>")
 
@@ -148,16 +170,14 @@ class Qrels:
         return int(self.lines[row]) if self.lines is not None else row + 1
 
     def arrow(self) -> pa.Table:
-        if self._table is not None:
-            return self._table
-        return pa.Table.from_pandas(self.frame, preserve_index=False)
+        return self.table
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 4-column TREC qrels format."""
         _io.write_frame(self.frame, _io.QRELS_FIELDS, target)
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return self.table.num_rows
 
 
 def read_run(source: _io.Source) -> Run:

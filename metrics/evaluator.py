@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from metrics.data import Qrels, Run
 from metrics.errors import EvaluationError, MeasureError
@@ -16,6 +15,9 @@ from metrics.measures.base import REGISTRY, Family, Measure
 from metrics.measures.context import Ctx
 from metrics.measures.trec_rank import GM_FLOOR
 from metrics.ranking import JudgedTopics, rank
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Compat = Literal[9, 10]
 
@@ -216,6 +218,8 @@ class Evaluator:
         ``measure`` is the readable name (``P@5``); string-valued and
         summary-only measures are left out (see :meth:`compute`).
         """
+        import pandas as pd
+
         res = self.compute(run)
         frames = []
         for m, v in zip(res.measures, res.values, strict=True):
@@ -229,6 +233,8 @@ class Evaluator:
 
     def aggregate(self, run: Run, how: Literal["mean", "gmean", "trec"] = "trec") -> pd.Series:
         """One value per measure: trec_eval's summary, the arithmetic or geometric mean."""
+        import pandas as pd
+
         res = self.compute(run)
         out = {}
         for m, v, s in zip(res.measures, res.values, res.summary, strict=True):

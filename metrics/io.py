@@ -24,14 +24,17 @@ import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Union
+from typing import IO, TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute below)
 import pyarrow.csv as pacsv
 
 from metrics.errors import FormatError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
@@ -130,7 +133,8 @@ def _fast_table(
         arr = table[col]
         if pa.types.is_dictionary(arr.type):
             arr = arr.cast(pa.string())
-        if pa.compute.any(pa.compute.equal(pa.compute.utf8_length(arr), 0)).as_py():
+        # (min() rather than equal(x, 0): a Python scalar operand makes pyarrow import pandas)
+        if len(arr) and pa.compute.min(pa.compute.utf8_length(arr)).as_py() == 0:
             return None
     qid = table["query_id"].cast(pa.string()) if pa.types.is_dictionary(
         table["query_id"].type) else table["query_id"]

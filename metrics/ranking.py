@@ -242,9 +242,9 @@ def ranked_docnos(run: Run, *, float32_scores: bool = False,
     """
     src = run.arrow()
     topics = topic_order(column_values(src["query_id"]))
-    fake = Qrels.from_frame(
-        __import__("pandas").DataFrame({"query_id": topics, "doc_id": [""] * len(topics),
-                                        "relevance": [0] * len(topics)}))
+    fake = Qrels(pa.table({"query_id": pa.array(topics, pa.string()),
+                           "doc_id": pa.array([""] * len(topics), pa.string()),
+                           "relevance": pa.array([0] * len(topics), pa.int64())}))
     judged = JudgedTopics.prepare(fake)
     ranked = rank(run, judged, float32_scores=float32_scores, max_docs=max_docs)
     docs = ranked.docs.to_pylist()

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from metrics import io as _io
 from metrics.data import Run
@@ -47,6 +47,9 @@ from metrics.trec_rows import (
     summary_rows,
 )
 
+if TYPE_CHECKING:  # pandas is imported only when a frame is asked for
+    import pandas as pd
+
 __all__ = ["JG_MEASURES", "JgQrels", "Row", "evaluate_jg", "evaluate_jg_run",
            "read_qrels_jg", "render"]
 
@@ -60,17 +63,28 @@ NONPOOL, UNJUDGED = -1, -2
 
 @dataclass(frozen=True, eq=False)
 class JgQrels:
-    """Judgments of several judgment groups: one row per ``qid jg docno rel`` line.
+    """Judgments of several judgment groups: parallel columns, one entry per line.
 
-    Columns ``query_id, jg, doc_id`` (strings) and ``relevance`` (int).
+    ``query_id``, ``jg`` and ``doc_id`` are strings, ``relevance`` ints.
     """
 
-    frame: pd.DataFrame
+    query_id: list[str]
+    jg: list[str]
+    doc_id: list[str]
+    relevance: list[int]
     source: str = "<qrels_jg>"
     lines: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.query_id)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The judgments as a pandas frame: ``query_id, jg, doc_id, relevance``."""
+        import pandas as pd
+
+        return pd.DataFrame({"query_id": self.query_id, "jg": self.jg,
+                             "doc_id": self.doc_id, "relevance": self.relevance})
 
 
 def read_qrels_jg(source: _io.Source) -> JgQrels:
@@ -83,7 +97,7 @@ def read_qrels_jg(source: _io.Source) -> JgQrels:
     """
     name = _io.source_name(source)
     data = _io._read_bytes(source)
-    rows: list[tuple[str, str, str, int]] = []
+    cols: tuple[list[str], list[str], list[str], list[int]] = ([], [], [], [])
     lines: list[int] = []
     seen: set[tuple[str, str, str]] = set()
     # Blank and '#' lines are skipped, like the package's other readers.
@@ -100,12 +114,12 @@ def read_qrels_jg(source: _io.Source) -> JgQrels:
         if (qid, jg, doc) in seen:
             raise DuplicateDocumentError(name, number, qid, doc)
         seen.add((qid, jg, doc))
-        rows.append((qid, jg, doc, rel))
+        for col, value in zip(cols, (qid, jg, doc, rel), strict=True):
+            col.append(value)
         lines.append(number)
-    if not rows:
+    if not lines:
         raise FormatError(name, None, "at least one judgment line", "no content lines")
-    frame = pd.DataFrame(rows, columns=["query_id", "jg", "doc_id", "relevance"])
-    return JgQrels(frame, name, np.asarray(lines, dtype=np.int64))
+    return JgQrels(*cols, name, np.asarray(lines, dtype=np.int64))
 
 
 def _jg_lists(ranked: list[str], judged: dict[str, int], level: int, judged_only: bool
@@ -167,7 +181,7 @@ def _names(want: dict[str, tuple | None]) -> list[tuple[str, str, int]]:
             names += [(fam, f"P_avgjg_{k}", j)
                       for j, k in enumerate(want[fam] or P_CUTOFFS)]
         elif fam == "Rprec_mult_avgjg":
-            names += [(fam, "Rprec_mult_avgjg_%3.2f" % m, j)
+            names += [(fam, f"Rprec_mult_avgjg_{m:3.2f}", j)
                       for j, m in enumerate(want[fam] or RPREC_MULTS)]
     return names
 
@@ -211,11 +225,10 @@ def evaluate_jg(
         Per-topic rows (topics in ``strcmp`` order), then the ``all`` rows.
     """
     want = resolve_measures(measures, JG_MEASURES, NICKNAMES, "qrels_jg", _PARSERS, "qrels_jg")
-    frame = qrels.frame
-    topics = select_topics(list(frame["query_id"]), ranking, complete=complete, missing=missing)
+    topics = select_topics(qrels.query_id, ranking, complete=complete, missing=missing)
     groups: dict[str, dict[str, dict[str, int]]] = {}
-    for qid, jg, doc, rel in zip(frame["query_id"], frame["jg"], frame["doc_id"],
-                                 frame["relevance"].tolist(), strict=True):
+    for qid, jg, doc, rel in zip(qrels.query_id, qrels.jg, qrels.doc_id, qrels.relevance,
+                                 strict=True):
         groups.setdefault(qid, {}).setdefault(jg, {})[doc] = int(rel)
     names = _names(want)
     per_topic: list[list[Row]] = []

@@ -59,7 +59,15 @@ from metrics.trec_prefs_read import (
     read_prefs,
     read_qrels_prefs,
 )
-from metrics.trec_rows import Row, div, render, resolve_measures, select_topics, seq_sum, summary_rows
+from metrics.trec_rows import (
+    Row,
+    div,
+    render,
+    resolve_measures,
+    select_topics,
+    seq_sum,
+    summary_rows,
+)
 
 __all__ = [
     "PREFS_MEASURES", "Prefs", "Row", "evaluate_prefs", "evaluate_prefs_run",
@@ -205,21 +213,20 @@ def evaluate_prefs(
         ``missing``), or no topic in common.
     """
     want = resolve_measures(measures, PREFS_MEASURES, NICKNAMES, "all_prefs", {}, "prefs")
-    frame = prefs.frame
-    topics = select_topics(list(frame["query_id"]), ranking, complete=complete, missing=missing)
-    rows_of = frame.groupby("query_id", sort=False).indices
-    jg, jsg = frame["jg"].to_numpy(dtype=object), frame["jsg"].to_numpy(dtype=object)
-    docs, levels = frame["doc_id"].to_numpy(dtype=object), frame["rel_level"].to_numpy()
+    topics = select_topics(prefs.query_id, ranking, complete=complete, missing=missing)
+    rows_of: dict[str, list[int]] = {}
+    for i, qid in enumerate(prefs.query_id):
+        rows_of.setdefault(qid, []).append(i)
     names = [m for m in want if m not in ("runid", "num_q")]
     per_topic: list[list[Row]] = []
     for qid, ranked in topics:
         idx = rows_of[qid]
-        t = count_topic(qid, jg[idx].tolist(), jsg[idx].tolist(), docs[idx].tolist(),
-                        levels[idx], ranked)
+        t = count_topic(qid, [prefs.jg[i] for i in idx], [prefs.jsg[i] for i in idx],
+                        [prefs.doc_id[i] for i in idx], prefs.rel_level[idx], ranked)
         values = _topic_values(t, set(names))
         per_topic.append([Row(m, qid, values[m], "int" if m in _COUNTS else "float")
                           for m in names])
-    summary = summary_rows(per_topic, want, run_id, len(set(frame["query_id"])), complete)
+    summary = summary_rows(per_topic, want, run_id, len(rows_of), complete)
     return [row for rows in per_topic for row in rows] + summary
 
 

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from metrics import io as _io
 from metrics.data import Qrels, Run
 from metrics.errors import FormatError
 from metrics.ranking import ranked_docnos
+
+if TYPE_CHECKING:  # pandas is imported only when a frame is asked for
+    import pandas as pd
 
 __all__ = ["Prefs", "read_prefs", "read_qrels_prefs", "prefs_from_qrels", "prefs_ranking"]
 
@@ -36,22 +39,34 @@ PREFS_COLUMNS = ("query_id", "jg", "jsg", "doc_id", "rel_level")
 
 @dataclass(frozen=True, eq=False)
 class Prefs:
-    """Preference judgments: one row per input line.
+    """Preference judgments: parallel columns, one entry per input line.
 
-    Columns ``query_id, jg, jsg, doc_id`` (strings) and ``rel_level`` (float).
-    A document may appear in several rows (other JSGs or JGs).
+    ``query_id``, ``jg``, ``jsg`` and ``doc_id`` are strings, ``rel_level``
+    a float array. A document may appear in several lines (other JSGs or JGs).
     """
 
-    frame: pd.DataFrame
+    query_id: list[str]
+    jg: list[str]
+    jsg: list[str]
+    doc_id: list[str]
+    rel_level: np.ndarray
     source: str = "<prefs>"
     lines: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.query_id)
 
     def topics(self) -> list[str]:
         """Judged topic ids in trec_eval (``strcmp``) order."""
-        return sorted(set(self.frame["query_id"]))
+        return sorted(set(self.query_id))
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The judgments as a pandas frame (columns as in ``PREFS_COLUMNS``)."""
+        import pandas as pd
+
+        return pd.DataFrame(dict(zip(PREFS_COLUMNS, (self.query_id, self.jg, self.jsg,
+                                                     self.doc_id, self.rel_level), strict=True)))
 
 
 def _level(text: str, name: str, number: int) -> float:
@@ -69,7 +84,8 @@ def _level(text: str, name: str, number: int) -> float:
 def _read(source: _io.Source, width: int, expected: str) -> Prefs:
     name = _io.source_name(source)
     data = _io._read_bytes(source)
-    rows: list[tuple[str, str, str, str, float]] = []
+    cols: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
+    levels: list[float] = []
     lines: list[int] = []
     # Blank lines and lines whose first field starts with '#' are skipped, like
     # the package's other readers (trec_eval 10 skips '#' lines, rejects blanks).
@@ -77,16 +93,16 @@ def _read(source: _io.Source, width: int, expected: str) -> Prefs:
         if len(fields) != width:
             raise FormatError(name, number, expected,
                               f"{len(fields)} field(s): {' '.join(fields)!r}")
-        level = _level(fields[-1], name, number)
-        if width == 5:
-            rows.append((fields[0], fields[1], fields[2], fields[3], level))
-        else:
-            rows.append((fields[0], fields[1], "0", fields[2], level))
+        levels.append(_level(fields[-1], name, number))
+        cols[0].append(fields[0])
+        cols[1].append(fields[1])
+        cols[2].append(fields[2] if width == 5 else "0")   # qrels_prefs: one JSG "0"
+        cols[3].append(fields[-2])
         lines.append(number)
-    if not rows:
+    if not lines:
         raise FormatError(name, None, "at least one judgment line", "no content lines")
-    frame = pd.DataFrame(rows, columns=list(PREFS_COLUMNS))
-    return Prefs(frame, name, np.asarray(lines, dtype=np.int64))
+    return Prefs(*cols, np.asarray(levels, dtype=np.float64), name,
+                 np.asarray(lines, dtype=np.int64))
 
 
 def read_prefs(source: _io.Source) -> Prefs:
@@ -109,15 +125,12 @@ def read_qrels_prefs(source: _io.Source) -> Prefs:
 
 def prefs_from_qrels(qrels: Qrels) -> Prefs:
     """Convert an already-read :class:`~metrics.data.Qrels` to prefs (iter -> JG)."""
-    q = qrels.frame
-    frame = pd.DataFrame({
-        "query_id": q["query_id"].astype(str).to_numpy(dtype=object),
-        "jg": q["iteration"].astype(str).to_numpy(dtype=object),
-        "jsg": "0",
-        "doc_id": q["doc_id"].astype(str).to_numpy(dtype=object),
-        "rel_level": q["relevance"].to_numpy(dtype=np.float64),
-    })
-    return Prefs(frame, qrels.source, qrels.lines)
+    t = qrels.arrow()
+    qid = [str(x) for x in t["query_id"].to_pylist()]
+    return Prefs(qid, [str(x) for x in t["iteration"].to_pylist()], ["0"] * len(qid),
+                 [str(x) for x in t["doc_id"].to_pylist()],
+                 np.asarray(t["relevance"].to_numpy(), dtype=np.float64),
+                 qrels.source, qrels.lines)
 
 
 def prefs_ranking(run: Run, *, float32_scores: bool = False,
@@ -131,12 +144,12 @@ def prefs_ranking(run: Run, *, float32_scores: bool = False,
     ``-M`` cut is an error here too (the whole topic is ranked first).
     """
     order = ranked_docnos(run, float32_scores=float32_scores)
-    frame = run.frame
-    scores = frame["score"].to_numpy(dtype=np.float64)
+    t = run.arrow()
+    scores = np.asarray(t["score"].to_numpy(), dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
-    score_of = dict(zip(zip(frame["query_id"].astype(str), frame["doc_id"].astype(str),
-                            strict=True), scores.tolist(), strict=True))
+    score_of = dict(zip(zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(), strict=True),
+                        scores.tolist(), strict=True))
     out: dict[str, list[str]] = {}
     for qid, docs in order.items():
         s = np.array([score_of[(qid, d)] for d in docs], dtype=np.float64)

@@ -41,7 +41,7 @@ def _fmt_float(value: float) -> str:
     # glibc prints the NaN that 0/0 yields on x86 as "-nan"; Python has no sign.
     if math.isnan(value):
         return "  -nan"
-    return "%6.4f" % value
+    return f"{value:6.4f}"
 
 
 def render(rows: Sequence[Row]) -> str:

@@ -1,0 +1,35 @@
+# The two commands a newcomer needs:  make demo   and   make test
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SHARED := ../shared/conformance/trec_eval
+
+.PHONY: demo test setup lint typecheck bench clean
+
+$(BIN)/relkit: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $(BIN)/relkit
+
+setup: $(BIN)/relkit
+
+# Main job on the embedded default: evaluate the shipped sample runs.
+demo: setup
+	$(BIN)/relkit eval -m official -m nDCG@10 corpora/sample/qrels.txt corpora/sample/runs/*.txt
+
+lint: setup
+	$(BIN)/ruff check metrics pooling judging corpora tests bench
+
+typecheck: setup
+	$(BIN)/mypy
+
+test: setup lint typecheck
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python bench/run_bench.py --sizes small,medium,large
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
