@@ -44,6 +44,7 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
     from metrics.names import parse_measure
     from metrics.measures.trec_table import NICKNAMES
 
+    _registry()
     chosen: dict[str, list[Measure]] = {}
     with_params: set[str] = set()
     extra: list[Measure] = []
@@ -231,12 +232,29 @@ class Evaluator:
         out.insert(0, "run_id", res.run_id)
         return out
 
-    def aggregate(self, run: Run, how: Literal["mean", "gmean", "trec"] = "trec") -> pd.Series:
-        """One value per measure: trec_eval's summary, the arithmetic or geometric mean."""
+    def aggregate(self, run: Run,
+                  how: Literal["mean", "gmean", "trec", "micro"] = "trec") -> pd.Series:
+        """One value per measure.
+
+        ``trec``: trec_eval's summary (mean, sum or geometric mean as trec_eval
+        does); ``mean``: macro average; ``gmean``: geometric mean (floor 1e-5);
+        ``micro``: the measure's formula on counts pooled over topics (only
+        measures that define one: set measures, P@k, R@k, F, fallout...).
+        """
         import pandas as pd
 
         res = self.compute(run)
         out = {}
+        if how == "micro":
+            ranked = rank(run, self.judged, float32_scores=self.compat < 10,
+                          max_docs=self.max_docs, judged_only=self.judged_only,
+                          complete=self.complete)
+            ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
+            for m in res.measures:
+                micro = REGISTRY[m.family].micro
+                if micro is not None:
+                    out[str(m)] = float(micro(ctx, m.value)[0])
+            return pd.Series(out, name=res.run_id, dtype="float64")
         for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
             if how == "trec":
                 if s is not None and not isinstance(s, str):

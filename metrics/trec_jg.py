@@ -97,7 +97,10 @@ def read_qrels_jg(source: _io.Source) -> JgQrels:
     """
     name = _io.source_name(source)
     data = _io._read_bytes(source)
-    cols: tuple[list[str], list[str], list[str], list[int]] = ([], [], [], [])
+    qids: list[str] = []
+    jgs: list[str] = []
+    docs: list[str] = []
+    grades: list[int] = []
     lines: list[int] = []
     seen: set[tuple[str, str, str]] = set()
     # Blank and '#' lines are skipped, like the package's other readers.
@@ -114,12 +117,14 @@ def read_qrels_jg(source: _io.Source) -> JgQrels:
         if (qid, jg, doc) in seen:
             raise DuplicateDocumentError(name, number, qid, doc)
         seen.add((qid, jg, doc))
-        for col, value in zip(cols, (qid, jg, doc, rel), strict=True):
-            col.append(value)
+        qids.append(qid)
+        jgs.append(jg)
+        docs.append(doc)
+        grades.append(rel)
         lines.append(number)
     if not lines:
         raise FormatError(name, None, "at least one judgment line", "no content lines")
-    return JgQrels(*cols, name, np.asarray(lines, dtype=np.int64))
+    return JgQrels(qids, jgs, docs, grades, name, np.asarray(lines, dtype=np.int64))
 
 
 def _jg_lists(ranked: list[str], judged: dict[str, int], level: int, judged_only: bool

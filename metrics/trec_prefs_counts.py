@@ -31,7 +31,7 @@ import numpy as np
 
 from metrics.errors import EvaluationError
 
-__all__ = ["JudgmentGroup", "TopicPrefs", "count_topic"]
+__all__ = ["JudgmentGroup", "TopicPrefs", "count_topic", "rnonrel_counts"]
 
 
 @dataclass

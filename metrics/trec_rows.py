@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -120,9 +120,9 @@ def double_cutoffs(measure: str, text: str) -> tuple[float, ...]:
 def resolve_measures(
     specs: Sequence[str] | None,
     table: Sequence[str],
-    nicknames: dict[str, Sequence[str]],
+    nicknames: Mapping[str, Sequence[str]],
     default: str,
-    parsers: dict[str, Callable[[str, str], tuple]],
+    parsers: Mapping[str, Callable[[str, str], tuple]],
     mode: str,
 ) -> dict[str, tuple | None]:
     """Requested measures of one mode, in table order, with their parameters.

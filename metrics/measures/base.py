@@ -68,6 +68,7 @@ class Family:
     v10_only: bool = False
     per_query: bool = True
     readable: str | None = None    # e.g. "P@{}" or "AP"
+    micro: Compute | None = None   # pooled-count value over all topics (micro average)
     order: int = field(default=0, compare=False)
 
     def values(self, text: str | None) -> list[tuple[Any, str]]:
