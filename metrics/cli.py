@@ -109,7 +109,9 @@ def eval_cmd(
     if relformat != "qrels":
         from metrics.trec_modes import run_mode
 
-        sys.stdout.write(run_mode(relformat, qrels, runs, measure or [], query, max_docs))
+        sys.stdout.write(run_mode(relformat, qrels, runs, measure or [], query, max_docs,
+                                  summary=not no_summary, complete=complete, compat=compat,
+                                  level=level, judged_only=judged_only))
         return
     from metrics.data import Qrels, Run
     from metrics.evaluator import Evaluator

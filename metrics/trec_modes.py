@@ -1,0 +1,52 @@
+"""trec_eval's other judgment formats behind ``relkit eval -R``.
+
+``prefs`` and ``qrels_prefs`` (preference judgments, ``-m all_prefs``) live in
+:mod:`metrics.trec_prefs`; ``qrels_jg`` (judgment groups) in :mod:`metrics.trec_jg`.
+A qrels topic missing from the run is ignored unless ``complete`` (``-c``),
+as in the ordinary qrels mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, get_args
+
+from metrics.data import Run
+from metrics.errors import MeasureError
+
+RelFormat = Literal["qrels", "prefs", "qrels_prefs", "qrels_jg"]
+REL_FORMATS = get_args(RelFormat)
+
+
+def run_mode(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[str],
+             per_query: bool, max_docs: int | None, *, summary: bool = True,
+             complete: bool = False, compat: int = 10, level: int = 1,
+             judged_only: bool = False) -> str:
+    """Evaluate ``runs`` in a non-qrels mode; return trec_eval's text."""
+    from metrics.trec_jg import evaluate_jg_run, read_qrels_jg
+    from metrics.trec_prefs import evaluate_prefs_run, read_prefs, read_qrels_prefs
+    from metrics.trec_rows import render
+
+    if fmt not in REL_FORMATS:
+        raise MeasureError(f"The '-R' option must be one of {', '.join(REL_FORMATS)}; got {fmt!r}")
+    wanted = list(measures) or None
+    f32 = compat < 10
+    if fmt == "qrels_jg":
+        jg = read_qrels_jg(rel_path)
+    else:
+        prefs = read_prefs(rel_path) if fmt == "prefs" else read_qrels_prefs(rel_path)
+    out = []
+    for path in runs:
+        run = Run.read(path)
+        if fmt == "qrels_jg":
+            rows = evaluate_jg_run(jg, run, wanted, float32_scores=f32, max_docs=max_docs,
+                                   relevance_level=level, judged_only=judged_only,
+                                   complete=complete, missing="skip")
+        else:
+            rows = evaluate_prefs_run(prefs, run, wanted, rel_format=fmt, float32_scores=f32,
+                                      max_docs=max_docs, complete=complete, missing="skip")
+        keep = [r for r in rows if (per_query or r.query_id == "all") and
+                (summary or r.query_id != "all")]
+        out.append(render(keep))
+    return "".join(out)
