@@ -56,9 +56,10 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
         family, dot, _text = name.partition(".")
         if name in NICKNAMES or (family in REGISTRY and "@" not in name) or (
                 dot and family in _registry()):
-            if dot and family in with_params:
+            trec_family = dot and REGISTRY[family].trec
+            if trec_family and family in with_params:
                 continue                  # trec_eval: the first parameterised request wins
-            if dot:
+            if trec_family:
                 chosen[family] = []
                 with_params.add(family)
             for m in parse_measure(name):
@@ -68,8 +69,8 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
                         continue
                     raise MeasureError(f"measure {fam!r} does not exist in trec_eval 9 "
                                        "(--compat 9); use --compat 10")
-                if not dot and (fam in with_params or any(
-                        x.output == m.output for x in chosen.get(fam, []))):
+                if (not dot and fam in with_params) or any(
+                        x.output == m.output for x in chosen.get(fam, [])):
                     continue
                 chosen.setdefault(fam, []).append(m)
         else:

@@ -129,9 +129,10 @@ def parse_floats(name: str, count: int | None = None) -> Callable[[str], tuple[f
     return parse
 
 
-def parse_pairs(name: str, keys: Callable[[str], bool], what: str
+def parse_pairs(name: str, keys: Callable[[str], bool], what: str, c_float: bool = True
                 ) -> Callable[[str], tuple[tuple[str, float], ...]]:
-    """Parser for ``key=value`` pairs; values are C floats as trec_eval stores them."""
+    """Parser for ``key=value`` pairs; values are C floats as trec_eval stores them
+    (``c_float=False`` for relkit's own measures keeps doubles)."""
 
     def parse(text: str) -> tuple[tuple[str, float], ...]:
         if text == "":
@@ -142,7 +143,8 @@ def parse_pairs(name: str, keys: Callable[[str], bool], what: str
             if not sep or not keys(key):
                 raise bad_param(name, "parameter", what, part)
             # trec_eval reads these into a C float: keep single precision.
-            out.append((key, float(np.float32(_atof(name, val)))))
+            value = _atof(name, val)
+            out.append((key, float(np.float32(value)) if c_float else value))
         return tuple(out)
 
     return parse

@@ -206,7 +206,8 @@ def _micro_recall(ctx: Ctx, k: int) -> np.ndarray:
 
 
 def _f_params(name: str):  # noqa: ANN202
-    return parse_pairs(name, lambda k: k in ("beta", "alpha"), "'beta=1' or 'alpha=0.5'")
+    return parse_pairs(name, lambda k: k in ("beta", "alpha"), "'beta=1' or 'alpha=0.5'",
+                       c_float=False)
 
 
 CUTS = "5,10,15,20,30,100,200,500,1000"
