@@ -6,10 +6,11 @@ printed once, on one line, by the CLI root (:mod:`judging.cli`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Literal, get_args
+from typing import IO, Annotated, Literal, get_args
 
 import typer
 
@@ -95,8 +96,6 @@ def eval_cmd(
         "--list-measures", help="List every measure with a one-line description")] = False,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's exact numbers."""
-    from metrics.errors import RelkitError
-
     if list_:
         sys.stdout.write(list_measures())
         return
@@ -122,9 +121,11 @@ def eval_cmd(
                    max_docs=max_docs, complete=complete, num_docs=num_docs,
                    compat=compat)  # type: ignore[arg-type]
     z = _load_zscores(zscores) if zscores else None
-    out = open(output, "w") if output and fmt != "parquet" else sys.stdout
     frames = []
-    try:
+    with contextlib.ExitStack() as stack:
+        out: IO[str] = sys.stdout
+        if output and fmt == "trec":
+            out = stack.enter_context(open(output, "w", encoding="utf-8"))
         for path in runs:
             res = ev.compute(Run.read(path), z)
             if fmt == "trec":
@@ -132,12 +133,8 @@ def eval_cmd(
                                      compat=compat, zscores=z is not None))
             else:
                 frames.append(_tidy(res, query, not no_summary))
-    finally:
-        if out is not sys.stdout:
-            out.close()
     if fmt != "trec":
         _write_tidy(frames, fmt, output)
-    del RelkitError
 
 
 def _tidy(res, per_query: bool, summary: bool):  # noqa: ANN001, ANN202

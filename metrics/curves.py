@@ -49,7 +49,7 @@ def interpolated_pr(qrels: Qrels, run: Run, points: tuple[float, ...] = ELEVEN, 
     import pandas as pd
 
     ctx = _ctx(qrels, run, level, compat)
-    rows = []
+    rows: list[tuple[str, float, float]] = []
     for x in points:
         v = iprec_at_recall(ctx, x)
         rows.extend(zip(ctx.ranked.topics, [x] * ctx.T, v.tolist(), strict=True))

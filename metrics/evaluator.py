@@ -41,8 +41,8 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
     carries parameters wins, as in trec_eval. Readable names add exactly the
     measures they denote.
     """
-    from metrics.names import parse_measure
     from metrics.measures.trec_table import NICKNAMES
+    from metrics.names import parse_measure
 
     _registry()
     chosen: dict[str, list[Measure]] = {}

@@ -84,10 +84,11 @@ def _lines(data: bytes, name: str) -> Iterator[tuple[int, list[str]]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise FormatError(name, line, "UTF-8 text", f"undecodable byte {data[exc.start]:#04x}") from None
-    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
-        fields = line.split()
+        where = data[: exc.start].count(b"\n") + 1
+        raise FormatError(name, where, "UTF-8 text",
+                          f"undecodable byte {data[exc.start]:#04x}") from None
+    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
+        fields = raw.split()
         if not fields or fields[0].startswith("#"):
             continue
         yield number, fields
@@ -182,7 +183,8 @@ def read_run_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
     lines: list[int] = []
     for number, fields in _lines(data, name):
         if len(fields) < 6:
-            raise FormatError(name, number, _RUN_EXPECTED, f"{len(fields)} field(s): {' '.join(fields)!r}")
+            raise FormatError(name, number, _RUN_EXPECTED,
+                              f"{len(fields)} field(s): {' '.join(fields)!r}")
         cols["query_id"].append(fields[0])
         cols["iteration"].append(fields[1])
         cols["doc_id"].append(fields[2])
@@ -224,12 +226,14 @@ def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
         if len(fields) != width:
             expected = _QRELS_EXPECTED if width is None else (
                 f"{width} fields like the first line of the file")
-            raise FormatError(name, number, expected, f"{len(fields)} field(s): {' '.join(fields)!r}")
+            raise FormatError(name, number, expected,
+                              f"{len(fields)} field(s): {' '.join(fields)!r}")
         grade = fields[-1]
         try:
             value = int(grade)
         except ValueError:
-            raise FormatError(name, number, "an integer grade in the last field", repr(grade)) from None
+            raise FormatError(name, number, "an integer grade in the last field",
+                              repr(grade)) from None
         cols["query_id"].append(fields[0])
         cols["iteration"].append(fields[1] if width == 4 else "0")
         cols["doc_id"].append(fields[-2])
@@ -258,10 +262,9 @@ def write_frame(frame: pd.DataFrame, columns: tuple[str, ...],
     """Write ``columns`` of ``frame`` space-separated, one line per row."""
     out, close = _open_out(target)
     try:
-        parts = [frame[c].astype(str) for c in columns]
-        joined = parts[0].str.cat(parts[1:], sep=" ") if len(parts) > 1 else parts[0]
-        for line in joined:
-            out.write(line)
+        cols = [frame[c].astype(str).tolist() for c in columns]
+        for row in zip(*cols, strict=True):
+            out.write(" ".join(row))
             out.write("\n")
     finally:
         if close:

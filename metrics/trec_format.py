@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-import numpy as np
-
 from metrics.evaluator import Result
 from metrics.measures.base import REGISTRY
 

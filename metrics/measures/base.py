@@ -34,7 +34,9 @@ Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q", "nanmean"]
 ValueKind = Literal["float", "int", "str"]
 PARAM_KINDS = frozenset(get_args(ParamKind))
 
-Compute = Callable[[Any, Any], np.ndarray]
+# Returns per-topic values: an array, a list of strings (relstring), or None
+# for runid / num_q, which the evaluator fills in.
+Compute = Callable[[Any, Any], Any]
 
 
 @dataclass(frozen=True)

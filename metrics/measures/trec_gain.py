@@ -89,8 +89,9 @@ def gains(ctx: Ctx, custom: Pairs = ()) -> Gains:
     K = levels.shape[1]
     nz = levels > 0
     max_level = np.where(nz.any(axis=1), K - 1 - np.argmax(nz[:, ::-1], axis=1), -1)
-    lookup_pos = {}  # level -> gain for levels >= 0 (first custom wins, like get_gain)
-    neg = {}
+    # level -> gain; the first custom pair for a level wins, as in get_gain
+    lookup_pos: dict[int, float] = {}
+    neg: dict[int, float] = {}
     for key, g in custom:
         if _is_int(key):
             lvl = int(key)
@@ -215,7 +216,8 @@ def ndcg_rel(ctx: Ctx, custom: Pairs) -> np.ndarray:
     full_d = _at(dcum, ctx.offsets, ctx.n)
     full_i = _at(icum, g.ideal_off, P)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = total + (P - got) * (full_d / full_i)
+        # same operation order as the C code: ((P - got) * dcg) / idcg
+        total = total + (P - got) * full_d / full_i
         out = np.where(total > 0, total / P, 0.0)
     return np.nan_to_num(out, nan=0.0)
 
@@ -243,7 +245,7 @@ def rndcg(ctx: Ctx, custom: Pairs) -> np.ndarray:
     ok = dd > 0
     dvals[ok] = dcum[ctx.starts[bt[ok]] + dd[ok] - 1]
     ivals = icum[g.ideal_off[:-1][bt] + bd - 1]
-    total = np.bincount(bt, weights=dvals / ivals, minlength=ctx.T)
+    total = np.bincount(bt, weights=dvals / ivals, minlength=ctx.T).astype(np.float64)
     count = np.bincount(bt, minlength=ctx.T).astype(np.float64)
     extra = ctx.n > P + 1
     full_d = _at(dcum, ctx.offsets, ctx.n)

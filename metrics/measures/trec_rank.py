@@ -193,7 +193,8 @@ def set_recall(ctx: Ctx, _: None) -> np.ndarray:
 
 def set_map(ctx: Ctx, _: None) -> np.ndarray:
     """Set precision times set recall, a^2 / (n R) (``m_set_map.c``)."""
-    return set_p(ctx, None) * set_recall(ctx, None)
+    a = ctx.num_rel_ret.astype(np.float64)
+    return safe_div(a * a, ctx.n.astype(np.float64) * ctx.R)
 
 
 def set_f(ctx: Ctx, beta2: tuple[float, ...]) -> np.ndarray:
