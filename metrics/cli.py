@@ -127,7 +127,7 @@ def eval_cmd(
         if output and fmt == "trec":
             out = stack.enter_context(open(output, "w", encoding="utf-8"))
         for path in runs:
-            res = ev.compute(Run.read(path), z)
+            res = ev.compute(Run.read(path, eval_only=True), z)
             if fmt == "trec":
                 out.writelines(lines(res, per_query=query, summary=not no_summary,
                                      compat=compat, zscores=z is not None))

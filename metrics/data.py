@@ -55,6 +55,7 @@ class Run:
     table: pa.Table
     source: str = "<run>"
     lines: np.ndarray | None = field(default=None, repr=False)
+    run_id: str | None = None
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -62,10 +63,15 @@ class Run:
         return _table_to_frame(self.table)
 
     @classmethod
-    def read(cls, source: _io.Source) -> Run:
-        """Read a TREC run from a path (``.gz`` too), an open file or text."""
-        table, lines, name = _io.read_run_table(source)
-        return cls(table, name, lines)
+    def read(cls, source: _io.Source, *, eval_only: bool = False) -> Run:
+        """Read a TREC run from a path (``.gz`` too), an open file or text.
+
+        ``eval_only`` keeps only ``query_id, doc_id, score`` (and the run id):
+        a third of the memory, for evaluating large runs.
+        """
+        columns = _io.EVAL_FIELDS if eval_only else _io.RUN_FIELDS
+        table, lines, name, run_id = _io.read_run_table(source, columns)
+        return cls(table, name, lines, run_id)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
@@ -93,6 +99,8 @@ class Run:
     @property
     def name(self) -> str:
         """The run id, taken from the last line as trec_eval does."""
+        if self.run_id is not None:
+            return self.run_id
         col = self.table["run_id"]
         return str(col[len(col) - 1]) if len(col) else ""
 

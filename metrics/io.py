@@ -94,11 +94,37 @@ def _lines(data: bytes, name: str) -> Iterator[tuple[int, list[str]]]:
         yield number, fields
 
 
+def _head(source: Source) -> bytes | None:
+    """First 64 KiB of an uncompressed file path, else None (read it whole)."""
+    if _is_text(source) or not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        with open(source, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return None
+    return None if head[:2] == b"\x1f\x8b" else head
+
+
+def _tail_line(path: str | os.PathLike[str]) -> bytes:
+    """Last non-blank line of a file, read from its end."""
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        block = 4096
+        while True:
+            fh.seek(max(0, size - block))
+            chunk = fh.read(block).rstrip()
+            if b"\n" in chunk or block >= size:
+                return chunk.rsplit(b"\n", 1)[-1]
+            block *= 4
+
+
 def _fast_table(
-    data: bytes, names: tuple[str, ...], types: dict[str, pa.DataType]
+    data: bytes | str | os.PathLike[str], head: bytes, names: tuple[str, ...],
+    types: dict[str, pa.DataType], include: list[str] | None = None,
 ) -> pa.Table | None:
     """Parse with pyarrow, or return None when the strict fast path does not apply."""
-    head = data[:65536]
     first = head.split(b"\n", 1)[0]
     if b"\t" in first and b" " not in first.strip():
         delimiter = "\t"
@@ -106,11 +132,12 @@ def _fast_table(
         delimiter = " "
     else:
         return None
-    if not data or data.lstrip()[:1] == b"#":
+    if not head or head.lstrip()[:1] == b"#":
         return None
+    src = pa.BufferReader(data) if isinstance(data, bytes) else os.fspath(data)
     try:
         table = pacsv.read_csv(
-            pa.BufferReader(data),
+            src,
             read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter,
@@ -121,6 +148,7 @@ def _fast_table(
             ),
             convert_options=pacsv.ConvertOptions(
                 column_types=types,
+                include_columns=include,
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -132,20 +160,15 @@ def _fast_table(
     # handled differently by the checking path: let it decide.
     for col in ("query_id", "doc_id"):
         arr = table[col]
-        if pa.types.is_dictionary(arr.type):
-            arr = arr.cast(pa.string())
         # (min() rather than equal(x, 0): a Python scalar operand makes pyarrow import pandas)
         if len(arr) and pa.compute.min(pa.compute.utf8_length(arr)).as_py() == 0:
             return None
-    qid = table["query_id"].cast(pa.string()) if pa.types.is_dictionary(
-        table["query_id"].type) else table["query_id"]
-    if pa.compute.any(pa.compute.starts_with(qid, "#")).as_py():
+    if pa.compute.any(pa.compute.starts_with(table["query_id"], "#")).as_py():
         return None
     return table
 
 
 _ID = pa.string()
-_DICT = pa.dictionary(pa.int32(), pa.string())
 
 
 def _parse_score(text: str, name: str, number: int) -> float:
@@ -158,27 +181,36 @@ def _parse_score(text: str, name: str, number: int) -> float:
     return value
 
 
-def read_run_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
-    """Read a TREC run into an Arrow table.
+EVAL_FIELDS = ("query_id", "doc_id", "score")
 
-    Returns the table (columns :data:`RUN_FIELDS`), the 1-based source line of
-    each row (``None`` when row ``i`` is line ``i + 1``), and the source name.
+
+def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
+                   ) -> tuple[pa.Table, np.ndarray | None, str, str]:
+    """Read a TREC run into an Arrow table of ``columns`` (strings and a float score).
+
+    Returns the table, the 1-based source line of each row (``None`` when row
+    ``i`` is line ``i + 1``), the source name and the run id of the last line.
     """
     name = source_name(source)
-    data = _read_bytes(source)
-    types = {
-        "query_id": _DICT, "iteration": _DICT, "doc_id": _ID,
-        "rank": _DICT, "score": pa.float64(), "run_id": _DICT,
-    }
-    table = _fast_table(data, RUN_FIELDS, types)
-    if table is not None:
-        score = table["score"]
-        if pa.compute.any(pa.compute.is_nan(score)).as_py():
-            table = None
+    head = _head(source)
+    data: bytes | str | os.PathLike[str]
+    if head is None:
+        data = _read_bytes(source)
+        head = data[:65536]
+    else:
+        data = source  # type: ignore[assignment]  # a path: let pyarrow read it
+    types = {f: (pa.float64() if f == "score" else _ID) for f in RUN_FIELDS}
+    table = _fast_table(data, head, RUN_FIELDS, types, list(columns))
+    if table is not None and pa.compute.any(pa.compute.is_nan(table["score"])).as_py():
+        table = None
     if table is not None:
         if table.num_rows == 0:
             raise FormatError(name, None, "at least one run line", "an empty file")
-        return table, None, name
+        last = (data.rstrip().rsplit(b"\n", 1)[-1] if isinstance(data, bytes)
+                else _tail_line(data))
+        return table, None, name, last.split()[5].decode()
+    if not isinstance(data, bytes):
+        data = _read_bytes(source)
     cols: dict[str, list[Any]] = {f: [] for f in RUN_FIELDS}
     lines: list[int] = []
     for number, fields in _lines(data, name):
@@ -194,16 +226,8 @@ def read_run_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
         lines.append(number)
     if not lines:
         raise FormatError(name, None, "at least one run line", "no content lines")
-    arrays = [
-        pa.array(cols[f], type=pa.float64() if f == "score" else pa.string())
-        for f in RUN_FIELDS
-    ]
-    table = pa.table(dict(zip(RUN_FIELDS, arrays, strict=True)))
-    for f in ("query_id", "iteration", "rank", "run_id"):
-        table = table.set_column(
-            table.schema.get_field_index(f), f, table[f].dictionary_encode()
-        )
-    return table, np.asarray(lines, dtype=np.int64), name
+    table = pa.table({f: pa.array(cols[f], type=types[f]) for f in columns})
+    return table, np.asarray(lines, dtype=np.int64), name, cols["run_id"][-1]
 
 
 def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
@@ -213,8 +237,8 @@ def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
     """
     name = source_name(source)
     data = _read_bytes(source)
-    types = {"query_id": _DICT, "iteration": _DICT, "doc_id": _ID, "relevance": pa.int64()}
-    table = _fast_table(data, QRELS_FIELDS, types)
+    types = {"query_id": _ID, "iteration": _ID, "doc_id": _ID, "relevance": pa.int64()}
+    table = _fast_table(data, data[:65536], QRELS_FIELDS, types)
     if table is not None:
         return table, None, name
     cols: dict[str, list[Any]] = {f: [] for f in QRELS_FIELDS}
@@ -240,8 +264,8 @@ def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
         cols["relevance"].append(value)
         lines.append(number)
     table = pa.table({
-        "query_id": pa.array(cols["query_id"], pa.string()).dictionary_encode(),
-        "iteration": pa.array(cols["iteration"], pa.string()).dictionary_encode(),
+        "query_id": pa.array(cols["query_id"], pa.string()),
+        "iteration": pa.array(cols["iteration"], pa.string()),
         "doc_id": pa.array(cols["doc_id"], pa.string()),
         "relevance": pa.array(cols["relevance"], pa.int64()),
     })

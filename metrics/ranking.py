@@ -18,7 +18,8 @@ qrels ("nonpool"), ``-2`` for a negative qrels grade ("unjudged in pool").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -123,22 +124,76 @@ class JudgedTopics:
 class Ranked:
     """A run in trec_eval order, restricted to the evaluated topics.
 
-    Rows of topic ``t`` are ``offsets[t]:offsets[t+1]`` of ``rel`` (and of
-    ``docs``). ``missing[t]`` is True for a qrels topic absent from the run
-    (evaluated only with ``-c``: zero documents).
+    Rows of topic ``t`` are ``offsets[t]:offsets[t+1]`` of ``rel``.
+    ``missing[t]`` is True for a qrels topic absent from the run (evaluated
+    only with ``-c``: zero documents).
     """
 
     topics: list[str]
     topic_codes: np.ndarray      # index of each evaluated topic in JudgedTopics.topics
     offsets: np.ndarray
     rel: np.ndarray
-    docs: pa.Array
     missing: np.ndarray
     run_id: str
+    source_docs: pa.ChunkedArray | pa.Array = field(repr=False)
+    rows: np.ndarray = field(repr=False)   # source row of each ranked row
 
     @property
     def num_ret(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    @property
+    def docs(self) -> pa.Array:
+        """Docnos in ranked order (built on demand: a copy of every string)."""
+        docs = pc.take(self.source_docs, pa.array(self.rows))
+        return docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs
+
+
+def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
+    """Order by (topic, score desc) without a full sort, when each topic's rows
+    are contiguous and already by non-increasing score (as systems write runs).
+    Returns None otherwise. Ties are left in input order (fixed by the caller)."""
+    n = len(q)
+    if n == 0:
+        return np.empty(0, np.int64)
+    change = q[1:] != q[:-1]
+    if np.any(~change & (s[1:] > s[:-1])):
+        return None
+    seg_start = np.concatenate(([0], np.flatnonzero(change) + 1))
+    seg_q = q[seg_start]
+    if len(np.unique(seg_q)) != len(seg_q):
+        return None                                  # a topic split in two blocks
+    seg_len = np.diff(np.concatenate((seg_start, [n])))
+    perm = np.argsort(seg_q, kind="stable")
+    lens = seg_len[perm]
+    new_start = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    return np.arange(n) - np.repeat(new_start, lens) + np.repeat(seg_start[perm], lens)
+
+
+def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Row order: topic code ascending, score descending, docno descending (bytes)."""
+    order = _presorted_order(q, s)
+    if order is None:
+        return pc.sort_indices(
+            pa.table({"q": q, "s": s, "d": d}),
+            sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")],
+        ).to_numpy()
+    qs, ss = q[order], s[order]
+    tie = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not tie.any():
+        return order
+    member = np.zeros(len(order), bool)
+    member[:-1] |= tie
+    member[1:] |= tie
+    pos = np.flatnonzero(member)
+    group = np.cumsum(np.concatenate(([True], ~tie[pos[:-1]])))
+    sub = pc.sort_indices(
+        pa.table({"g": group, "d": pc.take(d, pa.array(order[pos]))}),
+        sort_keys=[("g", "ascending"), ("d", "descending")],
+    ).to_numpy()
+    order = order.copy()
+    order[pos] = order[pos][sub]
+    return order
 
 
 def rank(
@@ -166,71 +221,78 @@ def rank(
     """
     src = run.arrow()
     q_all = _dictionary_codes(src["query_id"], judged.index)
-    keep = np.flatnonzero(q_all >= 0)
     docs_all = src["doc_id"]
     if pa.types.is_dictionary(docs_all.type):
         docs_all = docs_all.cast(pa.string())
-    scores = src["score"].to_numpy()
+    scores = np.asarray(src["score"].to_numpy(), dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
+    keep = np.flatnonzero(q_all >= 0)
     if len(keep) != len(q_all):
-        take = pa.array(keep)
-        q, s, d = q_all[keep], scores[keep], pc.take(docs_all, take)
+        d_keep = pc.take(docs_all, pa.array(keep))
+        rows = keep[_order(q_all[keep], scores[keep], d_keep)]
     else:
-        q, s, d = q_all, scores, docs_all
-    order = pc.sort_indices(
-        pa.table({"q": q, "s": s, "d": d}),
-        sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")],
-    ).to_numpy()
-    q = q[order]
-    rows = keep[order]                      # original frame row of each ranked row
+        rows = _order(q_all, scores, docs_all)
+    q = q_all[rows]
     T = len(judged.topics)
     counts = np.bincount(q, minlength=T)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     if max_docs is not None:
-        pos = np.arange(len(q)) - starts[q]
-        cut = np.flatnonzero(pos < max_docs)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        cut = np.flatnonzero(np.arange(len(q)) - starts[q] < max_docs)
         q, rows = q[cut], rows[cut]
         counts = np.minimum(counts, max_docs)
-    docs = pc.take(docs_all, pa.array(rows)) if len(rows) else pa.array([], pa.string())
-    if isinstance(docs, pa.ChunkedArray):
-        docs = docs.combine_chunks()
-    dup = _first_duplicate(q, docs)
-    if dup is not None:
-        row = int(rows[dup[1]])
-        raise DuplicateDocumentError(run.source, run.line_of(row), judged.topics[q[dup[1]]],
-                                     str(docs[dup[1]]))
-    rel = np.full(len(q), NONPOOL, dtype=np.int64)
-    if len(q):
-        joined = pa.table({"q": q, "d": docs, "i": np.arange(len(q))}).join(
-            judged.table, keys=["q", "d"], join_type="inner")
-        grades = joined["rel"].to_numpy()
-        rel[joined["i"].to_numpy()] = np.where(grades < 0, UNJUDGED, grades)
+    # Duplicate check and grade lookup work in input order on the kept rows,
+    # so the docno strings are never copied into ranked order.
+    kept = np.sort(rows) if max_docs is not None or len(keep) != len(q_all) else None
+    grades = _grades(run, judged, q_all, docs_all, kept)
+    rel = grades[rows]
+    del grades
     if judged_only:
         ok = rel >= 0
-        q, rel = q[ok], rel[ok]
-        docs = docs.filter(pa.array(ok))
+        q, rel, rows = q[ok], rel[ok], rows[ok]
         counts = np.bincount(q, minlength=T)
-    present = counts > 0
-    if complete:
-        evaluated = np.arange(T)
-    else:
-        evaluated = np.flatnonzero(np.bincount(q_all[q_all >= 0], minlength=T) > 0)
-    sel_counts = counts[evaluated]
-    offsets = np.concatenate(([0], np.cumsum(sel_counts))).astype(np.int64)
-    # Rows are already grouped by topic in topic order; topics absent from
-    # `evaluated` have no rows (a run topic exists only if it had rows).
-    missing = ~np.bincount(q_all[q_all >= 0], minlength=T).astype(bool)[evaluated]
-    del present
+    in_run = np.bincount(q_all[q_all >= 0], minlength=T) > 0
+    evaluated = np.arange(T) if complete else np.flatnonzero(in_run)
+    offsets = np.concatenate(([0], np.cumsum(counts[evaluated]))).astype(np.int64)
+    # Rows are grouped by topic in topic order, and a topic outside `evaluated`
+    # has no rows, so the selection needs no reindexing.
     return Ranked(
         topics=[judged.topics[i] for i in evaluated],
         topic_codes=evaluated,
         offsets=offsets,
         rel=rel,
-        docs=docs,
-        missing=missing,
+        missing=~in_run[evaluated],
         run_id=run.name,
+        source_docs=docs_all,
+        rows=rows,
     )
+
+
+def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray,
+            docs_all: pa.ChunkedArray | pa.Array, kept: np.ndarray | None) -> np.ndarray:
+    """Per source row: qrels grade, NONPOOL or UNJUDGED; duplicates raise."""
+    if kept is None:
+        q, d, idx = q_all, docs_all, np.arange(len(q_all), dtype=np.int32)
+    else:
+        q, idx = q_all[kept], kept
+        d = pc.take(docs_all, pa.array(kept))
+    # The duplicate check is a single-threaded Arrow sort; run it on the second
+    # core while the (multi-threaded, GIL-free) hash join runs here.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(_first_duplicate, q, d)
+        grades = np.full(len(q_all), NONPOOL, dtype=np.int32)
+        if len(q):
+            joined = pa.table({"q": q, "d": d, "i": idx}).join(
+                judged.table, keys=["q", "d"], join_type="inner")
+            g = joined["rel"].to_numpy()
+            grades[joined["i"].to_numpy()] = np.where(g < 0, UNJUDGED, g)
+            del joined
+        dup = pending.result()
+    if dup is not None:
+        row = int(idx[dup[1]])
+        raise DuplicateDocumentError(run.source, run.line_of(row), judged.topics[q[dup[1]]],
+                                     str(d[dup[1]]))
+    return grades
 
 
 def ranked_docnos(run: Run, *, float32_scores: bool = False,

@@ -11,4 +11,6 @@ def load_all() -> None:
     if _loaded:
         return
     _loaded = True
-    from metrics.measures import textbook, trec_table  # noqa: F401
+    # trec_eval's table first: registration order is print order
+    from metrics.measures import trec_table  # noqa: F401
+    from metrics.measures import textbook  # noqa: F401

@@ -28,6 +28,8 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if total == 0:
         return values.astype(np.float64, copy=True)
     width = int(n.max())
+    if len(n) * width == total:          # every segment equally long: a plain reshape
+        return np.cumsum(values.reshape(len(n), width), axis=1).ravel()
     if len(n) * width <= 4 * total + 1024:
         grid = np.zeros((len(n), width), dtype=values.dtype)
         mask = np.arange(width)[None, :] < n[:, None]
@@ -74,12 +76,14 @@ class Ctx:
     @cached_property
     def tid(self) -> np.ndarray:
         """Topic index of each row."""
-        return np.repeat(np.arange(self.T), self.n)
+        return np.repeat(np.arange(self.T, dtype=np.int32), self.n)
 
     @cached_property
     def pos(self) -> np.ndarray:
         """0-based rank of each row within its topic."""
-        return np.arange(len(self.rel)) - self.starts[self.tid]
+        pos = np.arange(len(self.rel), dtype=np.int64)
+        pos -= self.starts[self.tid]
+        return pos
 
     @cached_property
     def rank(self) -> np.ndarray:

@@ -21,6 +21,7 @@ from metrics.errors import MeasureError
 from metrics.measures import trec_gain as g
 from metrics.measures import trec_judged as j
 from metrics.measures import trec_rank as r
+from metrics.measures import trec_table  # noqa: F401  (trec_eval's families come first)
 from metrics.measures.base import REGISTRY, Family, parse_pairs, register
 from metrics.measures.context import Ctx, safe_div, segment_cumsum
 

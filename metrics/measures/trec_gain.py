@@ -78,6 +78,8 @@ class Gains:
     ideal_off: np.ndarray    # topic t owns ideal[ideal_off[t]:ideal_off[t+1]]
     table_min: np.ndarray    # per topic min / max gain of its table (for RBP)
     table_max: np.ndarray
+    dcg_cum: np.ndarray | None = None    # cached running DCG of the ranking
+    idcg_cum: np.ndarray | None = None   # cached running DCG of the ideal list
 
 
 def gains(ctx: Ctx, custom: Pairs = ()) -> Gains:
@@ -144,7 +146,9 @@ def _disc(pos: np.ndarray) -> np.ndarray:
 
 
 def _dcg_cum(ctx: Ctx, g: Gains) -> np.ndarray:
-    return segment_cumsum(g.row / _disc(ctx.pos), ctx.offsets)
+    if g.dcg_cum is None:   # shared by ndcg, dcg, ndcg_cut... with the same gains
+        g.dcg_cum = segment_cumsum(g.row / _disc(ctx.pos), ctx.offsets)
+    return g.dcg_cum
 
 
 def _ideal_pos(g: Gains) -> np.ndarray:
@@ -153,7 +157,9 @@ def _ideal_pos(g: Gains) -> np.ndarray:
 
 
 def _idcg_cum(g: Gains) -> np.ndarray:
-    return segment_cumsum(g.ideal / _disc(_ideal_pos(g)), g.ideal_off)
+    if g.idcg_cum is None:
+        g.idcg_cum = segment_cumsum(g.ideal / _disc(_ideal_pos(g)), g.ideal_off)
+    return g.idcg_cum
 
 
 def _at(cum: np.ndarray, off: np.ndarray, depth: np.ndarray) -> np.ndarray:

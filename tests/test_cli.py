@@ -1,0 +1,65 @@
+"""The relkit CLI: output channels, exit codes, one-line errors, formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import ROOT, run_cli
+
+SAMPLE = ROOT / "corpora" / "sample"
+QRELS = str(SAMPLE / "qrels.txt")
+RUNS = [str(p) for p in sorted((SAMPLE / "runs").glob("*.txt"))]
+
+
+def test_eval_several_runs_trec_format() -> None:
+    code, out, err = run_cli(["eval", "-m", "runid", "-m", "map", "-m", "nDCG@10", QRELS, *RUNS])
+    assert code == 0 and err == ""
+    runids = [ln.split("\t")[2] for ln in out.splitlines() if ln.startswith("runid")]
+    assert runids == ["bm25", "dense", "random"]
+
+
+def test_formats(tmp_path: Path) -> None:
+    code, out, _ = run_cli(["eval", "--format", "json", "-q", "-m", "P@5", QRELS, RUNS[0]])
+    rows = json.loads(out)
+    assert code == 0 and {r["query_id"] for r in rows} >= {"101", "all"}
+    assert all(r["measure"] == "P@5" and r["trec_name"] == "P_5" for r in rows)
+    code, out, _ = run_cli(["eval", "--format", "csv", "-m", "AP", QRELS, RUNS[0]])
+    assert out.splitlines()[0] == "run_id,query_id,measure,trec_name,value"
+    target = tmp_path / "x.parquet"
+    code, _, _ = run_cli(["eval", "--format", "parquet", "-o", str(target), QRELS, RUNS[0]])
+    import pandas as pd
+
+    assert code == 0 and len(pd.read_parquet(target)) > 0
+
+
+def test_bad_input_is_one_line_with_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.run"
+    bad.write_text("101 Q0 S0001 1 1.0 x\n101 Q0 S0002 2\n")
+    code, out, err = run_cli(["eval", QRELS, str(bad)])
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and f"{bad}:2: expected 6" in err
+
+
+def test_unknown_measure_suggests() -> None:
+    code, _, err = run_cli(["eval", "-m", "ndcg_cutt.10", QRELS, RUNS[0]])
+    assert code == 1 and "did you mean ndcg_cut" in err
+
+
+def test_usage_error_exit_2() -> None:
+    code, _, err = run_cli(["eval", "--compat", "8", QRELS, RUNS[0]])
+    assert code == 2 and "--compat" in err
+
+
+def test_list_measures_from_registry() -> None:
+    code, out, _ = run_cli(["eval", "--list-measures"])
+    from metrics.measures.base import REGISTRY
+
+    assert code == 0
+    for name in REGISTRY:
+        assert name in out
+
+
+def test_version() -> None:
+    code, out, _ = run_cli(["--version"])
+    assert code == 0 and out.startswith("relkit ")

@@ -1,0 +1,28 @@
+"""Layering: metrics imports nothing of ours above it, nor textual/sqlmodel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+FORBIDDEN = {"textual", "sqlmodel", "sqlalchemy", "judging", "pooling", "corpora"}
+
+
+@pytest.mark.parametrize("module", ["metrics", "metrics.evaluator", "metrics.cli",
+                                    "metrics.trec_modes", "metrics.curves"])
+def test_lower_layers_stay_clean(module: str) -> None:
+    code = (f"import sys, {module}; import metrics.measures as m; m.load_all(); "
+            "print(' '.join(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    top = {name.split(".")[0] for name in out}
+    assert not (top & FORBIDDEN), top & FORBIDDEN
+
+
+def test_importing_metrics_is_cheap() -> None:
+    out = subprocess.run([sys.executable, "-c", "import sys, metrics.evaluator; "
+                          "print('pandas' in sys.modules)"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"
