@@ -177,17 +177,24 @@ def utility(ctx: Ctx, p: tuple[float, ...]) -> np.ndarray:
 
 
 def set_p(ctx: Ctx, _: None) -> np.ndarray:
-    """Set precision a / n (``m_set_P.c``)."""
+    """Set precision a / n over everything retrieved (``m_set_P.c``).
+
+    0 on an empty ranking; on a topic with no relevant documents, 0.
+    Reference: van Rijsbergen (1979), ch. 7."""
     return safe_div(ctx.num_rel_ret, ctx.n)
 
 
 def set_relative_p(ctx: Ctx, _: None) -> np.ndarray:
-    """a / min(n, R) (``m_set_rel_P.c``)."""
+    """Relative set precision a / min(n, R) (``m_set_rel_P.c``): precision that
+    can reach 1 even when fewer than n documents are relevant. 0 on an empty
+    ranking or when R = 0."""
     return safe_div(ctx.num_rel_ret, np.minimum(ctx.n, ctx.R))
 
 
 def set_recall(ctx: Ctx, _: None) -> np.ndarray:
-    """Set recall a / R (``m_set_recall.c``)."""
+    """Set recall a / R over everything retrieved (``m_set_recall.c``).
+
+    0 on an empty ranking and when R = 0. Reference: van Rijsbergen (1979)."""
     return safe_div(ctx.num_rel_ret, ctx.R)
 
 
