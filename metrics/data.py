@@ -71,6 +71,7 @@ class Run:
         """
         columns = _io.EVAL_FIELDS if eval_only else _io.RUN_FIELDS
         table, lines, name, run_id = _io.read_run_table(source, columns)
+        pa.default_memory_pool().release_unused()   # the parser's scratch blocks
         return cls(table, name, lines, run_id)
 
     @classmethod

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import pyarrow as pa
 
 from metrics.data import Qrels, Run
 from metrics.errors import EvaluationError, MeasureError
 from metrics.measures.base import REGISTRY, Family, Measure
 from metrics.measures.context import Ctx
 from metrics.measures.trec_rank import GM_FLOOR
-from metrics.ranking import JudgedTopics, rank
+from metrics.ranking import JudgedTopics, Ranked, _dictionary_codes, rank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -120,6 +121,48 @@ def _zscore(table: ZTable, topics: list[str], name: str, v: np.ndarray) -> np.nd
     return out
 
 
+# Rows per chunk when a run is evaluated a group of topics at a time: big
+# enough that per-chunk overhead is negligible, small enough to bound memory.
+CHUNK_ROWS = 1_000_000
+
+
+def _topic_chunks(run: Run, judged: JudgedTopics, size: int) -> Iterator[Run]:
+    """Split ``run`` into runs of whole topics with about ``size`` rows each.
+
+    When every topic's rows are contiguous (as systems write runs) the chunks
+    are zero-copy slices; otherwise rows are gathered topic by topic.
+    """
+    table = run.arrow()
+    n = table.num_rows
+    if n <= size:
+        yield run
+        return
+    codes = _dictionary_codes(table["query_id"], judged.index)
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    contiguous = len(np.unique(codes[np.concatenate(([0], change))])) == len(change) + 1
+    if contiguous:
+        order = None
+        bounds = change
+    else:
+        order = np.argsort(codes, kind="stable")       # groups topics, keeps input order
+        sorted_codes = codes[order]
+        bounds = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
+    del codes
+    start = 0
+    while start < n:
+        at = np.searchsorted(bounds, start + size)
+        stop = int(bounds[at]) if at < len(bounds) else n
+        if order is None:
+            part = table.slice(start, stop - start)
+            idx = np.arange(start, stop)
+        else:
+            idx = order[start:stop]
+            part = table.take(pa.array(idx))
+        lines = run.lines[idx] if run.lines is not None else idx + 1
+        yield Run(part, run.source, lines, run.name)
+        start = stop
+
+
 class Evaluator:
     """Evaluate runs against qrels prepared once.
 
@@ -158,46 +201,96 @@ class Evaluator:
         (v - mean) / sd from the table before the summaries are taken; a
         missing entry, or sd = 0 with v != mean, gives -1000000.
         """
-        ranked = rank(run, self.judged, float32_scores=self.compat < 10,
-                      max_docs=self.max_docs, judged_only=self.judged_only,
-                      complete=self.complete)
-        if not ranked.topics:
+        topics, codes, missing, values = self._per_topic(run)
+        if not topics:
             raise EvaluationError(
                 f"{run.source}: no topic has both run lines and judgments in {self.qrels.source}")
-        ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
-        values: list[Any] = []
         summary: list[Any] = []
-        missing = ranked.missing
-        count = len(ranked.topics)
-        for m in self.measures:
+        count = len(topics)
+        out_values: list[Any] = []
+        for m, v in zip(self.measures, values, strict=True):
             fam = REGISTRY[m.family]
             if fam.summary == "runid":
-                values.append(None)
-                summary.append(ranked.run_id)
+                out_values.append(None)
+                summary.append(run.name)
                 continue
             if fam.summary == "num_q":
-                values.append(None)
+                out_values.append(None)
                 summary.append(float(count))
                 continue
-            v = fam.compute(ctx, m.value)
             if isinstance(v, list):             # strings (relstring)
-                if missing.any():
-                    v = ["''" if miss else s for s, miss in zip(v, missing, strict=True)]
-                values.append(v)
+                out_values.append(["''" if miss else x for x, miss in
+                                   zip(v, missing, strict=True)])
                 summary.append(None)
                 continue
-            v = np.asarray(v, dtype=np.float64)
             if missing.any() and fam.trec:
-                keep = v[missing] if fam.name == "num_rel" else 0.0
+                # trec_eval -c: a topic without run lines scores 0 (num_rel keeps R)
                 v = v.copy()
-                v[missing] = keep
+                v[missing] = v[missing] if fam.name == "num_rel" else 0.0
             if zscores is not None:
-                v = _zscore(zscores, ranked.topics, m.output, v)
-            values.append(v)
-            summary.append(self._summarise(fam, v, ctx, count, zscores is not None))
-        return Result(ranked.run_id, ranked.topics, missing, self.measures, values, summary)
+                v = _zscore(zscores, topics, m.output, v)
+            out_values.append(v)
+            summary.append(self._summarise(fam, v, count, zscores is not None))
+        return Result(run.name, topics, missing, self.measures, out_values, summary)
 
-    def _summarise(self, fam: Family, v: np.ndarray, ctx: Ctx, count: int,
+    def _per_topic(self, run: Run) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+        """Per-topic values of every measure, topics in trec_eval order.
+
+        A large run is evaluated in chunks of whole topics (measures are per
+        topic, so the values are the same) to bound the working memory.
+        """
+        parts = list(_topic_chunks(run, self.judged, CHUNK_ROWS))
+        codes_list, missing_list, values_list = [], [], []
+        for part in parts:
+            ranked = rank(part, self.judged, float32_scores=self.compat < 10,
+                          max_docs=self.max_docs, judged_only=self.judged_only,
+                          complete=self.complete and len(parts) == 1)
+            ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
+            codes_list.append(ranked.topic_codes)
+            missing_list.append(ranked.missing)
+            values_list.append([self._compute_one(ctx, m) for m in self.measures])
+            del ctx, ranked
+            pa.default_memory_pool().release_unused()   # hand freed chunk memory back
+        if self.complete and len(parts) > 1:
+            seen = np.zeros(len(self.judged.topics), bool)
+            for c in codes_list:
+                seen[c] = True
+            absent = np.flatnonzero(~seen)
+            if len(absent):
+                empty = Ranked(topics=[self.judged.topics[i] for i in absent], topic_codes=absent,
+                               offsets=np.zeros(len(absent) + 1, np.int64),
+                               rel=np.zeros(0, np.int32), missing=np.ones(len(absent), bool),
+                               run_id=run.name, source_docs=pa.array([], pa.string()),
+                               rows=np.zeros(0, np.int64))
+                ctx = Ctx(empty, self.judged, self.level, self.num_docs, self.compat)
+                codes_list.append(absent)
+                missing_list.append(empty.missing)
+                values_list.append([self._compute_one(ctx, m) for m in self.measures])
+        codes = np.concatenate(codes_list) if codes_list else np.zeros(0, np.int64)
+        order = np.argsort(codes, kind="stable")
+        merged: list[Any] = []
+        for i in range(len(self.measures)):
+            parts_i = [vals[i] for vals in values_list]
+            if parts_i[0] is None:
+                merged.append(None)
+            elif isinstance(parts_i[0], list):
+                flat = [x for p in parts_i for x in p]
+                merged.append([flat[j] for j in order])
+            else:
+                merged.append(np.concatenate(parts_i)[order])
+        missing = (np.concatenate(missing_list) if missing_list else np.zeros(0, bool))[order]
+        topics = [self.judged.topics[c] for c in codes[order]]
+        return topics, codes[order], missing, merged
+
+    @staticmethod
+    def _compute_one(ctx: Ctx, m: Measure) -> Any:
+        fam = REGISTRY[m.family]
+        if fam.summary in ("runid", "num_q"):
+            return None
+        v = fam.compute(ctx, m.value)
+        return v if isinstance(v, list) else np.asarray(v, dtype=np.float64)
+
+    def _summarise(self, fam: Family, v: np.ndarray, count: int,
                    z: bool = False) -> float | None:
         if fam.summary == "mean":
             return _seq_sum(v) / count

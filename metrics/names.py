@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 
+import numpy as np
+
 from metrics.errors import MeasureError
 from metrics.measures.base import REGISTRY, Measure, expand, get_family
 
@@ -35,7 +37,9 @@ def readable_name(m: Measure) -> str:
     if fam.readable and m.text is None:
         if "{}" in fam.readable:
             v = m.value
-            return fam.readable.format(f"{v:g}" if isinstance(v, float) else v)
+            if isinstance(v, float):   # shortest text that reads back as the same float
+                v = np.format_float_positional(v, trim="-")
+            return fam.readable.format(v)
         return fam.readable
     return m.trec_name
 

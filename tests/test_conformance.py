@@ -114,3 +114,19 @@ def _check_divergence(cid: str, version: str, code: int, out: str, err: str) -> 
     else:
         # e03 / e06: evaluated like the same qrels without the odd lines.
         assert out.startswith("map ")
+
+
+@pytest.mark.parametrize(("expected", "args"), [
+    ("out.test.aqc", "-m all_trec -q -c qrels.test results.trunc"),
+    ("out.test.aql", "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test"),
+    ("out.comment.test", "qrels.comment.test results.comment.test"),
+])
+def test_chunked_evaluation_is_identical(expected: str, args: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # Large runs are evaluated a few topics at a time; force tiny chunks here.
+    import metrics.evaluator
+
+    monkeypatch.setattr(metrics.evaluator, "CHUNK_ROWS", 700)
+    code, out, err = run_cli("eval " + args, cwd=CONFORMANCE)
+    assert code == 0, err
+    assert out == (CONFORMANCE / expected).read_text()

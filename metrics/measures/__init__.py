@@ -11,6 +11,8 @@ def load_all() -> None:
     if _loaded:
         return
     _loaded = True
-    # trec_eval's table first: registration order is print order
-    from metrics.measures import trec_table  # noqa: F401
-    from metrics.measures import textbook  # noqa: F401
+    # textbook imports trec_table first, so registration (= print) order holds
+    from metrics.measures import (
+        textbook,  # noqa: F401
+        trec_table,  # noqa: F401
+    )
