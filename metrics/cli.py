@@ -29,6 +29,38 @@ EPILOG = """Examples:
 """
 
 
+class _NoPandas:
+    """Import hook that makes ``import pandas`` fail (used only momentarily)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("pandas is not needed for this command")
+
+
+def _skip_pyarrow_pandas_probe() -> None:
+    """Spare ``relkit eval`` the ~0.3 s pandas import.
+
+    pyarrow probes for pandas on its first numpy conversion and imports it if
+    installed. We let that optional probe fail; pyarrow retries the import when
+    pandas is really required (``to_pandas``), so nothing else changes.
+    """
+    if "pandas" in sys.modules:
+        return
+    import numpy as np
+    import pyarrow as pa
+
+    hook = _NoPandas()
+    sys.meta_path.insert(0, hook)
+    try:
+        pa.array(np.zeros(1))
+        try:     # the hash join's module tries pandas too, optionally
+            import pyarrow.acero  # noqa: F401
+        except ImportError:
+            pass
+    finally:
+        sys.meta_path.remove(hook)
+
+
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
     from metrics.errors import FormatError
 
@@ -112,6 +144,8 @@ def eval_cmd(
                                   summary=not no_summary, complete=complete, compat=compat,
                                   level=level, judged_only=judged_only))
         return
+    if fmt == "trec":
+        _skip_pyarrow_pandas_probe()
     from metrics.data import Qrels, Run
     from metrics.evaluator import Evaluator
     from metrics.trec_format import lines

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from metrics._arrow import to_np, true_positions
 from metrics.data import Qrels, Run
 from metrics.errors import DuplicateDocumentError
 
@@ -48,7 +49,7 @@ def _dictionary_codes(column: pa.ChunkedArray, mapping: dict[str, int]) -> np.nd
             chunk = chunk.dictionary_encode()
         lookup = np.array([mapping.get(v, -1) for v in chunk.dictionary.to_pylist()] + [-1],
                           dtype=np.int32)
-        idx = chunk.indices.to_numpy(zero_copy_only=False)
+        idx = to_np(chunk.indices)
         parts.append(lookup[idx] if len(lookup) > 1 else np.full(len(idx), -1, np.int32))
     if not parts:
         return np.empty(0, np.int32)
@@ -69,12 +70,12 @@ def _first_duplicate(q: np.ndarray, docs: pa.Array | pa.ChunkedArray) -> tuple[i
     if len(q) < 2:
         return None
     table = pa.table({"q": q, "d": docs})
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
+    order = to_np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]))
     qs = q[order]
     ds = pc.take(docs, pa.array(order))
     same = pc.and_(pc.equal(pa.array(qs[1:]), pa.array(qs[:-1])),
                    pc.equal(ds[1:], ds[:-1]))
-    hits = np.flatnonzero(same.to_numpy(zero_copy_only=False))
+    hits = true_positions(same)
     if len(hits) == 0:
         return None
     a, b = int(order[hits[0]]), int(order[hits[0] + 1])
@@ -105,7 +106,7 @@ class JudgedTopics:
             row = dup[1]
             raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
                                          str(docs[row]))
-        rel = src["relevance"].to_numpy()
+        rel = to_np(src["relevance"])
         rel = np.asarray(rel, dtype=np.int64)
         top = int(rel.max()) if len(rel) and rel.max() > 0 else 0
         ok = rel >= 0
@@ -174,10 +175,10 @@ def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array) -> np.nd
     """Row order: topic code ascending, score descending, docno descending (bytes)."""
     order = _presorted_order(q, s)
     if order is None:
-        return pc.sort_indices(
+        return to_np(pc.sort_indices(
             pa.table({"q": q, "s": s, "d": d}),
             sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")],
-        ).to_numpy()
+        ))
     qs, ss = q[order], s[order]
     tie = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not tie.any():
@@ -187,10 +188,10 @@ def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array) -> np.nd
     member[1:] |= tie
     pos = np.flatnonzero(member)
     group = np.cumsum(np.concatenate(([True], ~tie[pos[:-1]])))
-    sub = pc.sort_indices(
+    sub = to_np(pc.sort_indices(
         pa.table({"g": group, "d": pc.take(d, pa.array(order[pos]))}),
         sort_keys=[("g", "ascending"), ("d", "descending")],
-    ).to_numpy()
+    ))
     order = order.copy()
     order[pos] = order[pos][sub]
     return order
@@ -224,7 +225,7 @@ def rank(
     docs_all = src["doc_id"]
     if pa.types.is_dictionary(docs_all.type):
         docs_all = docs_all.cast(pa.string())
-    scores = np.asarray(src["score"].to_numpy(), dtype=np.float64)
+    scores = np.asarray(to_np(src["score"]), dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
     keep = np.flatnonzero(q_all >= 0)
@@ -284,8 +285,8 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray,
         if len(q):
             joined = pa.table({"q": q, "d": d, "i": idx}).join(
                 judged.table, keys=["q", "d"], join_type="inner")
-            g = joined["rel"].to_numpy()
-            grades[joined["i"].to_numpy()] = np.where(g < 0, UNJUDGED, g)
+            g = to_np(joined["rel"])
+            grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
             del joined
         dup = pending.result()
     if dup is not None:
