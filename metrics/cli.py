@@ -53,10 +53,8 @@ def _skip_pyarrow_pandas_probe() -> None:
     sys.meta_path.insert(0, hook)
     try:
         pa.array(np.zeros(1))
-        try:     # the hash join's module tries pandas too, optionally
+        with contextlib.suppress(ImportError):  # the hash join's module probes too
             import pyarrow.acero  # noqa: F401
-        except ImportError:
-            pass
     finally:
         sys.meta_path.remove(hook)
 
