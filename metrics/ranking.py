@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -82,7 +83,7 @@ def _first_duplicate(q: np.ndarray, docs: pa.Array | pa.ChunkedArray) -> tuple[i
     return min(a, b), max(a, b)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JudgedTopics:
     """Qrels prepared once for many runs (trec_eval's per-topic REL_INFO)."""
 
@@ -114,6 +115,25 @@ class JudgedTopics:
         np.add.at(levels, (q[ok], rel[ok]), 1)
         table = pa.table({"q": q, "d": docs, "rel": rel})
         return cls(qrels, topics, index, table, levels)
+
+    @cached_property
+    def _by_topic(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row order grouping the qrels by topic, and each topic's offsets."""
+        q = to_np(self.table["q"])
+        order = np.argsort(q, kind="stable")
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(q, minlength=len(self.topics)))))
+        return order, offsets
+
+    def for_topics(self, codes: np.ndarray) -> pa.Table:
+        """The judgments of the topics ``codes`` only (what a chunk joins against)."""
+        codes = np.unique(codes[codes >= 0])
+        if len(codes) == len(self.topics):
+            return self.table
+        order, offsets = self._by_topic
+        lens = offsets[codes + 1] - offsets[codes]
+        start = np.repeat(offsets[codes] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+        rows = order[start + np.arange(int(lens.sum()))]
+        return self.table.take(pa.array(rows))
 
     def num_rel(self, level: int) -> np.ndarray:
         """Per topic: qrels documents with grade >= ``level`` (negatives never count)."""
@@ -284,7 +304,7 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray,
         grades = np.full(len(q_all), NONPOOL, dtype=np.int32)
         if len(q):
             joined = pa.table({"q": q, "d": d, "i": idx}).join(
-                judged.table, keys=["q", "d"], join_type="inner")
+                judged.for_topics(q), keys=["q", "d"], join_type="inner")
             g = to_np(joined["rel"])
             grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
             del joined
