@@ -126,7 +126,8 @@ def _zscore(table: ZTable, topics: list[str], name: str, v: np.ndarray) -> np.nd
 CHUNK_ROWS = 1_000_000
 
 
-def _topic_chunks(run: Run, judged: JudgedTopics, size: int) -> Iterator[Run]:
+def _topic_chunks(run: Run, judged: JudgedTopics, size: int
+                  ) -> Iterator[tuple[Run, np.ndarray | None]]:
     """Split ``run`` into runs of whole topics with about ``size`` rows each.
 
     When every topic's rows are contiguous (as systems write runs) the chunks
@@ -135,7 +136,7 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int) -> Iterator[Run]:
     table = run.arrow()
     n = table.num_rows
     if n <= size:
-        yield run
+        yield run, None
         return
     codes = _dictionary_codes(table["query_id"], judged.index)
     change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
@@ -147,7 +148,6 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int) -> Iterator[Run]:
         order = np.argsort(codes, kind="stable")       # groups topics, keeps input order
         sorted_codes = codes[order]
         bounds = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
-    del codes
     start = 0
     while start < n:
         at = np.searchsorted(bounds, start + size)
@@ -159,7 +159,7 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int) -> Iterator[Run]:
             idx = order[start:stop]
             part = table.take(pa.array(idx))
         lines = run.lines[idx] if run.lines is not None else idx + 1
-        yield Run(part, run.source, lines, run.name)
+        yield Run(part, run.source, lines, run.name), codes[idx]
         start = stop
 
 
@@ -241,10 +241,10 @@ class Evaluator:
         """
         parts = list(_topic_chunks(run, self.judged, CHUNK_ROWS))
         codes_list, missing_list, values_list = [], [], []
-        for part in parts:
+        for part, part_codes in parts:
             ranked = rank(part, self.judged, float32_scores=self.compat < 10,
                           max_docs=self.max_docs, judged_only=self.judged_only,
-                          complete=self.complete and len(parts) == 1)
+                          complete=self.complete and len(parts) == 1, codes=part_codes)
             ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
             codes_list.append(ranked.topic_codes)
             missing_list.append(ranked.missing)

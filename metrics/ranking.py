@@ -225,6 +225,7 @@ def rank(
     max_docs: int | None = None,
     judged_only: bool = False,
     complete: bool = False,
+    codes: np.ndarray | None = None,
 ) -> Ranked:
     """Put ``run`` into trec_eval order and look up each document's grade.
 
@@ -239,9 +240,12 @@ def rank(
     complete
         ``-c``: evaluate every qrels topic; those missing from the run get an
         empty ranking. Otherwise only topics in both are evaluated.
+    codes
+        Each row's topic index in ``judged`` (-1: not judged), when the caller
+        has computed it already.
     """
     src = run.arrow()
-    q_all = _dictionary_codes(src["query_id"], judged.index)
+    q_all = _dictionary_codes(src["query_id"], judged.index) if codes is None else codes
     docs_all = src["doc_id"]
     if pa.types.is_dictionary(docs_all.type):
         docs_all = docs_all.cast(pa.string())
