@@ -84,7 +84,7 @@ class Family:
             ks = sorted({_atol(self.name, p) for p in _split(self.name, use)})
             return [(k, f"{self.name}_{k}") for k in ks]
         if self.param_kind == "points":
-            xs = sorted({_atof(self.name, p) for p in _split(self.name, use)})
+            xs = sorted({_point(self.name, p) for p in _split(self.name, use)})
             return [(x, f"{self.name}_{x:3.2f}") for x in xs]
         assert self.parse is not None
         value = self.parse(use or "")
@@ -117,6 +117,14 @@ def _atof(name: str, text: str) -> float:
     if not np.isfinite(value):
         raise bad_param(name, "parameter", "a finite number", text)
     return value
+
+
+def _point(name: str, text: str) -> float:
+    """A recall point or R multiple: a number >= 0 (-0 reads as 0)."""
+    value = _atof(name, text)
+    if value < 0:
+        raise bad_param(name, "point", "a number >= 0", text)
+    return value + 0.0
 
 
 def parse_floats(name: str, count: int | None = None) -> Callable[[str], tuple[float, ...]]:
