@@ -287,8 +287,13 @@ class Evaluator:
         fam = REGISTRY[m.family]
         if fam.summary in ("runid", "num_q"):
             return None
-        v = fam.compute(ctx, m.value)
-        return v if isinstance(v, list) else np.asarray(v, dtype=np.float64)
+        # gm_map reuses map, gm_bpref bpref...: one computation per function and value
+        memo = ctx.__dict__.setdefault("_memo", {})
+        key = (fam.compute, repr(m.value))
+        if key not in memo:
+            v = fam.compute(ctx, m.value)
+            memo[key] = v if isinstance(v, list) else np.asarray(v, dtype=np.float64)
+        return memo[key]
 
     def _summarise(self, fam: Family, v: np.ndarray, count: int,
                    z: bool = False) -> float | None:

@@ -151,9 +151,24 @@ class Ctx:
         return out
 
     @cached_property
+    def rel_rows(self) -> np.ndarray:
+        """Indices of the relevant rows, in rank order."""
+        return np.flatnonzero(self.is_rel)
+
+    @cached_property
+    def rel_tid(self) -> np.ndarray:
+        return self.tid[self.rel_rows]
+
+    def count_through(self, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """For each of ``rows``: rows of its topic up to and including it with ``mask``."""
+        p = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+        return p[rows + 1] - p[self.starts[self.tid[rows]]]
+
+    @cached_property
     def precision_at_rel(self) -> np.ndarray:
         """Precision at each relevant row, in row order (rel rows only)."""
-        return self.cum_rel[self.is_rel] / self.rank[self.is_rel]
+        rows = self.rel_rows
+        return self.cum_rel[rows] / (self.pos[rows] + 1.0)
 
 
 def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -13,12 +13,6 @@ from metrics.measures.context import Ctx, safe_div
 from metrics.ranking import NONPOOL, UNJUDGED
 
 
-def _running(ctx: Ctx, mask: np.ndarray) -> np.ndarray:
-    """Within-topic inclusive running count of rows where ``mask``."""
-    p = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
-    return p[1:] - p[ctx.starts][ctx.tid]
-
-
 def bpref(ctx: Ctx, _: None) -> np.ndarray:
     r"""Binary preference (Buckley & Voorhees, SIGIR 2004).
 
@@ -28,16 +22,15 @@ def bpref(ctx: Ctx, _: None) -> np.ndarray:
     above r (the term is 1 when k_r = 0) and N the judged non-relevant count.
     Documents outside the pool or judged negative are skipped.
     """
-    nonrel = (ctx.rel >= 0) & (ctx.rel < ctx.level)
-    k = _running(ctx, nonrel)
-    R = ctx.R[ctx.tid]
-    den = np.minimum(ctx.num_nonrel, ctx.R)[ctx.tid]
-    term = np.ones(len(k))
+    rows = ctx.rel_rows
+    t = ctx.rel_tid
+    k = ctx.count_through((ctx.rel >= 0) & (ctx.rel < ctx.level), rows)
+    R = ctx.R[t]
+    den = np.minimum(ctx.num_nonrel, ctx.R)[t].astype(np.float64)
+    term = np.ones(len(rows))
     pos = k > 0
-    with np.errstate(divide="ignore", invalid="ignore"):  # only relevant rows are used
-        term[pos] = 1.0 - np.minimum(k[pos], R[pos]) / den[pos].astype(np.float64)
-    total = ctx.topic_sum(term, ctx.is_rel)
-    return safe_div(total, ctx.R)
+    term[pos] = 1.0 - np.minimum(k[pos], R[pos]) / den[pos]
+    return safe_div(np.bincount(t, weights=term, minlength=ctx.T), ctx.R)
 
 
 def infap(ctx: Ctx, _: None) -> np.ndarray:
@@ -50,23 +43,25 @@ def infap(ctx: Ctx, _: None) -> np.ndarray:
     (eps = 1e-5); the sum is divided by R.
     """
     eps = 0.00001
-    r = _running(ctx, ctx.is_rel).astype(np.float64)
-    nr = _running(ctx, (ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.float64)
-    u = _running(ctx, ctx.rel == UNJUDGED).astype(np.float64)
-    j = ctx.pos.astype(np.float64)
+    rows = ctx.rel_rows
+    r = ctx.cum_rel[rows].astype(np.float64)
+    nr = ctx.count_through((ctx.rel >= 0) & (ctx.rel < ctx.level), rows).astype(np.float64)
+    u = ctx.count_through(ctx.rel == UNJUDGED, rows).astype(np.float64)
+    j = ctx.pos[rows].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + nr + u) / j) * (
             (r - 1 + eps) / (r - 1 + nr + 2 * eps))
     term[j == 0] = 1.0
-    return safe_div(ctx.topic_sum(term, ctx.is_rel), ctx.R)
+    return safe_div(np.bincount(ctx.rel_tid, weights=term, minlength=ctx.T), ctx.R)
 
 
 def bin_g(ctx: Ctx, _: None) -> np.ndarray:
     """Binary G: (1/R) sum over relevant retrieved of 1/log2(2 + non-relevant
     documents above it, unjudged included) (``m_binG.c``)."""
-    above = ctx.pos - (ctx.cum_rel - 1)
+    rows = ctx.rel_rows
+    above = ctx.pos[rows] - (ctx.cum_rel[rows] - 1)
     term = 1.0 / np.log2(2.0 + above)
-    return safe_div(ctx.topic_sum(term, ctx.is_rel), ctx.R)
+    return safe_div(np.bincount(ctx.rel_tid, weights=term, minlength=ctx.T), ctx.R)
 
 
 def unjudged(ctx: Ctx, k: int) -> np.ndarray:

@@ -44,14 +44,15 @@ def ap(ctx: Ctx, _: None) -> np.ndarray:
 
     0 when R = 0 or nothing relevant is retrieved. Reference: Harman, TREC-1.
     """
-    prec = ctx.cum_rel / ctx.rank
-    return safe_div(ctx.topic_sum(prec, ctx.is_rel), ctx.R)
+    total = np.bincount(ctx.rel_tid, weights=ctx.precision_at_rel, minlength=ctx.T)
+    return safe_div(total, ctx.R)
 
 
 def map_cut(ctx: Ctx, k: int) -> np.ndarray:
     """AP with the sum truncated at rank k, still divided by R (``m_map_cut.c``)."""
-    prec = ctx.cum_rel / ctx.rank
-    return safe_div(ctx.topic_sum(prec, ctx.is_rel & (ctx.pos < k)), ctx.R)
+    top = ctx.pos[ctx.rel_rows] < k
+    total = np.bincount(ctx.rel_tid[top], weights=ctx.precision_at_rel[top], minlength=ctx.T)
+    return safe_div(total, ctx.R)
 
 
 def rprec(ctx: Ctx, _: None) -> np.ndarray:
@@ -162,7 +163,7 @@ def default_points(text: str) -> tuple[float, ...]:
 def yaap(ctx: Ctx, _: None) -> np.ndarray:
     """Yet another AP: log((1 + S) / (1 + R - S)), S = sum of precision at each
     relevant retrieved document (``m_yaap.c``)."""
-    s = ctx.topic_sum(ctx.cum_rel / ctx.rank, ctx.is_rel)
+    s = np.bincount(ctx.rel_tid, weights=ctx.precision_at_rel, minlength=ctx.T)
     return np.log((1.0 + s) / (1.0 + ctx.R - s))
 
 
