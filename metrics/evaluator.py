@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -194,14 +194,16 @@ class Evaluator:
         self.num_docs = num_docs
         self.compat = compat
 
-    def compute(self, run: Run, zscores: ZTable | None = None) -> Result:
+    def compute(self, run: Run, zscores: ZTable | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Result:
         """Evaluate ``run``; the structured result behind every output format.
 
         With ``zscores`` (trec_eval ``-Z``), each per-topic value becomes
         (v - mean) / sd from the table before the summaries are taken; a
         missing entry, or sd = 0 with v != mean, gives -1000000.
+        ``progress(rows_done, rows_total)`` is called after each chunk.
         """
-        topics, codes, missing, values = self._per_topic(run)
+        topics, codes, missing, values = self._per_topic(run, progress)
         if not topics:
             raise EvaluationError(
                 f"{run.source}: no topic has both run lines and judgments in {self.qrels.source}")
@@ -233,7 +235,8 @@ class Evaluator:
             summary.append(self._summarise(fam, v, count, zscores is not None))
         return Result(run.name, topics, missing, self.measures, out_values, summary)
 
-    def _per_topic(self, run: Run) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+    def _per_topic(self, run: Run, progress: Callable[[int, int], None] | None = None
+                   ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
         """Per-topic values of every measure, topics in trec_eval order.
 
         A large run is evaluated in chunks of whole topics (measures are per
@@ -241,6 +244,7 @@ class Evaluator:
         """
         parts = list(_topic_chunks(run, self.judged, CHUNK_ROWS))
         codes_list, missing_list, values_list = [], [], []
+        done, total = 0, len(run)
         for part, part_codes in parts:
             ranked = rank(part, self.judged, float32_scores=self.compat < 10,
                           max_docs=self.max_docs, judged_only=self.judged_only,
@@ -251,6 +255,9 @@ class Evaluator:
             values_list.append([self._compute_one(ctx, m) for m in self.measures])
             del ctx, ranked
             pa.default_memory_pool().release_unused()   # hand freed chunk memory back
+            done += len(part)
+            if progress is not None:
+                progress(done, total)
         if self.complete and len(parts) > 1:
             seen = np.zeros(len(self.judged.topics), bool)
             for c in codes_list:
