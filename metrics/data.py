@@ -41,7 +41,31 @@ def _as_str(col: pd.Series) -> pd.Series:
 
 
 @dataclass(frozen=True, eq=False)
-class Run:
+class _TrecTable:
+    """What runs and qrels share: an Arrow table, its source and line numbers."""
+
+    table: pa.Table
+    source: str = "<input>"
+    lines: np.ndarray | None = field(default=None, repr=False)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The rows as a pandas frame (built on first use)."""
+        return _table_to_frame(self.table)
+
+    def line_of(self, row: int) -> int:
+        """Source line number of row ``row``."""
+        return int(self.lines[row]) if self.lines is not None else row + 1
+
+    def arrow(self) -> pa.Table:
+        return self.table
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+
+@dataclass(frozen=True, eq=False)
+class Run(_TrecTable):
     """A system's ranked results: one row per (query, document).
 
     Columns: ``query_id, iteration, doc_id, rank, score, run_id``. Only
@@ -52,15 +76,7 @@ class Run:
     :meth:`from_frame`.
     """
 
-    table: pa.Table
-    source: str = "<run>"
-    lines: np.ndarray | None = field(default=None, repr=False)
     run_id: str | None = None
-
-    @cached_property
-    def frame(self) -> pd.DataFrame:
-        """The run as a pandas frame (built on first use)."""
-        return _table_to_frame(self.table)
 
     @classmethod
     def read(cls, source: _io.Source, *, eval_only: bool = False) -> Run:
@@ -105,24 +121,13 @@ class Run:
         col = self.table["run_id"]
         return str(col[len(col) - 1]) if len(col) else ""
 
-    def line_of(self, row: int) -> int:
-        """Source line number of frame row ``row``."""
-        return int(self.lines[row]) if self.lines is not None else row + 1
-
-    def arrow(self) -> pa.Table:
-        """The run as an Arrow table."""
-        return self.table
-
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 6-column TREC format."""
         _io.write_frame(self.frame, _io.RUN_FIELDS, target)
 
-    def __len__(self) -> int:
-        return self.table.num_rows
-
 
 @dataclass(frozen=True, eq=False)
-class Qrels:
+class Qrels(_TrecTable):
     """Relevance judgments: one row per (query, document) with an int grade.
 
     Columns: ``query_id, iteration, doc_id, relevance``. A negative grade means
@@ -130,14 +135,6 @@ class Qrels:
     relevant nor as non-relevant.
     """
 
-    table: pa.Table
-    source: str = "<qrels>"
-    lines: np.ndarray | None = field(default=None, repr=False)
-
-    @cached_property
-    def frame(self) -> pd.DataFrame:
-        """The qrels as a pandas frame (built on first use)."""
-        return _table_to_frame(self.table)
 
     @classmethod
     def read(cls, source: _io.Source) -> Qrels:
@@ -175,18 +172,9 @@ class Qrels:
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
         return cls.from_frame(frame, "<dict>")
 
-    def line_of(self, row: int) -> int:
-        return int(self.lines[row]) if self.lines is not None else row + 1
-
-    def arrow(self) -> pa.Table:
-        return self.table
-
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 4-column TREC qrels format."""
         _io.write_frame(self.frame, _io.QRELS_FIELDS, target)
-
-    def __len__(self) -> int:
-        return self.table.num_rows
 
 
 def read_run(source: _io.Source) -> Run:
