@@ -21,6 +21,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal
 
 import numpy as np
 import pyarrow as pa
@@ -29,6 +30,8 @@ import pyarrow.compute as pc
 from metrics._arrow import to_np, true_positions
 from metrics.data import Qrels, Run
 from metrics.errors import DuplicateDocumentError
+
+TieOrder = Literal["descending", "ascending"]
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -191,13 +194,14 @@ def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     return np.arange(n) - np.repeat(new_start, lens) + np.repeat(seg_start[perm], lens)
 
 
-def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """Row order: topic code ascending, score descending, docno descending (bytes)."""
+def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array,
+           ties: TieOrder = "descending") -> np.ndarray:
+    """Row order: topic code ascending, score descending, docno ``ties`` (bytes)."""
     order = _presorted_order(q, s)
     if order is None:
         return to_np(pc.sort_indices(
             pa.table({"q": q, "s": s, "d": d}),
-            sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")],
+            sort_keys=[("q", "ascending"), ("s", "descending"), ("d", ties)],
         ))
     qs, ss = q[order], s[order]
     tie = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
@@ -210,7 +214,7 @@ def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array) -> np.nd
     group = np.cumsum(np.concatenate(([True], ~tie[pos[:-1]])))
     sub = to_np(pc.sort_indices(
         pa.table({"g": group, "d": pc.take(d, pa.array(order[pos]))}),
-        sort_keys=[("g", "ascending"), ("d", "descending")],
+        sort_keys=[("g", "ascending"), ("d", ties)],
     ))
     order = order.copy()
     order[pos] = order[pos][sub]
@@ -226,6 +230,7 @@ def rank(
     judged_only: bool = False,
     complete: bool = False,
     codes: np.ndarray | None = None,
+    ties: TieOrder = "descending",
 ) -> Ranked:
     """Put ``run`` into trec_eval order and look up each document's grade.
 
@@ -243,6 +248,9 @@ def rank(
     codes
         Each row's topic index in ``judged`` (-1: not judged), when the caller
         has computed it already.
+    ties
+        Docno order within equal scores: ``"descending"`` everywhere in
+        trec_eval except its preference modes, which sort ``"ascending"``.
     """
     src = run.arrow()
     q_all = _dictionary_codes(src["query_id"], judged.index) if codes is None else codes
@@ -255,9 +263,9 @@ def rank(
     keep = np.flatnonzero(q_all >= 0)
     if len(keep) != len(q_all):
         d_keep = pc.take(docs_all, pa.array(keep))
-        rows = keep[_order(q_all[keep], scores[keep], d_keep)]
+        rows = keep[_order(q_all[keep], scores[keep], d_keep, ties)]
     else:
-        rows = _order(q_all, scores, docs_all)
+        rows = _order(q_all, scores, docs_all, ties)
     q = q_all[rows]
     T = len(judged.topics)
     counts = np.bincount(q, minlength=T)
@@ -320,8 +328,8 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray,
     return grades
 
 
-def ranked_docnos(run: Run, *, float32_scores: bool = False,
-                  max_docs: int | None = None) -> dict[str, list[str]]:
+def ranked_docnos(run: Run, *, float32_scores: bool = False, max_docs: int | None = None,
+                  ties: TieOrder = "descending") -> dict[str, list[str]]:
     """Each topic's docnos in trec_eval order (for the prefs and jg modes).
 
     Topics are keyed by id; every run topic is included. Duplicates within the
@@ -333,7 +341,7 @@ def ranked_docnos(run: Run, *, float32_scores: bool = False,
                            "doc_id": pa.array([""] * len(topics), pa.string()),
                            "relevance": pa.array([0] * len(topics), pa.int64())}))
     judged = JudgedTopics.prepare(fake)
-    ranked = rank(run, judged, float32_scores=float32_scores, max_docs=max_docs)
+    ranked = rank(run, judged, float32_scores=float32_scores, max_docs=max_docs, ties=ties)
     docs = ranked.docs.to_pylist()
     return {t: docs[ranked.offsets[i]:ranked.offsets[i + 1]]
             for i, t in enumerate(ranked.topics)}

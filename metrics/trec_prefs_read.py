@@ -135,27 +135,8 @@ def prefs_from_qrels(qrels: Qrels) -> Prefs:
 
 def prefs_ranking(run: Run, *, float32_scores: bool = False,
                   max_docs: int | None = None) -> dict[str, list[str]]:
-    """Each run topic's docnos in the order the prefs modes use.
-
-    That is :func:`~metrics.ranking.ranked_docnos` with every block of equal
-    scores reversed (docno ascending instead of descending), then cut to
-    ``max_docs`` (``-M``). The cut comes after the reordering because trec_eval
-    sorts first and cuts second. Unlike trec_eval, a docno repeated below the
-    ``-M`` cut is an error here too (the whole topic is ranked first).
-    """
-    order = ranked_docnos(run, float32_scores=float32_scores)
-    t = run.arrow()
-    scores = np.asarray(t["score"].to_numpy(), dtype=np.float64)
-    if float32_scores:
-        scores = scores.astype(np.float32).astype(np.float64)
-    score_of = dict(zip(zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(), strict=True),
-                        scores.tolist(), strict=True))
-    out: dict[str, list[str]] = {}
-    for qid, docs in order.items():
-        s = np.array([score_of[(qid, d)] for d in docs], dtype=np.float64)
-        # Start index of each block of equal scores (they are contiguous).
-        starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1]))).tolist()
-        ends = starts[1:] + [len(docs)]
-        ranked = [d for a, b in zip(starts, ends, strict=True) for d in reversed(docs[a:b])]
-        out[qid] = ranked if max_docs is None else ranked[:max(max_docs, 0)]
-    return out
+    """Each run topic's docnos in the order the prefs modes use: trec_eval's
+    ranking with equal scores in docno *ascending* order (its prefs code sorts
+    that way), cut to ``max_docs`` (``-M``) after sorting."""
+    return ranked_docnos(run, float32_scores=float32_scores, max_docs=max_docs,
+                         ties="ascending")
