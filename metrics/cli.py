@@ -130,7 +130,8 @@ def list_measures() -> str:
 def eval_cmd(
     qrels: Annotated[Path | None, typer.Argument(help="Qrels file (4 or 3 columns; .gz ok)")]
         = None,
-    runs: Annotated[list[Path] | None, typer.Argument(help="One or more TREC run files")]
+    runs: Annotated[list[Path] | None, typer.Argument(
+        help="One or more TREC run files ('-' reads one from stdin)")]
         = None,
     measure: Annotated[list[str] | None, typer.Option(
         "-m", "--measure", help="Measure or nickname: P.5,10 / P@5 / nDCG@10 / all_trec. "
@@ -195,7 +196,8 @@ def eval_cmd(
         for path in runs:
             # the bar is closed (and erased) before this run's lines are written
             with _Progress(path) as bar:
-                res = ev.compute(Run.read(path, eval_only=True), z, bar.update)
+                source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
+                res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
             if fmt == "trec":
                 out.writelines(lines(res, per_query=query, summary=not no_summary,
                                      compat=compat, zscores=z is not None))

@@ -63,3 +63,14 @@ def test_list_measures_from_registry() -> None:
 def test_version() -> None:
     code, out, _ = run_cli(["--version"])
     assert code == 0 and out.startswith("relkit ")
+
+
+def test_run_from_stdin(monkeypatch) -> None:  # noqa: ANN001
+    import io
+    import sys
+
+    text = (SAMPLE / "runs" / "bm25.txt").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    code, out, _ = run_cli(["eval", "-m", "AP", QRELS, "-"])
+    code2, out2, _ = run_cli(["eval", "-m", "AP", QRELS, RUNS[0]])
+    assert code == code2 == 0 and out == out2
