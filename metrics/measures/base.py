@@ -77,7 +77,7 @@ class Family:
         """Parse a parameter text into ``(value, output_name)`` pairs."""
         if self.param_kind == "none":
             if text:
-                raise bad_param(self.name, "parameter", "absent (it takes none)", text)
+                raise bad_param(self.name, "params", "absent (it takes none)", text)
             return [(None, self.name)]
         use = self.default if text is None else text
         if self.param_kind == "cutoffs":
@@ -94,7 +94,7 @@ class Family:
 def _split(name: str, text: str | None) -> list[str]:
     parts = [p for p in (text or "").split(",")]
     if not parts or any(p == "" for p in parts):
-        raise bad_param(name, "parameter list", "comma-separated numbers", text)
+        raise bad_param(name, "values", "comma-separated numbers", text)
     return parts
 
 
@@ -113,9 +113,9 @@ def _atof(name: str, text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise bad_param(name, "parameter", "a number", text) from None
+        raise bad_param(name, "value", "a number", text) from None
     if not np.isfinite(value):
-        raise bad_param(name, "parameter", "a finite number", text)
+        raise bad_param(name, "value", "a finite number", text)
     return value
 
 
@@ -133,7 +133,7 @@ def parse_floats(name: str, count: int | None = None) -> Callable[[str], tuple[f
     def parse(text: str) -> tuple[float, ...]:
         vals = tuple(_atof(name, p) for p in _split(name, text))
         if count is not None and len(vals) != count:
-            raise bad_param(name, "parameter list", f"exactly {count} numbers", text)
+            raise bad_param(name, "values", f"exactly {count} numbers", text)
         return vals
 
     return parse
@@ -151,7 +151,7 @@ def parse_pairs(name: str, keys: Callable[[str], bool], what: str, c_float: bool
         for part in _split(name, text):
             key, sep, val = part.partition("=")
             if not sep or not keys(key):
-                raise bad_param(name, "parameter", what, part)
+                raise bad_param(name, "pair", what, part)
             # trec_eval reads these into a C float: keep single precision.
             value = _atof(name, val)
             out.append((key, float(np.float32(value)) if c_float else value))
