@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from metrics.data import Qrels, Run
-from metrics.errors import EvaluationError, MeasureError
+from metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from metrics.measures.base import REGISTRY, Family, Measure
 from metrics.measures.context import Ctx
 from metrics.measures.trec_rank import GM_FLOOR
@@ -242,13 +242,18 @@ class Evaluator:
         A large run is evaluated in chunks of whole topics (measures are per
         topic, so the values are the same) to bound the working memory.
         """
-        parts = list(_topic_chunks(run, self.judged, CHUNK_ROWS))
+        single = len(run) <= CHUNK_ROWS
         codes_list, missing_list, values_list = [], [], []
+        duplicates: list[DuplicateDocumentError] = []
         done, total = 0, len(run)
-        for part, part_codes in parts:
-            ranked = rank(part, self.judged, float32_scores=self.compat < 10,
-                          max_docs=self.max_docs, judged_only=self.judged_only,
-                          complete=self.complete and len(parts) == 1, codes=part_codes)
+        for part, part_codes in _topic_chunks(run, self.judged, CHUNK_ROWS):
+            try:
+                ranked = rank(part, self.judged, float32_scores=self.compat < 10,
+                              max_docs=self.max_docs, judged_only=self.judged_only,
+                              complete=self.complete and single, codes=part_codes)
+            except DuplicateDocumentError as exc:
+                duplicates.append(exc)     # report the first topic in trec_eval order
+                continue
             ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
             codes_list.append(ranked.topic_codes)
             missing_list.append(ranked.missing)
@@ -258,7 +263,9 @@ class Evaluator:
             done += len(part)
             if progress is not None:
                 progress(done, total)
-        if self.complete and len(parts) > 1:
+        if duplicates:
+            raise min(duplicates, key=lambda e: self.judged.index.get(e.query_id, -1))
+        if self.complete and not single:
             seen = np.zeros(len(self.judged.topics), bool)
             for c in codes_list:
                 seen[c] = True

@@ -19,8 +19,8 @@ reads the file again, so the result and the errors never depend on the path.
 from __future__ import annotations
 
 import gzip
-import io
 import math
+import mmap
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,19 +79,75 @@ def _read_bytes(source: Source) -> bytes:
     return data
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def _lines(data: bytes, name: str) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line_number, fields)`` of content lines (not blank, not comment)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        where = data[: exc.start].count(b"\n") + 1
-        raise FormatError(name, where, "UTF-8 text",
-                          f"undecodable byte {data[exc.start]:#04x}") from None
-    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith("#"):
+    """Yield ``(line_number, fields)`` of content lines (not blank, not comment).
+
+    Fields are split on ASCII whitespace only, as trec_eval's C parser does:
+    a no-break space or other Unicode space is part of a field.
+    """
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    for number, raw in enumerate(data.splitlines(), start=1):
+        parts = raw.split()                  # bytes.split: ASCII whitespace only
+        if not parts or parts[0].startswith(b"#"):
             continue
-        yield number, fields
+        try:
+            yield number, [p.decode("utf-8") for p in parts]
+        except UnicodeDecodeError as exc:
+            raise FormatError(name, number, "UTF-8 text",
+                              f"undecodable byte {exc.object[exc.start]:#04x}") from None
+
+
+# Bytes that may not appear in a file the fast parser reads with ``delimiter``:
+# other ASCII whitespace would be a separator to trec_eval but part of a field
+# to pyarrow. (Empty fields, from doubled or edge delimiters, are caught after
+# parsing: pyarrow already insists on the exact number of fields per line.)
+_FOREIGN = {" ": (b"\t", b"\v", b"\f"), "\t": (b" ", b"\v", b"\f")}
+
+
+def _regular(data: bytes | str | os.PathLike[str], delimiter: str) -> bool:
+    """True when no byte in ``data`` needs the checking parser (single-byte
+    scans, memchr-fast; CR pairs are only counted when a CR is present)."""
+
+    def ok(block: bytes) -> bool:
+        if any(b in block for b in _FOREIGN[delimiter]):
+            return False
+        return b"\r" not in block or block.count(b"\r") == block.count(b"\r\n")
+
+    if isinstance(data, bytes):
+        return not data.startswith(BOM) and ok(data)
+    with open(data, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return True
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            # mmap.find is memchr-fast and copies nothing
+            if view[:3] == BOM or any(view.find(b) >= 0 for b in _FOREIGN[delimiter]):
+                return False
+            if view.find(b"\r") < 0:
+                return True
+            return bool(ok(view[:]))   # rare: CR present, count the pairs
+
+
+def _empty_or_comment(arr: pa.ChunkedArray, first_column: bool) -> bool:
+    """Whether a string column holds an empty value (or, for the first column,
+    a value starting with '#'), read straight from the Arrow buffers."""
+    for chunk in arr.chunks:
+        if len(chunk) == 0:
+            continue
+        _, offs_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(offs_buf, dtype=np.int32, count=chunk.offset + len(chunk) + 1)
+        offsets = offsets[chunk.offset:]
+        starts = offsets[:-1]
+        if np.any(offsets[1:] == starts):
+            return True
+        if first_column and data_buf is not None:
+            raw = np.frombuffer(data_buf, dtype=np.uint8)
+            if np.any(raw[starts] == ord("#")):
+                return True
+    return False
 
 
 def _head(source: Source) -> bytes | None:
@@ -132,7 +188,7 @@ def _fast_table(
         delimiter = " "
     else:
         return None
-    if not head or head.lstrip()[:1] == b"#":
+    if not head or head.lstrip()[:1] == b"#" or not _regular(data, delimiter):
         return None
     src = pa.BufferReader(data) if isinstance(data, bytes) else os.fspath(data)
     try:
@@ -148,7 +204,6 @@ def _fast_table(
             ),
             convert_options=pacsv.ConvertOptions(
                 column_types=types,
-                include_columns=include,
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -156,16 +211,14 @@ def _fast_table(
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    # Empty fields (double spaces) or '#' ids would be accepted by pyarrow but are
-    # handled differently by the checking path: let it decide.
-    for col in ("query_id", "doc_id"):
-        arr = table[col]
-        # (min() rather than equal(x, 0): a Python scalar operand makes pyarrow import pandas)
-        if len(arr) and pa.compute.min(pa.compute.utf8_length(arr)).as_py() == 0:
+    # An empty field (doubled or edge delimiter) makes a line malformed; so do
+    # '#' ids (comments) -- the checking parser decides those. Every column is
+    # checked, then only the requested ones are kept.
+    for col in names:
+        if pa.types.is_string(table[col].type) and _empty_or_comment(
+                table[col], col == "query_id"):
             return None
-    if pa.compute.any(pa.compute.starts_with(table["query_id"], "#")).as_py():
-        return None
-    return table
+    return table.select(include) if include is not None else table
 
 
 _ID = pa.string()
@@ -207,8 +260,9 @@ def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
         if table.num_rows == 0:
             raise FormatError(name, None, "at least one run line", "an empty file")
         last = (data.rstrip().rsplit(b"\n", 1)[-1] if isinstance(data, bytes)
-                else _tail_line(data))
-        return table, None, name, last.split()[5].decode()
+                else _tail_line(data)).split()
+        if len(last) >= 6:
+            return table, None, name, last[5].decode()
     if not isinstance(data, bytes):
         data = _read_bytes(source)
     cols: dict[str, list[Any]] = {f: [] for f in RUN_FIELDS}

@@ -313,7 +313,7 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray,
     # core while the (multi-threaded, GIL-free) hash join runs here.
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(_first_duplicate, q, d)
-        grades = np.full(len(q_all), NONPOOL, dtype=np.int32)
+        grades = np.full(len(q_all), NONPOOL, dtype=np.int64)
         if len(q):
             joined = pa.table({"q": q, "d": d, "i": idx}).join(
                 judged.for_topics(q), keys=["q", "d"], join_type="inner")

@@ -124,3 +124,39 @@ def test_float32_ties_only_in_compat_9() -> None:
     run = Run.read("q Q0 a 1 1.00000002 s\nq Q0 b 2 1.00000001 s\n")
     assert ranked_docnos(run)["q"] == ["a", "b"]                       # doubles differ
     assert ranked_docnos(run, float32_scores=True)["q"] == ["b", "a"]  # floats tie
+
+
+# Both parsers must read the same content the same way: a text with a trailing
+# blank line takes the checking parser, without it the fast one.
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 1.5 r\nq1 Q0 d2 2 1 \n",               # trailing delimiter: 5 fields
+    "q1 Q0 d1 1 1.5 \nq1 Q0 d2 2 1 r\n",
+    "q1\tQ0\td1\t1\t2\tr\nq1\tQ0\td2 \t2\t1\tr\n",      # stray space in a tab file
+    "q1 Q0 d1 1 1.5 r\nq1 Q0 d2\tx 2 1 r\n",           # tab in a space file
+    "q1 Q0 d\u00a02 1 1.5 r\n",                         # NBSP is not a separator
+    "q1 Q0 d1 1 1.5 a\rq1 Q0 d2 2 1 b\r",               # CR-only line ends
+    "\ufeffq1 Q0 d1 1 1.5 r\n",                          # UTF-8 BOM
+    "q1 Q0 d1 1 1.5 r\r\nq1 Q0 d2 2 1 r\r\n",
+])
+def test_fast_and_checking_parsers_agree(text: str) -> None:
+    def read(t: str) -> object:
+        try:
+            r = Run.read(t)
+        except FormatError as exc:
+            return ("error", exc.line, exc.expected)
+        return r.table.to_pylist(), r.name
+
+    assert read(text) == read(text + "\n")
+
+
+def test_duplicate_reported_for_first_topic_whatever_the_chunking(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import metrics.evaluator
+
+    q = Qrels.read("q1 0 a 1\nq2 0 a 1\n")
+    run = Run.read("q2 Q0 a 0 3 r\nq2 Q0 a 0 2 r\nq1 Q0 b 0 3 r\nq1 Q0 b 0 2 r\n")
+    for size in (10**9, 2, 1):
+        monkeypatch.setattr(metrics.evaluator, "CHUNK_ROWS", size)
+        with pytest.raises(DuplicateDocumentError) as info:
+            Evaluator(q, ["map"]).compute(run)
+        assert (info.value.query_id, info.value.line) == ("q1", 4)
