@@ -13,8 +13,7 @@ import pyarrow as pa
 from metrics.data import Qrels, Run
 from metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from metrics.measures.base import REGISTRY, Family, Measure
-from metrics.measures.context import Ctx
-from metrics.measures.trec_rank import GM_FLOOR
+from metrics.measures.context import Ctx, seq_sum
 from metrics.ranking import JudgedTopics, Ranked, _dictionary_codes, rank
 
 if TYPE_CHECKING:
@@ -94,14 +93,6 @@ def _registry() -> dict[str, Family]:
 
     load_all()
     return REGISTRY
-
-
-def _seq_sum(values: np.ndarray) -> float:
-    """Sum in topic order, one addition at a time (as trec_eval's C loop)."""
-    total = 0.0
-    for v in values.tolist():
-        total += v
-    return total
 
 
 ZTable = dict[tuple[str, str], tuple[float, float]]
@@ -312,18 +303,18 @@ class Evaluator:
     def _summarise(self, fam: Family, v: np.ndarray, count: int,
                    z: bool = False) -> float | None:
         if fam.summary == "mean":
-            return _seq_sum(v) / count
+            return seq_sum(v) / count
         if fam.summary == "sum":
             if fam.name == "num_rel" and self.complete and not z:
                 # trec_eval -c recounts num_rel over all qrels topics, grades > 0, ignoring -l
                 return float(self.judged.levels[:, 1:].sum())
-            return _seq_sum(v)
+            return seq_sum(v)
         if fam.summary == "gm":
             logs = np.log(np.maximum(v, 1e-5))
-            return math.exp(_seq_sum(logs) / count) if count else GM_FLOOR
+            return math.exp(seq_sum(logs) / count)
         if fam.summary == "nanmean":
             ok = ~np.isnan(v)
-            return _seq_sum(v[ok]) / int(ok.sum()) if ok.any() else float("nan")
+            return seq_sum(v[ok]) / int(ok.sum()) if ok.any() else float("nan")
         return None
 
     def evaluate(self, run: Run) -> pd.DataFrame:

@@ -12,7 +12,6 @@ import re
 
 import numpy as np
 
-from metrics.errors import MeasureError
 from metrics.measures.base import REGISTRY, Measure, expand, get_family
 
 # Extra readable spellings accepted on input (the canonical one is
@@ -76,10 +75,3 @@ def suggest(name: str) -> str:
         close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
     return f"; did you mean {', '.join(close)}?" if close else ""
 
-
-def check_known(name: str) -> None:
-    """Raise :class:`MeasureError` if ``name`` does not parse."""
-    try:
-        parse_measure(name)
-    except MeasureError:
-        raise

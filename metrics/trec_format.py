@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from metrics.evaluator import Result
+if TYPE_CHECKING:
+    from metrics.evaluator import Result
 from metrics.measures.base import REGISTRY
 
 
@@ -52,6 +54,3 @@ def lines(res: Result, *, per_query: bool, summary: bool, compat: int,
         else:
             yield line(m.output, "all", fmt_float(float(s)), prefix)
 
-
-def render(res: Result, **kwargs: object) -> str:
-    return "".join(lines(res, **kwargs))  # type: ignore[arg-type]

@@ -17,11 +17,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-import numpy as np
-
 from metrics.errors import EvaluationError, MeasureError
+from metrics.measures.context import seq_sum
+from metrics.trec_format import fmt_float, line
 
-__all__ = ["Row", "render"]
+__all__ = ["Row", "render", "seq_sum"]
 
 
 class Row(NamedTuple):
@@ -37,13 +37,6 @@ class Row(NamedTuple):
     kind: str
 
 
-def _fmt_float(value: float) -> str:
-    # glibc prints the NaN that 0/0 yields on x86 as "-nan"; Python has no sign.
-    if math.isnan(value):
-        return "  -nan"
-    return f"{value:6.4f}"
-
-
 def render(rows: Sequence[Row]) -> str:
     """trec_eval's text for ``rows``: ``"%-22s\\t%s\\t%6.4f\\n"`` per row.
 
@@ -57,19 +50,9 @@ def render(rows: Sequence[Row]) -> str:
         elif kind == "int":
             text = str(int(value))
         else:
-            text = _fmt_float(float(value))
-        out.append(f"{name:<22}\t{qid}\t{text}\n")
+            text = fmt_float(float(value))
+        out.append(line(name, qid, text))
     return "".join(out)
-
-
-def seq_sum(values: Sequence[float] | np.ndarray) -> float:
-    """Left-to-right float sum, as C's ``sum += x`` loop computes it.
-
-    ``np.sum`` sums pairwise and Python 3.12's ``sum`` compensates; either can
-    differ from trec_eval in the last bit, which may flip a 4th decimal.
-    """
-    arr = np.asarray(values, dtype=np.float64)
-    return float(np.cumsum(arr)[-1]) if arr.size else 0.0
 
 
 def div(num: float, den: float) -> float:

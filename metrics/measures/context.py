@@ -171,6 +171,17 @@ class Ctx:
         return self.cum_rel[rows] / (self.pos[rows] + 1.0)
 
 
+def seq_sum(values: np.ndarray | list[float]) -> float:
+    """Left-to-right float sum, as C's ``sum += x`` loop computes it.
+
+    ``np.sum`` sums pairwise and ``math.fsum`` compensates; either can differ
+    from trec_eval in the last bit, which may flip a 4th decimal. ``np.cumsum``
+    accumulates one element at a time.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(arr)[-1]) if arr.size else 0.0
+
+
 def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention)."""
     num = np.asarray(num, dtype=np.float64)

@@ -9,8 +9,6 @@ documents of the topic, n the number retrieved.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from metrics.measures.context import Ctx, safe_div
@@ -156,10 +154,6 @@ def eleven_pt_avg(ctx: Ctx, points: tuple[float, ...]) -> np.ndarray:
     return total / len(points)
 
 
-def default_points(text: str) -> tuple[float, ...]:
-    return tuple(float(p) for p in text.split(","))
-
-
 def yaap(ctx: Ctx, _: None) -> np.ndarray:
     """Yet another AP: log((1 + S) / (1 + R - S)), S = sum of precision at each
     relevant retrieved document (``m_yaap.c``)."""
@@ -215,11 +209,3 @@ def set_f(ctx: Ctx, beta2: tuple[float, ...]) -> np.ndarray:
     x = beta2[0]
     p, r = set_p(ctx, None), set_recall(ctx, None)
     return safe_div((x + 1.0) * p * r, x * p + r) * (ctx.num_rel_ret > 0)
-
-
-def log_floor(values: np.ndarray) -> np.ndarray:
-    """Helper for gm_*: the C code stores log(max(v, 1e-5)) per topic."""
-    return np.log(np.maximum(values, 1e-5))
-
-
-GM_FLOOR = math.log(1e-5)
