@@ -1,0 +1,265 @@
+"""What one assessor sees and does: their topics, their items, their judgments.
+
+Everything here is filtered by the assessor: no query in this module reads
+``pool_entry`` (runs, ranks, priorities), ``gold`` or another assessor's
+judgments, so nothing the TUI shows can leak them.
+
+:meth:`AssessorView.record` is the one write an assessor makes. It returns only
+after the transaction has committed, so the caller (the TUI) moves on only with
+the judgment on disk. The current judgment is upserted (one row per assessor,
+topic and document) and every write appends a row to the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from judging.models import ItemOut, JudgmentIn, JudgmentOut, StoreError, TopicOut, validated
+from judging.schema import (
+    AssessorRow,
+    AssignmentItemRow,
+    AssignmentRow,
+    DocumentRow,
+    JudgmentEventRow,
+    JudgmentRow,
+    TopicRow,
+)
+
+if TYPE_CHECKING:
+    from corpora.types import RelevanceScale
+    from judging.store import Store
+
+
+@dataclass(frozen=True)
+class _Assigned:
+    topic_id: int
+    assignment_id: int
+    total: int
+
+
+class AssessorView:
+    """One assessor's window on the store. Build with ``Store.assessor(name)``."""
+
+    def __init__(self, store: Store, name: str) -> None:
+        self.store = store
+        self.name = name
+        with store.read() as s:
+            row = s.execute(select(AssessorRow.id).where(AssessorRow.name == name)).first()
+            if row is None:
+                known = store.assessors()
+                raise StoreError(f"no assessor named {name!r} in this database"
+                                 + (f"; there are {known}" if known else
+                                    ": run `relkit assign` first"))
+            self.assessor_id: int = row[0]
+            c = store._collection(s, None)
+            self.collection_id: int = c.id  # type: ignore[assignment]
+        self._scale: RelevanceScale | None = None
+        self._assigned: dict[str, _Assigned] | None = None
+
+    # -- reading -------------------------------------------------------------------
+    def scale(self) -> RelevanceScale:
+        if self._scale is None:
+            self._scale = self.store.scale()
+        return self._scale
+
+    def _assignments(self, s: Session) -> dict[str, _Assigned]:
+        if self._assigned is None:
+            q = (select(TopicRow.key, TopicRow.id, AssignmentRow.id,
+                        func.count(AssignmentItemRow.id))
+                 .join(AssignmentRow, AssignmentRow.topic_id == TopicRow.id)
+                 .join(AssignmentItemRow, AssignmentItemRow.assignment_id == AssignmentRow.id)
+                 .where(AssignmentRow.assessor_id == self.assessor_id)
+                 .group_by(TopicRow.key, TopicRow.id, AssignmentRow.id))
+            self._assigned = {k: _Assigned(t, a, n) for k, t, a, n in s.execute(q)}
+        return self._assigned
+
+    def _topic(self, s: Session, topic: str) -> _Assigned:
+        try:
+            return self._assignments(s)[topic]
+        except KeyError:
+            raise StoreError(f"topic {topic!r} is not assigned to {self.name!r}") from None
+
+    def topics(self) -> list[TopicOut]:
+        """The assessor's topics with their progress and own grade counts."""
+        with self.store.read() as s:
+            assigned = self._assignments(s)
+            done = dict(s.execute(
+                select(AssignmentItemRow.assignment_id, func.count())
+                .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
+                .where(AssignmentRow.assessor_id == self.assessor_id,
+                       AssignmentItemRow.done.is_(True))  # type: ignore[attr-defined]
+                .group_by(AssignmentItemRow.assignment_id)).all())
+            counts: dict[int, dict[int, int]] = {}
+            for tid, grade, n in s.execute(
+                    select(JudgmentRow.topic_id, JudgmentRow.grade, func.count())
+                    .where(JudgmentRow.assessor_id == self.assessor_id,
+                           JudgmentRow.status == "judged")
+                    .group_by(JudgmentRow.topic_id, JudgmentRow.grade)):
+                counts.setdefault(tid, {})[grade] = n
+            rows = {r.id: r for r in s.execute(
+                select(TopicRow).where(TopicRow.id.in_(  # type: ignore[union-attr]
+                    [a.topic_id for a in assigned.values()]))).scalars()}
+        out = []
+        for key in sorted(assigned, key=_natural):
+            a = assigned[key]
+            t = rows[a.topic_id]
+            out.append(TopicOut(key, t.title, t.description, t.narrative, a.total,
+                                done.get(a.assignment_id, 0), counts.get(a.topic_id, {})))
+        return out
+
+    def _item_query(self, a: _Assigned) -> Any:
+        return (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
+                       DocumentRow.text, JudgmentRow.grade, JudgmentRow.status,
+                       JudgmentRow.note, JudgmentRow.flagged)
+                .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
+                .outerjoin(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
+                                             JudgmentRow.topic_id == a.topic_id,
+                                             JudgmentRow.document_id == DocumentRow.id))
+                .where(AssignmentItemRow.assignment_id == a.assignment_id))
+
+    @staticmethod
+    def _item(topic: str, total: int, row: Any) -> ItemOut:
+        pos, key, title, text, grade, status, note, flagged = row
+        return ItemOut(topic, key, pos, total, title, text or "", grade, status, note or "",
+                       bool(flagged))
+
+    def item(self, topic: str, position: int) -> ItemOut:
+        """The item at ``position`` (1-based) of the topic's presentation order."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            row = s.execute(self._item_query(a)
+                            .where(AssignmentItemRow.position == position)).first()
+            if row is None:
+                raise StoreError(f"topic {topic!r} has no item {position} (1..{a.total})")
+            return self._item(topic, a.total, row)
+
+    def items(self, topic: str) -> list[ItemOut]:
+        """Every item of the topic, in presentation order."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            rows = s.execute(self._item_query(a).order_by(AssignmentItemRow.position)).all()
+            return [self._item(topic, a.total, r) for r in rows]
+
+    def next_item(self, topic: str, after: int = 0) -> ItemOut | None:
+        """The first item not yet judged after ``after``, wrapping round; ``None`` when done.
+
+        Skipped and judge-later items are not judged, so they come round again.
+        """
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            base = (select(AssignmentItemRow.position)
+                    .where(AssignmentItemRow.assignment_id == a.assignment_id,
+                           AssignmentItemRow.done.is_(False))  # type: ignore[attr-defined]
+                    .order_by(AssignmentItemRow.position).limit(1))
+            pos = s.execute(base.where(AssignmentItemRow.position > after)).scalar()
+            if pos is None:
+                pos = s.execute(base).scalar()
+            if pos is None:
+                return None
+            row = s.execute(self._item_query(a).where(AssignmentItemRow.position == pos)).one()
+            return self._item(topic, a.total, row)
+
+    def judgments(self, topic: str | None = None) -> list[JudgmentOut]:
+        """This assessor's current judgments (of one topic, or all)."""
+        q = (select(JudgmentRow, TopicRow.key, DocumentRow.key)
+             .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
+             .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
+             .where(JudgmentRow.assessor_id == self.assessor_id))
+        if topic is not None:
+            q = q.where(TopicRow.key == topic)
+        with self.store.read() as s:
+            return [_out(j, t, d, self.name)
+                    for j, t, d in s.execute(q.order_by(JudgmentRow.updated_at, JudgmentRow.id))]
+
+    def history(self, topic: str, doc: str) -> list[JudgmentOut]:
+        """Every write this assessor made to one judgment, oldest first."""
+        q = (select(JudgmentEventRow)
+             .join(TopicRow, TopicRow.id == JudgmentEventRow.topic_id)
+             .join(DocumentRow, DocumentRow.id == JudgmentEventRow.document_id)
+             .where(JudgmentEventRow.assessor_id == self.assessor_id, TopicRow.key == topic,
+                    DocumentRow.key == doc)
+             .order_by(JudgmentEventRow.id))
+        with self.store.read() as s:
+            return [JudgmentOut(topic, doc, self.name, e.grade, e.status, e.note, e.flagged,
+                                e.dwell_ms, e.version, e.source, e.recorded_at, e.recorded_at)
+                    for e in s.execute(q).scalars()]
+
+    # -- writing -------------------------------------------------------------------
+    def record(self, judgment: JudgmentIn | None = None, /, *, source: str = "api",
+               **fields: Any) -> JudgmentOut:
+        """Save a judgment and return it once committed.
+
+        Give a :class:`JudgmentIn` or its fields (``topic, doc, grade, status,
+        note, flagged, dwell_ms``). Revising a judgment keeps the old one in the
+        history; the current row's ``dwell_ms`` is the total over all writes.
+        """
+        j = judgment if judgment is not None else validated(JudgmentIn, "judgment", **fields)
+        assert isinstance(j, JudgmentIn)
+        if j.grade is not None and j.grade not in self.scale():
+            raise StoreError(f"grade {j.grade} is not on the {self.scale().name!r} scale "
+                             f"(expected one of {list(self.scale().values)})")
+        from judging.store import integrity_error, now
+
+        stamp = now()
+        try:
+            with self.store.write() as s, s.begin():
+                a = self._topic(s, j.topic)
+                did = s.execute(select(DocumentRow.id).where(
+                    DocumentRow.collection_id == self.collection_id,
+                    DocumentRow.key == j.doc)).scalar()
+                item = None if did is None else s.execute(
+                    select(AssignmentItemRow.id).where(
+                        AssignmentItemRow.assignment_id == a.assignment_id,
+                        AssignmentItemRow.document_id == did)).scalar()
+                if item is None:
+                    raise StoreError(f"document {j.doc!r} of topic {j.topic!r} is not assigned "
+                                     f"to {self.name!r}")
+                jid, version, created = self._upsert(s, a.topic_id, did, j, source, stamp)
+                s.add(JudgmentEventRow(judgment_id=jid, version=version,
+                                       assessor_id=self.assessor_id, topic_id=a.topic_id,
+                                       document_id=did, grade=j.grade, status=j.status,
+                                       note=j.note, flagged=j.flagged, dwell_ms=j.dwell_ms,
+                                       source=source, recorded_at=stamp))
+                s.execute(update(AssignmentItemRow).where(AssignmentItemRow.id == item)
+                          .values(done=j.status == "judged"))
+                total_dwell = s.execute(select(JudgmentRow.dwell_ms)
+                                        .where(JudgmentRow.id == jid)).scalar()
+        except IntegrityError as exc:
+            raise integrity_error(exc, f"judgment of {j.topic!r}/{j.doc!r}") from None
+        return JudgmentOut(j.topic, j.doc, self.name, j.grade, j.status, j.note, j.flagged,
+                           int(total_dwell or 0), version, source, created, stamp)
+
+    def _upsert(self, s: Session, topic_id: int, doc_id: int, j: JudgmentIn, source: str,
+                stamp: Any) -> tuple[int, int, Any]:
+        dialect = s.get_bind().dialect.name
+        ins_fn = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        t = JudgmentRow.__table__  # type: ignore[attr-defined]
+        ins = ins_fn(t).values(
+            collection_id=self.collection_id, assessor_id=self.assessor_id, topic_id=topic_id,
+            document_id=doc_id, grade=j.grade, status=j.status, note=j.note, flagged=j.flagged,
+            dwell_ms=j.dwell_ms, version=1, source=source, created_at=stamp, updated_at=stamp)
+        ins = ins.on_conflict_do_update(
+            index_elements=["assessor_id", "topic_id", "document_id"],
+            set_=dict(grade=ins.excluded.grade, status=ins.excluded.status,
+                      note=ins.excluded.note, flagged=ins.excluded.flagged,
+                      dwell_ms=t.c.dwell_ms + ins.excluded.dwell_ms, version=t.c.version + 1,
+                      source=ins.excluded.source, updated_at=ins.excluded.updated_at),
+        ).returning(t.c.id, t.c.version, t.c.created_at)
+        jid, version, created = s.execute(ins).one()
+        return jid, version, created
+
+
+def _out(j: JudgmentRow, topic: str, doc: str, assessor: str) -> JudgmentOut:
+    return JudgmentOut(topic, doc, assessor, j.grade, j.status, j.note, j.flagged, j.dwell_ms,
+                       j.version, j.source, j.created_at, j.updated_at)
+
+
+def _natural(key: str) -> tuple[int, int, str]:
+    """Numeric topic ids in numeric order, then the rest as strings (ids stay strings)."""
+    return (0, int(key), key) if key.isdigit() else (1, 0, key)

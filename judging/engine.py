@@ -1,0 +1,103 @@
+"""Engine factory: where the judging database is and how connections behave.
+
+Never a module-level engine: the CLI, the TUI and the tests each build theirs
+with :func:`make_engine`. SQLite (the default, a file in the working
+directory) is set up so that a judgment is durable once ``commit`` returns:
+
+- ``journal_mode=WAL``: readers never block the writer, and a killed writer
+  leaves the last committed state (the WAL is replayed on the next open).
+- ``synchronous=FULL``: the WAL is fsynced at every commit, so a committed
+  judgment survives an OS crash or power cut too, not only a killed process
+  (NORMAL would be enough for the latter; a judgment is worth the fsync).
+- ``foreign_keys=ON`` (SQLite's default is off, per connection).
+- ``busy_timeout``: concurrent assessors wait for the write lock instead of
+  failing; write transactions start with ``BEGIN IMMEDIATE`` so two writers
+  never deadlock upgrading a read lock (SQLite would fail one with SQLITE_BUSY
+  at once, whatever the timeout).
+
+PostgreSQL (``postgresql://...``, driver psycopg 3) needs nothing special: the
+store's writes are single upserts, atomic under READ COMMITTED.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+from metrics.errors import RelkitError
+
+DEFAULT_DB = "relkit.db"
+ENV_VAR = "RELKIT_DB"
+WRITE = "relkit_write"
+
+
+class DatabaseError(RelkitError):
+    """The database cannot be opened or is not a relkit database."""
+
+
+def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
+    """A SQLAlchemy URL from ``--db``, ``$RELKIT_DB`` or the default file.
+
+    A plain path means a SQLite file; ``postgresql://`` URLs use psycopg 3.
+    """
+    raw = os.fspath(db) if db is not None else os.environ.get(ENV_VAR) or DEFAULT_DB
+    if "://" not in raw:
+        return f"sqlite:///{Path(raw).expanduser().resolve()}"
+    if raw.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + raw.split("://", 1)[1]
+    return raw
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        # Take transaction control from the driver so BEGIN is ours (see module doc).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout = 60000")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        write = conn.get_execution_options().get(WRITE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def make_engine(db: str | os.PathLike[str] | None = None, *, echo: bool = False) -> Engine:
+    """Build an engine for ``db`` (a path, a URL, or ``None`` for the default).
+
+    The returned engine reads; ``engine.execution_options(relkit_write=True)``
+    gives the one that writes (``BEGIN IMMEDIATE`` on SQLite).
+    """
+    url = resolve_url(db)
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # sqlalchemy.exc.ArgumentError: say which value was wrong
+        raise DatabaseError(f"--db {db!s}: not a database path or URL ({exc})") from None
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database and database != ":memory:":
+            parent = Path(database).parent
+            if not parent.is_dir():
+                raise DatabaseError(f"--db {db}: directory {parent} does not exist")
+        engine = create_engine(url, echo=echo, connect_args={"timeout": 60})
+        _sqlite_setup(engine)
+        return engine
+    try:
+        return create_engine(url, echo=echo, pool_pre_ping=True)
+    except ModuleNotFoundError as exc:
+        raise DatabaseError(f"--db {parsed.render_as_string(hide_password=True)}: the "
+                            f"driver is not installed ({exc.name}); "
+                            "pip install 'relkit[postgres]'") from None
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, but its transactions take the write lock up front."""
+    return engine.execution_options(**{WRITE: True})

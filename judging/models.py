@@ -1,0 +1,129 @@
+"""Validating input models and the typed values the store hands back.
+
+``table=True`` models do not validate, so every write goes through one of the
+``*In`` models here first (pydantic): a wrong type or a negative dwell time is
+rejected before any SQL runs. The read side returns frozen dataclasses, not
+ORM rows, so no caller can lazily load something it should not see (an
+assessor view never carries run names, ranks or other assessors' grades).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from judging.schema import Order, Status
+from metrics.errors import RelkitError
+
+
+class StoreError(RelkitError):
+    """A store operation was refused; the database is unchanged."""
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+
+
+class JudgmentIn(_In):
+    """One judgment as an assessor (or an import) gives it."""
+
+    topic: str = Field(min_length=1)
+    doc: str = Field(min_length=1)
+    grade: int | None = None
+    status: Status = "judged"
+    note: str = ""
+    flagged: bool = False
+    dwell_ms: int = Field(default=0, ge=0)
+
+    @field_validator("topic", "doc", mode="before")
+    @classmethod
+    def _ids_are_strings(cls, v: object) -> object:
+        # Ids are strings: an int here is a caller bug (it would lose "007"'s zeros).
+        if not isinstance(v, str):
+            raise ValueError(f"ids are strings; got {type(v).__name__} {v!r}")
+        return v
+
+    def model_post_init(self, _ctx: object) -> None:
+        if (self.status == "judged") != (self.grade is not None):
+            raise ValueError("a judged item needs a grade; a skipped or later one has none "
+                             f"(status={self.status!r}, grade={self.grade!r})")
+
+
+class PoolEntryIn(_In):
+    """One pooled pair; provenance is ``[(run_id, rank), ...]``."""
+
+    topic: str = Field(min_length=1)
+    doc: str = Field(min_length=1)
+    priority: float = 0.0
+    provenance: tuple[tuple[str, int], ...] = ()
+
+
+class AssignIn(_In):
+    assessor: str = Field(min_length=1)
+    topic: str = Field(min_length=1)
+    ordering: Order = "docno"
+    seed: int | None = None
+
+
+def validated(model: type[_In], where: str, **values: object) -> _In:
+    """Build ``model`` or raise a one-line :class:`StoreError` naming ``where``."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ())) or "value"
+        raise StoreError(f"{where}: {field}: {first['msg']}") from None
+
+
+@dataclass(frozen=True)
+class ScaleGradeOut:
+    value: int
+    label: str
+    definition: str
+
+
+@dataclass(frozen=True)
+class TopicOut:
+    """An assigned topic as an assessor sees it, with progress."""
+
+    key: str
+    title: str | None
+    description: str | None
+    narrative: str | None
+    total: int
+    done: int
+    grade_counts: dict[int, int]
+
+
+@dataclass(frozen=True)
+class ItemOut:
+    """One document to judge: no provenance, priority or other assessors' grades."""
+
+    topic: str
+    doc: str
+    position: int
+    total: int
+    title: str | None
+    text: str
+    grade: int | None
+    status: str | None
+    note: str
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class JudgmentOut:
+    topic: str
+    doc: str
+    assessor: str
+    grade: int | None
+    status: str
+    note: str
+    flagged: bool
+    dwell_ms: int
+    version: int
+    source: str
+    created_at: datetime
+    updated_at: datetime

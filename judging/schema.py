@@ -1,0 +1,236 @@
+"""The judging database: every table, in one module.
+
+SQLModel ``table=True`` classes do not validate their input, so nothing here is
+built from user data directly: :mod:`judging.models` validates first, and the
+invariants that matter are database constraints as well (unique current
+judgment per assessor/topic/document, grades within the collection's scale
+through a composite foreign key, status and grade consistent, foreign keys).
+
+The schema is created and upgraded only by Alembic (``judging/migrations``);
+``SQLModel.metadata`` here is what the migrations are checked against.
+
+Assessor-facing code never reads ``pool_entry`` (provenance, priority) or other
+assessors' rows; see :class:`judging.store.AssessorView`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, get_args
+
+from sqlalchemy import (
+    CheckConstraint,
+    Column,
+    ForeignKeyConstraint,
+    Index,
+    Text,
+    UniqueConstraint,
+)
+from sqlmodel import Field, SQLModel
+
+Status = Literal["judged", "skipped", "later"]
+STATUSES: tuple[str, ...] = get_args(Status)
+Order = Literal["docno", "random", "priority"]
+ORDERS: tuple[str, ...] = get_args(Order)
+Role = Literal["assessor", "lead"]
+ROLES: tuple[str, ...] = get_args(Role)
+Source = Literal["tui", "api", "import", "adjudication"]
+SOURCES: tuple[str, ...] = get_args(Source)
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class CollectionRow(SQLModel, table=True):
+    __tablename__ = "collection"
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    scale_name: str
+    threshold: int
+    created_at: datetime
+
+
+class ScaleGradeRow(SQLModel, table=True):
+    """One grade of a collection's relevance scale; judgments reference it."""
+
+    __tablename__ = "scale_grade"
+    collection_id: int = Field(foreign_key="collection.id", primary_key=True)
+    value: int = Field(primary_key=True)
+    label: str
+    definition: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+
+class TopicRow(SQLModel, table=True):
+    __tablename__ = "topic"
+    __table_args__ = (UniqueConstraint("collection_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", index=True)
+    key: str
+    title: str | None = None
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    narrative: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class DocumentRow(SQLModel, table=True):
+    """A pooled document's text, copied in so judging needs only the database."""
+
+    __tablename__ = "document"
+    __table_args__ = (UniqueConstraint("collection_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", index=True)
+    key: str
+    title: str | None = None
+    text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    fields_json: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+
+
+class PoolRow(SQLModel, table=True):
+    __tablename__ = "pool"
+    __table_args__ = (UniqueConstraint("collection_id", "name"),
+                      UniqueConstraint("collection_id", "digest"))
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id")
+    name: str
+    strategy: str = ""
+    params_json: str = "{}"
+    digest: str
+    created_at: datetime
+
+
+class PoolEntryRow(SQLModel, table=True):
+    """A pooled pair with its provenance and priority: for analysis, never for assessors."""
+
+    __tablename__ = "pool_entry"
+    __table_args__ = (UniqueConstraint("pool_id", "topic_id", "document_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id", index=True)
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    priority: float = 0.0
+    provenance_json: str = Field(default="[]", sa_column=Column(Text, nullable=False,
+                                                                default="[]"))
+
+
+class AssessorRow(SQLModel, table=True):
+    __tablename__ = "assessor"
+    __table_args__ = (CheckConstraint(_in("role", ROLES), name="assessor_role"),)
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    role: str = "assessor"
+    created_at: datetime
+
+
+class AssignmentRow(SQLModel, table=True):
+    """Which assessor judges which topic, and in which presentation order."""
+
+    __tablename__ = "assignment"
+    __table_args__ = (UniqueConstraint("assessor_id", "topic_id"),
+                      CheckConstraint(_in("ordering", ORDERS), name="assignment_ordering"))
+    id: int | None = Field(default=None, primary_key=True)
+    assessor_id: int = Field(foreign_key="assessor.id", index=True)
+    topic_id: int = Field(foreign_key="topic.id")
+    pool_id: int = Field(foreign_key="pool.id")
+    ordering: str = "docno"
+    seed: int | None = None
+    created_at: datetime
+
+
+class AssignmentItemRow(SQLModel, table=True):
+    """One document in an assignment, at its presentation position.
+
+    ``done`` is kept in the same transaction as the judgment, so the next item
+    is an index lookup on (assignment, done, position), not an anti-join.
+    """
+
+    __tablename__ = "assignment_item"
+    __table_args__ = (UniqueConstraint("assignment_id", "position"),
+                      UniqueConstraint("assignment_id", "document_id"),
+                      Index("ix_item_next", "assignment_id", "done", "position"))
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id")
+    position: int
+    document_id: int = Field(foreign_key="document.id")
+    done: bool = False
+
+
+class JudgmentRow(SQLModel, table=True):
+    """The current judgment of one assessor on one (topic, document)."""
+
+    __tablename__ = "judgment"
+    __table_args__ = (
+        UniqueConstraint("assessor_id", "topic_id", "document_id"),
+        # A grade must be one of the collection's scale grades (NULL when skipped).
+        ForeignKeyConstraint(["collection_id", "grade"],
+                             ["scale_grade.collection_id", "scale_grade.value"]),
+        CheckConstraint(_in("status", STATUSES), name="judgment_status"),
+        CheckConstraint("(status = 'judged' AND grade IS NOT NULL) OR "
+                        "(status <> 'judged' AND grade IS NULL)", name="judgment_grade_status"),
+        CheckConstraint("dwell_ms >= 0", name="judgment_dwell"),
+        Index("ix_judgment_pair", "topic_id", "document_id"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id")
+    assessor_id: int = Field(foreign_key="assessor.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    grade: int | None = None
+    status: str = "judged"
+    note: str = ""
+    flagged: bool = False
+    dwell_ms: int = 0
+    version: int = 1
+    source: str = "api"
+    created_at: datetime
+    updated_at: datetime
+
+
+class JudgmentEventRow(SQLModel, table=True):
+    """Append-only history: one row per write of a judgment (triggers forbid edits)."""
+
+    __tablename__ = "judgment_history"
+    __table_args__ = (CheckConstraint(_in("source", SOURCES), name="history_source"),)
+    id: int | None = Field(default=None, primary_key=True)
+    judgment_id: int = Field(foreign_key="judgment.id", index=True)
+    version: int
+    assessor_id: int = Field(foreign_key="assessor.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    grade: int | None = None
+    status: str
+    note: str = ""
+    flagged: bool = False
+    dwell_ms: int = 0
+    source: str = "api"
+    recorded_at: datetime
+
+
+class GoldRow(SQLModel, table=True):
+    """A pair with a known grade, mixed into assignments for quality control."""
+
+    __tablename__ = "gold"
+    __table_args__ = (UniqueConstraint("topic_id", "document_id"),
+                      ForeignKeyConstraint(["collection_id", "grade"],
+                                           ["scale_grade.collection_id", "scale_grade.value"]))
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    grade: int
+
+
+class AdjudicationRow(SQLModel, table=True):
+    """A lead's final grade for a pair the assessors disagreed on."""
+
+    __tablename__ = "adjudication"
+    __table_args__ = (UniqueConstraint("topic_id", "document_id"),
+                      ForeignKeyConstraint(["collection_id", "grade"],
+                                           ["scale_grade.collection_id", "scale_grade.value"]))
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    grade: int
+    lead_id: int = Field(foreign_key="assessor.id")
+    note: str = ""
+    updated_at: datetime

@@ -1,0 +1,389 @@
+"""The judging store: a project's collection, pools and assignments.
+
+One :class:`Store` per open database; every method is one short unit of work
+(one transaction), so a failure leaves the database as it was. Bulk inputs
+(topics, documents, pools, judgments) are validated completely before the
+first row is written, and written in a single transaction: all or nothing.
+
+The assessor-facing API is :class:`judging.assessor.AssessorView`; reports and
+exports live in :mod:`judging.reports`, imports in :mod:`judging.imports`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine, insert, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session
+
+from corpora.types import Document, Grade, RelevanceScale, Topic
+from judging.engine import make_engine, writer
+from judging.migrate import upgrade
+from judging.models import AssignIn, PoolEntryIn, StoreError, validated
+from judging.schema import (
+    AssessorRow,
+    AssignmentItemRow,
+    AssignmentRow,
+    CollectionRow,
+    DocumentRow,
+    GoldRow,
+    Order,
+    PoolEntryRow,
+    PoolRow,
+    ScaleGradeRow,
+    TopicRow,
+)
+
+if TYPE_CHECKING:
+    from judging.assessor import AssessorView
+
+DocLookup = Callable[[str], Document | None]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _chunks(rows: list[dict[str, Any]], size: int = 20_000) -> Iterable[list[dict[str, Any]]]:
+    for i in range(0, len(rows), size):
+        yield rows[i:i + size]
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    name: str
+    entries: int
+    topics: int
+    new_documents: int
+
+
+@dataclass(frozen=True)
+class AssignSummary:
+    assessors: int
+    assignments: int
+    items: int
+    overlap_pairs: int
+    gold_items: int
+
+
+class Store:
+    """A judging database. Build one with :meth:`open` (creates/upgrades the schema)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.writer = writer(engine)
+
+    @classmethod
+    def open(cls, db: str | os.PathLike[str] | None = None) -> Store:
+        """Open (creating or upgrading) the database at ``db`` (path or URL)."""
+        engine = make_engine(db)
+        try:
+            upgrade(engine)
+        except OperationalError as exc:
+            raise StoreError(f"cannot open the database: {exc.orig}") from None
+        return cls(engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- sessions -----------------------------------------------------------------
+    def read(self) -> Session:
+        return Session(self.engine)
+
+    def write(self) -> Session:
+        """A session whose transaction holds the write lock from its first statement."""
+        return Session(self.writer)
+
+    # -- collection -----------------------------------------------------------------
+    def create_collection(self, name: str, scale: RelevanceScale, topics: Iterable[Topic],
+                          documents: Iterable[Document] = ()) -> None:
+        """Create the collection with its scale, topics and (optionally) documents."""
+        topic_list = list(topics)
+        seen: set[str] = set()
+        for t in topic_list:
+            if t.id in seen:
+                raise StoreError(f"collection {name!r}: topic {t.id!r} is given twice")
+            seen.add(t.id)
+        with self.write() as s, s.begin():
+            if s.execute(select(CollectionRow).where(CollectionRow.name == name)).first():
+                raise StoreError(f"collection {name!r} already exists in this database")
+            row = CollectionRow(name=name, scale_name=scale.name, threshold=scale.threshold,
+                                created_at=now())
+            s.add(row)
+            s.flush()
+            cid = row.id
+            s.add_all(ScaleGradeRow(collection_id=cid, value=g.value, label=g.label,
+                                    definition=g.definition) for g in scale.grades)
+            s.flush()
+            conn = s.connection()
+            rows = [dict(collection_id=cid, key=t.id, title=t.title, description=t.description,
+                         narrative=t.narrative) for t in topic_list]
+            for chunk in _chunks(rows):
+                conn.execute(insert(TopicRow), chunk)
+            self._insert_documents(s, cid, documents, {})
+
+    def _insert_documents(self, s: Session, cid: int | None, documents: Iterable[Document],
+                          existing: Mapping[str, int]) -> int:
+        rows, seen = [], set(existing)
+        for d in documents:
+            if d.id in seen:
+                continue
+            seen.add(d.id)
+            rows.append(dict(collection_id=cid, key=d.id, title=d.title, text=d.text,
+                             fields_json=json.dumps(dict(d.fields), ensure_ascii=False)))
+        conn = s.connection()
+        for chunk in _chunks(rows):
+            conn.execute(insert(DocumentRow), chunk)
+        return len(rows)
+
+    def _collection(self, s: Session, name: str | None) -> CollectionRow:
+        rows = list(s.execute(select(CollectionRow)).scalars()) if name is None else list(
+            s.execute(select(CollectionRow).where(CollectionRow.name == name)).scalars())
+        if not rows:
+            raise StoreError("no collection in this database: run `relkit init` first"
+                             if name is None else f"no collection named {name!r}")
+        if len(rows) > 1:
+            names = sorted(r.name for r in rows)
+            raise StoreError(f"this database holds several collections {names}: "
+                             "name one with --collection")
+        return rows[0]
+
+    def collection_name(self, name: str | None = None) -> str:
+        with self.read() as s:
+            return self._collection(s, name).name
+
+    def scale(self, collection: str | None = None) -> RelevanceScale:
+        """The collection's relevance scale, as declared (unused grades included)."""
+        with self.read() as s:
+            c = self._collection(s, collection)
+            grades = s.execute(select(ScaleGradeRow).where(ScaleGradeRow.collection_id == c.id)
+                            .order_by(ScaleGradeRow.value)).scalars()
+            return RelevanceScale(c.scale_name, tuple(Grade(g.value, g.label, g.definition)
+                                                      for g in grades), c.threshold)
+
+    def topic_ids(self, s: Session, cid: int | None) -> dict[str, int]:
+        return {k: i for k, i in s.execute(select(TopicRow.key, TopicRow.id)
+                                          .where(TopicRow.collection_id == cid))}
+
+    def doc_ids(self, s: Session, cid: int | None) -> dict[str, int]:
+        return {k: i for k, i in s.execute(select(DocumentRow.key, DocumentRow.id)
+                                          .where(DocumentRow.collection_id == cid))}
+
+    # -- pools ------------------------------------------------------------------------
+    def import_pool(self, entries: Iterable[PoolEntryIn | tuple[str, str]], *, name: str,
+                    lookup: DocLookup | None = None, strategy: str = "",
+                    params: Mapping[str, Any] | None = None, collection: str | None = None,
+                    source: str = "<pool>", lines: Sequence[int] | None = None) -> PoolSummary:
+        """Import a pool, all or nothing.
+
+        Documents not yet in the database are fetched with ``lookup`` (from the
+        collection's document store) and copied in. An entry naming an unknown
+        topic, or a document that neither the database nor ``lookup`` knows, is
+        an error naming ``source`` and the entry's line; so is a repeated entry
+        and a second import of the same pool (same entries, any name).
+        """
+        def where(i: int) -> str:
+            return f"{source}:{lines[i] if lines is not None else i + 1}"
+
+        items: list[PoolEntryIn] = []
+        for i, e in enumerate(entries):
+            if isinstance(e, PoolEntryIn):
+                items.append(e)
+            else:
+                items.append(validated(PoolEntryIn, where(i), topic=e[0], doc=e[1]))
+        if not items:
+            raise StoreError(f"{source}: the pool is empty")
+
+        digest = hashlib.sha256("\n".join(sorted(f"{e.topic}\t{e.doc}" for e in items))
+                                .encode()).hexdigest()
+        with self.write() as s, s.begin():
+            c = self._collection(s, collection)
+            topics = self.topic_ids(s, c.id)
+            docs = self.doc_ids(s, c.id)
+            dup = s.execute(select(PoolRow.name).where(PoolRow.collection_id == c.id,
+                                                    (PoolRow.digest == digest)
+                                                    | (PoolRow.name == name))).first()
+            if dup:
+                raise StoreError(f"{source}: a pool with these entries or this name is already "
+                                 f"imported (as {dup[0]!r}); nothing was changed")
+            new_docs: dict[str, Document] = {}
+            seen: set[tuple[str, str]] = set()
+            for i, e in enumerate(items):
+                if e.topic not in topics:
+                    raise StoreError(f"{where(i)}: unknown topic {e.topic!r} (the collection "
+                                     f"has {len(topics)} topics); nothing was imported")
+                if (e.topic, e.doc) in seen:
+                    raise StoreError(f"{where(i)}: topic {e.topic!r} document {e.doc!r} is "
+                                     "pooled twice; nothing was imported")
+                seen.add((e.topic, e.doc))
+                if e.doc not in docs and e.doc not in new_docs:
+                    doc = lookup(e.doc) if lookup is not None else None
+                    if doc is None:
+                        raise StoreError(f"{where(i)}: unknown document {e.doc!r} (not in the "
+                                         "database nor the collection); nothing was imported")
+                    new_docs[e.doc] = doc
+            pool = PoolRow(collection_id=c.id, name=name, strategy=strategy,
+                           params_json=json.dumps(dict(params or {}), sort_keys=True),
+                           digest=digest, created_at=now())
+            s.add(pool)
+            s.flush()
+            added = self._insert_documents(s, c.id, new_docs.values(), docs)
+            docs = self.doc_ids(s, c.id) if added else docs
+            rows = [dict(pool_id=pool.id, topic_id=topics[e.topic], document_id=docs[e.doc],
+                         priority=e.priority, provenance_json=json.dumps(e.provenance))
+                    for e in items]
+            conn = s.connection()
+            for chunk in _chunks(rows):
+                conn.execute(insert(PoolEntryRow), chunk)
+        return PoolSummary(name, len(items), len({e.topic for e in items}), added)
+
+    def pool_names(self) -> list[str]:
+        with self.read() as s:
+            return list(s.execute(select(PoolRow.name).order_by(PoolRow.id)).scalars())
+
+    # -- assessors and assignments -------------------------------------------------------
+    def add_assessor(self, name: str, role: str = "assessor") -> None:
+        with self.write() as s, s.begin():
+            if s.execute(select(AssessorRow).where(AssessorRow.name == name)).first():
+                return
+            s.add(AssessorRow(name=name, role=role, created_at=now()))
+
+    def assessors(self) -> list[str]:
+        with self.read() as s:
+            return list(s.execute(select(AssessorRow.name).order_by(AssessorRow.name)).scalars())
+
+    def assign(self, assessors: Sequence[str], *, pool: str | None = None,
+               topics: Sequence[str] | None = None, overlap: float = 0.0,
+               ordering: Order = "docno", seed: int = 0,
+               gold: Mapping[tuple[str, str], int] | None = None,
+               collection: str | None = None) -> AssignSummary:
+        """Share a pool's topics among ``assessors``, with overlap and gold pairs.
+
+        Topics go round-robin, largest first, to the assessor with the fewest
+        items so far; then a seeded ``overlap`` fraction of each topic's pairs
+        is also given to the next assessor in turn, so those pairs are judged
+        twice (for agreement). ``gold`` pairs (known grades, kept out of every
+        assessor's view) are added to every assignment of their topic.
+        Presentation order per assignment: ``docno`` (NIST practice),
+        ``random`` (seeded per assessor and topic) or ``priority``.
+        """
+        if not assessors:
+            raise StoreError("assign: name at least one assessor")
+        if not 0.0 <= overlap <= 1.0:
+            raise StoreError(f"assign: --overlap must be a fraction in [0, 1]; got {overlap}")
+        if overlap > 0 and len(set(assessors)) < 2:
+            raise StoreError("assign: overlap needs at least two assessors")
+        for a in assessors:
+            validated(AssignIn, "assign", assessor=a, topic="-", ordering=ordering, seed=seed)
+        for a in assessors:
+            self.add_assessor(a)
+        with self.write() as s, s.begin():
+            c = self._collection(s, collection)
+            pools = list(s.execute(select(PoolRow).where(PoolRow.collection_id == c.id)
+                                .order_by(PoolRow.id)).scalars())
+            if not pools:
+                raise StoreError("assign: no pool imported yet: run `relkit pool ... --into DB`")
+            prow = pools[-1] if pool is None else next((p for p in pools if p.name == pool), None)
+            if prow is None:
+                raise StoreError(f"assign: no pool named {pool!r}; there are "
+                                 f"{[p.name for p in pools]}")
+            tkeys = {i: k for k, i in self.topic_ids(s, c.id).items()}
+            dkeys = {i: k for k, i in self.doc_ids(s, c.id).items()}
+            by_topic: dict[str, list[tuple[int, float]]] = {}
+            for tid, did, prio in s.execute(select(PoolEntryRow.topic_id, PoolEntryRow.document_id,
+                                                PoolEntryRow.priority)
+                                         .where(PoolEntryRow.pool_id == prow.id)):
+                by_topic.setdefault(tkeys[tid], []).append((did, prio))
+            if topics is not None:
+                missing = [t for t in topics if t not in by_topic]
+                if missing:
+                    raise StoreError(f"assign: topics not in pool {prow.name!r}: {missing[:5]}")
+                by_topic = {t: by_topic[t] for t in topics}
+            ids = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
+            taken = {(a, t) for a, t in s.execute(select(AssignmentRow.assessor_id,
+                                                      AssignmentRow.topic_id))}
+            topic_id = {k: i for i, k in tkeys.items()}
+            gold_by_topic: dict[str, list[tuple[str, int]]] = {}
+            docid = {k: i for i, k in dkeys.items()}
+            for (t, d), g in (gold or {}).items():
+                if t not in topic_id or d not in docid:
+                    raise StoreError(f"assign: gold pair ({t!r}, {d!r}) is not in the database")
+                if g not in {r.value for r in s.execute(select(ScaleGradeRow).where(
+                        ScaleGradeRow.collection_id == c.id)).scalars()}:
+                    raise StoreError(f"assign: gold grade {g} for ({t!r}, {d!r}) is not on the "
+                                     "scale")
+                gold_by_topic.setdefault(t, []).append((d, g))
+                if not s.execute(select(GoldRow).where(GoldRow.topic_id == topic_id[t],
+                                                    GoldRow.document_id == docid[d])).first():
+                    s.add(GoldRow(collection_id=c.id, topic_id=topic_id[t],
+                                  document_id=docid[d], grade=g))
+            names = list(dict.fromkeys(assessors))
+            load = dict.fromkeys(names, 0)
+            rng = random.Random(f"overlap:{seed}")
+            plan: dict[tuple[str, str], list[tuple[int, float]]] = {}
+            overlap_pairs = 0
+            for t in sorted(by_topic, key=lambda t: (-len(by_topic[t]), t)):
+                entries = sorted(by_topic[t], key=lambda e: dkeys[e[0]])
+                first = min(names, key=lambda n: (load[n], names.index(n)))
+                plan[(first, t)] = entries
+                load[first] += len(entries)
+                k = round(overlap * len(entries))
+                if k:
+                    second = names[(names.index(first) + 1) % len(names)]
+                    plan[(second, t)] = sorted(rng.sample(entries, k), key=lambda e: dkeys[e[0]])
+                    load[second] += k
+                    overlap_pairs += k
+            n_items = n_gold = 0
+            conn = s.connection()
+            for (a, t), entries in plan.items():
+                if (ids[a], topic_id[t]) in taken:
+                    raise StoreError(f"assign: {a!r} is already assigned topic {t!r}; "
+                                     "nothing was changed")
+                have = {e[0] for e in entries}
+                extra = [(docid[d], 0.0) for d, _ in gold_by_topic.get(t, [])
+                         if docid[d] not in have]
+                n_gold += len(extra)
+                ordered = _present(entries + extra, dkeys, ordering, f"{seed}:{a}:{t}")
+                arow = AssignmentRow(assessor_id=ids[a], topic_id=topic_id[t], pool_id=prow.id,
+                                     ordering=ordering, seed=seed if ordering == "random" else None,
+                                     created_at=now())
+                s.add(arow)
+                s.flush()
+                rows = [dict(assignment_id=arow.id, position=i + 1, document_id=d, done=False)
+                        for i, d in enumerate(ordered)]
+                for chunk in _chunks(rows):
+                    conn.execute(insert(AssignmentItemRow), chunk)
+                n_items += len(rows)
+        return AssignSummary(len(names), len(plan), n_items, overlap_pairs, n_gold)
+
+    def assessor(self, name: str) -> AssessorView:
+        """The view one assessor works through (see :class:`judging.assessor.AssessorView`)."""
+        from judging.assessor import AssessorView
+
+        return AssessorView(self, name)
+
+
+def _present(entries: list[tuple[int, float]], dkeys: Mapping[int, str], ordering: str,
+             seed: str) -> list[int]:
+    """Presentation order of one assignment's documents (ids)."""
+    if ordering == "docno":
+        return [d for d, _ in sorted(entries, key=lambda e: dkeys[e[0]])]
+    if ordering == "priority":
+        return [d for d, _ in sorted(entries, key=lambda e: (-e[1], dkeys[e[0]]))]
+    docs = sorted((d for d, _ in entries), key=lambda d: dkeys[d])
+    random.Random(seed).shuffle(docs)
+    return docs
+
+
+def integrity_error(exc: IntegrityError, where: str) -> StoreError:
+    """A database constraint refused a write: one line, the database unchanged."""
+    return StoreError(f"{where}: refused by the database ({str(exc.orig).splitlines()[0]}); "
+                      "nothing was changed")
