@@ -252,9 +252,20 @@ class Store:
     # -- assessors and assignments -------------------------------------------------------
     def add_assessor(self, name: str, role: str = "assessor") -> None:
         with self.write() as s, s.begin():
-            if s.execute(select(AssessorRow).where(AssessorRow.name == name)).first():
-                return
-            s.add(AssessorRow(name=name, role=role, created_at=now()))
+            self.ensure_assessors(s, [name], role)
+
+    @staticmethod
+    def ensure_assessors(s: Session, names: Iterable[str], role: str = "assessor"
+                         ) -> dict[str, int]:
+        """Create the assessors that do not exist yet, inside the caller's transaction."""
+        have = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
+        for name in names:
+            if name not in have:
+                row = AssessorRow(name=name, role=role, created_at=now())
+                s.add(row)
+                s.flush()
+                have[name] = row.id  # type: ignore[assignment]
+        return have
 
     def assessors(self) -> list[str]:
         with self.read() as s:
@@ -283,8 +294,6 @@ class Store:
             raise StoreError("assign: overlap needs at least two assessors")
         for a in assessors:
             validated(AssignIn, "assign", assessor=a, topic="-", ordering=ordering, seed=seed)
-        for a in assessors:
-            self.add_assessor(a)
         with self.write() as s, s.begin():
             c = self._collection(s, collection)
             pools = list(s.execute(select(PoolRow).where(PoolRow.collection_id == c.id)
@@ -307,7 +316,7 @@ class Store:
                 if missing:
                     raise StoreError(f"assign: topics not in pool {prow.name!r}: {missing[:5]}")
                 by_topic = {t: by_topic[t] for t in topics}
-            ids = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
+            ids = self.ensure_assessors(s, assessors)
             taken = {(a, t) for a, t in s.execute(select(AssignmentRow.assessor_id,
                                                       AssignmentRow.topic_id))}
             topic_id = {k: i for i, k in tkeys.items()}

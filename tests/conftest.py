@@ -34,3 +34,47 @@ def run_cli(args: list[str] | str, cwd: Path | None = None) -> tuple[int, str, s
     finally:
         os.chdir(old)
     return code, out.getvalue(), err.getvalue()
+
+
+# -- judging store backends ------------------------------------------------------------
+# PostgreSQL: .ci/postgres starts a real server and exports RELKIT_TEST_PG (an admin URL);
+# each test gets a fresh database on it. Outside CI, without it, those tests skip with a
+# reason; with RELKIT_REQUIRE_PG=1 (set by .ci/run) a missing server is a failure.
+PG_URL = os.environ.get("RELKIT_TEST_PG")
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def _fresh_pg_database(admin_url: str) -> tuple[str, object]:
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    name = f"relkit_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(admin_url.replace("postgresql://", "postgresql+psycopg://", 1),
+                          isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    base = admin_url.rsplit("/", 1)[0]
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return f"{base}/{name}", drop
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> object:
+    """A fresh, empty judging database URL on each backend."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "judging.db")
+        return
+    if not PG_URL:
+        if os.environ.get("RELKIT_REQUIRE_PG"):
+            pytest.fail("RELKIT_REQUIRE_PG is set but RELKIT_TEST_PG is not: "
+                        "PostgreSQL was not started (.ci/postgres)")
+        pytest.skip("PostgreSQL not available: set RELKIT_TEST_PG (see .ci/postgres)")
+    url, drop = _fresh_pg_database(PG_URL)
+    yield url
+    drop()  # type: ignore[operator]

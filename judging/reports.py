@@ -1,0 +1,326 @@
+"""Reading the judging database back: progress, qrels, a full dump, disagreements.
+
+These are the researcher's and the lead's views: unlike
+:class:`judging.assessor.AssessorView` they see every assessor, the pools'
+provenance and the gold grades.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Literal, get_args
+
+from sqlalchemy import case, func, select
+from sqlalchemy.exc import IntegrityError
+
+from judging.models import StoreError
+from judging.schema import (
+    AdjudicationRow,
+    AssessorRow,
+    AssignmentItemRow,
+    AssignmentRow,
+    DocumentRow,
+    GoldRow,
+    JudgmentEventRow,
+    JudgmentRow,
+    PoolEntryRow,
+    PoolRow,
+    TopicRow,
+)
+from judging.store import Store, integrity_error, now
+
+Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
+METHODS: tuple[str, ...] = get_args(Method)
+UNJUDGED = -1
+
+
+@dataclass(frozen=True)
+class TopicProgress:
+    topic: str
+    assessors: int
+    items: int
+    done: int
+    grade_counts: dict[int, int]
+
+
+@dataclass(frozen=True)
+class AssessorProgress:
+    assessor: str
+    topics: int
+    items: int
+    done: int
+    skipped: int
+    per_hour: float | None
+    median_dwell_s: float | None
+
+
+@dataclass(frozen=True)
+class Status:
+    topics: list[TopicProgress]
+    assessors: list[AssessorProgress]
+
+
+def _natural(key: str) -> tuple[int, int, str]:
+    return (0, int(key), key) if key.isdigit() else (1, 0, key)
+
+
+def status(store: Store) -> Status:
+    """Progress per topic and per assessor.
+
+    ``per_hour`` is judgments per hour of active judging (the sum of dwell
+    times, idle excluded); ``median_dwell_s`` the median dwell per judgment.
+    """
+    with store.read() as s:
+        items = s.execute(
+            select(TopicRow.key, AssessorRow.name, func.count(),
+                   func.sum(case((AssignmentItemRow.done.is_(True), 1), else_=0)))
+            .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
+            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
+            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
+            .group_by(TopicRow.key, AssessorRow.name)).all()
+        judged = s.execute(
+            select(TopicRow.key, AssessorRow.name, JudgmentRow.status, JudgmentRow.grade,
+                   JudgmentRow.dwell_ms)
+            .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
+            .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)).all()
+    t_items: dict[str, int] = Counter()
+    t_done: dict[str, int] = Counter()
+    t_people: dict[str, set[str]] = defaultdict(set)
+    a_items: dict[str, int] = Counter()
+    a_done: dict[str, int] = Counter()
+    a_topics: dict[str, set[str]] = defaultdict(set)
+    for topic, name, n, done in items:
+        t_items[topic] += n
+        t_done[topic] += int(done or 0)
+        t_people[topic].add(name)
+        a_items[name] += n
+        a_done[name] += int(done or 0)
+        a_topics[name].add(topic)
+    grades: dict[str, Counter[int]] = defaultdict(Counter)
+    dwell: dict[str, list[int]] = defaultdict(list)
+    skipped: dict[str, int] = Counter()
+    for topic, name, st, grade, ms in judged:
+        if st == "judged":
+            grades[topic][grade] += 1
+            dwell[name].append(ms)
+        else:
+            skipped[name] += 1
+    topics = [TopicProgress(t, len(t_people[t]), t_items[t], t_done[t], dict(grades[t]))
+              for t in sorted(t_items, key=_natural)]
+    people = []
+    for name in sorted(set(a_items) | set(dwell)):
+        ms = dwell.get(name, [])
+        total_h = sum(ms) / 3_600_000
+        people.append(AssessorProgress(
+            name, len(a_topics[name]), a_items[name], a_done[name], skipped[name],
+            len(ms) / total_h if total_h > 0 else None,
+            statistics.median(ms) / 1000 if ms else None))
+    return Status(topics, people)
+
+
+@dataclass
+class _Pair:
+    grades: dict[str, int] = field(default_factory=dict)
+    pooled: bool = False
+    adjudicated: int | None = None
+
+
+def _pairs(store: Store) -> dict[tuple[str, str], _Pair]:
+    pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
+    with store.read() as s:
+        for t, d in s.execute(select(TopicRow.key, DocumentRow.key)
+                              .join(PoolEntryRow, PoolEntryRow.topic_id == TopicRow.id)
+                              .join(DocumentRow, DocumentRow.id == PoolEntryRow.document_id)):
+            pairs[(t, d)].pooled = True
+        for t, d, a, g in s.execute(
+                select(TopicRow.key, DocumentRow.key, AssessorRow.name, JudgmentRow.grade)
+                .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
+                .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
+                .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
+                .where(JudgmentRow.status == "judged")):
+            pairs[(t, d)].grades[a] = g
+        for t, d, g in s.execute(
+                select(TopicRow.key, DocumentRow.key, AdjudicationRow.grade)
+                .join(TopicRow, TopicRow.id == AdjudicationRow.topic_id)
+                .join(DocumentRow, DocumentRow.id == AdjudicationRow.document_id)):
+            pairs[(t, d)].adjudicated = g
+    return pairs
+
+
+def majority(grades: list[int]) -> int:
+    """The most frequent grade; a tie goes to the lowest tied grade (the cautious call)."""
+    counts = Counter(grades)
+    top = max(counts.values())
+    return min(g for g, n in counts.items() if n == top)
+
+
+def mean_rounded(grades: list[int]) -> int:
+    """The mean grade rounded half up (2.5 -> 3), not to even as ``round`` would."""
+    return math.floor(sum(grades) / len(grades) + 0.5)
+
+
+def export_qrels(store: Store, method: Method = "majority", *, assessor: str | None = None,
+                 threshold: int | None = None, unjudged: bool = True
+                 ) -> list[tuple[str, str, int]]:
+    """Qrels rows ``(topic, doc, grade)`` from the judgments, sorted by topic and doc.
+
+    ``method``: ``majority`` (ties to the lower grade), ``mean`` (rounded half
+    up), ``assessor`` (only ``assessor``'s judgments), ``primary``
+    (``assessor``'s grade where they judged, else the majority of the others),
+    ``adjudicated`` (the lead's grade where there is one, else the majority).
+    ``threshold`` binarises (grade >= threshold -> 1, else 0). Pooled pairs with
+    no grade under the method are ``-1`` when ``unjudged`` (the pooled-but-
+    unjudged convention) and left out otherwise.
+    """
+    if method not in METHODS:
+        raise StoreError(f"unknown export method {method!r}; expected one of {list(METHODS)}")
+    if method in ("assessor", "primary"):
+        if assessor is None:
+            raise StoreError(f"export method {method!r} needs --assessor NAME")
+        if assessor not in store.assessors():
+            raise StoreError(f"no assessor named {assessor!r}; there are {store.assessors()}")
+    out = []
+    for (t, d), p in _pairs(store).items():
+        grade: int | None
+        if method == "assessor":
+            grade = p.grades.get(assessor)  # type: ignore[arg-type]
+        elif method == "primary":
+            grade = p.grades.get(assessor)  # type: ignore[arg-type]
+            if grade is None and p.grades:
+                grade = majority(list(p.grades.values()))
+        elif method == "adjudicated" and p.adjudicated is not None:
+            grade = p.adjudicated
+        elif not p.grades:
+            grade = None
+        elif method == "mean":
+            grade = mean_rounded(list(p.grades.values()))
+        else:
+            grade = majority(list(p.grades.values()))
+        if grade is None:
+            if unjudged and p.pooled:
+                out.append((t, d, UNJUDGED))
+            continue
+        if threshold is not None:
+            grade = int(grade >= threshold)
+        out.append((t, d, grade))
+    out.sort(key=lambda r: (_natural(r[0]), r[1]))
+    return out
+
+
+def write_qrels(rows: list[tuple[str, str, int]], fp: IO[str]) -> None:
+    for t, d, g in rows:
+        fp.write(f"{t} 0 {d} {g}\n")
+
+
+def dump(store: Store) -> Iterator[dict[str, object]]:
+    """Every pair with full provenance: pools, each judgment with its history, gold."""
+    with store.read() as s:
+        keys = {}
+        for tid, did, t, d in s.execute(
+                select(TopicRow.id, DocumentRow.id, TopicRow.key, DocumentRow.key)
+                .join(PoolEntryRow, PoolEntryRow.topic_id == TopicRow.id)
+                .join(DocumentRow, DocumentRow.id == PoolEntryRow.document_id)
+                .union(select(TopicRow.id, DocumentRow.id, TopicRow.key, DocumentRow.key)
+                       .join(JudgmentRow, JudgmentRow.topic_id == TopicRow.id)
+                       .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id))):
+            keys[(tid, did)] = (t, d)
+        pools: dict[tuple[int, int], list[dict[str, object]]] = defaultdict(list)
+        for pname, e in s.execute(select(PoolRow.name, PoolEntryRow)
+                                  .join(PoolEntryRow, PoolEntryRow.pool_id == PoolRow.id)):
+            pools[(e.topic_id, e.document_id)].append(
+                {"pool": pname, "priority": e.priority,
+                 "provenance": [list(p) for p in json.loads(e.provenance_json)]})
+        names = {i: n for i, n in s.execute(select(AssessorRow.id, AssessorRow.name))}
+        history: dict[int, list[dict[str, object]]] = defaultdict(list)
+        for ev in s.execute(select(JudgmentEventRow).order_by(JudgmentEventRow.id)).scalars():
+            history[ev.judgment_id].append(
+                {"version": ev.version, "grade": ev.grade, "status": ev.status,
+                 "note": ev.note, "flagged": ev.flagged, "dwell_ms": ev.dwell_ms,
+                 "source": ev.source, "recorded_at": ev.recorded_at.isoformat()})
+        judgments: dict[tuple[int, int], list[dict[str, object]]] = defaultdict(list)
+        for j in s.execute(select(JudgmentRow).order_by(JudgmentRow.id)).scalars():
+            judgments[(j.topic_id, j.document_id)].append(
+                {"assessor": names[j.assessor_id], "grade": j.grade, "status": j.status,
+                 "note": j.note, "flagged": j.flagged, "dwell_ms": j.dwell_ms,
+                 "version": j.version, "created_at": j.created_at.isoformat(),
+                 "updated_at": j.updated_at.isoformat(), "history": history[j.id]})
+        gold = {(g.topic_id, g.document_id): g.grade
+                for g in s.execute(select(GoldRow)).scalars()}
+        adj = {(a.topic_id, a.document_id): {"grade": a.grade, "lead": names[a.lead_id],
+                                              "note": a.note}
+               for a in s.execute(select(AdjudicationRow)).scalars()}
+    for ids in sorted(keys, key=lambda k: (_natural(keys[k][0]), keys[k][1])):
+        t, d = keys[ids]
+        yield {"topic": t, "doc": d, "pools": pools.get(ids, []),
+               "judgments": judgments.get(ids, []), "gold": gold.get(ids),
+               "adjudication": adj.get(ids)}
+
+
+def write_jsonl(store: Store, fp: IO[str]) -> int:
+    n = 0
+    for rec in dump(store):
+        fp.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    topic: str
+    doc: str
+    grades: dict[str, int]
+    notes: dict[str, str]
+    adjudicated: int | None
+
+
+def disagreements(store: Store) -> list[Disagreement]:
+    """Pairs that two or more assessors graded differently, with every grade and note."""
+    rows: dict[tuple[str, str], dict[str, tuple[int, str]]] = defaultdict(dict)
+    with store.read() as s:
+        for t, d, a, g, note in s.execute(
+                select(TopicRow.key, DocumentRow.key, AssessorRow.name, JudgmentRow.grade,
+                       JudgmentRow.note)
+                .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
+                .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
+                .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
+                .where(JudgmentRow.status == "judged")):
+            rows[(t, d)][a] = (g, note)
+    adj = {k: p.adjudicated for k, p in _pairs(store).items() if p.adjudicated is not None}
+    out = [Disagreement(t, d, {a: g for a, (g, _) in v.items()},
+                        {a: n for a, (_, n) in v.items() if n}, adj.get((t, d)))
+           for (t, d), v in rows.items() if len({g for g, _ in v.values()}) > 1]
+    out.sort(key=lambda x: (_natural(x.topic), x.doc))
+    return out
+
+
+def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
+               note: str = "") -> None:
+    """Record the lead's final grade for a pair (replacing an earlier adjudication)."""
+    scale = store.scale()
+    if grade not in scale:
+        raise StoreError(f"grade {grade} is not on the {scale.name!r} scale "
+                         f"(expected one of {list(scale.values)})")
+    try:
+        with store.write() as s, s.begin():
+            c = store._collection(s, None)
+            store.ensure_assessors(s, [lead], role="lead")
+            tid = store.topic_ids(s, c.id).get(topic)
+            did = s.execute(select(DocumentRow.id).where(DocumentRow.collection_id == c.id,
+                                                         DocumentRow.key == doc)).scalar()
+            if tid is None or did is None:
+                raise StoreError(f"adjudicate: unknown topic {topic!r} or document {doc!r}")
+            lid = s.execute(select(AssessorRow.id).where(AssessorRow.name == lead)).scalar()
+            row = s.execute(select(AdjudicationRow).where(
+                AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)).scalar()
+            if row is None:
+                s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
+                                      grade=grade, lead_id=lid, note=note, updated_at=now()))
+            else:
+                row.grade, row.lead_id, row.note, row.updated_at = grade, lid, note, now()
+    except IntegrityError as exc:
+        raise integrity_error(exc, f"adjudication of {topic!r}/{doc!r}") from None

@@ -1,0 +1,37 @@
+"""A small judging project used by the store tests (both backends)."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, inspect, select
+
+from corpora.types import TREC_DL, Document, Topic
+from judging.store import Store
+
+TOPICS = [Topic("1", "solar power", "Find documents on solar panels.", "Panels only."),
+          Topic("007", "bond films", "Documents about James Bond films.", "")]
+DOCS = [Document(f"d{i:02d}", f"Title {i}", f"Text of document {i}.") for i in range(12)]
+# topic 1 pools d00-d07, topic 007 pools d04-d11 (d04-d07 in both).
+POOL = [("1", f"d{i:02d}") for i in range(8)] + [("007", f"d{i:02d}") for i in range(4, 12)]
+
+
+def make_project(url: str, *, overlap: float = 0.0, assessors: tuple[str, ...] = ("ann", "bob"),
+                 ordering: str = "docno") -> Store:
+    store = Store.open(url)
+    store.create_collection("demo", TREC_DL, TOPICS, DOCS)
+    store.import_pool(POOL, name="depth-8")
+    store.assign(list(assessors), overlap=overlap, ordering=ordering,  # type: ignore[arg-type]
+                 seed=1)
+    return store
+
+
+def snapshot(store: Store) -> dict[str, int]:
+    """Row counts of every table: equal before and after a refused operation."""
+    from sqlalchemy import Table
+
+    with store.engine.connect() as conn:
+        names = inspect(conn).get_table_names()
+        out = {}
+        for n in names:
+            t = Table(n, __import__("sqlalchemy").MetaData(), autoload_with=conn)
+            out[n] = conn.execute(select(func.count()).select_from(t)).scalar_one()
+        return out
