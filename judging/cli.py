@@ -10,6 +10,8 @@ import sys
 
 import typer
 
+from judging.commands import app as store_app
+from judging.commands import export_app, import_app
 from metrics.cli import app as metrics_app
 
 app = typer.Typer(
@@ -20,6 +22,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.registered_commands.extend(metrics_app.registered_commands)
+app.registered_commands.extend(store_app.registered_commands)
+app.add_typer(export_app, name="export")
+app.add_typer(import_app, name="import")
 
 
 def _version(value: bool) -> None:

@@ -82,9 +82,18 @@ class Store:
         self.writer = writer(engine)
 
     @classmethod
-    def open(cls, db: str | os.PathLike[str] | None = None) -> Store:
-        """Open (creating or upgrading) the database at ``db`` (path or URL)."""
+    def open(cls, db: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
+        """Open (creating or upgrading) the database at ``db`` (path or URL).
+
+        With ``create=False`` a SQLite file that does not exist is an error
+        instead of a new empty database (every command but ``init``).
+        """
         engine = make_engine(db)
+        path = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+        if not create and path and path != ":memory:" and not os.path.exists(path):
+            engine.dispose()
+            raise StoreError(f"no judging database at {path}: run `relkit init` there "
+                             "first, or point --db / $RELKIT_DB at one")
         try:
             upgrade(engine)
         except OperationalError as exc:

@@ -1,0 +1,217 @@
+"""The researcher's store commands: assign, status, export, import, adjudicate.
+
+Each opens the database named by ``--db`` (or ``$RELKIT_DB``, else
+``relkit.db`` in the working directory), does one unit of work, and prints
+data on stdout and diagnostics on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Literal, get_args
+
+import typer
+
+from judging.store import Store
+
+app = typer.Typer(no_args_is_help=True)
+export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump.",
+                         no_args_is_help=True)
+import_app = typer.Typer(help="Bring outside judgments into the database.",
+                         no_args_is_help=True)
+
+DB_HELP = "Database: a SQLite file or a postgresql:// URL (default: $RELKIT_DB or ./relkit.db)"
+DbOpt = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP)
+Fmt = Literal["text", "tsv", "json"]
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(msg + "\n")
+
+
+def _open(db: str | None) -> Store:
+    return Store.open(db, create=False)
+
+
+@app.command()
+def assign(
+    assessors: list[str] = typer.Argument(..., help="Assessor names"),
+    db: str | None = DbOpt,
+    pool: str | None = typer.Option(None, help="Pool name (default: the newest)"),
+    topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
+    overlap: float = typer.Option(0.0, help="Fraction of each topic's pairs judged twice"),
+    order: str = typer.Option("docno", help="Presentation order: docno, random or priority"),
+    seed: int = typer.Option(0, help="Seed for the overlap sample and random order"),
+    gold: Path | None = typer.Option(None, help="Qrels of gold pairs with known grades"),
+) -> None:
+    """Share the pool's topics among assessors, with overlap and gold pairs.
+
+    Example: relkit assign ann bob --overlap 0.2 --order random --seed 7
+    """
+    from judging.imports import read_qrels_file
+    from judging.schema import ORDERS
+
+    if order not in ORDERS:
+        raise typer.BadParameter(f"expected one of {list(ORDERS)}; got {order!r}",
+                                 param_hint="--order")
+    gold_pairs = None
+    if gold is not None:
+        gold_pairs = {(r.topic, r.doc): r.grade for r in read_qrels_file(gold)}
+    s = _open(db).assign(assessors, pool=pool, topics=topics, overlap=overlap,
+                         ordering=order, seed=seed, gold=gold_pairs)  # type: ignore[arg-type]
+    _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} assessors "
+         f"({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
+
+
+@app.command()
+def status(db: str | None = DbOpt,
+           fmt: str = typer.Option("text", "--format", help="text, tsv or json")) -> None:
+    """Progress per topic and per assessor, judgments per hour, median dwell time.
+
+    Example: relkit status --db team.db
+    """
+    from judging.reports import status as get_status
+
+    if fmt not in get_args(Fmt):
+        raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
+    st = get_status(_open(db))
+    if fmt == "json":
+        typer.echo(json.dumps({"topics": [asdict(t) for t in st.topics],
+                               "assessors": [asdict(a) for a in st.assessors]}, indent=2))
+        return
+    sep = "\t" if fmt == "tsv" else "  "
+
+    def num(x: float | None, spec: str) -> str:
+        return "-" if x is None else format(x, spec)
+
+    rows = [["assessor", "topics", "items", "done", "skipped", "per_hour", "median_dwell_s"]]
+    rows += [[a.assessor, str(a.topics), str(a.items), str(a.done), str(a.skipped),
+              num(a.per_hour, ".1f"), num(a.median_dwell_s, ".1f")] for a in st.assessors]
+    rows += [[]]
+    rows += [["topic", "assessors", "items", "done", "grades"]]
+    rows += [[t.topic, str(t.assessors), str(t.items), str(t.done),
+              " ".join(f"{g}:{n}" for g, n in sorted(t.grade_counts.items())) or "-"]
+             for t in st.topics]
+    if fmt == "tsv":
+        typer.echo("\n".join(sep.join(r) for r in rows))
+        return
+    blocks: list[list[list[str]]] = [[]]
+    for r in rows:
+        if r:
+            blocks[-1].append(r)
+        else:
+            blocks.append([])
+    out = []
+    for block in blocks:
+        widths = [max(len(r[i]) for r in block if i < len(r)) for i in range(len(block[0]))]
+        out += [sep.join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()
+                for r in block]
+        out.append("")
+    typer.echo("\n".join(out).rstrip())
+
+
+@export_app.command("qrels")
+def export_qrels(
+    db: str | None = DbOpt,
+    method: str = typer.Option("majority", help="majority, mean, assessor, primary or "
+                               "adjudicated"),
+    assessor: str | None = typer.Option(None, help="The assessor (for assessor/primary)"),
+    threshold: int | None = typer.Option(None, help="Binarise: grade >= threshold -> 1"),
+    unjudged: bool = typer.Option(True, "--unjudged/--no-unjudged",
+                                  help="Write pooled-but-unjudged pairs as -1"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+) -> None:
+    """Write qrels from the judgments.
+
+    Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
+    """
+    from judging.reports import METHODS, write_qrels
+    from judging.reports import export_qrels as run
+
+    if method not in METHODS:
+        raise typer.BadParameter(f"expected one of {list(METHODS)}; got {method!r}",
+                                 param_hint="--method")
+    rows = run(_open(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
+               unjudged=unjudged)
+    if output is None:
+        write_qrels(rows, sys.stdout)
+    else:
+        with open(output, "w", encoding="utf-8") as fp:
+            write_qrels(rows, fp)
+        _say(f"relkit: wrote {len(rows)} qrels lines to {output}")
+
+
+@export_app.command("jsonl")
+def export_jsonl(
+    db: str | None = DbOpt,
+    output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+) -> None:
+    """Dump every pair with its pools, provenance, judgments and their history.
+
+    Example: relkit export jsonl -o judgments.jsonl
+    """
+    from judging.reports import write_jsonl
+
+    store = _open(db)
+    if output is None:
+        write_jsonl(store, sys.stdout)
+        return
+    with open(output, "w", encoding="utf-8") as fp:
+        n = write_jsonl(store, fp)
+    _say(f"relkit: wrote {n} records to {output}")
+
+
+@import_app.command("judgments")
+def import_judgments(
+    files: list[Path] = typer.Argument(..., help="Qrels per assessor (stem = assessor) or "
+                                       "a CSV/TSV with assessor, topic, doc, grade"),
+    db: str | None = DbOpt,
+    add_missing: bool = typer.Option(False, help="Add unknown topics/documents (no text)"),
+) -> None:
+    """Import judgments, all or nothing.
+
+    Example: relkit import judgments alice.qrels bob.qrels
+    """
+    from judging.imports import import_judgments as run
+    from judging.imports import read_judgment_files
+
+    for f in files:
+        if not f.is_file():
+            raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
+    n = run(_open(db), read_judgment_files(files), add_missing=add_missing)
+    _say(f"relkit: imported {n} judgments")
+
+
+@app.command()
+def adjudicate(
+    topic: str, doc: str, grade: int,
+    db: str | None = DbOpt,
+    lead: str = typer.Option(..., help="The lead recording the final grade"),
+    note: str = typer.Option("", help="Why"),
+) -> None:
+    """Record a lead's final grade for a pair the assessors disagreed on.
+
+    Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
+    """
+    from judging.reports import adjudicate as run
+
+    run(_open(db), lead, topic, doc, grade, note)
+    _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
+
+
+@app.command()
+def disagreements(db: str | None = DbOpt) -> None:
+    """List pairs that assessors graded differently (TSV: topic, doc, grades, adjudication).
+
+    Example: relkit disagreements --db team.db
+    """
+    from judging.reports import disagreements as run
+
+    typer.echo("topic\tdoc\tgrades\tadjudicated")
+    for d in run(_open(db)):
+        grades = " ".join(f"{a}={g}" for a, g in sorted(d.grades.items()))
+        typer.echo(f"{d.topic}\t{d.doc}\t{grades}\t"
+                   f"{'-' if d.adjudicated is None else d.adjudicated}")

@@ -1,0 +1,59 @@
+"""The store commands end to end through the `relkit` CLI (SQLite)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.store_helpers import make_project
+
+
+def test_status_export_import_adjudicate(tmp_path: Path) -> None:
+    db = str(tmp_path / "p.db")
+    store = make_project(db, overlap=1.0)
+    ann, bob = store.assessor("ann"), store.assessor("bob")
+    ann.record(topic="1", doc="d00", grade=3, dwell_ms=4000)
+    bob.record(topic="1", doc="d00", grade=1, dwell_ms=2000)
+    code, out, err = run_cli(["status", "--db", db])
+    assert code == 0, err
+    assert "ann" in out and "median_dwell_s" in out
+    code, out, _ = run_cli(["status", "--db", db, "--format", "json"])
+    data = json.loads(out)
+    assert {a["assessor"]: a["done"] for a in data["assessors"]} == {"ann": 1, "bob": 1}
+    code, out, err = run_cli(["export", "qrels", "--db", db, "--method", "assessor",
+                              "--assessor", "ann"])
+    assert code == 0, err
+    assert "1 0 d00 3" in out.splitlines() and "1 0 d01 -1" in out.splitlines()
+    code, out, _ = run_cli(["disagreements", "--db", db])
+    assert out.splitlines()[1] == "1\td00\tann=3 bob=1\t-"
+    code, _, err = run_cli(["adjudicate", "1", "d00", "2", "--lead", "lee", "--db", db])
+    assert code == 0, err
+    code, out, _ = run_cli(["export", "qrels", "--db", db, "--method", "adjudicated",
+                            "--no-unjudged"])
+    assert out == "1 0 d00 2\n"
+    carol = tmp_path / "carol.qrels"
+    carol.write_text("1 0 d00 2\n1 0 d01 x\n")
+    before = run_cli(["export", "jsonl", "--db", db])[1]
+    code, _, err = run_cli(["import", "judgments", str(carol), "--db", db])
+    assert code == 1 and f"{carol}:2" in err and "integer grade" in err
+    assert "Traceback" not in err
+    assert run_cli(["export", "jsonl", "--db", db])[1] == before  # nothing was written
+    carol.write_text("1 0 d00 2\n1 0 d01 0\n")
+    code, _, err = run_cli(["import", "judgments", str(carol), "--db", db])
+    assert code == 0 and "imported 2" in err
+    recs = [json.loads(line) for line in run_cli(["export", "jsonl", "--db", db])[1].splitlines()]
+    d00 = next(r for r in recs if r["doc"] == "d00")
+    assert {j["assessor"] for j in d00["judgments"]} == {"ann", "bob", "carol"}
+    assert d00["pools"][0]["pool"] == "depth-8"
+
+
+def test_missing_database_and_bad_options(tmp_path: Path) -> None:
+    code, _, err = run_cli(["status", "--db", str(tmp_path / "none.db")])
+    assert code == 1 and "no judging database" in err
+    db = str(tmp_path / "p.db")
+    make_project(db)
+    code, _, err = run_cli(["export", "qrels", "--db", db, "--method", "vote"])
+    assert code == 2 and "majority" in err
+    code, _, err = run_cli(["export", "qrels", "--db", db, "--method", "assessor"])
+    assert code == 1 and "needs --assessor" in err
