@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
@@ -52,9 +52,28 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def _chunks(rows: list[dict[str, Any]], size: int = 20_000) -> Iterable[list[dict[str, Any]]]:
-    for i in range(0, len(rows), size):
-        yield rows[i:i + size]
+def bulk_insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert many rows inside the caller's transaction.
+
+    PostgreSQL gets ``COPY ... FROM STDIN`` (psycopg 3), several times faster
+    than batched INSERTs for a million pool entries; SQLite gets executemany.
+    Either way the rows commit or roll back with the rest of the transaction.
+    """
+    if not rows:
+        return
+    t = table.__table__ if hasattr(table, "__table__") else table
+    cols = list(rows[0])
+    if conn.dialect.name == "postgresql":
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        names = ", ".join(f'"{c}"' for c in cols)
+        with raw.cursor() as cur, cur.copy(  # type: ignore[attr-defined]
+                f'COPY "{t.name}" ({names}) FROM STDIN') as copy:
+            for r in rows:
+                copy.write_row(tuple(r[c] for c in cols))
+        return
+    for i in range(0, len(rows), 20_000):
+        conn.execute(insert(t), rows[i:i + 20_000])
 
 
 @dataclass(frozen=True)
@@ -135,8 +154,7 @@ class Store:
             conn = s.connection()
             rows = [dict(collection_id=cid, key=t.id, title=t.title, description=t.description,
                          narrative=t.narrative) for t in topic_list]
-            for chunk in _chunks(rows):
-                conn.execute(insert(TopicRow), chunk)
+            bulk_insert(conn, TopicRow, rows)
             self._insert_documents(s, cid, documents, {})
 
     def _insert_documents(self, s: Session, cid: int | None, documents: Iterable[Document],
@@ -149,8 +167,7 @@ class Store:
             rows.append(dict(collection_id=cid, key=d.id, title=d.title, text=d.text,
                              fields_json=json.dumps(dict(d.fields), ensure_ascii=False)))
         conn = s.connection()
-        for chunk in _chunks(rows):
-            conn.execute(insert(DocumentRow), chunk)
+        bulk_insert(conn, DocumentRow, rows)
         return len(rows)
 
     def _collection(self, s: Session, name: str | None) -> CollectionRow:
@@ -250,8 +267,7 @@ class Store:
                          priority=e.priority, provenance_json=json.dumps(e.provenance))
                     for e in items]
             conn = s.connection()
-            for chunk in _chunks(rows):
-                conn.execute(insert(PoolEntryRow), chunk)
+            bulk_insert(conn, PoolEntryRow, rows)
         return PoolSummary(name, len(items), len({e.topic for e in items}), added)
 
     def pool_names(self) -> list[str]:
@@ -377,8 +393,7 @@ class Store:
                 s.flush()
                 rows = [dict(assignment_id=arow.id, position=i + 1, document_id=d, done=False)
                         for i, d in enumerate(ordered)]
-                for chunk in _chunks(rows):
-                    conn.execute(insert(AssignmentItemRow), chunk)
+                bulk_insert(conn, AssignmentItemRow, rows)
                 n_items += len(rows)
         return AssignSummary(len(names), len(plan), n_items, overlap_pairs, n_gold)
 
