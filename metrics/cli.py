@@ -160,7 +160,10 @@ def eval_cmd(
     list_: Annotated[bool, typer.Option(
         "--list-measures", help="List every measure with a one-line description")] = False,
 ) -> None:
-    """Evaluate runs against qrels with trec_eval's exact numbers."""
+    """Evaluate runs against qrels with trec_eval's exact numbers.
+
+    Example: relkit eval -m AP -m nDCG@10 qrels.txt run1.txt run2.txt
+    """
     if list_:
         sys.stdout.write(list_measures())
         return

@@ -1,0 +1,60 @@
+"""The CLI reference (docs/cli.md), generated from the commands themselves.
+
+    python -m judging.clidoc > docs/cli.md
+
+Walks the Typer app through Click, so every command, option and default in
+the reference is the one the code has; tests/test_docs.py fails when the file
+is stale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from judging.cli import app
+
+
+# Typer vendors Click privately (typer._click), so commands are walked by duck typing.
+def _walk(cmd: Any, path: list[str]) -> list[tuple[list[str], Any]]:
+    out = [(path, cmd)]
+    for name in sorted(getattr(cmd, "commands", {}) or {}):
+        out += _walk(cmd.commands[name], path + [name])
+    return out
+
+
+def _param(p: Any) -> str:
+    if p.param_type_name == "argument":
+        rep = " (repeatable)" if p.nargs == -1 else ""
+        name = (p.metavar or p.name).upper()
+        return f"| `{name}` | argument{rep} | {getattr(p, 'help', '') or ''} |"
+    names = ", ".join(f"`{o}`" for o in p.opts + p.secondary_opts)
+    default = "" if p.default in (None, False, (), [], "") or p.is_flag and not p.default \
+        else f" (default: `{p.default}`)"
+    env = f" (env: `{p.envvar}`)" if p.envvar else ""
+    return f"| {names} | option | {(p.help or '').replace('|', '/')}{default}{env} |"
+
+
+def cli_markdown() -> str:
+    root = typer.main.get_command(app)
+    lines = ["# relkit command reference", "",
+             "Generated from the commands by `python -m judging.clidoc > docs/cli.md`;",
+             "`relkit COMMAND --help` shows the same.", ""]
+    for path, cmd in _walk(root, ["relkit"]):
+        if cmd.hidden:
+            continue
+        lines += [f"## `{' '.join(path)}`", ""]
+        if cmd.help:
+            lines += [cmd.help.strip(), ""]
+        params = [p for p in cmd.params if not getattr(p, "hidden", False)
+                  and p.name not in ("help", "install_completion", "show_completion")]
+        if params:
+            lines += ["| parameter | kind | meaning |", "|---|---|---|"]
+            lines += [_param(p) for p in params]
+            lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(cli_markdown(), end="")
