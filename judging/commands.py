@@ -37,6 +37,96 @@ def _open(db: str | None) -> Store:
 
 
 @app.command()
+def init(
+    topics: Path = typer.Option(..., help="Topics file (TREC <top>, SMART .qry, JSONL, TSV)"),
+    docs: Path | None = typer.Option(None, help="Documents file (TREC <DOC>, SMART, JSONL); "
+                                     "pooled documents' text is copied from it"),
+    scale: str = typer.Option("trec-dl", help="Relevance scale: trec-dl, trec-covid, binary"),
+    name: str | None = typer.Option(None, help="Collection name (default: the topics' stem)"),
+    topics_format: str | None = typer.Option(None, help="Topics format (default: sniffed)"),
+    docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
+    db: str | None = DbOpt,
+) -> None:
+    """Create a judging database for a collection: its topics and relevance scale.
+
+    Example: relkit init --topics topics.trec --docs docs.trec --scale trec-dl --db project.db
+    """
+    from corpora.docstore import DocStore
+    from corpora.loaders import read_topics
+    from corpora.types import get_scale
+
+    sc = get_scale(scale)
+    tops = read_topics(topics, topics_format)
+    source = None
+    if docs is not None:
+        store_ = DocStore.open(docs, docs_format)  # index once now: errors surface here
+        source = str(docs.resolve())
+        _say(f"relkit: indexed {len(store_):,} documents from {docs}")
+    store = Store.open(db)
+    store.create_collection(name or topics.stem, sc, tops, docs_source=source,
+                            docs_format=docs_format)
+    _say(f"relkit: created collection {name or topics.stem!r} with {len(tops)} topics "
+         f"and the {sc.name!r} scale in {store.engine.url.render_as_string(True)}")
+
+
+@app.command()
+def pool(
+    runs: list[Path] = typer.Argument(..., help="TREC run files (named by their file stem)"),
+    depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run"),
+    topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the pool here"),
+    into: str | None = typer.Option(None, "--into", help="Import the pool into this "
+                                    "judging database (all or nothing)"),
+    pool_name: str | None = typer.Option(None, "--name", help="Pool name in the database"),
+    docs: Path | None = typer.Option(None, help="Documents file (default: the one `init` "
+                                     "recorded)"),
+    docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
+) -> None:
+    """Pool runs at a depth: to a file (-o), into a judging database (--into), or stdout.
+
+    Example: relkit pool runs/*.txt --depth 20 --into project.db
+    """
+    from metrics.data import Run
+    from pooling.depth import depth_pool, run_name
+
+    loaded = {}
+    for path in runs:
+        if not path.is_file():
+            raise typer.BadParameter(f"{path}: no such file", param_hint="RUNS")
+        name = run_name(path)
+        if name in loaded:
+            raise typer.BadParameter(f"two runs are named {name!r} (file stems must differ)",
+                                     param_hint="RUNS")
+        loaded[name] = Run.read(path)
+    p = depth_pool(loaded, depth, topics)
+    sizes = p.sizes()
+    _say(f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from {len(loaded)} "
+         f"runs at depth {depth}")
+    if output is not None:
+        p.write(output)
+    elif into is None:
+        p.write(sys.stdout)
+    if into is not None:
+        store = Store.open(into, create=False)
+        src, fmt = store.docs_source()
+        source = docs or (Path(src) if src else None)
+        lookup = None
+        if source is not None:
+            from corpora.docstore import DocStore
+
+            lookup = DocStore.open(source, docs_format or fmt).get
+        from judging.models import PoolEntryIn
+
+        entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
+                               provenance=e.provenance) for e in p]
+        summary = store.import_pool(entries, name=pool_name or f"depth-{depth}", lookup=lookup,
+                                    strategy="depth", params={"depth": depth},
+                                    source=str(output or "pool"))
+        _say(f"relkit: imported pool {summary.name!r} ({summary.entries:,} entries, "
+             f"{summary.new_documents:,} documents copied in)")
+
+
+@app.command()
 def assign(
     assessors: list[str] = typer.Argument(..., help="Assessor names"),
     db: str | None = DbOpt,

@@ -132,8 +132,14 @@ class Store:
 
     # -- collection -----------------------------------------------------------------
     def create_collection(self, name: str, scale: RelevanceScale, topics: Iterable[Topic],
-                          documents: Iterable[Document] = ()) -> None:
-        """Create the collection with its scale, topics and (optionally) documents."""
+                          documents: Iterable[Document] = (), *,
+                          docs_source: str | None = None,
+                          docs_format: str | None = None) -> None:
+        """Create the collection with its scale, topics and (optionally) documents.
+
+        ``docs_source``/``docs_format`` name the documents file; pools imported
+        later copy their documents' text from it (see :meth:`docs_lookup`).
+        """
         topic_list = list(topics)
         seen: set[str] = set()
         for t in topic_list:
@@ -144,7 +150,8 @@ class Store:
             if s.execute(select(CollectionRow).where(CollectionRow.name == name)).first():
                 raise StoreError(f"collection {name!r} already exists in this database")
             row = CollectionRow(name=name, scale_name=scale.name, threshold=scale.threshold,
-                                created_at=now())
+                                created_at=now(), docs_source=docs_source,
+                                docs_format=docs_format)
             s.add(row)
             s.flush()
             cid = row.id
@@ -185,6 +192,12 @@ class Store:
     def collection_name(self, name: str | None = None) -> str:
         with self.read() as s:
             return self._collection(s, name).name
+
+    def docs_source(self, collection: str | None = None) -> tuple[str | None, str | None]:
+        """The documents file (and format) recorded at ``init``, if any."""
+        with self.read() as s:
+            c = self._collection(s, collection)
+            return c.docs_source, c.docs_format
 
     def scale(self, collection: str | None = None) -> RelevanceScale:
         """The collection's relevance scale, as declared (unused grades included)."""

@@ -1,0 +1,159 @@
+"""The judgment pool: per topic, the documents to judge, where they came from.
+
+A :class:`Pool` is an immutable value. Each :class:`PoolEntry` keeps its
+provenance (which runs retrieved the document, at which rank) for analysis
+only: the judging store keeps it away from assessors. Ids are strings.
+
+File format (``pool.tsv``): a header line, then one entry per line, sorted by
+topic (numeric ids numerically) and document id::
+
+    topic<TAB>doc<TAB>priority<TAB>provenance
+    1       d17     1.0     bm25:1,dense:3
+
+``provenance`` is ``run:rank`` pairs joined by commas (run names are the run
+files' stems, never the run tags, which often repeat); ``priority`` is a
+float printed with ``repr`` so it reads back bit for bit. Writing the same
+pool twice gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from metrics.errors import FormatError
+
+HEADER = "topic\tdoc\tpriority\tprovenance"
+
+
+@dataclass(frozen=True, order=True)
+class PoolEntry:
+    topic: str
+    doc: str
+    priority: float = 0.0
+    provenance: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def runs(self) -> tuple[str, ...]:
+        return tuple(r for r, _ in self.provenance)
+
+    @property
+    def best_rank(self) -> int | None:
+        return min((k for _, k in self.provenance), default=None)
+
+
+def natural(topic: str) -> tuple[int, int, str]:
+    """Numeric ids in numeric order, then the others; the id itself stays a string."""
+    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Entries keyed by (topic, doc); iteration is in file order."""
+
+    entries: tuple[PoolEntry, ...]
+
+    def __post_init__(self) -> None:
+        seen: set[tuple[str, str]] = set()
+        for e in self.entries:
+            if (e.topic, e.doc) in seen:
+                raise ValueError(f"topic {e.topic!r} document {e.doc!r} is in the pool twice")
+            seen.add((e.topic, e.doc))
+        object.__setattr__(self, "entries", tuple(sorted(
+            self.entries, key=lambda e: (natural(e.topic), e.doc))))
+
+    def __iter__(self) -> Iterator[PoolEntry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def topics(self) -> list[str]:
+        return sorted({e.topic for e in self.entries}, key=natural)
+
+    def for_topic(self, topic: str) -> list[PoolEntry]:
+        return [e for e in self.entries if e.topic == topic]
+
+    def pairs(self) -> set[tuple[str, str]]:
+        return {(e.topic, e.doc) for e in self.entries}
+
+    def sizes(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.entries:
+            out[e.topic] = out.get(e.topic, 0) + 1
+        return out
+
+    def union(self, other: Pool) -> Pool:
+        """Both pools' pairs; a pair in both keeps the higher priority and all provenance."""
+        merged = {(e.topic, e.doc): e for e in self.entries}
+        for e in other.entries:
+            old = merged.get((e.topic, e.doc))
+            if old is None:
+                merged[(e.topic, e.doc)] = e
+            else:
+                prov = tuple(sorted(set(old.provenance) | set(e.provenance)))
+                merged[(e.topic, e.doc)] = PoolEntry(e.topic, e.doc,
+                                                     max(old.priority, e.priority), prov)
+        return Pool(tuple(merged.values()))
+
+    def minus(self, judged: Iterable[tuple[str, str]]) -> Pool:
+        """The pairs not yet judged (for a second round)."""
+        done = set(judged)
+        return Pool(tuple(e for e in self.entries if (e.topic, e.doc) not in done))
+
+    # -- file --------------------------------------------------------------------------
+    def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
+        lines = [HEADER] + [
+            f"{e.topic}\t{e.doc}\t{e.priority!r}\t"
+            + ",".join(f"{r}:{k}" for r, k in e.provenance) for e in self.entries]
+        text = "\n".join(lines) + "\n"
+        if hasattr(target, "write"):
+            target.write(text)  # type: ignore[union-attr]
+        else:
+            Path(target).write_text(text, encoding="utf-8")  # type: ignore[arg-type]
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> tuple[Pool, list[int]]:
+        """A pool file and each entry's line number (for error messages downstream)."""
+        entries: list[PoolEntry] = []
+        lines: list[int] = []
+        where: dict[tuple[str, str], int] = {}
+        with open(path, encoding="utf-8") as fp:
+            for n, line in enumerate(fp, 1):
+                raw = line.rstrip("\r\n")
+                if n == 1 and raw.startswith("topic\t"):
+                    continue
+                if not raw.strip() or raw.startswith("#"):
+                    continue
+                parts = raw.split("\t")
+                if len(parts) == 1:
+                    parts = raw.split()
+                if len(parts) < 2 or not parts[0] or not parts[1]:
+                    raise FormatError(str(path), n, "'topic<TAB>doc[<TAB>priority"
+                                      "<TAB>provenance]'", repr(raw[:60]))
+                try:
+                    prio = float(parts[2]) if len(parts) > 2 and parts[2] else 0.0
+                except ValueError:
+                    raise FormatError(str(path), n, "a number for the priority",
+                                      repr(parts[2])) from None
+                prov = []
+                if len(parts) > 3 and parts[3]:
+                    for item in parts[3].split(","):
+                        run, _, rank = item.rpartition(":")
+                        if not run or not rank.isdigit():
+                            raise FormatError(str(path), n, "provenance 'run:rank,...'",
+                                              repr(item))
+                        prov.append((run, int(rank)))
+                key = (parts[0], parts[1])
+                if key in where:
+                    raise FormatError(str(path), n, "each topic/document pair once",
+                                      f"{key[0]} {key[1]} again (first at line {where[key]})")
+                where[key] = n
+                entries.append(PoolEntry(parts[0], parts[1], prio, tuple(prov)))
+                lines.append(n)
+        pool = cls(tuple(entries))
+        order = {(e.topic, e.doc): i for i, e in enumerate(entries)}
+        return pool, [lines[order[(e.topic, e.doc)]] for e in pool.entries]
