@@ -128,11 +128,12 @@ def trec_topics(path: str | Path) -> Iterator[Topic]:
         if not num:
             raise FormatError(str(path), line, "<num> with the topic id", "a topic without one")
 
-        def field(name: str) -> str | None:
-            v = _clean(_PREFIX.sub("", _TAG.sub(" ", el.get(name, ""))))
-            return v or None
+        yield Topic(num, _topic_field(el, "title"), _topic_field(el, "desc"),
+                    _topic_field(el, "narr"))
 
-        yield Topic(num, field("title"), field("desc"), field("narr"))
+
+def _topic_field(el: dict[str, str], name: str) -> str | None:
+    return _clean(_PREFIX.sub("", _TAG.sub(" ", el.get(name, "")))) or None
 
 
 # -- SMART -------------------------------------------------------------------------------
@@ -284,11 +285,10 @@ def read_docs(path: str | Path, fmt: str | None = None) -> Iterator[Document]:
 
 def read_topics(path: str | Path, fmt: str | None = None) -> list[Topic]:
     ld = get_loader(fmt, "topics") if fmt else sniff(path, "topics")
-    out = list(ld.read(path))
+    out: list[Topic] = list(ld.read(path))  # type: ignore[arg-type]
     seen: set[str] = set()
-    for t in out:  # type: ignore[union-attr]
-        if t.id in seen:  # type: ignore[union-attr]
-            raise FormatError(str(path), None, "each topic id once",
-                              f"topic {t.id!r} twice")  # type: ignore[union-attr]
-        seen.add(t.id)  # type: ignore[union-attr]
-    return out  # type: ignore[return-value]
+    for t in out:
+        if t.id in seen:
+            raise FormatError(str(path), None, "each topic id once", f"topic {t.id!r} twice")
+        seen.add(t.id)
+    return out

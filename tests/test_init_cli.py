@@ -1,0 +1,51 @@
+"""relkit init + pool --into + assign on a real collection, through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judging.store import Store
+from tests.conftest import SHARED, run_cli
+
+CRAN = SHARED / "corpora" / "cranfield"
+
+
+@pytest.mark.skipif(not CRAN.is_dir(), reason=f"shared corpora not at {CRAN}")
+def test_cranfield_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))
+    db = str(tmp_path / "cf.db")
+    code, _, err = run_cli(["init", "--topics", str(CRAN / "cran.qry"), "--docs",
+                            str(CRAN / "cran.all.1400"), "--scale", "binary", "--db", db])
+    assert code == 0, err
+    assert "225 topics" in err
+    runs = sorted(map(str, CRAN.glob("runs/*/*.txt")))
+    code, _, err = run_cli(["pool", *runs, "--depth", "5", "--into", db])
+    assert code == 0, err
+    # Running it again is refused whole: the same pool cannot be imported twice.
+    code, _, err = run_cli(["pool", *runs, "--depth", "5", "--into", db])
+    assert code == 1 and "already imported" in err
+    code, _, err = run_cli(["assign", "ann", "bob", "--overlap", "0.5", "--db", db])
+    assert code == 0, err
+    store = Store.open(db)
+    ann = store.assessor("ann")
+    first = ann.next_item(ann.topics()[0].key)
+    assert first is not None and first.text  # the pooled document's text was copied in
+    # Only pooled documents are copied in, not the whole collection.
+    from sqlalchemy import text
+    with store.engine.connect() as conn:
+        n = conn.execute(text("SELECT COUNT(*) FROM document")).scalar_one()
+    assert 0 < n < 1400
+
+
+def test_init_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "t.trec"
+    bad.write_text("<top><num>1</num><title>x</title></top>\n<top><num>1</num></top>\n")
+    code, _, err = run_cli(["init", "--topics", str(bad), "--db", str(tmp_path / "x.db")])
+    assert code == 1 and "topic '1' twice" in err
+    good = tmp_path / "g.tsv"
+    good.write_text("1\tcats\n")
+    code, _, err = run_cli(["init", "--topics", str(good), "--scale", "nope",
+                            "--db", str(tmp_path / "y.db")])
+    assert code == 1 and "unknown relevance scale 'nope'" in err
