@@ -113,6 +113,15 @@ class AssessorView:
                                 done.get(a.assignment_id, 0), counts.get(a.topic_id, {})))
         return out
 
+    def progress(self, topic: str) -> tuple[int, int]:
+        """(judged, total) items of one topic: one indexed count."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            done = s.execute(select(func.count()).select_from(AssignmentItemRow).where(
+                AssignmentItemRow.assignment_id == a.assignment_id,
+                AssignmentItemRow.done.is_(True))).scalar_one()
+            return int(done), a.total
+
     def _item_query(self, a: _Assigned) -> Any:
         return (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
                        DocumentRow.text, JudgmentRow.grade, JudgmentRow.status,

@@ -1,0 +1,1 @@
+"""The assessor's terminal UI (Textual). Import :func:`judging.tui.app.make_app`."""

@@ -1,0 +1,64 @@
+"""The judging app, built by a factory so the CLI and the tests build it the same way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import App
+
+from judging.models import TopicOut
+from judging.store import Store
+from judging.tui import keymap
+from judging.tui.judge import judge_screen
+from judging.tui.topics import TopicsScreen
+
+CSS = """
+#topbar { height: 1; }
+#topic-title { width: 1fr; text-style: bold; }
+#position { width: auto; }
+#progress { width: 24; }
+#statement { max-height: 5; color: $text-muted; border-bottom: solid $primary 30%; }
+#doc { height: 1fr; padding: 0 1; }
+#doc-title { text-style: bold; margin-bottom: 1; }
+#banner { height: auto; }
+#banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
+#state { height: 1; color: $accent; }
+#scale { height: auto; color: $text-muted; }
+#head { height: 1; text-style: bold; }
+#topic-list { height: 1fr; }
+#summary { height: 1; color: $text-muted; }
+.dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
+          background: $surface; padding: 1 2; }
+NoteScreen, ReviseScreen, HelpScreen { align: center middle; }
+"""
+
+
+@dataclass(frozen=True)
+class Settings:
+    keymap_path: Path | None = None
+    idle_after: float = 60.0
+
+
+class JudgeApp(App[None]):
+    CSS = CSS
+    TITLE = "relkit judge"
+
+    def __init__(self, store: Store, assessor: str, settings: Settings) -> None:
+        super().__init__()
+        self.store = store
+        self.view = store.assessor(assessor)
+        self.settings = settings
+        self.actions_ = keymap.load(settings.keymap_path, self.view.scale())
+
+    def on_mount(self) -> None:
+        self.push_screen(TopicsScreen(self.view))
+
+    def open_topic(self, topic: TopicOut) -> None:
+        self.push_screen(judge_screen(self.view, topic, self.actions_,
+                                      self.settings.idle_after))
+
+
+def make_app(store: Store, assessor: str, settings: Settings | None = None) -> JudgeApp:
+    """The app for ``assessor`` on ``store`` (keymap checked now, before any screen)."""
+    return JudgeApp(store, assessor, settings or Settings(keymap_path=keymap.default_path()))

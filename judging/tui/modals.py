@@ -1,0 +1,95 @@
+"""Small screens over the judging screen; each returns a typed result via dismiss."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from corpora.types import RelevanceScale
+from judging.models import ItemOut
+from judging.tui.keymap import Action, grade_key
+from judging.tui.safe import safe
+
+
+class NoteScreen(ModalScreen[str | None]):
+    """Edit the note on the current document: Enter keeps it, Escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, note: str) -> None:
+        super().__init__()
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Note on this document (Enter to keep, Esc to cancel)")
+            yield Input(value=self.note, placeholder="why this grade?", id="note-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReviseScreen(ModalScreen[int | None]):
+    """Pick one of the topic's judged documents to revise; returns its position."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, judged: list[ItemOut], scale: RelevanceScale) -> None:
+        super().__init__()
+        self.judged = judged
+        self.scale = scale
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Judged documents: Enter to open one, Esc to cancel")
+            options = []
+            for i in self.judged:
+                what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
+                        else i.status or "")
+                label = safe(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}"[:70])
+                options.append(Option(label, id=str(i.position)))
+            if not options:
+                options.append(Option("(nothing judged yet)", id="none", disabled=True))
+            yield OptionList(*options, id="judged-list")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id and event.option.id.isdigit():
+            self.dismiss(int(event.option.id))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, the grades with their definitions."""
+
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close")]
+
+    def __init__(self, scale: RelevanceScale, actions: list[Action]) -> None:
+        super().__init__()
+        self.scale = scale
+        self.actions_ = actions
+
+    def compose(self) -> ComposeResult:
+        lines = ["Grades (one key grades, saves and moves on):"]
+        for g in self.scale.grades:
+            lines.append(f"  {grade_key(g.value)}  {g.label}: {g.definition}")
+        lines.append("")
+        lines.append("Keys:")
+        names = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←"}
+        for a in self.actions_:
+            lines.append(f"  {names.get(a.key, a.key):<6} {a.description}")
+        lines.append("")
+        lines.append("Esc or ? closes this help.")
+        with Vertical(classes="dialog"):
+            yield Static(safe("\n".join(lines)), id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

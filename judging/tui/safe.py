@@ -1,0 +1,53 @@
+"""Untrusted document text, made safe to put on screen.
+
+Document and topic text come from outside (a crawl, a corpus file): it may
+contain Rich/Textual markup (``[bold]``, ``[link=...]``), ANSI escape
+sequences or control characters. None of it may be interpreted. So text is
+never passed where markup is parsed: it becomes a :class:`rich.text.Text`
+built from the plain string (which Rich does not parse), after escape
+sequences and control characters are removed. Query terms are highlighted by
+styling spans of that ``Text``, never by inserting markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rich.text import Text
+
+# CSI / OSC / other ESC sequences, then any C0/C1 control character but \n and \t.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it",
+    "of", "on", "or", "the", "to", "with", "what", "how", "which", "who", "why", "when",
+    "where", "do", "does", "this", "that", "these", "those", "can"})
+
+
+def clean(text: str | None) -> str:
+    """``text`` without escape sequences and control characters (newlines and tabs kept)."""
+    if not text:
+        return ""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", _ANSI.sub("", text))
+
+
+def query_terms(*texts: str | None) -> list[str]:
+    """The words worth highlighting: alphanumeric, three letters or more, no stop words."""
+    words: list[str] = []
+    for t in texts:
+        for w in re.findall(r"[^\W_]{3,}", clean(t).lower()):
+            if w not in _STOP and w not in words:
+                words.append(w)
+    return words
+
+
+def safe(text: str | None, terms: Iterable[str] = (), style: str = "bold reverse") -> Text:
+    """A ``Text`` showing ``text`` literally, with ``terms`` highlighted (whole words)."""
+    out = Text(clean(text))
+    words = [re.escape(t) for t in terms if t]
+    if words:
+        out.highlight_regex(re.compile(r"\b(?:" + "|".join(words) + r")\w*", re.IGNORECASE),
+                            style)
+    return out
