@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.app import App
@@ -38,6 +40,7 @@ NoteScreen, ReviseScreen, HelpScreen { align: center middle; }
 class Settings:
     keymap_path: Path | None = None
     idle_after: float = 60.0
+    clock: Callable[[], float] = field(default=time.monotonic)  # tests drive dwell time
 
 
 class JudgeApp(App[None]):
@@ -56,7 +59,7 @@ class JudgeApp(App[None]):
 
     def open_topic(self, topic: TopicOut) -> None:
         self.push_screen(judge_screen(self.view, topic, self.actions_,
-                                      self.settings.idle_after))
+                                      self.settings.idle_after, self.settings.clock))
 
 
 def make_app(store: Store, assessor: str, settings: Settings | None = None) -> JudgeApp:

@@ -9,6 +9,8 @@ goes through; nothing advances meanwhile.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -26,7 +28,7 @@ from judging.tui.safe import query_terms, safe
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
-                 idle_after: float) -> JudgeScreen:
+                 idle_after: float, clock: Callable[[], float] = time.monotonic) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
@@ -35,19 +37,19 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
                          show=a.name in ("flag", "note", "skip", "back", "revise", "help",
                                          "topics")) for a in actions.values()]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
-    return cls(view, topic, actions, idle_after)  # type: ignore[no-any-return]
+    return cls(view, topic, actions, idle_after, clock)  # type: ignore[no-any-return]
 
 
 class JudgeScreen(Screen[None]):
     """Judge one topic's documents in the assignment's presentation order."""
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
-                 idle_after: float = 60.0) -> None:
+                 idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self.view = view
         self.topic = topic
         self.actions_ = actions
-        self.timer = DwellTimer(idle_after)
+        self.timer = DwellTimer(idle_after, clock)
         self.terms = query_terms(topic.title)
         self.item: ItemOut | None = None
         self.flagged = False

@@ -1,0 +1,250 @@
+"""The judging TUI driven headless with Textual's Pilot, against a real SQLite store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from corpora.types import TREC_DL, Document, Topic
+from judging.store import Store
+from judging.tui.app import JudgeApp, Settings, make_app
+from judging.tui.dwell import DwellTimer
+from judging.tui.judge import JudgeScreen
+from judging.tui.keymap import KeymapError, load
+from judging.tui.safe import clean, query_terms, safe
+
+EVIL = ("[bold]not bold[/bold] [link=http://x]click[/link] \x1b[31mred\x1b[0m "
+        "bell\x07 \x1b]0;title\x07 end")
+
+
+class Clock:
+    """A hand-driven clock for dwell times."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def project(tmp_path: Path) -> Store:
+    store = Store.open(tmp_path / "t.db")
+    docs = [Document(f"d{i}", f"Solar title {i}", f"Text about solar panels {i}.")
+            for i in range(5)]
+    docs.append(Document("evil", EVIL, EVIL))
+    store.create_collection("c", TREC_DL, [Topic("1", "solar panels", "Find panels.",
+                                                  "Panels [i]only[/i].")], docs)
+    store.import_pool([("1", d.id) for d in docs], name="p")
+    store.assign(["ann", "bob"], overlap=1.0)
+    return store
+
+
+def drive(store: Store, steps: Callable[[Any, JudgeApp, Clock], Awaitable[None]],
+          size: tuple[int, int] = (80, 24)) -> Clock:
+    clock = Clock()
+    app = make_app(store, "ann", Settings(keymap_path=None, idle_after=30.0, clock=clock))
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await steps(pilot, app, clock)
+
+    asyncio.run(main())
+    return clock
+
+
+def screen(app: JudgeApp) -> JudgeScreen:
+    assert isinstance(app.screen, JudgeScreen), type(app.screen)
+    return app.screen
+
+
+def test_one_key_grades_saves_and_advances(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")  # open topic 1
+        s = screen(app)
+        assert s.item is not None and s.item.position == 1
+        first = s.item.doc
+        clock.t += 12.5
+        await pilot.press("2")
+        assert s.item.position == 2  # moved on only after the commit
+        saved = store.assessor("ann").judgments("1")
+        assert [(j.doc, j.grade, j.dwell_ms) for j in saved] == [(first, 2, 12500)]
+
+    drive(store, steps)
+
+
+def test_idle_time_is_not_counted(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        clock.t += 10
+        await pilot.press("f", "f")  # activity (flag on, off): 10 s counted
+        clock.t += 600  # a coffee break: only idle_after (30 s) counts
+        await pilot.press("0")
+
+    drive(store, steps)
+    (j,) = store.assessor("ann").judgments("1")
+    assert j.dwell_ms == 40_000
+
+
+def test_back_revise_skip_flag_note_and_resume(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        await pilot.press("3")          # d0 -> 3
+        await pilot.press("s")          # d1 skipped
+        await pilot.press("f", "n")     # flag d2, open the note dialog
+        await pilot.pause()
+        await pilot.press(*"see narrative", "enter")
+        await pilot.pause()
+        await pilot.press("1")          # d2 -> 1, flagged, with the note
+        await pilot.press("b", "b", "b")  # back to d0
+        assert s.item is not None and s.item.position == 1 and s.item.grade == 3
+        await pilot.press("0")          # revise d0 -> 0, then on to the next unjudged
+        assert s.item.doc == "d1"       # the skipped one comes round again
+
+    drive(store, steps)
+    view = store.assessor("ann")
+    got = {j.doc: (j.grade, j.status, j.flagged, j.note) for j in view.judgments("1")}
+    assert got["d0"] == (0, "judged", False, "")
+    assert got["d1"] == (None, "skipped", False, "")
+    assert got["d2"] == (1, "judged", True, "see narrative")
+    assert [h.grade for h in view.history("1", "d0")] == [3, 0]
+
+    async def resume(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        assert s.item is not None and s.item.doc == "d1"  # first not judged: resumes there
+
+    drive(store, resume)
+
+
+def test_revise_list_opens_a_judged_document(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter", "2", "3", "r")
+        await pilot.pause()
+        await pilot.press("enter")  # first judged document in the list: position 1
+        await pilot.pause()
+        s = screen(app)
+        assert s.item is not None and s.item.position == 1 and s.item.grade == 2
+
+    drive(store, steps)
+
+
+def test_untrusted_text_is_shown_literally(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        s.show(next(i.position for i in s.view.items("1") if i.doc == "evil"))
+        await pilot.pause()
+        shown = str(s.query_one("#doc-text").render())
+        assert "[bold]not bold[/bold]" in shown and "[link=http://x]click[/link]" in shown
+        assert "\x1b" not in shown and "\x07" not in shown and "red" in shown
+        statement = str(s.query_one("#statement").render())
+        assert "[i]only[/i]" in statement
+
+    drive(store, steps)
+
+
+def test_other_assessors_grades_never_shown(tmp_path: Path) -> None:
+    store = project(tmp_path)
+    store.assessor("bob").record(topic="1", doc="d0", grade=3, note="BOB-SECRET")
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        assert s.item is not None and s.item.doc == "d0" and s.item.grade is None
+        text = " ".join(str(w.render()) for w in s.query("Static"))
+        assert "BOB-SECRET" not in text and "Your grade" not in text
+
+    drive(store, steps)
+
+
+def test_unreachable_database_keeps_the_grade_pending(tmp_path: Path) -> None:
+    # Fault injection: the first save fails as a dropped connection would.
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        real = s.view.record
+        calls = {"n": 0}
+
+        def flaky(*a: Any, **k: Any) -> Any:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise OperationalError("INSERT", {}, Exception("server closed the connection"))
+            return real(*a, **k)
+
+        s.view.record = flaky  # type: ignore[method-assign]
+        await pilot.press("2")
+        assert s.item is not None and s.item.position == 1  # did not move on
+        assert "NOT saved" in str(s.query_one("#banner").render())
+        await pilot.press("3")  # ignored while a save is pending
+        await pilot.pause(1.3)  # the retry goes through
+        assert s.item.position == 2
+        assert str(s.query_one("#banner").render()) == ""
+
+    drive(store, steps)
+    (j,) = store.assessor("ann").judgments("1")
+    assert (j.doc, j.grade) == ("d0", 2)
+
+
+def test_works_at_80x24_and_larger(tmp_path: Path) -> None:
+    store = project(tmp_path)
+    for size in ((80, 24), (160, 48)):
+        async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+            await pilot.press("enter")
+            s = screen(app)
+            for wid in ("#doc", "#state", "#scale", "#position"):
+                region = s.query_one(wid).region
+                assert region.width > 0 and region.height > 0, (wid, size)
+
+        drive(store, steps, size)
+
+
+def test_dwell_timer_caps_idle_gaps() -> None:
+    clock = Clock()
+    t = DwellTimer(idle_after=5, clock=clock)
+    t.start()
+    clock.t += 3
+    t.touch()
+    clock.t += 100
+    t.touch()
+    clock.t += 1
+    assert t.elapsed_ms() == 9000  # 3 + 5 (capped) + 1
+    with pytest.raises(ValueError):
+        DwellTimer(idle_after=0)
+
+
+def test_safe_text_helpers() -> None:
+    assert clean("a\x1b[1mb\x1b[0m\x00c\r\nd") == "abc\nd"
+    assert query_terms("What is the solar panel?") == ["solar", "panel"]
+    t = safe("[b]Solar[/b] panels", ["solar"])
+    assert t.plain == "[b]Solar[/b] panels" and t.spans
+
+
+def test_keymap_overrides_and_clashes(tmp_path: Path) -> None:
+    f = tmp_path / "keys.toml"
+    f.write_text('[keys]\nflag = "x"\n')
+    assert load(f, TREC_DL)["flag"].key == "x"
+    f.write_text('[keys]\nflag = "2"\n')
+    with pytest.raises(KeymapError, match="'2' is bound to both grade 2 and 'flag'"):
+        load(f, TREC_DL)
+    f.write_text('[keys]\nfly = "x"\n')
+    with pytest.raises(KeymapError, match="unknown action 'fly'"):
+        load(f, TREC_DL)
