@@ -212,7 +212,7 @@ def test_works_at_80x24_and_larger(tmp_path: Path) -> None:
             s = screen(app)
             for wid in ("#doc", "#state", "#scale", "#position"):
                 region = s.query_one(wid).region
-                assert region.width > 0 and region.height > 0, (wid, size)
+                assert region.width > 0 and region.height > 0, wid
 
         drive(store, steps, size)
 
