@@ -1,0 +1,119 @@
+"""TUI benchmark: grade key to the next document on screen, and start-up time.
+
+    .venv/bin/python bench/tui_bench.py [--judgments 200] [--items 100000]
+
+Drives the real app headless with Textual's Pilot on a real SQLite store; each
+measured step is ``press(grade)`` + ``pause()``: key handling, the committed
+save, loading the next document and rendering it. Start-up is from building
+the app to the first document of a topic on screen, with ``--items`` assigned.
+Targets (issue 7): p95 <= 50 ms for 300-word passages, <= 100 ms for
+3,000-word documents, start-up < 1.5 s with 100,000 items.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from corpora.types import TREC_DL, Document, Topic  # noqa: E402
+from judging.store import Store  # noqa: E402
+from judging.tui.app import Settings, make_app  # noqa: E402
+from judging.tui.judge import JudgeScreen  # noqa: E402
+
+WORDS = ("solar panel energy grid storage battery cell efficiency cost install roof "
+         "inverter power sun light heat panel home market policy").split()
+
+
+def text(n: int, rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def build(path: Path, items: int, words: int) -> Store:
+    rng = random.Random(0)
+    store = Store.open(path)
+    docs = [Document(f"D{i:06d}", f"Title {i}", text(words, rng)) for i in range(items)]
+    store.create_collection("b", TREC_DL, [Topic("1", "solar panel efficiency",
+                                                  "Find documents on panel efficiency.")],
+                            docs)
+    store.import_pool([("1", d.id) for d in docs], name="p")
+    store.assign(["ann"], ordering="random", seed=1)
+    return store
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+async def grade_loop(store: Store, n: int) -> tuple[list[float], list[float]]:
+    """(grade-key times, no-op-key times): the second is Pilot's own overhead."""
+    app = make_app(store, "ann", Settings())
+    times: list[float] = []
+    idle: list[float] = []
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, JudgeScreen)
+        for _ in range(min(n, 50)):
+            t0 = time.perf_counter()
+            await pilot.press("x")  # bound to nothing: the harness's cost per key
+            await pilot.pause()
+            idle.append((time.perf_counter() - t0) * 1000)
+        for i in range(n):
+            before = screen.item.position if screen.item else 0
+            t0 = time.perf_counter()
+            await pilot.press(str(i % 4))
+            await pilot.pause()
+            times.append((time.perf_counter() - t0) * 1000)
+            assert screen.item is not None and screen.item.position != before
+    return times, idle
+
+
+async def startup(store: Store) -> float:
+    t0 = time.perf_counter()
+    app = make_app(store, "ann", Settings())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JudgeScreen) and app.screen.item is not None
+        return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judgments", type=int, default=200)
+    ap.add_argument("--items", type=int, default=100_000)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        print("Each row: press(key) + pause() through Pilot. 'no-op key' is a key bound to\n"
+              "nothing: Pilot's own cost, which an assessor's terminal does not pay; 'net'\n"
+              "subtracts its median.\n")
+        print("| document | p50 ms | p95 ms | max ms | net p50 | net p95 |\n"
+              "|---|---|---|---|---|---|")
+        for words in (300, 3000):
+            store = build(Path(tmp) / f"w{words}.db", args.judgments + 10, words)
+            ts, idle = asyncio.run(grade_loop(store, args.judgments))
+            base = statistics.median(idle)
+            print(f"| no-op key | {base:.1f} | {pct(idle, 95):.1f} | {max(idle):.1f} | | |")
+            print(f"| {words} words | {statistics.median(ts):.1f} | {pct(ts, 95):.1f} | "
+                  f"{max(ts):.1f} | {statistics.median(ts) - base:.1f} | "
+                  f"{pct(ts, 95) - base:.1f} |")
+        store = build(Path(tmp) / "big.db", args.items, 40)
+        s = asyncio.run(startup(store))
+        print(f"\nstart-up to the first document, {args.items:,} items assigned: {s:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
