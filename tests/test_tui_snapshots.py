@@ -1,0 +1,42 @@
+"""Snapshots of each screen at 80x24 (pytest-textual-snapshot; SVGs in __snapshots__).
+
+Update after an intended change with: pytest tests/test_tui_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpora.types import TREC_DL, Document, Topic
+from judging.store import Store
+from judging.tui.app import Settings, make_app
+
+
+def _app(tmp_path: Path) -> Any:
+    store = Store.open(tmp_path / "snap.db")
+    docs = [Document(f"d{i}", f"Panel efficiency report {i}",
+                     "Monocrystalline solar panels convert about twenty percent of sunlight "
+                     "into electricity; this report compares panels installed in 2019 with "
+                     "newer models. [bold]Markup stays literal.[/bold]") for i in range(3)]
+    store.create_collection("snap", TREC_DL, [
+        Topic("1", "solar panel efficiency", "How efficient are home solar panels?",
+              "Relevant documents give measured efficiency figures."),
+        Topic("2", "battery storage")], docs)
+    store.import_pool([("1", d.id) for d in docs] + [("2", "d0")], name="p")
+    store.assign(["ann"])
+    store.assessor("ann").record(topic="1", doc="d0", grade=3)
+    return make_app(store, "ann", Settings(clock=lambda: 0.0))
+
+
+@pytest.mark.parametrize("keys,name", [
+    ((), "topics"),
+    (("enter",), "judge"),
+    (("enter", "question_mark"), "help"),
+    (("enter", "n"), "note"),
+    (("enter", "r"), "revise"),
+])
+def test_screens(snap_compare: Any, tmp_path: Path, keys: tuple[str, ...], name: str) -> None:
+    assert snap_compare(_app(tmp_path), press=list(keys), terminal_size=(80, 24))
