@@ -324,3 +324,11 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                 row.grade, row.lead_id, row.note, row.updated_at = grade, lid, note, now()
     except IntegrityError as exc:
         raise integrity_error(exc, f"adjudication of {topic!r}/{doc!r}") from None
+
+
+def document_text(store: Store, doc: str) -> tuple[str | None, str] | None:
+    """A stored document's (title, text), for the lead's view."""
+    with store.read() as s:
+        row = s.execute(select(DocumentRow.title, DocumentRow.text)
+                        .where(DocumentRow.key == doc)).first()
+    return None if row is None else (row[0], row[1])

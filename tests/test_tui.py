@@ -248,3 +248,25 @@ def test_keymap_overrides_and_clashes(tmp_path: Path) -> None:
     f.write_text('[keys]\nfly = "x"\n')
     with pytest.raises(KeymapError, match="unknown action 'fly'"):
         load(f, TREC_DL)
+
+
+def test_lead_adjudicates_a_disagreement(tmp_path: Path) -> None:
+    from judging.reports import disagreements
+    from judging.tui.lead import LeadApp
+
+    store = project(tmp_path)
+    store.assessor("ann").record(topic="1", doc="d0", grade=0, note="off topic")
+    store.assessor("bob").record(topic="1", doc="d0", grade=3)
+
+    async def main() -> None:
+        app = LeadApp(store, "lee")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            detail = str(app.query_one("#detail-text").render())
+            assert "ann: 0" in detail and "bob: 3" in detail and "off topic" in detail
+            await pilot.press("2")
+            await pilot.pause()
+
+    asyncio.run(main())
+    (d,) = disagreements(store)
+    assert d.adjudicated == 2

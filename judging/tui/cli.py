@@ -21,6 +21,7 @@ def judge(
     keymap: Path | None = typer.Option(None, help="TOML file rebinding keys"),
     idle: float = typer.Option(60.0, help="Seconds without a key after which time stops "
                                "counting towards dwell time"),
+    lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD"),
 ) -> None:
     """Judge your assigned documents in the terminal: one key grades, saves, moves on.
 
@@ -31,6 +32,11 @@ def judge(
     from judging.tui.app import Settings, make_app
 
     store = Store.open(db, create=False)
+    if lead is not None:
+        from judging.tui.lead import LeadApp
+
+        LeadApp(store, lead).run()
+        return
     if assessor is None:
         people = store.assessors()
         if len(people) != 1:
