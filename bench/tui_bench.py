@@ -28,7 +28,9 @@ from judging.store import Store  # noqa: E402
 from judging.tui.app import Settings, make_app  # noqa: E402
 from judging.tui.judge import JudgeScreen  # noqa: E402
 
-WORDS = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "efficiency", "cost", "install", "roof", "inverter", "power", "sun", "light", "heat", "panel", "home", "market", "policy"]
+WORDS = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "efficiency",
+         "cost", "install", "roof", "inverter", "power", "sun", "light", "heat", "home",
+         "market", "policy"]
 
 
 def text(n: int, rng: random.Random) -> str:
