@@ -40,3 +40,12 @@ def _app(tmp_path: Path) -> Any:
 ])
 def test_screens(snap_compare: Any, tmp_path: Path, keys: tuple[str, ...], name: str) -> None:
     assert snap_compare(_app(tmp_path), press=list(keys), terminal_size=(80, 24))
+
+
+def test_judge_screen_light_theme(snap_compare: Any, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+
+    async def light(pilot: Any) -> None:
+        pilot.app.theme = "textual-light"
+
+    assert snap_compare(app, press=["enter"], terminal_size=(80, 24), run_before=light)
