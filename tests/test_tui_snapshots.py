@@ -16,11 +16,11 @@ from judging.tui.app import Settings, make_app
 
 # SVG snapshots depend on Textual's renderer: compare them only under the Textual
 # version that made them (a newer one renders differently without anything being wrong).
-_MADE_WITH = (Path(__file__).parent / "__snapshots__" / "TEXTUAL_VERSION").read_text().strip()
+_MADE_WITH = (Path(__file__).parent / "snapshots_textual_version.txt").read_text().strip()
 pytestmark = pytest.mark.skipif(
     __import__("textual").__version__ != _MADE_WITH,
     reason=f"snapshots were made with Textual {_MADE_WITH}; re-run with --snapshot-update "
-           "and update tests/__snapshots__/TEXTUAL_VERSION")
+           "and update tests/snapshots_textual_version.txt")
 
 
 def _app(tmp_path: Path) -> Any:
