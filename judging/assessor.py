@@ -30,6 +30,7 @@ from judging.schema import (
     JudgmentRow,
     TopicRow,
 )
+from pooling.pool import natural as _natural
 
 if TYPE_CHECKING:
     from corpora.types import RelevanceScale
@@ -268,7 +269,3 @@ def _out(j: JudgmentRow, topic: str, doc: str, assessor: str) -> JudgmentOut:
     return JudgmentOut(topic, doc, assessor, j.grade, j.status, j.note, j.flagged, j.dwell_ms,
                        j.version, j.source, j.created_at, j.updated_at)
 
-
-def _natural(key: str) -> tuple[int, int, str]:
-    """Numeric topic ids in numeric order, then the rest as strings (ids stay strings)."""
-    return (0, int(key), key) if key.isdigit() else (1, 0, key)

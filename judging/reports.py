@@ -33,6 +33,7 @@ from judging.schema import (
     TopicRow,
 )
 from judging.store import Store, integrity_error, now
+from pooling.pool import natural as _natural
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
 METHODS: tuple[str, ...] = get_args(Method)
@@ -64,9 +65,6 @@ class Status:
     topics: list[TopicProgress]
     assessors: list[AssessorProgress]
 
-
-def _natural(key: str) -> tuple[int, int, str]:
-    return (0, int(key), key) if key.isdigit() else (1, 0, key)
 
 
 def status(store: Store) -> Status:
