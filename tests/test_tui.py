@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from corpora.types import TREC_DL, Document, Topic
 from judging.store import Store
 from judging.tui.app import JudgeApp, Settings, make_app
+from judging.tui.docview import DocView
 from judging.tui.dwell import DwellTimer
 from judging.tui.judge import JudgeScreen
 from judging.tui.keymap import KeymapError, load
@@ -151,7 +152,10 @@ def test_untrusted_text_is_shown_literally(tmp_path: Path) -> None:
         s = screen(app)
         s.show(next(i.position for i in s.view.items("1") if i.doc == "evil"))
         await pilot.pause()
-        shown = str(s.query_one("#doc-text").render())
+        view = s.query_one(DocView)
+        shown = view.plain
+        styles = [seg.style for line in view._wrapped.lines for seg in line if seg.style]
+        assert not any(st.link or st.meta for st in styles)  # no [link=...] took effect
         assert "[bold]not bold[/bold]" in shown and "[link=http://x]click[/link]" in shown
         assert "\x1b" not in shown and "\x07" not in shown and "red" in shown
         statement = str(s.query_one("#statement").render())
@@ -270,3 +274,118 @@ def test_lead_adjudicates_a_disagreement(tmp_path: Path) -> None:
     asyncio.run(main())
     (d,) = disagreements(store)
     assert d.adjudicated == 2
+
+
+def test_next_document_is_wrapped_before_the_grade_key(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        s = screen(app)
+        view = s.query_one(DocView)
+        assert s.item is not None and s.ready is not None
+        upcoming = store.assessor("ann").next_item("1", s.item.position)
+        assert upcoming is not None and s.ready.key == upcoming.doc
+        ready = s.ready
+        await pilot.press("1")
+        assert s.item.doc == upcoming.doc
+        assert view._wrapped is ready  # shown from the lines wrapped in advance
+        assert upcoming.text.split()[0] in view.plain
+
+    drive(store, steps)
+
+
+def test_grade_definitions_are_on_the_judging_screen(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        legend = str(screen(app).query_one("#scale").render())
+        for g in TREC_DL.grades:
+            assert g.label in legend and g.definition[:20] in legend
+
+    drive(store, steps, size=(160, 40))
+
+
+def test_document_rewraps_when_the_terminal_resizes(tmp_path: Path) -> None:
+    long = " ".join(f"word{i}" for i in range(400))
+    store2 = Store.open(tmp_path / "wide.db")
+    store2.create_collection("c", TREC_DL, [Topic("1", "words")],
+                             [Document("d1", "T", long)])
+    store2.import_pool([("1", "d1")], name="p")
+    store2.assign(["ann"])
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        view = screen(app).query_one(DocView)
+        narrow = view.plain.count("\n")
+        await pilot.resize_terminal(160, 24)
+        await pilot.pause()
+        wide = view.plain.count("\n")
+        assert wide < narrow
+        assert view.plain.split() == ["T"] + long.split()  # every word, in order
+
+    drive(store2, steps)
+
+
+def test_postgres_outage_keeps_the_grade_pending_until_it_is_saved() -> None:
+    # A real server, really cut off: every connection to the project's database is
+    # terminated and new ones are refused (what a restart looks like from the client),
+    # then connections are allowed again. No mock anywhere.
+    import os
+
+    from conftest import PG_URL, _fresh_pg_database
+    from sqlalchemy import create_engine, text
+
+    if not PG_URL:
+        if os.environ.get("RELKIT_REQUIRE_PG"):
+            pytest.fail("RELKIT_REQUIRE_PG is set but RELKIT_TEST_PG is not")
+        pytest.skip("PostgreSQL not available: set RELKIT_TEST_PG (see .ci/postgres)")
+    url, drop = _fresh_pg_database(PG_URL)
+    name = url.rsplit("/", 1)[1]
+    admin = create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1),
+                          isolation_level="AUTOCOMMIT")
+
+    def outage(on: bool) -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(not on)}'))
+            if on:
+                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                  "WHERE datname = :n"), {"n": name})
+
+    try:
+        store = Store.open(url)
+        docs = [Document(f"d{i}", f"T{i}", f"text {i}") for i in range(3)]
+        store.create_collection("c", TREC_DL, [Topic("1", "t")], docs)
+        store.import_pool([("1", d.id) for d in docs], name="p")
+        store.assign(["ann"])
+
+        async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+            await pilot.press("enter")
+            await pilot.pause()
+            s = screen(app)
+            assert s.item is not None and s.item.position == 1
+            outage(True)
+            await pilot.press("2")
+            assert s.item.position == 1  # not moved on: nothing was committed
+            assert "NOT saved" in str(s.query_one("#banner").render())
+            await pilot.pause(1.2)  # a retry fails too: still pending, still here
+            assert s.item.position == 1 and s.pending is not None
+            outage(False)
+            for _ in range(30):
+                await pilot.pause(0.2)
+                if s.item.position == 2:
+                    break
+            assert s.item.position == 2 and s.pending is None
+            assert str(s.query_one("#banner").render()) == ""
+
+        drive(store, steps)
+        store.engine.dispose()
+        (j,) = Store.open(url).assessor("ann").judgments("1")
+        assert (j.doc, j.grade) == ("d0", 2)
+    finally:
+        outage(False)
+        admin.dispose()
+        drop()

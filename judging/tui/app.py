@@ -22,11 +22,11 @@ CSS = """
 #progress { width: 24; }
 #statement { max-height: 5; color: $text-muted; border-bottom: solid $primary 30%; }
 #doc { height: 1fr; padding: 0 1; }
-#doc-title { text-style: bold; margin-bottom: 1; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
 #state { height: 1; color: $accent; }
-#scale { height: auto; color: $text-muted; }
+#scale { height: auto; max-height: 6; color: $text-muted;
+         text-wrap: nowrap; text-overflow: ellipsis; }
 #head { height: 1; text-style: bold; }
 #topic-list { height: 1fr; }
 #summary { height: 1; color: $text-muted; }

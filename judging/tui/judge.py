@@ -13,15 +13,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static
 
 from judging.assessor import AssessorView
 from judging.models import ItemOut, StoreError, TopicOut
+from judging.tui.docview import DocView, Wrapped
 from judging.tui.dwell import DwellTimer
 from judging.tui.keymap import Action, grade_key
 from judging.tui.safe import query_terms, safe
@@ -56,6 +58,8 @@ class JudgeScreen(Screen[None]):
         self.note = ""
         self.pending: dict[str, Any] | None = None
         self.complete = False
+        # The next unjudged document, wrapped while the assessor reads this one.
+        self.ready: Wrapped | None = None
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -66,36 +70,57 @@ class JudgeScreen(Screen[None]):
             yield ProgressBar(total=max(t.total, 1), show_eta=False, id="progress")
         statement = "\n".join(x for x in (t.description, t.narrative) if x)
         yield Static(safe(statement), id="statement")
-        with VerticalScroll(id="doc"):
-            yield Static("", id="doc-title")
-            yield Static("", id="doc-text")
+        yield DocView(id="doc")
         yield Static("", id="banner")
         yield Static("", id="state")
         yield Static(self._legend(), id="scale")
         yield Footer()
 
-    def _legend(self) -> str:
-        return "   ".join(f"{g.value} {g.label}" for g in self.view.scale().grades)
+    def _legend(self) -> Text:
+        # One line per grade, its definition beside it: the assessor decides against
+        # the words of the guidelines, not against a remembered number.
+        legend = Text(no_wrap=True, overflow="ellipsis")
+        for i, g in enumerate(self.view.scale().grades):
+            if i:
+                legend.append("\n")
+            legend.append(f" {grade_key(g.value)} ", style="bold reverse")
+            legend.append(f" {g.label}", style="bold")
+            if g.definition:
+                legend.append(f": {g.definition}")
+        return legend
 
     def on_mount(self) -> None:
         self.show_next_unjudged()
 
     # -- navigation ------------------------------------------------------------------
-    def show(self, position: int) -> None:
-        self.item = self.view.item(self.topic.key, position)
+    def show(self, position: int, item: ItemOut | None = None) -> None:
+        self.item = item or self.view.item(self.topic.key, position)
         self.flagged = self.item.flagged
         self.note = self.item.note
         self.complete = False
-        self.query_one("#doc-title", Static).update(safe(self.item.title, self.terms))
-        self.query_one("#doc-text", Static).update(safe(self.item.text, self.terms))
-        self.query_one("#doc", VerticalScroll).scroll_home(animate=False)
+        self.query_one(DocView).show(self.item.doc, safe(self.item.title, self.terms),
+                                     safe(self.item.text, self.terms), self.ready)
         self._refresh_state()
         self.timer.start()
+        # Wrap the document a grade key would bring up next once this one is on screen.
+        self.ready = None
+        self.call_after_refresh(self._prepare_next, self.item)
+
+    def _prepare_next(self, current: ItemOut) -> None:
+        if self.item is not current:
+            return  # the assessor has moved on already
+        try:
+            nxt = self.view.next_item(self.topic.key, current.position)
+        except (OperationalError, DBAPIError):
+            return  # only a head start: the grade key reads it again
+        if nxt is not None and nxt.doc != current.doc:
+            self.ready = self.query_one(DocView).prepare(
+                nxt.doc, safe(nxt.title, self.terms), safe(nxt.text, self.terms))
 
     def show_next_unjudged(self, after: int = 0) -> None:
         nxt = self.view.next_item(self.topic.key, after)
         if nxt is not None:
-            self.show(nxt.position)
+            self.show(nxt.position, nxt)
             return
         if self.item is None:
             self.show(1)
