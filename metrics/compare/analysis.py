@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from metrics.data import Qrels, Run
 
 
+def _tie_safe(x: np.ndarray) -> np.ndarray:
+    """Sort keys rounded to 12 decimals: 0.6 - 0.8 and 0.1 - 0.3 are the same tie."""
+    return np.round(x, 12)
+
+
 def precision_histogram(scores: Scores, measure: str, a: str, b: str | None = None
                         ) -> pd.DataFrame:
     r"""Per-topic differences, largest first: the data of a precision histogram.
@@ -43,7 +48,7 @@ def precision_histogram(scores: Scores, measure: str, a: str, b: str | None = No
     first = values[scores.system_index(a)]
     other = values.mean(axis=0) if b is None else values[scores.system_index(b)]
     diff = first - other
-    order = np.argsort(-diff, kind="stable")
+    order = np.argsort(-_tie_safe(diff), kind="stable")
     return pd.DataFrame({"query_id": np.asarray(scores.topics, dtype=object)[order],
                          "difference": diff[order]})
 
@@ -58,7 +63,7 @@ def most_different(scores: Scores, measure: str, n: int = 10) -> pd.DataFrame:
 
     values = scores.of(measure)
     spread = values.max(axis=0) - values.min(axis=0)
-    order = np.argsort(-spread, kind="stable")[:n]
+    order = np.argsort(-_tie_safe(spread), kind="stable")[:n]
     systems = np.asarray(scores.systems, dtype=object)
     frame = pd.DataFrame({
         "query_id": np.asarray(scores.topics, dtype=object)[order],
@@ -75,7 +80,7 @@ def heatmap(scores: Scores, measure: str) -> tuple[np.ndarray, list[str]]:
     """Systems x topics values of ``measure``, topics sorted by their mean over
     systems (hardest left); returns the matrix and the topic ids in that order."""
     values = scores.of(measure)
-    order = np.argsort(values.mean(axis=0), kind="stable")
+    order = np.argsort(_tie_safe(values.mean(axis=0)), kind="stable")
     return values[:, order], [scores.topics[i] for i in order]
 
 

@@ -38,8 +38,9 @@ figcaption, p.legend { color: #555; font-size: 0.9em; }
 dl.settings { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
 dl.settings dt { font-weight: bold; }
 div.wide { overflow-x: auto; }
-table.pairs td:nth-child(2), table.pairs td:nth-child(3),
-table.topics td:nth-child(3), table.topics td:nth-child(4) { text-align: left; }
+table.pairs :is(td, th):nth-child(-n+3),
+table.topics :is(td, th):nth-child(3), table.topics :is(td, th):nth-child(4) {
+  text-align: left; }
 """
 
 
