@@ -8,6 +8,7 @@ No port, no websocket library, nothing from PyPI: just Debian's chromium.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -133,10 +134,8 @@ class Browser:
         path.write_bytes(base64.b64decode(shot["data"]))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(TimeoutError, ConnectionError, RuntimeError, OSError):
             self.call("Browser.close")
-        except (TimeoutError, ConnectionError, RuntimeError, OSError):
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -83,7 +83,8 @@ class Comparison:
 
     def wins(self, measure: str, system: str) -> tuple[list[str], list[str]]:
         """Systems that ``system`` is significantly better / worse than on ``measure``."""
-        better, worse = [], []
+        better: list[str] = []
+        worse: list[str] = []
         for p in self.pairs:
             if p.measure != measure or not p.significant or system not in (p.a, p.b):
                 continue

@@ -92,8 +92,9 @@ def frame_table(frame: pd.DataFrame, cls: str, digits: int = 4) -> str:
         cells = []
         for x in row:
             if isinstance(x, float | np.floating):
-                text = "–" if not np.isfinite(x) else f"{x:.{digits}g}" if abs(x) < 1e-3 \
-                    and x != 0 else f"{x:.{digits}f}"
+                f = float(x)
+                text = ("–" if not np.isfinite(f) else f"{f:.{digits}g}"
+                        if 0 < abs(f) < 1e-3 else f"{f:.{digits}f}")
             else:
                 text = str(x)
             cells.append(f"<td>{_esc(text)}</td>")
