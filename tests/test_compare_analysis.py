@@ -137,3 +137,24 @@ def test_bad_arguments_are_clear() -> None:
 def test_system_names_from_files() -> None:
     assert system_names(["runs/a/bm25.txt", "runs/b/lm.txt"]) == ["bm25", "lm"]
     assert system_names(["x/run.txt", "y/run.txt"]) == ["x/run.txt", "y/run.txt"]
+
+
+def test_cli_bad_input_is_one_line_error(tmp_path) -> None:  # noqa: ANN001
+    from tests.conftest import run_cli
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    good = tmp_path / "good.txt"
+    good.write_text("1 Q0 d1 1 2.0 g\n1 Q0 d2 2 1.0 g\n2 Q0 d1 1 1.0 g\n")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 d1 1 2.0 b\n1 Q0 d2 oops\n")
+    code, _, err = run_cli(["compare", str(qrels), str(good), str(bad)])
+    assert code == 1 and err.startswith(f"relkit: error: {bad}:2: expected")
+    assert err.count("\n") == 1
+    code, _, err = run_cli(["compare", "--test", "ttest2", str(qrels), str(good), str(good)])
+    assert code == 1 and "unknown significance test 'ttest2'" in err
+    code, _, err = run_cli(["compare", str(qrels), str(good)])
+    assert code == 1 and "at least two RUN files" in err
+    code, out, err = run_cli(["compare", "--format", "json", "-m", "P@1", str(qrels),
+                              str(good), str(tmp_path / "good.txt")])
+    assert code == 1 and "the same run file is given twice" in err

@@ -109,6 +109,9 @@ def compare_cmd(
     if len(runs) < 2:
         raise CompareError("give at least two RUN files to compare")
     names = system_names(runs)
+    if len(set(names)) != len(names):
+        twice = sorted({str(p) for p, n in zip(runs, names, strict=True) if names.count(n) > 1})
+        raise CompareError(f"the same run file is given twice: {', '.join(twice)}")
     if baseline is not None:
         by_file = {str(p): n for p, n in zip(runs, names, strict=True)}
         baseline = by_file.get(baseline, baseline)
