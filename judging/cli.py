@@ -14,6 +14,7 @@ from judging.commands import app as store_app
 from judging.commands import export_app, import_app
 from judging.tui.cli import app as tui_app
 from metrics.cli import app as metrics_app
+from metrics.compare.cli import app as compare_app
 
 app = typer.Typer(
     name="relkit",
@@ -23,6 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.registered_commands.extend(metrics_app.registered_commands)
+app.registered_commands.extend(compare_app.registered_commands)
 app.registered_commands.extend(store_app.registered_commands)
 app.registered_commands.extend(tui_app.registered_commands)
 app.add_typer(export_app, name="export")

@@ -11,7 +11,8 @@ FORBIDDEN = {"textual", "sqlmodel", "sqlalchemy", "judging", "pooling", "corpora
 
 
 @pytest.mark.parametrize("module", ["metrics", "metrics.evaluator", "metrics.cli",
-                                    "metrics.trec_modes", "metrics.curves"])
+                                    "metrics.trec_modes", "metrics.curves",
+                                    "metrics.compare", "metrics.compare.cli"])
 def test_lower_layers_stay_clean(module: str) -> None:
     code = (f"import sys, {module}; import metrics.measures as m; m.load_all(); "
             "print(' '.join(sorted(sys.modules)))")
@@ -26,3 +27,11 @@ def test_importing_metrics_is_cheap() -> None:
                           "print('pandas' in sys.modules)"],
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+def test_compare_command_imports_no_plotting_or_pandas() -> None:
+    code = ("import sys, metrics.compare.cli; "
+            "print(sorted({'pandas', 'matplotlib', 'scipy'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

@@ -1,0 +1,149 @@
+"""``relkit compare``: systems x measures with significance, and an HTML report.
+
+Heavy imports (pandas, scipy, matplotlib) happen inside the command, so the
+CLI starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from metrics.compare.corrections import CORRECTIONS
+from metrics.compare.significance import TESTS
+from metrics.compare.tables import FORMATS
+
+app = typer.Typer(add_completion=False, no_args_is_help=True)
+
+EPILOG = """Examples:
+
+  relkit compare qrels.txt bm25.txt lm.txt rm3.txt               # every pair, t test, Holm
+
+  relkit compare -m AP -m nDCG@10 --baseline bm25 --test randomisation qrels.txt runs/*.txt
+
+  relkit compare --format latex --ci 0.95 --html report.html qrels.txt runs/*.txt
+"""
+
+
+class _Bar:
+    """A transient progress bar on stderr while runs are evaluated (terminals only)."""
+
+    def __init__(self, total: int) -> None:
+        self.bar: Any = None
+        self.total = total
+
+    def __enter__(self) -> _Bar:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.__enter__()
+            self.task = self.bar.add_task("evaluating runs", total=self.total)
+        return self
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+@app.command("compare", epilog=EPILOG)
+def compare_cmd(
+    qrels: Annotated[Path, typer.Argument(help="Qrels file (4 or 3 columns; .gz ok)")],
+    runs: Annotated[list[Path], typer.Argument(
+        help="Two or more TREC run files; systems are named by file (stem)")],
+    measure: Annotated[list[str] | None, typer.Option(
+        "-m", "--measure", help="Measure averaged over topics (AP, nDCG@10, P.10...). "
+        "Repeatable. Default: AP, nDCG@10, P@10")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        "--baseline", help="Test each system against this one (its name or file); "
+        "default: every pair")] = None,
+    test: Annotated[str, typer.Option(
+        "--test", help=f"Paired test: {', '.join(TESTS.names())}")] = "t",
+    correction: Annotated[str, typer.Option(
+        "--correction", help=f"Multiple-comparison correction: "
+        f"{', '.join(CORRECTIONS.names())}")] = "holm",
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level")] = 0.05,
+    samples: Annotated[int, typer.Option(
+        "--samples", help="Samples of the randomisation and bootstrap tests")] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling")] = 0,
+    ci: Annotated[float | None, typer.Option(
+        "--ci", help="Show a confidence interval of each mean at this level (e.g. 0.95)")]
+        = None,
+    ci_method: Annotated[str, typer.Option(
+        "--ci-method", help="Interval: t (Student) or bootstrap (percentile)")] = "t",
+    fmt: Annotated[str, typer.Option(
+        "--format", help=f"Table format: {', '.join(FORMATS.names())}")] = "rich",
+    pairs: Annotated[bool, typer.Option(
+        "--pairs", help="Print every tested pair (p, adjusted p, effect) as CSV "
+        "(JSON with --format json) instead of the table")] = False,
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Also write a self-contained HTML report with charts here")] = None,
+    per_topic: Annotated[str | None, typer.Option(
+        "--per-topic", help="Measure of the report's per-topic charts (default AP)")] = None,
+    level: Annotated[int, typer.Option("-l", help="Lowest grade counted as relevant")] = 1,
+    complete: Annotated[bool, typer.Option(
+        "-c", help="Use every judged topic (runs score 0 where they have no lines)")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the table here instead of stdout")] = None,
+) -> None:
+    """Compare systems: mean of each measure, with paired significance tests.
+
+    Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
+    """
+    from metrics.compare.core import compare
+    from metrics.compare.registry import CompareError
+    from metrics.compare.scores import system_names
+    from metrics.data import Qrels, Run
+
+    form = FORMATS.get(fmt)          # unknown names fail before any work
+    TESTS.get(test)
+    CORRECTIONS.get(correction)
+    if len(runs) < 2:
+        raise CompareError("give at least two RUN files to compare")
+    names = system_names(runs)
+    if len(set(names)) != len(names):
+        twice = sorted({str(p) for p, n in zip(runs, names, strict=True) if names.count(n) > 1})
+        raise CompareError(f"the same run file is given twice: {', '.join(twice)}")
+    if baseline is not None:
+        by_file = {str(p): n for p, n in zip(runs, names, strict=True)}
+        baseline = by_file.get(baseline, baseline)
+    q = Qrels.read(qrels)
+    loaded = {n: Run.read(p) for n, p in zip(names, runs, strict=True)}
+    with _Bar(len(loaded)) as bar:
+        cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
+                      test=test, correction=correction, alpha=alpha, samples=samples,
+                      seed=seed, ci=ci, ci_method=ci_method,  # type: ignore[arg-type]
+                      level=level, complete=complete, progress=bar.update)
+    if pairs:
+        frame = cmp.pairs_frame()
+        text = (frame.to_json(orient="records", indent=2) + "\n" if form.name == "json"
+                else frame.to_csv(index=False))
+    elif form.name == "rich" and output is None:
+        from rich.console import Console
+
+        from metrics.compare.terminal import rich_table
+
+        Console(soft_wrap=False).print(rich_table(cmp))
+        text = ""
+    else:
+        text = form.render(cmp)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if html is not None:
+        from metrics.compare.report import html_report
+
+        sources = {"Qrels": str(qrels), **{f"Run {n}": str(p) for n, p in
+                                           zip(names, runs, strict=True)}}
+        html.write_text(html_report(cmp, q, loaded, measure=per_topic, level=level,
+                                    sources=sources), encoding="utf-8")
+        sys.stderr.write(f"relkit: report written to {html}\n")

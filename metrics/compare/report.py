@@ -1,0 +1,183 @@
+"""A self-contained HTML report of a comparison.
+
+One file, no script and no network: styles inline, each chart an SVG embedded
+as a ``data:`` URI in an ``<img>`` (so the ids matplotlib writes into one SVG
+cannot clash with another's, as they would inlined in one document).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from metrics.compare.tables import legend, mark, value
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metrics.compare.core import Comparison
+    from metrics.data import Qrels, Run
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ccc; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+thead th { border-bottom: 2px solid #444; }
+td.sig { font-weight: bold; }
+figure.chart { margin: 1.5em 0; }
+figure.chart img { max-width: 100%; height: auto; display: block; }
+figcaption, p.legend { color: #555; font-size: 0.9em; }
+dl.settings { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
+dl.settings dt { font-weight: bold; }
+div.wide { overflow-x: auto; }
+table.pairs :is(td, th):nth-child(-n+3),
+table.topics :is(td, th):nth-child(3), table.topics :is(td, th):nth-child(4) {
+  text-align: left; }
+"""
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart of the report: an id, a caption and the SVG text."""
+
+    key: str
+    caption: str
+    svg: str
+
+    def html(self) -> str:
+        data = base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
+        cap = html.escape(self.caption)
+        return (f'<figure class="chart" id="chart-{self.key}">'
+                f'<img alt="{cap}" src="data:image/svg+xml;base64,{data}">'
+                f"<figcaption>{cap}</figcaption></figure>")
+
+
+def _esc(x: object) -> str:
+    return html.escape(str(x))
+
+
+def systems_table(cmp: Comparison) -> str:
+    """The systems x measures table as HTML (best in bold, marks as ``<sup>``)."""
+    head = "".join(f"<th>{_esc(m)}</th>" for m in cmp.measures)
+    rows = []
+    for s, system in enumerate(cmp.systems):
+        label = (f"({cmp.letter(system)}) {system}" if cmp.baseline is None else
+                 system + (" (baseline)" if system == cmp.baseline else ""))
+        cells = [f"<td>{_esc(label)}</td>"]
+        for m, meas in enumerate(cmp.measures):
+            text = _esc(value(cmp, m, s))
+            if system in cmp.best(meas):
+                text = f"<strong>{text}</strong>"
+            sig = mark(cmp, meas, system)
+            cells.append(f"<td>{text}" + (f"<sup>{_esc(sig)}</sup>" if sig else "") + "</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="systems"><thead><tr><th>System</th>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+            f'<p class="legend">{_esc(legend(cmp))}</p>')
+
+
+def frame_table(frame: pd.DataFrame, cls: str, digits: int = 4) -> str:
+    """A plain HTML table of a frame (floats to ``digits`` decimals)."""
+    head = "".join(f"<th>{_esc(c)}</th>" for c in frame.columns)
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for x in row:
+            if isinstance(x, float | np.floating):
+                f = float(x)
+                text = ("–" if not np.isfinite(f) else f"{f:.{digits}g}"
+                        if 0 < abs(f) < 1e-3 else f"{f:.{digits}f}")
+            else:
+                text = str(x)
+            cells.append(f"<td>{_esc(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<div class="wide"><table class="{cls}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def _pair_for_histogram(cmp: Comparison, measure: str) -> tuple[str, str]:
+    """Baseline and the best other system; without one, the two best systems."""
+    m = cmp.scores.measure_index(measure)
+    order = [cmp.systems[i] for i in np.argsort(-cmp.means[m], kind="stable")]
+    if cmp.baseline is not None:
+        best = next(s for s in order if s != cmp.baseline)
+        return best, cmp.baseline
+    return order[0], order[1]
+
+
+def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] | None = None,
+           *, measure: str | None = None, level: int = 1) -> list[Chart]:
+    """Every chart of the report, as SVG (precision-recall curves need the runs)."""
+    from metrics.compare import analysis, plots
+
+    measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
+    out = []
+    if qrels is not None and runs:
+        curves = analysis.pr_curves(qrels, runs, cmp.scores.topics, level=level)
+        out.append(Chart("pr", "Mean 11-point interpolated precision-recall curves",
+                         plots.svg(plots.pr_chart(curves))))
+    if len(cmp.systems) >= 2:
+        a, b = _pair_for_histogram(cmp, measure)
+        hist = analysis.precision_histogram(cmp.scores, measure, a, b)
+        out.append(Chart("histogram", f"Precision histogram: per-topic {measure} of {a} "
+                         f"minus {b}, sorted", plots.svg(plots.histogram_pair(hist, measure,
+                                                                               a, b))))
+        out.append(Chart("vs-mean", f"Per-topic {measure} of each system minus the mean of "
+                         "all systems, sorted",
+                         plots.svg(plots.histogram_vs_mean(cmp.scores, measure))))
+    out.append(Chart("heatmap", f"Per-topic {measure}: systems x topics",
+                     plots.svg(plots.heatmap_chart(cmp.scores, measure))))
+    return out
+
+
+def html_report(cmp: Comparison, qrels: Qrels | None = None,
+                runs: Mapping[str, Run] | None = None, *, measure: str | None = None,
+                top: int = 10, level: int = 1, title: str = "System comparison",
+                sources: Mapping[str, str] | None = None) -> str:
+    """The whole report as one HTML document.
+
+    ``measure`` is the one the per-topic charts and tables use (default AP when
+    compared, else the first measure); ``top`` topics are listed as the ones
+    where the systems differ most; ``sources`` (label -> file) are listed in the
+    settings.
+    """
+    from metrics.compare import analysis
+
+    measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
+    cmp.scores.measure_index(measure)                   # raises if not compared
+    settings = {"Topics": str(len(cmp.scores.topics)), "Systems": str(len(cmp.systems)),
+                "Test": cmp.test, "Correction": cmp.correction, "alpha": f"{cmp.alpha:g}",
+                "Baseline": cmp.baseline or "none (all pairs)"}
+    filled = {s: n for s, n in cmp.scores.filled.items() if n}
+    if filled:
+        settings["Topics scored 0 (no lines)"] = ", ".join(f"{s}: {n}" for s, n in
+                                                          filled.items())
+    settings.update(sources or {})
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<title>{_esc(title)}</title><style>{CSS}</style></head><body>",
+             f"<h1>{_esc(title)}</h1>", "<dl class='settings'>",
+             *(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in settings.items()),
+             "</dl>", "<h2>Systems</h2>", systems_table(cmp)]
+    if cmp.pairs:
+        pairs = cmp.pairs_frame().rename(columns={"diff": "mean diff (a − b)",
+                                                  "effect": "effect d_z"})
+        parts += ["<h2>Tested pairs</h2>", frame_table(pairs, "pairs")]
+    if len(cmp.measures) >= 2 and len(cmp.systems) >= 2:
+        tau = analysis.ordering_correlation(cmp.scores).reset_index(names="measure")
+        parts += ["<h2>Do the measures agree on the ordering?</h2>",
+                  "<p class='legend'>Kendall's τ between the system orderings by mean.</p>",
+                  frame_table(tau, "tau", 3)]
+    parts.append("<h2>Charts</h2>")
+    parts += [c.html() for c in charts(cmp, qrels, runs, measure=measure, level=level)]
+    parts += [f"<h2>Topics where the systems differ most ({_esc(measure)})</h2>",
+              frame_table(analysis.most_different(cmp.scores, measure, top), "topics", 3),
+              "</body></html>"]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,142 @@
+"""The per-topic score matrix every comparison starts from.
+
+A paired test needs every system scored on the same topics. The topic set is
+the union of the topics any run answered that have judgments (or, with
+``complete``, every judged topic, as trec_eval ``-c``); a system without lines
+for one of them scores 0 there, as trec_eval ``-c`` scores it. How many
+topics were filled so is kept in :attr:`Scores.filled` for the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from metrics.compare.registry import CompareError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metrics.data import Qrels, Run
+
+# The measures a comparison shows when none are asked for.
+DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10")
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Per-topic values: ``values[measure, system, topic]``."""
+
+    systems: tuple[str, ...]
+    measures: tuple[str, ...]
+    topics: tuple[str, ...]
+    values: np.ndarray
+    filled: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        shape = (len(self.measures), len(self.systems), len(self.topics))
+        if self.values.shape != shape:
+            raise CompareError(f"score matrix has shape {self.values.shape}; expected "
+                               f"(measures, systems, topics) = {shape}")
+        if len(set(self.systems)) != len(self.systems):
+            raise CompareError(f"system names must be unique; got {list(self.systems)}")
+
+    def measure_index(self, measure: str) -> int:
+        try:
+            return self.measures.index(measure)
+        except ValueError:
+            raise CompareError(f"measure {measure!r} is not in this comparison; "
+                               f"it has {', '.join(self.measures)}") from None
+
+    def system_index(self, system: str) -> int:
+        try:
+            return self.systems.index(system)
+        except ValueError:
+            import difflib
+
+            close = difflib.get_close_matches(system, self.systems, n=3, cutoff=0.4)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise CompareError(f"no system named {system!r}; the systems are "
+                               f"{', '.join(self.systems)}{hint}") from None
+
+    def of(self, measure: str) -> np.ndarray:
+        """Systems x topics values of one measure."""
+        return self.values[self.measure_index(measure)]
+
+    def frame(self) -> pd.DataFrame:
+        """Tidy rows ``system, query_id, measure, value``."""
+        import pandas as pd
+
+        m, s, t = self.values.shape
+        return pd.DataFrame({
+            "system": np.repeat(np.tile(np.array(self.systems, dtype=object), m), t),
+            "query_id": np.tile(np.array(self.topics, dtype=object), m * s),
+            "measure": np.repeat(np.array(self.measures, dtype=object), s * t),
+            "value": self.values.ravel(),
+        })
+
+
+def system_names(paths: Sequence[str | Path]) -> list[str]:
+    """Short unique names for run files: the file stem, with parent folders added
+    only as far as needed to tell two files apart (run tags often repeat)."""
+    parts = [Path(p).parts for p in paths]
+    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
+        names = ["/".join(p[-depth:]) for p in parts]
+        names = [n.rsplit(".", 1)[0] if depth == 1 and "." in n[1:] else n for n in names]
+        if len(set(names)) == len(names):
+            return names
+    return [str(p) for p in paths]
+
+
+def score_matrix(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
+                 measures: Sequence[str] = DEFAULT_MEASURES, *, level: int = 1,
+                 complete: bool = False, judged_only: bool = False,
+                 max_docs: int | None = None, compat: int = 10,
+                 progress: Callable[[int, int], None] | None = None) -> Scores:
+    """Evaluate every run and line up the per-topic values.
+
+    ``runs`` maps system names to runs (or is a list, named by run id). Only
+    measures averaged over topics can be compared; others (``num_ret``,
+    ``runid``...) are left out, and an error is raised if none is left.
+    ``progress(done, total)`` is called after each run.
+    """
+    from metrics.evaluator import Evaluator
+    from metrics.measures.base import REGISTRY
+
+    named = dict(runs) if isinstance(runs, Mapping) else {r.name: r for r in runs}
+    if len(named) != len(runs):
+        raise CompareError("two runs have the same name; pass a mapping name -> run")
+    if not named:
+        raise CompareError("give at least one run")
+    ev = Evaluator(qrels, list(measures), level=level, complete=complete,
+                   judged_only=judged_only, max_docs=max_docs,
+                   compat=compat)  # type: ignore[arg-type]
+    chosen = [m for m in ev.measures if REGISTRY[m.family].summary == "mean"
+              and REGISTRY[m.family].per_query and REGISTRY[m.family].kind == "float"]
+    if not chosen:
+        raise CompareError(f"none of {', '.join(measures)} is averaged over topics; "
+                           "compare needs measures such as AP, nDCG@10, P@10")
+    per_run: dict[str, dict[str, dict[str, float]]] = {}
+    for done, (name, run) in enumerate(named.items(), start=1):
+        res = ev.compute(run)
+        by_measure = {str(m): v for m, v in zip(res.measures, res.values, strict=True)}
+        per_run[name] = {str(m): dict(zip(res.topics, by_measure[str(m)].tolist(),
+                                          strict=True)) for m in chosen}
+        if progress is not None:
+            progress(done, len(named))
+    index = ev.judged.index
+    topics = sorted({t for r in per_run.values() for t in next(iter(r.values()))},
+                    key=lambda t: index.get(t, len(index)))
+    values = np.zeros((len(chosen), len(named), len(topics)))
+    filled = {}
+    for s, name in enumerate(named):
+        for m, meas in enumerate(chosen):
+            got = per_run[name][str(meas)]
+            values[m, s] = [got.get(t, 0.0) for t in topics]
+        filled[name] = len(topics) - len(next(iter(per_run[name].values())))
+    return Scores(tuple(named), tuple(str(m) for m in chosen), tuple(topics), values,
+                  filled)
