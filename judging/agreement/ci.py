@@ -22,10 +22,12 @@ import numpy as np
 from judging.agreement.result import Interval
 
 
-def normal(value: float, se: float, level: float = 0.95) -> Interval:
-    r"""Wald interval :math:`\hat\theta \pm z_{1-\alpha/2}\,SE`."""
+def normal(value: float, se: float, level: float = 0.95,
+           bounds: tuple[float, float] = (-np.inf, np.inf)) -> Interval:
+    r"""Wald interval :math:`\hat\theta \pm z_{1-\alpha/2}\,SE`, clipped to ``bounds``."""
     z = NormalDist().inv_cdf(0.5 + level / 2)
-    return Interval("analytic", value - z * se, value + z * se, level, se=se)
+    lo, hi = max(value - z * se, bounds[0]), min(value + z * se, bounds[1])
+    return Interval("analytic", lo, hi, level, se=se)
 
 
 def percentile(values: np.ndarray, level: float, seed: int) -> Interval | None:

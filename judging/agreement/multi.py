@@ -154,7 +154,8 @@ def krippendorff_alpha(metric: Metric) -> Callable[[np.ndarray, np.ndarray, np.n
 
     From the coincidence matrix :math:`o_{{ck}} = \sum_u \frac{{n_{{uc}} n_{{uk}} -
     [c=k]\,n_{{uc}}}}{{m_u - 1}}` over items judged twice or more,
-    :math:`\alpha = 1 - (n - 1)\frac{{\sum o_{{ck}}\delta^2_{{ck}}}}{{\sum n_c n_k \delta^2_{{ck}}}}`.
+    :math:`\alpha = 1 - (n - 1)\frac{{\sum o_{{ck}}\delta^2_{{ck}}}}
+    {{\sum n_c n_k \delta^2_{{ck}}}}`.
     Krippendorff, "Computing Krippendorff's alpha-reliability", 2011."""
     return f
 

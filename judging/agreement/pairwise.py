@@ -97,7 +97,7 @@ Cohen, "A coefficient of agreement for nominal scales", EPM 20(1), 1960."""
 
 
 def scott_pi(t: np.ndarray, values: np.ndarray) -> np.ndarray:
-    r"""Scott's pi: chance from the pooled marginals, :math:`p_e = \sum_i ((p_{i\cdot} + p_{\cdot i})/2)^2`.
+    r"""Scott's pi: chance from pooled marginals, :math:`p_e = \sum_i (\frac{p_{i\cdot} + p_{\cdot i}}2)^2`.
 
     Scott, "Reliability of content analysis: the case of nominal scale
     coding", Public Opinion Quarterly 19(3), 1955.
@@ -109,7 +109,7 @@ def scott_pi(t: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def pabak(t: np.ndarray, values: np.ndarray) -> np.ndarray:
-    r"""Prevalence- and bias-adjusted kappa: :math:`(k p_o - 1)/(k - 1)` (:math:`2p_o - 1` for k = 2).
+    r"""Prevalence- and bias-adjusted kappa: :math:`(k p_o - 1)/(k - 1)` (k = 2: :math:`2p_o - 1`).
 
     Byrt, Bishop & Carlin, "Bias, prevalence and kappa", J Clin Epidemiol 46(5), 1993;
     k is the number of grades on the declared scale.
@@ -147,7 +147,9 @@ def positive_agreement(t: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def negative_agreement(t: np.ndarray, values: np.ndarray) -> np.ndarray:
-    r"""Binary only: :math:`p_{neg} = 2d/(2d + b + c)`. Undefined when both found everything relevant."""
+    r"""Binary only: :math:`p_{neg} = 2d/(2d + b + c)`.
+
+    Undefined when both assessors found every item relevant."""
     p, _ = _props(t)
     d, b, c = p[..., 0, 0], p[..., 1, 0], p[..., 0, 1]
     return _div(2 * d, 2 * d + b + c)
@@ -202,12 +204,13 @@ class PairStatistic:
     se: Callable[[np.ndarray, np.ndarray], float] | None = None
     chance_corrected: bool = True
     binary_only: bool = False
+    bounds: tuple[float, float] = (-1.0, 1.0)   # analytic intervals are clipped to these
 
 
 _ONE_GRADE = "chance agreement is 1 (both assessors used one and the same grade)"
 REGISTRY: dict[str, PairStatistic] = {s.name: s for s in (
     PairStatistic("percent_agreement", percent_agreement, "no items", _prop_se,
-                  chance_corrected=False),
+                  chance_corrected=False, bounds=(0.0, 1.0)),
     PairStatistic("cohen_kappa", cohen_kappa, _ONE_GRADE, _kappa_se("none")),
     PairStatistic("cohen_kappa_linear", _cohen("linear"), _ONE_GRADE, _kappa_se("linear")),
     PairStatistic("cohen_kappa_quadratic", _cohen("quadratic"), _ONE_GRADE,
@@ -220,10 +223,10 @@ REGISTRY: dict[str, PairStatistic] = {s.name: s for s in (
                   binary_only=True),
     PairStatistic("positive_agreement", positive_agreement,
                   "neither assessor judged any item relevant", chance_corrected=False,
-                  binary_only=True),
+                  binary_only=True, bounds=(0.0, 1.0)),
     PairStatistic("negative_agreement", negative_agreement,
                   "both assessors judged every item relevant", chance_corrected=False,
-                  binary_only=True),
+                  binary_only=True, bounds=(0.0, 1.0)),
 )}
 
 
@@ -261,7 +264,7 @@ def measure(stat: PairStatistic, t: np.ndarray, values: np.ndarray, *, level: fl
     analytic = None
     if stat.se is not None:
         se = stat.se(t, values)
-        analytic = ci.normal(v, se, level)
+        analytic = ci.normal(v, se, level, stat.bounds)
     boot: Interval | None = None
     if replicates > 0:
         boot = ci.bootstrap_table(lambda b: stat.compute(b, values), t, replicates, seed, level)
