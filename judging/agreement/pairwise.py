@@ -97,7 +97,10 @@ Cohen, "A coefficient of agreement for nominal scales", EPM 20(1), 1960."""
 
 
 def scott_pi(t: np.ndarray, values: np.ndarray) -> np.ndarray:
-    r"""Scott's pi: chance from pooled marginals, :math:`p_e = \sum_i (\frac{p_{i\cdot} + p_{\cdot i}}2)^2`.
+    r"""Scott's pi: chance agreement from the pooled marginals.
+
+    :math:`\pi = (p_o - p_e)/(1 - p_e)`, :math:`p_e = \sum_i m_i^2`,
+    :math:`m_i = (p_{i\cdot} + p_{\cdot i})/2`.
 
     Scott, "Reliability of content analysis: the case of nominal scale
     coding", Public Opinion Quarterly 19(3), 1955.
