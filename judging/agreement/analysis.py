@@ -72,30 +72,40 @@ class Level:
                 "majority_of_others": [p.to_dict() for p in self.majority]}
 
 
-def _pair_stats(t: np.ndarray, values: np.ndarray, binary: bool, opts: Options, boot: bool,
-                names: tuple[str, ...] | None = None) -> dict[str, Stat]:
-    out = {}
+def _pair_stats(tables: np.ndarray, values: np.ndarray, binary: bool, opts: Options,
+                boot: bool, names: tuple[str, ...] | None = None) -> list[dict[str, Stat]]:
+    """Every pairwise statistic for a stack of tables (one dict per table)."""
+    out: list[dict[str, Stat]] = [{} for _ in range(len(tables))]
+    if not len(tables):
+        return out
     for name, st in pairwise.REGISTRY.items():
         if names is not None and name not in names:
             continue
         if (st.binary_only and not binary) or (binary and name in SAME_ON_BINARY):
             continue
-        out[name] = pairwise.measure(st, t, values, level=opts.level,
-                                     replicates=opts.replicates if boot else 0, seed=opts.seed)
+        stats = pairwise.measure_many(st, tables, values, level=opts.level,
+                                      replicates=opts.replicates if boot else 0, seed=opts.seed)
+        for d, s in zip(out, stats, strict=True):
+            d[name] = s
     return out
 
 
-def majority_of_others(codes: np.ndarray, q: int, a: int) -> tuple[np.ndarray, np.ndarray]:
-    """Aligned (assessor a's grade, the others' majority grade) where both exist.
+def majority_of_others(codes: np.ndarray, q: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per assessor: aligned (their grade, the others' majority grade) where both exist.
 
     Majority: the most frequent grade among the other assessors; a tie goes to
     the lower grade (as ``relkit export qrels --method majority``).
     """
-    mine = codes[:, a]
-    others = np.delete(codes, a, axis=1)
-    counts = np.stack([(others == c).sum(axis=1) for c in range(q)], axis=1)
-    ok = (mine >= 0) & (counts.sum(axis=1) > 0)
-    return mine[ok].astype(np.int64), counts[ok].argmax(axis=1)  # argmax: first = lowest
+    total = np.stack([(codes == c).sum(axis=1) for c in range(q)], axis=1)
+    out = []
+    for a in range(codes.shape[1]):
+        rows = np.flatnonzero(codes[:, a] >= 0)
+        mine = codes[rows, a].astype(np.int64)
+        others = total[rows].copy()
+        others[np.arange(len(rows)), mine] -= 1
+        ok = others.sum(axis=1) > 0
+        out.append((mine[ok], others[ok].argmax(axis=1)))   # argmax: first max = lowest grade
+    return out
 
 
 def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Level:
@@ -116,8 +126,10 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
         codes, q, values, level=opts.level, replicates=opts.replicates, seed=opts.seed)
     tabs = multi.pair_tables(codes, q)
     boot = len(tabs) <= MAX_BOOT_PAIRS
-    pairs = [Pair(pr.assessors[i], pr.assessors[j], t, _pair_stats(t, values, binary, opts, boot))
-             for (i, j), t in tabs.items()]
+    stack = np.stack(list(tabs.values())) if tabs else np.zeros((0, q, q), dtype=np.int64)
+    pairs = [Pair(pr.assessors[i], pr.assessors[j], t, st)
+             for ((i, j), t), st in zip(tabs.items(), _pair_stats(stack, values, binary, opts,
+                                                                   boot), strict=True)]
     per_topic: dict[str, dict[str, Stat]] = {r.topics[t]: {} for t in range(len(r.topics))}
     for sname in TOPIC_STATS:
         vals = multi.per_topic(multi.REGISTRY[sname], pat, pr.item_topic, len(r.topics), values)
@@ -129,18 +141,18 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
     few = len(peers) <= MAX_BOOT_PAIRS
     if gold is not None:
         g = r.index(gold)
+        tabs_g = []
         for a in peers:
             i = r.index(a)
             ok = (r.codes[:, i] >= 0) & (r.codes[:, g] >= 0)
-            tab = pairwise.confusion(r.codes[ok, i], r.codes[ok, g], q)
-            out.gold.append(Pair(a, gold, tab, _pair_stats(tab, values, binary, opts, few,
-                                                           AGAINST_STATS)))
+            tabs_g.append(pairwise.confusion(r.codes[ok, i], r.codes[ok, g], q))
+        stats = _pair_stats(np.stack(tabs_g), values, binary, opts, few, AGAINST_STATS)
+        out.gold = [Pair(a, gold, t, s) for a, t, s in zip(peers, tabs_g, stats, strict=True)]
     if len(peers) >= 3:
-        for i, a in enumerate(pr.assessors):
-            x, y = majority_of_others(codes, q, i)
-            tab = pairwise.confusion(x, y, q)
-            out.majority.append(Pair(a, "majority of others", tab,
-                                     _pair_stats(tab, values, binary, opts, few, AGAINST_STATS)))
+        tabs_m = [pairwise.confusion(x, y, q) for x, y in majority_of_others(codes, q)]
+        stats = _pair_stats(np.stack(tabs_m), values, binary, opts, few, AGAINST_STATS)
+        out.majority = [Pair(a, "majority of others", t, s)
+                        for a, t, s in zip(pr.assessors, tabs_m, stats, strict=True)]
     return out
 
 

@@ -80,7 +80,9 @@ def validate(frame: pd.DataFrame, scale: RelevanceScale, repeats: Repeats = "err
         ok &= grade.isin(scale.values).to_numpy()
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        raise AgreementError(f"{_where(frame, i)}: grade {frame['grade'].iat[i]!r} is not on "
+        g = frame["grade"].iat[i]
+        shown = repr(g) if isinstance(g, str) else str(g)
+        raise AgreementError(f"{_where(frame, i)}: grade {shown} is not on "
                              f"the {scale.name!r} scale (expected one of {list(scale.values)})")
     out = frame.assign(grade=grade.astype("int64"))
     key = ["assessor", "topic", "doc"]

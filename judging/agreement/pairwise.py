@@ -158,7 +158,7 @@ def negative_agreement(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     return _div(2 * d, 2 * d + b + c)
 
 
-def kappa_se(t: np.ndarray, w: np.ndarray) -> float:
+def kappa_se(t: np.ndarray, w: np.ndarray) -> np.ndarray:
     r"""Large-sample standard error of (weighted) kappa, not assuming kappa = 0.
 
     .. math::
@@ -169,30 +169,31 @@ def kappa_se(t: np.ndarray, w: np.ndarray) -> float:
     with :math:`\bar w_{i\cdot} = \sum_j p_{\cdot j} w_{ij}` and
     :math:`\bar w_{\cdot j} = \sum_i p_{i\cdot} w_{ij}`. Fleiss, Cohen & Everitt,
     "Large sample standard errors of kappa and weighted kappa", Psychological
-    Bulletin 72(5), 1969 (SAS's ASE; statsmodels' ``std_kappa``).
+    Bulletin 72(5), 1969 (SAS's ASE; statsmodels' ``std_kappa``). Batched like
+    the statistics: ``t`` is (..., k, k).
     """
     p, n = _props(t)
-    r, c = p.sum(axis=1), p.sum(axis=0)
-    po = float((w * p).sum())
-    pe = float((w * np.outer(r, c)).sum())
-    kap = (po - pe) / (1 - pe)
-    wi = w @ c
-    wj = r @ w
-    inner = (p * (w - (wi[:, None] + wj[None, :]) * (1 - kap)) ** 2).sum()
-    var = (inner - (kap - pe * (1 - kap)) ** 2) / (float(n) * (1 - pe) ** 2)
-    return float(np.sqrt(max(var, 0.0)))
+    r, c = p.sum(axis=-1), p.sum(axis=-2)
+    po, pe, _ = kappa_parts(t, w)
+    kap = _div(po - pe, 1 - pe)
+    wi = c @ w.T                      # sum_j c_j w_ij
+    wj = r @ w                        # sum_i r_i w_ij
+    dev = w - (wi[..., :, None] + wj[..., None, :]) * (1 - kap)[..., None, None]
+    inner = (p * dev ** 2).sum(axis=(-2, -1))
+    var = _div(inner - (kap - pe * (1 - kap)) ** 2, n * (1 - pe) ** 2)
+    return np.sqrt(np.maximum(var, 0.0))
 
 
-def _kappa_se(kind: Weights) -> Callable[[np.ndarray, np.ndarray], float]:
+def _kappa_se(kind: Weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return lambda t, values: kappa_se(t, weight_matrix(values, kind))
 
 
-def _prop_se(t: np.ndarray, values: np.ndarray) -> float:
-    po, n = float(percent_agreement(t, values)), float(t.sum())
-    return float(np.sqrt(po * (1 - po) / n))
+def _prop_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    po, n = percent_agreement(t, values), np.asarray(t).sum(axis=(-2, -1))
+    return np.sqrt(_div(po * (1 - po), n))
 
 
-def _pabak_se(t: np.ndarray, values: np.ndarray) -> float:
+def _pabak_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     k = t.shape[-1]
     return k / (k - 1) * _prop_se(t, values)
 
@@ -204,7 +205,7 @@ class PairStatistic:
     name: str
     compute: Callable[[np.ndarray, np.ndarray], np.ndarray]
     undefined_reason: str
-    se: Callable[[np.ndarray, np.ndarray], float] | None = None
+    se: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     chance_corrected: bool = True
     binary_only: bool = False
     bounds: tuple[float, float] = (-1.0, 1.0)   # analytic intervals are clipped to these
@@ -251,24 +252,38 @@ def get(name: str) -> PairStatistic:
 def measure(stat: PairStatistic, t: np.ndarray, values: np.ndarray, *, level: float = 0.95,
             replicates: int = 1000, seed: int = 0) -> Stat:
     """``stat`` on one table, with its analytic interval (if any) and a bootstrap one."""
+    return measure_many(stat, np.asarray(t)[None], values, level=level, replicates=replicates,
+                        seed=seed)[0]
+
+
+def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
+                 level: float = 0.95, replicates: int = 1000, seed: int = 0) -> list[Stat]:
+    """``stat`` on each of a stack of tables (n, k, k): values and SEs in one call."""
     from judging.agreement import ci
 
-    t = np.asarray(t)
-    n = int(t.sum())
+    tables = np.asarray(tables)
+    ns = tables.sum(axis=(-2, -1)).astype(int)
+    vals = stat.compute(tables, values)
+    ses = stat.se(tables, values) if stat.se is not None else None
     cc = stat.chance_corrected
-    if n == 0:
-        return undefined(stat.name, 0, "no item was judged by both assessors", cc)
-    if n == 1 and cc:
-        return undefined(stat.name, 1, "a single item was judged by both assessors", cc)
-    v = float(stat.compute(t, values))
-    if not np.isfinite(v):
-        return undefined(stat.name, n, stat.undefined_reason, cc)
-    out = defined(stat.name, v, n, cc)
-    analytic = None
-    if stat.se is not None:
-        se = stat.se(t, values)
-        analytic = ci.normal(v, se, level, stat.bounds)
-    boot: Interval | None = None
-    if replicates > 0:
-        boot = ci.bootstrap_table(lambda b: stat.compute(b, values), t, replicates, seed, level)
-    return out.with_intervals(analytic, boot)
+    out = []
+    for i, n in enumerate(ns.tolist()):
+        if n == 0:
+            out.append(undefined(stat.name, 0, "no item was judged by both assessors", cc))
+            continue
+        if n == 1 and cc:
+            out.append(undefined(stat.name, 1, "a single item was judged by both assessors", cc))
+            continue
+        v = float(vals[i])
+        if not np.isfinite(v):
+            out.append(undefined(stat.name, n, stat.undefined_reason, cc))
+            continue
+        analytic = None
+        if ses is not None and np.isfinite(ses[i]):
+            analytic = ci.normal(v, float(ses[i]), level, stat.bounds)
+        boot: Interval | None = None
+        if replicates > 0:
+            boot = ci.bootstrap_table(lambda b: stat.compute(b, values), tables[i], replicates,
+                                      seed, level)
+        out.append(defined(stat.name, v, n, cc).with_intervals(analytic, boot))
+    return out
