@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from judging.agreement.cli import app as agree_app
 from judging.commands import app as store_app
 from judging.commands import export_app, import_app
 from judging.tui.cli import app as tui_app
@@ -27,6 +28,7 @@ app.registered_commands.extend(metrics_app.registered_commands)
 app.registered_commands.extend(compare_app.registered_commands)
 app.registered_commands.extend(store_app.registered_commands)
 app.registered_commands.extend(tui_app.registered_commands)
+app.registered_commands.extend(agree_app.registered_commands)
 app.add_typer(export_app, name="export")
 app.add_typer(import_app, name="import")
 

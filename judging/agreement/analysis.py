@@ -1,0 +1,197 @@
+"""Everything the agreement report shows, computed once from :class:`Ratings`.
+
+Each statistic on the graded scale and binarised at a threshold; pooled over
+all items (pairwise: per assessor pair; many assessors: all together) and per
+topic; each assessor against gold and against the majority of the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from judging.agreement import multi, pairwise
+from judging.agreement.frame import Ratings
+from judging.agreement.result import Stat
+
+# Above this many assessor pairs, pairwise bootstraps are skipped (analytic
+# intervals stay): crowd data has thousands of tiny pairs and the interval of
+# a 3-item kappa says nothing.
+MAX_BOOT_PAIRS = 50
+TOPIC_STATS = ("percent_agreement", "fleiss_kappa", "krippendorff_alpha_nominal",
+               "krippendorff_alpha_ordinal", "krippendorff_alpha_interval", "gwet_ac1")
+# On two grades every weighting gives the same number: shown once.
+SAME_ON_BINARY = ("cohen_kappa_linear", "cohen_kappa_quadratic", "gwet_ac2_linear",
+                  "gwet_ac2_quadratic")
+AGAINST_STATS = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear",
+                 "cohen_kappa_quadratic", "positive_agreement", "negative_agreement")
+
+
+@dataclass(frozen=True)
+class Options:
+    level: float = 0.95
+    replicates: int = 1000
+    seed: int = 0
+
+
+@dataclass
+class Pair:
+    a: str
+    b: str
+    table: np.ndarray
+    stats: dict[str, Stat]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "n": int(self.table.sum()),
+                "table": self.table.tolist(),
+                "stats": {k: s.to_dict() for k, s in self.stats.items()}}
+
+
+@dataclass
+class Level:
+    """One view of the data: the graded scale, or binarised."""
+
+    name: str
+    grades: list[int]
+    labels: list[str]
+    overall: dict[str, Stat]
+    pairs: list[Pair]
+    per_topic: dict[str, dict[str, Stat]]
+    gold: list[Pair] = field(default_factory=list)
+    majority: list[Pair] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"grades": self.grades, "labels": self.labels,
+                "overall": {k: s.to_dict() for k, s in self.overall.items()},
+                "pairs": [p.to_dict() for p in self.pairs],
+                "per_topic": {t: {k: s.to_dict() for k, s in d.items()}
+                              for t, d in self.per_topic.items()},
+                "gold": [p.to_dict() for p in self.gold],
+                "majority_of_others": [p.to_dict() for p in self.majority]}
+
+
+def _pair_stats(tables: np.ndarray, values: np.ndarray, binary: bool, opts: Options,
+                boot: bool, names: tuple[str, ...] | None = None) -> list[dict[str, Stat]]:
+    """Every pairwise statistic for a stack of tables (one dict per table)."""
+    out: list[dict[str, Stat]] = [{} for _ in range(len(tables))]
+    if not len(tables):
+        return out
+    for name, st in pairwise.REGISTRY.items():
+        if names is not None and name not in names:
+            continue
+        if (st.binary_only and not binary) or (binary and name in SAME_ON_BINARY):
+            continue
+        stats = pairwise.measure_many(st, tables, values, level=opts.level,
+                                      replicates=opts.replicates if boot else 0, seed=opts.seed)
+        for d, s in zip(out, stats, strict=True):
+            d[name] = s
+    return out
+
+
+def majority_of_others(codes: np.ndarray, q: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per assessor: aligned (their grade, the others' majority grade) where both exist.
+
+    Majority: the most frequent grade among the other assessors; a tie goes to
+    the lower grade (as ``relkit export qrels --method majority``).
+    """
+    total = np.stack([(codes == c).sum(axis=1) for c in range(q)], axis=1)
+    out = []
+    for a in range(codes.shape[1]):
+        rows = np.flatnonzero(codes[:, a] >= 0)
+        mine = codes[rows, a].astype(np.int64)
+        others = total[rows].copy()
+        others[np.arange(len(rows)), mine] -= 1
+        ok = others.sum(axis=1) > 0
+        out.append((mine[ok], others[ok].argmax(axis=1)))   # argmax: first max = lowest grade
+    return out
+
+
+def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Level:
+    binary = r.k == 2 and name == "binary"
+    values = r.values
+    q = r.k
+    peers = [a for a in r.assessors if a != gold]
+    pr = r.only(peers) if gold is not None else r
+    codes = pr.codes
+    pat = multi.patterns(codes, q)
+    overall: dict[str, Stat] = {}
+    for sname, st in multi.REGISTRY.items():
+        if binary and sname in SAME_ON_BINARY:
+            continue
+        overall[sname] = multi.measure(st, pat, values, level=opts.level,
+                                       replicates=opts.replicates, seed=opts.seed)
+    overall["mean_pairwise_cohen_kappa"] = multi.mean_pairwise_cohen(
+        codes, q, values, level=opts.level, replicates=opts.replicates, seed=opts.seed)
+    tabs = multi.pair_tables(codes, q)
+    boot = len(tabs) <= MAX_BOOT_PAIRS
+    stack = np.stack(list(tabs.values())) if tabs else np.zeros((0, q, q), dtype=np.int64)
+    pairs = [Pair(pr.assessors[i], pr.assessors[j], t, st)
+             for ((i, j), t), st in zip(tabs.items(), _pair_stats(stack, values, binary, opts,
+                                                                   boot), strict=True)]
+    per_topic: dict[str, dict[str, Stat]] = {r.topics[t]: {} for t in range(len(r.topics))}
+    for sname in TOPIC_STATS:
+        vals = multi.per_topic(multi.REGISTRY[sname], pat, pr.item_topic, len(r.topics), values)
+        for t, s in enumerate(vals):
+            per_topic[r.topics[t]][sname] = s
+    per_topic = {t: d for t, d in per_topic.items() if any(s.n for s in d.values())}
+    out = Level(name, list(r.scale.values), [g.label for g in r.scale.grades], overall, pairs,
+                per_topic)
+    few = len(peers) <= MAX_BOOT_PAIRS
+    if gold is not None:
+        g = r.index(gold)
+        tabs_g = []
+        for a in peers:
+            i = r.index(a)
+            ok = (r.codes[:, i] >= 0) & (r.codes[:, g] >= 0)
+            tabs_g.append(pairwise.confusion(r.codes[ok, i], r.codes[ok, g], q))
+        stats = _pair_stats(np.stack(tabs_g), values, binary, opts, few, AGAINST_STATS)
+        out.gold = [Pair(a, gold, t, s) for a, t, s in zip(peers, tabs_g, stats, strict=True)]
+    if len(peers) >= 3:
+        tabs_m = [pairwise.confusion(x, y, q) for x, y in majority_of_others(codes, q)]
+        stats = _pair_stats(np.stack(tabs_m), values, binary, opts, few, AGAINST_STATS)
+        out.majority = [Pair(a, "majority of others", t, s)
+                        for a, t, s in zip(pr.assessors, tabs_m, stats, strict=True)]
+    return out
+
+
+@dataclass
+class Analysis:
+    scale: str
+    threshold: int
+    assessors: tuple[str, ...]
+    gold: str | None
+    items: int
+    judgments: int
+    topics: int
+    graded: Level
+    binary: Level
+    options: Options
+    overlap: list[dict[str, Any]] = field(default_factory=list)
+    effect: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scale": self.scale, "threshold": self.threshold,
+                "assessors": list(self.assessors), "gold": self.gold, "items": self.items,
+                "judgments": self.judgments, "topics": self.topics,
+                "confidence_level": self.options.level,
+                "bootstrap": {"replicates": self.options.replicates, "seed": self.options.seed,
+                              "resampling": "items"},
+                "graded": self.graded.to_dict(), "binary": self.binary.to_dict(),
+                "overlap": self.overlap, "effect_on_conclusions": self.effect}
+
+
+def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None,
+            opts: Options | None = None) -> Analysis:
+    """Every statistic on the graded scale and binarised at ``threshold``."""
+    from judging.agreement.ir import overlaps
+
+    opts = opts or Options()
+    t = r.scale.threshold if threshold is None else threshold
+    if gold is not None:
+        r.index(gold)
+    b = r.binarised(t)
+    return Analysis(r.scale.name, t, r.assessors, gold, len(r), int((r.codes >= 0).sum()),
+                    len(r.topics), level(r, "graded", opts, gold), level(b, "binary", opts, gold),
+                    opts, overlaps(b))

@@ -1,0 +1,70 @@
+r"""Confidence intervals: analytic (normal, from a standard error) and a seeded bootstrap.
+
+The bootstrap resamples *items* with replacement. Every statistic here
+depends on the items only through how many items fall into each "pattern" (a
+cell of a two-assessor table; a vector of grade counts for many assessors),
+so drawing n items with replacement is exactly drawing pattern counts from
+:math:`\mathrm{Multinomial}(n, f/n)` where f are the observed pattern counts.
+One multinomial draw of shape (replicates, patterns) replaces n x replicates
+index draws, and every statistic is evaluated on all replicates at once.
+The interval is the percentile interval (Efron & Tibshirani, *An Introduction
+to the Bootstrap*, 1993, ch. 13); replicates where the statistic is undefined
+(e.g. every resampled item in one grade) are left out and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from statistics import NormalDist
+
+import numpy as np
+
+from judging.agreement.result import Interval
+
+
+def normal(value: float, se: float, level: float = 0.95,
+           bounds: tuple[float, float] = (-np.inf, np.inf)) -> Interval:
+    r"""Wald interval :math:`\hat\theta \pm z_{1-\alpha/2}\,SE`, clipped to ``bounds``."""
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    lo, hi = max(value - z * se, bounds[0]), min(value + z * se, bounds[1])
+    return Interval("analytic", lo, hi, level, se=se)
+
+
+def percentile(values: np.ndarray, level: float, seed: int) -> Interval | None:
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if len(v) == 0:
+        return None
+    lo, hi = np.quantile(v, [(1 - level) / 2, (1 + level) / 2])
+    return Interval("bootstrap", float(lo), float(hi), level, replicates=len(v), seed=seed)
+
+
+def draw(freq: np.ndarray, replicates: int, seed: int) -> np.ndarray:
+    """Pattern counts of ``replicates`` item resamples: shape (replicates, len(freq))."""
+    f = np.asarray(freq, dtype=np.float64)
+    n = int(round(f.sum()))
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n, f / n, size=replicates)
+
+
+def bootstrap_table(fn: Callable[[np.ndarray], np.ndarray], table: np.ndarray,
+                    replicates: int = 1000, seed: int = 0, level: float = 0.95
+                    ) -> Interval | None:
+    """Percentile interval of ``fn`` over resampled k x k tables."""
+    t = np.asarray(table)
+    k = t.shape[-1]
+    tables = draw(t.ravel(), replicates, seed).reshape(replicates, k, k)
+    return percentile(fn(tables), level, seed)
+
+
+def bootstrap_weights(fn: Callable[[np.ndarray], np.ndarray], freq: np.ndarray,
+                      replicates: int = 1000, seed: int = 0, level: float = 0.95,
+                      chunk: int = 200) -> Interval | None:
+    """Percentile interval of ``fn(weights)`` over resampled pattern counts (in chunks)."""
+    out = []
+    rng_seed = np.random.SeedSequence(seed)
+    for i, child in enumerate(rng_seed.spawn((replicates + chunk - 1) // chunk)):
+        b = min(chunk, replicates - i * chunk)
+        w = draw(freq, b, int(child.generate_state(1)[0]))
+        out.append(fn(w))
+    return percentile(np.concatenate(out), level, seed)

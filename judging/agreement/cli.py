@@ -1,0 +1,99 @@
+"""``relkit agree``: the agreement report from the judging database or judgment files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from judging.commands import DB_HELP
+
+app = typer.Typer(no_args_is_help=True)
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(msg + "\n")
+
+
+@app.command()
+def agree(
+    judgments: list[Path] | None = typer.Argument(
+        None, help="Qrels per assessor (stem = assessor) or a CSV/TSV with assessor, topic, "
+        "doc, grade; without files, the database (--db)"),
+    db: str | None = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP),
+    threshold: int | None = typer.Option(None, help="Binarise at grade >= THRESHOLD "
+                                         "(default: the scale's threshold)"),
+    runs: list[Path] | None = typer.Option(None, "--runs", help="Run files: evaluate them "
+                                           "under each assessor's qrels (effect on conclusions)"),
+    fmt: str = typer.Option("text", "--format", help="text, json, markdown or html"),
+    scale: str | None = typer.Option(None, help="Declared relevance scale for files "
+                                     "(trec-dl, trec-covid, binary; default: every grade from "
+                                     "the lowest to the highest seen)"),
+    gold: str | None = typer.Option(None, help="The assessor whose grades are gold"),
+    repeats: str = typer.Option("error", help="A pair judged twice by one assessor: error, "
+                                "first, last or majority"),
+    measure: str = typer.Option("nDCG@10", help="Measure for the effect on conclusions"),
+    replicates: int = typer.Option(1000, help="Bootstrap replicates (0: none)"),
+    seed: int = typer.Option(0, help="Bootstrap seed"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+) -> None:
+    """Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect on rankings.
+
+    Example: relkit agree alice.qrels bob.qrels --threshold 2 --format html -o agree.html
+    """
+    from corpora.types import get_scale
+    from judging.agreement.analysis import Options, analyse
+    from judging.agreement.frame import REPEATS, AgreementError, Ratings, infer_scale, read_files
+    from judging.agreement.report import FORMATS
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"expected one of {list(FORMATS)}; got {fmt!r}",
+                                 param_hint="--format")
+    if repeats not in REPEATS:
+        raise typer.BadParameter(f"expected one of {list(REPEATS)}; got {repeats!r}",
+                                 param_hint="--repeats")
+    if replicates < 0:
+        raise typer.BadParameter("must be >= 0", param_hint="--replicates")
+    if judgments:
+        frame = read_files(judgments)
+        if scale is not None:
+            sc = get_scale(scale)
+        else:
+            sc = infer_scale(frame["grade"], threshold)
+            _say(f"relkit: scale inferred from the grades seen: {list(sc.values)} "
+                 "(declare it with --scale)")
+    else:
+        from judging.agreement.store import from_store
+
+        frame, sc = from_store(db)
+        if scale is not None:
+            sc = get_scale(scale)
+    if threshold is not None and threshold not in sc:
+        raise AgreementError(f"--threshold {threshold} is not a grade of the {sc.name!r} scale "
+                             f"{list(sc.values)}")
+    ratings = Ratings.from_frame(frame, sc, repeats)  # type: ignore[arg-type]
+    if len(ratings.assessors) < 2:
+        raise AgreementError(f"agreement needs two or more assessors; found "
+                             f"{list(ratings.assessors)}")
+    _say(f"relkit: {len(frame):,} judgments by {len(ratings.assessors)} assessors on "
+         f"{len(ratings):,} items")
+    result = analyse(ratings, threshold, gold=gold,
+                     opts=Options(replicates=replicates, seed=seed))
+    if runs:
+        from judging.agreement.ir import effect
+        from metrics.data import Run
+        from pooling.depth import run_name
+
+        loaded = {}
+        for p in runs:
+            if not p.is_file():
+                raise typer.BadParameter(f"{p}: no such file", param_hint="--runs")
+            loaded[run_name(p)] = Run.read(p)
+        result.effect = effect(ratings, loaded, measure, threshold)
+    text = FORMATS[fmt](result)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        _say(f"relkit: wrote the {fmt} report to {output}")

@@ -1,0 +1,304 @@
+r"""Agreement among many assessors, with missing labels.
+
+An item's contribution to every statistic here depends only on its vector
+of grade counts :math:`n_{i\cdot} = (n_{i1}, \dots, n_{iq})` over the declared
+scale's q grades (:math:`m_i = \sum_c n_{ic}` assessors judged it). Items are
+grouped into distinct count vectors ("patterns"), and each statistic is a
+function of pattern counts ``W`` of shape (batch, patterns): the batch is the
+bootstrap replicates, or the topics. Not every assessor judges every item;
+items judged once carry no agreement (only, for Fleiss and Gwet, chance
+information, following Gwet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal, get_args
+
+import numpy as np
+
+from judging.agreement import ci
+from judging.agreement.pairwise import cohen_kappa, weight_matrix
+from judging.agreement.result import Stat, defined, undefined
+
+Metric = Literal["nominal", "ordinal", "interval", "ratio"]
+METRICS: tuple[str, ...] = get_args(Metric)
+
+
+@dataclass(frozen=True)
+class Patterns:
+    counts: np.ndarray        # (P, q) grade counts of each distinct pattern
+    freq: np.ndarray          # (P,) items with that pattern
+    item_pattern: np.ndarray  # (items,) pattern of each item (-1: judged by nobody)
+
+    @property
+    def m(self) -> np.ndarray:
+        return self.counts.sum(axis=1)
+
+
+def patterns(codes: np.ndarray, q: int) -> Patterns:
+    """Group items (rows of grade positions, -1 missing) by their grade-count vector."""
+    counts = np.stack([(codes == c).sum(axis=1) for c in range(q)], axis=1).astype(np.int64)
+    judged = counts.sum(axis=1) > 0
+    base = codes.shape[1] + 1
+    item_pattern = np.full(len(codes), -1, dtype=np.int64)
+    if q * np.log2(base) < 62:
+        key = counts[judged] @ (base ** np.arange(q, dtype=np.int64))
+        uniq, first, inv, freq = np.unique(key, return_index=True, return_inverse=True,
+                                           return_counts=True)
+        pat = counts[judged][first]
+    else:  # too many assessors x grades for one integer key
+        pat, inv, freq = np.unique(counts[judged], axis=0, return_inverse=True,
+                                   return_counts=True)
+    item_pattern[judged] = inv.ravel()
+    return Patterns(pat, freq, item_pattern)
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.asarray(a, dtype=np.float64) / b
+    return np.where(np.abs(b) < 1e-15, np.nan, out)
+
+
+def _pa_pi(C: np.ndarray, W: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Observed agreement among pairable items and mean grade shares (Gwet 2014, ch. 2)."""
+    m = C.sum(axis=1).astype(np.float64)
+    two = m >= 2
+    rstar = C @ w.T
+    pa_p = (C * (rstar - 1)).sum(axis=1)[two] / (m[two] * (m[two] - 1))
+    Wt = W[:, two]
+    pa = _div(Wt @ pa_p, Wt.sum(axis=1))
+    pi = _div(W @ (C / m[:, None]), W.sum(axis=1)[:, None])
+    return pa, pi
+
+
+def percent_agreement(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Share of agreeing assessor pairs per item, averaged over items judged twice or more:
+    :math:`p_a = \frac1{n'}\sum_i \sum_c \frac{n_{ic}(n_{ic}-1)}{m_i(m_i-1)}`."""
+    return _pa_pi(C, W, np.eye(C.shape[1]))[0]
+
+
+def fleiss_kappa(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Fleiss' kappa, missing-aware: :math:`\kappa = (p_a - p_e)/(1 - p_e)`.
+
+    :math:`p_a` as in :func:`percent_agreement`; :math:`p_e = \sum_c \pi_c^2` with
+    :math:`\pi_c = \frac1n \sum_i n_{ic}/m_i` over all judged items. With every
+    item judged by the same number of assessors this is Fleiss (1971) exactly.
+    Fleiss, "Measuring nominal scale agreement among many raters", Psychological
+    Bulletin 76(5), 1971; the missing-data form: Gwet, *Handbook of Inter-Rater
+    Reliability*, 4th ed., 2014, eq. 2.6 ff. (``irrCAC::fleiss.kappa.raw``).
+    """
+    pa, pi = _pa_pi(C, W, np.eye(C.shape[1]))
+    pe = (pi ** 2).sum(axis=1)
+    return _div(pa - pe, 1 - pe)
+
+
+def _gwet(kind: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    def f(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
+        q = C.shape[1]
+        w = weight_matrix(values, kind)  # type: ignore[arg-type]
+        pa, pi = _pa_pi(C, W, w)
+        if q < 2:
+            return np.full(len(W), np.nan)
+        pe = w.sum() * (pi * (1 - pi)).sum(axis=1) / (q * (q - 1))
+        return _div(pa - pe, 1 - pe)
+    f.__doc__ = r"""Gwet's AC1 (unweighted) / AC2 (weighted), missing-aware.
+
+    :math:`AC = (p_a - p_e)/(1 - p_e)`, :math:`p_e = \frac{T_w}{q(q-1)} \sum_c \pi_c(1-\pi_c)`,
+    :math:`T_w` the sum of the weights, q the declared scale's grades (used or
+    not: an unused grade changes :math:`p_e`). Gwet, "Computing inter-rater
+    reliability and its variance in the presence of high agreement", BJMSP 61,
+    2008; Gwet 2014, ch. 4 (``irrCAC::gwet.ac1.raw``)."""
+    return f
+
+
+gwet_ac1 = _gwet("none")
+
+
+def _delta(metric: Metric, values: np.ndarray, nc: np.ndarray) -> np.ndarray:
+    v = values
+    if metric == "nominal":
+        return 1.0 - np.eye(len(v))
+    if metric == "interval":
+        return (v[:, None] - v[None, :]) ** 2
+    if metric == "ratio":
+        s = v[:, None] + v[None, :]
+        return np.where(s == 0, 0.0, _div((v[:, None] - v[None, :]), s) ** 2)
+    # ordinal: (sum of n_g for g from c to k) - (n_c + n_k)/2, squared; depends on the data
+    cum = np.cumsum(nc, axis=-1)
+    lo_c = cum[..., :, None] - nc[..., :, None]            # sum of n_g for g < c
+    span = np.maximum(cum[..., :, None], cum[..., None, :]) - np.minimum(
+        lo_c, cum[..., None, :] - nc[..., None, :])
+    return (span - (nc[..., :, None] + nc[..., None, :]) / 2) ** 2
+
+
+def krippendorff_alpha(metric: Metric) -> Callable[[np.ndarray, np.ndarray, np.ndarray],
+                                                    np.ndarray]:
+    def f(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
+        q = C.shape[1]
+        m = C.sum(axis=1).astype(np.float64)
+        two = m >= 2
+        c = C[two].astype(np.float64)
+        o_p = (c[:, :, None] * c[:, None, :] - c[:, :, None] * np.eye(q)) / (m[two] - 1)[
+            :, None, None]
+        o = (W[:, two] @ o_p.reshape(len(c), q * q)).reshape(len(W), q, q)
+        nc = o.sum(axis=-1)
+        n = nc.sum(axis=-1)
+        d = _delta(metric, values, nc)
+        do = (o * d).sum(axis=(-2, -1))
+        de = (nc[:, :, None] * nc[:, None, :] * d).sum(axis=(-2, -1))
+        return 1.0 - _div((n - 1) * do, de)
+    f.__doc__ = rf"""Krippendorff's alpha ({metric}): :math:`\alpha = 1 - D_o/D_e`.
+
+    From the coincidence matrix :math:`o_{{ck}} = \sum_u \frac{{n_{{uc}} n_{{uk}} -
+    [c=k]\,n_{{uc}}}}{{m_u - 1}}` over items judged twice or more,
+    :math:`\alpha = 1 - (n - 1)\frac{{\sum o_{{ck}}\delta^2_{{ck}}}}
+    {{\sum n_c n_k \delta^2_{{ck}}}}`.
+    Krippendorff, "Computing Krippendorff's alpha-reliability", 2011."""
+    return f
+
+
+@dataclass(frozen=True)
+class MultiStatistic:
+    name: str
+    compute: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    undefined_reason: str
+    chance_corrected: bool = True
+
+
+_ONE = "every pairable judgment is the same grade (expected disagreement is 0)"
+REGISTRY: dict[str, MultiStatistic] = {s.name: s for s in (
+    MultiStatistic("percent_agreement", percent_agreement, "no items", False),
+    MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE),
+    MultiStatistic("krippendorff_alpha_nominal", krippendorff_alpha("nominal"), _ONE),
+    MultiStatistic("krippendorff_alpha_ordinal", krippendorff_alpha("ordinal"), _ONE),
+    MultiStatistic("krippendorff_alpha_interval", krippendorff_alpha("interval"), _ONE),
+    MultiStatistic("krippendorff_alpha_ratio", krippendorff_alpha("ratio"),
+                   _ONE + ", or grades are not positive ratios"),
+    MultiStatistic("gwet_ac1", gwet_ac1, "chance agreement is 1"),
+    MultiStatistic("gwet_ac2_linear", _gwet("linear"), "chance agreement is 1"),
+    MultiStatistic("gwet_ac2_quadratic", _gwet("quadratic"), "chance agreement is 1"),
+)}
+
+
+def _pairable_reason(n: int) -> str | None:
+    if n == 0:
+        return "no item was judged by two assessors"
+    if n == 1:
+        return "a single item was judged by two assessors"
+    return None
+
+
+def measure(stat: MultiStatistic, pat: Patterns, values: np.ndarray, *, level: float = 0.95,
+            replicates: int = 1000, seed: int = 0) -> Stat:
+    """``stat`` over all items, with a bootstrap interval over items."""
+    cc = stat.chance_corrected
+    n = int(pat.freq[pat.m >= 2].sum())
+    why = _pairable_reason(n)
+    if why:
+        return undefined(stat.name, n, why, cc)
+    if stat.name == "krippendorff_alpha_ratio" and values.min() < 0:
+        return undefined(stat.name, n, "the ratio metric needs grades >= 0", cc)
+    v = float(stat.compute(pat.counts, pat.freq[None, :].astype(np.float64), values)[0])
+    if not np.isfinite(v):
+        return undefined(stat.name, n, stat.undefined_reason, cc)
+    boot = None
+    if replicates > 0:
+        boot = ci.bootstrap_weights(lambda w: stat.compute(pat.counts, w, values), pat.freq,
+                                    replicates, seed, level)
+    return defined(stat.name, v, n, cc).with_intervals(bootstrap=boot)
+
+
+def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topics: int,
+              values: np.ndarray) -> list[Stat]:
+    """``stat`` within each topic (no intervals): one vectorised call over topics."""
+    cc = stat.chance_corrected
+    ok = pat.item_pattern >= 0
+    P = len(pat.freq)
+    W = np.bincount(item_topic[ok] * P + pat.item_pattern[ok],
+                    minlength=topics * P).reshape(topics, P).astype(np.float64)
+    vals = stat.compute(pat.counts, W, values) if P else np.full(topics, np.nan)
+    pairable = W[:, pat.m >= 2].sum(axis=1).astype(int)
+    out = []
+    for t in range(topics):
+        n = int(pairable[t])
+        why = _pairable_reason(n)
+        if why is None and not np.isfinite(vals[t]):
+            why = stat.undefined_reason
+        out.append(undefined(stat.name, n, why, cc) if why else
+                   defined(stat.name, float(vals[t]), n, cc))
+    return out
+
+
+def pair_tables(codes: np.ndarray, q: int) -> dict[tuple[int, int], np.ndarray]:
+    """Confusion tables of every assessor pair that judged an item in common."""
+    out: dict[tuple[int, int], np.ndarray] = {}
+    R = codes.shape[1]
+    for a in range(R - 1):
+        rows = np.flatnonzero(codes[:, a] >= 0)
+        x = codes[rows, a].astype(np.int64)
+        sub = codes[rows, a + 1:]
+        r, c = np.nonzero(sub >= 0)
+        key = c * q * q + x[r] * q + sub[r, c]
+        tabs = np.bincount(key, minlength=(R - a - 1) * q * q).reshape(R - a - 1, q, q)
+        for b in np.flatnonzero(tabs.sum(axis=(1, 2))):
+            out[(a, a + 1 + int(b))] = tabs[b]
+    return out
+
+
+def _mean_kappa(tables: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(batch, pairs, q, q) -> mean over pairs of defined kappas (pairs with >= 2 items)."""
+    k = cohen_kappa(tables, values)
+    k = np.where(tables.sum(axis=(-2, -1)) >= 2, k, np.nan)
+    with np.errstate(invalid="ignore"):
+        cnt = np.isfinite(k).sum(axis=-1)
+        return np.where(cnt > 0, np.nansum(k, axis=-1) / np.maximum(cnt, 1), np.nan)
+
+
+MAX_BOOT_ASSESSORS = 10
+
+
+def mean_pairwise_cohen(codes: np.ndarray, q: int, values: np.ndarray, *, level: float = 0.95,
+                        replicates: int = 1000, seed: int = 0) -> Stat:
+    r"""The mean of the defined pairwise Cohen's kappas (Light 1971; Conger 1980).
+
+    A pair counts when it judged two or more items in common and its kappa is
+    defined; ``n`` is the number of such pairs. The bootstrap resamples items
+    (whole rows, so pairs stay dependent); it is skipped above
+    ``MAX_BOOT_ASSESSORS`` assessors, where rows rarely repeat.
+    """
+    name = "mean_pairwise_cohen_kappa"
+    tabs = pair_tables(codes, q)
+    if not tabs:
+        return undefined(name, 0, "no item was judged by two assessors")
+    stack = np.stack(list(tabs.values()))[None]
+    v = float(_mean_kappa(stack, values)[0])
+    kappas = cohen_kappa(stack[0], values)
+    n = int((np.isfinite(kappas) & (stack[0].sum(axis=(1, 2)) >= 2)).sum())
+    if not np.isfinite(v):
+        return undefined(name, 0, "no assessor pair has a defined kappa (one grade, or a "
+                         "single common item)")
+    boot = None
+    R = codes.shape[1]
+    if replicates > 0 and R <= MAX_BOOT_ASSESSORS:
+        key = ((codes.astype(np.int64) + 1) * (q + 1) ** np.arange(R)).sum(axis=1)
+        uniq, first, freq = np.unique(key, return_index=True, return_counts=True)
+        rows = codes[first]
+        pairs = list(combinations(range(R), 2))
+        onehot = np.zeros((len(rows), len(pairs), q * q))
+        for j, (a, b) in enumerate(pairs):
+            ok = (rows[:, a] >= 0) & (rows[:, b] >= 0)
+            onehot[np.flatnonzero(ok), j, rows[ok, a] * q + rows[ok, b]] = 1
+
+        def fn(w: np.ndarray) -> np.ndarray:
+            t = (w @ onehot.reshape(len(rows), -1)).reshape(len(w), len(pairs), q, q)
+            return _mean_kappa(t, values)
+
+        boot = ci.bootstrap_weights(fn, freq, replicates, seed, level)
+    return defined(name, v, n).with_intervals(bootstrap=boot)
+
+
+def pair_labels(assessors: tuple[str, ...]) -> list[tuple[str, str]]:
+    return list(combinations(assessors, 2))

@@ -1,0 +1,289 @@
+r"""Agreement between two assessors, from their confusion table.
+
+Every function takes a batch of tables ``t`` of shape ``(..., k, k)``
+(``t[i, j]``: items the first assessor put in grade ``i`` and the second in
+``j``, over the declared scale's grades, used or not) and returns one value per
+table; NaN marks "undefined" internally and becomes an explicit
+:class:`~judging.agreement.result.Stat` with a reason in :func:`measure`.
+Batches make the bootstrap a single vectorised call (replicate tables are
+multinomial draws, see :mod:`judging.agreement.ci`).
+
+Statistics are small declarative objects in :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from judging.agreement.result import Interval, Stat, defined, undefined
+
+Weights = Literal["none", "linear", "quadratic"]
+WEIGHTS: tuple[str, ...] = get_args(Weights)
+
+
+def confusion(x: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
+    """The k x k table of two aligned arrays of grade positions."""
+    return np.bincount(x.astype(np.int64) * k + y, minlength=k * k).reshape(k, k)
+
+
+def weight_matrix(values: np.ndarray, kind: Weights) -> np.ndarray:
+    r"""Agreement weights from the declared scale's grade *values*.
+
+    .. math::
+        w_{ij} = 1 - \frac{|v_i - v_j|}{v_{max} - v_{min}} \;\text{(linear)},\qquad
+        w_{ij} = 1 - \frac{(v_i - v_j)^2}{(v_{max} - v_{min})^2} \;\text{(quadratic)}
+
+    Built from every grade of the scale, used or not: weights built from the
+    positions of the *observed* labels (scikit-learn's ``cohen_kappa_score``
+    without ``labels``) differ as soon as a middle grade goes unused.
+    Reference: Cohen, "Weighted kappa", Psychological Bulletin 70(4), 1968.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    k = len(v)
+    if kind == "none" or k < 2:
+        return np.eye(k)
+    span = v.max() - v.min()
+    d = np.abs(v[:, None] - v[None, :]) / span
+    if kind == "linear":
+        return 1.0 - d
+    if kind == "quadratic":
+        return 1.0 - d ** 2
+    raise ValueError(f"unknown weights {kind!r}; expected one of {list(WEIGHTS)}")
+
+
+def _props(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(t, dtype=np.float64)
+    n = t.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = t / n[..., None, None]
+    return p, n
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.asarray(a, dtype=np.float64) / b
+    return np.where(np.abs(b) < 1e-15, np.nan, out)
+
+
+def kappa_parts(t: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observed and chance agreement (weighted by ``w``) and n."""
+    p, n = _props(t)
+    r, c = p.sum(axis=-1), p.sum(axis=-2)
+    po = (w * p).sum(axis=(-2, -1))
+    pe = (w * r[..., :, None] * c[..., None, :]).sum(axis=(-2, -1))
+    return po, pe, n
+
+
+def percent_agreement(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Proportion of items given the same grade: :math:`p_o = \sum_i p_{ii}`."""
+    return kappa_parts(t, np.eye(t.shape[-1]))[0]
+
+
+def _cohen(kind: Weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def f(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+        po, pe, _ = kappa_parts(t, weight_matrix(values, kind))
+        return _div(po - pe, 1.0 - pe)
+    return f
+
+
+cohen_kappa = _cohen("none")
+cohen_kappa.__doc__ = r"""Cohen's kappa :math:`\kappa = (p_o - p_e)/(1 - p_e)`,
+:math:`p_e = \sum_i p_{i\cdot} p_{\cdot i}` (each assessor's own marginals).
+Cohen, "A coefficient of agreement for nominal scales", EPM 20(1), 1960."""
+
+
+def scott_pi(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Scott's pi: chance agreement from the pooled marginals.
+
+    :math:`\pi = (p_o - p_e)/(1 - p_e)`, :math:`p_e = \sum_i m_i^2`,
+    :math:`m_i = (p_{i\cdot} + p_{\cdot i})/2`.
+
+    Scott, "Reliability of content analysis: the case of nominal scale
+    coding", Public Opinion Quarterly 19(3), 1955.
+    """
+    p, _ = _props(t)
+    m = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
+    po = np.trace(p, axis1=-2, axis2=-1)
+    return _div(po - (m ** 2).sum(axis=-1), 1.0 - (m ** 2).sum(axis=-1))
+
+
+def pabak(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Prevalence- and bias-adjusted kappa: :math:`(k p_o - 1)/(k - 1)` (k = 2: :math:`2p_o - 1`).
+
+    Byrt, Bishop & Carlin, "Bias, prevalence and kappa", J Clin Epidemiol 46(5), 1993;
+    k is the number of grades on the declared scale.
+    """
+    k = t.shape[-1]
+    return (k * percent_agreement(t, values) - 1.0) / (k - 1)
+
+
+def prevalence_index(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Binary only: :math:`PI = (a - d)/n`, a = both relevant, d = both not relevant.
+
+    Signed as in Byrt, Bishop & Carlin (1993): positive when relevance is the
+    more common agreed grade.
+    """
+    p, _ = _props(t)
+    return p[..., 1, 1] - p[..., 0, 0]
+
+
+def bias_index(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Binary only: :math:`BI = (b - c)/n`, b = first says relevant and second not.
+
+    Signed as in Byrt, Bishop & Carlin (1993): positive when the first
+    assessor calls more items relevant.
+    """
+    p, _ = _props(t)
+    return p[..., 1, 0] - p[..., 0, 1]
+
+
+def positive_agreement(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Binary only: :math:`p_{pos} = 2a/(2a + b + c)` (Cicchetti & Feinstein,
+    J Clin Epidemiol 43(6), 1990). Undefined when neither found anything relevant."""
+    p, _ = _props(t)
+    a, b, c = p[..., 1, 1], p[..., 1, 0], p[..., 0, 1]
+    return _div(2 * a, 2 * a + b + c)
+
+
+def negative_agreement(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Binary only: :math:`p_{neg} = 2d/(2d + b + c)`.
+
+    Undefined when both assessors found every item relevant."""
+    p, _ = _props(t)
+    d, b, c = p[..., 0, 0], p[..., 1, 0], p[..., 0, 1]
+    return _div(2 * d, 2 * d + b + c)
+
+
+def kappa_se(t: np.ndarray, w: np.ndarray) -> np.ndarray:
+    r"""Large-sample standard error of (weighted) kappa, not assuming kappa = 0.
+
+    .. math::
+        \widehat{var}(\hat\kappa) = \frac{\sum_{ij} p_{ij}\,[w_{ij} - (\bar w_{i\cdot}
+        + \bar w_{\cdot j})(1 - \hat\kappa)]^2 - [\hat\kappa - p_e(1 - \hat\kappa)]^2}
+        {n (1 - p_e)^2}
+
+    with :math:`\bar w_{i\cdot} = \sum_j p_{\cdot j} w_{ij}` and
+    :math:`\bar w_{\cdot j} = \sum_i p_{i\cdot} w_{ij}`. Fleiss, Cohen & Everitt,
+    "Large sample standard errors of kappa and weighted kappa", Psychological
+    Bulletin 72(5), 1969 (SAS's ASE; statsmodels' ``std_kappa``). Batched like
+    the statistics: ``t`` is (..., k, k).
+    """
+    p, n = _props(t)
+    r, c = p.sum(axis=-1), p.sum(axis=-2)
+    po, pe, _ = kappa_parts(t, w)
+    kap = _div(po - pe, 1 - pe)
+    wi = c @ w.T                      # sum_j c_j w_ij
+    wj = r @ w                        # sum_i r_i w_ij
+    dev = w - (wi[..., :, None] + wj[..., None, :]) * (1 - kap)[..., None, None]
+    inner = (p * dev ** 2).sum(axis=(-2, -1))
+    var = _div(inner - (kap - pe * (1 - kap)) ** 2, n * (1 - pe) ** 2)
+    return np.sqrt(np.maximum(var, 0.0))
+
+
+def _kappa_se(kind: Weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    return lambda t, values: kappa_se(t, weight_matrix(values, kind))
+
+
+def _prop_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    po, n = percent_agreement(t, values), np.asarray(t).sum(axis=(-2, -1))
+    return np.sqrt(_div(po * (1 - po), n))
+
+
+def _pabak_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    k = t.shape[-1]
+    return k / (k - 1) * _prop_se(t, values)
+
+
+@dataclass(frozen=True)
+class PairStatistic:
+    """A two-assessor statistic: its function, when it is undefined, its analytic SE."""
+
+    name: str
+    compute: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    undefined_reason: str
+    se: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    chance_corrected: bool = True
+    binary_only: bool = False
+    bounds: tuple[float, float] = (-1.0, 1.0)   # analytic intervals are clipped to these
+
+
+_ONE_GRADE = "chance agreement is 1 (both assessors used one and the same grade)"
+REGISTRY: dict[str, PairStatistic] = {s.name: s for s in (
+    PairStatistic("percent_agreement", percent_agreement, "no items", _prop_se,
+                  chance_corrected=False, bounds=(0.0, 1.0)),
+    PairStatistic("cohen_kappa", cohen_kappa, _ONE_GRADE, _kappa_se("none")),
+    PairStatistic("cohen_kappa_linear", _cohen("linear"), _ONE_GRADE, _kappa_se("linear")),
+    PairStatistic("cohen_kappa_quadratic", _cohen("quadratic"), _ONE_GRADE,
+                  _kappa_se("quadratic")),
+    PairStatistic("scott_pi", scott_pi, _ONE_GRADE),
+    PairStatistic("pabak", pabak, "no items", _pabak_se),
+    PairStatistic("prevalence_index", prevalence_index, "no items", chance_corrected=False,
+                  binary_only=True),
+    PairStatistic("bias_index", bias_index, "no items", chance_corrected=False,
+                  binary_only=True),
+    PairStatistic("positive_agreement", positive_agreement,
+                  "neither assessor judged any item relevant", chance_corrected=False,
+                  binary_only=True, bounds=(0.0, 1.0)),
+    PairStatistic("negative_agreement", negative_agreement,
+                  "both assessors judged every item relevant", chance_corrected=False,
+                  binary_only=True, bounds=(0.0, 1.0)),
+)}
+
+
+def get(name: str) -> PairStatistic:
+    """A statistic by name; the error suggests close names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        import difflib
+
+        from judging.agreement.frame import AgreementError
+
+        close = difflib.get_close_matches(name, REGISTRY, n=3)
+        raise AgreementError(f"unknown pairwise statistic {name!r}"
+                             + (f"; did you mean {close}?" if close else "")
+                             + f" (known: {sorted(REGISTRY)})") from None
+
+
+def measure(stat: PairStatistic, t: np.ndarray, values: np.ndarray, *, level: float = 0.95,
+            replicates: int = 1000, seed: int = 0) -> Stat:
+    """``stat`` on one table, with its analytic interval (if any) and a bootstrap one."""
+    return measure_many(stat, np.asarray(t)[None], values, level=level, replicates=replicates,
+                        seed=seed)[0]
+
+
+def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
+                 level: float = 0.95, replicates: int = 1000, seed: int = 0) -> list[Stat]:
+    """``stat`` on each of a stack of tables (n, k, k): values and SEs in one call."""
+    from judging.agreement import ci
+
+    tables = np.asarray(tables)
+    ns = tables.sum(axis=(-2, -1)).astype(int)
+    vals = stat.compute(tables, values)
+    ses = stat.se(tables, values) if stat.se is not None else None
+    cc = stat.chance_corrected
+    out = []
+    for i, n in enumerate(ns.tolist()):
+        if n == 0:
+            out.append(undefined(stat.name, 0, "no item was judged by both assessors", cc))
+            continue
+        if n == 1 and cc:
+            out.append(undefined(stat.name, 1, "a single item was judged by both assessors", cc))
+            continue
+        v = float(vals[i])
+        if not np.isfinite(v):
+            out.append(undefined(stat.name, n, stat.undefined_reason, cc))
+            continue
+        analytic = None
+        if ses is not None and np.isfinite(ses[i]):
+            analytic = ci.normal(v, float(ses[i]), level, stat.bounds)
+        boot: Interval | None = None
+        if replicates > 0:
+            boot = ci.bootstrap_table(lambda b: stat.compute(b, values), tables[i], replicates,
+                                      seed, level)
+        out.append(defined(stat.name, v, n, cc).with_intervals(analytic, boot))
+    return out

@@ -1,0 +1,156 @@
+"""The agreement report in four formats, found by name in :data:`FORMATS`.
+
+Text, Markdown and HTML render the same sections (built once by
+:func:`sections`); JSON carries every number with its intervals and status.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from judging.agreement.analysis import Analysis, Level, Pair
+from judging.agreement.result import Stat
+
+Format = Literal["text", "json", "markdown", "html"]
+FORMATS_NAMES: tuple[str, ...] = get_args(Format)
+MAX_PAIR_ROWS = 60
+
+SHORT = {"percent_agreement": "agree", "cohen_kappa": "kappa", "cohen_kappa_linear": "kappa_lin",
+         "cohen_kappa_quadratic": "kappa_quad", "scott_pi": "pi", "pabak": "PABAK",
+         "prevalence_index": "PI", "bias_index": "BI", "positive_agreement": "p_pos",
+         "negative_agreement": "p_neg"}
+
+
+@dataclass
+class Section:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+def num(x: float | None, spec: str = ".3f") -> str:
+    return "-" if x is None else format(x + 0.0, spec).replace("-0.000", "0.000")
+
+
+def cell(s: Stat) -> str:
+    """A value with its interval (bootstrap preferred for display) or 'undefined'."""
+    if s.value is None:
+        return "undefined"
+    iv = s.analytic or s.bootstrap
+    return num(s.value) + (f" [{num(iv.low)}, {num(iv.high)}]" if iv else "")
+
+
+def _overall(lv: Level) -> Section:
+    rows = []
+    for name, s in lv.overall.items():
+        rows.append([name, num(s.value), str(s.n),
+                     f"{s.bootstrap.low:.3f}–{s.bootstrap.high:.3f}" if s.bootstrap else "-",
+                     s.band or "-", s.reason or ""])
+    return Section(f"All assessors ({lv.name})",
+                   ["statistic", "value", "n", "bootstrap CI", "Landis-Koch", "note"], rows,
+                   "n: items judged by two or more assessors (pairs, for the mean pairwise kappa)")
+
+
+def _pairs(title: str, pairs: list[Pair], note: str = "") -> Section | None:
+    if not pairs:
+        return None
+    names = list(pairs[0].stats)
+    rows = [[p.a, p.b, str(int(p.table.sum()))] + [cell(p.stats[k]) for k in names]
+            for p in pairs[:MAX_PAIR_ROWS]]
+    if len(pairs) > MAX_PAIR_ROWS:
+        note = (note + " " if note else "") + (f"first {MAX_PAIR_ROWS} of {len(pairs)} pairs; "
+                                              "--format json has all")
+    return Section(title, ["a", "b", "n"] + [SHORT.get(k, k) for k in names], rows,
+                   note or "value [95% CI: analytic where one exists, else bootstrap]")
+
+
+def _topics(lv: Level) -> Section | None:
+    if not lv.per_topic:
+        return None
+    names = list(next(iter(lv.per_topic.values())))
+    rows = [[t, str(d[names[0]].n)] + [num(d[k].value) for k in names]
+            for t, d in lv.per_topic.items()]
+    return Section(f"Per topic ({lv.name})", ["topic", "n"] + names, rows,
+                   "n: items judged by two or more assessors; '-': undefined (see JSON for why)")
+
+
+def sections(a: Analysis) -> list[Section]:
+    out: list[Section] = []
+    for lv in (a.graded, a.binary):
+        out.append(_overall(lv))
+        for s in (_pairs(f"Assessor pairs ({lv.name})", lv.pairs),
+                  _pairs(f"Against gold {a.gold!r} ({lv.name})", lv.gold),
+                  _pairs(f"Against the majority of the others ({lv.name})", lv.majority,
+                         "majority: most frequent grade of the others, ties to the lower"),
+                  _topics(lv)):
+            if s is not None:
+                out.append(s)
+    if a.overlap:
+        out.append(Section("Overlap of relevant sets (Voorhees 2000)",
+                           ["a", "b", "items", "rel_a", "rel_b", "both", "either", "overlap"],
+                           [[o["a"], o["b"], str(o["items"]), str(o["relevant_a"]),
+                             str(o["relevant_b"]), str(o["intersection"]), str(o["union"]),
+                             num(o["overlap"])] for o in a.overlap[:MAX_PAIR_ROWS]],
+                           f"relevant: grade >= {a.threshold}; overlap = both / either"))
+    if a.effect:
+        e = a.effect
+        out.append(Section(
+            f"Effect on conclusions ({e['measure']}, {len(e['systems'])} runs)",
+            ["a", "b", "topics", "tau", "tau_ap", "sig_a", "sig_b", "flips", "reversals"],
+            [[p["a"], p["b"], str(p["topics"]), num(p.get("kendall_tau")), num(p.get("tau_ap")),
+              str(p.get("significant_a", "-")), str(p.get("significant_b", "-")),
+              str(p.get("flips", "-")), str(p.get("reversals", "-"))] for p in e["pairs"]],
+            f"{e['test']} at alpha {e['alpha']}; flips: system pairs whose conclusion changes"))
+    return out
+
+
+def _head(a: Analysis) -> list[str]:
+    o = a.options
+    return [f"Assessor agreement: {len(a.assessors)} assessors, {a.items:,} items, "
+            f"{a.judgments:,} judgments, {a.topics} topics",
+            f"Scale {a.scale!r} (grades {' '.join(map(str, a.graded.grades))}), binarised at "
+            f"grade >= {a.threshold}" + (f"; gold: {a.gold!r}" if a.gold else ""),
+            f"{o.level:.0%} intervals; bootstrap: {o.replicates} replicates over items, "
+            f"seed {o.seed}. Landis & Koch bands are labels, not tests."]
+
+
+def render_text(a: Analysis) -> str:
+    lines = _head(a)
+    for s in sections(a):
+        lines += ["", f"== {s.title} =="]
+        table = [s.header] + s.rows
+        widths = [max(len(r[i]) for r in table) for i in range(len(s.header))]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                  for r in table]
+        if s.note:
+            lines.append(f"({s.note})")
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(a: Analysis) -> str:
+    lines = ["# Assessor agreement", ""] + [h + "  " for h in _head(a)]
+    for s in sections(a):
+        lines += ["", f"## {s.title}", "", "| " + " | ".join(s.header) + " |",
+                  "|" + "---|" * len(s.header)]
+        lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in s.rows]
+        if s.note:
+            lines += ["", f"*{s.note}*"]
+    return "\n".join(lines) + "\n"
+
+
+def render_json(a: Analysis) -> str:
+    return json.dumps(a.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_html(a: Analysis) -> str:
+    from judging.agreement.html import render
+
+    return render(a, _head(a), sections(a))
+
+
+FORMATS: dict[str, Callable[[Analysis], str]] = {
+    "text": render_text, "json": render_json, "markdown": render_markdown, "html": render_html}

@@ -1,0 +1,99 @@
+"""One statistic's outcome: a value with its intervals, or an explicit "undefined".
+
+Degenerate inputs (everyone used one grade, one item, no pair judged twice)
+give ``status="undefined"`` and a reason: never NaN, never a silent 1.0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["ok", "undefined"]
+
+# Landis & Koch (1977), "The measurement of observer agreement for categorical
+# data", Biometrics 33(1):159-174, p. 165. Upper bounds, inclusive.
+BANDS: tuple[tuple[float, str], ...] = (
+    (0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate"),
+    (0.80, "substantial"), (1.0, "almost perfect"))
+
+
+def landis_koch(value: float | None) -> str | None:
+    """The Landis & Koch label of a chance-corrected coefficient (a label, not a test)."""
+    if value is None:
+        return None
+    if value < 0:
+        return "poor"
+    for upper, label in BANDS[1:]:
+        if value <= upper + 1e-12:
+            return label
+    return BANDS[-1][1]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval; ``method`` is ``analytic`` or ``bootstrap``."""
+
+    method: str
+    low: float
+    high: float
+    level: float = 0.95
+    se: float | None = None            # analytic standard error
+    replicates: int | None = None      # bootstrap: replicates with a defined value
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Stat:
+    """A statistic's value, its intervals and whether it is defined.
+
+    ``chance_corrected`` statistics (kappa, pi, alpha, AC1) get a Landis &
+    Koch band; proportions (percent agreement, specific agreement) do not.
+    """
+
+    name: str
+    value: float | None
+    n: int                              # items (or pairable items) it was computed on
+    status: Status = "ok"
+    reason: str = ""
+    analytic: Interval | None = None
+    bootstrap: Interval | None = None
+    chance_corrected: bool = True
+
+    @property
+    def band(self) -> str | None:
+        return landis_koch(self.value) if self.chance_corrected else None
+
+    def with_intervals(self, analytic: Interval | None = None,
+                       bootstrap: Interval | None = None) -> Stat:
+        return Stat(self.name, self.value, self.n, self.status, self.reason,
+                    analytic or self.analytic, bootstrap or self.bootstrap,
+                    self.chance_corrected)
+
+    def to_dict(self) -> dict[str, Any]:
+        def iv(i: Interval | None) -> dict[str, Any] | None:
+            if i is None:
+                return None
+            d: dict[str, Any] = {"low": i.low, "high": i.high, "level": i.level}
+            if i.se is not None:
+                d["se"] = i.se
+            if i.replicates is not None:
+                d["replicates"] = i.replicates
+                d["seed"] = i.seed
+            return d
+
+        return {"value": self.value, "n": self.n, "status": self.status,
+                "reason": self.reason or None, "band": self.band,
+                "analytic": iv(self.analytic), "bootstrap": iv(self.bootstrap)}
+
+
+def undefined(name: str, n: int, reason: str, chance_corrected: bool = True) -> Stat:
+    return Stat(name, None, n, "undefined", reason, chance_corrected=chance_corrected)
+
+
+def defined(name: str, value: float, n: int, chance_corrected: bool = True) -> Stat:
+    """A value that must be finite: a NaN here is a bug upstream, not a result."""
+    if not math.isfinite(value):
+        raise ArithmeticError(f"{name} computed a non-finite value {value!r}")
+    return Stat(name, float(value), n, chance_corrected=chance_corrected)
