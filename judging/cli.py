@@ -14,6 +14,7 @@ from judging.commands import app as store_app
 from judging.commands import export_app, import_app
 from judging.tui.cli import app as tui_app
 from metrics.cli import app as metrics_app
+from pooling.cli import app as pooling_app
 
 app = typer.Typer(
     name="relkit",
@@ -25,6 +26,7 @@ app = typer.Typer(
 app.registered_commands.extend(metrics_app.registered_commands)
 app.registered_commands.extend(store_app.registered_commands)
 app.registered_commands.extend(tui_app.registered_commands)
+app.registered_commands.extend(pooling_app.registered_commands)
 app.add_typer(export_app, name="export")
 app.add_typer(import_app, name="import")
 
