@@ -20,13 +20,6 @@ def _say(msg: str) -> None:
     sys.stderr.write(msg + "\n")
 
 
-def strategies_help() -> str:
-    from pooling.strategies import load_all
-
-    return "; ".join(f"{n} ({s.kind}{': ' + ', '.join(p.name for p in s.params) if s.params else ''})"
-                     for n, s in sorted(load_all().items()))
-
-
 def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore[type-arg]
     """Read runs named by file stem; warn (stderr) when a rank column disagrees with scores."""
     from metrics.data import Run
@@ -220,7 +213,7 @@ def simulate_cmd(
 
     Strategies: see `relkit pool-strategies`.
 
-    Example: relkit pool-simulate qrels.txt runs/*.txt -s depth -s bandit -s hedge --budget 25,50,100 --plot curve.svg
+    Example: relkit pool-simulate qrels.txt runs/*.txt -s depth -s hedge --plot curve.svg
     """
     from metrics.data import Qrels
     from pooling.simulate import plot, simulate
