@@ -98,9 +98,11 @@ def pool(
     from pooling.build import build_pool
     from pooling.cli import load_runs
     from pooling.params import parse_assignments
+    from pooling.strategies import get
 
-    loaded = load_runs(runs)
+    get(strategy)                     # an unknown name fails before the runs are read
     params = parse_assignments(param)
+    loaded = load_runs(runs)
     if strategy == "depth":
         params.setdefault("depth", str(depth))
     p = build_pool(strategy, loaded, params, topics=topics, depth=depth, budget=budget,

@@ -44,25 +44,26 @@ def _ranked(run: Run, depth: int | None) -> dict[str, tuple[list[str], list[floa
 
 
 def rank_disagreements(run: Run) -> list[str]:
-    """Topics whose rank column does not follow the score order (trec_eval ignores it)."""
+    """Topics where the rank column contradicts the scores (trec_eval ignores it).
+
+    A contradiction is a document ranked above another with a strictly lower
+    score. Ties ordered differently from trec_eval's docno rule are not: the
+    rank column cannot say how trec_eval breaks ties.
+    """
     frame = run.arrow()
     if "rank" not in frame.column_names:
         return []
-    ranked = _ranked(run, None)
-    q = frame["query_id"].to_pylist()
-    d = frame["doc_id"].to_pylist()
-    r = frame["rank"].to_pylist()
-    given: dict[str, list[tuple[int, str]]] = {}
-    for t, doc, k in zip(q, d, r, strict=True):
+    rows: dict[str, list[tuple[int, float]]] = {}
+    for t, k, x in zip(frame["query_id"].to_pylist(), frame["rank"].to_pylist(),
+                       frame["score"].to_pylist(), strict=True):
         try:
-            given.setdefault(t, []).append((int(k), doc))
+            rows.setdefault(t, []).append((int(k), float(x)))
         except ValueError:
-            given.setdefault(t, []).append((0, doc))
+            continue        # a non-numeric rank column carries no order to check
     bad = []
-    for t, rows in given.items():
-        by_rank = [doc for _, doc in sorted(rows, key=lambda x: x[0])]
-        ks = [k for k, _ in rows]
-        if len(set(ks)) == len(ks) and by_rank != ranked[t][0]:
+    for t, pairs in rows.items():
+        scores = [x for _, x in sorted(pairs, key=lambda p: p[0])]
+        if any(b > a for a, b in zip(scores, scores[1:], strict=False)):
             bad.append(t)
     return sorted(bad, key=natural)
 
