@@ -15,8 +15,14 @@ from pooling.coverage import coverage
 from pooling.depth import depth_pool
 from pooling.pool import Pool, PoolEntry
 from pooling.reuse import leave_out
-from pooling.sample import (infap_qrels, parse_strata, prels, read_sample, stratified_sample,
-                            write_sample)
+from pooling.sample import (
+    infap_qrels,
+    parse_strata,
+    prels,
+    read_sample,
+    stratified_sample,
+    write_sample,
+)
 from pooling.stats import contributions, overlap, shared_by_one
 from tests.conftest import CONFORMANCE, SHARED, needs_shared, run_cli
 
