@@ -178,3 +178,15 @@ def test_presentation_order() -> None:
                 for a in "abcdefgh"}) > 1
     with pytest.raises(PoolingError, match="did you mean 'random'"):
         present(items, "randm", docno=str)
+
+
+def test_pooling_imports_nothing_above_it() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, pooling.cli, pooling.simulate, pooling.reuse, pooling.sample; "
+            "import pooling.strategies as s; s.load_all(); print(' '.join(sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    top = {m.split(".")[0] for m in out}
+    assert not top & {"judging", "corpora", "textual", "sqlmodel", "sqlalchemy", "matplotlib"}

@@ -37,7 +37,7 @@ class Hedge:
         tail = np.concatenate((np.cumsum(1.0 / np.arange(n, 0, -1))[::-1], [0.0]))
         norm = tail[0] if n else 1.0
         # value[r - 1] for rank r; rank 0 (absent) maps to the trailing 0 via index -1
-        from scipy.sparse import csr_matrix   # sparse: 100 runs x 1,000 docs stays < 1 ms
+        from scipy.sparse import csr_matrix  # sparse: 100 runs x 1,000 docs stays < 1 ms
 
         self.V = csr_matrix(np.where(m.ranks > 0,
                                      tail[np.maximum(m.ranks - 1, 0)] / norm, 0.0))

@@ -34,7 +34,7 @@ from pooling.strategies.rbp import P
 class ResidualRBP:
     def __init__(self, m: TopicMatrix, params: dict[str, Any], rng: random.Random) -> None:
         p = params["p"]
-        from scipy.sparse import csr_matrix   # sparse: 100 runs x 1,000 docs stays < 1 ms
+        from scipy.sparse import csr_matrix  # sparse: 100 runs x 1,000 docs stays < 1 ms
 
         self.W = csr_matrix(np.where(m.ranks > 0, (1 - p) * p ** (np.maximum(m.ranks, 1) - 1.0),
                                      0.0))
