@@ -16,6 +16,7 @@ from judging.commands import export_app, import_app
 from judging.tui.cli import app as tui_app
 from metrics.cli import app as metrics_app
 from metrics.compare.cli import app as compare_app
+from pooling.cli import app as pooling_app
 
 app = typer.Typer(
     name="relkit",
@@ -29,6 +30,7 @@ app.registered_commands.extend(compare_app.registered_commands)
 app.registered_commands.extend(store_app.registered_commands)
 app.registered_commands.extend(tui_app.registered_commands)
 app.registered_commands.extend(agree_app.registered_commands)
+app.registered_commands.extend(pooling_app.registered_commands)
 app.add_typer(export_app, name="export")
 app.add_typer(import_app, name="import")
 

@@ -72,7 +72,14 @@ def init(
 @app.command()
 def pool(
     runs: list[Path] = typer.Argument(..., help="TREC run files (named by their file stem)"),
-    depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run"),
+    strategy: str = typer.Option("depth", "-s", "--strategy",
+                                 help="A static strategy (see `relkit pool-strategies`)"),
+    depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run (the "
+                              "candidates of every strategy)"),
+    param: list[str] = typer.Option([], "--param", help="Strategy parameter name=value "
+                                    "(repeatable), e.g. method=rrf or p=0.8"),
+    budget: int | None = typer.Option(None, help="Keep at most this many documents per topic"),
+    total: int | None = typer.Option(None, help="A global budget split evenly across topics"),
     topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the pool here"),
     into: str | None = typer.Option(None, "--into", help="Import the pool into this "
@@ -82,26 +89,27 @@ def pool(
                                      "recorded)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
 ) -> None:
-    """Pool runs at a depth: to a file (-o), into a judging database (--into), or stdout.
+    """Pool runs with a strategy: to a file (-o), into a judging database (--into), or stdout.
+
+    Example: relkit pool runs/*.txt --strategy fusion --param method=rrf --budget 50 -o pool.tsv
 
     Example: relkit pool runs/*.txt --depth 20 --into project.db
     """
-    from metrics.data import Run
-    from pooling.depth import depth_pool, run_name
+    from pooling.build import build_pool
+    from pooling.cli import load_runs
+    from pooling.params import parse_assignments
+    from pooling.strategies import get
 
-    loaded = {}
-    for path in runs:
-        if not path.is_file():
-            raise typer.BadParameter(f"{path}: no such file", param_hint="RUNS")
-        name = run_name(path)
-        if name in loaded:
-            raise typer.BadParameter(f"two runs are named {name!r} (file stems must differ)",
-                                     param_hint="RUNS")
-        loaded[name] = Run.read(path)
-    p = depth_pool(loaded, depth, topics)
+    get(strategy)                     # an unknown name fails before the runs are read
+    params = parse_assignments(param)
+    loaded = load_runs(runs)
+    if strategy == "depth":
+        params.setdefault("depth", str(depth))
+    p = build_pool(strategy, loaded, params, topics=topics, depth=depth, budget=budget,
+                   total=total)
     sizes = p.sizes()
     _say(f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from {len(loaded)} "
-         f"runs at depth {depth}")
+         f"runs ({strategy}, depth {depth})")
     if output is not None:
         p.write(output)
     elif into is None:
@@ -119,8 +127,11 @@ def pool(
 
         entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
                                provenance=e.provenance) for e in p]
-        summary = store.import_pool(entries, name=pool_name or f"depth-{depth}", lookup=lookup,
-                                    strategy="depth", params={"depth": depth},
+        label = f"depth-{depth}" if strategy == "depth" else f"{strategy}-{depth}"
+        summary = store.import_pool(entries, name=pool_name or label, lookup=lookup,
+                                    strategy=strategy, params={k: v for k, v in {
+                                        "depth": depth, **params, "budget": budget,
+                                        "total": total}.items() if v is not None},
                                     source=str(output or "pool"))
         _say(f"relkit: imported pool {summary.name!r} ({summary.entries:,} entries, "
              f"{summary.new_documents:,} documents copied in)")

@@ -419,14 +419,10 @@ class Store:
 
 def _present(entries: list[tuple[int, float]], dkeys: Mapping[int, str], ordering: str,
              seed: str) -> list[int]:
-    """Presentation order of one assignment's documents (ids)."""
-    if ordering == "docno":
-        return [d for d, _ in sorted(entries, key=lambda e: dkeys[e[0]])]
-    if ordering == "priority":
-        return [d for d, _ in sorted(entries, key=lambda e: (-e[1], dkeys[e[0]]))]
-    docs = sorted((d for d, _ in entries), key=lambda d: dkeys[d])
-    random.Random(seed).shuffle(docs)
-    return docs
+    """Presentation order of one assignment's documents (ids): see :mod:`pooling.order`."""
+    from pooling.order import present
+
+    return present(entries, ordering, docno=lambda d: dkeys[d], seed=seed)
 
 
 def integrity_error(exc: IntegrityError, where: str) -> StoreError:

@@ -21,13 +21,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from metrics.data import Run
-from metrics.errors import RelkitError
 from metrics.ranking import ranked_docnos
+from pooling.params import PoolingError
 from pooling.pool import Pool, PoolEntry
 
-
-class PoolingError(RelkitError):
-    """Bad pooling parameters or runs."""
+__all__ = ["PoolingError", "depth_pool", "run_name"]
 
 
 def run_name(path: str | Path) -> str:

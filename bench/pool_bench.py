@@ -1,0 +1,115 @@
+"""Pooling benchmark: a depth-100 pool over 100 runs x 50 topics x 1,000 documents,
+and the latency of choosing the next document in each adaptive strategy.
+
+    .venv/bin/python bench/pool_bench.py
+    .venv/bin/python bench/pool_bench.py --runs 20 --topics 10    # quicker
+
+Targets (issue 5): the pool in a couple of seconds; ``next()`` well under a
+millisecond at that size. With trectools installed (optional peer), its
+``TrecPoolMaker().make_pool(..., strategy="topX", topX=100)`` is timed on the
+same runs and the ratio printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from metrics.data import Run  # noqa: E402
+from pooling.adaptive import AdaptivePool  # noqa: E402
+from pooling.candidates import Candidates  # noqa: E402
+from pooling.depth import depth_pool  # noqa: E402
+from pooling.strategies import names  # noqa: E402
+
+
+def make_runs(n_runs: int, n_topics: int, n_docs: int, vocab: int = 20000,
+              seed: int = 1) -> dict[str, Run]:
+    rng = np.random.default_rng(seed)
+    runs = {}
+    topics = np.repeat(np.arange(1, n_topics + 1).astype(str), n_docs)
+    for r in range(n_runs):
+        docs = np.concatenate([rng.choice(vocab, n_docs, replace=False)
+                               for _ in range(n_topics)])
+        scores = np.tile(np.linspace(100.0, 1.0, n_docs), n_topics)
+        table = pa.table({
+            "query_id": pa.array(topics), "iteration": pa.array(["Q0"] * len(topics)),
+            "doc_id": pa.array([f"D{d}" for d in docs]),
+            "rank": pa.array(np.tile(np.arange(1, n_docs + 1), n_topics).astype(str)),
+            "score": pa.array(scores), "run_id": pa.array([f"run{r}"] * len(topics))})
+        runs[f"run{r:03d}"] = Run(table, f"run{r:03d}")
+    return runs
+
+
+def timed(fn, repeat: int = 3) -> float:  # noqa: ANN001
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--topics", type=int, default=50)
+    ap.add_argument("--docs", type=int, default=1000)
+    ap.add_argument("--depth", type=int, default=100)
+    args = ap.parse_args()
+    runs = make_runs(args.runs, args.topics, args.docs)
+    t = timed(lambda: depth_pool(runs, args.depth))
+    pool = depth_pool(runs, args.depth)
+    print(f"depth-{args.depth} pool, {args.runs} runs x {args.topics} topics x {args.docs} "
+          f"docs: {t:.2f} s ({len(pool):,} pairs)")
+    try:
+        import pandas as pd
+        from trectools import TrecPoolMaker, TrecRun  # type: ignore[import-not-found]
+
+        truns = []
+        for name, r in runs.items():
+            tr = TrecRun()
+            f = r.frame.rename(columns={"query_id": "query", "doc_id": "docid",
+                                        "run_id": "system", "iteration": "q0"})
+            tr.run_data = pd.DataFrame(f)[["query", "q0", "docid", "rank", "score", "system"]]
+            tr.filename = name
+            truns.append(tr)
+        tp = timed(lambda: TrecPoolMaker().make_pool(truns, strategy="topX", topX=args.depth),
+                   repeat=1)
+        print(f"  trectools topX pool: {tp:.2f} s  (relkit is {tp / t:.1f}x faster)")
+    except ImportError:
+        print("  trectools not installed: no peer ratio")
+    one = {n: r for n, r in runs.items()}
+    t0 = time.perf_counter()
+    cands = Candidates.from_runs(one, None, ["1"])
+    print(f"candidates of one topic ({args.runs} runs x {args.docs} docs): "
+          f"{time.perf_counter() - t0:.2f} s to build (once per session)")
+    rng = np.random.default_rng(0)
+    for name in names("adaptive"):
+        variants = [{"policy": "maxmean"}, {"policy": "thompson"}] if name == "bandit" else [{}]
+        for params in variants:
+            pool_ = AdaptivePool(name, cands, params, seed=1)
+            pool_.next("1")                       # builds the topic's matrix
+            lat = []
+            for _ in range(300):
+                t0 = time.perf_counter()
+                d = pool_.next("1")
+                lat.append(time.perf_counter() - t0)
+                if d is None:
+                    break
+                pool_.record("1", d, int(rng.random() < 0.2))
+            lat.sort()
+            label = name + (f":{params['policy']}" if params else "")
+            print(f"  next() {label:<18} p50 {statistics.median(lat) * 1e6:7.1f} us   "
+                  f"p95 {lat[int(len(lat) * 0.95)] * 1e6:7.1f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""From a static strategy's judging order to a :class:`~pooling.pool.Pool`.
+
+Budgets are common to every static strategy: ``budget`` keeps the first N
+documents of each topic in the strategy's order; ``total`` splits a global
+budget across topics (:func:`split_budget`). Without either, a strategy keeps
+every candidate (for ``depth``: the depth-k pool).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from metrics.data import Run
+from pooling.candidates import Candidates
+from pooling.params import PoolingError
+from pooling.pool import Pool, PoolEntry, natural
+
+
+def split_budget(total: int, available: Mapping[str, int]) -> dict[str, int]:
+    """Split ``total`` judgments evenly across topics, never more than a topic has.
+
+    Water-filling: topics with fewer candidates than the even share take all
+    of theirs, the rest is shared again among the others; what an even split
+    leaves over goes one each to the first topics in natural order. So the
+    split is deterministic and uses ``min(total, sum(available))`` judgments.
+
+    >>> split_budget(10, {"1": 2, "2": 10, "3": 10})
+    {'1': 2, '2': 4, '3': 4}
+    """
+    if isinstance(total, bool) or not isinstance(total, int) or total < 0:
+        raise PoolingError(f"The 'total' budget must be an int >= 0; got {total!r}")
+    out: dict[str, int] = {}
+    open_ = sorted(available, key=natural)
+    left = total
+    while open_:
+        share = left // len(open_)
+        small = [t for t in open_ if available[t] <= share]
+        if not small:
+            extra = left - share * len(open_)
+            for n, t in enumerate(open_):
+                out[t] = share + (1 if n < extra else 0)
+            break
+        for t in small:
+            out[t] = available[t]
+            left -= available[t]
+        open_ = [t for t in open_ if t not in small]
+    return {t: out.get(t, 0) for t in sorted(available, key=natural)}
+
+
+def judging_order(strategy: str, cands: Candidates, params: Mapping[str, Any] | None = None
+                  ) -> dict[str, list[tuple[str, float]]]:
+    """A static strategy's full order per topic: ``[(doc, priority), ...]``."""
+    from pooling.strategies import get
+
+    s = get(strategy)
+    if s.kind != "static" or s.order is None:
+        raise PoolingError(f"{strategy!r} is adaptive: it picks documents as judgments "
+                           "arrive; replay it with `relkit pool-simulate` or drive it with "
+                           "pooling.adaptive.AdaptivePool")
+    return s.order(cands, s.validate(params or {}))
+
+
+def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any] | None = None,
+               *, topics: Sequence[str] | None = None, depth: int | Mapping[str, int] | None = None,
+               budget: int | None = None, total: int | None = None) -> Pool:
+    """Pool ``runs`` with a static strategy.
+
+    ``depth`` cuts each run before the strategy sees it (the candidates; for
+    the ``depth`` strategy its own ``depth`` parameter does that). ``budget``
+    (per topic) and ``total`` (global) cut the strategy's order.
+    """
+    if budget is not None and total is not None:
+        raise PoolingError("give a per-topic budget or a total budget, not both")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or budget < 1):
+        raise PoolingError(f"The 'budget' parameter of pooling must be an int >= 1; "
+                           f"got {budget!r}")
+    cands = Candidates.from_runs(runs, depth, topics)
+    order = judging_order(strategy, cands, params)
+    if total is not None:
+        keep = split_budget(total, {t: len(v) for t, v in order.items()})
+    else:
+        keep = {t: len(v) if budget is None else budget for t, v in order.items()}
+    entries = []
+    for t, docs in order.items():
+        prov = cands.provenance(t)
+        for d, prio in docs[:keep[t]]:
+            entries.append(PoolEntry(t, d, prio, tuple(prov[d])))
+    return Pool(tuple(entries))

@@ -1,0 +1,152 @@
+"""What every strategy starts from: each run's ranked documents per topic.
+
+Runs are put in trec_eval's order once, here, by :func:`metrics.ranking.rank`
+(score descending, then docno descending; the rank column is ignored), and cut
+at an optional depth. Strategies never sort runs themselves.
+
+Documented behaviour for awkward runs:
+
+* a rank column that disagrees with the scores: the scores decide (as in
+  trec_eval); :func:`rank_disagreements` counts such topics so the CLI can warn;
+* a document twice in one topic of a run: :class:`DuplicateDocumentError`
+  naming the run file and line (trec_eval refuses such runs too);
+* a run shorter than the depth contributes what it has;
+* topic ids are strings, compared as strings (``"007"`` is not ``"7"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from metrics.data import Qrels, Run
+from metrics.ranking import JudgedTopics, column_values, rank, topic_order
+from pooling.params import PoolingError
+from pooling.pool import natural
+
+
+def _ranked(run: Run, depth: int | None) -> dict[str, tuple[list[str], list[float]]]:
+    """``{topic: (docs, scores)}`` in trec_eval order, top ``depth`` kept."""
+    src = run.arrow()
+    topics = topic_order(column_values(src["query_id"]))
+    fake = Qrels(pa.table({"query_id": pa.array(topics, pa.string()),
+                           "doc_id": pa.array([""] * len(topics), pa.string()),
+                           "relevance": pa.array([0] * len(topics), pa.int64())}))
+    ranked = rank(run, JudgedTopics.prepare(fake), max_docs=depth)
+    docs = ranked.docs.to_pylist()
+    scores = np.asarray(src["score"].to_numpy(), dtype=np.float64)[ranked.rows].tolist()
+    off = ranked.offsets
+    return {t: (docs[off[i]:off[i + 1]], scores[off[i]:off[i + 1]])
+            for i, t in enumerate(ranked.topics)}
+
+
+def rank_disagreements(run: Run) -> list[str]:
+    """Topics where the rank column contradicts the scores (trec_eval ignores it).
+
+    A contradiction is a document ranked above another with a strictly lower
+    score. Ties ordered differently from trec_eval's docno rule are not: the
+    rank column cannot say how trec_eval breaks ties.
+    """
+    frame = run.arrow()
+    if "rank" not in frame.column_names:
+        return []
+    rows: dict[str, list[tuple[int, float]]] = {}
+    for t, k, x in zip(frame["query_id"].to_pylist(), frame["rank"].to_pylist(),
+                       frame["score"].to_pylist(), strict=True):
+        try:
+            rows.setdefault(t, []).append((int(k), float(x)))
+        except ValueError:
+            continue        # a non-numeric rank column carries no order to check
+    bad = []
+    for t, pairs in rows.items():
+        scores = [x for _, x in sorted(pairs, key=lambda p: p[0])]
+        if any(b > a for a, b in zip(scores, scores[1:], strict=False)):
+            bad.append(t)
+    return sorted(bad, key=natural)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Each run's ranked list per topic, cut at ``depth`` (None: the whole run).
+
+    ``lists[topic][run] = [doc, ...]`` best first; ``scores`` alike. Topics
+    are in natural order; runs in name order.
+    """
+
+    lists: dict[str, dict[str, list[str]]]
+    scores: dict[str, dict[str, list[float]]] = field(repr=False)
+    depth: int | None = None
+
+    @classmethod
+    def from_runs(cls, runs: Mapping[str, Run], depth: int | Mapping[str, int] | None = None,
+                  topics: Sequence[str] | None = None) -> Candidates:
+        if not runs:
+            raise PoolingError("pooling needs at least one run")
+        depths = (dict.fromkeys(runs, depth) if depth is None or isinstance(depth, int)
+                  else dict(depth))
+        missing = set(runs) - set(depths)
+        if missing:
+            raise PoolingError(f"no depth given for runs {sorted(missing)}")
+        for name, k in depths.items():
+            if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+                raise PoolingError(f"The 'depth' parameter of pooling must be an int >= 1; "
+                                   f"got {k!r} for run {name!r}")
+        wanted = set(topics) if topics is not None else None
+        lists: dict[str, dict[str, list[str]]] = {}
+        scores: dict[str, dict[str, list[float]]] = {}
+        for name in sorted(runs):
+            for t, (docs, sc) in _ranked(runs[name], depths[name]).items():
+                if wanted is not None and t not in wanted:
+                    continue
+                lists.setdefault(t, {})[name] = docs
+                scores.setdefault(t, {})[name] = sc
+        order = sorted(lists, key=natural)
+        lists = {t: lists[t] for t in order}
+        scores = {t: scores[t] for t in order}
+        one = depth if isinstance(depth, int) else None
+        return cls(lists, scores, one)
+
+    @property
+    def topics(self) -> list[str]:
+        return list(self.lists)
+
+    @property
+    def runs(self) -> list[str]:
+        return sorted({r for per in self.lists.values() for r in per})
+
+    def provenance(self, topic: str) -> dict[str, list[tuple[str, int]]]:
+        """``{doc: [(run, rank), ...]}`` for one topic (runs in name order)."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for run, docs in self.lists[topic].items():
+            for k, d in enumerate(docs, 1):
+                out.setdefault(d, []).append((run, k))
+        return out
+
+    def matrix(self, topic: str) -> TopicMatrix:
+        """The topic as a docs x runs rank matrix (for the adaptive strategies)."""
+        runs = sorted(self.lists[topic])
+        docs = sorted({d for r in runs for d in self.lists[topic][r]})
+        index = {d: i for i, d in enumerate(docs)}
+        ranks = np.zeros((len(docs), len(runs)), dtype=np.int64)
+        order = []
+        for j, r in enumerate(runs):
+            idx = np.array([index[d] for d in self.lists[topic][r]], dtype=np.int64)
+            ranks[idx, j] = np.arange(1, len(idx) + 1)
+            order.append(idx)
+        return TopicMatrix(topic, docs, index, runs, ranks, order)
+
+
+@dataclass(frozen=True, eq=False)
+class TopicMatrix:
+    """One topic's candidates: ``ranks[i, j]`` is doc i's rank in run j (0: absent);
+    ``order[j]`` lists run j's doc indices best first. Docs are in docno order."""
+
+    topic: str
+    docs: list[str]
+    index: dict[str, int]
+    runs: list[str]
+    ranks: np.ndarray
+    order: list[np.ndarray]

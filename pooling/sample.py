@@ -1,0 +1,142 @@
+"""A stratified sample of a pool, with each document's inclusion probability.
+
+Strata are by best rank over the runs (``--strata 10:1,30:0.5,100:0.1`` means
+ranks 1-10 all judged, 11-30 half, 31-100 a tenth), as in the TREC
+sampling designs of Yilmaz, Kanoulas & Aslam (SIGIR 2008). Within a stratum
+of N documents, n = round(rate * N) (at least 1 when rate > 0 and N > 0) are
+drawn without replacement, so every document of the stratum has inclusion
+probability exactly n / N. The sample is seeded per topic: the same pool,
+strata and seed give the same sample, byte for byte.
+
+File format (``sample.tsv``), sorted like a pool file::
+
+    topic<TAB>doc<TAB>stratum<TAB>probability
+
+Estimators: judge the sampled documents, then evaluate with
+
+* ``infAP`` (trec_eval, :mod:`metrics.measures.trec_judged`): export qrels where
+  pooled-but-unsampled documents are ``-1`` (:func:`infap_qrels`);
+* ``statAP`` (:func:`metrics.statap.stat_ap`): needs the probabilities
+  (:func:`prels`).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from metrics.errors import FormatError
+from pooling.params import PoolingError
+from pooling.pool import Pool, natural
+
+HEADER = "topic\tdoc\tstratum\tprobability"
+
+
+def parse_strata(text: str) -> list[tuple[int, float]]:
+    """``"10:1,30:0.5"`` -> ``[(10, 1.0), (30, 0.5)]`` (ranks increasing, rates in [0, 1])."""
+    out: list[tuple[int, float]] = []
+    for part in text.split(","):
+        depth, sep, rate = part.partition(":")
+        try:
+            k, r = int(depth), float(rate)
+        except ValueError:
+            raise PoolingError(f"a stratum must read 'max_rank:rate' (e.g. 10:1); "
+                               f"got {part!r}") from None
+        if not sep or k < 1 or not 0.0 <= r <= 1.0 or (out and k <= out[-1][0]):
+            raise PoolingError(f"a stratum must read 'max_rank:rate' with ranks increasing "
+                               f"and rates in [0, 1]; got {part!r}")
+        out.append((k, r))
+    return out
+
+
+@dataclass(frozen=True, order=True)
+class SampledDoc:
+    topic: str
+    doc: str
+    stratum: int
+    probability: float
+
+
+def stratified_sample(pool: Pool, strata: Sequence[tuple[int, float]], seed: int = 0
+                      ) -> list[SampledDoc]:
+    """Sample ``pool`` by strata of best rank (documents past the last stratum are dropped)."""
+    out: list[SampledDoc] = []
+    for t in pool.topics():
+        layers: dict[int, list[str]] = {}
+        for e in pool.for_topic(t):
+            best = e.best_rank
+            if best is None:
+                raise PoolingError(f"topic {t!r} document {e.doc!r} has no provenance: "
+                                   "stratified sampling needs the runs' ranks")
+            h = next((i for i, (k, _) in enumerate(strata) if best <= k), None)
+            if h is not None:
+                layers.setdefault(h, []).append(e.doc)
+        rng = random.Random(f"sample:{seed}:{t}")
+        for h in sorted(layers):
+            docs = sorted(layers[h])
+            rate = strata[h][1]
+            n = max(1, round(rate * len(docs))) if rate > 0 else 0
+            chosen = sorted(rng.sample(docs, n))
+            out.extend(SampledDoc(t, d, h + 1, n / len(docs)) for d in chosen)
+    return sorted(out, key=lambda s: (natural(s.topic), s.doc))
+
+
+def write_sample(sample: Sequence[SampledDoc], target: str | os.PathLike[str]) -> None:
+    lines = [HEADER] + [f"{s.topic}\t{s.doc}\t{s.stratum}\t{s.probability!r}" for s in sample]
+    Path(target).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def read_sample(path: str | os.PathLike[str]) -> list[SampledDoc]:
+    out = []
+    with open(path, encoding="utf-8") as fp:
+        for n, line in enumerate(fp, 1):
+            raw = line.rstrip("\r\n")
+            if (n == 1 and raw.startswith("topic\t")) or not raw.strip():
+                continue
+            parts = raw.split("\t")
+            try:
+                if len(parts) != 4:
+                    raise ValueError
+                s = SampledDoc(parts[0], parts[1], int(parts[2]), float(parts[3]))
+            except ValueError:
+                raise FormatError(str(path), n, "'topic<TAB>doc<TAB>stratum<TAB>probability'",
+                                  repr(raw[:60])) from None
+            if not 0.0 < s.probability <= 1.0:
+                raise FormatError(str(path), n, "a probability in (0, 1]", parts[3])
+            out.append(s)
+    return out
+
+
+def infap_qrels(pool: Pool, sample: Sequence[SampledDoc],
+                judgments: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
+    """Qrels for trec_eval's infAP: sampled and judged -> grade; pooled, not sampled -> -1.
+
+    A sampled document without a judgment is an error (the estimate would be biased).
+    """
+    sampled = {(s.topic, s.doc) for s in sample}
+    out: dict[str, dict[str, int]] = {}
+    for e in pool:
+        key = (e.topic, e.doc)
+        if key in sampled:
+            if key not in judgments:
+                raise PoolingError(f"sampled document {e.doc!r} of topic {e.topic!r} "
+                                   "has no judgment")
+            out.setdefault(e.topic, {})[e.doc] = judgments[key]
+        else:
+            out.setdefault(e.topic, {})[e.doc] = -1
+    return out
+
+
+def prels(sample: Sequence[SampledDoc], judgments: Mapping[tuple[str, str], int]
+          ) -> dict[str, dict[str, tuple[int, float]]]:
+    """``{topic: {doc: (grade, probability)}}`` for :func:`metrics.statap.stat_ap`."""
+    out: dict[str, dict[str, tuple[int, float]]] = {}
+    for s in sample:
+        if (s.topic, s.doc) not in judgments:
+            raise PoolingError(f"sampled document {s.doc!r} of topic {s.topic!r} "
+                               "has no judgment")
+        out.setdefault(s.topic, {})[s.doc] = (judgments[(s.topic, s.doc)], s.probability)
+    return out

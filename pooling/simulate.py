@@ -1,0 +1,180 @@
+"""Replay pooling strategies against a complete qrels (``relkit pool-simulate``).
+
+For each strategy and topic, a simulated assessor answers with the reference
+qrels' grade (a document absent from them is non-relevant; a negative grade,
+such as Cranfield's -1 "of no interest", is a judgment of non-relevance, so
+grades are read as ``max(grade, 0)``). A static strategy judges in its
+priority order; an adaptive one through ``next()``/``record()``. After B
+judgments per topic we report:
+
+* relevant documents found (grade >= level), as a count, as a share of the
+  relevant documents any run retrieved (the most a pool can find), and as a
+  share of all relevant documents in the qrels;
+* Kendall's tau between the system ordering by a measure (default AP/MAP)
+  under the judgments so far (the rest unjudged, hence non-relevant) and under
+  the full qrels (:func:`metrics.correlation.kendall_tau`);
+* mean Judged@10 of the runs under the judgments so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from metrics.correlation import kendall_tau
+from metrics.data import Qrels, Run
+from pooling.adaptive import AdaptivePool, Judgment
+from pooling.build import judging_order
+from pooling.candidates import Candidates
+from pooling.params import PoolingError
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One strategy to simulate, under a label (``bandit:thompson``)."""
+
+    label: str
+    strategy: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SimRow:
+    label: str
+    budget: int
+    judged: int
+    relevant: int
+    relevant_in_runs: int
+    relevant_total: int
+    tau: float | None
+    judged_at_10: float
+
+    @property
+    def found_share(self) -> float:
+        return self.relevant / self.relevant_in_runs if self.relevant_in_runs else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.relevant / self.relevant_total if self.relevant_total else 0.0
+
+
+@dataclass(frozen=True)
+class Simulation:
+    rows: list[SimRow]
+    curves: dict[str, list[int]]     # label -> relevant found after n judgments per topic
+
+
+def grades_of(qrels: Qrels, clip: bool = True) -> dict[str, dict[str, int]]:
+    """``{topic: {doc: grade}}``; ``clip`` reads negative grades as 0 (judged non-relevant)."""
+    t = qrels.arrow()
+    out: dict[str, dict[str, int]] = {}
+    for q, d, g in zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(),
+                       t["relevance"].to_pylist(), strict=True):
+        out.setdefault(q, {})[d] = max(int(g), 0) if clip else int(g)
+    return out
+
+
+def sequences(plan: Plan, cands: Candidates, grades: Mapping[str, Mapping[str, int]],
+              max_budget: int, *, seed: int = 0, level: int = 1) -> dict[str, list[Judgment]]:
+    """Each topic's judgments, in the order the strategy asks for them."""
+    from pooling.strategies import get
+
+    s = get(plan.strategy)
+    out: dict[str, list[Judgment]] = {}
+    if s.kind == "static":
+        order = judging_order(plan.strategy, cands, plan.params)
+        for t, docs in order.items():
+            g = grades.get(t, {})
+            out[t] = [Judgment(t, d, g.get(d, 0)) for d, _ in docs[:max_budget]]
+        return out
+    top = max((g for per in grades.values() for g in per.values()), default=1)
+    pool = AdaptivePool(plan.strategy, cands, plan.params, seed=seed, level=level,
+                        max_grade=max(top, level))
+    for t in cands.topics:
+        g = grades.get(t, {})
+        out[t] = pool.run(t, lambda d, g=g: g.get(d, 0), max_budget)   # type: ignore[misc]
+    return out
+
+
+def _scores(qrels: Qrels, runs: Mapping[str, Run], measure: str, level: int
+            ) -> tuple[dict[str, float], dict[str, float]]:
+    from metrics.evaluator import Evaluator
+
+    ev = Evaluator(qrels, [measure, "Judged@10"], level=level)
+    score, judged = {}, {}
+    for name, run in runs.items():
+        s = ev.aggregate(run)
+        score[name] = float(s.iloc[0])
+        judged[name] = float(s.iloc[1])
+    return score, judged
+
+
+def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
+             budgets: Sequence[int], *, depth: int | None = None, seed: int = 0,
+             level: int = 1, measure: str = "map",
+             progress: Callable[[str], None] | None = None) -> Simulation:
+    """Simulate every plan at every per-topic budget (see the module docstring)."""
+    if not budgets or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                          for b in budgets):
+        raise PoolingError(f"The 'budget' parameter of pool-simulate must be ints >= 1; "
+                           f"got {list(budgets)!r}")
+    grades = grades_of(qrels)
+    cands = Candidates.from_runs(runs, depth)
+    topics = [t for t in cands.topics if t in grades]
+    if not topics:
+        raise PoolingError(f"{qrels.source}: no topic of the runs is in the qrels")
+    cands = Candidates({t: cands.lists[t] for t in topics},
+                       {t: cands.scores[t] for t in topics}, cands.depth)
+    in_runs = sum(1 for t in topics for d in cands.provenance(t)
+                  if grades[t].get(d, 0) >= level)
+    total = sum(1 for t in topics for g in grades[t].values() if g >= level)
+    full = Qrels.from_dict({t: dict(grades[t]) for t in topics})
+    ref, _ = _scores(full, runs, measure, level)
+    rows: list[SimRow] = []
+    curves: dict[str, list[int]] = {}
+    top = max(budgets)
+    for plan in plans:
+        if progress is not None:
+            progress(plan.label)
+        seq = sequences(plan, cands, grades, top, seed=seed, level=level)
+        curve = [0] * (top + 1)
+        for js in seq.values():
+            hits = 0
+            for n in range(1, top + 1):
+                if n <= len(js) and js[n - 1].grade >= level:
+                    hits += 1
+                curve[n] += hits
+        curves[plan.label] = curve
+        for b in sorted(budgets):
+            judged = {t: {j.doc: j.grade for j in js[:b]} for t, js in seq.items()}
+            n = sum(len(v) for v in judged.values())
+            sub = Qrels.from_dict({t: v for t, v in judged.items() if v})
+            score, j10 = _scores(sub, runs, measure, level)
+            tau = kendall_tau(ref, score).value
+            rows.append(SimRow(plan.label, b, n, curve[b], in_runs, total, tau,
+                               sum(j10.values()) / len(j10)))
+    return Simulation(rows, curves)
+
+
+def plot(sim: Simulation, path: str, *, title: str = "") -> None:
+    """Relevant found vs judgments per topic, one line per strategy (SVG/PNG by suffix)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, curve in sim.curves.items():
+        ax.plot(range(len(curve)), curve, label=label)
+    ax.set_xlabel("judgments per topic")
+    ax.set_ylabel("relevant documents found (all topics)")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    # a fixed hash salt and no date keep the SVG the same from one run to the next
+    matplotlib.rcParams["svg.hashsalt"] = "relkit"
+    fig.savefig(path, metadata={"Date": None} if path.endswith(".svg") else None)
+    plt.close(fig)
