@@ -19,6 +19,7 @@ pool twice gives byte-identical files.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,9 +46,19 @@ class PoolEntry:
         return min((k for _, k in self.provenance), default=None)
 
 
-def natural(topic: str) -> tuple[int, int, str]:
-    """Numeric ids in numeric order, then the others; the id itself stays a string."""
-    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural(topic: str) -> tuple[int, int, tuple[str | int, ...], str]:
+    """Numeric ids in numeric order, then the others in natural order (``q2`` < ``q10``).
+
+    The id itself stays a string; it is the last key, so ``7`` and ``007`` still differ.
+    """
+    if topic.isdigit():
+        return (0, int(topic), (), topic)
+    # re.split with a group alternates text, number, text...: types match position by position.
+    chunks = tuple(int(c) if i % 2 else c for i, c in enumerate(_DIGITS.split(topic)))
+    return (1, 0, chunks, topic)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from metrics.data import Run
 from metrics.errors import DuplicateDocumentError, FormatError
 from pooling.depth import PoolingError, depth_pool, run_name
-from pooling.pool import Pool, PoolEntry
+from pooling.pool import Pool, PoolEntry, natural
 from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
@@ -127,3 +127,20 @@ def test_cranfield_pool_and_cli(tmp_path: Path) -> None:
     code, _, err = run_cli(["pool", *map(str, paths), "--depth", "10", "-o", str(out)])
     assert code == 0, err
     assert Pool.read(out)[0] == pool
+
+
+@given(st.lists(st.from_regex(r"[a-z]{0,2}[0-9]{0,3}[a-z]{0,1}", fullmatch=True), max_size=30))
+def test_natural_order_is_total_and_numeric_within_prefixes(ids: list[str]) -> None:
+    ordered = sorted(ids, key=natural)
+    assert sorted(ordered, key=natural) == ordered
+    assert sorted(ids, key=natural) == sorted(reversed(ids), key=natural)
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        pa, pb = a.rstrip("0123456789"), b.rstrip("0123456789")
+        na, nb = a[len(pa):], b[len(pb):]
+        if pa == pb and pa and na and nb:  # same prefix, then a number: numeric order
+            assert int(na) <= int(nb)
+
+
+def test_natural_order_examples() -> None:
+    assert sorted(["q13", "q2", "10", "7", "q1b", "q1a", "a"], key=natural) == [
+        "7", "10", "a", "q1a", "q1b", "q2", "q13"]
