@@ -59,7 +59,11 @@ def init(
     tops = read_topics(topics, topics_format)
     source = None
     if docs is not None:
-        store_ = DocStore.open(docs, docs_format)  # index once now: errors surface here
+        from metrics.progress import Bar
+
+        with Bar(f"indexing {docs}", unit="documents") as bar:
+            # Index once now: errors surface here, and `pool --into` is instant later.
+            store_ = DocStore.open(docs, docs_format, progress=bar)
         source = str(docs.resolve())
         _say(f"relkit: indexed {len(store_):,} documents from {docs}")
     store = Store.open(db)

@@ -10,9 +10,11 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, get_args
+from typing import IO, Annotated, Literal, get_args
 
 import typer
+
+from metrics.progress import Bar
 
 Format = Literal["trec", "tsv", "csv", "json", "parquet"]
 FORMATS = get_args(Format)
@@ -57,40 +59,6 @@ def _skip_pyarrow_pandas_probe() -> None:
             import pyarrow.acero  # noqa: F401
     finally:
         sys.meta_path.remove(hook)
-
-
-class _Progress:
-    """A transient progress bar on stderr while one run is evaluated.
-
-    Only on a terminal (silent in pipes, CI and tests), and gone before the
-    run's results are written, so stdout never interleaves with it.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.label = f"evaluating {path}"
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> _Progress:
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-                                console=Console(stderr=True), transient=True,
-                                redirect_stdout=False, redirect_stderr=False)
-            self.bar.__enter__()
-            self.task = self.bar.add_task(self.label, total=None)
-        return self
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
@@ -198,7 +166,7 @@ def eval_cmd(
             out = stack.enter_context(open(output, "w", encoding="utf-8"))
         for path in runs:
             # the bar is closed (and erased) before this run's lines are written
-            with _Progress(path) as bar:
+            with Bar(f"evaluating {path}") as bar:
                 source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
                 res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
             if fmt == "trec":

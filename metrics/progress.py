@@ -1,0 +1,61 @@
+"""One progress bar for every command: transient, on stderr, only on a terminal.
+
+Silent in pipes, CI and tests; gone before results are written, so stdout
+never interleaves with it. Library code takes a plain callback
+(``progress(done, total)``); only the CLI builds a bar (library code raises,
+only the CLI prints).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import TracebackType
+from typing import Any
+
+
+class Bar:
+    """``with Bar("indexing docs.trec") as bar: ... bar.update(done, total)``.
+
+    ``total=None`` shows a running count instead of a percentage.
+    """
+
+    def __init__(self, label: str, total: int | None = None, unit: str = "") -> None:
+        self.label = label
+        self.total = total
+        self.unit = unit
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Bar:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TextColumn(self.unit),
+                                 TimeElapsedColumn(), console=Console(stderr=True),
+                                 transient=True, redirect_stdout=False,
+                                 redirect_stderr=False)
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.label, total=self.total)
+        return self
+
+    def update(self, done: int, total: int | None = None) -> None:
+        """Set the count done (and the total when it becomes known)."""
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done,
+                             total=total if total is not None else self.total)
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        self.update(done, total)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, exc, tb)
