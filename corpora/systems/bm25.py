@@ -88,7 +88,8 @@ register(System(
     "Okapi BM25 (bm25s), five variants",
     "Robertson & Zaragoza 2009; Kamphuis et al., ECIR 2020",
     (
-        Param("k1", float, 1.2, "term-frequency saturation", low=0),
+        # k1 = 0 would make bm25l/bm25+'s part for an absent term 0/0.
+        Param("k1", float, 1.2, "term-frequency saturation", low=0, open_low=True),
         Param("b", float, 0.75, "document-length normalisation", low=0, high=1),
         Param("method", str, "lucene", "the BM25 variant (Kamphuis et al. 2020)",
               choices=METHODS),

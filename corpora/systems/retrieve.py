@@ -93,6 +93,9 @@ def retrieve(index: Index, system: str | System, topics: Sequence[Topic], *,
     for n, topic in enumerate(topics, 1):
         terms, counts = index.query(query_text(topic, field))
         docs, scores = scorer.score(terms, counts) if len(terms) else (np.empty(0), np.empty(0))
+        if not np.all(np.isfinite(scores)):
+            raise SystemsError(f"{sys_.name} gave topic {topic.id} a score that is not a "
+                               f"finite number (parameters {dict(params or {})})")
         if len(docs) == 0:
             empty.append(topic.id)
         else:
