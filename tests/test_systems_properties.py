@@ -130,3 +130,16 @@ def test_bad_collections_are_clear_errors() -> None:
         retrieve(index, "bm25", [Topic("1", "wing")], tag="my run")
     with pytest.raises(SystemsError, match="depth must be an int >= 1"):
         retrieve(index, "bm25", [Topic("1", "wing")], depth=0)
+
+
+def test_importing_the_systems_is_cheap_and_layered() -> None:
+    """The CLI imports the registry at start-up: no scipy/sklearn/bm25s, nothing above."""
+    import subprocess
+    import sys
+
+    code = ("import sys, corpora.systems.cli, corpora.systems.retrieve, corpora.systems as s; "
+            "s.load_all(); print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    out = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout.split())
+    assert not out & {"scipy", "sklearn", "bm25s", "Stemmer", "pandas", "textual", "sqlmodel",
+                      "judging", "pooling"}, out

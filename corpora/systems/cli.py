@@ -28,7 +28,9 @@ class _Bar:
     """A transient progress bar on stderr (terminals only)."""
 
     def __init__(self, label: str, total: int | None) -> None:
-        self.label, self.total, self.bar, self.task = label, total, None, None
+        self.label, self.total = label, total
+        self.bar: Any = None
+        self.task: Any = None
 
     def __enter__(self) -> _Bar:
         if sys.stderr.isatty():
@@ -42,8 +44,7 @@ class _Bar:
 
     def update(self, done: int) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, completed=done,  # type: ignore[arg-type]
-                            description=f"{self.label} ({done:,})")
+            self.bar.update(self.task, completed=done, description=f"{self.label} ({done:,})")
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
@@ -96,7 +97,7 @@ def run_cmd(
     ties by docno descending), at most --depth per topic; only documents holding a
     query term are retrieved.
 
-    Example: relkit systems run --docs cran.all.1400 --topics cran.qry --system bm25 --param k1=1.2 -o bm25.txt
+    Example: relkit systems run --docs cran.all.1400 --topics cran.qry -s bm25 -p k1=1.2 -o r.txt
     """
     from corpora.loaders import read_docs, read_topics
     from corpora.systems import get
