@@ -1,0 +1,142 @@
+"""``relkit systems``: run a baseline retrieval system over a collection's topics.
+
+Data (the run, the list) go to stdout or ``-o``; progress and a one-line summary
+go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from corpora.systems import load_all, names
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
+                       "turn a collection and topics into TREC runs.")
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(msg + "\n")
+
+
+class _Bar:
+    """A transient progress bar on stderr (terminals only)."""
+
+    def __init__(self, label: str, total: int | None) -> None:
+        self.label, self.total = label, total
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> _Bar:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.__enter__()
+            self.task = self.bar.add_task(self.label, total=self.total)
+        return self
+
+    def update(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, description=f"{self.label} ({done:,})")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """List the retrieval systems, their parameters (default, allowed values) and references.
+
+    Example: relkit systems list
+    """
+    print("name\tparameters\tsummary\treference")
+    for n, s in sorted(load_all().items()):
+        params = ", ".join(f"{p.name}={str(p.default).lower() if p.kind is bool else p.default}"
+                           f" ({p.expected()})" for p in s.params)
+        print(f"{n}\t{params}\t{s.summary}\t{s.reference}")
+
+
+@app.command("run")
+def run_cmd(
+    docs: Annotated[Path, typer.Option("--docs", help="The documents (any corpora loader)")],
+    topics: Annotated[Path, typer.Option("--topics", help="The topics")],
+    system: Annotated[str, typer.Option(
+        "--system", "-s", help=f"The system: {', '.join(names())}")] = "bm25",
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="A system parameter, name=value (repeatable); "
+        "see `relkit systems list`")] = None,
+    docs_format: Annotated[str | None, typer.Option(
+        "--docs-format", help="Documents format (default: sniffed)")] = None,
+    topics_format: Annotated[str | None, typer.Option(
+        "--topics-format", help="Topics format (default: sniffed)")] = None,
+    field: Annotated[str, typer.Option(
+        "--field", help="Topic text searched: title, desc or title+desc")] = "title",
+    depth: Annotated[int, typer.Option("--depth", "-k", help="Documents per topic")] = 1000,
+    tag: Annotated[str | None, typer.Option(
+        "--tag", help="Run tag (last column); default: the system's name")] = None,
+    stemmer: Annotated[str, typer.Option(
+        "--stemmer", help="porter, snowball or none")] = "porter",
+    stopwords: Annotated[bool, typer.Option(
+        "--stopwords/--no-stopwords", help="Drop English stop words")] = True,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Run file to write (default: stdout; .gz ok)")] = None,
+) -> None:
+    """Index a collection, search its topics with one system, write a TREC run.
+
+    Documents and queries go through the same analyzer (lower case, word tokens,
+    English stop words out, Porter stems) whatever the system. Lines are
+    `topic Q0 doc rank score tag`, ranked as trec_eval ranks (score descending,
+    ties by docno descending), at most --depth per topic; only documents holding a
+    query term are retrieved.
+
+    Example: relkit systems run --docs cran.all.1400 --topics cran.qry -s bm25 -p k1=1.2 -o r.txt
+    """
+    from corpora.loaders import read_docs, read_topics
+    from corpora.systems import get
+    from corpora.systems.analyzer import Analyzer
+    from corpora.systems.index import Index
+    from corpora.systems.params import SystemsError, parse_assignments
+    from corpora.systems.retrieve import query_text, retrieve
+
+    sys_ = get(system)
+    params: dict[str, Any] = sys_.validate(parse_assignments(param or []))
+    query_text(_probe_topic(), field)  # a bad --field fails before indexing
+    if depth < 1:
+        raise SystemsError(f"--depth must be an int >= 1; got {depth}")
+    for path in (docs, topics):
+        if not path.is_file():
+            raise SystemsError(f"{path}: no such file")
+    analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
+    queries = read_topics(topics, topics_format)
+    t0 = time.perf_counter()
+    with _Bar("indexing documents", None) as bar:
+        index = Index.build(read_docs(docs, docs_format), analyzer, progress=bar.update)
+    t1 = time.perf_counter()
+    with _Bar(f"searching with {sys_.name}", len(queries)) as bar:
+        result = retrieve(index, sys_, queries, params=params, depth=depth, tag=tag,
+                          field=field, progress=bar.update)
+    t2 = time.perf_counter()
+    result.run.write(output if output is not None else sys.stdout)
+    for t in result.empty[:5]:
+        _say(f"relkit: warning: topic {t}: no query term occurs in the collection; "
+             "no documents")
+    if len(result.empty) > 5:
+        _say(f"relkit: warning: {len(result.empty) - 5} more topics without documents")
+    shown = ", ".join(f"{k}={v}" for k, v in params.items())
+    _say(f"relkit: {sys_.name} ({shown}; {analyzer.describe()}): {index.num_docs:,} documents "
+         f"indexed in {t1 - t0:.1f} s, {len(queries)} topics searched in {t2 - t1:.1f} s, "
+         f"{len(result.run):,} lines" + (f" to {output}" if output else ""))
+
+
+def _probe_topic() -> Any:
+    from corpora.types import Topic
+
+    return Topic("probe")
