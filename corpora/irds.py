@@ -61,8 +61,9 @@ def irds_topics(dataset_id: str | Path) -> Iterator[Topic]:
     if not ds.has_queries():
         raise RelkitError(f"ir_datasets {str(dataset_id)!r} has no queries")
     for rec in ds.queries_iter():
-        yield Topic(str(rec.query_id), _text(rec, ("title", "text", "query")) or None,
-                    _text(rec, ("description",)) or None, _text(rec, ("narrative",)) or None)
+        yield Topic(str(rec.query_id).strip(),
+                    *(_text(rec, names).strip() or None for names in (
+                        ("title", "text", "query"), ("description",), ("narrative",))))
 
 
 def irds_qrels(dataset_id: str | Path) -> Iterator[tuple[str, str, int]]:
