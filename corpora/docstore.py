@@ -86,7 +86,8 @@ class DocStore:
                                   (doc_id,)).fetchone() is not None
 
     def ids(self) -> list[str]:
-        return [r[0] for r in self._conn.execute("SELECT id FROM docs ORDER BY rowid")]
+        """Every document id, in id order (the table has no rowid to keep file order)."""
+        return [r[0] for r in self._conn.execute("SELECT id FROM docs ORDER BY id")]
 
     def close(self) -> None:
         self._conn.close()

@@ -77,6 +77,8 @@ def download(url: str, target: Path, f: RemoteFile, progress: Progress | None = 
             raise FetchError(f"{url}: checksum mismatch for {f.path}: {why}; the download was "
                              "deleted (a corrupt or changed upstream file, or a wrong mirror)")
         os.replace(tmp, target)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(f"{url}: download failed (HTTP {exc.code} {exc.reason})") from None
     except (urllib.error.URLError, OSError) as exc:
         raise FetchError(f"{url}: download failed ({getattr(exc, 'reason', exc)})") from None
     finally:

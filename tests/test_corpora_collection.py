@@ -95,7 +95,9 @@ def test_vaswani_through_the_collection() -> None:
     st = collection_stats(c)
     assert (st.docs, st.topics, st.qrels) == (11429, 93, 2083)
     assert st.grades == {1: 2083} and st.topics_without_relevant == []
-    assert c.docstore().get("11429") is not None and c.docstore().get("11430") is None
+    store = c.docstore()
+    assert store.get("11429") is not None and store.get("11430") is None
+    assert len(store.ids()) == 11429 and store.ids()[:3] == ["1", "10", "100"]  # id order
     q = c.read_qrels().frame
     assert ((q.query_id == "1") & (q.doc_id == "1239")).any()  # qrels' first line
 

@@ -134,7 +134,8 @@ def test_irds_loaders_on_a_local_dataset(tmp_path: Path) -> None:
                                         "</DOC>\n<DOC>\n<DOCNO>007</DOCNO>\n<TEXT>\nbeta\n"
                                         "</TEXT>\n</DOC>\n")
     (tmp_path / "topics.trec").write_text("<top>\n<num> Number: 5\n<title> greek letters\n"
-                                          "<desc> Description:\nwhich?\n<narr> Narrative:\nany.\n</top>\n")
+                                          "<desc> Description:\nwhich?\n"
+                                          "<narr> Narrative:\nany.\n</top>\n")
     (tmp_path / "qrels").write_text("5 0 d1 2\n5 0 007 0\n")
     name = f"relkit-test-{tmp_path.name}"
     ir_datasets.registry.register(name, Dataset(
@@ -187,7 +188,8 @@ def test_every_file_loader_has_a_writer() -> None:
 
 
 @pytest.mark.parametrize("fmt", FILE_LOADERS)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_round_trip(tmp_path: Path, fmt: str, data: st.DataObject) -> None:
     kind = LOADERS[fmt].kind
