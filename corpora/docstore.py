@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from corpora.loaders import read_docs
+from corpora.loaders import get_loader, read_docs
 from corpora.types import Document
 from metrics.errors import FormatError
 
@@ -31,9 +31,15 @@ def cache_dir() -> Path:
     return Path(base)
 
 
-def _key(path: Path, fmt: str | None) -> str:
-    st = path.stat()
-    raw = f"{path.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\0{fmt or 'auto'}\0v1"
+def _key(path: Path, fmt: str | None, options: dict[str, str] | None = None) -> str:
+    opts = json.dumps(options or {}, sort_keys=True)
+    if not path.is_file():  # a source that is not a file (an ir_datasets id): its name
+        raw = f"{path}\0{fmt}\0{opts}\0v1"
+    else:
+        st = path.stat()
+        raw = f"{path.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\0{fmt or 'auto'}\0v1"
+        if options:
+            raw += f"\0{opts}"
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -48,14 +54,21 @@ class DocStore:
 
     @classmethod
     def open(cls, source: str | os.PathLike[str], fmt: str | None = None, *,
+             options: dict[str, str] | None = None,
              progress: Callable[[int], None] | None = None) -> DocStore:
-        """The store for ``source`` (built on first use, reused while the file is unchanged)."""
+        """The store for ``source`` (built on first use, reused while the file is unchanged).
+
+        ``options`` go to the loader (``columns`` for CSV/TSV); they are part of
+        the cache key, so a different column mapping builds a different store.
+        """
         src = Path(source)
-        if not src.is_file():
+        file_based = fmt is None or get_loader(fmt, "docs").file_based
+        if file_based and not src.is_file():
             raise FormatError(str(src), None, "a documents file", "no such file")
-        target = cache_dir() / "docstore" / f"{_key(src, fmt)}.sqlite"
+        target = cache_dir() / "docstore" / f"{_key(src, fmt, options)}.sqlite"
         if not target.exists():
-            build(read_docs(src, fmt), target, str(src), progress)
+            build(read_docs(src if file_based else str(source), fmt, options), target,
+                  str(src), progress)
         return cls(target, str(src))
 
     def get(self, doc_id: str) -> Document | None:
@@ -73,7 +86,8 @@ class DocStore:
                                   (doc_id,)).fetchone() is not None
 
     def ids(self) -> list[str]:
-        return [r[0] for r in self._conn.execute("SELECT id FROM docs ORDER BY rowid")]
+        """Every document id, in id order (the table has no rowid to keep file order)."""
+        return [r[0] for r in self._conn.execute("SELECT id FROM docs ORDER BY id")]
 
     def close(self) -> None:
         self._conn.close()

@@ -20,6 +20,12 @@ Formats
 ``jsonl-docs``   BEIR ``corpus.jsonl``: ``{"_id", "title", "text", ...}``.
 ``jsonl-topics`` BEIR ``queries.jsonl``: ``{"_id", "text", ...}``.
 ``tsv-topics``   ``id<TAB>title`` lines (MS MARCO / TREC DL queries).
+``csv-docs``, ``tsv-docs``, ``csv-topics``  a table with a header row, its columns
+                 mapped to fields by ``columns="id=docid,text=body"`` (:mod:`corpora.tabular`).
+``irds-docs``, ``irds-topics``  an ``ir_datasets`` id such as ``cranfield``
+                 (optional extra ``relkit[irds]``; :mod:`corpora.irds`).
+
+Qrels formats (TREC, BEIR TSV, SMART ``.REL``) are in :mod:`corpora.qrels`.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from corpora.textio import open_text
 from corpora.types import Document, Topic
 from metrics.errors import FormatError, RelkitError
 
@@ -40,12 +47,7 @@ class LoaderError(RelkitError):
 
 
 def _open(path: str | Path) -> IO[str]:
-    p = Path(path)
-    if p.suffix == ".gz":
-        import gzip
-
-        return gzip.open(p, "rt", encoding="utf-8", errors="replace")
-    return open(p, encoding="utf-8", errors="replace")
+    return open_text(path)
 
 
 def _clean(text: str) -> str:
@@ -118,7 +120,7 @@ def trec_docs(path: str | Path) -> Iterator[Document]:
         yield Document(docno, _clean(title) if title else None, _clean(text))
 
 
-_PREFIX = re.compile(r"^\s*(number|description|narrative)\s*:\s*", re.IGNORECASE)
+_PREFIX = re.compile(r"^\s*(number|topic|description|narrative)\s*:\s*", re.IGNORECASE)
 
 
 def trec_topics(path: str | Path) -> Iterator[Topic]:
@@ -137,7 +139,8 @@ def _topic_field(el: dict[str, str], name: str) -> str | None:
 
 
 # -- SMART -------------------------------------------------------------------------------
-_SMART = re.compile(r"^\.([ITABW])(?:\s+(\S+))?\s*$")
+# CACM and CISI add .N (entry date), .X (citations), .K (keywords), .C (categories).
+_SMART = re.compile(r"^\.([ITABWNXKC])(?:\s+(\S+))?\s*$")
 
 
 def _smart(path: str | Path) -> Iterator[tuple[int, str, dict[str, str]]]:
@@ -171,7 +174,8 @@ def _smart(path: str | Path) -> Iterator[tuple[int, str, dict[str, str]]]:
 def smart_docs(path: str | Path) -> Iterator[Document]:
     for _, ident, f in _smart(path):
         fields = {k: _clean(v) for k, v in (("authors", f.get("A", "")),
-                                             ("source", f.get("B", ""))) if _clean(v)}
+                                             ("source", f.get("B", "")),
+                                             ("keywords", f.get("K", ""))) if _clean(v)}
         yield Document(str(int(ident)) if ident.isdigit() else ident,
                        _clean(f.get("T", "")) or None, _clean(f.get("W", "")), fields)
 
@@ -229,24 +233,51 @@ def tsv_topics(path: str | Path) -> Iterator[Topic]:
 
 @dataclass(frozen=True)
 class Loader:
-    """A named reader: what it yields, how to recognise its files, the function."""
+    """A named reader: what it yields, how to recognise its files, the function.
+
+    ``options`` names the keyword options ``read`` accepts (``columns`` for the
+    tabular formats); :func:`check_options` rejects any other, with the list.
+    ``file_based`` is false for sources that are not files (ir_datasets ids).
+    """
 
     name: str
     kind: str  # "docs" or "topics"
-    read: Callable[[str | Path], Iterator[Document]] | Callable[[str | Path], Iterator[Topic]]
+    read: Callable[..., Iterator[Document]] | Callable[..., Iterator[Topic]]
     suffixes: tuple[str, ...] = ()
     description: str = ""
+    options: tuple[str, ...] = ()
+    file_based: bool = True
 
 
-LOADERS: dict[str, Loader] = {ld.name: ld for ld in (
-    Loader("trec-docs", "docs", trec_docs, (".trec", ".sgml", ".xml"), "TREC SGML <DOC>"),
-    Loader("smart-docs", "docs", smart_docs, (".all", ".1400"), "SMART .I/.T/.A/.B/.W"),
-    Loader("jsonl-docs", "docs", jsonl_docs, (".jsonl",), "BEIR corpus.jsonl"),
-    Loader("trec-topics", "topics", trec_topics, (".trec", ".topics", ".xml"), "TREC <top>"),
-    Loader("smart-topics", "topics", smart_topics, (".qry",), "SMART queries (renumbered)"),
-    Loader("jsonl-topics", "topics", jsonl_topics, (".jsonl",), "BEIR queries.jsonl"),
-    Loader("tsv-topics", "topics", tsv_topics, (".tsv", ".txt"), "id<TAB>title"),
-)}
+def _registry() -> dict[str, Loader]:
+    # The tabular and ir_datasets readers live in their own modules (one idea each);
+    # they import nothing from here, so the registry can gather them.
+    from corpora import irds, tabular
+
+    loaders = (
+        Loader("trec-docs", "docs", trec_docs, (".trec", ".sgml", ".xml"), "TREC SGML <DOC>"),
+        Loader("smart-docs", "docs", smart_docs, (".all", ".1400"), "SMART .I/.T/.A/.B/.W"),
+        Loader("jsonl-docs", "docs", jsonl_docs, (".jsonl",), "BEIR corpus.jsonl"),
+        Loader("csv-docs", "docs", tabular.csv_docs, (".csv",),
+               "CSV with a header; --columns id=docid,title=...,text=body", ("columns",)),
+        Loader("tsv-docs", "docs", tabular.tsv_docs, (".tsv",),
+               "TSV with a header; --columns id=docid,title=...,text=body", ("columns",)),
+        Loader("irds-docs", "docs", irds.irds_docs, (), "ir_datasets id (pip install "
+               "'relkit[irds]')", file_based=False),
+        Loader("trec-topics", "topics", trec_topics, (".trec", ".topics", ".xml"),
+               "TREC <top> (closed or not, <TOP><NUM>..<TITLE> too)"),
+        Loader("smart-topics", "topics", smart_topics, (".qry",), "SMART queries (renumbered)"),
+        Loader("jsonl-topics", "topics", jsonl_topics, (".jsonl",), "BEIR queries.jsonl"),
+        Loader("tsv-topics", "topics", tsv_topics, (".tsv", ".txt"), "id<TAB>title"),
+        Loader("csv-topics", "topics", tabular.csv_topics, (".csv",),
+               "CSV with a header; --columns id=qid,title=query,...", ("columns",)),
+        Loader("irds-topics", "topics", irds.irds_topics, (), "ir_datasets id (pip install "
+               "'relkit[irds]')", file_based=False),
+    )
+    return {ld.name: ld for ld in loaders}
+
+
+LOADERS: dict[str, Loader] = _registry()
 
 
 def get_loader(name: str, kind: str | None = None) -> Loader:
@@ -262,8 +293,18 @@ def get_loader(name: str, kind: str | None = None) -> Loader:
     return ld
 
 
+def check_options(ld: Loader, options: dict[str, str]) -> None:
+    """Every option must be one the loader takes; the error lists those it does."""
+    bad = sorted(set(options) - set(ld.options))
+    if bad:
+        takes = f"takes only {list(ld.options)}" if ld.options else "takes no options"
+        raise LoaderError(f"format {ld.name!r} {takes}; got {bad}")
+
+
 def sniff(path: str | Path, kind: str) -> Loader:
-    """Guess the loader of ``path`` from its first non-blank line."""
+    """Guess the loader of ``path`` from its first non-blank line (or a .csv suffix)."""
+    if Path(path).suffix.lower() == ".csv":
+        return LOADERS[f"csv-{kind}"]
     with _open(path) as fp:
         first = next((line.strip() for line in fp if line.strip()), "")
     if first.startswith("{"):
@@ -278,14 +319,26 @@ def sniff(path: str | Path, kind: str) -> Loader:
                       repr(first[:40]))
 
 
-def read_docs(path: str | Path, fmt: str | None = None) -> Iterator[Document]:
-    ld = get_loader(fmt, "docs") if fmt else sniff(path, "docs")
-    return ld.read(path)  # type: ignore[return-value]
+def resolve(source: str | Path, kind: str, fmt: str | None = None,
+            options: dict[str, str] | None = None) -> Loader:
+    """The loader for ``source`` (named, else sniffed), its options checked."""
+    ld = get_loader(fmt, kind) if fmt else sniff(source, kind)
+    check_options(ld, options or {})
+    return ld
 
 
-def read_topics(path: str | Path, fmt: str | None = None) -> list[Topic]:
-    ld = get_loader(fmt, "topics") if fmt else sniff(path, "topics")
-    out: list[Topic] = list(ld.read(path))  # type: ignore[arg-type]
+def read_docs(path: str | Path, fmt: str | None = None,
+              options: dict[str, str] | None = None) -> Iterator[Document]:
+    """Stream the documents of ``path`` (format named or sniffed)."""
+    ld = resolve(path, "docs", fmt, options)
+    return ld.read(path, **(options or {}))  # type: ignore[return-value]
+
+
+def read_topics(path: str | Path, fmt: str | None = None,
+                options: dict[str, str] | None = None) -> list[Topic]:
+    """All topics of ``path`` (a few hundred at most), each id once."""
+    ld = resolve(path, "topics", fmt, options)
+    out: list[Topic] = list(ld.read(path, **(options or {})))  # type: ignore[arg-type]
     seen: set[str] = set()
     for t in out:
         if t.id in seen:

@@ -161,7 +161,30 @@ BINARY = RelevanceScale(
     threshold=1,
 )
 
-SCALES: dict[str, RelevanceScale] = {s.name: s for s in (TREC_DL, TREC_COVID, BINARY)}
+# Cleverdon's five codes for Cranfield 1400, as quoted in cranqrel.readme, turned round
+# so that higher is more relevant like every other scale here: the file's code c
+# (1 = complete answer ... 5 = no interest) is grade 5 - c, and its -1 is grade 0.
+# corpora.known.CRANFIELD_GRADES is that map; the Cranfield collection applies it.
+CRANFIELD = RelevanceScale(
+    "cranfield",
+    (
+        Grade(0, "No interest", "References of no interest (file code 5, or -1)."),
+        Grade(1, "Minimum interest", "References of minimum interest, for example, those "
+              "that have been included from an historical viewpoint (file code 4)."),
+        Grade(2, "Useful background", "References which were useful, either as general "
+              "background to the work or as suggesting methods of tackling certain aspects "
+              "of the work (file code 3)."),
+        Grade(3, "High relevance", "References of a high degree of relevance, the lack of "
+              "which either would have made the research impracticable or would have "
+              "resulted in a considerable amount of extra work (file code 2)."),
+        Grade(4, "Complete answer",
+              "References which are a complete answer to the question (file code 1)."),
+    ),
+    threshold=1,
+)
+
+SCALES: dict[str, RelevanceScale] = {s.name: s for s in (TREC_DL, TREC_COVID, BINARY,
+                                                         CRANFIELD)}
 
 
 def get_scale(name: str) -> RelevanceScale:

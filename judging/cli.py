@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from corpora.cli import app as corpora_app
 from corpora.systems.cli import app as systems_app
 from judging.agreement.cli import app as agree_app
 from judging.commands import app as store_app
@@ -34,6 +35,7 @@ app.registered_commands.extend(agree_app.registered_commands)
 app.registered_commands.extend(pooling_app.registered_commands)
 app.add_typer(export_app, name="export")
 app.add_typer(import_app, name="import")
+app.add_typer(corpora_app, name="corpora")
 app.add_typer(systems_app, name="systems")
 
 

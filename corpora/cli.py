@@ -1,0 +1,163 @@
+"""``relkit corpora ...``: the known public collections, what a collection holds, fetching.
+
+Data (tables, JSON) goes to stdout; progress and notes to stderr. Registered in
+``judging/cli.py`` as the ``corpora`` sub-app.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+import typer
+
+app = typer.Typer(help="Test collections: list the known ones, describe one, fetch one.",
+                  no_args_is_help=True, add_completion=False)
+Fmt = Literal["text", "json"]
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(f"relkit: {msg}\n")
+
+
+class _Bar:
+    """A transient progress bar on stderr (terminals only: silent in pipes, CI and tests)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _Bar:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TextColumn,
+                TransferSpeedColumn,
+            )
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                                TransferSpeedColumn(), console=Console(stderr=True),
+                                transient=True)
+            self.bar.__enter__()
+        return self
+
+    def bytes(self, label: str, done: int, total: int | None) -> None:
+        if self.bar is None:
+            return
+        if label not in self.tasks:
+            self.tasks[label] = self.bar.add_task(label, total=total)
+        self.bar.update(self.tasks[label], completed=done, total=total)
+
+    def count(self, done: int) -> None:
+        if self.bar is not None:
+            self.bytes(self.label, done, None)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+@app.command("list")
+def list_(fmt: str = typer.Option("text", "--format", help="text or json")) -> None:
+    """The known public collections: size, sources, checksums, and whether fetched.
+
+    Example: relkit corpora list
+    """
+    from corpora.known import KNOWN, collection_dir
+
+    rows: list[dict[str, Any]] = []
+    for kc in KNOWN.values():
+        files = kc.sources[kc.default_source]
+        check = ("sha256" if all(f.sha256 for f in files) else
+                 "md5" if all(f.verifiable for f in files) else "none")
+        rows.append({"name": kc.name, "title": kc.title, "docs": kc.counts.get("docs"),
+                     "topics": kc.counts.get("topics"), "qrels": kc.counts.get("qrels"),
+                     "sources": list(kc.sources), "checksum": check,
+                     "fetched": (collection_dir(kc.name) / "collection.json").is_file(),
+                     "description": kc.description})
+    if _fmt(fmt) == "json":
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    typer.echo("name\tdocs\ttopics\tqrels\tsources\tchecksum\tfetched\ttitle")
+    for r in rows:
+        typer.echo("\t".join(str(x if x is not None else "-") for x in (
+            r["name"], r["docs"], r["topics"], r["qrels"], ",".join(r["sources"]),
+            r["checksum"], "yes" if r["fetched"] else "no", r["title"])))
+
+
+@app.command()
+def info(
+    ref: str = typer.Argument(..., help="A known collection's name (fetched), a folder with "
+                              "collection.toml/json, or a manifest file"),
+    layout: str | None = typer.Option(None, help="Read the folder REF with this known "
+                                      "collection's layout (for copies without a manifest)"),
+    fmt: str = typer.Option("text", "--format", help="text or json"),
+) -> None:
+    """Counts of a collection's documents, topics and judgments; grades; unanswerable topics.
+
+    Example: relkit corpora info ../shared/corpora/cranfield --layout cranfield
+    """
+    from corpora.collection import open_collection
+    from corpora.stats import collection_stats
+
+    c = open_collection(ref, layout)
+    with _Bar(f"indexing {c.name} documents") as bar:
+        st = collection_stats(c, bar.count)
+    if _fmt(fmt) == "json":
+        typer.echo(json.dumps(st.to_dict(), indent=2))
+    else:
+        for line in st.lines():
+            typer.echo(line)
+
+
+@app.command()
+def fetch(
+    name: str = typer.Argument(..., help="A known collection (see `relkit corpora list`)"),
+    url_base: str | None = typer.Option(None, help="Download FILE from URL_BASE/FILE instead "
+                                        "of upstream (a mirror)"),
+    source: str | None = typer.Option(None, help="Which of the collection's sources "
+                                      "(default: the first listed)"),
+    dest: Path | None = typer.Option(None, help="Folder to fill (default: "
+                                     "$RELKIT_CACHE/collections/NAME)"),
+    unverified: bool = typer.Option(False, "--unverified", help="Accept files for which no "
+                                    "checksum is known (their SHA-256 is printed)"),
+) -> None:
+    """Download a known collection into the cache, checking every file's checksum.
+
+    Example: relkit corpora fetch cranfield
+    """
+    from corpora.fetch import fetch as do_fetch
+
+    with _Bar(name) as bar:
+        root = do_fetch(name, dest=dest, url_base=url_base, source=source,
+                        unverified=unverified, progress=bar.bytes, say=_say)
+    _say(f"{name} is in {root}; try: relkit corpora info {name}")
+    typer.echo(str(root))
+
+
+@app.command()
+def formats() -> None:
+    """The document, topic and qrels formats relkit reads (the loader registries).
+
+    Example: relkit corpora formats
+    """
+    from corpora.loaders import LOADERS
+    from corpora.qrels import QRELS_FORMATS
+
+    typer.echo("format\tkind\toptions\tdescription")
+    for ld in LOADERS.values():
+        typer.echo(f"{ld.name}\t{ld.kind}\t{','.join(ld.options) or '-'}\t{ld.description}")
+    for q in QRELS_FORMATS.values():
+        typer.echo(f"{q.name}\tqrels\t-\t{q.description}")
+
+
+def _fmt(fmt: str) -> str:
+    if fmt not in ("text", "json"):
+        raise typer.BadParameter(f"expected text or json; got {fmt!r}", param_hint="--format")
+    return fmt

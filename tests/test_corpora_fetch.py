@@ -1,0 +1,182 @@
+"""``relkit corpora fetch`` against a real HTTP server on 127.0.0.1 (never the network)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import io
+import shutil
+import tarfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from corpora import known
+from corpora.collection import open_collection
+from corpora.fetch import FetchError, fetch
+from corpora.known import KNOWN, KnownCollection, RemoteFile
+from corpora.stats import collection_stats
+from tests.conftest import SHARED, run_cli
+
+CORPORA = SHARED / "corpora"
+needs_corpora = pytest.mark.skipif(not (CORPORA / "cranfield").is_dir(),
+                                   reason=f"shared corpora not at {CORPORA}")
+
+
+class _Server:
+    def __init__(self, root: Path) -> None:
+        self.requests: list[str] = []
+        log = self.requests
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, fmt: str, *args: object) -> None:
+                log.append(self.path)
+
+        self.httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def serve() -> Iterator:  # type: ignore[type-arg]
+    servers: list[_Server] = []
+
+    def start(root: Path) -> _Server:
+        servers.append(_Server(root))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _leftovers(root: Path) -> list[str]:
+    return sorted(p.name for p in root.rglob("*") if ".part" in p.name or ".extract" in p.name)
+
+
+@needs_corpora
+def test_fetch_cranfield_from_a_local_mirror(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    server = serve(CORPORA)
+    code, out, err = run_cli(["corpora", "fetch", "cranfield",
+                              "--url-base", f"{server.url}/cranfield"])
+    assert code == 0, err
+    root = Path(out.strip())
+    assert root == tmp_path / "cache" / "collections" / "cranfield"
+    for name in ("cran.all.1400", "cran.qry", "cranqrel", "cranqrel.readme"):
+        assert (root / name).read_bytes() == (CORPORA / "cranfield" / name).read_bytes()
+    assert "checksum matches" in err
+    st = collection_stats(open_collection("cranfield"))       # by name, from the cache
+    assert (st.docs, st.topics, st.qrels) == (1400, 225, 1837) and st.grades[4] == 128
+    # Again: every file is already there with the right checksum, nothing is downloaded.
+    served = len(server.requests)
+    code, _, err = run_cli(["corpora", "fetch", "cranfield",
+                            "--url-base", f"{server.url}/cranfield"])
+    assert code == 0 and len(server.requests) == served and "already here" in err
+    code, out, _ = run_cli(["corpora", "list"])
+    assert any(line.startswith("cranfield\t") and "\tyes\t" in line for line in out.splitlines())
+
+
+@needs_corpora
+def test_corrupted_bytes_are_a_checksum_error_and_leave_no_file(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    mirror = tmp_path / "mirror"
+    shutil.copytree(CORPORA / "cranfield", mirror, ignore=shutil.ignore_patterns("runs"))
+    data = bytearray((mirror / "cran.qry").read_bytes())
+    data[100] ^= 0x20                                    # one flipped bit, same size
+    (mirror / "cran.qry").chmod(0o644)
+    (mirror / "cran.qry").write_bytes(bytes(data))
+    server = serve(mirror)
+    dest = tmp_path / "out"
+    with pytest.raises(FetchError) as exc:
+        fetch("cranfield", dest=dest, url_base=server.url)
+    msg = str(exc.value)
+    assert "checksum mismatch for cran.qry" in msg and KNOWN["cranfield"].sources[
+        "github"][1].sha256 in msg and hashlib.sha256(data).hexdigest() in msg
+    assert not (dest / "cran.qry").exists() and _leftovers(dest) == []
+    assert not (dest / "collection.json").exists()       # not a usable collection
+    code, _, err = run_cli(["corpora", "fetch", "cranfield", "--dest", str(tmp_path / "o2"),
+                            "--url-base", server.url])
+    last = err.splitlines()[-1]
+    assert code == 1 and last.startswith("relkit: error: ") and "checksum mismatch" in last
+
+
+def test_missing_file_and_dead_server_are_clear_errors(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "empty").mkdir()
+    server = serve(tmp_path / "empty")
+    with pytest.raises(FetchError, match=r"/cran.all.1400: download failed \(HTTP 404 "):
+        fetch("cranfield", dest=tmp_path / "out", url_base=server.url)
+    assert _leftovers(tmp_path / "out") == []
+    server.close()
+    with pytest.raises(FetchError, match="download failed"):
+        fetch("vaswani", dest=tmp_path / "out2", url_base=server.url)
+
+
+def test_unverified_files_need_a_flag_then_unpack(serve, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(FetchError, match="no checksum is known for cacm.tar.gz.*--unverified"):
+        fetch("cacm", dest=tmp_path / "out")
+    # A tiny CACM-shaped archive (SMART docs with .N/.X, zero-padded qrels).
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    files = {"cacm.all": ".I 1\n.T\nPreliminary Report\n.B\nCACM December, 1958\n.A\nPerlis, A.\n"
+                         ".N\nCA581203 JB March 22, 1978\n.X\n100\t5\t1\n"
+                         ".I 2\n.T\nExtraction of Roots\n.W\nroots by repeated subtraction\n",
+             "query.text": ".I 1\n.W\nreports on algebra\n.N\n 1. Richard\n"
+                           ".I 2\n.W\nroots\n",
+             "qrels.text": "01 0001  0 0\n02 0002 0 0\n"}
+    with tarfile.open(mirror / "cacm.tar.gz", "w:gz") as tar:
+        for name, text in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    server = serve(mirror)
+    root = fetch("cacm", dest=tmp_path / "out", url_base=server.url, unverified=True)
+    c = open_collection(root)
+    docs = list(c.iter_docs())
+    assert [(d.id, d.title) for d in docs] == [("1", "Preliminary Report"),
+                                               ("2", "Extraction of Roots")]
+    assert docs[0].fields["authors"] == "Perlis, A." and "CA581203" not in docs[0].text
+    st = collection_stats(c)
+    assert (st.docs, st.topics, st.qrels, st.topics_without_relevant) == (2, 2, 2, [])
+    # A verified archive: the same bytes with their checksum in the registry are accepted.
+    digest = hashlib.sha256((mirror / "cacm.tar.gz").read_bytes()).hexdigest()
+    checked = KnownCollection("cacm", "t", "d", {"glasgow": (RemoteFile(
+        "cacm.tar.gz", "unused", None, digest, extract=True),)}, KNOWN["cacm"].manifest, {}, "")
+    monkeypatch.setitem(known.KNOWN, "cacm", checked)
+    root = fetch("cacm", dest=tmp_path / "out3", url_base=server.url)
+    assert (root / "qrels.text").read_text() == files["qrels.text"]
+
+
+def test_unknown_collection_and_source() -> None:
+    code, _, err = run_cli(["corpora", "fetch", "vaswan"])
+    assert code == 1 and "did you mean 'vaswani'" in err
+    with pytest.raises(FetchError, match=r"no source 'x'; it has \['github', 'glasgow'\]"):
+        fetch("cranfield", source="x")
+
+
+def test_registry_is_honest() -> None:
+    """Every SHA-256 in the registry is the local copy's, when that copy is here."""
+    for kc in KNOWN.values():
+        for files in kc.sources.values():
+            for f in files:
+                assert f.note, (kc.name, f.path)        # provenance or why none
+                local = CORPORA / kc.name / f.path
+                if f.sha256 is not None and local.is_file():
+                    assert hashlib.sha256(local.read_bytes()).hexdigest() == f.sha256
+                    assert local.stat().st_size == f.size
+                if not f.verifiable:
+                    assert "--unverified" in f.note
