@@ -180,3 +180,11 @@ def test_bad_resampling_parameters(samples: object, seed: object) -> None:
                        r"resampling tests must be an int >= [01]; got"):
         Resampling(samples, seed)  # type: ignore[arg-type]
     assert issubclass(MeasureError, RelkitError)
+
+
+def test_t_on_underflowing_differences_is_no_evidence() -> None:
+    # Found by hypothesis: the variance of differences ~1e-295 underflows to 0 and
+    # scipy's t test returns NaN; a p-value must stay a probability.
+    a = np.array([0.0, 0.0, 9.17e-295])
+    b = np.array([0.0, 9.17e-295, 0.0])
+    assert paired_test("t", a, b) == (0.0, 1.0)

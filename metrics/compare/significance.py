@@ -92,7 +92,9 @@ def student_t(D: np.ndarray, _: Resampling) -> Outcome:
     .. math:: t = \bar d / (s_d / \sqrt n), \quad \nu = n - 1
 
     with :math:`s_d` the sample standard deviation (ddof 1) of the differences;
-    ``scipy.stats.ttest_rel``. Identical systems get t = 0, p = 1 (scipy: NaN).
+    ``scipy.stats.ttest_rel``. Identical systems get t = 0, p = 1 (scipy: NaN); so
+    do differences too small for their variance to be represented (around 1e-160
+    and below it underflows to 0 and scipy returns NaN): there is no evidence.
 
     Reference: W. S. Gosset ("Student"), Biometrika 6(1), 1908; for IR, Smucker,
     Allan & Carterette, "A comparison of statistical significance tests for
@@ -103,7 +105,7 @@ def student_t(D: np.ndarray, _: Resampling) -> Outcome:
     with np.errstate(divide="ignore", invalid="ignore"):
         res = stats.ttest_1samp(D, 0.0, axis=0)
     stat, p = np.asarray(res.statistic, float), np.asarray(res.pvalue, float)
-    zero = _all_zero(D)
+    zero = _all_zero(D) | np.isnan(p)
     return np.where(zero, 0.0, stat), np.where(zero, 1.0, p)
 
 
