@@ -260,3 +260,103 @@ def test_cli_pool_into_assign_and_judge(tmp_path: Path) -> None:
         params = json.loads(s.execute(select(PoolRow.params_json)).scalar_one())
     assert params["depth"] == 10 and sorted(params["runs"]) == sorted(runs)
     assert all(len(v["sha256"]) == 64 for v in params["runs"].values())
+
+
+# -- the TUI ---------------------------------------------------------------------------------
+def test_tui_shows_the_strategy_sequence_and_resumes_it(tmp_path: Path) -> None:
+    from tests.test_tui import drive, screen
+
+    store, cands = project(str(tmp_path / "t.db"), "bandit", {"policy": "thompson"})
+    shown: list[str] = []
+
+    async def judge(pilot: Any, app: Any, n: int) -> None:
+        await pilot.press("enter")  # topic 1 (natural order: 1 before 007)
+        s = screen(app)
+        for _ in range(n):
+            if s.complete:
+                break
+            assert s.item is not None and s.item.total == 10
+            assert s.item.position == len(shown) + 1
+            shown.append(s.item.doc)
+            await pilot.press(str(GRADES[("1", s.item.doc)]))
+            await pilot.pause()
+
+    async def first(pilot: Any, app: Any, clock: Any) -> None:
+        await judge(pilot, app, 4)
+
+    async def second(pilot: Any, app: Any, clock: Any) -> None:
+        await judge(pilot, app, 100)
+        s = screen(app)
+        assert s.complete and "Topic complete: 10 of 10" in str(s.query_one("#state").render())
+
+    drive(store, first)   # quit after four judgments ...
+    drive(store, second)  # ... a new app (cold caches) continues the same sequence
+    assert shown == reference(cands, "bandit", {"policy": "thompson"}, "1", 10)
+    judged = store.assessor("ann").judgments("1")
+    assert [j.doc for j in judged] == shown and all(j.source == "tui" for j in judged)
+
+
+def test_tui_back_forward_and_skip_on_an_adaptive_pool(tmp_path: Path) -> None:
+    from tests.test_tui import drive, screen
+
+    store, cands = project(str(tmp_path / "t.db"), "mtf")
+    ref = AdaptivePool("mtf", cands, {}, seed=5, level=2, max_grade=3)
+
+    async def steps(pilot: Any, app: Any, clock: Any) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        assert s.item is not None and s.item.doc == ref.next("1")
+        first = s.item.doc
+        await pilot.press("s")      # skipped: set aside, the strategy moves on
+        ref.skip("1", first)
+        assert s.item.position == 2 and s.item.doc == ref.next("1")
+        second = s.item.doc
+        await pilot.press("b")      # back to the skipped one
+        assert s.item.position == 1 and s.item.doc == first and s.item.status == "skipped"
+        await pilot.press("right")    # forward: the pending pick, not a new one
+        assert s.item.position == 2 and s.item.doc == second
+        await pilot.press("right")    # nothing picked past it yet: still the pending pick
+        assert s.item.position == 2 and s.item.doc == second
+
+    drive(store, steps)
+
+
+# -- schema ------------------------------------------------------------------------------------
+def test_migration_0004_round_trips_with_data(db_url: str) -> None:
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy import text
+    from sqlmodel import SQLModel
+
+    from judging.engine import writer
+    from judging.migrate import _config, current, upgrade
+    from tests.store_helpers import make_project
+
+    store = make_project(db_url)
+    who = next(n for n in ("ann", "bob") if "1" in {t.key for t in store.assessor(n).topics()})
+    first = store.assessor(who).next_item("1")
+    assert first is not None
+    store.assessor(who).record(topic="1", doc=first.doc, grade=2)
+    cfg = _config()
+    with writer(store.engine).begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0003")
+    assert current(store.engine) == "0003"
+    with store.engine.connect() as conn:
+        cols = {c["name"] for c in __import__("sqlalchemy").inspect(conn).get_columns(
+            "assignment")}
+        # SQLite keeps the two nullable columns on downgrade (see the migration).
+        assert ("quota" in cols) == (conn.dialect.name == "sqlite")
+        n_items = conn.execute(text("SELECT count(*) FROM assignment_item")).scalar()
+    upgrade(store.engine)
+    reopened = Store.open(db_url)
+    assert [j.doc for j in reopened.assessor(who).judgments("1")] == [first.doc]
+    with reopened.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM assignment_item")).scalar() == n_items
+        assert conn.execute(text("SELECT count(*) FROM assignment WHERE quota IS NOT NULL "
+                                 "OR follows_id IS NOT NULL")).scalar() == 0
+        # The migrations build exactly the schema the models declare.
+        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}),
+                                SQLModel.metadata)
+    assert diff == []
