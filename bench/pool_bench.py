@@ -9,7 +9,8 @@ millisecond at that size. Then the same through the judging store (SQLite in a
 temporary directory): an assessor's ``next_item`` on an adaptive pool (bandit,
 one topic, the runs' top ``--depth``, budget 100) cold (first call: candidates
 loaded from the database), warm (cached strategy, an index probe for new
-judgments), and a cold view's first call after 100 judgments (full replay). With trectools installed (optional peer), its
+judgments), and a cold view's first call after 100 judgments (full replay).
+With trectools installed (optional peer), its
 ``TrecPoolMaker().make_pool(..., strategy="topX", topX=100)`` is timed on the
 same runs and the ratio printed.
 """
