@@ -5,7 +5,12 @@ and the latency of choosing the next document in each adaptive strategy.
     .venv/bin/python bench/pool_bench.py --runs 20 --topics 10    # quicker
 
 Targets (issue 5): the pool in a couple of seconds; ``next()`` well under a
-millisecond at that size. With trectools installed (optional peer), its
+millisecond at that size. Then the same through the judging store (SQLite in a
+temporary directory): an assessor's ``next_item`` on an adaptive pool (bandit,
+one topic, the runs' top ``--depth``, budget 100) cold (first call: candidates
+loaded from the database), warm (cached strategy, an index probe for new
+judgments), and a cold view's first call after 100 judgments (full replay).
+With trectools installed (optional peer), its
 ``TrecPoolMaker().make_pool(..., strategy="topX", topX=100)`` is timed on the
 same runs and the ratio printed.
 """
@@ -109,6 +114,54 @@ def main() -> None:
             label = name + (f":{params['policy']}" if params else "")
             print(f"  next() {label:<18} p50 {statistics.median(lat) * 1e6:7.1f} us   "
                   f"p95 {lat[int(len(lat) * 0.95)] * 1e6:7.1f} us")
+    store_next_item(runs, args.depth)
+
+
+def store_next_item(runs: dict[str, Run], depth: int, budget: int = 100) -> None:
+    import random
+    import tempfile
+
+    from corpora.types import TREC_DL, Document, Topic
+    from judging import adaptive
+    from judging.store import Store
+
+    cands = Candidates.from_runs(runs, depth, ["1"])
+    docs = sorted({d for per in cands.lists["1"].values() for d in per})
+    grade = random.Random(0)
+    grades = {d: grade.choice([0, 0, 0, 1, 2, 3]) for d in docs}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open(Path(tmp) / "bench.db")
+        store.create_collection("bench", TREC_DL, [Topic("1", "t")],
+                                [Document(d, d, "text " * 50) for d in docs])
+        adaptive.import_pool(store, cands, adaptive.Definition("bandit", {}, 1, budget),
+                             name="ad")
+        store.assign(["ann"])
+        view = store.assessor("ann")
+        t0 = time.perf_counter()
+        view.next_item("1")
+        cold = time.perf_counter() - t0
+        warm, loop = [], []
+        for _ in range(budget):
+            t0 = time.perf_counter()
+            item = view.next_item("1")
+            warm.append(time.perf_counter() - t0)   # the TUI's second (pre-wrap) call
+            if item is None:
+                break
+            view.record(topic="1", doc=item.doc, grade=grades[item.doc])
+            t0 = time.perf_counter()
+            view.next_item("1")                     # after a judgment: one step, one insert
+            loop.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        store.assessor("ann").next_item("1")
+        replay = time.perf_counter() - t0
+        store.close()
+    warm.sort()
+    loop.sort()
+    print(f"store next_item, bandit, {len(docs):,} candidates from {len(runs)} runs "
+          f"(SQLite): cold {cold * 1e3:.1f} ms; cached p50 {statistics.median(warm) * 1e3:.2f} "
+          f"ms p95 {warm[int(len(warm) * 0.95)] * 1e3:.2f} ms; after a judgment p50 "
+          f"{statistics.median(loop) * 1e3:.2f} ms p95 {loop[int(len(loop) * 0.95)] * 1e3:.2f} "
+          f"ms; cold view replaying {budget} judgments {replay * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":

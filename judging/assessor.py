@@ -2,7 +2,9 @@
 
 Everything here is filtered by the assessor: no query in this module reads
 ``pool_entry`` (runs, ranks, priorities), ``gold`` or another assessor's
-judgments, so nothing the TUI shows can leak them.
+judgments, so nothing the TUI shows can leak them. (On an adaptive pool,
+:mod:`judging.adaptive` reads the runs' ranks to choose the next document; only
+the chosen document's id comes back here.)
 
 :meth:`AssessorView.record` is the one write an assessor makes. It returns only
 after the transaction has committed, so the caller (the TUI) moves on only with
@@ -34,6 +36,7 @@ from pooling.pool import natural as _natural
 
 if TYPE_CHECKING:
     from corpora.types import RelevanceScale
+    from judging.adaptive import _Driver
     from judging.store import Store
 
 
@@ -41,7 +44,10 @@ if TYPE_CHECKING:
 class _Assigned:
     topic_id: int
     assignment_id: int
-    total: int
+    total: int                  # items; an adaptive assignment's quota
+    pool_id: int = 0
+    adaptive: bool = False      # items are created as the strategy picks them
+    follows_id: int | None = None
 
 
 class AssessorView:
@@ -62,6 +68,8 @@ class AssessorView:
             self.collection_id: int = c.id  # type: ignore[assignment]
         self._scale: RelevanceScale | None = None
         self._assigned: dict[str, _Assigned] | None = None
+        # Adaptive pools: each topic's strategy state, replayed once per view.
+        self._drivers: dict[str, _Driver] = {}
 
     # -- reading -------------------------------------------------------------------
     def scale(self) -> RelevanceScale:
@@ -71,13 +79,19 @@ class AssessorView:
 
     def _assignments(self, s: Session) -> dict[str, _Assigned]:
         if self._assigned is None:
+            # Outer join: an adaptive assignment starts with no items (its quota counts).
             q = (select(TopicRow.key, TopicRow.id, AssignmentRow.id,
-                        func.count(AssignmentItemRow.id))
+                        func.count(AssignmentItemRow.id), AssignmentRow.pool_id,
+                        AssignmentRow.quota, AssignmentRow.follows_id)
                  .join(AssignmentRow, AssignmentRow.topic_id == TopicRow.id)
-                 .join(AssignmentItemRow, AssignmentItemRow.assignment_id == AssignmentRow.id)
+                 .outerjoin(AssignmentItemRow,
+                            AssignmentItemRow.assignment_id == AssignmentRow.id)
                  .where(AssignmentRow.assessor_id == self.assessor_id)
-                 .group_by(TopicRow.key, TopicRow.id, AssignmentRow.id))
-            self._assigned = {k: _Assigned(t, a, n) for k, t, a, n in s.execute(q)}
+                 .group_by(TopicRow.key, TopicRow.id, AssignmentRow.id, AssignmentRow.pool_id,
+                           AssignmentRow.quota, AssignmentRow.follows_id))
+            self._assigned = {k: _Assigned(t, a, n if quota is None else quota, pool,
+                                           quota is not None, follows)
+                              for k, t, a, n, pool, quota, follows in s.execute(q)}
         return self._assigned
 
     def _topic(self, s: Session, topic: str) -> _Assigned:
@@ -160,9 +174,19 @@ class AssessorView:
         """The first item not yet judged after ``after``, wrapping round; ``None`` when done.
 
         Skipped and judge-later items are not judged, so they come round again.
+        On an adaptive pool the strategy's next pick comes first, whatever
+        ``after`` is, until the topic's budget is picked (:mod:`judging.adaptive`);
+        two calls with no judgment in between return the same item.
         """
         with self.store.read() as s:
             a = self._topic(s, topic)
+        if a.adaptive:
+            from judging.adaptive import next_position
+
+            pos = next_position(self, a, topic)
+            if pos is not None:
+                return self.item(topic, pos)
+        with self.store.read() as s:
             base = (select(AssignmentItemRow.position)
                     .where(AssignmentItemRow.assignment_id == a.assignment_id,
                            AssignmentItemRow.done.is_(False))  # type: ignore[attr-defined]

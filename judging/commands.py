@@ -11,7 +11,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import typer
 
@@ -77,7 +77,8 @@ def init(
 def pool(
     runs: list[Path] = typer.Argument(..., help="TREC run files (named by their file stem)"),
     strategy: str = typer.Option("depth", "-s", "--strategy",
-                                 help="A static strategy (see `relkit pool-strategies`)"),
+                                 help="A strategy (see `relkit pool-strategies`); an adaptive "
+                                 "one needs --into and a budget"),
     depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run (the "
                               "candidates of every strategy)"),
     param: list[str] = typer.Option([], "--param", help="Strategy parameter name=value "
@@ -92,20 +93,31 @@ def pool(
     docs: Path | None = typer.Option(None, help="Documents file (default: the one `init` "
                                      "recorded)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
+    seed: int = typer.Option(0, help="Seed of an adaptive strategy (same seed, same sequence)"),
 ) -> None:
     """Pool runs with a strategy: to a file (-o), into a judging database (--into), or stdout.
+
+    An adaptive strategy (mtf, bandit, hedge, rbp-adaptive) imports every
+    candidate with the strategy's definition; assessors are then shown the
+    documents it picks as their judgments arrive, up to the budget per topic.
 
     Example: relkit pool runs/*.txt --strategy fusion --param method=rrf --budget 50 -o pool.tsv
 
     Example: relkit pool runs/*.txt --depth 20 --into project.db
+
+    Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --into project.db
     """
     from pooling.build import build_pool
     from pooling.cli import load_runs
     from pooling.params import parse_assignments
     from pooling.strategies import get
 
-    get(strategy)                     # an unknown name fails before the runs are read
+    kind = get(strategy).kind         # an unknown name fails before the runs are read
     params = parse_assignments(param)
+    if kind == "adaptive":
+        _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
+                       pool_name, docs, docs_format, seed)
+        return
     loaded = load_runs(runs)
     if strategy == "depth":
         params.setdefault("depth", str(depth))
@@ -120,13 +132,7 @@ def pool(
         p.write(sys.stdout)
     if into is not None:
         store = Store.open(into, create=False)
-        src, fmt = store.docs_source()
-        source = docs or (Path(src) if src else None)
-        lookup = None
-        if source is not None:
-            from corpora.docstore import DocStore
-
-            lookup = DocStore.open(source, docs_format or fmt).get
+        lookup = _doc_lookup(store, docs, docs_format)
         from judging.models import PoolEntryIn
 
         entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
@@ -139,6 +145,50 @@ def pool(
                                     source=str(output or "pool"))
         _say(f"relkit: imported pool {summary.name!r} ({summary.entries:,} entries, "
              f"{summary.new_documents:,} documents copied in)")
+
+
+def _doc_lookup(store: Store, docs: Path | None, docs_format: str | None) -> Any:
+    """The documents file given, or the one `init` recorded (None: neither)."""
+    src, fmt = store.docs_source()
+    source = docs or (Path(src) if src else None)
+    if source is None:
+        return None
+    from corpora.docstore import DocStore
+
+    return DocStore.open(source, docs_format or fmt).get
+
+
+def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], depth: int,
+                   budget: int | None, total: int | None, topics: list[str] | None,
+                   into: str | None, output: Path | None, pool_name: str | None,
+                   docs: Path | None, docs_format: str | None, seed: int) -> None:
+    import hashlib
+
+    from judging.adaptive import Definition, import_pool
+    from pooling.candidates import Candidates
+    from pooling.cli import load_runs
+    from pooling.params import PoolingError
+
+    if into is None or output is not None:
+        raise PoolingError(f"{strategy!r} is adaptive: it picks each document as judgments "
+                           "arrive, so there is no pool file to write; import it with --into "
+                           "DB (or replay it against qrels with `relkit pool-simulate`)")
+    definition = Definition(strategy, params, seed, budget, total).validated()
+    loaded = load_runs(runs)
+    cands = Candidates.from_runs(loaded, depth, topics)
+    store = Store.open(into, create=False)
+    # The runs themselves are in the pool (each candidate's provenance); their files'
+    # checksums say which files those were.
+    files = {n: {"path": str(p.resolve()), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+             for n, p in zip(loaded, runs, strict=True)}
+    label = pool_name or f"{strategy}-{budget or total}-{depth}"
+    summary = import_pool(store, cands, definition, name=label,
+                          lookup=_doc_lookup(store, docs, docs_format),
+                          extra={"depth": depth, "runs": files}, source=str(runs[0]))
+    per = f"{budget} per topic" if budget is not None else f"{total} in all"
+    _say(f"relkit: imported adaptive pool {summary.name!r} ({strategy}, seed {seed}, budget "
+         f"{per}): {summary.entries:,} candidates over {summary.topics} topics, "
+         f"{summary.new_documents:,} documents copied in")
 
 
 @app.command()

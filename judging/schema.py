@@ -130,7 +130,10 @@ class AssignmentRow(SQLModel, table=True):
 
     __tablename__ = "assignment"
     __table_args__ = (UniqueConstraint("assessor_id", "topic_id"),
-                      CheckConstraint(_in("ordering", ORDERS), name="assignment_ordering"))
+                      CheckConstraint(_in("ordering", ORDERS), name="assignment_ordering"),
+                      CheckConstraint("quota IS NULL OR quota >= 0", name="assignment_quota"),
+                      ForeignKeyConstraint(["follows_id"], ["assignment.id"],
+                                           name="fk_assignment_follows"))
     id: int | None = Field(default=None, primary_key=True)
     assessor_id: int = Field(foreign_key="assessor.id", index=True)
     topic_id: int = Field(foreign_key="topic.id")
@@ -138,6 +141,11 @@ class AssignmentRow(SQLModel, table=True):
     ordering: str = "docno"
     seed: int | None = None
     created_at: datetime
+    # Adaptive pools (judging/adaptive.py): items are created as the strategy picks
+    # them, up to `quota`; an overlap assessor's assignment `follows` the primary's.
+    # Both NULL: a static assignment whose items were all created by `assign`.
+    quota: int | None = None
+    follows_id: int | None = None
 
 
 class AssignmentItemRow(SQLModel, table=True):
@@ -193,7 +201,8 @@ class JudgmentEventRow(SQLModel, table=True):
     """Append-only history: one row per write of a judgment (triggers forbid edits)."""
 
     __tablename__ = "judgment_history"
-    __table_args__ = (CheckConstraint(_in("source", SOURCES), name="history_source"),)
+    __table_args__ = (CheckConstraint(_in("source", SOURCES), name="history_source"),
+                      Index("ix_history_assessor_topic", "assessor_id", "topic_id", "id"))
     id: int | None = Field(default=None, primary_key=True)
     judgment_id: int = Field(foreign_key="judgment.id", index=True)
     version: int

@@ -220,7 +220,8 @@ class Store:
     def import_pool(self, entries: Iterable[PoolEntryIn | tuple[str, str]], *, name: str,
                     lookup: DocLookup | None = None, strategy: str = "",
                     params: Mapping[str, Any] | None = None, collection: str | None = None,
-                    source: str = "<pool>", lines: Sequence[int] | None = None) -> PoolSummary:
+                    source: str = "<pool>", lines: Sequence[int] | None = None,
+                    digest_salt: str = "") -> PoolSummary:
         """Import a pool, all or nothing.
 
         Documents not yet in the database are fetched with ``lookup`` (from the
@@ -241,8 +242,8 @@ class Store:
         if not items:
             raise StoreError(f"{source}: the pool is empty")
 
-        digest = hashlib.sha256("\n".join(sorted(f"{e.topic}\t{e.doc}" for e in items))
-                                .encode()).hexdigest()
+        digest = hashlib.sha256(("\n".join(sorted(f"{e.topic}\t{e.doc}" for e in items))
+                                 + digest_salt).encode()).hexdigest()
         with self.write() as s, s.begin():
             c = self._collection(s, collection)
             topics = self.topic_ids(s, c.id)
@@ -342,6 +343,12 @@ class Store:
             if prow is None:
                 raise StoreError(f"assign: no pool named {pool!r}; there are "
                                  f"{[p.name for p in pools]}")
+            from judging import adaptive
+
+            definition = adaptive.Definition.of_pool(prow)
+            if definition is not None:
+                return adaptive.assign(self, s, prow, definition, assessors, topics, overlap,
+                                       ordering, seed, gold)
             tkeys = {i: k for k, i in self.topic_ids(s, c.id).items()}
             dkeys = {i: k for k, i in self.doc_ids(s, c.id).items()}
             by_topic: dict[str, list[tuple[int, float]]] = {}

@@ -17,6 +17,8 @@ for a topic, show the document, and :meth:`~AdaptivePool.record` the grade.
 * A document judged out of turn (recorded without being the pending one) is
   marked judged; strategies that learn from every judgment (hedge,
   rbp-adaptive) use it, the others skip it.
+* A skipped document (:meth:`~AdaptivePool.skip`) is set aside: never offered
+  again, nothing learned from it.
 """
 
 from __future__ import annotations
@@ -124,6 +126,18 @@ class AdaptivePool:
         gain = 0.0 if grade < self.level else min(grade, self.max_grade) / self.max_grade
         st.policy.update(i, gain, pulled)
         self.log.append(Judgment(topic, doc, grade))
+
+    def skip(self, topic: str, doc: str) -> None:
+        """Set a document aside unjudged (an assessor skipped it): it is not offered
+        again and the strategy learns nothing from it; not counted as a judgment."""
+        st = self._topic(topic)
+        i = st.m.index.get(doc)
+        if i is None:
+            raise PoolingError(f"document {doc!r} is not a candidate of topic {topic!r}")
+        if st.judged[i]:
+            raise PoolingError(f"topic {topic!r} document {doc!r} is already judged")
+        st.judged[i] = True
+        st.pending = None
 
     def resume(self, judgments: Iterable[Judgment]) -> None:
         """Replay judgments recorded earlier (in their order) to restore the state."""

@@ -23,19 +23,25 @@ import numpy as np
 import pyarrow as pa
 
 from metrics.data import Qrels, Run
-from metrics.ranking import JudgedTopics, column_values, rank, topic_order
+from metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
 from pooling.params import PoolingError
 from pooling.pool import natural
 
 
-def _ranked(run: Run, depth: int | None) -> dict[str, tuple[list[str], list[float]]]:
-    """``{topic: (docs, scores)}`` in trec_eval order, top ``depth`` kept."""
+def ranked_lists(run: Run, depth: int | None) -> Ranked:
+    """Every topic of ``run`` in trec_eval order, top ``depth`` kept (duplicates raise)."""
     src = run.arrow()
     topics = topic_order(column_values(src["query_id"]))
     fake = Qrels(pa.table({"query_id": pa.array(topics, pa.string()),
                            "doc_id": pa.array([""] * len(topics), pa.string()),
                            "relevance": pa.array([0] * len(topics), pa.int64())}))
-    ranked = rank(run, JudgedTopics.prepare(fake), max_docs=depth)
+    return rank(run, JudgedTopics.prepare(fake), max_docs=depth)
+
+
+def _ranked(run: Run, depth: int | None) -> dict[str, tuple[list[str], list[float]]]:
+    """``{topic: (docs, scores)}`` in trec_eval order, top ``depth`` kept."""
+    src = run.arrow()
+    ranked = ranked_lists(run, depth)
     docs = ranked.docs.to_pylist()
     scores = np.asarray(src["score"].to_numpy(), dtype=np.float64)[ranked.rows].tolist()
     off = ranked.offsets

@@ -1,7 +1,7 @@
 """Depth-k pooling: the union of every run's top k documents per topic.
 
 Ranking order is trec_eval's (score descending, then docno descending; the rank
-column is ignored), decided by :func:`metrics.ranking.ranked_docnos`, so tied
+column is ignored), decided by :func:`metrics.ranking.rank`, so tied
 scores give the same pool on every machine. A run shorter than k contributes
 what it has. A document a run lists twice is an error naming the run's line
 (trec_eval refuses such runs too).
@@ -20,10 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
 from metrics.data import Run
-from metrics.ranking import ranked_docnos
+from pooling.candidates import ranked_lists
 from pooling.params import PoolingError
-from pooling.pool import Pool, PoolEntry
+from pooling.pool import Pool, PoolEntry, natural
 
 __all__ = ["PoolingError", "depth_pool", "run_name"]
 
@@ -47,14 +51,48 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
     if missing:
         raise PoolingError(f"no depth given for runs {sorted(missing)}")
     wanted = set(topics) if topics is not None else None
-    found: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for name in sorted(runs):
-        ranked = ranked_docnos(runs[name], max_docs=depths[name])
-        for topic, docs in ranked.items():
-            if wanted is not None and topic not in wanted:
-                continue
-            for rank, doc in enumerate(docs, 1):
-                found.setdefault((topic, doc), []).append((name, rank))
-    entries = tuple(PoolEntry(t, d, 1.0 / min(k for _, k in prov), tuple(prov))
-                    for (t, d), prov in found.items())
-    return Pool(entries)
+    names = sorted(runs)
+    # One row per (run, topic, kept document), gathered as arrays: the grouping
+    # below is a numpy sort, not ~400k Python dict updates (bench/pool_bench.py).
+    topic_ids: dict[str, int] = {}
+    t_parts, d_parts, r_parts, k_parts = [], [], [], []
+    for j, name in enumerate(names):
+        ranked = ranked_lists(runs[name], depths[name])
+        counts = np.diff(ranked.offsets)
+        codes = np.array([topic_ids.setdefault(t, len(topic_ids)) for t in ranked.topics],
+                         dtype=np.int64)
+        t_rows = np.repeat(codes, counts)
+        k_rows = np.arange(len(t_rows)) - np.repeat(ranked.offsets[:-1], counts) + 1
+        docs = ranked.docs
+        if wanted is not None:
+            keep = np.array([t in wanted for t in ranked.topics], dtype=bool)
+            sel = np.flatnonzero(np.repeat(keep, counts))
+            t_rows, k_rows = t_rows[sel], k_rows[sel]
+            docs = docs.take(pa.array(sel))
+        t_parts.append(t_rows)
+        k_parts.append(k_rows)
+        r_parts.append(np.full(len(t_rows), j, dtype=np.int64))
+        d_parts.append(docs.to_numpy(zero_copy_only=False))
+    if not t_parts or not sum(len(t) for t in t_parts):
+        return Pool(())
+    t_row = np.concatenate(t_parts)
+    k_row = np.concatenate(k_parts)
+    r_row = np.concatenate(r_parts)
+    # Pool file order: topics naturally, documents by code point (as Pool sorts them).
+    by_topic = sorted(topic_ids, key=natural)
+    t_rank = np.empty(len(by_topic), dtype=np.int64)
+    t_rank[[topic_ids[t] for t in by_topic]] = np.arange(len(by_topic))
+    d_code, d_uniq = pd.factorize(np.concatenate(d_parts), sort=True)
+    order = np.lexsort((r_row, d_code, t_rank[t_row]))
+    t_s, d_s, k_s, r_s = t_rank[t_row][order], d_code[order], k_row[order], r_row[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (t_s[1:] != t_s[:-1]) | (d_s[1:] != d_s[:-1])
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], len(order)).tolist()
+    prio = (1.0 / np.minimum.reduceat(k_s, starts)).tolist()
+    prov = list(zip([names[j] for j in r_s.tolist()], k_s.tolist(), strict=True))
+    topic_of = [by_topic[i] for i in t_s[starts].tolist()]
+    doc_of = d_uniq[d_s[starts]].tolist()
+    entries = [PoolEntry(t, d, p, tuple(prov[a:b])) for t, d, p, a, b in
+               zip(topic_of, doc_of, prio, starts.tolist(), ends, strict=True)]
+    return Pool.presorted(tuple(entries))

@@ -76,6 +76,17 @@ class Pool:
         object.__setattr__(self, "entries", tuple(sorted(
             self.entries, key=lambda e: (natural(e.topic), e.doc))))
 
+    @classmethod
+    def presorted(cls, entries: tuple[PoolEntry, ...]) -> Pool:
+        """A pool from entries already unique and in file order (topic, then doc).
+
+        For builders that produce that order themselves (:func:`pooling.depth.depth_pool`):
+        checking and sorting 400k entries again would double the pool's build time.
+        """
+        pool = object.__new__(cls)
+        object.__setattr__(pool, "entries", entries)
+        return pool
+
     def __iter__(self) -> Iterator[PoolEntry]:
         return iter(self.entries)
 

@@ -99,7 +99,8 @@ runs_strategy = st.dictionaries(
 def test_depth_pool_is_union_of_each_runs_top_k(spec: dict[str, dict[str, list[tuple[str, int]]]],
                                                 k: int) -> None:
     runs, expected = {}, set()
-    for name, topics in spec.items():
+    prov: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for name, topics in sorted(spec.items()):
         lines = [f"{t} Q0 {d} 0 {s} {name}" for t, docs in topics.items() for d, s in docs]
         if not lines:
             continue
@@ -109,10 +110,17 @@ def test_depth_pool_is_union_of_each_runs_top_k(spec: dict[str, dict[str, list[t
             by_doc = sorted(docs, key=lambda x: x[0].encode(), reverse=True)
             top = sorted(by_doc, key=lambda x: -x[1])[:k]  # stable: ties keep docno desc
             expected |= {(t, d) for d, _ in top}
+            for r, (d, _) in enumerate(top, 1):
+                prov.setdefault((t, d), []).append((name, r))
     if not runs:
         return
     pool = depth_pool(runs, k)
     assert pool.pairs() == expected
+    # The vectorised builder gives exactly the entries (order, priority 1/best rank,
+    # provenance in run-name order) that a plain dict-of-lists union gives.
+    reference = Pool(tuple(PoolEntry(t, d, 1.0 / min(r for _, r in p), tuple(p))
+                           for (t, d), p in prov.items()))
+    assert pool.entries == reference.entries
     assert all(len(e.provenance) >= 1 and e.best_rank is not None and e.best_rank <= k
                for e in pool)
 

@@ -123,7 +123,14 @@ class JudgeScreen(Screen[None]):
             self.show(nxt.position, nxt)
             return
         if self.item is None:
-            self.show(1)
+            try:
+                self.show(1)
+            except StoreError:
+                # An overlap assessor on an adaptive pool before the primary has
+                # been shown anything: no item exists yet.
+                self._banner("Nothing to judge yet: the documents of this topic are "
+                             "picked as its primary assessor judges. Esc for the topic list")
+                return
         self.complete = True
         self._refresh_state()
 
@@ -229,7 +236,12 @@ class JudgeScreen(Screen[None]):
 
     def action_forward(self) -> None:
         if self.item is not None and self.item.position < self.item.total:
-            self.show(self.item.position + 1)
+            try:
+                self.show(self.item.position + 1)
+            except StoreError:
+                # Adaptive pool: the next position is not picked yet; the strategy's
+                # next pick is what comes after the last one shown.
+                self.show_next_unjudged(after=self.item.position)
 
     def action_next_unjudged(self) -> None:
         self.show_next_unjudged(after=self.item.position if self.item else 0)
