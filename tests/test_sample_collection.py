@@ -170,7 +170,7 @@ def test_runs_evaluate_as_the_readme_says_and_random_is_last() -> None:
 
 def test_readme_table_against_pytrec_eval() -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    judged = {}
+    judged: dict[str, dict[str, int]] = {}
     for t, d, g in _qrels().frame[["query_id", "doc_id", "relevance"]].itertuples(index=False):
         judged.setdefault(t, {})[d] = int(g)
     names = ("map", "ndcg_cut_10", "P_10")
