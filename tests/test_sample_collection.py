@@ -216,3 +216,23 @@ def test_pyproject_ships_every_file_of_the_collection() -> None:
              MANIFEST["qrels"], *MANIFEST["runs"]]
     assert {f"sample/{f}" for f in files} <= shipped
     assert "sample/make_runs.py" not in shipped
+
+
+def test_quick_start_project_from_the_sample(tmp_path: Path) -> None:
+    """init + pool into a database: the pool is the union of each run's top 10."""
+    db = str(tmp_path / "p.db")
+    code, _, err = run_cli(["init", "--topics", str(SAMPLE / MANIFEST["topics"]), "--docs",
+                            str(SAMPLE / MANIFEST["docs"]), "--scale", MANIFEST["scale"],
+                            "--db", db])
+    assert code == 0 and "indexed 265 documents" in err and "with 6 topics" in err, err
+    runs = [str(SAMPLE / p) for p in MANIFEST["runs"]]
+    code, _, err = run_cli(["pool", *runs, "--depth", "10", "--into", db])
+    assert code == 0, err
+    top10 = set()
+    for r in runs:
+        f = Run.read(r).frame
+        top10 |= {(t, d) for t, d, k in f[["query_id", "doc_id", "rank"]].itertuples(index=False)
+                  if int(k) <= 10}
+    docs = {d for _, d in top10}
+    assert f"pooled {len(top10)} documents over 6 topics from 4 runs" in err
+    assert f"{len(docs)} documents copied in" in err
