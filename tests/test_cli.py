@@ -16,7 +16,7 @@ def test_eval_several_runs_trec_format() -> None:
     code, out, err = run_cli(["eval", "-m", "runid", "-m", "map", "-m", "nDCG@10", QRELS, *RUNS])
     assert code == 0 and err == ""
     runids = [ln.split("\t")[2] for ln in out.splitlines() if ln.startswith("runid")]
-    assert runids == ["bm25", "dense", "random"]
+    assert runids == ["bm25", "ql", "random", "tfidf"]
 
 
 def test_formats(tmp_path: Path) -> None:
