@@ -14,9 +14,12 @@ $(BIN)/relkit: pyproject.toml
 
 setup: $(BIN)/relkit
 
-# Main job on the embedded default: evaluate the shipped sample runs.
+# Main job on the embedded default: the shipped sample collection in a SQLite database,
+# pooled, assigned to two assessors with overlap, open in the judging screen (on a
+# terminal; elsewhere it builds the project and prints the next commands).
+DEMO_DB ?= relkit-demo.db
 demo: setup
-	$(BIN)/relkit eval -m official -m nDCG@10 corpora/sample/qrels.txt corpora/sample/runs/*.txt
+	$(BIN)/relkit demo --db $(DEMO_DB)
 
 lint: setup
 	$(BIN)/ruff check metrics pooling judging corpora tests bench

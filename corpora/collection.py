@@ -74,6 +74,7 @@ class Collection:
     qrels: Part | None = None
     runs: tuple[str, ...] = ()
     description: str = ""
+    licence: str = ""
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -105,7 +106,9 @@ class Collection:
         """A collection from manifest ``data``, its paths relative to ``root``."""
         if not isinstance(data, Mapping):
             raise ManifestError(f"{where}: expected a table of keys; found {type(data).__name__}")
-        known = {"name", "description", "scale", "docs", "topics", "qrels", "runs"}
+        # title, licence and counts describe the data; counts are checked by tests.
+        known = {"name", "description", "scale", "docs", "topics", "qrels", "runs",
+                 "title", "licence", "counts"}
         extra = sorted(set(data) - known)
         if extra:
             raise ManifestError(f"{where}: unknown key(s) {extra}; known: {sorted(known)}")
@@ -123,7 +126,8 @@ class Collection:
             topics=_part(data, "topics", where),
             qrels=_part(data, "qrels", where),
             runs=tuple(runs),
-            description=str(data.get("description", "")),
+            description=str(data.get("description", "") or data.get("title", "")),
+            licence=str(data.get("licence", "")),
         )
 
     # -- components ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from corpora.systems.cli import app as systems_app
 from judging.agreement.cli import app as agree_app
 from judging.commands import app as store_app
 from judging.commands import export_app, import_app
+from judging.demo import app as demo_app
 from judging.tui.cli import app as tui_app
 from metrics.cli import app as metrics_app
 from metrics.compare.cli import app as compare_app
@@ -31,6 +32,7 @@ app.registered_commands.extend(metrics_app.registered_commands)
 app.registered_commands.extend(compare_app.registered_commands)
 app.registered_commands.extend(store_app.registered_commands)
 app.registered_commands.extend(tui_app.registered_commands)
+app.registered_commands.extend(demo_app.registered_commands)
 app.registered_commands.extend(agree_app.registered_commands)
 app.registered_commands.extend(pooling_app.registered_commands)
 app.add_typer(export_app, name="export")

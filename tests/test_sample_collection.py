@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from corpora.collection import Collection
 from corpora.loaders import get_loader, read_docs, read_topics, sniff
 from corpora.types import get_scale
 from metrics.data import Qrels, Run
@@ -28,29 +29,34 @@ README = (SAMPLE / "README.md").read_text(encoding="utf-8")
 
 
 def _docs() -> list:  # noqa: ANN401
-    return list(read_docs(SAMPLE / MANIFEST["docs"], MANIFEST["docs_format"]))
+    return list(read_docs(SAMPLE / MANIFEST["docs"]["path"], MANIFEST["docs"]["format"]))
 
 
 def _topics() -> list:  # noqa: ANN401
-    return read_topics(SAMPLE / MANIFEST["topics"], MANIFEST["topics_format"])
+    return read_topics(SAMPLE / MANIFEST["topics"]["path"], MANIFEST["topics"]["format"])
 
 
 def _qrels() -> Qrels:
-    return Qrels.read(SAMPLE / MANIFEST["qrels"])
+    return Qrels.read(SAMPLE / MANIFEST["qrels"]["path"])
 
 
 def test_manifest_names_existing_files_known_formats_and_scale() -> None:
     assert MANIFEST["name"] == "sample" and MANIFEST["licence"] == "CC-BY-4.0"
-    assert get_loader(MANIFEST["docs_format"], "docs").name == "jsonl-docs"
-    assert get_loader(MANIFEST["topics_format"], "topics").name == "trec-topics"
+    assert get_loader(MANIFEST["docs"]["format"], "docs").name == "jsonl-docs"
+    assert get_loader(MANIFEST["topics"]["format"], "topics").name == "trec-topics"
     get_scale(MANIFEST["scale"])
     for key in ("docs", "topics", "qrels"):
-        assert (SAMPLE / MANIFEST[key]).is_file(), key
+        assert (SAMPLE / MANIFEST[key]["path"]).is_file(), key
+    # The package's own reader takes the manifest as it is.
+    col = Collection.load(SAMPLE)
+    assert (col.name, col.scale.name, col.licence) == ("sample", "trec-dl", "CC-BY-4.0")
+    assert [p.name for p in col.run_paths()] == [Path(r).name for r in MANIFEST["runs"]]
     assert sorted(MANIFEST["runs"]) == sorted(
         p.relative_to(SAMPLE).as_posix() for p in (SAMPLE / "runs").glob("*.txt"))
     # The formats are also what the files look like (sniffing agrees with the manifest).
-    assert sniff(SAMPLE / MANIFEST["docs"], "docs").name == MANIFEST["docs_format"]
-    assert sniff(SAMPLE / MANIFEST["topics"], "topics").name == MANIFEST["topics_format"]
+    assert sniff(SAMPLE / MANIFEST["docs"]["path"], "docs").name == MANIFEST["docs"]["format"]
+    topics = MANIFEST["topics"]
+    assert sniff(SAMPLE / topics["path"], "topics").name == topics["format"]
 
 
 def test_loaders_read_the_counts_the_manifest_and_readme_state() -> None:
@@ -113,14 +119,15 @@ def test_readme_topic_table_is_the_qrels() -> None:
 
 
 def test_text_is_clean_plain_prose() -> None:
-    raw = (SAMPLE / MANIFEST["docs"]).read_bytes() + (SAMPLE / MANIFEST["topics"]).read_bytes()
+    raw = (SAMPLE / MANIFEST["docs"]["path"]).read_bytes()
+    raw += (SAMPLE / MANIFEST["topics"]["path"]).read_bytes()
     raw.decode("ascii")  # README promises plain ASCII
     assert b"\r" not in raw
     for d in _docs():
         for s in (d.title or "", d.text):
             assert not re.search(r"[\x00-\x1f\x7f]|<[^>]*>|&\w+;|\s{2,}", s), d.id
         assert d.title and 40 <= len(d.text.split()) <= 120, d.id
-    for line in (SAMPLE / MANIFEST["docs"]).read_text(encoding="ascii").splitlines():
+    for line in (SAMPLE / MANIFEST["docs"]["path"]).read_text(encoding="ascii").splitlines():
         assert set(json.loads(line)) == {"_id", "title", "text"}
     for t in _topics():
         for s in (t.title, t.description, t.narrative):
@@ -152,7 +159,7 @@ def test_runs_evaluate_as_the_readme_says_and_random_is_last() -> None:
     table = _table()
     assert sorted(table) == sorted(Path(p).stem for p in MANIFEST["runs"])
     runs = [str(SAMPLE / p) for p in MANIFEST["runs"]]
-    qrels = str(SAMPLE / MANIFEST["qrels"])
+    qrels = str(SAMPLE / MANIFEST["qrels"]["path"])
     got: dict[tuple[str, str], float] = {}
     for extra in ([], ["-l2"]):
         measures = ["-m", "map"] if extra else ["-m", "map", "-m", "nDCG@10", "-m", "P@10"]
@@ -212,8 +219,8 @@ def test_pyproject_ships_every_file_of_the_collection() -> None:
     shipped = {p.relative_to(ROOT / "corpora").as_posix()
                for g in conf["tool"]["setuptools"]["package-data"]["corpora"]
                for p in (ROOT / "corpora").glob(g)}
-    files = ["collection.toml", "README.md", MANIFEST["docs"], MANIFEST["topics"],
-             MANIFEST["qrels"], *MANIFEST["runs"]]
+    files = ["collection.toml", "README.md", MANIFEST["docs"]["path"],
+             MANIFEST["topics"]["path"], MANIFEST["qrels"]["path"], *MANIFEST["runs"]]
     assert {f"sample/{f}" for f in files} <= shipped
     assert "sample/make_runs.py" not in shipped
 
@@ -221,8 +228,9 @@ def test_pyproject_ships_every_file_of_the_collection() -> None:
 def test_quick_start_project_from_the_sample(tmp_path: Path) -> None:
     """init + pool into a database: the pool is the union of each run's top 10."""
     db = str(tmp_path / "p.db")
-    code, _, err = run_cli(["init", "--topics", str(SAMPLE / MANIFEST["topics"]), "--docs",
-                            str(SAMPLE / MANIFEST["docs"]), "--scale", MANIFEST["scale"],
+    code, _, err = run_cli(["init", "--topics", str(SAMPLE / MANIFEST["topics"]["path"]),
+                            "--docs", str(SAMPLE / MANIFEST["docs"]["path"]),
+                            "--scale", MANIFEST["scale"],
                             "--db", db])
     assert code == 0 and "indexed 265 documents" in err and "with 6 topics" in err, err
     runs = [str(SAMPLE / p) for p in MANIFEST["runs"]]

@@ -20,7 +20,7 @@ CSS = """
 #topic-title { width: 1fr; text-style: bold; }
 #position { width: auto; }
 #progress { width: 24; }
-#statement { max-height: 5; color: $text-muted; border-bottom: solid $primary 30%; }
+#statement { max-height: 30%; color: $text-muted; border-bottom: solid $primary 30%; }
 #doc { height: 1fr; padding: 0 1; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
