@@ -144,3 +144,17 @@ def test_cli_malformed_documents_name_file_and_line(tmp_path: Path) -> None:
     assert code == 1 and f"{docs}:5" in err and "<DOC>" in err, err
     code, _, err = run_cli(f"systems run --docs {tmp_path / 'none.trec'} --topics {topics}")
     assert code == 1 and "none.trec: no such file" in err
+
+
+def test_a_collection_gives_the_same_run_as_its_files(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[1] / "corpora" / "sample"
+    by_col, by_files = tmp_path / "c.txt", tmp_path / "f.txt"
+    code, _, err = run_cli(["systems", "run", "--collection", str(sample), "-s", "ql",
+                            "-o", str(by_col)])
+    assert code == 0, err
+    code, _, err = run_cli(["systems", "run", "--docs", str(sample / "docs.jsonl"), "--topics",
+                            str(sample / "topics.trec"), "-s", "ql", "-o", str(by_files)])
+    assert code == 0, err
+    assert by_col.read_bytes() == by_files.read_bytes() and by_col.stat().st_size > 0
+    code, _, err = run_cli(["systems", "run", "--collection", str(sample), "--docs", "x"])
+    assert code == 1 and "not both" in err

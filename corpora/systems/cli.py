@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from corpora.systems import load_all, names
+from metrics.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
@@ -22,33 +23,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 def _say(msg: str) -> None:
     sys.stderr.write(msg + "\n")
-
-
-class _Bar:
-    """A transient progress bar on stderr (terminals only)."""
-
-    def __init__(self, label: str, total: int | None) -> None:
-        self.label, self.total = label, total
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> _Bar:
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.__enter__()
-            self.task = self.bar.add_task(self.label, total=self.total)
-        return self
-
-    def update(self, done: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, description=f"{self.label} ({done:,})")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 @app.command("list")
@@ -66,8 +40,12 @@ def list_cmd() -> None:
 
 @app.command("run")
 def run_cmd(
-    docs: Annotated[Path, typer.Option("--docs", help="The documents (any corpora loader)")],
-    topics: Annotated[Path, typer.Option("--topics", help="The topics")],
+    docs: Annotated[Path | None, typer.Option(
+        "--docs", help="The documents (any corpora loader)")] = None,
+    topics: Annotated[Path | None, typer.Option("--topics", help="The topics")] = None,
+    collection: Annotated[str | None, typer.Option(
+        "--collection", "-c", help="A collection instead of --docs/--topics: a folder with "
+        "a collection.toml, or a fetched known name (`relkit corpora list`)")] = None,
     system: Annotated[str, typer.Option(
         "--system", "-s", help=f"The system: {', '.join(names())}")] = "bm25",
     param: Annotated[list[str] | None, typer.Option(
@@ -98,6 +76,8 @@ def run_cmd(
     query term are retrieved.
 
     Example: relkit systems run --docs cran.all.1400 --topics cran.qry -s bm25 -p k1=1.2 -o r.txt
+
+    Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
     from corpora.loaders import read_docs, read_topics
     from corpora.systems import get
@@ -111,16 +91,28 @@ def run_cmd(
     query_text(_probe_topic(), field)  # a bad --field fails before indexing
     if depth < 1:
         raise SystemsError(f"--depth must be an int >= 1; got {depth}")
-    for path in (docs, topics):
-        if not path.is_file():
-            raise SystemsError(f"{path}: no such file")
     analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
-    queries = read_topics(topics, topics_format)
+    if collection is not None:
+        if docs is not None or topics is not None:
+            raise SystemsError("give --collection, or --docs and --topics, not both")
+        from corpora.collection import open_collection
+
+        col = open_collection(collection)
+        queries = col.read_topics()
+        stream = col.iter_docs()
+    else:
+        if docs is None or topics is None:
+            raise SystemsError("give --docs and --topics (or --collection NAME|PATH)")
+        for path in (docs, topics):
+            if not path.is_file():
+                raise SystemsError(f"{path}: no such file")
+        queries = read_topics(topics, topics_format)
+        stream = read_docs(docs, docs_format)
     t0 = time.perf_counter()
-    with _Bar("indexing documents", None) as bar:
-        index = Index.build(read_docs(docs, docs_format), analyzer, progress=bar.update)
+    with Bar("indexing documents", unit="documents") as bar:
+        index = Index.build(stream, analyzer, progress=bar.update)
     t1 = time.perf_counter()
-    with _Bar(f"searching with {sys_.name}", len(queries)) as bar:
+    with Bar(f"searching with {sys_.name}", len(queries), unit="topics") as bar:
         result = retrieve(index, sys_, queries, params=params, depth=depth, tag=tag,
                           field=field, progress=bar.update)
     t2 = time.perf_counter()
