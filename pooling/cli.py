@@ -23,23 +23,27 @@ def _say(msg: str) -> None:
 def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore[type-arg]
     """Read runs named by file stem; warn (stderr) when a rank column disagrees with scores."""
     from metrics.data import Run
+    from metrics.progress import Bar
     from pooling.candidates import rank_disagreements
     from pooling.depth import run_name
     from pooling.params import PoolingError
 
     loaded = {}
-    for path in paths:
-        if not path.is_file():
-            raise PoolingError(f"{path}: no such file")
-        name = run_name(path)
-        if name in loaded:
-            raise PoolingError(f"two runs are named {name!r} (file stems must differ)")
-        loaded[name] = Run.read(path)
-        if warn:
-            bad = rank_disagreements(loaded[name])
-            if bad:
-                _say(f"relkit: warning: {path}: the rank column disagrees with the scores on "
-                     f"{len(bad)} topic(s) (first: {bad[0]}); scores decide, as in trec_eval")
+    with Bar("reading runs", len(paths), unit="runs") as bar:
+        for done, path in enumerate(paths, start=1):
+            if not path.is_file():
+                raise PoolingError(f"{path}: no such file")
+            name = run_name(path)
+            if name in loaded:
+                raise PoolingError(f"two runs are named {name!r} (file stems must differ)")
+            loaded[name] = Run.read(path)
+            bar.update(done)
+            if warn:
+                bad = rank_disagreements(loaded[name])
+                if bad:
+                    _say(f"relkit: warning: {path}: the rank column disagrees with the scores "
+                         f"on {len(bad)} topic(s) (first: {bad[0]}); scores decide, as in "
+                         "trec_eval")
     return loaded
 
 
