@@ -284,6 +284,48 @@ def pair_tables(codes: np.ndarray, q: int) -> dict[tuple[int, int], np.ndarray]:
     return out
 
 
+def pair_topic_tables(codes: np.ndarray, item_topic: np.ndarray, q: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Confusion tables of every (assessor pair, topic) with an item judged by both.
+
+    Returns ``a, b, topic`` (one entry per non-empty table, sorted by pair then
+    topic) and the tables (entries, q, q). Sparse: crowd data has hundreds of
+    thousands of assessor pairs, few of which share a topic.
+    """
+    R = codes.shape[1]
+    T = int(item_topic.max()) + 1 if len(item_topic) else 1
+    keys = []
+    for a in range(R - 1):
+        rows = np.flatnonzero(codes[:, a] >= 0)
+        sub = codes[rows, a + 1:]
+        r, c = np.nonzero(sub >= 0)
+        pair = a * R + (a + 1 + c).astype(np.int64)
+        cell = codes[rows[r], a].astype(np.int64) * q + sub[r, c]
+        keys.append((pair * T + item_topic[rows[r]]) * (q * q) + cell)
+    key = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    uniq, cnt = np.unique(key, return_counts=True)
+    table_key, cell = np.divmod(uniq, q * q)
+    tabs, inv = np.unique(table_key, return_inverse=True)
+    out = np.zeros((len(tabs), q * q), dtype=np.int64)
+    np.add.at(out, (inv.ravel(), cell), cnt)
+    pair, topic = np.divmod(tabs, T)
+    a, b = np.divmod(pair, R)
+    return a, b, topic, out.reshape(len(tabs), q, q)
+
+
+def mean_kappa_by_topic(topic: np.ndarray, tables: np.ndarray, values: np.ndarray,
+                        topics: int) -> list[Stat]:
+    """Per topic, the mean of the defined pairwise Cohen's kappas of its pairs (no interval)."""
+    name = "mean_pairwise_cohen_kappa"
+    k = cohen_kappa(tables, values) if len(tables) else np.zeros(0)
+    ok = np.isfinite(k) & (tables.sum(axis=(-2, -1)) >= 2)
+    cnt = np.bincount(topic[ok], minlength=topics)
+    tot = np.bincount(topic[ok], weights=k[ok], minlength=topics)
+    return [defined(name, float(tot[t] / cnt[t]), int(cnt[t])) if cnt[t] else
+            undefined(name, 0, "no assessor pair has a defined kappa on this topic")
+            for t in range(topics)]
+
+
 def _mean_kappa(tables: np.ndarray, values: np.ndarray) -> np.ndarray:
     """(batch, pairs, q, q) -> mean over pairs of defined kappas (pairs with >= 2 items)."""
     k = cohen_kappa(tables, values)
