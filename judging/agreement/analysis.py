@@ -153,10 +153,10 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
     for t, s in enumerate(multi.mean_kappa_by_topic(it, ttabs, values, T)):
         per_topic[r.topics[t]]["mean_pairwise_cohen_kappa"] = s
     topic_pairs: dict[str, list[Pair]] = {}
-    for i, j, t, tab, st in zip(ia.tolist(), ib.tolist(), it.tolist(), ttabs,
-                                _pair_stats(ttabs, values, binary, opts, False), strict=True):
+    for i, j, t, tab, pst in zip(ia.tolist(), ib.tolist(), it.tolist(), ttabs,
+                                 _pair_stats(ttabs, values, binary, opts, False), strict=True):
         topic_pairs.setdefault(r.topics[t], []).append(
-            Pair(pr.assessors[i], pr.assessors[j], tab, st))
+            Pair(pr.assessors[i], pr.assessors[j], tab, pst))
     per_topic = {t: d for t, d in per_topic.items() if any(s.n for s in d.values())}
     out = Level(name, list(r.scale.values), [g.label for g in r.scale.grades], overall, pairs,
                 per_topic, topic_pairs=topic_pairs)

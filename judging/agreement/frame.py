@@ -229,7 +229,8 @@ def drop_negative(frame: pd.DataFrame, scale: RelevanceScale | None
     neg = (g < 0).to_numpy() & ~g.isin(on).to_numpy()
     if not neg.any():
         return frame, {}
-    counts = {int(k): int(v) for k, v in g[neg].value_counts().sort_index().items()}
+    vc = g[neg].value_counts().sort_index()
+    counts = {int(k): int(v) for k, v in zip(vc.index.tolist(), vc.tolist(), strict=True)}
     out = frame[~neg].reset_index(drop=True)
     out.attrs = dict(frame.attrs)
     return out, counts

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Literal, get_args
 
@@ -221,6 +222,10 @@ def measure(stat: MultiStatistic, pat: Patterns, values: np.ndarray, *, level: f
                      level=level, replicates=replicates, seed=seed)[0]
 
 
+def _on(fn: Fn, C: np.ndarray, values: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return fn(C, w, values)
+
+
 def topic_weights(pat: Patterns, item_topic: np.ndarray, topics: int) -> np.ndarray:
     """Pattern counts per topic, (topics, patterns)."""
     ok = pat.item_pattern >= 0
@@ -262,7 +267,7 @@ def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topic
         if boot:
             used = np.flatnonzero(W[t])
             C = pat.counts[used]
-            b = ci.bootstrap_weights(lambda w, C=C: stat.compute(C, w, values), W[t, used],
+            b = ci.bootstrap_weights(partial(_on, stat.compute, C, values), W[t, used],
                                      replicates, seed + t, level)
         out.append(defined(stat.name, v, n, cc).with_intervals(analytic, b))
     return out
@@ -309,8 +314,8 @@ def pair_topic_tables(codes: np.ndarray, item_topic: np.ndarray, q: int
     out = np.zeros((len(tabs), q * q), dtype=np.int64)
     np.add.at(out, (inv.ravel(), cell), cnt)
     pair, topic = np.divmod(tabs, T)
-    a, b = np.divmod(pair, R)
-    return a, b, topic, out.reshape(len(tabs), q, q)
+    first, second = np.divmod(pair, R)
+    return first, second, topic, out.reshape(len(tabs), q, q)
 
 
 def mean_kappa_by_topic(topic: np.ndarray, tables: np.ndarray, values: np.ndarray,

@@ -160,8 +160,16 @@ def render_markdown(a: Analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
+COMPACT_JSON_TABLES = 2000
+
+
 def render_json(a: Analysis) -> str:
-    return json.dumps(a.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    """Indented, unless there are over COMPACT_JSON_TABLES pair tables (crowd data: the
+    indentation alone would add hundreds of megabytes)."""
+    tables = sum(len(lv.pairs) + sum(map(len, lv.topic_pairs.values()))
+                 for lv in (a.graded, a.binary))
+    indent = 2 if tables <= COMPACT_JSON_TABLES else None
+    return json.dumps(a.to_dict(), indent=indent, ensure_ascii=False) + "\n"
 
 
 def render_html(a: Analysis) -> str:
