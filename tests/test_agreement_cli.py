@@ -104,3 +104,74 @@ def test_effect_on_conclusions(tmp_path: Path) -> None:
     assert p["kendall_tau"] == pytest.approx(ref.statistic)
     assert p["flips"] >= abs(p["significant_a"] - p["significant_b"])
     assert p["system_pairs"] == len(runs) * (len(runs) - 1) // 2 == 6
+
+
+def test_per_topic_pairwise_in_json_matches_sklearn(tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    code, out, err = run_cli(["agree", *_files(tmp_path), "--scale", "trec-dl", "--format",
+                              "json", "--replicates", "0"])
+    assert code == 0, err
+    d = json.loads(out)
+    grades = {"alice": {"d1": 2, "d2": 0, "d3": 3}, "carol": {"d1": 3, "d2": 0, "d3": 3}}
+    pairs = {(p["a"], p["b"]): p for p in d["graded"]["per_topic_pairs"]["1"]}
+    p = pairs[("alice", "carol")]
+    ref = cohen_kappa_score([grades["alice"][x] for x in ("d1", "d2", "d3")],
+                            [grades["carol"][x] for x in ("d1", "d2", "d3")],
+                            labels=[0, 1, 2, 3])
+    assert p["n"] == 3 and p["stats"]["cohen_kappa"]["value"] == pytest.approx(ref)
+    assert p["stats"]["cohen_kappa"]["analytic"]["se"] >= 0
+    t1 = d["graded"]["per_topic"]["1"]
+    kappas = [q["stats"]["cohen_kappa"]["value"] for q in pairs.values()]
+    assert t1["mean_pairwise_cohen_kappa"]["value"] == pytest.approx(sum(kappas) / 3)
+    assert t1["fleiss_kappa"]["analytic"]["se"] > 0
+    assert "positive_agreement" in d["binary"]["per_topic_pairs"]["1"][0]["stats"]
+    assert d["notes"] and "per topic" in d["notes"][0]
+
+
+def test_gold_column_of_a_long_table(tmp_path: Path) -> None:
+    f = tmp_path / "crowd.tsv"
+    f.write_text("topicID\tworkerID\tdocID\tgold\tlabel\n"
+                 "1\tw1\td1\t2\t2\n1\tw2\td1\t2\t1\n1\tw1\td2\t-1\t0\n1\tw2\td2\t-1\t-2\n"
+                 "1\tw1\td3\t0\t0\n1\tw2\td3\t0\t0\n")
+    code, out, err = run_cli(["agree", str(f), "--format", "json", "--replicates", "0"])
+    assert code == 0, err
+    assert "gold column read as assessor 'gold': 2 pairs" in err and "1 with gold -1" in err
+    assert "1 with -2" in err
+    d = json.loads(out)
+    assert d["gold"] == "gold" and d["judgments"] == 5 + 2
+    assert {p["a"] for p in d["graded"]["gold"]} == {"w1", "w2"}
+    f.write_text("topicID\tworkerID\tdocID\tgold\tlabel\n1\tw1\td1\t2\t2\n1\tw2\td1\t1\t1\n")
+    code, _, err = run_cli(["agree", str(f)])
+    assert code == 1 and "crowd.tsv:3" in err and "gold grade 2" in err
+
+
+def test_gold_pairs_from_the_database(tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    from corpora.types import TREC_DL, Topic
+    from judging.schema import GoldRow
+    from judging.store import Store
+
+    db = str(tmp_path / "g.db")
+    store = Store.open(db)
+    store.create_collection("demo", TREC_DL, [Topic("1"), Topic("2")])
+    store.close()
+    code, _, err = run_cli(["import", "judgments", *_files(tmp_path), "--db", db,
+                            "--add-missing"])
+    assert code == 0, err
+    gold = {("1", "d1"): 3, ("1", "d2"): 0, ("1", "d3"): 2, ("2", "d4"): 1, ("2", "d5"): 2}
+    store = Store.open(db, create=False)
+    with store.write() as s, s.begin():
+        c = store._collection(s, None)
+        topics, docs = store.topic_ids(s, c.id), store.doc_ids(s, c.id)
+        for (t, d), g in gold.items():
+            s.add(GoldRow(collection_id=c.id, topic_id=topics[t], document_id=docs[d], grade=g))
+    store.close()
+    code, out, err = run_cli(["agree", "--db", db, "--format", "json", "--replicates", "0"])
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["gold"] == "gold" and "gold table" in err
+    alice = next(p for p in d["graded"]["gold"] if p["a"] == "alice")
+    ref = cohen_kappa_score([2, 0, 3, 1, 2], list(gold.values()), labels=[0, 1, 2, 3])
+    assert alice["stats"]["cohen_kappa"]["value"] == pytest.approx(ref)

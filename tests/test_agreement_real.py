@@ -153,3 +153,33 @@ def test_binarised_uses_threshold() -> None:
     assert b2.codes.tolist() == [[0, 1], [1, 0]] and b1.codes.tolist() == [[1, 1], [1, 0]]
     t = pairwise.confusion(b1.codes[:, 0], b1.codes[:, 1], 2)
     assert t.tolist() == [[0, 0], [1, 1]]
+
+
+@needs_crowd
+def test_crowd_file_directly_through_the_cli() -> None:
+    """``relkit agree trec-rf10-data.txt --repeats last``: gold column, -2 and -1 dropped."""
+    import json
+
+    from sklearn.metrics import cohen_kappa_score
+
+    from tests.conftest import run_cli
+
+    code, out, err = run_cli(["agree", str(CROWD), "--repeats", "last", "--format", "json",
+                              "--replicates", "0"])
+    assert code == 0, err
+    # counts from the corpus README: 6,670 worker labels -2; 3,277 gold pairs, 1,183 gold -2
+    assert "6,670 with -2" in err and "3,277 pairs" in err and "1,183 with gold -2" in err
+    d = json.loads(out)
+    assert d["gold"] == "gold" and d["graded"]["grades"] == [0, 1, 2]
+    raw = pd.read_csv(CROWD, sep="\t", dtype=str)
+    raw = raw[raw["label"].astype(int) >= 0].drop_duplicates(
+        ["workerID", "topicID", "docID"], keep="last")
+    g = raw[raw["gold"].astype(int) >= 0]
+    busiest = g["workerID"].value_counts().index[0]
+    mine = g[g["workerID"] == busiest]
+    ref = cohen_kappa_score(mine["label"].astype(int), mine["gold"].astype(int),
+                            labels=[0, 1, 2])
+    pair = next(p for p in d["graded"]["gold"] if p["a"] == busiest)
+    assert pair["n"] == len(mine)
+    assert pair["stats"]["cohen_kappa"]["value"] == pytest.approx(ref, abs=1e-12)
+    assert len(d["graded"]["per_topic"]) == 100

@@ -21,7 +21,8 @@ from judging.agreement.result import Stat
 # a 3-item kappa says nothing.
 MAX_BOOT_PAIRS = 50
 TOPIC_STATS = ("percent_agreement", "fleiss_kappa", "krippendorff_alpha_nominal",
-               "krippendorff_alpha_ordinal", "krippendorff_alpha_interval", "gwet_ac1")
+               "krippendorff_alpha_ordinal", "krippendorff_alpha_interval",
+               "krippendorff_alpha_ratio", "gwet_ac1", "gwet_ac2_linear", "gwet_ac2_quadratic")
 # On two grades every weighting gives the same number: shown once.
 SAME_ON_BINARY = ("cohen_kappa_linear", "cohen_kappa_quadratic", "gwet_ac2_linear",
                   "gwet_ac2_quadratic")
@@ -31,9 +32,13 @@ AGAINST_STATS = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear",
 
 @dataclass(frozen=True)
 class Options:
+    """``topic_replicates``: the per-topic bootstrap (only for statistics without an
+    analytic SE: ordinal alpha), kept smaller because it runs once per topic."""
+
     level: float = 0.95
     replicates: int = 1000
     seed: int = 0
+    topic_replicates: int = 200
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Level:
     per_topic: dict[str, dict[str, Stat]]
     gold: list[Pair] = field(default_factory=list)
     majority: list[Pair] = field(default_factory=list)
+    topic_pairs: dict[str, list[Pair]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"grades": self.grades, "labels": self.labels,
@@ -68,6 +74,8 @@ class Level:
                 "pairs": [p.to_dict() for p in self.pairs],
                 "per_topic": {t: {k: s.to_dict() for k, s in d.items()}
                               for t, d in self.per_topic.items()},
+                "per_topic_pairs": {t: [p.to_dict() for p in ps]
+                                    for t, ps in self.topic_pairs.items()},
                 "gold": [p.to_dict() for p in self.gold],
                 "majority_of_others": [p.to_dict() for p in self.majority]}
 
@@ -130,14 +138,28 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
     pairs = [Pair(pr.assessors[i], pr.assessors[j], t, st)
              for ((i, j), t), st in zip(tabs.items(), _pair_stats(stack, values, binary, opts,
                                                                    boot), strict=True)]
-    per_topic: dict[str, dict[str, Stat]] = {r.topics[t]: {} for t in range(len(r.topics))}
+    T = len(r.topics)
+    per_topic: dict[str, dict[str, Stat]] = {r.topics[t]: {} for t in range(T)}
     for sname in TOPIC_STATS:
-        vals = multi.per_topic(multi.REGISTRY[sname], pat, pr.item_topic, len(r.topics), values)
+        if binary and sname in SAME_ON_BINARY:
+            continue
+        vals = multi.per_topic(multi.REGISTRY[sname], pat, pr.item_topic, T, values,
+                               level=opts.level, replicates=opts.topic_replicates,
+                               seed=opts.seed, boot_only_without_se=True)
         for t, s in enumerate(vals):
             per_topic[r.topics[t]][sname] = s
+    # every pairwise statistic per (pair, topic), analytic intervals only (each has one)
+    ia, ib, it, ttabs = multi.pair_topic_tables(codes, pr.item_topic, q)
+    for t, s in enumerate(multi.mean_kappa_by_topic(it, ttabs, values, T)):
+        per_topic[r.topics[t]]["mean_pairwise_cohen_kappa"] = s
+    topic_pairs: dict[str, list[Pair]] = {}
+    for i, j, t, tab, pst in zip(ia.tolist(), ib.tolist(), it.tolist(), ttabs,
+                                 _pair_stats(ttabs, values, binary, opts, False), strict=True):
+        topic_pairs.setdefault(r.topics[t], []).append(
+            Pair(pr.assessors[i], pr.assessors[j], tab, pst))
     per_topic = {t: d for t, d in per_topic.items() if any(s.n for s in d.values())}
     out = Level(name, list(r.scale.values), [g.label for g in r.scale.grades], overall, pairs,
-                per_topic)
+                per_topic, topic_pairs=topic_pairs)
     few = len(peers) <= MAX_BOOT_PAIRS
     if gold is not None:
         g = r.index(gold)
@@ -170,6 +192,7 @@ class Analysis:
     options: Options
     overlap: list[dict[str, Any]] = field(default_factory=list)
     effect: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"scale": self.scale, "threshold": self.threshold,
@@ -179,7 +202,8 @@ class Analysis:
                 "bootstrap": {"replicates": self.options.replicates, "seed": self.options.seed,
                               "resampling": "items"},
                 "graded": self.graded.to_dict(), "binary": self.binary.to_dict(),
-                "overlap": self.overlap, "effect_on_conclusions": self.effect}
+                "overlap": self.overlap, "effect_on_conclusions": self.effect,
+                "notes": self.notes}
 
 
 def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None,
@@ -192,6 +216,30 @@ def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None
     if gold is not None:
         r.index(gold)
     b = r.binarised(t)
-    return Analysis(r.scale.name, t, r.assessors, gold, len(r), int((r.codes >= 0).sum()),
-                    len(r.topics), level(r, "graded", opts, gold), level(b, "binary", opts, gold),
-                    opts, overlaps(b))
+    out = Analysis(r.scale.name, t, r.assessors, gold, len(r), int((r.codes >= 0).sum()),
+                   len(r.topics), level(r, "graded", opts, gold), level(b, "binary", opts, gold),
+                   opts, overlaps(b))
+    out.notes = limits(out)
+    return out
+
+
+def limits(a: Analysis) -> list[str]:
+    """What was not computed, and why: every cap is stated, nothing is silently skipped."""
+    o = a.options
+    notes = [f"per topic: analytic intervals where an SE exists; ordinal alpha per topic: "
+             f"bootstrap, {o.topic_replicates} replicates over the topic's items; the per-topic "
+             "mean pairwise kappa has no interval (each pair's per-topic statistics carry "
+             "analytic intervals in --format json)"]
+    pairs = len(a.graded.pairs)
+    if o.replicates and pairs > MAX_BOOT_PAIRS:
+        notes.append(f"{pairs:,} assessor pairs (> {MAX_BOOT_PAIRS}): per-pair bootstrap "
+                     "intervals skipped; every pairwise statistic has an analytic interval")
+    peers = len([x for x in a.assessors if x != a.gold])
+    if o.replicates and peers > MAX_BOOT_PAIRS and (a.graded.gold or a.graded.majority):
+        notes.append(f"{peers:,} assessors (> {MAX_BOOT_PAIRS}): bootstrap intervals against "
+                     "gold / the majority skipped; analytic intervals given")
+    mpk = a.graded.overall.get("mean_pairwise_cohen_kappa")
+    if o.replicates and mpk is not None and mpk.value is not None and mpk.bootstrap is None:
+        notes.append(f"mean pairwise kappa: bootstrap skipped above "
+                     f"{multi.MAX_BOOT_ASSESSORS} assessors (no analytic SE exists)")
+    return notes

@@ -15,6 +15,7 @@ to the Bootstrap*, 1993, ch. 13); replicates where the statistic is undefined
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -22,10 +23,15 @@ import numpy as np
 from judging.agreement.result import Interval
 
 
+@lru_cache(maxsize=8)
+def _z(level: float) -> float:
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
 def normal(value: float, se: float, level: float = 0.95,
            bounds: tuple[float, float] = (-np.inf, np.inf)) -> Interval:
     r"""Wald interval :math:`\hat\theta \pm z_{1-\alpha/2}\,SE`, clipped to ``bounds``."""
-    z = NormalDist().inv_cdf(0.5 + level / 2)
+    z = _z(level)
     lo, hi = max(value - z * se, bounds[0]), min(value + z * se, bounds[1])
     return Interval("analytic", lo, hi, level, se=se)
 

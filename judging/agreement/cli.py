@@ -30,7 +30,9 @@ def agree(
     scale: str | None = typer.Option(None, help="Declared relevance scale for files "
                                      "(trec-dl, trec-covid, binary; default: every grade from "
                                      "the lowest to the highest seen)"),
-    gold: str | None = typer.Option(None, help="The assessor whose grades are gold"),
+    gold: str | None = typer.Option(None, help="The assessor whose grades are gold (default: "
+                                    "the database's gold pairs, or a long table's gold "
+                                    "column, when there are any)"),
     repeats: str = typer.Option("error", help="A pair judged twice by one assessor: error, "
                                 "first, last or majority"),
     measure: str = typer.Option("nDCG@10", help="Measure for the effect on conclusions"),
@@ -44,7 +46,14 @@ def agree(
     """
     from corpora.types import get_scale
     from judging.agreement.analysis import Options, analyse
-    from judging.agreement.frame import REPEATS, AgreementError, Ratings, infer_scale, read_files
+    from judging.agreement.frame import (
+        REPEATS,
+        AgreementError,
+        Ratings,
+        drop_negative,
+        infer_scale,
+        read_files,
+    )
     from judging.agreement.report import FORMATS
 
     if fmt not in FORMATS:
@@ -55,20 +64,35 @@ def agree(
                                  param_hint="--repeats")
     if replicates < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--replicates")
+    found_gold = None
     if judgments:
         frame = read_files(judgments)
-        if scale is not None:
-            sc = get_scale(scale)
+        for note in frame.attrs.get("notes", []):
+            _say(f"relkit: {note}")
+        declared = get_scale(scale) if scale is not None else None
+        frame, dropped = drop_negative(frame, declared)
+        if dropped:
+            _say("relkit: dropped judgments with negative codes (not relevance grades, e.g. "
+                 "TREC's -2 = broken link): " + ", ".join(f"{n:,} with {g}" for g, n in
+                                                           dropped.items()))
+        if declared is not None:
+            sc = declared
         else:
             sc = infer_scale(frame["grade"], threshold)
             _say(f"relkit: scale inferred from the grades seen: {list(sc.values)} "
                  "(declare it with --scale)")
+        if frame["is_gold"].any():
+            found_gold = str(frame.loc[frame["is_gold"], "assessor"].iat[0])
     else:
         from judging.agreement.store import from_store
 
-        frame, sc = from_store(db)
+        frame, sc, found_gold = from_store(db)
         if scale is not None:
             sc = get_scale(scale)
+    if gold is None and found_gold is not None:
+        gold = found_gold
+        _say(f"relkit: agreement with gold is reported against {gold!r} (the gold "
+             f"{'column' if judgments else 'table'}; --gold NAME chooses another assessor)")
     if threshold is not None and threshold not in sc:
         raise AgreementError(f"--threshold {threshold} is not a grade of the {sc.name!r} scale "
                              f"{list(sc.values)}")

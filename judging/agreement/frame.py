@@ -187,19 +187,24 @@ class Ratings:
 
 
 def frame_from_lines(lines: Iterable[object]) -> pd.DataFrame:
-    """A long frame (with ``source, line``) from :class:`judging.imports.JudgmentLine`."""
+    """A long frame (with ``source, line, is_gold``) from :class:`judging.imports.JudgmentLine`.
+
+    The reader's notes (what it skipped) travel in ``frame.attrs["notes"]``.
+    """
     import pandas as pd
 
-    rows = [(x.assessor, x.topic, x.doc, x.grade, x.source, x.line)  # type: ignore[attr-defined]
-            for x in lines]
-    return pd.DataFrame(rows, columns=[*COLUMNS, "source", "line"])
+    rows = [(x.assessor, x.topic, x.doc, x.grade, x.source, x.line,  # type: ignore[attr-defined]
+             x.gold) for x in lines]  # type: ignore[attr-defined]
+    frame = pd.DataFrame(rows, columns=[*COLUMNS, "source", "line", "is_gold"])
+    frame.attrs["notes"] = list(getattr(lines, "notes", []))
+    return frame
 
 
 def read_files(paths: Sequence[str | Path]) -> pd.DataFrame:
     """Judgment files as ``relkit import judgments`` reads them (one reader for both).
 
     Each is a qrels file per assessor (the stem names the assessor) or a long
-    CSV/TSV with assessor, topic, doc, grade columns.
+    CSV/TSV with assessor, topic, doc, grade columns (and maybe gold).
     """
     # Imported here: judging.imports also holds the store writer (sqlalchemy),
     # which the statistics must not pull in.
@@ -209,3 +214,23 @@ def read_files(paths: Sequence[str | Path]) -> pd.DataFrame:
         if not Path(p).is_file():
             raise AgreementError(f"{p}: no such file")
     return frame_from_lines(read_judgment_files(paths))
+
+
+def drop_negative(frame: pd.DataFrame, scale: RelevanceScale | None
+                  ) -> tuple[pd.DataFrame, dict[int, int]]:
+    """Drop negative grades that are not on ``scale`` (all of them when it is unknown).
+
+    TREC files use negative codes for "not a relevance judgment" (the 2010 crowd
+    data's -2 = broken link); a declared scale that has negative grades keeps
+    them. Returns the frame and how many judgments each dropped code had.
+    """
+    g = frame["grade"]
+    on = set(scale.values) if scale is not None else set()
+    neg = (g < 0).to_numpy() & ~g.isin(on).to_numpy()
+    if not neg.any():
+        return frame, {}
+    vc = g[neg].value_counts().sort_index()
+    counts = {int(k): int(v) for k, v in zip(vc.index.tolist(), vc.tolist(), strict=True)}
+    out = frame[~neg].reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out, counts

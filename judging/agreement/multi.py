@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Literal, get_args
 
 import numpy as np
 
 from judging.agreement import ci
+from judging.agreement import variance as V
 from judging.agreement.pairwise import cohen_kappa, weight_matrix
-from judging.agreement.result import Stat, defined, undefined
+from judging.agreement.result import Interval, Stat, defined, undefined
 
 Metric = Literal["nominal", "ordinal", "interval", "ratio"]
 METRICS: tuple[str, ...] = get_args(Metric)
@@ -160,26 +162,38 @@ def krippendorff_alpha(metric: Metric) -> Callable[[np.ndarray, np.ndarray, np.n
     return f
 
 
+Fn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
 @dataclass(frozen=True)
 class MultiStatistic:
+    """A many-assessor statistic over grade-count patterns; ``se``: its analytic SE."""
+
     name: str
-    compute: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    compute: Fn
     undefined_reason: str
     chance_corrected: bool = True
+    se: Fn | None = None
 
 
 _ONE = "every pairable judgment is the same grade (expected disagreement is 0)"
+_CHANCE1 = "chance agreement is 1"
+# Ordinal alpha has no analytic SE here: its distances depend on the observed marginals.
 REGISTRY: dict[str, MultiStatistic] = {s.name: s for s in (
-    MultiStatistic("percent_agreement", percent_agreement, "no items", False),
-    MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE),
-    MultiStatistic("krippendorff_alpha_nominal", krippendorff_alpha("nominal"), _ONE),
+    MultiStatistic("percent_agreement", percent_agreement, "no items", False,
+                   V.percent_agreement_se),
+    MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE, se=V.fleiss_se),
+    MultiStatistic("krippendorff_alpha_nominal", krippendorff_alpha("nominal"), _ONE,
+                   se=V.krippendorff_se("nominal")),
     MultiStatistic("krippendorff_alpha_ordinal", krippendorff_alpha("ordinal"), _ONE),
-    MultiStatistic("krippendorff_alpha_interval", krippendorff_alpha("interval"), _ONE),
+    MultiStatistic("krippendorff_alpha_interval", krippendorff_alpha("interval"), _ONE,
+                   se=V.krippendorff_se("interval")),
     MultiStatistic("krippendorff_alpha_ratio", krippendorff_alpha("ratio"),
-                   _ONE + ", or grades are not positive ratios"),
-    MultiStatistic("gwet_ac1", gwet_ac1, "chance agreement is 1"),
-    MultiStatistic("gwet_ac2_linear", _gwet("linear"), "chance agreement is 1"),
-    MultiStatistic("gwet_ac2_quadratic", _gwet("quadratic"), "chance agreement is 1"),
+                   _ONE + ", or grades are not positive ratios", se=V.krippendorff_se("ratio")),
+    MultiStatistic("gwet_ac1", gwet_ac1, _CHANCE1, se=V.gwet_se("none")),
+    MultiStatistic("gwet_ac2_linear", _gwet("linear"), _CHANCE1, se=V.gwet_se("linear")),
+    MultiStatistic("gwet_ac2_quadratic", _gwet("quadratic"), _CHANCE1,
+                   se=V.gwet_se("quadratic")),
 )}
 
 
@@ -191,44 +205,71 @@ def _pairable_reason(n: int) -> str | None:
     return None
 
 
+_BOUNDS = (-np.inf, 1.0)       # analytic intervals: a coefficient never exceeds 1
+
+
+def _analytic(stat: MultiStatistic, se: float, v: float, level: float) -> Interval | None:
+    if not np.isfinite(se):
+        return None
+    bounds = (0.0, 1.0) if not stat.chance_corrected else _BOUNDS
+    return ci.normal(v, se, level, bounds)
+
+
 def measure(stat: MultiStatistic, pat: Patterns, values: np.ndarray, *, level: float = 0.95,
             replicates: int = 1000, seed: int = 0) -> Stat:
-    """``stat`` over all items, with a bootstrap interval over items."""
-    cc = stat.chance_corrected
-    n = int(pat.freq[pat.m >= 2].sum())
-    why = _pairable_reason(n)
-    if why:
-        return undefined(stat.name, n, why, cc)
-    if stat.name == "krippendorff_alpha_ratio" and values.min() < 0:
-        return undefined(stat.name, n, "the ratio metric needs grades >= 0", cc)
-    v = float(stat.compute(pat.counts, pat.freq[None, :].astype(np.float64), values)[0])
-    if not np.isfinite(v):
-        return undefined(stat.name, n, stat.undefined_reason, cc)
-    boot = None
-    if replicates > 0:
-        boot = ci.bootstrap_weights(lambda w: stat.compute(pat.counts, w, values), pat.freq,
-                                    replicates, seed, level)
-    return defined(stat.name, v, n, cc).with_intervals(bootstrap=boot)
+    """``stat`` over all items, with its analytic interval (if any) and a bootstrap one."""
+    return per_topic(stat, pat, np.zeros(len(pat.item_pattern), dtype=np.int64), 1, values,
+                     level=level, replicates=replicates, seed=seed)[0]
+
+
+def _on(fn: Fn, C: np.ndarray, values: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return fn(C, w, values)
+
+
+def topic_weights(pat: Patterns, item_topic: np.ndarray, topics: int) -> np.ndarray:
+    """Pattern counts per topic, (topics, patterns)."""
+    ok = pat.item_pattern >= 0
+    P = len(pat.freq)
+    return np.bincount(item_topic[ok] * P + pat.item_pattern[ok],
+                       minlength=topics * P).reshape(topics, P).astype(np.float64)
 
 
 def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topics: int,
-              values: np.ndarray) -> list[Stat]:
-    """``stat`` within each topic (no intervals): one vectorised call over topics."""
+              values: np.ndarray, *, level: float = 0.95, replicates: int = 0,
+              seed: int = 0, boot_only_without_se: bool = False) -> list[Stat]:
+    """``stat`` within each topic: values and analytic SEs in one vectorised call.
+
+    The bootstrap (``replicates`` > 0) resamples each topic's own items, seeded
+    by ``seed`` and the topic's position; with ``boot_only_without_se`` it runs
+    only for statistics that have no analytic SE.
+    """
     cc = stat.chance_corrected
-    ok = pat.item_pattern >= 0
+    W = topic_weights(pat, item_topic, topics)
     P = len(pat.freq)
-    W = np.bincount(item_topic[ok] * P + pat.item_pattern[ok],
-                    minlength=topics * P).reshape(topics, P).astype(np.float64)
     vals = stat.compute(pat.counts, W, values) if P else np.full(topics, np.nan)
+    ses = stat.se(pat.counts, W, values) if (P and stat.se is not None) else None
     pairable = W[:, pat.m >= 2].sum(axis=1).astype(int)
+    boot = replicates > 0 and not (boot_only_without_se and stat.se is not None)
     out = []
     for t in range(topics):
         n = int(pairable[t])
         why = _pairable_reason(n)
+        if why is None and stat.name == "krippendorff_alpha_ratio" and values.min() < 0:
+            why = "the ratio metric needs grades >= 0"
         if why is None and not np.isfinite(vals[t]):
             why = stat.undefined_reason
-        out.append(undefined(stat.name, n, why, cc) if why else
-                   defined(stat.name, float(vals[t]), n, cc))
+        if why:
+            out.append(undefined(stat.name, n, why, cc))
+            continue
+        v = float(vals[t])
+        analytic = _analytic(stat, float(ses[t]), v, level) if ses is not None else None
+        b = None
+        if boot:
+            used = np.flatnonzero(W[t])
+            C = pat.counts[used]
+            b = ci.bootstrap_weights(partial(_on, stat.compute, C, values), W[t, used],
+                                     replicates, seed + t, level)
+        out.append(defined(stat.name, v, n, cc).with_intervals(analytic, b))
     return out
 
 
@@ -246,6 +287,48 @@ def pair_tables(codes: np.ndarray, q: int) -> dict[tuple[int, int], np.ndarray]:
         for b in np.flatnonzero(tabs.sum(axis=(1, 2))):
             out[(a, a + 1 + int(b))] = tabs[b]
     return out
+
+
+def pair_topic_tables(codes: np.ndarray, item_topic: np.ndarray, q: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Confusion tables of every (assessor pair, topic) with an item judged by both.
+
+    Returns ``a, b, topic`` (one entry per non-empty table, sorted by pair then
+    topic) and the tables (entries, q, q). Sparse: crowd data has hundreds of
+    thousands of assessor pairs, few of which share a topic.
+    """
+    R = codes.shape[1]
+    T = int(item_topic.max()) + 1 if len(item_topic) else 1
+    keys = []
+    for a in range(R - 1):
+        rows = np.flatnonzero(codes[:, a] >= 0)
+        sub = codes[rows, a + 1:]
+        r, c = np.nonzero(sub >= 0)
+        pair = a * R + (a + 1 + c).astype(np.int64)
+        cell = codes[rows[r], a].astype(np.int64) * q + sub[r, c]
+        keys.append((pair * T + item_topic[rows[r]]) * (q * q) + cell)
+    key = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    uniq, cnt = np.unique(key, return_counts=True)
+    table_key, cell = np.divmod(uniq, q * q)
+    tabs, inv = np.unique(table_key, return_inverse=True)
+    out = np.zeros((len(tabs), q * q), dtype=np.int64)
+    np.add.at(out, (inv.ravel(), cell), cnt)
+    pair, topic = np.divmod(tabs, T)
+    first, second = np.divmod(pair, R)
+    return first, second, topic, out.reshape(len(tabs), q, q)
+
+
+def mean_kappa_by_topic(topic: np.ndarray, tables: np.ndarray, values: np.ndarray,
+                        topics: int) -> list[Stat]:
+    """Per topic, the mean of the defined pairwise Cohen's kappas of its pairs (no interval)."""
+    name = "mean_pairwise_cohen_kappa"
+    k = cohen_kappa(tables, values) if len(tables) else np.zeros(0)
+    ok = np.isfinite(k) & (tables.sum(axis=(-2, -1)) >= 2)
+    cnt = np.bincount(topic[ok], minlength=topics)
+    tot = np.bincount(topic[ok], weights=k[ok], minlength=topics)
+    return [defined(name, float(tot[t] / cnt[t]), int(cnt[t])) if cnt[t] else
+            undefined(name, 0, "no assessor pair has a defined kappa on this topic")
+            for t in range(topics)]
 
 
 def _mean_kappa(tables: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -198,6 +198,57 @@ def _pabak_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     return k / (k - 1) * _prop_se(t, values)
 
 
+def scott_pi_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    r"""Large-sample SE of Scott's pi for two assessors, not assuming pi = 0.
+
+    .. math::
+        \widehat{var}(\hat\pi) = \frac{\sum_{kl} p_{kl}\,[w_{kl} - (1 - \hat\pi)
+        (\bar\pi_k + \bar\pi_l)]^2 - [p_o - 2(1 - \hat\pi)p_e]^2}{n(1 - p_e)^2}
+
+    with :math:`\bar\pi_k = m_k` the pooled marginal (identity weights). Gwet,
+    *Handbook of Inter-Rater Reliability*, 4th ed., 2014, eq. 2.23 (``irrCAC``
+    table ``scott``); Gwet's raw-data linearisation gives the same up to n/(n-1).
+    """
+    p, n = _props(t)
+    m = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
+    po = np.trace(p, axis1=-2, axis2=-1)
+    pe = (m ** 2).sum(axis=-1)
+    pi = _div(po - pe, 1 - pe)
+    k = t.shape[-1]
+    dev = np.eye(k) - (1 - pi)[..., None, None] * (m[..., :, None] + m[..., None, :])
+    inner = (p * dev ** 2).sum(axis=(-2, -1))
+    var = _div(inner - (po - 2 * (1 - pi) * pe) ** 2, n * (1 - pe) ** 2)
+    return np.sqrt(np.maximum(var, 0.0))
+
+
+def _diff_se(i: tuple[int, int], j: tuple[int, int]) -> Callable[[np.ndarray, np.ndarray],
+                                                                   np.ndarray]:
+    """SE of a difference of two multinomial cell shares: (p_i + p_j - (p_i - p_j)^2) / n."""
+    def se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+        p, n = _props(t)
+        a, b = p[..., i[0], i[1]], p[..., j[0], j[1]]
+        return np.sqrt(np.maximum(_div(a + b - (a - b) ** 2, n), 0.0))
+    return se
+
+
+def _specific_se(cell: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    r"""SE of specific agreement by the delta method (Graham & Bull 1998):
+
+    .. math::
+        SE(p_{pos}) = \frac{\sqrt{4a(b + c)(a + b + c)/n}}{(2a + b + c)^2}\cdot\sqrt{n}
+        = \frac{\sqrt{4a(b + c)(a + b + c)}}{(2a + b + c)^2}
+
+    in counts (d for :math:`p_{neg}`). Graham & Bull, "Approximate standard
+    errors and confidence intervals for indices of positive and negative
+    agreement", J Clin Epidemiol 51(9):763-771, 1998.
+    """
+    def se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+        t = np.asarray(t, dtype=np.float64)
+        a, s = t[..., cell, cell], t[..., 1, 0] + t[..., 0, 1]
+        return np.sqrt(np.maximum(_div(4 * a * s * (a + s), (2 * a + s) ** 4), 0.0))
+    return se
+
+
 @dataclass(frozen=True)
 class PairStatistic:
     """A two-assessor statistic: its function, when it is undefined, its analytic SE."""
@@ -219,18 +270,18 @@ REGISTRY: dict[str, PairStatistic] = {s.name: s for s in (
     PairStatistic("cohen_kappa_linear", _cohen("linear"), _ONE_GRADE, _kappa_se("linear")),
     PairStatistic("cohen_kappa_quadratic", _cohen("quadratic"), _ONE_GRADE,
                   _kappa_se("quadratic")),
-    PairStatistic("scott_pi", scott_pi, _ONE_GRADE),
+    PairStatistic("scott_pi", scott_pi, _ONE_GRADE, scott_pi_se),
     PairStatistic("pabak", pabak, "no items", _pabak_se),
-    PairStatistic("prevalence_index", prevalence_index, "no items", chance_corrected=False,
-                  binary_only=True),
-    PairStatistic("bias_index", bias_index, "no items", chance_corrected=False,
-                  binary_only=True),
+    PairStatistic("prevalence_index", prevalence_index, "no items", _diff_se((1, 1), (0, 0)),
+                  chance_corrected=False, binary_only=True),
+    PairStatistic("bias_index", bias_index, "no items", _diff_se((1, 0), (0, 1)),
+                  chance_corrected=False, binary_only=True),
     PairStatistic("positive_agreement", positive_agreement,
-                  "neither assessor judged any item relevant", chance_corrected=False,
-                  binary_only=True, bounds=(0.0, 1.0)),
+                  "neither assessor judged any item relevant", _specific_se(1),
+                  chance_corrected=False, binary_only=True, bounds=(0.0, 1.0)),
     PairStatistic("negative_agreement", negative_agreement,
-                  "both assessors judged every item relevant", chance_corrected=False,
-                  binary_only=True, bounds=(0.0, 1.0)),
+                  "both assessors judged every item relevant", _specific_se(0),
+                  chance_corrected=False, binary_only=True, bounds=(0.0, 1.0)),
 )}
 
 

@@ -48,10 +48,12 @@ def _overall(lv: Level) -> Section:
     rows = []
     for name, s in lv.overall.items():
         rows.append([name, num(s.value), str(s.n),
+                     f"{s.analytic.low:.3f}–{s.analytic.high:.3f}" if s.analytic else "-",
                      f"{s.bootstrap.low:.3f}–{s.bootstrap.high:.3f}" if s.bootstrap else "-",
                      s.band or "-", s.reason or ""])
     return Section(f"All assessors ({lv.name})",
-                   ["statistic", "value", "n", "bootstrap CI", "Landis-Koch", "note"], rows,
+                   ["statistic", "value", "n", "analytic CI", "bootstrap CI", "Landis-Koch",
+                    "note"], rows,
                    "n: items judged by two or more assessors (pairs, for the mean pairwise kappa)")
 
 
@@ -68,14 +70,29 @@ def _pairs(title: str, pairs: list[Pair], note: str = "") -> Section | None:
                    note or "value [95% CI: analytic where one exists, else bootstrap]")
 
 
+TOPIC_COLUMNS = ("percent_agreement", "fleiss_kappa", "krippendorff_alpha_ordinal", "gwet_ac1",
+                 "mean_pairwise_cohen_kappa")
+TOPIC_SHORT = {"percent_agreement": "agree", "fleiss_kappa": "Fleiss kappa [CI]",
+               "krippendorff_alpha_ordinal": "alpha_ord", "gwet_ac1": "AC1",
+               "mean_pairwise_cohen_kappa": "mean pair kappa", "pairs": "pairs"}
+
+
 def _topics(lv: Level) -> Section | None:
     if not lv.per_topic:
         return None
-    names = list(next(iter(lv.per_topic.values())))
-    rows = [[t, str(d[names[0]].n)] + [num(d[k].value) for k in names]
-            for t, d in lv.per_topic.items()]
-    return Section(f"Per topic ({lv.name})", ["topic", "n"] + names, rows,
-                   "n: items judged by two or more assessors; '-': undefined (see JSON for why)")
+    rows = []
+    for t, d in lv.per_topic.items():
+        row = [t, str(d["fleiss_kappa"].n)]
+        for k in TOPIC_COLUMNS:
+            s = d.get(k)
+            row.append("-" if s is None else cell(s) if k == "fleiss_kappa" else num(s.value))
+        row.append(str(len(lv.topic_pairs.get(t, []))))
+        rows.append(row)
+    return Section(f"Per topic ({lv.name})", ["topic", "n"] + [TOPIC_SHORT[k] for k in
+                                                                TOPIC_COLUMNS] + ["pairs"],
+                   rows, "n: items judged by two or more assessors; pairs: assessor pairs with "
+                   "a common item; '-': undefined (see JSON for why). --format json has every "
+                   "statistic per topic and per assessor pair per topic, with intervals")
 
 
 def sections(a: Analysis) -> list[Section]:
@@ -115,7 +132,8 @@ def _head(a: Analysis) -> list[str]:
             f"Scale {a.scale!r} (grades {' '.join(map(str, a.graded.grades))}), binarised at "
             f"grade >= {a.threshold}" + (f"; gold: {a.gold!r}" if a.gold else ""),
             f"{o.level:.0%} intervals; bootstrap: {o.replicates} replicates over items, "
-            f"seed {o.seed}. Landis & Koch bands are labels, not tests."]
+            f"seed {o.seed}. Landis & Koch bands are labels, not tests."
+            ] + [f"Note: {n}" for n in a.notes]
 
 
 def render_text(a: Analysis) -> str:
@@ -142,8 +160,16 @@ def render_markdown(a: Analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
+COMPACT_JSON_TABLES = 2000
+
+
 def render_json(a: Analysis) -> str:
-    return json.dumps(a.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    """Indented, unless there are over COMPACT_JSON_TABLES pair tables (crowd data: the
+    indentation alone would add hundreds of megabytes)."""
+    tables = sum(len(lv.pairs) + sum(map(len, lv.topic_pairs.values()))
+                 for lv in (a.graded, a.binary))
+    indent = 2 if tables <= COMPACT_JSON_TABLES else None
+    return json.dumps(a.to_dict(), indent=indent, ensure_ascii=False) + "\n"
 
 
 def render_html(a: Analysis) -> str:

@@ -10,12 +10,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale]:
-    """Every judged (not skipped) grade of the collection, and its declared scale."""
+GOLD = "gold"
+
+
+def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None]:
+    """Every judged (not skipped) grade of the collection, its declared scale, and gold.
+
+    The store's gold pairs (``relkit assign --gold``: known grades mixed into
+    assignments) become judgments of one more assessor, :data:`GOLD` (or
+    ``"gold (table)"`` if an assessor is already called that), whose name is
+    returned; ``None`` when the collection has no gold pairs.
+    """
     import pandas as pd
     from sqlalchemy import select
 
-    from judging.schema import AssessorRow, DocumentRow, JudgmentRow, TopicRow
+    from judging.schema import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
     from judging.store import Store
 
     store = Store.open(db, create=False)
@@ -30,7 +39,17 @@ def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale]:
                 .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
                 .where(JudgmentRow.status == "judged",
                        JudgmentRow.collection_id == cid)).all()
+            gold_rows = s.execute(
+                select(TopicRow.key, DocumentRow.key, GoldRow.grade)
+                .join(TopicRow, TopicRow.id == GoldRow.topic_id)
+                .join(DocumentRow, DocumentRow.id == GoldRow.document_id)
+                .where(GoldRow.collection_id == cid)).all()
     finally:
         store.close()
-    frame = pd.DataFrame([tuple(r) for r in rows], columns=["assessor", "topic", "doc", "grade"])
-    return frame, scale
+    cols = ["assessor", "topic", "doc", "grade"]
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=cols)
+    if not gold_rows:
+        return frame, scale, None
+    name = GOLD if GOLD not in set(frame["assessor"]) else f"{GOLD} (table)"
+    gold = pd.DataFrame([(name, *tuple(r)) for r in gold_rows], columns=cols)
+    return pd.concat([frame, gold], ignore_index=True), scale, name
