@@ -25,6 +25,7 @@ lint: setup
 	$(BIN)/ruff check metrics pooling judging corpora tests bench
 
 typecheck: setup
+	$(BIN)/python .ci/srctree.py >/dev/null
 	$(BIN)/mypy
 
 test: setup lint typecheck

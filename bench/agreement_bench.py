@@ -38,10 +38,10 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=200_000)
     ap.add_argument("--replicates", type=int, default=1000)
     args = ap.parse_args()
-    from corpora.types import TREC_DL
-    from judging.agreement import multi, pairwise
-    from judging.agreement.analysis import Options, analyse
-    from judging.agreement.frame import Ratings
+    from relkit.corpora.types import TREC_DL
+    from relkit.judging.agreement import multi, pairwise
+    from relkit.judging.agreement.analysis import Options, analyse
+    from relkit.judging.agreement.frame import Ratings
 
     frame = make(args.items)
     print(f"{len(frame):,} judgments, 5 assessors, {args.items:,} items")

@@ -35,8 +35,8 @@ def main() -> None:
 
     from scipy import stats
 
-    from metrics.compare.core import compare_scores
-    from metrics.compare.scores import Scores
+    from relkit.metrics.compare.core import compare_scores
+    from relkit.metrics.compare.scores import Scores
 
     rng = np.random.default_rng(args.seed)
     difficulty = rng.beta(2, 5, args.topics)

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpora.docstore import DocStore
-from corpora.loaders import read_docs
+from relkit.corpora.docstore import DocStore
+from relkit.corpora.loaders import read_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT.parent / "shared" / "corpora" / "vaswani" / "corpus" / "doc-text.trec"

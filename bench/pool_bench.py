@@ -28,11 +28,11 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from metrics.data import Run  # noqa: E402
-from pooling.adaptive import AdaptivePool  # noqa: E402
-from pooling.candidates import Candidates  # noqa: E402
-from pooling.depth import depth_pool  # noqa: E402
-from pooling.strategies import names  # noqa: E402
+from relkit.metrics.data import Run  # noqa: E402
+from relkit.pooling.adaptive import AdaptivePool  # noqa: E402
+from relkit.pooling.candidates import Candidates  # noqa: E402
+from relkit.pooling.depth import depth_pool  # noqa: E402
+from relkit.pooling.strategies import names  # noqa: E402
 
 
 def make_runs(n_runs: int, n_topics: int, n_docs: int, vocab: int = 20000,
@@ -121,9 +121,9 @@ def store_next_item(runs: dict[str, Run], depth: int, budget: int = 100) -> None
     import random
     import tempfile
 
-    from corpora.types import TREC_DL, Document, Topic
-    from judging import adaptive
-    from judging.store import Store
+    from relkit.corpora.types import TREC_DL, Document, Topic
+    from relkit.judging import adaptive
+    from relkit.judging.store import Store
 
     cands = Candidates.from_runs(runs, depth, ["1"])
     docs = sorted({d for per in cands.lists["1"].values() for d in per})

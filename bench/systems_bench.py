@@ -30,13 +30,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from corpora.loaders import read_docs, read_topics  # noqa: E402
-from corpora.systems import names  # noqa: E402
-from corpora.systems.analyzer import Analyzer  # noqa: E402
-from corpora.systems.index import Index, document_text  # noqa: E402
-from corpora.systems.retrieve import query_text, retrieve  # noqa: E402
-from metrics.data import Qrels  # noqa: E402
-from metrics.evaluator import Evaluator  # noqa: E402
+from relkit.corpora.loaders import read_docs, read_topics  # noqa: E402
+from relkit.corpora.systems import names  # noqa: E402
+from relkit.corpora.systems.analyzer import Analyzer  # noqa: E402
+from relkit.corpora.systems.index import Index, document_text  # noqa: E402
+from relkit.corpora.systems.retrieve import query_text, retrieve  # noqa: E402
+from relkit.metrics.data import Qrels  # noqa: E402
+from relkit.metrics.evaluator import Evaluator  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 COLLECTIONS = {

@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpora.types import TREC_DL, Document, Topic  # noqa: E402
-from judging.store import Store  # noqa: E402
-from judging.tui.app import Settings, make_app  # noqa: E402
-from judging.tui.judge import JudgeScreen  # noqa: E402
+from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
+from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.tui.app import Settings, make_app  # noqa: E402
+from relkit.judging.tui.judge import JudgeScreen  # noqa: E402
 
 WORDS = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "efficiency",
          "cost", "install", "roof", "inverter", "power", "sun", "light", "heat", "home",

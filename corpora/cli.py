@@ -69,7 +69,7 @@ def list_(fmt: str = typer.Option("text", "--format", help="text or json")) -> N
 
     Example: relkit corpora list
     """
-    from corpora.known import KNOWN, collection_dir
+    from relkit.corpora.known import KNOWN, collection_dir
 
     rows: list[dict[str, Any]] = []
     for kc in KNOWN.values():
@@ -103,8 +103,8 @@ def info(
 
     Example: relkit corpora info ../shared/corpora/cranfield --layout cranfield
     """
-    from corpora.collection import open_collection
-    from corpora.stats import collection_stats
+    from relkit.corpora.collection import open_collection
+    from relkit.corpora.stats import collection_stats
 
     c = open_collection(ref, layout)
     with _Bar(f"indexing {c.name} documents") as bar:
@@ -132,7 +132,7 @@ def fetch(
 
     Example: relkit corpora fetch cranfield
     """
-    from corpora.fetch import fetch as do_fetch
+    from relkit.corpora.fetch import fetch as do_fetch
 
     with _Bar(name) as bar:
         root = do_fetch(name, dest=dest, url_base=url_base, source=source,
@@ -147,8 +147,8 @@ def formats() -> None:
 
     Example: relkit corpora formats
     """
-    from corpora.loaders import LOADERS
-    from corpora.qrels import QRELS_FORMATS
+    from relkit.corpora.loaders import LOADERS
+    from relkit.corpora.qrels import QRELS_FORMATS
 
     typer.echo("format\tkind\toptions\tdescription")
     for ld in LOADERS.values():

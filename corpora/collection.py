@@ -21,7 +21,7 @@ A collection is described declaratively by a manifest beside its files,
 Paths are relative to the manifest's folder; ``columns = "id=docid,text=body"``
 goes to the CSV/TSV loaders; an ``irds-*`` format takes an ir_datasets id as its
 path. Nothing is read until asked for, and documents are only ever streamed or
-looked up through the :class:`corpora.docstore.DocStore`.
+looked up through the :class:`relkit.corpora.docstore.DocStore`.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from corpora.types import Document, Grade, RelevanceScale, ScaleError, Topic, get_scale
-from metrics.errors import RelkitError
+from relkit.corpora.types import Document, Grade, RelevanceScale, ScaleError, Topic, get_scale
+from relkit.metrics.errors import RelkitError
 
 if TYPE_CHECKING:
-    from corpora.docstore import DocStore
-    from metrics.data import Qrels, Run
+    from relkit.corpora.docstore import DocStore
+    from relkit.metrics.data import Qrels, Run
 
 MANIFESTS = ("collection.toml", "collection.json")
 
@@ -144,28 +144,28 @@ class Collection:
 
     def iter_docs(self) -> Iterator[Document]:
         """Stream every document (never all in memory)."""
-        from corpora.loaders import read_docs
+        from relkit.corpora.loaders import read_docs
 
         d = self._need(self.docs, "docs")
         return read_docs(self.source(d, "docs"), d.format, dict(d.options))
 
     def docstore(self, progress: Callable[[int], None] | None = None) -> DocStore:
         """Random access by id (built once into the cache, then reused)."""
-        from corpora.docstore import DocStore
+        from relkit.corpora.docstore import DocStore
 
         d = self._need(self.docs, "docs")
         return DocStore.open(self.source(d, "docs"), d.format, options=dict(d.options) or None,
                              progress=progress)
 
     def read_topics(self) -> list[Topic]:
-        from corpora.loaders import read_topics
+        from relkit.corpora.loaders import read_topics
 
         t = self._need(self.topics, "topics")
         return read_topics(self.source(t, "topics"), t.format, dict(t.options))
 
     def read_qrels(self) -> Qrels:
         """The qrels with grades on :attr:`scale` (the manifest's grade map applied)."""
-        from corpora.qrels import read_qrels
+        from relkit.corpora.qrels import read_qrels
 
         q = self._need(self.qrels, "qrels")
         return read_qrels(self.source(q, "qrels"), q.format, q.grade_map)
@@ -184,7 +184,7 @@ class Collection:
     def read_runs(self) -> dict[str, Run]:
         """The runs, named by file stem (run tags repeat across files, so never by tag);
         ``parent/stem`` when two stems are the same."""
-        from metrics.data import Run
+        from relkit.metrics.data import Run
 
         paths = self.run_paths()
         stems = [p.stem for p in paths]
@@ -238,8 +238,8 @@ def _part(data: Mapping[str, Any], key: str, where: str) -> Part | None:
 
 
 def _check_format(key: str, fmt: str, where: str) -> None:
-    from corpora.loaders import LoaderError, get_loader
-    from corpora.qrels import get_qrels_format
+    from relkit.corpora.loaders import LoaderError, get_loader
+    from relkit.corpora.qrels import get_qrels_format
 
     try:
         if key == "qrels":
@@ -257,7 +257,7 @@ def open_collection(ref: str | Path, layout: str | None = None) -> Collection:
     copies that have no manifest, such as ``../shared/corpora/cranfield``). A known
     name resolves to its folder in the cache, which ``relkit corpora fetch`` fills.
     """
-    from corpora import known
+    from relkit.corpora import known
 
     if layout is not None:
         kc = known.get_known(layout)

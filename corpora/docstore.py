@@ -18,9 +18,9 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from corpora.loaders import get_loader, read_docs
-from corpora.types import Document
-from metrics.errors import FormatError
+from relkit.corpora.loaders import get_loader, read_docs
+from relkit.corpora.types import Document
+from relkit.metrics.errors import FormatError
 
 CACHE_ENV = "RELKIT_CACHE"
 

@@ -17,8 +17,8 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
-from corpora.known import KnownCollection, RemoteFile, collection_dir, get_known
-from metrics.errors import RelkitError
+from relkit.corpora.known import KnownCollection, RemoteFile, collection_dir, get_known
+from relkit.metrics.errors import RelkitError
 
 CHUNK = 1 << 16
 # progress(label, bytes done, bytes expected or None)

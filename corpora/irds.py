@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from corpora.types import Document, Topic
-from metrics.errors import RelkitError
+from relkit.corpora.types import Document, Topic
+from relkit.metrics.errors import RelkitError
 
 
 class IrdsMissing(RelkitError):

@@ -1,7 +1,7 @@
 """Known public test collections: where to get them, what to expect, how they are laid out.
 
 Each entry names the files of a collection with their upstream address, size and
-SHA-256, and the manifest (:mod:`corpora.collection`) that reads them. Checksums
+SHA-256, and the manifest (:mod:`relkit.corpora.collection`) that reads them. Checksums
 are honest or absent:
 
 * a SHA-256 is given only where it was computed here from a copy whose provenance
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpora.docstore import cache_dir
-from metrics.errors import RelkitError
+from relkit.corpora.docstore import cache_dir
+from relkit.metrics.errors import RelkitError
 
 
 class UnknownCollection(RelkitError):
@@ -69,7 +69,7 @@ class KnownCollection:
 
 # Cleverdon's codes (cranqrel.readme: 1 = complete answer ... 5 = no interest) turned
 # round to higher-is-better; -1 (one per query, meaning not relevant) becomes 0.
-# The scale these grades are on is corpora.types.CRANFIELD.
+# The scale these grades are on is relkit.corpora.types.CRANFIELD.
 CRANFIELD_GRADES = {1: 4, 2: 3, 3: 2, 4: 1, 5: 0, -1: 0}
 
 _COSMO = ("https://raw.githubusercontent.com/cosmopolitan033/CS7IS3-proj1/"

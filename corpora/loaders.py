@@ -2,8 +2,8 @@
 
 Every loader streams: it yields records one at a time from the file, so a
 collection of millions of documents is never held in memory (the judging
-store copies in only the pooled ones, through :mod:`corpora.docstore`).
-A malformed record is a :class:`metrics.errors.FormatError` naming the file,
+store copies in only the pooled ones, through :mod:`relkit.corpora.docstore`).
+A malformed record is a :class:`relkit.metrics.errors.FormatError` naming the file,
 the line, what was expected and what was found.
 
 Formats
@@ -21,11 +21,11 @@ Formats
 ``jsonl-topics`` BEIR ``queries.jsonl``: ``{"_id", "text", ...}``.
 ``tsv-topics``   ``id<TAB>title`` lines (MS MARCO / TREC DL queries).
 ``csv-docs``, ``tsv-docs``, ``csv-topics``  a table with a header row, its columns
-                 mapped to fields by ``columns="id=docid,text=body"`` (:mod:`corpora.tabular`).
+                 mapped to fields by ``columns="id=docid,text=body"`` (:mod:`relkit.corpora.tabular`).
 ``irds-docs``, ``irds-topics``  an ``ir_datasets`` id such as ``cranfield``
-                 (optional extra ``relkit[irds]``; :mod:`corpora.irds`).
+                 (optional extra ``relkit[irds]``; :mod:`relkit.corpora.irds`).
 
-Qrels formats (TREC, BEIR TSV, SMART ``.REL``) are in :mod:`corpora.qrels`.
+Qrels formats (TREC, BEIR TSV, SMART ``.REL``) are in :mod:`relkit.corpora.qrels`.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from corpora.textio import open_text
-from corpora.types import Document, Topic
-from metrics.errors import FormatError, RelkitError
+from relkit.corpora.textio import open_text
+from relkit.corpora.types import Document, Topic
+from relkit.metrics.errors import FormatError, RelkitError
 
 
 class LoaderError(RelkitError):
@@ -252,7 +252,7 @@ class Loader:
 def _registry() -> dict[str, Loader]:
     # The tabular and ir_datasets readers live in their own modules (one idea each);
     # they import nothing from here, so the registry can gather them.
-    from corpora import irds, tabular
+    from relkit.corpora import irds, tabular
 
     loaders = (
         Loader("trec-docs", "docs", trec_docs, (".trec", ".sgml", ".xml"), "TREC SGML <DOC>"),

@@ -3,7 +3,7 @@
 Formats (found by name, like the document loaders)
 -------
 ``trec-qrels``  ``qid iter docno grade`` or Cranfield's ``qid docno grade``: read by
-                :meth:`metrics.data.Qrels.read` (the trec_eval-exact reader).
+                :meth:`relkit.metrics.data.Qrels.read` (the trec_eval-exact reader).
 ``beir-qrels``  BEIR's TSV: a header ``query-id<TAB>corpus-id<TAB>score``, then rows.
 ``smart-rel``   SMART relevance files (CACM ``qrels.text``, CISI ``CISI.REL``):
                 ``qid docid ...``; every listed pair is relevant (grade 1). Their ids
@@ -13,7 +13,7 @@ Formats (found by name, like the document loaders)
 
 A *grade map* rewrites the file's grades, so every scale in relkit runs the same
 way: a higher grade is more relevant. Cranfield needs one (see
-:data:`corpora.known.CRANFIELD_GRADES`): its file's 1 is the *most* relevant.
+:data:`relkit.corpora.known.CRANFIELD_GRADES`): its file's 1 is the *most* relevant.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from corpora.loaders import LoaderError
-from corpora.textio import open_text
-from metrics.data import Qrels
-from metrics.errors import FormatError
+from relkit.corpora.loaders import LoaderError
+from relkit.corpora.textio import open_text
+from relkit.metrics.data import Qrels
+from relkit.metrics.errors import FormatError
 
 
 def _table(rows: Iterable[tuple[str, str, int, int]], name: str) -> Qrels:
@@ -92,7 +92,7 @@ def trec_qrels(path: str | Path) -> Qrels:
 
 
 def irds_qrels(dataset_id: str | Path) -> Qrels:
-    from corpora import irds
+    from relkit.corpora import irds
 
     return _table(((q, d, g, n) for n, (q, d, g) in enumerate(irds.irds_qrels(dataset_id), 1)),
                   f"ir_datasets:{dataset_id}")

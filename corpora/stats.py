@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from corpora.collection import Collection
+from relkit.corpora.collection import Collection
 
 
 @dataclass

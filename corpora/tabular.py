@@ -4,7 +4,7 @@
 ``"id=docid,title=headline,text=body"``. Fields not mapped fall back to a column
 of a usual name (``id``/``_id``/``docid``/``doc_id``/``docno``; ``title``;
 ``text``/``body``/``contents``); every other column is kept in
-:attr:`corpora.types.Document.fields`. Rows are streamed with :mod:`csv`, so
+:attr:`relkit.corpora.types.Document.fields`. Rows are streamed with :mod:`csv`, so
 quoted fields may span lines, and errors name the line a row starts on.
 """
 
@@ -15,9 +15,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpora.textio import open_text
-from corpora.types import Document, Topic
-from metrics.errors import FormatError
+from relkit.corpora.textio import open_text
+from relkit.corpora.types import Document, Topic
+from relkit.metrics.errors import FormatError
 
 DOC_FIELDS = {"id": ("id", "_id", "docid", "doc_id", "docno"), "title": ("title",),
               "text": ("text", "body", "contents", "content")}

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from metrics.errors import RelkitError
+from relkit.metrics.errors import RelkitError
 
 
 class ScaleError(RelkitError):
@@ -164,7 +164,7 @@ BINARY = RelevanceScale(
 # Cleverdon's five codes for Cranfield 1400, as quoted in cranqrel.readme, turned round
 # so that higher is more relevant like every other scale here: the file's code c
 # (1 = complete answer ... 5 = no interest) is grade 5 - c, and its -1 is grade 0.
-# corpora.known.CRANFIELD_GRADES is that map; the Cranfield collection applies it.
+# relkit.corpora.known.CRANFIELD_GRADES is that map; the Cranfield collection applies it.
 CRANFIELD = RelevanceScale(
     "cranfield",
     (

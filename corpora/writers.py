@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import IO
 
-from corpora.types import Document, Topic
+from relkit.corpora.types import Document, Topic
 
 
 def trec_docs(docs: Iterable[Document], out: IO[str]) -> None:

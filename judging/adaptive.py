@@ -14,7 +14,7 @@ topic's budget) and items are created as the strategy picks them, at positions
 as for a static pool.
 
 * **Primary assessor** (the one ``assign`` gives the topic to) drives the
-  strategy. Their next document is :meth:`pooling.adaptive.AdaptivePool.next`
+  strategy. Their next document is :meth:`relkit.pooling.adaptive.AdaptivePool.next`
   after replaying their judgments of the topic in history order (history id):
   for each document, its *first* write only — a grade is recorded, a skip or
   judge-later sets the document aside (nothing learned). Later revisions correct
@@ -53,8 +53,8 @@ from sqlalchemy import select as _select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
-from judging.models import PoolEntryIn, StoreError
-from judging.schema import (
+from relkit.judging.models import PoolEntryIn, StoreError
+from relkit.judging.schema import (
     AssignmentItemRow,
     AssignmentRow,
     DocumentRow,
@@ -63,14 +63,14 @@ from judging.schema import (
     PoolRow,
     TopicRow,
 )
-from pooling.adaptive import AdaptivePool
-from pooling.build import split_budget
-from pooling.candidates import Candidates
-from pooling.pool import natural
+from relkit.pooling.adaptive import AdaptivePool
+from relkit.pooling.build import split_budget
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.pool import natural
 
 if TYPE_CHECKING:
-    from judging.assessor import AssessorView, _Assigned
-    from judging.store import AssignSummary, DocLookup, PoolSummary, Store
+    from relkit.judging.assessor import AssessorView, _Assigned
+    from relkit.judging.store import AssignSummary, DocLookup, PoolSummary, Store
 
 KEY = "adaptive"
 # SQLModel declares columns as their Python types (str, int | None), which no
@@ -91,8 +91,8 @@ class Definition:
     max_grade: int = 1                 # full gain (graded strategies)
 
     def validated(self) -> Definition:
-        from pooling.params import PoolingError
-        from pooling.strategies import get
+        from relkit.pooling.params import PoolingError
+        from relkit.pooling.strategies import get
 
         s = get(self.strategy)
         if s.kind != "adaptive":
@@ -161,7 +161,7 @@ def assign(store: Store, s: Session, prow: PoolRow, definition: Definition,
            ordering: str, seed: int, gold: Mapping[tuple[str, str], int] | None
            ) -> AssignSummary:
     """``Store.assign`` for an adaptive pool, inside its transaction (see the module doc)."""
-    from judging.store import AssignSummary, now
+    from relkit.judging.store import AssignSummary, now
 
     if gold:
         raise StoreError("assign: gold pairs are not mixed into an adaptive pool (its "

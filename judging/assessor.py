@@ -3,7 +3,7 @@
 Everything here is filtered by the assessor: no query in this module reads
 ``pool_entry`` (runs, ranks, priorities), ``gold`` or another assessor's
 judgments, so nothing the TUI shows can leak them. (On an adaptive pool,
-:mod:`judging.adaptive` reads the runs' ranks to choose the next document; only
+:mod:`relkit.judging.adaptive` reads the runs' ranks to choose the next document; only
 the chosen document's id comes back here.)
 
 :meth:`AssessorView.record` is the one write an assessor makes. It returns only
@@ -22,8 +22,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from judging.models import ItemOut, JudgmentIn, JudgmentOut, StoreError, TopicOut, validated
-from judging.schema import (
+from relkit.judging.models import ItemOut, JudgmentIn, JudgmentOut, StoreError, TopicOut, validated
+from relkit.judging.schema import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
@@ -32,12 +32,12 @@ from judging.schema import (
     JudgmentRow,
     TopicRow,
 )
-from pooling.pool import natural as _natural
+from relkit.pooling.pool import natural as _natural
 
 if TYPE_CHECKING:
-    from corpora.types import RelevanceScale
-    from judging.adaptive import _Driver
-    from judging.store import Store
+    from relkit.corpora.types import RelevanceScale
+    from relkit.judging.adaptive import _Driver
+    from relkit.judging.store import Store
 
 
 @dataclass(frozen=True)
@@ -175,13 +175,13 @@ class AssessorView:
 
         Skipped and judge-later items are not judged, so they come round again.
         On an adaptive pool the strategy's next pick comes first, whatever
-        ``after`` is, until the topic's budget is picked (:mod:`judging.adaptive`);
+        ``after`` is, until the topic's budget is picked (:mod:`relkit.judging.adaptive`);
         two calls with no judgment in between return the same item.
         """
         with self.store.read() as s:
             a = self._topic(s, topic)
         if a.adaptive:
-            from judging.adaptive import next_position
+            from relkit.judging.adaptive import next_position
 
             pos = next_position(self, a, topic)
             if pos is not None:
@@ -238,7 +238,7 @@ class AssessorView:
         if j.grade is not None and j.grade not in self.scale():
             raise StoreError(f"grade {j.grade} is not on the {self.scale().name!r} scale "
                              f"(expected one of {list(self.scale().values)})")
-        from judging.store import integrity_error, now
+        from relkit.judging.store import integrity_error, now
 
         stamp = now()
         try:

@@ -1,5 +1,11 @@
 """The one ``relkit`` command. Each package contributes its sub-commands here.
 
+Start-up is a feature: this module imports nothing heavy. ``relkit --version`` and
+``relkit --help`` are answered from :data:`COMMANDS` without importing Typer; any other
+command imports only the module that defines it (``relkit eval`` never loads SQLAlchemy,
+Textual or pandas). :func:`full_app` builds the whole tree for shell completion and the
+generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
+
 Errors: a relkit error (bad input, unknown measure...) prints one line on
 stderr and exits 1; a usage error exits 2; ``--debug`` shows the traceback.
 """
@@ -7,65 +13,233 @@ stderr and exits 1; a usage error exits 2; ``--debug`` shows the traceback.
 from __future__ import annotations
 
 import sys
+from importlib import import_module
+from typing import TYPE_CHECKING, NamedTuple
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
-from corpora.cli import app as corpora_app
-from corpora.systems.cli import app as systems_app
-from judging.agreement.cli import app as agree_app
-from judging.commands import app as store_app
-from judging.commands import export_app, import_app
-from judging.demo import app as demo_app
-from judging.tui.cli import app as tui_app
-from metrics.cli import app as metrics_app
-from metrics.compare.cli import app as compare_app
-from pooling.cli import app as pooling_app
+HELP = "Build and use IR test collections: pool, judge, agree, evaluate."
 
-app = typer.Typer(
-    name="relkit",
-    help="Build and use IR test collections: pool, judge, agree, evaluate.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-)
-app.registered_commands.extend(metrics_app.registered_commands)
-app.registered_commands.extend(compare_app.registered_commands)
-app.registered_commands.extend(store_app.registered_commands)
-app.registered_commands.extend(tui_app.registered_commands)
-app.registered_commands.extend(demo_app.registered_commands)
-app.registered_commands.extend(agree_app.registered_commands)
-app.registered_commands.extend(pooling_app.registered_commands)
-app.add_typer(export_app, name="export")
-app.add_typer(import_app, name="import")
-app.add_typer(corpora_app, name="corpora")
-app.add_typer(systems_app, name="systems")
+
+class Entry(NamedTuple):
+    """Where a command lives: ``module:attribute`` of its Typer app, and its help line."""
+
+    app: str
+    help: str
+    group: bool = False  # a sub-app with commands of its own (``relkit export qrels``)
+
+
+# In the order `relkit --help` lists them. The help lines repeat each command's docstring
+# summary so that `--help` needs no import; tests/test_cli_startup.py checks they agree.
+COMMANDS: dict[str, Entry] = {
+    "eval": Entry("relkit.metrics.cli:app",
+                  "Evaluate runs against qrels with trec_eval's exact numbers."),
+    "compare": Entry("relkit.metrics.compare.cli:app",
+                     "Compare systems: mean of each measure, with paired significance tests."),
+    "init": Entry("relkit.judging.commands:app",
+                  "Create a judging database for a collection: its topics and relevance "
+                  "scale."),
+    "pool": Entry("relkit.judging.commands:app",
+                  "Pool runs with a strategy: to a file (-o), into a judging database "
+                  "(--into), or stdout."),
+    "assign": Entry("relkit.judging.commands:app",
+                    "Share the pool's topics among assessors, with overlap and gold pairs."),
+    "status": Entry("relkit.judging.commands:app",
+                    "Progress per topic and per assessor, judgments per hour, median dwell "
+                    "time."),
+    "adjudicate": Entry("relkit.judging.commands:app",
+                        "Record a lead's final grade for a pair the assessors disagreed on."),
+    "disagreements": Entry("relkit.judging.commands:app",
+                           "List pairs that assessors graded differently (TSV: topic, doc, "
+                           "grades, adjudication)."),
+    "judge": Entry("relkit.judging.tui.cli:app",
+                   "Judge your assigned documents in the terminal: one key grades, saves, "
+                   "moves on."),
+    "demo": Entry("relkit.judging.demo:app",
+                  "The quick start: the sample collection pooled, assigned and open for "
+                  "judging."),
+    "agree": Entry("relkit.judging.agreement.cli:app",
+                   "Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect "
+                   "on rankings."),
+    "pool-strategies": Entry("relkit.pooling.cli:app",
+                             "List the pooling strategies, their parameters and references."),
+    "pool-stats": Entry("relkit.pooling.cli:app",
+                        "Pool statistics: size per topic, documents contributed and unique "
+                        "per run (and group)."),
+    "pool-coverage": Entry("relkit.pooling.cli:app",
+                           "Coverage table: each run's Judged@k and unjudged rate against a "
+                           "qrels."),
+    "pool-reuse": Entry("relkit.pooling.cli:app",
+                        "Leave-one-run-out (or group-out) reusability: score drop, rank drop, "
+                        "Kendall's tau."),
+    "pool-simulate": Entry("relkit.pooling.cli:app",
+                           "Replay strategies against a complete qrels: relevant found, tau, "
+                           "Judged@10 per budget."),
+    "pool-sample": Entry("relkit.pooling.cli:app",
+                         "Stratified sample of a pool with inclusion probabilities (for infAP "
+                         "and statAP)."),
+    "export": Entry("relkit.judging.commands:export_app",
+                    "Write judgments out: qrels or a full JSONL dump.", group=True),
+    "import": Entry("relkit.judging.commands:import_app",
+                    "Bring outside judgments into the database.", group=True),
+    "corpora": Entry("relkit.corpora.cli:app",
+                     "Test collections: list the known ones, describe one, fetch one.",
+                     group=True),
+    "systems": Entry("relkit.corpora.systems.cli:app",
+                     "Baseline retrieval systems (BM25, TF-IDF, query likelihood) that turn a "
+                     "collection and topics into TREC runs.", group=True),
+}
+
+ROOT_OPTIONS = [
+    ("--debug", "Show tracebacks on errors"),
+    ("--version", "Print the version and exit"),
+    ("--install-completion", "Install completion for the current shell."),
+    ("--show-completion", "Show completion for the current shell, to copy it or customize "
+                          "the installation."),
+    ("--help", "Show this message and exit."),
+]
+
+
+def _load(ref: str) -> typer.Typer:
+    module, attr = ref.split(":")
+    app: typer.Typer = getattr(import_module(module), attr)
+    return app
+
+
+def _command_name(info: object) -> str:
+    name = getattr(info, "name", None)
+    if name:
+        return str(name)
+    callback = getattr(info, "callback", None)
+    return str(getattr(callback, "__name__", "")).replace("_", "-")
+
+
+def _root_app() -> typer.Typer:
+    import typer
+
+    app = typer.Typer(name="relkit", help=HELP, no_args_is_help=True, add_completion=True,
+                      pretty_exceptions_enable=False)
+
+    @app.callback()
+    def root(
+        debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors"),
+        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                     help="Print the version and exit"),
+    ) -> None:
+        """relkit: exact, fast IR evaluation and test-collection building."""
+
+    return app
+
+
+def _add(app: typer.Typer, name: str, entry: Entry) -> None:
+    sub = _load(entry.app)
+    if entry.group:
+        app.add_typer(sub, name=name, help=entry.help)
+        return
+    for info in sub.registered_commands:
+        if _command_name(info) == name:
+            app.registered_commands.append(info)
+            return
+    raise LookupError(f"{entry.app} defines no command {name!r}")
+
+
+def full_app() -> typer.Typer:
+    """Every command (imports every layer): for completion and the CLI reference."""
+    app = _root_app()
+    for name, entry in COMMANDS.items():
+        _add(app, name, entry)
+    return app
 
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        import typer
 
-        typer.echo(f"relkit {version('relkit')}")
+        from relkit import __version__
+
+        typer.echo(f"relkit {__version__}")
         raise typer.Exit()
 
 
-@app.callback()
-def root(
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors"),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit"),
-) -> None:
-    """relkit: exact, fast IR evaluation and test-collection building."""
+def root_help(width: int | None = None) -> str:
+    """``relkit --help``, rendered from :data:`COMMANDS` without importing Typer."""
+    import os
+    import textwrap
+
+    if width is None:
+        try:
+            width = min(os.get_terminal_size(sys.stdout.fileno()).columns, 100)
+        except (OSError, ValueError):
+            width = 80
+
+    def table(rows: list[tuple[str, str]]) -> list[str]:
+        left = max(len(a) for a, _ in rows) + 4
+        out = []
+        for a, h in rows:
+            body = textwrap.wrap(h, max(width - left, 20)) or [""]
+            out.append(f"  {a:<{left - 2}}{body[0]}")
+            out += [" " * left + more for more in body[1:]]
+        return out
+
+    lines = ["Usage: relkit [OPTIONS] COMMAND [ARGS]...", "", f"  {HELP}", "", "Options:"]
+    lines += table(ROOT_OPTIONS)
+    lines += ["", "Commands:"]
+    lines += table([(n, e.help) for n, e in COMMANDS.items()])
+    lines += ["", "Run `relkit COMMAND --help` for a command's options and examples."]
+    return "\n".join(lines) + "\n"
+
+
+def _suggest(name: str) -> str:
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, list(COMMANDS), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _app_for(args: list[str]) -> typer.Typer | int:
+    """The app that runs ``args``: just the named command, or everything when unsure."""
+    import os
+
+    completing = any(k.startswith("_RELKIT_COMPLETE") for k in os.environ)
+    if completing or any(a in ("--install-completion", "--show-completion") for a in args):
+        return full_app()
+    rest = [a for a in args if a != "--debug"]
+    if rest[0].startswith("-"):
+        return full_app()  # an option the root does not know: click says so, and lists all
+    name = rest[0]
+    if name not in COMMANDS:
+        sys.stderr.write(f"relkit: error: no command {name!r}{_suggest(name)} "
+                         "(see `relkit --help`)\n")
+        return 2
+    app = _root_app()
+    _add(app, name, COMMANDS[name])
+    return app
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app, turning relkit errors into one line."""
-    from metrics.errors import RelkitError
-
-    args = sys.argv[1:] if argv is None else argv
+    args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
+    head = [a for a in args if a != "--debug"]
+    if head[:1] == ["--version"]:
+        from relkit import __version__
+
+        sys.stdout.write(f"relkit {__version__}\n")
+        return 0
+    if not head or head == ["--help"]:
+        sys.stdout.write(root_help())
+        return 0
+
+    app = _app_for(args)
+    if isinstance(app, int):
+        return app
+    import typer
+
+    from relkit.metrics.errors import RelkitError
+
     try:
-        app(args=args, standalone_mode=False)
+        app(args=args, standalone_mode=False, prog_name="relkit")
     except RelkitError as exc:
         if debug:
             raise

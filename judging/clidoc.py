@@ -1,6 +1,6 @@
 """The CLI reference (docs/cli.md), generated from the commands themselves.
 
-    python -m judging.clidoc > docs/cli.md
+    python -m relkit.judging.clidoc > docs/cli.md
 
 Walks the Typer app through Click, so every command, option and default in
 the reference is the one the code has; tests/test_docs.py fails when the file
@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from judging.cli import app
+from relkit.judging.cli import full_app
 
 
 # Typer vendors Click privately (typer._click), so commands are walked by duck typing.
@@ -37,9 +37,9 @@ def _param(p: Any) -> str:
 
 
 def cli_markdown() -> str:
-    root = typer.main.get_command(app)
+    root = typer.main.get_command(full_app())
     lines = ["# relkit command reference", "",
-             "Generated from the commands by `python -m judging.clidoc > docs/cli.md`;",
+             "Generated from the commands by `python -m relkit.judging.clidoc > docs/cli.md`;",
              "`relkit COMMAND --help` shows the same.", ""]
     for path, cmd in _walk(root, ["relkit"]):
         if cmd.hidden:

@@ -11,11 +11,15 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import typer
 
-from judging.store import Store
+from relkit.judging.cliopts import DbOpt
+from relkit.judging.cliopts import say as _say
+
+if TYPE_CHECKING:
+    from relkit.judging.store import Store
 
 app = typer.Typer(no_args_is_help=True)
 export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump.",
@@ -23,17 +27,15 @@ export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump."
 import_app = typer.Typer(help="Bring outside judgments into the database.",
                          no_args_is_help=True)
 
-DB_HELP = "Database: a SQLite file or a postgresql:// URL (default: $RELKIT_DB or ./relkit.db)"
-DbOpt = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP)
 Fmt = Literal["text", "tsv", "json"]
 
 
-def _say(msg: str) -> None:
-    sys.stderr.write(msg + "\n")
+def _open(db: str | None, create: bool = False) -> Store:
+    # The database stack is imported here, by the commands that open one: `relkit pool -o`
+    # and `relkit --help` never pay for SQLAlchemy.
+    from relkit.judging.store import Store
 
-
-def _open(db: str | None) -> Store:
-    return Store.open(db, create=False)
+    return Store.open(db, create=create)
 
 
 @app.command()
@@ -51,22 +53,22 @@ def init(
 
     Example: relkit init --topics topics.trec --docs docs.trec --scale trec-dl --db project.db
     """
-    from corpora.docstore import DocStore
-    from corpora.loaders import read_topics
-    from corpora.types import get_scale
+    from relkit.corpora.docstore import DocStore
+    from relkit.corpora.loaders import read_topics
+    from relkit.corpora.types import get_scale
 
     sc = get_scale(scale)
     tops = read_topics(topics, topics_format)
     source = None
     if docs is not None:
-        from metrics.progress import Bar
+        from relkit.metrics.progress import Bar
 
         with Bar(f"indexing {docs}", unit="documents") as bar:
             # Index once now: errors surface here, and `pool --into` is instant later.
             store_ = DocStore.open(docs, docs_format, progress=bar)
         source = str(docs.resolve())
         _say(f"relkit: indexed {len(store_):,} documents from {docs}")
-    store = Store.open(db)
+    store = _open(db, create=True)
     store.create_collection(name or topics.stem, sc, tops, docs_source=source,
                             docs_format=docs_format)
     _say(f"relkit: created collection {name or topics.stem!r} with {len(tops)} topics "
@@ -107,10 +109,10 @@ def pool(
 
     Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --into project.db
     """
-    from pooling.build import build_pool
-    from pooling.cli import load_runs
-    from pooling.params import parse_assignments
-    from pooling.strategies import get
+    from relkit.pooling.build import build_pool
+    from relkit.pooling.cli import load_runs
+    from relkit.pooling.params import parse_assignments
+    from relkit.pooling.strategies import get
 
     kind = get(strategy).kind         # an unknown name fails before the runs are read
     params = parse_assignments(param)
@@ -131,9 +133,9 @@ def pool(
     elif into is None:
         p.write(sys.stdout)
     if into is not None:
-        store = Store.open(into, create=False)
+        store = _open(into)
         lookup = _doc_lookup(store, docs, docs_format)
-        from judging.models import PoolEntryIn
+        from relkit.judging.models import PoolEntryIn
 
         entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
                                provenance=e.provenance) for e in p]
@@ -153,7 +155,7 @@ def _doc_lookup(store: Store, docs: Path | None, docs_format: str | None) -> Any
     source = docs or (Path(src) if src else None)
     if source is None:
         return None
-    from corpora.docstore import DocStore
+    from relkit.corpora.docstore import DocStore
 
     return DocStore.open(source, docs_format or fmt).get
 
@@ -164,10 +166,10 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
                    docs: Path | None, docs_format: str | None, seed: int) -> None:
     import hashlib
 
-    from judging.adaptive import Definition, import_pool
-    from pooling.candidates import Candidates
-    from pooling.cli import load_runs
-    from pooling.params import PoolingError
+    from relkit.judging.adaptive import Definition, import_pool
+    from relkit.pooling.candidates import Candidates
+    from relkit.pooling.cli import load_runs
+    from relkit.pooling.params import PoolingError
 
     if into is None or output is not None:
         raise PoolingError(f"{strategy!r} is adaptive: it picks each document as judgments "
@@ -176,7 +178,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
     definition = Definition(strategy, params, seed, budget, total).validated()
     loaded = load_runs(runs)
     cands = Candidates.from_runs(loaded, depth, topics)
-    store = Store.open(into, create=False)
+    store = _open(into)
     # The runs themselves are in the pool (each candidate's provenance); their files'
     # checksums say which files those were.
     files = {n: {"path": str(p.resolve()), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
@@ -206,8 +208,8 @@ def assign(
 
     Example: relkit assign ann bob --overlap 0.2 --order random --seed 7
     """
-    from judging.imports import read_qrels_file
-    from judging.schema import ORDERS
+    from relkit.judging.imports import read_qrels_file
+    from relkit.judging.schema import ORDERS
 
     if order not in ORDERS:
         raise typer.BadParameter(f"expected one of {list(ORDERS)}; got {order!r}",
@@ -228,7 +230,7 @@ def status(db: str | None = DbOpt,
 
     Example: relkit status --db team.db
     """
-    from judging.reports import status as get_status
+    from relkit.judging.reports import status as get_status
 
     if fmt not in get_args(Fmt):
         raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
@@ -283,8 +285,8 @@ def export_qrels(
 
     Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
     """
-    from judging.reports import METHODS, write_qrels
-    from judging.reports import export_qrels as run
+    from relkit.judging.reports import METHODS, write_qrels
+    from relkit.judging.reports import export_qrels as run
 
     if method not in METHODS:
         raise typer.BadParameter(f"expected one of {list(METHODS)}; got {method!r}",
@@ -308,7 +310,7 @@ def export_jsonl(
 
     Example: relkit export jsonl -o judgments.jsonl
     """
-    from judging.reports import write_jsonl
+    from relkit.judging.reports import write_jsonl
 
     store = _open(db)
     if output is None:
@@ -330,8 +332,8 @@ def import_judgments(
 
     Example: relkit import judgments alice.qrels bob.qrels
     """
-    from judging.imports import import_judgments as run
-    from judging.imports import read_judgment_files
+    from relkit.judging.imports import import_judgments as run
+    from relkit.judging.imports import read_judgment_files
 
     for f in files:
         if not f.is_file():
@@ -351,7 +353,7 @@ def adjudicate(
 
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
-    from judging.reports import adjudicate as run
+    from relkit.judging.reports import adjudicate as run
 
     run(_open(db), lead, topic, doc, grade, note)
     _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
@@ -363,7 +365,7 @@ def disagreements(db: str | None = DbOpt) -> None:
 
     Example: relkit disagreements --db team.db
     """
-    from judging.reports import disagreements as run
+    from relkit.judging.reports import disagreements as run
 
     typer.echo("topic\tdoc\tgrades\tadjudicated")
     for d in run(_open(db)):

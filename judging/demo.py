@@ -15,7 +15,8 @@ from pathlib import Path
 
 import typer
 
-from judging.commands import DbOpt, _say
+from relkit.judging.cliopts import DbOpt
+from relkit.judging.cliopts import say as _say
 
 app = typer.Typer()
 
@@ -25,10 +26,10 @@ ASSESSORS = ("ann", "bob")
 
 def build(db: str, depth: int, overlap: float, seed: int) -> None:
     """Create the demo project in ``db``: collection, depth pool, two assessors."""
-    from corpora.collection import Collection
-    from judging.models import PoolEntryIn
-    from judging.store import Store
-    from pooling.depth import depth_pool
+    from relkit.corpora.collection import Collection
+    from relkit.judging.models import PoolEntryIn
+    from relkit.judging.store import Store
+    from relkit.pooling.depth import depth_pool
 
     col = Collection.load(SAMPLE)
     docs = col.docs
@@ -68,14 +69,14 @@ def demo(
 
     Example: relkit demo --db demo.db
     """
-    from judging.store import Store
+    from relkit.judging.store import Store
 
     path = db or "relkit-demo.db"
     created = _create(path, depth, overlap, seed)
     if not created:
         _say(f"relkit: reopening {path} (delete it to start over)")
     if judge and sys.stdin.isatty() and sys.stdout.isatty():
-        from judging.tui.app import make_app
+        from relkit.judging.tui.app import make_app
 
         make_app(Store.open(path, create=False), assessor).run()
     elif judge:
@@ -84,9 +85,9 @@ def demo(
 
 
 def _create(path: str, depth: int, overlap: float, seed: int) -> bool:
-    from judging.engine import DatabaseError
-    from judging.models import StoreError
-    from judging.store import Store
+    from relkit.judging.engine import DatabaseError
+    from relkit.judging.models import StoreError
+    from relkit.judging.store import Store
 
     if Path(path).exists() or "://" in path:
         try:

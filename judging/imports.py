@@ -26,16 +26,16 @@ from sqlalchemy import insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from corpora.types import Document, Topic
-from judging.models import StoreError
-from judging.schema import (
+from relkit.corpora.types import Document, Topic
+from relkit.judging.models import StoreError
+from relkit.judging.schema import (
     DocumentRow,
     JudgmentEventRow,
     JudgmentRow,
     TopicRow,
 )
-from judging.store import Store, integrity_error, now
-from metrics.errors import FormatError
+from relkit.judging.store import Store, integrity_error, now
+from relkit.metrics.errors import FormatError
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
-from judging.engine import DatabaseError, writer
+from relkit.judging.engine import DatabaseError, writer
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 

@@ -14,8 +14,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judging.schema import Order, Status
-from metrics.errors import RelkitError
+from relkit.judging.schema import Order, Status
+from relkit.metrics.errors import RelkitError
 
 
 class StoreError(RelkitError):

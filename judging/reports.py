@@ -1,7 +1,7 @@
 """Reading the judging database back: progress, qrels, a full dump, disagreements.
 
 These are the researcher's and the lead's views: unlike
-:class:`judging.assessor.AssessorView` they see every assessor, the pools'
+:class:`relkit.judging.assessor.AssessorView` they see every assessor, the pools'
 provenance and the gold grades.
 """
 
@@ -18,8 +18,8 @@ from typing import IO, Literal, get_args
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import IntegrityError
 
-from judging.models import StoreError
-from judging.schema import (
+from relkit.judging.models import StoreError
+from relkit.judging.schema import (
     AdjudicationRow,
     AssessorRow,
     AssignmentItemRow,
@@ -32,8 +32,8 @@ from judging.schema import (
     PoolRow,
     TopicRow,
 )
-from judging.store import Store, integrity_error, now
-from pooling.pool import natural as _natural
+from relkit.judging.store import Store, integrity_error, now
+from relkit.pooling.pool import natural as _natural
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
 METHODS: tuple[str, ...] = get_args(Method)

@@ -1,7 +1,7 @@
 """The judging database: every table, in one module.
 
 SQLModel ``table=True`` classes do not validate their input, so nothing here is
-built from user data directly: :mod:`judging.models` validates first, and the
+built from user data directly: :mod:`relkit.judging.models` validates first, and the
 invariants that matter are database constraints as well (unique current
 judgment per assessor/topic/document, grades within the collection's scale
 through a composite foreign key, status and grade consistent, foreign keys).
@@ -10,7 +10,7 @@ The schema is created and upgraded only by Alembic (``judging/migrations``);
 ``SQLModel.metadata`` here is what the migrations are checked against.
 
 Assessor-facing code never reads ``pool_entry`` (provenance, priority) or other
-assessors' rows; see :class:`judging.store.AssessorView`.
+assessors' rows; see :class:`relkit.judging.store.AssessorView`.
 """
 
 from __future__ import annotations

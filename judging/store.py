@@ -5,8 +5,8 @@ One :class:`Store` per open database; every method is one short unit of work
 (topics, documents, pools, judgments) are validated completely before the
 first row is written, and written in a single transaction: all or nothing.
 
-The assessor-facing API is :class:`judging.assessor.AssessorView`; reports and
-exports live in :mod:`judging.reports`, imports in :mod:`judging.imports`.
+The assessor-facing API is :class:`relkit.judging.assessor.AssessorView`; reports and
+exports live in :mod:`relkit.judging.reports`, imports in :mod:`relkit.judging.imports`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
-from corpora.types import Document, Grade, RelevanceScale, Topic
-from judging.engine import make_engine, writer
-from judging.migrate import upgrade
-from judging.models import AssignIn, PoolEntryIn, StoreError, validated
-from judging.schema import (
+from relkit.corpora.types import Document, Grade, RelevanceScale, Topic
+from relkit.judging.engine import make_engine, writer
+from relkit.judging.migrate import upgrade
+from relkit.judging.models import AssignIn, PoolEntryIn, StoreError, validated
+from relkit.judging.schema import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
@@ -43,7 +43,7 @@ from judging.schema import (
 )
 
 if TYPE_CHECKING:
-    from judging.assessor import AssessorView
+    from relkit.judging.assessor import AssessorView
 
 DocLookup = Callable[[str], Document | None]
 
@@ -343,7 +343,7 @@ class Store:
             if prow is None:
                 raise StoreError(f"assign: no pool named {pool!r}; there are "
                                  f"{[p.name for p in pools]}")
-            from judging import adaptive
+            from relkit.judging import adaptive
 
             definition = adaptive.Definition.of_pool(prow)
             if definition is not None:
@@ -418,16 +418,16 @@ class Store:
         return AssignSummary(len(names), len(plan), n_items, overlap_pairs, n_gold)
 
     def assessor(self, name: str) -> AssessorView:
-        """The view one assessor works through (see :class:`judging.assessor.AssessorView`)."""
-        from judging.assessor import AssessorView
+        """The view one assessor works through (see :class:`relkit.judging.assessor.AssessorView`)."""
+        from relkit.judging.assessor import AssessorView
 
         return AssessorView(self, name)
 
 
 def _present(entries: list[tuple[int, float]], dkeys: Mapping[int, str], ordering: str,
              seed: str) -> list[int]:
-    """Presentation order of one assignment's documents (ids): see :mod:`pooling.order`."""
-    from pooling.order import present
+    """Presentation order of one assignment's documents (ids): see :mod:`relkit.pooling.order`."""
+    from relkit.pooling.order import present
 
     return present(entries, ordering, docno=lambda d: dkeys[d], seed=seed)
 

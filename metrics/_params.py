@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metrics.errors import MeasureError
+from relkit.metrics.errors import MeasureError
 
 
 def bad_param(measure: str, param: str, expected: str, got: object) -> MeasureError:

@@ -1,7 +1,7 @@
 """``relkit eval``: trec_eval-compatible evaluation from the command line.
 
 Data goes to stdout, diagnostics to stderr. Errors are library exceptions,
-printed once, on one line, by the CLI root (:mod:`judging.cli`).
+printed once, on one line, by the CLI root (:mod:`relkit.judging.cli`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import IO, Annotated, Literal, get_args
 
 import typer
 
-from metrics.progress import Bar
+from relkit.metrics.progress import Bar
 
 Format = Literal["trec", "tsv", "csv", "json", "parquet"]
 FORMATS = get_args(Format)
@@ -62,7 +62,7 @@ def _skip_pyarrow_pandas_probe() -> None:
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
-    from metrics.errors import FormatError
+    from relkit.metrics.errors import FormatError
 
     table: dict[tuple[str, str], tuple[float, float]] = {}
     for number, raw in enumerate(path.read_text().splitlines(), start=1):
@@ -79,9 +79,9 @@ def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
 
 
 def list_measures() -> str:
-    from metrics.measures import load_all
-    from metrics.measures.base import REGISTRY
-    from metrics.measures.trec_table import NICKNAMES
+    from relkit.metrics.measures import load_all
+    from relkit.metrics.measures.base import REGISTRY
+    from relkit.metrics.measures.trec_table import NICKNAMES
 
     load_all()
     rows = []
@@ -142,7 +142,7 @@ def eval_cmd(
     if compat not in (9, 10):
         raise typer.BadParameter(f"--compat must be 9 or 10; got {compat}")
     if relformat != "qrels":
-        from metrics.trec_modes import run_mode
+        from relkit.metrics.trec_eval.modes import run_mode
 
         sys.stdout.write(run_mode(relformat, qrels, runs, measure or [], query, max_docs,
                                   summary=not no_summary, complete=complete, compat=compat,
@@ -150,9 +150,9 @@ def eval_cmd(
         return
     if fmt == "trec":
         _skip_pyarrow_pandas_probe()
-    from metrics.data import Qrels, Run
-    from metrics.evaluator import Evaluator
-    from metrics.trec_format import lines
+    from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.evaluator import Evaluator
+    from relkit.metrics.trec_eval.format import lines
 
     measures = measure or ["official"]
     ev = Evaluator(Qrels.read(qrels), measures, level=level, judged_only=judged_only,

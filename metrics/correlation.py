@@ -2,7 +2,7 @@
 
 Used wherever relkit asks "does this change which system wins?": comparing
 systems (``relkit compare``), pool reusability and simulation (``pooling``),
-and the effect of assessor disagreement (``judging.agreement``).
+and the effect of assessor disagreement (``relkit.judging.agreement``).
 
 Inputs are two mappings ``system id -> score`` (higher is better) over the same
 systems; ids are strings and are matched by name, never by position.
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from metrics.errors import RelkitError
+from relkit.metrics.errors import RelkitError
 
 Method = Literal["tau", "tau_ap", "tau_ap_sym"]
 METHODS: tuple[str, ...] = get_args(Method)

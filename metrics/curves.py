@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics.data import Qrels, Run
-from metrics.measures.context import Ctx
-from metrics.measures.trec_rank import iprec_at_recall
-from metrics.ranking import JudgedTopics, rank
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.measures.context import Ctx
+from relkit.metrics.measures.trec_rank import iprec_at_recall
+from relkit.metrics.ranking import JudgedTopics, rank
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -14,8 +14,8 @@ from typing import IO, TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from metrics import io as _io
-from metrics.errors import FormatError
+from relkit.metrics import io as _io
+from relkit.metrics.errors import FormatError
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
     import pandas as pd
@@ -70,7 +70,7 @@ class Run(_TrecTable):
 
     Columns: ``query_id, iteration, doc_id, rank, score, run_id``. Only
     ``query_id``, ``doc_id`` and ``score`` matter for evaluation; ranking order
-    is decided by :mod:`metrics.ranking`, never by the ``rank`` column.
+    is decided by :mod:`relkit.metrics.ranking`, never by the ``rank`` column.
 
     Build one with :meth:`read` (TREC 6-column file) or from a frame with
     :meth:`from_frame`.

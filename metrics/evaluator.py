@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pyarrow as pa
 
-from metrics.data import Qrels, Run
-from metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
-from metrics.measures.base import REGISTRY, Family, Measure
-from metrics.measures.context import Ctx, seq_sum
-from metrics.ranking import JudgedTopics, Ranked, _dictionary_codes, rank
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
+from relkit.metrics.measures.base import REGISTRY, Family, Measure
+from relkit.metrics.measures.context import Ctx, seq_sum
+from relkit.metrics.ranking import JudgedTopics, Ranked, _dictionary_codes, rank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,8 +41,8 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
     carries parameters wins, as in trec_eval. Readable names add exactly the
     measures they denote.
     """
-    from metrics.measures.trec_table import NICKNAMES
-    from metrics.names import parse_measure
+    from relkit.metrics.measures.trec_table import NICKNAMES
+    from relkit.metrics.names import parse_measure
 
     _registry()
     chosen: dict[str, list[Measure]] = {}
@@ -89,7 +89,7 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
 
 
 def _registry() -> dict[str, Family]:
-    from metrics.measures import load_all
+    from relkit.metrics.measures import load_all
 
     load_all()
     return REGISTRY

@@ -10,7 +10,7 @@ Reading has two paths with one contract:
   there are no comment or blank lines (the common case for large files);
 * a checking path: a line-by-line parser that accepts any whitespace, skips
   blank and ``#`` comment lines, ignores extra run fields (as trec_eval does),
-  and raises :class:`~metrics.errors.FormatError` naming ``file:line``.
+  and raises :class:`~relkit.metrics.errors.FormatError` naming ``file:line``.
 
 Whenever the fast path meets anything it does not accept, the checking path
 reads the file again, so the result and the errors never depend on the path.
@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute below)
 import pyarrow.csv as pacsv
 
-from metrics.errors import FormatError
+from relkit.metrics.errors import FormatError
 
 if TYPE_CHECKING:
     import pandas as pd

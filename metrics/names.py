@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from metrics.measures.base import REGISTRY, Measure, expand, get_family
+from relkit.metrics.measures.base import REGISTRY, Measure, expand, get_family
 
 # Extra readable spellings accepted on input (the canonical one is
 # Family.readable and is what str() prints).
@@ -24,7 +24,7 @@ _ALIASES = {
 
 
 def _readable_table() -> dict[str, str]:
-    from metrics.measures import load_all
+    from relkit.metrics.measures import load_all
 
     load_all()
     return {f.readable: f.name for f in REGISTRY.values() if f.readable}
@@ -45,7 +45,7 @@ def readable_name(m: Measure) -> str:
 
 def parse_measure(name: str) -> list[Measure]:
     """Parse one name (readable or trec_eval) into the measures it denotes."""
-    from metrics.measures.trec_table import NICKNAMES
+    from relkit.metrics.measures.trec_table import NICKNAMES
 
     name = name.strip()
     if name in NICKNAMES:
@@ -66,7 +66,7 @@ def parse_measure(name: str) -> list[Measure]:
 
 def suggest(name: str) -> str:
     """", did you mean ...?" for an unknown name, or ""."""
-    from metrics.measures.trec_table import NICKNAMES
+    from relkit.metrics.measures.trec_table import NICKNAMES
 
     pool = list(REGISTRY) + list(NICKNAMES) + [
         r.replace("{}", "10") for r in _readable_table()]

@@ -27,9 +27,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from metrics._arrow import to_np, true_positions
-from metrics.data import Qrels, Run
-from metrics.errors import DuplicateDocumentError
+from relkit.metrics._arrow import to_np, true_positions
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import DuplicateDocumentError
 
 TieOrder = Literal["descending", "ascending"]
 

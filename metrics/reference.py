@@ -7,13 +7,13 @@ import inspect
 
 def measures_markdown() -> str:
     """Markdown for every registered family: names, parameters, formula, reference."""
-    from metrics.measures import load_all
-    from metrics.measures.base import REGISTRY
-    from metrics.measures.trec_table import NICKNAMES
+    from relkit.metrics.measures import load_all
+    from relkit.metrics.measures.base import REGISTRY
+    from relkit.metrics.measures.trec_table import NICKNAMES
 
     load_all()
     out = ["# Measure reference", "",
-           "Generated from the registry by `python -m metrics.reference > docs/measures.md`;",
+           "Generated from the registry by `python -m relkit.metrics.reference > docs/measures.md`;",
            "`tests/test_docs.py` fails when this file is stale.", "",
            "| trec_eval name | readable | parameters (default) | summary | origin | what |",
            "| --- | --- | --- | --- | --- | --- |"]

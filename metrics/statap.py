@@ -18,15 +18,15 @@ The 1 in :math:`\widehat{PC}` is the sampled relevant document itself (it is
 known to be relevant when its term is counted). With every :math:`\pi_d = 1`
 (everything judged) this is exactly AP. A topic with no sampled relevant
 document scores 0 (as AP does with R = 0). Ranking order is trec_eval's
-(:func:`metrics.ranking.ranked_docnos`).
+(:func:`relkit.metrics.ranking.ranked_docnos`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from metrics.data import Run
-from metrics.ranking import ranked_docnos
+from relkit.metrics.data import Run
+from relkit.metrics.ranking import ranked_docnos
 
 Prels = Mapping[str, Mapping[str, tuple[int, float]]]   # topic -> doc -> (grade, pi)
 

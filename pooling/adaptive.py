@@ -30,8 +30,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pooling.candidates import Candidates, TopicMatrix
-from pooling.params import PoolingError
+from relkit.pooling.candidates import Candidates, TopicMatrix
+from relkit.pooling.params import PoolingError
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class AdaptivePool:
     Parameters
     ----------
     strategy : a registered adaptive strategy name.
-    candidates : the runs' ranked lists (see :class:`pooling.candidates.Candidates`).
+    candidates : the runs' ranked lists (see :class:`relkit.pooling.candidates.Candidates`).
     params : strategy parameters (validated).
     seed : base seed of every topic's generator.
     level : lowest grade that counts as relevant.
@@ -76,12 +76,12 @@ class AdaptivePool:
     def __init__(self, strategy: str, candidates: Candidates,
                  params: Mapping[str, Any] | None = None, *, seed: int = 0, level: int = 1,
                  max_grade: int = 1) -> None:
-        from pooling.strategies import get
+        from relkit.pooling.strategies import get
 
         self.strategy = get(strategy)
         if self.strategy.kind != "adaptive":
             raise PoolingError(f"{strategy!r} is a static strategy; build its pool with "
-                               "pooling.build.build_pool")
+                               "relkit.pooling.build.build_pool")
         self.params = self.strategy.validate(params or {})
         self.candidates = candidates
         self.seed = seed

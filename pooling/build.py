@@ -1,4 +1,4 @@
-"""From a static strategy's judging order to a :class:`~pooling.pool.Pool`.
+"""From a static strategy's judging order to a :class:`~relkit.pooling.pool.Pool`.
 
 Budgets are common to every static strategy: ``budget`` keeps the first N
 documents of each topic in the strategy's order; ``total`` splits a global
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metrics.data import Run
-from pooling.candidates import Candidates
-from pooling.params import PoolingError
-from pooling.pool import Pool, PoolEntry, natural
+from relkit.metrics.data import Run
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import PoolingError
+from relkit.pooling.pool import Pool, PoolEntry, natural
 
 
 def split_budget(total: int, available: Mapping[str, int]) -> dict[str, int]:
@@ -51,13 +51,13 @@ def split_budget(total: int, available: Mapping[str, int]) -> dict[str, int]:
 def judging_order(strategy: str, cands: Candidates, params: Mapping[str, Any] | None = None
                   ) -> dict[str, list[tuple[str, float]]]:
     """A static strategy's full order per topic: ``[(doc, priority), ...]``."""
-    from pooling.strategies import get
+    from relkit.pooling.strategies import get
 
     s = get(strategy)
     if s.kind != "static" or s.order is None:
         raise PoolingError(f"{strategy!r} is adaptive: it picks documents as judgments "
                            "arrive; replay it with `relkit pool-simulate` or drive it with "
-                           "pooling.adaptive.AdaptivePool")
+                           "relkit.pooling.adaptive.AdaptivePool")
     return s.order(cands, s.validate(params or {}))
 
 

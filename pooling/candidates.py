@@ -1,6 +1,6 @@
 """What every strategy starts from: each run's ranked documents per topic.
 
-Runs are put in trec_eval's order once, here, by :func:`metrics.ranking.rank`
+Runs are put in trec_eval's order once, here, by :func:`relkit.metrics.ranking.rank`
 (score descending, then docno descending; the rank column is ignored), and cut
 at an optional depth. Strategies never sort runs themselves.
 
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from metrics.data import Qrels, Run
-from metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
-from pooling.params import PoolingError
-from pooling.pool import natural
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
+from relkit.pooling.params import PoolingError
+from relkit.pooling.pool import natural
 
 
 def ranked_lists(run: Run, depth: int | None) -> Ranked:

@@ -22,11 +22,11 @@ def _say(msg: str) -> None:
 
 def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore[type-arg]
     """Read runs named by file stem; warn (stderr) when a rank column disagrees with scores."""
-    from metrics.data import Run
-    from metrics.progress import Bar
-    from pooling.candidates import rank_disagreements
-    from pooling.depth import run_name
-    from pooling.params import PoolingError
+    from relkit.metrics.data import Run
+    from relkit.metrics.progress import Bar
+    from relkit.pooling.candidates import rank_disagreements
+    from relkit.pooling.depth import run_name
+    from relkit.pooling.params import PoolingError
 
     loaded = {}
     with Bar("reading runs", len(paths), unit="runs") as bar:
@@ -48,8 +48,8 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
 
 
 def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str, str] | None:
-    from pooling.depth import run_name
-    from pooling.params import PoolingError
+    from relkit.pooling.depth import run_name
+    from relkit.pooling.params import PoolingError
 
     if group_file is not None:
         out = {}
@@ -69,7 +69,7 @@ def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str
 
 
 def _parse_budgets(text: str) -> list[int]:
-    from pooling.params import PoolingError
+    from relkit.pooling.params import PoolingError
 
     try:
         out = [int(x) for x in text.split(",")]
@@ -87,7 +87,7 @@ def strategies_cmd() -> None:
 
     Example: relkit pool-strategies
     """
-    from pooling.strategies import load_all
+    from relkit.pooling.strategies import load_all
 
     print("name\tkind\tparameters\tsummary\treference")
     for n, s in sorted(load_all().items()):
@@ -105,9 +105,9 @@ def stats_cmd(
 
     Example: relkit pool-stats pool.tsv --groups groups.txt --overlap
     """
-    from pooling.pool import Pool
-    from pooling.stats import contributions, shared_by_one
-    from pooling.stats import overlap as run_overlap
+    from relkit.pooling.pool import Pool
+    from relkit.pooling.stats import contributions, shared_by_one
+    from relkit.pooling.stats import overlap as run_overlap
 
     p, _ = Pool.read(pool)
     sizes = p.sizes()
@@ -139,8 +139,8 @@ def coverage_cmd(
 
     Example: relkit pool-coverage qrels.txt runs/*.txt -k 10 -k 20
     """
-    from metrics.data import Qrels
-    from pooling.coverage import coverage
+    from relkit.metrics.data import Qrels
+    from relkit.pooling.coverage import coverage
 
     table = coverage(Qrels.read(qrels), load_runs(runs), cutoff)
     cols = [f"Judged@{k}" for k in sorted(set(cutoff))] + ["unjudged"]
@@ -163,8 +163,8 @@ def reuse_cmd(
 
     Example: relkit pool-reuse qrels.txt runs/*/*.txt --depth 50 --group-by dir
     """
-    from metrics.data import Qrels
-    from pooling.reuse import leave_out
+    from relkit.metrics.data import Qrels
+    from relkit.pooling.reuse import leave_out
 
     loaded = load_runs(runs)
     rows = leave_out(Qrels.read(qrels), loaded, depth, _groups(runs, group_by, group_file),
@@ -180,9 +180,9 @@ def reuse_cmd(
 
 def _plans(specs: Sequence[str], params: Sequence[str]) -> list:  # type: ignore[type-arg]
     """``bandit:policy=thompson`` -> Plan; ``--param`` applies to every strategy that has it."""
-    from pooling.params import parse_assignments
-    from pooling.simulate import Plan
-    from pooling.strategies import get
+    from relkit.pooling.params import parse_assignments
+    from relkit.pooling.simulate import Plan
+    from relkit.pooling.strategies import get
 
     common = parse_assignments(params)
     out = []
@@ -219,8 +219,8 @@ def simulate_cmd(
 
     Example: relkit pool-simulate qrels.txt runs/*.txt -s depth -s hedge --plot curve.svg
     """
-    from metrics.data import Qrels
-    from pooling.simulate import plot, simulate
+    from relkit.metrics.data import Qrels
+    from relkit.pooling.simulate import plot, simulate
 
     plans = _plans(strategy, param)
     budgets = _parse_budgets(budget)
@@ -248,8 +248,8 @@ def sample_cmd(
 
     Example: relkit pool-sample pool.tsv --strata 10:1,30:0.5,100:0.1 --seed 7 -o sample.tsv
     """
-    from pooling.pool import Pool
-    from pooling.sample import parse_strata, stratified_sample, write_sample
+    from relkit.pooling.pool import Pool
+    from relkit.pooling.sample import parse_strata, stratified_sample, write_sample
 
     p, _ = Pool.read(pool)
     s = stratified_sample(p, parse_strata(strata), seed)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from metrics.data import Qrels, Run
+from relkit.metrics.data import Qrels, Run
 
 ALL = 10 ** 9     # Judged at this depth is judged/retrieved over the whole ranking
 
@@ -19,7 +19,7 @@ ALL = 10 ** 9     # Judged at this depth is judged/retrieved over the whole rank
 def coverage(qrels: Qrels, runs: Mapping[str, Run], cutoffs: Sequence[int] = (10, 100)
              ) -> dict[str, dict[str, float]]:
     """``{run: {"Judged@10": ..., "unjudged": ...}}`` for each run, runs in name order."""
-    from metrics.evaluator import Evaluator
+    from relkit.metrics.evaluator import Evaluator
 
     ks = sorted(set(cutoffs))
     names = [f"Judged@{k}" for k in ks]

@@ -1,7 +1,7 @@
 """Depth-k pooling: the union of every run's top k documents per topic.
 
 Ranking order is trec_eval's (score descending, then docno descending; the rank
-column is ignored), decided by :func:`metrics.ranking.rank`, so tied
+column is ignored), decided by :func:`relkit.metrics.ranking.rank`, so tied
 scores give the same pool on every machine. A run shorter than k contributes
 what it has. A document a run lists twice is an error naming the run's line
 (trec_eval refuses such runs too).
@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from metrics.data import Run
-from pooling.candidates import ranked_lists
-from pooling.params import PoolingError
-from pooling.pool import Pool, PoolEntry, natural
+from relkit.metrics.data import Run
+from relkit.pooling.candidates import ranked_lists
+from relkit.pooling.params import PoolingError
+from relkit.pooling.pool import Pool, PoolEntry, natural
 
 __all__ = ["PoolingError", "depth_pool", "run_name"]
 

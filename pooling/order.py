@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar, get_args
 
-from pooling.params import PoolingError, suggest
+from relkit.pooling.params import PoolingError, suggest
 
 Ordering = Literal["docno", "random", "priority"]
 ORDERINGS: tuple[str, ...] = get_args(Ordering)

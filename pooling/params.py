@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.errors import RelkitError
+from relkit.metrics.errors import RelkitError
 
 
 class PoolingError(RelkitError):
@@ -102,7 +102,7 @@ def validate(owner: str, spec: Sequence[Param], given: Mapping[str, Any]) -> dic
     >>> validate("rbp", [Param("p", float, 0.8, "persistence", 0, 1, True, True)], {"p": 1.5})
     Traceback (most recent call last):
     ...
-    pooling.params.PoolingError: The 'p' parameter of rbp must be a number in (0, 1); got 1.5
+    relkit.pooling.params.PoolingError: The 'p' parameter of rbp must be a number in (0, 1); got 1.5
     """
     names = [p.name for p in spec]
     for key in given:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from metrics.errors import FormatError
+from relkit.metrics.errors import FormatError
 
 HEADER = "topic\tdoc\tpriority\tprovenance"
 
@@ -80,7 +80,7 @@ class Pool:
     def presorted(cls, entries: tuple[PoolEntry, ...]) -> Pool:
         """A pool from entries already unique and in file order (topic, then doc).
 
-        For builders that produce that order themselves (:func:`pooling.depth.depth_pool`):
+        For builders that produce that order themselves (:func:`relkit.pooling.depth.depth_pool`):
         checking and sorting 400k entries again would double the pool's build time.
         """
         pool = object.__new__(cls)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from metrics.correlation import kendall_tau
-from metrics.data import Qrels, Run
-from pooling.depth import depth_pool
-from pooling.simulate import grades_of
+from relkit.metrics.correlation import kendall_tau
+from relkit.metrics.data import Qrels, Run
+from relkit.pooling.depth import depth_pool
+from relkit.pooling.simulate import grades_of
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def leave_out(qrels: Qrels, runs: Mapping[str, Run], depth: int = 100,
               groups: Mapping[str, str] | None = None, measure: str = "map",
               level: int = 1) -> list[Reuse]:
     """One :class:`Reuse` row per run (grouped runs leave together)."""
-    from metrics.evaluator import Evaluator
+    from relkit.metrics.evaluator import Evaluator
 
     grades = grades_of(qrels, clip=False)
     pool = depth_pool(runs, depth)

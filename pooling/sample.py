@@ -14,9 +14,9 @@ File format (``sample.tsv``), sorted like a pool file::
 
 Estimators: judge the sampled documents, then evaluate with
 
-* ``infAP`` (trec_eval, :mod:`metrics.measures.trec_judged`): export qrels where
+* ``infAP`` (trec_eval, :mod:`relkit.metrics.measures.trec_judged`): export qrels where
   pooled-but-unsampled documents are ``-1`` (:func:`infap_qrels`);
-* ``statAP`` (:func:`metrics.statap.stat_ap`): needs the probabilities
+* ``statAP`` (:func:`relkit.metrics.statap.stat_ap`): needs the probabilities
   (:func:`prels`).
 """
 
@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from metrics.errors import FormatError
-from pooling.params import PoolingError
-from pooling.pool import Pool, natural
+from relkit.metrics.errors import FormatError
+from relkit.pooling.params import PoolingError
+from relkit.pooling.pool import Pool, natural
 
 HEADER = "topic\tdoc\tstratum\tprobability"
 
@@ -132,7 +132,7 @@ def infap_qrels(pool: Pool, sample: Sequence[SampledDoc],
 
 def prels(sample: Sequence[SampledDoc], judgments: Mapping[tuple[str, str], int]
           ) -> dict[str, dict[str, tuple[int, float]]]:
-    """``{topic: {doc: (grade, probability)}}`` for :func:`metrics.statap.stat_ap`."""
+    """``{topic: {doc: (grade, probability)}}`` for :func:`relkit.metrics.statap.stat_ap`."""
     out: dict[str, dict[str, tuple[int, float]]] = {}
     for s in sample:
         if (s.topic, s.doc) not in judgments:

@@ -12,7 +12,7 @@ judgments per topic we report:
   share of all relevant documents in the qrels;
 * Kendall's tau between the system ordering by a measure (default AP/MAP)
   under the judgments so far (the rest unjudged, hence non-relevant) and under
-  the full qrels (:func:`metrics.correlation.kendall_tau`);
+  the full qrels (:func:`relkit.metrics.correlation.kendall_tau`);
 * mean Judged@10 of the runs under the judgments so far.
 """
 
@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.correlation import kendall_tau
-from metrics.data import Qrels, Run
-from pooling.adaptive import AdaptivePool, Judgment
-from pooling.build import judging_order
-from pooling.candidates import Candidates
-from pooling.params import PoolingError
+from relkit.metrics.correlation import kendall_tau
+from relkit.metrics.data import Qrels, Run
+from relkit.pooling.adaptive import AdaptivePool, Judgment
+from relkit.pooling.build import judging_order
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import PoolingError
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def grades_of(qrels: Qrels, clip: bool = True) -> dict[str, dict[str, int]]:
 def sequences(plan: Plan, cands: Candidates, grades: Mapping[str, Mapping[str, int]],
               max_budget: int, *, seed: int = 0, level: int = 1) -> dict[str, list[Judgment]]:
     """Each topic's judgments, in the order the strategy asks for them."""
-    from pooling.strategies import get
+    from relkit.pooling.strategies import get
 
     s = get(plan.strategy)
     out: dict[str, list[Judgment]] = {}
@@ -99,7 +99,7 @@ def sequences(plan: Plan, cands: Candidates, grades: Mapping[str, Mapping[str, i
 
 def _scores(qrels: Qrels, runs: Mapping[str, Run], measure: str, level: int
             ) -> tuple[dict[str, float], dict[str, float]]:
-    from metrics.evaluator import Evaluator
+    from relkit.metrics.evaluator import Evaluator
 
     ev = Evaluator(qrels, [measure, "Judged@10"], level=level)
     score, judged = {}, {}

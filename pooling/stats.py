@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pooling.pool import Pool
+from relkit.pooling.pool import Pool
 
 
 @dataclass(frozen=True)

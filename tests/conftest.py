@@ -20,7 +20,7 @@ needs_shared = pytest.mark.skipif(
 
 def run_cli(args: list[str] | str, cwd: Path | None = None) -> tuple[int, str, str]:
     """Run ``relkit ARGS`` in this process; return (exit code, stdout, stderr)."""
-    from judging.cli import main
+    from relkit.judging.cli import main
 
     if isinstance(args, str):
         args = shlex.split(args)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import func, inspect, select
 
-from corpora.types import TREC_DL, Document, Topic
-from judging.store import Store
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging.store import Store
 
 TOPICS = [Topic("1", "solar power", "Find documents on solar panels.", "Panels only."),
           Topic("007", "bond films", "Documents about James Bond films.", "")]

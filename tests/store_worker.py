@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judging.store import Store  # noqa: E402
+from relkit.judging.store import Store  # noqa: E402
 
 
 def main() -> int:

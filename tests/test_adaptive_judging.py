@@ -1,6 +1,6 @@
 """Adaptive pools through the judging store and the TUI.
 
-The oracle for every sequence is :meth:`pooling.adaptive.AdaptivePool.run` (or
+The oracle for every sequence is :meth:`relkit.pooling.adaptive.AdaptivePool.run` (or
 its next/record/skip) on the same candidates, seed and grades: what an assessor
 is shown through the store must be exactly what the strategy picks when fed the
 judgments in the order they were made.
@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from corpora.types import TREC_DL, Document, Topic
-from judging import adaptive
-from judging.models import StoreError
-from judging.schema import AssignmentRow, PoolRow
-from judging.store import Store
-from metrics.data import Run
-from pooling.adaptive import AdaptivePool
-from pooling.candidates import Candidates
-from pooling.params import PoolingError
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging import adaptive
+from relkit.judging.models import StoreError
+from relkit.judging.schema import AssignmentRow, PoolRow
+from relkit.judging.store import Store
+from relkit.metrics.data import Run
+from relkit.pooling.adaptive import AdaptivePool
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import PoolingError
 from tests.conftest import run_cli
 
 DOCS = [f"d{i:02d}" for i in range(40)]
@@ -329,8 +329,8 @@ def test_migration_0004_round_trips_with_data(db_url: str) -> None:
     from sqlalchemy import text
     from sqlmodel import SQLModel
 
-    from judging.engine import writer
-    from judging.migrate import _config, current, upgrade
+    from relkit.judging.engine import writer
+    from relkit.judging.migrate import _config, current, upgrade
     from tests.store_helpers import make_project
 
     store = make_project(db_url)

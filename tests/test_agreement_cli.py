@@ -64,8 +64,8 @@ def test_agree_inferred_scale_keeps_unused_middle_grade(tmp_path: Path) -> None:
 def test_agree_from_the_database(tmp_path: Path) -> None:
     db = str(tmp_path / "p.db")
     files = _files(tmp_path)
-    from corpora.types import TREC_DL, Topic
-    from judging.store import Store
+    from relkit.corpora.types import TREC_DL, Topic
+    from relkit.judging.store import Store
 
     store = Store.open(db)
     store.create_collection("demo", TREC_DL, [Topic("1"), Topic("2")])
@@ -149,9 +149,9 @@ def test_gold_column_of_a_long_table(tmp_path: Path) -> None:
 def test_gold_pairs_from_the_database(tmp_path: Path) -> None:
     from sklearn.metrics import cohen_kappa_score
 
-    from corpora.types import TREC_DL, Topic
-    from judging.schema import GoldRow
-    from judging.store import Store
+    from relkit.corpora.types import TREC_DL, Topic
+    from relkit.judging.schema import GoldRow
+    from relkit.judging.store import Store
 
     db = str(tmp_path / "g.db")
     store = Store.open(db)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judging.agreement import multi, pairwise
+from relkit.judging.agreement import multi, pairwise
 
 VALS = np.arange(4.0)
 

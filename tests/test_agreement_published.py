@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpora.types import RelevanceScale
-from judging.agreement import multi, pairwise
-from judging.agreement.frame import Ratings
+from relkit.corpora.types import RelevanceScale
+from relkit.judging.agreement import multi, pairwise
+from relkit.judging.agreement.frame import Ratings
 from tests.agreement_data import DIAGNOSES, KRIPP, WIKI_COUNTS, long_frame
 
 # 94 applicants judged by A and B: yes/yes 61, yes/no 2, no/yes 6, no/no 25.
@@ -191,7 +191,7 @@ def test_degenerate_inputs_are_undefined_with_reasons() -> None:
 
 def test_multinomial_bootstrap_matches_item_resampling() -> None:
     """The pattern-count bootstrap is item resampling; compare with the naive loop."""
-    from judging.agreement import ci
+    from relkit.judging.agreement import ci
 
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 3, size=(120, 4)).astype(np.int8)
@@ -214,7 +214,7 @@ def test_multinomial_bootstrap_matches_item_resampling() -> None:
 
 
 def test_landis_koch_bands() -> None:
-    from judging.agreement.result import landis_koch
+    from relkit.judging.agreement.result import landis_koch
 
     assert [landis_koch(v) for v in (-0.1, 0.0, 0.2, 0.21, 0.4, 0.6, 0.61, 0.8, 0.81, 1.0)] == [
         "poor", "slight", "slight", "fair", "fair", "moderate", "substantial", "substantial",
@@ -226,8 +226,8 @@ def test_statistics_import_neither_store_nor_tui() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, judging.agreement.analysis, judging.agreement.report, "
-            "judging.agreement.html, judging.agreement.frame; "
+    code = ("import sys, relkit.judging.agreement.analysis, relkit.judging.agreement.report, "
+            "relkit.judging.agreement.html, relkit.judging.agreement.frame; "
             "print(' '.join(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpora.types import TREC_DL, RelevanceScale
-from judging.agreement import multi, pairwise
-from judging.agreement.analysis import Options, analyse
-from judging.agreement.frame import AgreementError, Ratings, read_files
+from relkit.corpora.types import TREC_DL, RelevanceScale
+from relkit.judging.agreement import multi, pairwise
+from relkit.judging.agreement.analysis import Options, analyse
+from relkit.judging.agreement.frame import AgreementError, Ratings, read_files
 from tests.conftest import SHARED
 
 DL = SHARED / "corpora" / "llmjudge-dl23"
@@ -128,7 +128,7 @@ def test_repeats_policies() -> None:
     f = pd.DataFrame({"assessor": ["a"] * 4 + ["b"], "topic": ["1"] * 5,
                       "doc": ["x", "x", "x", "y", "x"], "grade": [2, 0, 0, 1, 2]})
     sc = RelevanceScale.from_values("s", range(3))
-    from judging.agreement.frame import validate
+    from relkit.judging.agreement.frame import validate
 
     assert validate(f, sc, "first").query("assessor == 'a' and doc == 'x'")["grade"].item() == 2
     assert validate(f, sc, "last").query("assessor == 'a' and doc == 'x'")["grade"].item() == 0

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpora.types import RelevanceScale
-from judging.agreement import multi, pairwise, variance
-from judging.agreement.frame import Ratings
+from relkit.corpora.types import RelevanceScale
+from relkit.judging.agreement import multi, pairwise, variance
+from relkit.judging.agreement.frame import Ratings
 from tests.agreement_data import KRIPP, long_frame
 
 APPLICANTS = np.array([[25, 6], [2, 61]])

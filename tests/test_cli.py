@@ -53,7 +53,7 @@ def test_usage_error_exit_2() -> None:
 
 def test_list_measures_from_registry() -> None:
     code, out, _ = run_cli(["eval", "--list-measures"])
-    from metrics.measures.base import REGISTRY
+    from relkit.metrics.measures.base import REGISTRY
 
     assert code == 0
     for name in REGISTRY:

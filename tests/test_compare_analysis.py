@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metrics.compare.analysis import (
+from relkit.metrics.compare.analysis import (
     heatmap,
     most_different,
     ordering_correlation,
     precision_histogram,
 )
-from metrics.compare.core import compare_scores
-from metrics.compare.registry import CompareError
-from metrics.compare.scores import Scores, system_names
-from metrics.compare.tables import FORMATS, latex_escape
+from relkit.metrics.compare.core import compare_scores
+from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.scores import Scores, system_names
+from relkit.metrics.compare.tables import FORMATS, latex_escape
 
 # AP of three systems on four topics (rows: systems; columns: topics q1..q4)
 AP = np.array([[0.50, 0.20, 0.90, 0.10],    # sysA

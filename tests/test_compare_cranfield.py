@@ -40,9 +40,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 @needs_cranfield
 def test_means_and_t_tests_match_evaluator_and_scipy(report: tuple[Path, str]) -> None:
-    from metrics.compare import compare
-    from metrics.data import Qrels, Run
-    from metrics.evaluator import Evaluator
+    from relkit.metrics.compare import compare
+    from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.evaluator import Evaluator
 
     qrels = Qrels.read(CRAN / "cranqrel")
     runs = {p.stem: Run.read(p) for p in RUNS}

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from metrics.compare.corrections import CORRECTIONS, get_correction
-from metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
-from metrics.compare.registry import CompareError
-from metrics.compare.significance import TESTS, Resampling, bootstrap_means, paired_test
-from metrics.errors import MeasureError, RelkitError
+from relkit.metrics.compare.corrections import CORRECTIONS, get_correction
+from relkit.metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
+from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.significance import TESTS, Resampling, bootstrap_means, paired_test
+from relkit.metrics.errors import MeasureError, RelkitError
 
 # Fixed inputs: AP of two systems on 12 topics (made-up but IR-shaped: ties, a zero).
 A = np.array([0.31, 0.12, 0.55, 0.08, 0.40, 0.22, 0.67, 0.05, 0.29, 0.18, 0.44, 0.36])

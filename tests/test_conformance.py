@@ -138,9 +138,9 @@ def _check_divergence(cid: str, version: str, code: int, out: str, err: str) -> 
 def test_chunked_evaluation_is_identical(expected: str, args: str,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     # Large runs are evaluated a few topics at a time; force tiny chunks here.
-    import metrics.evaluator
+    import relkit.metrics.evaluator
 
-    monkeypatch.setattr(metrics.evaluator, "CHUNK_ROWS", 700)
+    monkeypatch.setattr(relkit.metrics.evaluator, "CHUNK_ROWS", 700)
     code, out, err = run_cli("eval " + args, cwd=CONFORMANCE)
     assert code == 0, err
     assert out == (CONFORMANCE / expected).read_text()

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from corpora import known
-from corpora.collection import open_collection
-from corpora.fetch import FetchError, fetch
-from corpora.known import KNOWN, KnownCollection, RemoteFile
-from corpora.stats import collection_stats
+from relkit.corpora import known
+from relkit.corpora.collection import open_collection
+from relkit.corpora.fetch import FetchError, fetch
+from relkit.corpora.known import KNOWN, KnownCollection, RemoteFile
+from relkit.corpora.stats import collection_stats
 from tests.conftest import SHARED, run_cli
 
 CORPORA = SHARED / "corpora"

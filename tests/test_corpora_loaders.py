@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from corpora.docstore import DocStore
-from corpora.loaders import LOADERS, LoaderError, get_loader, read_docs, read_topics
-from metrics.errors import FormatError
+from relkit.corpora.docstore import DocStore
+from relkit.corpora.loaders import LOADERS, LoaderError, get_loader, read_docs, read_topics
+from relkit.metrics.errors import FormatError
 from tests.conftest import SHARED
 
 CRAN = SHARED / "corpora" / "cranfield"

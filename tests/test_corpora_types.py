@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpora.types import (
+from relkit.corpora.types import (
     BINARY,
     TREC_DL,
     Document,

@@ -26,9 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metrics.data import Qrels, Run
-from metrics.errors import EvaluationError
-from metrics.evaluator import Evaluator, Result
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import EvaluationError
+from relkit.metrics.evaluator import Evaluator, Result
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

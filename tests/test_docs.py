@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from metrics.reference import measures_markdown
+from relkit.metrics.reference import measures_markdown
 from tests.conftest import ROOT
 
 
 def test_measure_reference_is_current() -> None:
     current = (ROOT / "docs" / "measures.md").read_text()
-    assert current == measures_markdown(), "run: python -m metrics.reference > docs/measures.md"
+    assert current == measures_markdown(), "run: python -m relkit.metrics.reference > docs/measures.md"
 
 
 def test_every_family_documents_a_formula_or_source() -> None:
     import inspect
 
-    from metrics.measures.base import REGISTRY
+    from relkit.metrics.measures.base import REGISTRY
 
     for fam in REGISTRY.values():
         if fam.summary in ("runid", "num_q"):
@@ -24,19 +24,19 @@ def test_every_family_documents_a_formula_or_source() -> None:
 
 
 def test_cli_reference_is_current() -> None:
-    from judging.clidoc import cli_markdown
+    from relkit.judging.clidoc import cli_markdown
 
     current = (ROOT / "docs" / "cli.md").read_text()
-    assert current == cli_markdown(), "run: python -m judging.clidoc > docs/cli.md"
+    assert current == cli_markdown(), "run: python -m relkit.judging.clidoc > docs/cli.md"
 
 
 def test_every_command_has_help_with_an_example() -> None:
     import typer
 
-    from judging.cli import app
-    from judging.clidoc import _walk
+    from relkit.judging.cli import full_app
+    from relkit.judging.clidoc import _walk
 
-    for path, cmd in _walk(typer.main.get_command(app), ["relkit"]):
+    for path, cmd in _walk(typer.main.get_command(full_app()), ["relkit"]):
         if getattr(cmd, "commands", None):  # a group: its commands carry the examples
             continue
         assert cmd.help and "Example: relkit" in cmd.help, " ".join(path)

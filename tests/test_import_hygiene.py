@@ -10,11 +10,11 @@ import pytest
 FORBIDDEN = {"textual", "sqlmodel", "sqlalchemy", "judging", "pooling", "corpora"}
 
 
-@pytest.mark.parametrize("module", ["metrics", "metrics.evaluator", "metrics.cli",
-                                    "metrics.trec_modes", "metrics.curves",
-                                    "metrics.compare", "metrics.compare.cli"])
+@pytest.mark.parametrize("module", ["metrics", "relkit.metrics.evaluator", "relkit.metrics.cli",
+                                    "relkit.metrics.trec_eval.modes", "relkit.metrics.curves",
+                                    "relkit.metrics.compare", "relkit.metrics.compare.cli"])
 def test_lower_layers_stay_clean(module: str) -> None:
-    code = (f"import sys, {module}; import metrics.measures as m; m.load_all(); "
+    code = (f"import sys, {module}; import relkit.metrics.measures as m; m.load_all(); "
             "print(' '.join(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
@@ -23,14 +23,14 @@ def test_lower_layers_stay_clean(module: str) -> None:
 
 
 def test_importing_metrics_is_cheap() -> None:
-    out = subprocess.run([sys.executable, "-c", "import sys, metrics.evaluator; "
+    out = subprocess.run([sys.executable, "-c", "import sys, relkit.metrics.evaluator; "
                           "print('pandas' in sys.modules)"],
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
 
 
 def test_compare_command_imports_no_plotting_or_pandas() -> None:
-    code = ("import sys, metrics.compare.cli; "
+    code = ("import sys, relkit.metrics.compare.cli; "
             "print(sorted({'pandas', 'matplotlib', 'scipy'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()

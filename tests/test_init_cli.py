@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judging.store import Store
+from relkit.judging.store import Store
 from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"

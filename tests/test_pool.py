@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics.data import Run
-from metrics.errors import DuplicateDocumentError, FormatError
-from pooling.depth import PoolingError, depth_pool, run_name
-from pooling.pool import Pool, PoolEntry, natural
+from relkit.metrics.data import Run
+from relkit.metrics.errors import DuplicateDocumentError, FormatError
+from relkit.pooling.depth import PoolingError, depth_pool, run_name
+from relkit.pooling.pool import Pool, PoolEntry, natural
 from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"

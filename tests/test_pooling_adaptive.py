@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from metrics.data import Qrels, Run
-from pooling.adaptive import AdaptivePool, Judgment
-from pooling.candidates import Candidates
-from pooling.params import PoolingError
-from pooling.simulate import Plan, grades_of, simulate
-from pooling.strategies import names
+from relkit.metrics.data import Qrels, Run
+from relkit.pooling.adaptive import AdaptivePool, Judgment
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import PoolingError
+from relkit.pooling.simulate import Plan, grades_of, simulate
+from relkit.pooling.strategies import names
 from tests.conftest import SHARED
 
 CRAN = SHARED / "corpora" / "cranfield"
@@ -90,7 +90,7 @@ def test_judgment_log_is_plain_data() -> None:
 @needs_cranfield
 def test_cranfield_adaptive_beats_depth_at_equal_budget() -> None:
     paths = sorted((CRAN / "runs").glob("*/*.txt"))
-    from pooling.depth import run_name
+    from relkit.pooling.depth import run_name
 
     runs = {run_name(p): Run.read(p) for p in paths}
     qrels = Qrels.read(CRAN / "cranqrel")

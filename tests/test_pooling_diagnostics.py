@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from metrics.data import Qrels, Run
-from metrics.evaluator import Evaluator
-from metrics.statap import estimated_relevant, stat_ap
-from pooling.coverage import coverage
-from pooling.depth import depth_pool
-from pooling.pool import Pool, PoolEntry
-from pooling.reuse import leave_out
-from pooling.sample import (
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.evaluator import Evaluator
+from relkit.metrics.statap import estimated_relevant, stat_ap
+from relkit.pooling.coverage import coverage
+from relkit.pooling.depth import depth_pool
+from relkit.pooling.pool import Pool, PoolEntry
+from relkit.pooling.reuse import leave_out
+from relkit.pooling.sample import (
     infap_qrels,
     parse_strata,
     prels,
@@ -23,7 +23,7 @@ from pooling.sample import (
     stratified_sample,
     write_sample,
 )
-from pooling.stats import contributions, overlap, shared_by_one
+from relkit.pooling.stats import contributions, overlap, shared_by_one
 from tests.conftest import CONFORMANCE, SHARED, needs_shared, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"

@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics.data import Run
-from metrics.errors import DuplicateDocumentError
-from pooling.build import build_pool, judging_order, split_budget
-from pooling.candidates import Candidates, rank_disagreements
-from pooling.depth import depth_pool
-from pooling.order import present
-from pooling.params import PoolingError, parse_assignments
-from pooling.pool import Pool
-from pooling.strategies import get, load_all, names
+from relkit.metrics.data import Run
+from relkit.metrics.errors import DuplicateDocumentError
+from relkit.pooling.build import build_pool, judging_order, split_budget
+from relkit.pooling.candidates import Candidates, rank_disagreements
+from relkit.pooling.depth import depth_pool
+from relkit.pooling.order import present
+from relkit.pooling.params import PoolingError, parse_assignments
+from relkit.pooling.pool import Pool
+from relkit.pooling.strategies import get, load_all, names
 
 # Two runs, one topic. Scores decide the order (rank column ignored).
 A = """\
@@ -184,8 +184,8 @@ def test_pooling_imports_nothing_above_it() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, pooling.cli, pooling.simulate, pooling.reuse, pooling.sample; "
-            "import pooling.strategies as s; s.load_all(); print(' '.join(sys.modules))")
+    code = ("import sys, relkit.pooling.cli, relkit.pooling.simulate, relkit.pooling.reuse, relkit.pooling.sample; "
+            "import relkit.pooling.strategies as s; s.load_all(); print(' '.join(sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     top = {m.split(".")[0] for m in out}

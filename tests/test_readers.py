@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from metrics.data import Qrels, Run
-from metrics.errors import DuplicateDocumentError, FormatError
-from metrics.evaluator import Evaluator
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import DuplicateDocumentError, FormatError
+from relkit.metrics.evaluator import Evaluator
 
 RUN = "q1 Q0 d1 1 2.5 sysA\nq1 Q0 d2 2 1.5 sysA\n007 Q0 d1 1 3 sysA\n"
 QRELS = "q1 0 d1 1\nq1 0 d2 0\n007 0 d1 2\n"
@@ -113,13 +113,13 @@ def test_unsorted_run_and_ties_follow_trec_eval_order() -> None:
     # topics out of order and split, rank column contradicting scores, ties
     text = ("q2 Q0 x 1 1 s\nq1 Q0 a 9 5 s\nq1 Q0 c 1 5 s\nq2 Q0 y 2 3 s\n"
             "q1 Q0 b 2 5 s\nq1 Q0 z 3 9 s\n")
-    from metrics.ranking import ranked_docnos
+    from relkit.metrics.ranking import ranked_docnos
 
     assert ranked_docnos(Run.read(text)) == {"q1": ["z", "c", "b", "a"], "q2": ["y", "x"]}
 
 
 def test_float32_ties_only_in_compat_9() -> None:
-    from metrics.ranking import ranked_docnos
+    from relkit.metrics.ranking import ranked_docnos
 
     run = Run.read("q Q0 a 1 1.00000002 s\nq Q0 b 2 1.00000001 s\n")
     assert ranked_docnos(run)["q"] == ["a", "b"]                       # doubles differ
@@ -151,12 +151,12 @@ def test_fast_and_checking_parsers_agree(text: str) -> None:
 
 def test_duplicate_reported_for_first_topic_whatever_the_chunking(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import metrics.evaluator
+    import relkit.metrics.evaluator
 
     q = Qrels.read("q1 0 a 1\nq2 0 a 1\n")
     run = Run.read("q2 Q0 a 0 3 r\nq2 Q0 a 0 2 r\nq1 Q0 b 0 3 r\nq1 Q0 b 0 2 r\n")
     for size in (10**9, 2, 1):
-        monkeypatch.setattr(metrics.evaluator, "CHUNK_ROWS", size)
+        monkeypatch.setattr(relkit.metrics.evaluator, "CHUNK_ROWS", size)
         with pytest.raises(DuplicateDocumentError) as info:
             Evaluator(q, ["map"]).compute(run)
         assert (info.value.query_id, info.value.line) == ("q1", 4)

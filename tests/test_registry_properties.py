@@ -22,11 +22,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from metrics.data import Qrels, Run
-from metrics.errors import MeasureError
-from metrics.evaluator import Evaluator, Result, resolve
-from metrics.measures.base import REGISTRY
-from metrics.names import parse_measure
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import MeasureError
+from relkit.metrics.evaluator import Evaluator, Result, resolve
+from relkit.metrics.measures.base import REGISTRY
+from relkit.metrics.names import parse_measure
 
 resolve(["P"])                            # loads the registry
 FAMILIES = list(REGISTRY)
@@ -391,8 +391,8 @@ def test_load_all_fresh_interpreter() -> None:
     """load_all() as the first registry call: textbook's module body reads
     REGISTRY['set_P'], so trec_table must load first (it raised KeyError before)."""
     root = Path(__file__).resolve().parents[1]
-    code = ("from metrics.measures import load_all; load_all(); "
-            "from metrics.measures.base import REGISTRY; print(' '.join(REGISTRY))")
+    code = ("from relkit.metrics.measures import load_all; load_all(); "
+            "from relkit.metrics.measures.base import REGISTRY; print(' '.join(REGISTRY))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

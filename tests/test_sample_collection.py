@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from corpora.collection import Collection
-from corpora.loaders import get_loader, read_docs, read_topics, sniff
-from corpora.types import get_scale
-from metrics.data import Qrels, Run
+from relkit.corpora.collection import Collection
+from relkit.corpora.loaders import get_loader, read_docs, read_topics, sniff
+from relkit.corpora.types import get_scale
+from relkit.metrics.data import Qrels, Run
 from tests.conftest import ROOT, run_cli
 
 SAMPLE = ROOT / "corpora" / "sample"
@@ -217,7 +217,7 @@ def test_pyproject_ships_every_file_of_the_collection() -> None:
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     # setuptools expands package-data globs with glob() relative to the package directory.
     shipped = {p.relative_to(ROOT / "corpora").as_posix()
-               for g in conf["tool"]["setuptools"]["package-data"]["corpora"]
+               for g in conf["tool"]["setuptools"]["package-data"]["relkit.corpora"]
                for p in (ROOT / "corpora").glob(g)}
     files = ["collection.toml", "README.md", MANIFEST["docs"]["path"],
              MANIFEST["topics"]["path"], MANIFEST["qrels"]["path"], *MANIFEST["runs"]]

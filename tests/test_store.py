@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from corpora.types import TREC_DL, Document, Topic
-from judging.imports import JudgmentLine, import_judgments
-from judging.models import StoreError
-from judging.reports import (
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging.imports import JudgmentLine, import_judgments
+from relkit.judging.models import StoreError
+from relkit.judging.reports import (
     adjudicate,
     disagreements,
     dump,
@@ -21,7 +21,7 @@ from judging.reports import (
     mean_rounded,
     status,
 )
-from judging.store import Store
+from relkit.judging.store import Store
 from tests.store_helpers import DOCS, POOL, make_project, snapshot
 
 

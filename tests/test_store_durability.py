@@ -12,8 +12,8 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from corpora.types import TREC_DL, Document, Topic
-from judging.store import Store
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging.store import Store
 
 WORKER = Path(__file__).with_name("store_worker.py")
 

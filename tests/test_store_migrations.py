@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from judging.engine import DatabaseError, make_engine
-from judging.migrate import current, head, upgrade
-from judging.store import Store
+from relkit.judging.engine import DatabaseError, make_engine
+from relkit.judging.migrate import current, head, upgrade
+from relkit.judging.store import Store
 from tests.store_helpers import make_project
 
 

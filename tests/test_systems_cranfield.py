@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from metrics.data import Qrels, Run
-from metrics.evaluator import Evaluator
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.evaluator import Evaluator
 from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
@@ -34,8 +34,8 @@ def _map(qrels: Qrels, run: Run) -> float:
 def cranfield() -> tuple:  # type: ignore[type-arg]
     if not CRAN.is_dir():
         pytest.skip(f"shared corpora not at {CRAN}")
-    from corpora.loaders import read_docs, read_topics
-    from corpora.systems.index import Index
+    from relkit.corpora.loaders import read_docs, read_topics
+    from relkit.corpora.systems.index import Index
 
     index = Index.build(read_docs(CRAN / "cran.all.1400", "smart-docs"))
     topics = read_topics(CRAN / "cran.qry", "smart-topics")
@@ -44,7 +44,7 @@ def cranfield() -> tuple:  # type: ignore[type-arg]
 
 @needs_corpora
 def test_bm25_map_on_cranfield_is_where_lucene_bm25_is(cranfield: tuple) -> None:  # type: ignore[type-arg]
-    from corpora.systems.retrieve import retrieve
+    from relkit.corpora.systems.retrieve import retrieve
 
     index, topics, qrels = cranfield
     assert index.num_docs == 1400 and len(topics) == 225
@@ -60,7 +60,7 @@ def test_bm25_map_on_cranfield_is_where_lucene_bm25_is(cranfield: tuple) -> None
 
 @needs_corpora
 def test_tfidf_and_ql_maps_on_cranfield(cranfield: tuple) -> None:  # type: ignore[type-arg]
-    from corpora.systems.retrieve import retrieve
+    from relkit.corpora.systems.retrieve import retrieve
 
     index, topics, qrels = cranfield
     # Peers: Lucene ClassicSimilarity (TF-IDF) 0.277 and LMDirichlet mu=1500/2000

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora.systems import REGISTRY, get, load_all, names
-from corpora.systems.analyzer import Analyzer
-from corpora.systems.index import Index
-from corpora.systems.params import SystemsError
-from corpora.systems.retrieve import retrieve
-from corpora.types import Document, Topic
+from relkit.corpora.systems import REGISTRY, get, load_all, names
+from relkit.corpora.systems.analyzer import Analyzer
+from relkit.corpora.systems.index import Index
+from relkit.corpora.systems.params import SystemsError
+from relkit.corpora.systems.retrieve import retrieve
+from relkit.corpora.types import Document, Topic
 
 PLAIN = Analyzer(stemmer="none", stopwords=False)
 WORDS = ["wing", "flow", "heat", "plate", "shock", "mach"]
@@ -137,7 +137,7 @@ def test_importing_the_systems_is_cheap_and_layered() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, corpora.systems.cli, corpora.systems.retrieve, corpora.systems as s; "
+    code = ("import sys, relkit.corpora.systems.cli, relkit.corpora.systems.retrieve, relkit.corpora.systems as s; "
             "s.load_all(); print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
     out = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True).stdout.split())

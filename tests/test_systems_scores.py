@@ -20,11 +20,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from corpora.systems import get
-from corpora.systems.analyzer import Analyzer
-from corpora.systems.index import Index, document_text
-from corpora.systems.retrieve import retrieve
-from corpora.types import Document, Topic
+from relkit.corpora.systems import get
+from relkit.corpora.systems.analyzer import Analyzer
+from relkit.corpora.systems.index import Index, document_text
+from relkit.corpora.systems.retrieve import retrieve
+from relkit.corpora.types import Document, Topic
 from tests.conftest import SHARED
 
 PLAIN = Analyzer(stemmer="none", stopwords=False)
@@ -107,7 +107,7 @@ def _cranfield_sample(n: int = 60) -> list[Document]:
     CRAN = SHARED / "corpora" / "cranfield"
     if not CRAN.is_dir():
         pytest.skip(f"shared corpora not at {CRAN}")
-    from corpora.loaders import read_docs
+    from relkit.corpora.loaders import read_docs
 
     docs = []
     for d in read_docs(CRAN / "cran.all.1400", "smart-docs"):

@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from metrics.curves import interpolated_pr, pr_curve
-from metrics.data import Qrels, Run
-from metrics.evaluator import Evaluator
+from relkit.metrics.curves import interpolated_pr, pr_curve
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.evaluator import Evaluator
 
 
 def make(relevant_ranks: dict[str, list[int]], depth: dict[str, int],
@@ -149,7 +149,7 @@ def test_gain_measures_linear_and_exponential() -> None:
 
 
 def test_fallout_without_collection_size_is_an_error() -> None:
-    from metrics.errors import MeasureError
+    from relkit.metrics.errors import MeasureError
 
     q, r = make({"q": [1]}, {"q": 3}, {"q": 1})
     with pytest.raises(MeasureError, match="collection size"):

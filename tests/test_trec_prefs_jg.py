@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from metrics.data import Qrels, Run
-from metrics.errors import DuplicateDocumentError, EvaluationError, FormatError, MeasureError
-from metrics.ranking import ranked_docnos
-from metrics.trec_jg import evaluate_jg, evaluate_jg_run, read_qrels_jg
-from metrics.trec_prefs import (
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError, MeasureError
+from relkit.metrics.ranking import ranked_docnos
+from relkit.metrics.trec_eval.jg import evaluate_jg, evaluate_jg_run, read_qrels_jg
+from relkit.metrics.trec_eval.prefs import (
     evaluate_prefs,
     evaluate_prefs_run,
     prefs_from_qrels,
@@ -25,7 +25,7 @@ from metrics.trec_prefs import (
     read_prefs,
     read_qrels_prefs,
 )
-from metrics.trec_rows import Row, render
+from relkit.metrics.trec_eval.rows import Row, render
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
 needs_data = pytest.mark.skipif(

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from corpora.types import TREC_DL, Document, Topic
-from judging.store import Store
-from judging.tui.app import JudgeApp, Settings, make_app
-from judging.tui.docview import DocView
-from judging.tui.dwell import DwellTimer
-from judging.tui.judge import JudgeScreen
-from judging.tui.keymap import KeymapError, load
-from judging.tui.safe import clean, query_terms, safe
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging.store import Store
+from relkit.judging.tui.app import JudgeApp, Settings, make_app
+from relkit.judging.tui.docview import DocView
+from relkit.judging.tui.dwell import DwellTimer
+from relkit.judging.tui.judge import JudgeScreen
+from relkit.judging.tui.keymap import KeymapError, load
+from relkit.judging.tui.safe import clean, query_terms, safe
 
 EVIL = ("[bold]not bold[/bold] [link=http://x]click[/link] \x1b[31mred\x1b[0m "
         "bell\x07 \x1b]0;title\x07 end")
@@ -255,8 +255,8 @@ def test_keymap_overrides_and_clashes(tmp_path: Path) -> None:
 
 
 def test_lead_adjudicates_a_disagreement(tmp_path: Path) -> None:
-    from judging.reports import disagreements
-    from judging.tui.lead import LeadApp
+    from relkit.judging.reports import disagreements
+    from relkit.judging.tui.lead import LeadApp
 
     store = project(tmp_path)
     store.assessor("ann").record(topic="1", doc="d0", grade=0, note="off topic")

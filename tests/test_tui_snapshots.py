@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from corpora.types import TREC_DL, Document, Topic
-from judging.store import Store
-from judging.tui.app import Settings, make_app
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging.store import Store
+from relkit.judging.tui.app import Settings, make_app
 
 # SVG snapshots depend on Textual's renderer: compare them only under the Textual
 # version that made them (a newer one renders differently without anything being wrong).

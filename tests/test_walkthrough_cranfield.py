@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from judging.store import Store
-from metrics.correlation import kendall_tau
-from metrics.data import Qrels, Run
-from metrics.evaluator import Evaluator
+from relkit.judging.store import Store
+from relkit.metrics.correlation import kendall_tau
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.evaluator import Evaluator
 from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"

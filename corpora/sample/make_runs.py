@@ -36,9 +36,9 @@ import numpy as np
 from scipy import sparse
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # run from a checkout: import corpora.loaders
+sys.path.insert(0, str(HERE.parents[1]))  # run from a checkout: import relkit.corpora.loaders
 
-from corpora.loaders import read_docs, read_topics  # noqa: E402
+from relkit.corpora.loaders import read_docs, read_topics  # noqa: E402
 
 DEPTH = 100
 Scorer = Callable[[list[str]], np.ndarray]  # queries -> (n_queries, n_docs) scores

@@ -1,8 +1,8 @@
 """Baseline retrieval systems that turn a collection and topics into TREC runs.
 
 A :class:`System` is a small declarative object: a name, a one-line summary, its
-reference, its parameters (:class:`corpora.systems.params.Param`) and a function
-that builds a :class:`Scorer` from an :class:`corpora.systems.index.Index`. One
+reference, its parameters (:class:`relkit.corpora.systems.params.Param`) and a function
+that builds a :class:`Scorer` from an :class:`relkit.corpora.systems.index.Index`. One
 module per family registers its systems on import (``bm25``, ``tfidf``, ``ql``);
 :func:`get` finds them by name and suggests a close one for a typo, and the CLI's
 help and ``relkit systems list`` read names from here, so they cannot drift.
@@ -18,12 +18,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from corpora.systems.params import Param, SystemsError, suggest, validate
+from relkit.corpora.systems.params import Param, SystemsError, suggest, validate
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from corpora.systems.index import Index
+    from relkit.corpora.systems.index import Index
 
 __all__ = ["FAMILIES", "Param", "Scorer", "System", "SystemsError", "get", "load_all", "names",
            "register"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, get_args
 
-from corpora.systems.params import SystemsError
+from relkit.corpora.systems.params import SystemsError
 
 StemmerName = Literal["porter", "snowball", "none"]
 STEMMERS: tuple[str, ...] = get_args(StemmerName)
@@ -61,7 +61,7 @@ class Analyzer:
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
-            from corpora.systems.params import suggest
+            from relkit.corpora.systems.params import suggest
 
             raise SystemsError(f"unknown stemmer {self.stemmer!r}"
                                f"{suggest(self.stemmer, STEMMERS)} (known: {', '.join(STEMMERS)})")

@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from corpora.systems import Param, System, register
-from corpora.systems.index import accumulate
+from relkit.corpora.systems import Param, System, register
+from relkit.corpora.systems.index import accumulate
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-    from corpora.systems.index import Index
+    from relkit.corpora.systems.index import Index
 
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 

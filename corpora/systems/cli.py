@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from corpora.systems import load_all, names
-from metrics.progress import Bar
+from relkit.corpora.systems import load_all, names
+from relkit.metrics.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
@@ -79,12 +79,12 @@ def run_cmd(
 
     Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
-    from corpora.loaders import read_docs, read_topics
-    from corpora.systems import get
-    from corpora.systems.analyzer import Analyzer
-    from corpora.systems.index import Index
-    from corpora.systems.params import SystemsError, parse_assignments
-    from corpora.systems.retrieve import query_text, retrieve
+    from relkit.corpora.loaders import read_docs, read_topics
+    from relkit.corpora.systems import get
+    from relkit.corpora.systems.analyzer import Analyzer
+    from relkit.corpora.systems.index import Index
+    from relkit.corpora.systems.params import SystemsError, parse_assignments
+    from relkit.corpora.systems.retrieve import query_text, retrieve
 
     sys_ = get(system)
     params: dict[str, Any] = sys_.validate(parse_assignments(param or []))
@@ -95,7 +95,7 @@ def run_cmd(
     if collection is not None:
         if docs is not None or topics is not None:
             raise SystemsError("give --collection, or --docs and --topics, not both")
-        from corpora.collection import open_collection
+        from relkit.corpora.collection import open_collection
 
         col = open_collection(collection)
         queries = col.read_topics()
@@ -129,6 +129,6 @@ def run_cmd(
 
 
 def _probe_topic() -> Any:
-    from corpora.types import Topic
+    from relkit.corpora.types import Topic
 
     return Topic("probe")

@@ -1,6 +1,6 @@
 """An in-memory term-document index built once and shared by every system.
 
-Documents stream in (from any loader in :mod:`corpora.loaders`); each is
+Documents stream in (from any loader in :mod:`relkit.corpora.loaders`); each is
 analysed once into term ids. The index keeps a sparse documents x terms count
 matrix (CSR, and its CSC twin for reading a term's postings), the vocabulary
 and the document ids. Systems derive their weights from it, so switching
@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from corpora.systems.analyzer import Analyzer
-from corpora.systems.params import SystemsError
+from relkit.corpora.systems.analyzer import Analyzer
+from relkit.corpora.systems.params import SystemsError
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-    from corpora.types import Document
+    from relkit.corpora.types import Document
 
 
 def document_text(doc: Document) -> str:

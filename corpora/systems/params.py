@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.errors import RelkitError
+from relkit.metrics.errors import RelkitError
 
 
 class SystemsError(RelkitError):
@@ -95,7 +95,7 @@ def validate(owner: str, spec: Sequence[Param], given: Mapping[str, Any]) -> dic
     >>> validate("bm25", [Param("b", float, 0.75, "length normalisation", 0, 1)], {"b": 2})
     Traceback (most recent call last):
     ...
-    corpora.systems.params.SystemsError: The 'b' parameter of bm25 must be a number in [0, 1]; got 2
+    relkit.corpora.systems.params.SystemsError: The 'b' parameter of bm25 must be a number in [0, 1]; got 2
     """
     names = [p.name for p in spec]
     for key in given:

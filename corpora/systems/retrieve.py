@@ -1,6 +1,6 @@
 """Topics in, a TREC run out: query text, scoring, the depth cut and the ranking order.
 
-Ranking order is :mod:`metrics.ranking`'s (trec_eval's): score descending, then
+Ranking order is :mod:`relkit.metrics.ranking`'s (trec_eval's): score descending, then
 docno descending. The run is put through that module, so the order in the file,
 the ranks written and the order ``relkit eval`` sees are the same by construction.
 """
@@ -13,11 +13,11 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from corpora.systems import Scorer, System, get
-from corpora.systems.index import Index
-from corpora.systems.params import SystemsError, suggest
-from corpora.types import Topic
-from metrics.data import Run
+from relkit.corpora.systems import Scorer, System, get
+from relkit.corpora.systems.index import Index
+from relkit.corpora.systems.params import SystemsError, suggest
+from relkit.corpora.types import Topic
+from relkit.metrics.data import Run
 
 QueryField = Literal["title", "desc", "title+desc"]
 QUERY_FIELDS: tuple[str, ...] = get_args(QueryField)
@@ -114,8 +114,8 @@ def _ranked_run(index: Index, names: list[str], q_parts: list[np.ndarray],
                 tag: str) -> Run:
     import pyarrow as pa
 
-    from metrics.data import Qrels
-    from metrics.ranking import JudgedTopics, rank
+    from relkit.metrics.data import Qrels
+    from relkit.metrics.ranking import JudgedTopics, rank
 
     q = np.concatenate(q_parts) if q_parts else np.empty(0, np.int32)
     d = np.concatenate(d_parts) if d_parts else np.empty(0, np.int64)

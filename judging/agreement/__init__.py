@@ -2,6 +2,6 @@
 
 The statistics (:mod:`.pairwise`, :mod:`.multi`, :mod:`.ci`) are pure
 functions over a long frame of ``assessor, topic, doc, grade`` turned into
-:class:`~judging.agreement.frame.Ratings`; they import neither the store nor
-the TUI. Only :func:`judging.agreement.frame.from_store` reads the database.
+:class:`~relkit.judging.agreement.frame.Ratings`; they import neither the store nor
+the TUI. Only :func:`relkit.judging.agreement.frame.from_store` reads the database.
 """

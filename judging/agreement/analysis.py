@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from judging.agreement import multi, pairwise
-from judging.agreement.frame import Ratings
-from judging.agreement.result import Stat
+from relkit.judging.agreement import multi, pairwise
+from relkit.judging.agreement.frame import Ratings
+from relkit.judging.agreement.result import Stat
 
 # Above this many assessor pairs, pairwise bootstraps are skipped (analytic
 # intervals stay): crowd data has thousands of tiny pairs and the interval of
@@ -209,7 +209,7 @@ class Analysis:
 def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None,
             opts: Options | None = None) -> Analysis:
     """Every statistic on the graded scale and binarised at ``threshold``."""
-    from judging.agreement.ir import overlaps
+    from relkit.judging.agreement.ir import overlaps
 
     opts = opts or Options()
     t = r.scale.threshold if threshold is None else threshold

@@ -20,7 +20,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from judging.agreement.result import Interval
+from relkit.judging.agreement.result import Interval
 
 
 @lru_cache(maxsize=8)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from judging.commands import DB_HELP
+from relkit.judging.cliopts import DB_HELP
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -44,9 +44,9 @@ def agree(
 
     Example: relkit agree alice.qrels bob.qrels --threshold 2 --format html -o agree.html
     """
-    from corpora.types import get_scale
-    from judging.agreement.analysis import Options, analyse
-    from judging.agreement.frame import (
+    from relkit.corpora.types import get_scale
+    from relkit.judging.agreement.analysis import Options, analyse
+    from relkit.judging.agreement.frame import (
         REPEATS,
         AgreementError,
         Ratings,
@@ -54,7 +54,7 @@ def agree(
         infer_scale,
         read_files,
     )
-    from judging.agreement.report import FORMATS
+    from relkit.judging.agreement.report import FORMATS
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"expected one of {list(FORMATS)}; got {fmt!r}",
@@ -84,7 +84,7 @@ def agree(
         if frame["is_gold"].any():
             found_gold = str(frame.loc[frame["is_gold"], "assessor"].iat[0])
     else:
-        from judging.agreement.store import from_store
+        from relkit.judging.agreement.store import from_store
 
         frame, sc, found_gold = from_store(db)
         if scale is not None:
@@ -105,9 +105,9 @@ def agree(
     result = analyse(ratings, threshold, gold=gold,
                      opts=Options(replicates=replicates, seed=seed))
     if runs:
-        from judging.agreement.ir import effect
-        from metrics.data import Run
-        from pooling.depth import run_name
+        from relkit.judging.agreement.ir import effect
+        from relkit.metrics.data import Run
+        from relkit.pooling.depth import run_name
 
         loaded = {}
         for p in runs:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
-from corpora.types import RelevanceScale
-from metrics.errors import RelkitError
+from relkit.corpora.types import RelevanceScale
+from relkit.metrics.errors import RelkitError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -126,7 +126,7 @@ class Ratings:
                    repeats: Repeats = "error") -> Ratings:
         import pandas as pd
 
-        from pooling.pool import natural
+        from relkit.pooling.pool import natural
 
         f = validate(frame, scale, repeats)
         assessors = tuple(sorted(f["assessor"].unique()))
@@ -187,7 +187,7 @@ class Ratings:
 
 
 def frame_from_lines(lines: Iterable[object]) -> pd.DataFrame:
-    """A long frame (with ``source, line, is_gold``) from :class:`judging.imports.JudgmentLine`.
+    """A long frame (with ``source, line, is_gold``) from :class:`relkit.judging.imports.JudgmentLine`.
 
     The reader's notes (what it skipped) travel in ``frame.attrs["notes"]``.
     """
@@ -206,9 +206,9 @@ def read_files(paths: Sequence[str | Path]) -> pd.DataFrame:
     Each is a qrels file per assessor (the stem names the assessor) or a long
     CSV/TSV with assessor, topic, doc, grade columns (and maybe gold).
     """
-    # Imported here: judging.imports also holds the store writer (sqlalchemy),
+    # Imported here: relkit.judging.imports also holds the store writer (sqlalchemy),
     # which the statistics must not pull in.
-    from judging.imports import read_judgment_files
+    from relkit.judging.imports import read_judgment_files
 
     for p in paths:
         if not Path(p).is_file():

@@ -10,8 +10,8 @@ from html import escape
 
 import numpy as np
 
-from judging.agreement.analysis import Analysis, Level, Pair
-from judging.agreement.report import Section
+from relkit.judging.agreement.analysis import Analysis, Level, Pair
+from relkit.judging.agreement.report import Section
 
 MAX_HEAT = 40        # assessors in the heat map
 MAX_CONFUSION = 12   # confusion matrices shown per level

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judging.agreement.frame import AgreementError, Ratings
+from relkit.judging.agreement.frame import AgreementError, Ratings
 
 if TYPE_CHECKING:
-    from metrics.data import Run
+    from relkit.metrics.data import Run
 
 ALPHA = 0.05
 MAX_EFFECT_ASSESSORS = 20
@@ -30,7 +30,7 @@ def overlaps(binary: Ratings) -> list[dict[str, Any]]:
     relevance judgments and the measurement of retrieval effectiveness", IP&M
     36(5), 2000, table 1.
     """
-    from judging.agreement.multi import pair_tables
+    from relkit.judging.agreement.multi import pair_tables
 
     out = []
     for (i, j), t in pair_tables(binary.codes, 2).items():
@@ -59,7 +59,7 @@ def paired_p(x: np.ndarray, y: np.ndarray) -> float:
 def _qrels(r: Ratings, a: int) -> Any:
     import pandas as pd
 
-    from metrics.data import Qrels
+    from relkit.metrics.data import Qrels
 
     ok = r.codes[:, a] >= 0
     frame = pd.DataFrame({"query_id": np.asarray(r.topics, dtype=object)[r.item_topic[ok]],
@@ -79,8 +79,8 @@ def effect(r: Ratings, runs: Mapping[str, Run], measure: str = "nDCG@10",
     and not the other, or significant both ways round). A topic a run did not
     retrieve for scores 0 (trec_eval ``-c``).
     """
-    from metrics.correlation import kendall_tau, tau_ap_symmetric
-    from metrics.evaluator import Evaluator
+    from relkit.metrics.correlation import kendall_tau, tau_ap_symmetric
+    from relkit.metrics.evaluator import Evaluator
 
     if len(runs) < 2:
         raise AgreementError("the effect on conclusions needs two or more runs (--runs)")

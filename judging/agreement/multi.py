@@ -20,10 +20,10 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from judging.agreement import ci
-from judging.agreement import variance as V
-from judging.agreement.pairwise import cohen_kappa, weight_matrix
-from judging.agreement.result import Interval, Stat, defined, undefined
+from relkit.judging.agreement import ci
+from relkit.judging.agreement import variance as V
+from relkit.judging.agreement.pairwise import cohen_kappa, weight_matrix
+from relkit.judging.agreement.result import Interval, Stat, defined, undefined
 
 Metric = Literal["nominal", "ordinal", "interval", "ratio"]
 METRICS: tuple[str, ...] = get_args(Metric)

@@ -4,9 +4,9 @@ Every function takes a batch of tables ``t`` of shape ``(..., k, k)``
 (``t[i, j]``: items the first assessor put in grade ``i`` and the second in
 ``j``, over the declared scale's grades, used or not) and returns one value per
 table; NaN marks "undefined" internally and becomes an explicit
-:class:`~judging.agreement.result.Stat` with a reason in :func:`measure`.
+:class:`~relkit.judging.agreement.result.Stat` with a reason in :func:`measure`.
 Batches make the bootstrap a single vectorised call (replicate tables are
-multinomial draws, see :mod:`judging.agreement.ci`).
+multinomial draws, see :mod:`relkit.judging.agreement.ci`).
 
 Statistics are small declarative objects in :data:`REGISTRY`.
 """
@@ -19,7 +19,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from judging.agreement.result import Interval, Stat, defined, undefined
+from relkit.judging.agreement.result import Interval, Stat, defined, undefined
 
 Weights = Literal["none", "linear", "quadratic"]
 WEIGHTS: tuple[str, ...] = get_args(Weights)
@@ -292,7 +292,7 @@ def get(name: str) -> PairStatistic:
     except KeyError:
         import difflib
 
-        from judging.agreement.frame import AgreementError
+        from relkit.judging.agreement.frame import AgreementError
 
         close = difflib.get_close_matches(name, REGISTRY, n=3)
         raise AgreementError(f"unknown pairwise statistic {name!r}"
@@ -310,7 +310,7 @@ def measure(stat: PairStatistic, t: np.ndarray, values: np.ndarray, *, level: fl
 def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
                  level: float = 0.95, replicates: int = 1000, seed: int = 0) -> list[Stat]:
     """``stat`` on each of a stack of tables (n, k, k): values and SEs in one call."""
-    from judging.agreement import ci
+    from relkit.judging.agreement import ci
 
     tables = np.asarray(tables)
     ns = tables.sum(axis=(-2, -1)).astype(int)

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from judging.agreement.analysis import Analysis, Level, Pair
-from judging.agreement.result import Stat
+from relkit.judging.agreement.analysis import Analysis, Level, Pair
+from relkit.judging.agreement.result import Stat
 
 Format = Literal["text", "json", "markdown", "html"]
 FORMATS_NAMES: tuple[str, ...] = get_args(Format)
@@ -173,7 +173,7 @@ def render_json(a: Analysis) -> str:
 
 
 def render_html(a: Analysis) -> str:
-    from judging.agreement.html import render
+    from relkit.judging.agreement.html import render
 
     return render(a, _head(a), sections(a))
 

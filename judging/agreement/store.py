@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from corpora.types import RelevanceScale
+from relkit.corpora.types import RelevanceScale
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,8 +24,8 @@ def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None
     import pandas as pd
     from sqlalchemy import select
 
-    from judging.schema import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
-    from judging.store import Store
+    from relkit.judging.schema import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
+    from relkit.judging.store import Store
 
     store = Store.open(db, create=False)
     try:

@@ -92,7 +92,7 @@ def fleiss_se(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def gwet_se(kind: str) -> Fn:
     """SE of Gwet's AC1 (``kind="none"``) / AC2 (weighted), Gwet (2008) eq. 31-33."""
-    from judging.agreement.pairwise import weight_matrix
+    from relkit.judging.agreement.pairwise import weight_matrix
 
     def se(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
         q = C.shape[1]

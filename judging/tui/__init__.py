@@ -1,1 +1,1 @@
-"""The assessor's terminal UI (Textual). Import :func:`judging.tui.app.make_app`."""
+"""The assessor's terminal UI (Textual). Import :func:`relkit.judging.tui.app.make_app`."""

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from textual.app import App
 
-from judging.models import TopicOut
-from judging.store import Store
-from judging.tui import keymap
-from judging.tui.judge import judge_screen
-from judging.tui.topics import TopicsScreen
+from relkit.judging.models import TopicOut
+from relkit.judging.store import Store
+from relkit.judging.tui import keymap
+from relkit.judging.tui.judge import judge_screen
+from relkit.judging.tui.topics import TopicsScreen
 
 CSS = """
 #topbar { height: 1; }

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from judging.commands import DbOpt
+from relkit.judging.cliopts import DbOpt
 
 app = typer.Typer()
 
@@ -27,13 +27,13 @@ def judge(
 
     Example: relkit judge --db project.db --assessor ann
     """
-    from judging.store import Store
-    from judging.tui import keymap as km
-    from judging.tui.app import Settings, make_app
+    from relkit.judging.store import Store
+    from relkit.judging.tui import keymap as km
+    from relkit.judging.tui.app import Settings, make_app
 
     store = Store.open(db, create=False)
     if lead is not None:
-        from judging.tui.lead import LeadApp
+        from relkit.judging.tui.lead import LeadApp
 
         LeadApp(store, lead).run()
         return

@@ -8,7 +8,7 @@ API*), and :meth:`DocView.prepare` does that work for the next document while
 the assessor is still reading the current one, so the grade key only swaps a
 list of lines and draws one screenful.
 
-Text arrives as :class:`rich.text.Text` built by :func:`judging.tui.safe.safe`;
+Text arrives as :class:`rich.text.Text` built by :func:`relkit.judging.tui.safe.safe`;
 nothing here parses markup.
 """
 

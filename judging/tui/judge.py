@@ -21,12 +21,12 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static
 
-from judging.assessor import AssessorView
-from judging.models import ItemOut, StoreError, TopicOut
-from judging.tui.docview import DocView, Wrapped
-from judging.tui.dwell import DwellTimer
-from judging.tui.keymap import Action, grade_key
-from judging.tui.safe import query_terms, safe
+from relkit.judging.assessor import AssessorView
+from relkit.judging.models import ItemOut, StoreError, TopicOut
+from relkit.judging.tui.docview import DocView, Wrapped
+from relkit.judging.tui.dwell import DwellTimer
+from relkit.judging.tui.keymap import Action, grade_key
+from relkit.judging.tui.safe import query_terms, safe
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
@@ -221,7 +221,7 @@ class JudgeScreen(Screen[None]):
         self._resave_if_recorded()
 
     def action_note(self) -> None:
-        from judging.tui.modals import NoteScreen
+        from relkit.judging.tui.modals import NoteScreen
 
         def done(text: str | None) -> None:
             if text is not None:
@@ -247,7 +247,7 @@ class JudgeScreen(Screen[None]):
         self.show_next_unjudged(after=self.item.position if self.item else 0)
 
     def action_revise(self) -> None:
-        from judging.tui.modals import ReviseScreen
+        from relkit.judging.tui.modals import ReviseScreen
 
         def done(position: int | None) -> None:
             if position is not None:
@@ -257,7 +257,7 @@ class JudgeScreen(Screen[None]):
         self.app.push_screen(ReviseScreen(judged, self.view.scale()), done)
 
     def action_help(self) -> None:
-        from judging.tui.modals import HelpScreen
+        from relkit.judging.tui.modals import HelpScreen
 
         self.app.push_screen(HelpScreen(self.view.scale(), list(self.actions_.values())))
 

@@ -17,8 +17,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpora.types import RelevanceScale
-from metrics.errors import RelkitError
+from relkit.corpora.types import RelevanceScale
+from relkit.metrics.errors import RelkitError
 
 
 class KeymapError(RelkitError):

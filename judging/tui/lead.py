@@ -13,9 +13,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from judging.reports import Disagreement, adjudicate, disagreements, document_text
-from judging.store import Store
-from judging.tui.safe import safe
+from relkit.judging.reports import Disagreement, adjudicate, disagreements, document_text
+from relkit.judging.store import Store
+from relkit.judging.tui.safe import safe
 
 
 class LeadApp(App[None]):

@@ -9,10 +9,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from corpora.types import RelevanceScale
-from judging.models import ItemOut
-from judging.tui.keymap import Action, grade_key
-from judging.tui.safe import safe
+from relkit.corpora.types import RelevanceScale
+from relkit.judging.models import ItemOut
+from relkit.judging.tui.keymap import Action, grade_key
+from relkit.judging.tui.safe import safe
 
 
 class NoteScreen(ModalScreen[str | None]):

@@ -9,9 +9,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from judging.assessor import AssessorView
-from judging.models import TopicOut
-from judging.tui.safe import safe
+from relkit.judging.assessor import AssessorView
+from relkit.judging.models import TopicOut
+from relkit.judging.tui.safe import safe
 
 
 def _bar(done: int, total: int, width: int = 12) -> str:

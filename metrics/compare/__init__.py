@@ -1,6 +1,6 @@
 """Comparing systems: significance, per-topic analysis, tables, charts, a report.
 
-    from metrics.compare import compare
+    from relkit.metrics.compare import compare
     cmp = compare(qrels, {"bm25": run_a, "lm": run_b}, ["AP", "nDCG@10"], baseline="bm25")
     print(cmp.table("markdown"))
 
@@ -15,7 +15,7 @@ imported inside the functions that need them.
 
 from __future__ import annotations
 
-from metrics.compare.core import Comparison, PairTest, compare
-from metrics.compare.scores import Scores, score_matrix
+from relkit.metrics.compare.core import Comparison, PairTest, compare
+from relkit.metrics.compare.scores import Scores, score_matrix
 
 __all__ = ["Comparison", "PairTest", "Scores", "compare", "score_matrix"]

@@ -6,7 +6,7 @@
 * :func:`heatmap` - systems x topics values, topics sorted by their mean.
 * :func:`pr_curves` - 11-point interpolated precision-recall curve per system.
 * :func:`ordering_correlation` - Kendall's tau between the system orderings
-  two measures give (:mod:`metrics.correlation`).
+  two measures give (:mod:`relkit.metrics.correlation`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.compare.scores import Scores
-    from metrics.data import Qrels, Run
+    from relkit.metrics.compare.scores import Scores
+    from relkit.metrics.data import Qrels, Run
 
 
 def _tie_safe(x: np.ndarray) -> np.ndarray:
@@ -91,7 +91,7 @@ def pr_curves(qrels: Qrels, runs: Mapping[str, Run], topics: tuple[str, ...] | N
     no lines for one of ``topics`` counts 0 there, as in the score matrix."""
     import pandas as pd
 
-    from metrics.curves import interpolated_pr
+    from relkit.metrics.curves import interpolated_pr
 
     frames = []
     for name, run in runs.items():
@@ -111,7 +111,7 @@ def ordering_correlation(scores: Scores) -> pd.DataFrame:
     (measures x measures; 1 on the diagonal; NaN where undefined)."""
     import pandas as pd
 
-    from metrics.correlation import kendall_tau
+    from relkit.metrics.correlation import kendall_tau
 
     means = scores.values.mean(axis=2)
     k = len(scores.measures)

@@ -12,9 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
-from metrics.compare.corrections import CORRECTIONS
-from metrics.compare.significance import TESTS
-from metrics.compare.tables import FORMATS
+from relkit.metrics.compare.corrections import CORRECTIONS
+from relkit.metrics.compare.significance import TESTS
+from relkit.metrics.compare.tables import FORMATS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -98,10 +98,10 @@ def compare_cmd(
 
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
-    from metrics.compare.core import compare
-    from metrics.compare.registry import CompareError
-    from metrics.compare.scores import system_names
-    from metrics.data import Qrels, Run
+    from relkit.metrics.compare.core import compare
+    from relkit.metrics.compare.registry import CompareError
+    from relkit.metrics.compare.scores import system_names
+    from relkit.metrics.data import Qrels, Run
 
     form = FORMATS.get(fmt)          # unknown names fail before any work
     TESTS.get(test)
@@ -129,7 +129,7 @@ def compare_cmd(
     elif form.name == "rich" and output is None:
         from rich.console import Console
 
-        from metrics.compare.terminal import rich_table
+        from relkit.metrics.compare.terminal import rich_table
 
         Console(soft_wrap=False).print(rich_table(cmp))
         text = ""
@@ -140,7 +140,7 @@ def compare_cmd(
     else:
         sys.stdout.write(text)
     if html is not None:
-        from metrics.compare.report import html_report
+        from relkit.metrics.compare.report import html_report
 
         sources = {"Qrels": str(qrels), **{f"Run {n}": str(p) for n, p in
                                            zip(names, runs, strict=True)}}

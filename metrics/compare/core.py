@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
-from metrics._params import bad_param
-from metrics.compare.corrections import get_correction
-from metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
-from metrics.compare.registry import CompareError
-from metrics.compare.scores import DEFAULT_MEASURES, Scores, score_matrix
-from metrics.compare.significance import Resampling, get_test
+from relkit.metrics._params import bad_param
+from relkit.metrics.compare.corrections import get_correction
+from relkit.metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
+from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.scores import DEFAULT_MEASURES, Scores, score_matrix
+from relkit.metrics.compare.significance import Resampling, get_test
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.data import Qrels, Run
+    from relkit.metrics.data import Qrels, Run
 
 CIMethod = Literal["t", "bootstrap"]
 CI_METHODS = get_args(CIMethod)
@@ -117,7 +117,7 @@ class Comparison:
 
     def table(self, fmt: str = "markdown") -> str:
         """The systems x measures table as text in format ``fmt`` (see ``tables.FORMATS``)."""
-        from metrics.compare.tables import get_format
+        from relkit.metrics.compare.tables import get_format
 
         return get_format(fmt).render(self)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.compare.registry import Registry
+from relkit.metrics.compare.registry import Registry
 
 
 @dataclass(frozen=True)

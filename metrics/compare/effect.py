@@ -55,7 +55,7 @@ def bootstrap_interval(x: np.ndarray, level: float, samples: int, seed: int
 
     Reference: Efron & Tibshirani, An Introduction to the Bootstrap, 1993, ch. 13.
     """
-    from metrics.compare.significance import bootstrap_means
+    from relkit.metrics.compare.significance import bootstrap_means
 
     x = np.asarray(x, dtype=np.float64)
     means = bootstrap_means(x.reshape(len(x), -1), samples, seed)

@@ -18,7 +18,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.compare.scores import Scores
+    from relkit.metrics.compare.scores import Scores
 
 LINESTYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "x", "*", "P", "h", "<")
@@ -81,7 +81,7 @@ def histogram_pair(hist: pd.DataFrame, measure: str, a: str, b: str) -> Any:
 
 def histogram_vs_mean(scores: Scores, measure: str) -> Any:
     """One panel per system: its per-topic value minus the mean of all systems."""
-    from metrics.compare.analysis import precision_histogram
+    from relkit.metrics.compare.analysis import precision_histogram
 
     n = len(scores.systems)
     cols = min(3, n)
@@ -126,7 +126,7 @@ def pr_chart(curves: pd.DataFrame) -> Any:
 
 def heatmap_chart(scores: Scores, measure: str) -> Any:
     """Systems x topics heat map of ``measure`` (topics sorted by mean)."""
-    from metrics.compare.analysis import heatmap
+    from relkit.metrics.compare.analysis import heatmap
 
     matrix, topics = heatmap(scores, measure)
     fig = _figure(9, 1.2 + 0.45 * len(scores.systems))

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Iterator
 from typing import Generic, Protocol, TypeVar
 
-from metrics.errors import RelkitError
+from relkit.metrics.errors import RelkitError
 
 
 class CompareError(RelkitError):

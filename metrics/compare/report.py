@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics.compare.tables import legend, mark, value
+from relkit.metrics.compare.tables import legend, mark, value
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.compare.core import Comparison
-    from metrics.data import Qrels, Run
+    from relkit.metrics.compare.core import Comparison
+    from relkit.metrics.data import Qrels, Run
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
@@ -116,7 +116,7 @@ def _pair_for_histogram(cmp: Comparison, measure: str) -> tuple[str, str]:
 def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] | None = None,
            *, measure: str | None = None, level: int = 1) -> list[Chart]:
     """Every chart of the report, as SVG (precision-recall curves need the runs)."""
-    from metrics.compare import analysis, plots
+    from relkit.metrics.compare import analysis, plots
 
     measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
     out = []
@@ -149,7 +149,7 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
     where the systems differ most; ``sources`` (label -> file) are listed in the
     settings.
     """
-    from metrics.compare import analysis
+    from relkit.metrics.compare import analysis
 
     measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
     cmp.scores.measure_index(measure)                   # raises if not compared

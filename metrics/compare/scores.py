@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics.compare.registry import CompareError
+from relkit.metrics.compare.registry import CompareError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.data import Qrels, Run
+    from relkit.metrics.data import Qrels, Run
 
 # The measures a comparison shows when none are asked for.
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10")
@@ -104,8 +104,8 @@ def score_matrix(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
     ``runid``...) are left out, and an error is raised if none is left.
     ``progress(done, total)`` is called after each run.
     """
-    from metrics.evaluator import Evaluator
-    from metrics.measures.base import REGISTRY
+    from relkit.metrics.evaluator import Evaluator
+    from relkit.metrics.measures.base import REGISTRY
 
     named = dict(runs) if isinstance(runs, Mapping) else {r.name: r for r in runs}
     if len(named) != len(runs):

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics._params import bad_param
-from metrics.compare.registry import Registry
+from relkit.metrics._params import bad_param
+from relkit.metrics.compare.registry import Registry
 
 # Tolerance for "at least as extreme": the same mean summed in another order
 # (a matrix product, a resample) may differ in its last bits, and a null value

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from metrics.compare.registry import Registry
+from relkit.metrics.compare.registry import Registry
 
 if TYPE_CHECKING:
-    from metrics.compare.core import Comparison
+    from relkit.metrics.compare.core import Comparison
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def get_format(name: str) -> Format:
 
 def legend(cmp: Comparison, up: str = "▲", down: str = "▼") -> str:
     """One sentence saying what the marks mean."""
-    from metrics.compare.significance import get_test
+    from relkit.metrics.compare.significance import get_test
 
     test = get_test(cmp.test)
     how = f"{test.description}"
@@ -158,7 +158,7 @@ def as_json(cmp: Comparison) -> str:
 
 
 def _rich(cmp: Comparison) -> str:
-    from metrics.compare.terminal import render_text
+    from relkit.metrics.compare.terminal import render_text
 
     return render_text(cmp)
 

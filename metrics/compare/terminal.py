@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from metrics.compare.tables import legend, mark, value
+from relkit.metrics.compare.tables import legend, mark, value
 
 if TYPE_CHECKING:
-    from metrics.compare.core import Comparison
+    from relkit.metrics.compare.core import Comparison
 
 
 def rich_table(cmp: Comparison) -> Any:

@@ -12,7 +12,7 @@ def load_all() -> None:
         return
     _loaded = True
     # textbook imports trec_table first, so registration (= print) order holds
-    from metrics.measures import (
+    from relkit.metrics.measures import (
         textbook,  # noqa: F401
         trec_table,  # noqa: F401
     )

@@ -5,7 +5,7 @@ one of relkit's textbook additions. A :class:`Measure` is a family with one
 concrete parameter: ``P@5`` is ``Measure("P", 5)`` and prints in trec_eval
 output as ``P_5``. Requests in trec_eval syntax (``-m P.5,10``) expand to
 several measures; readable names (``P@5``, ``nDCG@10``) parse in
-:mod:`metrics.names`.
+:mod:`relkit.metrics.names`.
 
 Parameter kinds follow trec_eval's ``meas_init.c``:
 
@@ -26,8 +26,8 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from metrics._params import bad_param
-from metrics.errors import MeasureError
+from relkit.metrics._params import bad_param
+from relkit.metrics.errors import MeasureError
 
 ParamKind = Literal["none", "cutoffs", "points", "raw", "pairs"]
 Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q", "nanmean"]
@@ -170,7 +170,7 @@ class Measure:
     output: str = ""               # trec_eval output name, e.g. "P_5"
 
     def __str__(self) -> str:
-        from metrics.names import readable_name
+        from relkit.metrics.names import readable_name
 
         return readable_name(self)
 
@@ -209,13 +209,13 @@ def expand(family: str, text: str | None) -> list[Measure]:
 
 
 def get_family(name: str) -> Family:
-    from metrics.measures import load_all
+    from relkit.metrics.measures import load_all
 
     load_all()
     try:
         return REGISTRY[name]
     except KeyError:
-        from metrics.names import suggest
+        from relkit.metrics.names import suggest
 
         raise MeasureError(f"unknown measure {name!r}{suggest(name)}") from None
 

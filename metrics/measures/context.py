@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from metrics.ranking import JudgedTopics, Ranked
+from relkit.metrics.ranking import JudgedTopics, Ranked
 
 
 def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

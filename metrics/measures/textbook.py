@@ -17,13 +17,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from metrics.errors import MeasureError
-from metrics.measures import trec_gain as g
-from metrics.measures import trec_judged as j
-from metrics.measures import trec_rank as r
-from metrics.measures import trec_table  # noqa: F401  (trec_eval's families come first)
-from metrics.measures.base import REGISTRY, Family, parse_pairs, register
-from metrics.measures.context import Ctx, safe_div, segment_cumsum
+from relkit.metrics.errors import MeasureError
+from relkit.metrics.measures import trec_gain as g
+from relkit.metrics.measures import trec_judged as j
+from relkit.metrics.measures import trec_rank as r
+from relkit.metrics.measures import trec_table  # noqa: F401  (trec_eval's families come first)
+from relkit.metrics.measures.base import REGISTRY, Family, parse_pairs, register
+from relkit.metrics.measures.context import Ctx, safe_div, segment_cumsum
 
 Ratio = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, object], np.ndarray]
 

@@ -19,7 +19,7 @@ from functools import cache
 
 import numpy as np
 
-from metrics.measures.context import Ctx, safe_div, segment_cumsum
+from relkit.metrics.measures.context import Ctx, safe_div, segment_cumsum
 
 Pairs = tuple[tuple[str, float], ...]
 

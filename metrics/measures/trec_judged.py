@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.measures.context import Ctx, safe_div
-from metrics.ranking import NONPOOL, UNJUDGED
+from relkit.metrics.measures.context import Ctx, safe_div
+from relkit.metrics.ranking import NONPOOL, UNJUDGED
 
 
 def bpref(ctx: Ctx, _: None) -> np.ndarray:
@@ -96,7 +96,7 @@ def rbp_resid(ctx: Ctx, _: None) -> np.ndarray:
     """RBP residual with p = 0.9 (``m_rbp_resid.c``, trec_eval 10): if any
     retrieved document is unjudged, p^n + (1-p) sum over unjudged of p^(i-1);
     otherwise 0 (trec_eval's choice, although the residual p^n is not 0)."""
-    from metrics.measures.trec_gain import powers
+    from relkit.metrics.measures.trec_gain import powers
 
     p = 0.9
     pw = powers(p, int(ctx.n.max()) + 1 if ctx.T else 1)

@@ -1,7 +1,7 @@
 """trec_eval's rank-based measures: AP, precision, recall and friends.
 
 Each function computes one measure for all topics at once from a
-:class:`~metrics.measures.context.Ctx`. Formulas follow trec_eval 10
+:class:`~relkit.metrics.measures.context.Ctx`. Formulas follow trec_eval 10
 (usnistgov/trec_eval, the ``m_*.c`` file named in each docstring); "rel" means
 grade >= the relevance level (``-l``), R is the number of judged relevant
 documents of the topic, n the number retrieved.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.measures.context import Ctx, safe_div
+from relkit.metrics.measures.context import Ctx, safe_div
 
 
 def num_ret(ctx: Ctx, _: None) -> np.ndarray:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from metrics.measures import trec_gain as g
-from metrics.measures import trec_judged as j
-from metrics.measures import trec_rank as r
-from metrics.measures.base import Family, parse_floats, parse_pairs, register
+from relkit.metrics.measures import trec_gain as g
+from relkit.metrics.measures import trec_judged as j
+from relkit.metrics.measures import trec_rank as r
+from relkit.metrics.measures.base import Family, parse_floats, parse_pairs, register
 
 CUTS = "5,10,15,20,30,100,200,500,1000"
 POINTS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"

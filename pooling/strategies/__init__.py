@@ -3,7 +3,7 @@
 A :class:`Strategy` is a small declarative object: its name, whether it is
 ``static`` (a priority order fixed before any judgment) or ``adaptive`` (the
 next document depends on the judgments so far), its parameters
-(:class:`pooling.params.Param`), and a function that builds it. Every module
+(:class:`relkit.pooling.params.Param`), and a function that builds it. Every module
 in this package registers its strategies on import; :func:`get` loads them all
 the first time, so ``--help`` and the docs list names from here and cannot drift.
 """
@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pooling.params import Param, PoolingError, suggest, validate
+from relkit.pooling.params import Param, PoolingError, suggest, validate
 
 if TYPE_CHECKING:
-    from pooling.adaptive import Policy
-    from pooling.candidates import Candidates, TopicMatrix
+    from relkit.pooling.adaptive import Policy
+    from relkit.pooling.candidates import Candidates, TopicMatrix
 
 Kind = Literal["static", "adaptive"]
 # static: (candidates, params) -> {topic: [(doc, priority), ...]} in judging order

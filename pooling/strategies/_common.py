@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pooling.candidates import Candidates
+from relkit.pooling.candidates import Candidates
 
 
 def ordered(cands: Candidates, score: dict[str, dict[str, float]]

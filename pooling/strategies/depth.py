@@ -4,7 +4,7 @@ Judging order (used when a budget cuts the pool, and by ``pool-simulate``): by
 best rank over the runs, then docno — that is, the depth-1 pool, then what
 depth 2 adds, and so on, so a budget of B judgments per topic judges the
 largest depth-k pool that fits and part of the next layer.
-Priority: ``1 / best rank``, as :func:`pooling.depth.depth_pool` writes it.
+Priority: ``1 / best rank``, as :func:`relkit.pooling.depth.depth_pool` writes it.
 
 Reference: Spärck Jones & van Rijsbergen (1975); Voorhees & Harman, *TREC* (2005), ch. 2.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pooling.candidates import Candidates
-from pooling.params import Param
-from pooling.strategies import Strategy, register
-from pooling.strategies._common import ordered
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import Param
+from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies._common import ordered
 
 
 def _order(cands: Candidates, params: dict[str, Any]) -> dict[str, list[tuple[str, float]]]:

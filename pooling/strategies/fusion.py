@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pooling.candidates import Candidates
-from pooling.params import Param
-from pooling.strategies import Strategy, register
-from pooling.strategies._common import ordered
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import Param
+from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies._common import ordered
 
 METHODS = ("rrf", "borda", "combsum", "combmnz")
 

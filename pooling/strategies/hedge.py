@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from pooling.candidates import TopicMatrix
-from pooling.params import Param
-from pooling.strategies import Strategy, register
+from relkit.pooling.candidates import TopicMatrix
+from relkit.pooling.params import Param
+from relkit.pooling.strategies import Strategy, register
 
 
 class Hedge:

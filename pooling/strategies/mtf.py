@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from pooling.adaptive import next_in
-from pooling.candidates import TopicMatrix
-from pooling.strategies import Strategy, register
+from relkit.pooling.adaptive import next_in
+from relkit.pooling.candidates import TopicMatrix
+from relkit.pooling.strategies import Strategy, register
 
 
 class MoveToFront:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pooling.candidates import Candidates
-from pooling.params import Param
-from pooling.strategies import Strategy, register
-from pooling.strategies._common import ordered
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.params import Param
+from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies._common import ordered
 
 P = Param("p", float, 0.8, "RBP persistence", low=0, high=1, open_low=True, open_high=True)
 

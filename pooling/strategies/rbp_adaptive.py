@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from pooling.candidates import TopicMatrix
-from pooling.params import Param
-from pooling.strategies import Strategy, register
-from pooling.strategies.rbp import P
+from relkit.pooling.candidates import TopicMatrix
+from relkit.pooling.params import Param
+from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies.rbp import P
 
 
 class ResidualRBP:

@@ -3,7 +3,7 @@
 Order: best (smallest) rank over the runs; among equal best ranks, the
 document more runs retrieved (within the candidates) first; then docno. With
 ``--budget N`` each topic keeps its first N; with ``--total B`` a global
-budget is split evenly across topics (see :func:`pooling.build.split_budget`).
+budget is split evenly across topics (see :func:`relkit.pooling.build.split_budget`).
 Priority: ``1 / position`` in that order (1, 1/2, 1/3, ...), so priority
 order is judging order.
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pooling.candidates import Candidates
-from pooling.strategies import Strategy, register
+from relkit.pooling.candidates import Candidates
+from relkit.pooling.strategies import Strategy, register
 
 
 def _order(cands: Candidates, params: dict[str, Any]) -> dict[str, list[tuple[str, float]]]:

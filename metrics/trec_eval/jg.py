@@ -5,7 +5,7 @@ topic judged by several judgment groups (JGs, e.g. users). Each measure is
 computed per JG exactly like its ordinary counterpart, against that JG's
 judgments, and the topic's value is the mean over its JGs
 (``form_res_rels_jg.c``). Ranking is trec_eval's usual one (ties by docno
-descending), so :func:`metrics.ranking.ranked_docnos` supplies it.
+descending), so :func:`relkit.metrics.ranking.ranked_docnos` supplies it.
 
 Per JG, with ``rel(i)`` the JG's grade of the document at rank i (``-1``
 not judged by the JG, ``-2`` judged negative), ``L`` the relevance level,
@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics import io as _io
-from metrics.data import Run
-from metrics.errors import DuplicateDocumentError, FormatError
-from metrics.ranking import ranked_docnos
-from metrics.trec_rows import (
+from relkit.metrics import io as _io
+from relkit.metrics.data import Run
+from relkit.metrics.errors import DuplicateDocumentError, FormatError
+from relkit.metrics.ranking import ranked_docnos
+from relkit.metrics.trec_eval.rows import (
     Row,
     div,
     double_cutoffs,
@@ -90,9 +90,9 @@ class JgQrels:
 def read_qrels_jg(source: _io.Source) -> JgQrels:
     """Read a qrels_jg file (``-R qrels_jg``): ``qid jg docno rel`` per line.
 
-    Raises :class:`~metrics.errors.FormatError` naming the file and 1-based
+    Raises :class:`~relkit.metrics.errors.FormatError` naming the file and 1-based
     line for a line without exactly 4 fields or a non-integer grade, and
-    :class:`~metrics.errors.DuplicateDocumentError` for a docno judged twice
+    :class:`~relkit.metrics.errors.DuplicateDocumentError` for a docno judged twice
     by one JG of a topic (trec_eval rejects that too).
     """
     name = _io.source_name(source)
@@ -210,7 +210,7 @@ def evaluate_jg(
         From :func:`read_qrels_jg`.
     ranking
         Each topic's docnos best first, from
-        :func:`metrics.ranking.ranked_docnos` (with ``max_docs`` for ``-M``).
+        :func:`relkit.metrics.ranking.ranked_docnos` (with ``max_docs`` for ``-M``).
     measures
         trec_eval ``-m`` arguments: ``map_avgjg``, ``P_avgjg[.k1,k2...]``,
         ``Rprec_mult_avgjg[.m1,m2...]``, ``runid``, ``num_q`` or the nickname
@@ -222,7 +222,7 @@ def evaluate_jg(
     judged_only
         ``-J``: per JG, drop retrieved documents that JG did not judge.
     complete, missing
-        Topic policy, as in :func:`metrics.trec_prefs.evaluate_prefs`.
+        Topic policy, as in :func:`relkit.metrics.trec_eval.prefs.evaluate_prefs`.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """trec_eval's preference measures (``-R prefs`` / ``-R qrels_prefs``, ``-m all_prefs``).
 
-Per topic, :mod:`metrics.trec_prefs_counts` sorts every preference "A over B"
+Per topic, :mod:`relkit.metrics.trec_eval.prefs_counts` sorts every preference "A over B"
 of every judgment group (JG) into fulfilled / possible counts with both
 documents retrieved (``ret``), one retrieved (``imp``) or neither
 (``notoccur``: possible, never fulfilled). With ``F = ful_ret + ful_imp`` and
@@ -48,18 +48,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from metrics import io as _io
-from metrics.data import Run
-from metrics.errors import RelkitError
-from metrics.trec_prefs_counts import TopicPrefs, count_topic, rnonrel_counts
-from metrics.trec_prefs_read import (
+from relkit.metrics import io as _io
+from relkit.metrics.data import Run
+from relkit.metrics.errors import RelkitError
+from relkit.metrics.trec_eval.prefs_counts import TopicPrefs, count_topic, rnonrel_counts
+from relkit.metrics.trec_eval.prefs_read import (
     Prefs,
     prefs_from_qrels,
     prefs_ranking,
     read_prefs,
     read_qrels_prefs,
 )
-from metrics.trec_rows import (
+from relkit.metrics.trec_eval.rows import (
     Row,
     div,
     render,

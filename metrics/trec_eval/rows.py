@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from metrics.errors import EvaluationError, MeasureError
-from metrics.measures.context import seq_sum
-from metrics.trec_format import fmt_float, line
+from relkit.metrics.errors import EvaluationError, MeasureError
+from relkit.metrics.measures.context import seq_sum
+from relkit.metrics.trec_eval.format import fmt_float, line
 
 __all__ = ["Row", "render", "seq_sum"]
 

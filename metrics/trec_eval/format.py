@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from metrics.evaluator import Result
-from metrics.measures.base import REGISTRY
+    from relkit.metrics.evaluator import Result
+from relkit.metrics.measures.base import REGISTRY
 
 
 def fmt_float(value: float) -> str:

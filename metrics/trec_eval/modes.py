@@ -1,7 +1,7 @@
 """trec_eval's other judgment formats behind ``relkit eval -R``.
 
 ``prefs`` and ``qrels_prefs`` (preference judgments, ``-m all_prefs``) live in
-:mod:`metrics.trec_prefs`; ``qrels_jg`` (judgment groups) in :mod:`metrics.trec_jg`.
+:mod:`relkit.metrics.trec_eval.prefs`; ``qrels_jg`` (judgment groups) in :mod:`relkit.metrics.trec_eval.jg`.
 A qrels topic missing from the run is ignored unless ``complete`` (``-c``),
 as in the ordinary qrels mode.
 """
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
-from metrics.data import Run
-from metrics.errors import MeasureError
+from relkit.metrics.data import Run
+from relkit.metrics.errors import MeasureError
 
 RelFormat = Literal["qrels", "prefs", "qrels_prefs", "qrels_jg"]
 REL_FORMATS = get_args(RelFormat)
@@ -24,9 +24,9 @@ def run_mode(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[
              complete: bool = False, compat: int = 10, level: int = 1,
              judged_only: bool = False) -> str:
     """Evaluate ``runs`` in a non-qrels mode; return trec_eval's text."""
-    from metrics.trec_jg import evaluate_jg_run, read_qrels_jg
-    from metrics.trec_prefs import evaluate_prefs_run, read_prefs, read_qrels_prefs
-    from metrics.trec_rows import render
+    from relkit.metrics.trec_eval.jg import evaluate_jg_run, read_qrels_jg
+    from relkit.metrics.trec_eval.prefs import evaluate_prefs_run, read_prefs, read_qrels_prefs
+    from relkit.metrics.trec_eval.rows import render
 
     if fmt not in REL_FORMATS:
         raise MeasureError(f"The '-R' option must be one of {', '.join(REL_FORMATS)}; got {fmt!r}")

@@ -12,7 +12,7 @@ JSG ``"0"``, so each JG is one complete ranking by relevance level.
 
 The ranking is trec_eval's usual one except for ties: ``form_prefs_counts.c``
 breaks equal scores by docno *ascending*, where every other mode (and
-:func:`metrics.ranking.ranked_docnos`) uses descending. :func:`prefs_ranking`
+:func:`relkit.metrics.ranking.ranked_docnos`) uses descending. :func:`prefs_ranking`
 applies that difference on top of ``ranked_docnos``.
 """
 
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics import io as _io
-from metrics.data import Qrels, Run
-from metrics.errors import FormatError
-from metrics.ranking import ranked_docnos
+from relkit.metrics import io as _io
+from relkit.metrics.data import Qrels, Run
+from relkit.metrics.errors import FormatError
+from relkit.metrics.ranking import ranked_docnos
 
 if TYPE_CHECKING:  # pandas is imported only when a frame is asked for
     import pandas as pd
@@ -108,7 +108,7 @@ def _read(source: _io.Source, width: int, expected: str) -> Prefs:
 def read_prefs(source: _io.Source) -> Prefs:
     """Read a prefs file (``-R prefs``): ``qid jg jsg docno rel_level`` per line.
 
-    Raises :class:`~metrics.errors.FormatError` naming the file and 1-based
+    Raises :class:`~relkit.metrics.errors.FormatError` naming the file and 1-based
     line for a line without exactly 5 fields or with a non-numeric level.
     """
     return _read(source, 5, "5 whitespace-separated fields: qid jg jsg docno rel_level")
@@ -124,7 +124,7 @@ def read_qrels_prefs(source: _io.Source) -> Prefs:
 
 
 def prefs_from_qrels(qrels: Qrels) -> Prefs:
-    """Convert an already-read :class:`~metrics.data.Qrels` to prefs (iter -> JG)."""
+    """Convert an already-read :class:`~relkit.metrics.data.Qrels` to prefs (iter -> JG)."""
     t = qrels.arrow()
     qid = [str(x) for x in t["query_id"].to_pylist()]
     return Prefs(qid, [str(x) for x in t["iteration"].to_pylist()], ["0"] * len(qid),
