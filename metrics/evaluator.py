@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Compat = Literal[9, 10]
+Aggregation = Literal["trec", "mean", "median", "gmean", "micro"]
+AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
 
 
 @dataclass
@@ -336,15 +338,35 @@ class Evaluator:
         out.insert(0, "run_id", res.run_id)
         return out
 
-    def aggregate(self, run: Run,
-                  how: Literal["mean", "gmean", "trec", "micro"] = "trec") -> pd.Series:
+    def aggregate(self, run: Run, how: Aggregation = "trec") -> pd.Series:
         """One value per measure.
 
-        ``trec``: trec_eval's summary (mean, sum or geometric mean as trec_eval
-        does); ``mean``: macro average; ``gmean``: geometric mean (floor 1e-5);
-        ``micro``: the measure's formula on counts pooled over topics (only
-        measures that define one: set measures, P@k, R@k, F, fallout...).
+        Parameters
+        ----------
+        run : the run to evaluate.
+        how : ``trec``: trec_eval's summary (mean, sum or geometric mean as trec_eval
+            does); ``mean``: macro average; ``median``: the median over topics;
+            ``gmean``: geometric mean (floor 1e-5); ``micro``: the measure's formula on
+            counts pooled over topics (only measures that define one: set measures,
+            P@k, R@k, F, fallout...).
+
+        Returns
+        -------
+        pandas.Series
+            Indexed by measure name, named after the run.
+
+        Raises
+        ------
+        ValueError
+            ``how`` is not one of the above (the message names the close ones).
         """
+        if how not in AGGREGATIONS:
+            import difflib
+
+            close = difflib.get_close_matches(str(how), AGGREGATIONS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"unknown aggregation {how!r}{hint} "
+                             f"(choose from {', '.join(AGGREGATIONS)})")
         import pandas as pd
 
         res = self.compute(run)
@@ -364,6 +386,10 @@ class Evaluator:
                 if s is not None and not isinstance(s, str):
                     out[str(m)] = s
             elif isinstance(v, np.ndarray):
-                out[str(m)] = (float(np.mean(v)) if how == "mean"
-                               else math.exp(float(np.mean(np.log(np.maximum(v, 1e-5))))))
+                if how == "mean":
+                    out[str(m)] = float(np.mean(v))
+                elif how == "median":
+                    out[str(m)] = float(np.median(v))
+                else:  # gmean, with trec_eval's floor for zero values
+                    out[str(m)] = math.exp(float(np.mean(np.log(np.maximum(v, 1e-5)))))
         return pd.Series(out, name=res.run_id, dtype="float64")

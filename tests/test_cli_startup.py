@@ -1,0 +1,110 @@
+"""Start-up is a feature: what each command imports, and the lazy root agreeing with the app.
+
+Each check runs ``relkit`` in a fresh interpreter (the only way to see what a command
+really imports) and reads ``sys.modules`` at exit.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "corpora" / "sample"
+
+# What a command that neither opens a database nor draws a screen must not load.
+HEAVY = {"sqlalchemy", "sqlmodel", "alembic", "textual", "matplotlib", "pandas"}
+# What --version and --help must not load: not even the CLI framework or numpy.
+FRAMEWORK = {"typer", "click", "rich", "numpy", "pyarrow", *HEAVY}
+
+PROBE = """
+import json, sys
+from relkit.judging.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+print("\\n" + json.dumps({"code": code,
+                         "modules": sorted({m.split('.')[0] for m in sys.modules})}))
+"""
+
+
+def _run(*args: str, cwd: Path | None = None) -> tuple[int, set[str], str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+    *out, last = proc.stdout.rstrip("\n").split("\n")
+    report = json.loads(last)
+    return report["code"], set(report["modules"]), "\n".join(out) + proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], []])
+def test_version_and_help_import_no_framework(args: list[str]) -> None:
+    code, modules, out = _run(*args)
+    assert code == 0, out
+    assert not modules & FRAMEWORK, sorted(modules & FRAMEWORK)
+
+
+def test_eval_imports_no_database_screen_plot_or_pandas() -> None:
+    code, modules, out = _run("eval", "-m", "all_trec", str(SAMPLE / "qrels.txt"),
+                              str(SAMPLE / "runs" / "bm25.txt"))
+    assert code == 0, out
+    assert "ndcg_cut_10" in out  # it really evaluated
+    assert not modules & HEAVY, sorted(modules & HEAVY)
+
+
+@pytest.mark.parametrize("args", [
+    ["pool", "--depth", "5", str(SAMPLE / "runs" / "bm25.txt"), str(SAMPLE / "runs" / "ql.txt")],
+    ["pool-strategies"],
+    ["corpora", "list"],
+    ["eval", "--help"],
+])
+def test_file_commands_open_no_database_stack(args: list[str]) -> None:
+    code, modules, out = _run(*args)
+    assert code == 0, out
+    assert not modules & {"sqlalchemy", "sqlmodel", "alembic", "textual"}, \
+        sorted(modules & {"sqlalchemy", "sqlmodel", "alembic", "textual"})
+
+
+def test_version_is_the_installed_distributions() -> None:
+    code, _, out = _run("--version")
+    assert code == 0
+    assert out.strip() == f"relkit {version('relkit')}"
+    proc = subprocess.run([sys.executable, "-m", "relkit", "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert (proc.returncode, proc.stdout.strip()) == (0, f"relkit {version('relkit')}")
+
+
+def test_root_help_lists_exactly_the_apps_commands_with_their_help() -> None:
+    """The lazy table (COMMANDS) says what the full Typer app says."""
+    import typer
+
+    from relkit.judging.cli import COMMANDS, full_app, root_help
+
+    group = typer.main.get_command(full_app())
+    assert list(group.commands) == list(COMMANDS)  # type: ignore[attr-defined]
+    for name, cmd in group.commands.items():  # type: ignore[attr-defined]
+        summary = (cmd.help or "").strip().split("\n\n")[0].replace("\n", " ")
+        assert COMMANDS[name].help == summary, name
+    text = root_help(width=200)
+    for name, entry in COMMANDS.items():
+        assert f"  {name}" in text and entry.help in text
+
+
+def test_unknown_command_is_one_line_with_a_suggestion() -> None:
+    code, modules, out = _run("evl", "qrels", "run")
+    assert code == 2
+    assert out.strip() == ("relkit: error: no command 'evl'; did you mean 'eval'? "
+                           "(see `relkit --help`)")
+    assert "typer" not in modules
+
+
+def test_a_command_help_still_names_the_program() -> None:
+    code, _, out = _run("eval", "--help")
+    assert code == 0
+    assert "relkit eval" in out

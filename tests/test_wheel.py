@@ -1,0 +1,85 @@
+"""The wheel, installed in a fresh virtual environment, is one package: ``relkit``.
+
+Built from this checkout, installed with its dependencies into a new venv (pip's cache
+makes the second install quick), then used from a folder that holds a ``metrics.py`` and a
+``judging/`` package of its own: a user's files must not shadow relkit's layers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "corpora" / "sample"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                           str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (whl,) = out.glob("relkit-*.whl")
+    return whl
+
+
+def test_wheel_holds_only_the_relkit_package(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"relkit"}
+    for layer in ("metrics", "pooling", "corpora", "judging"):
+        assert f"relkit/{layer}/__init__.py" in names
+    # Sub-packages are listed by hand in pyproject.toml: every folder with an __init__.py
+    # under a layer must be in the wheel (pooling/strategies once was not).
+    for init in ROOT.glob("*/**/__init__.py"):
+        rel = init.relative_to(ROOT)
+        if rel.parts[0] in {"metrics", "pooling", "corpora", "judging"} \
+                and rel.parts[1] != "_relkit":
+            assert f"relkit/{rel.as_posix()}" in names, rel
+    assert "relkit/__init__.py" in names and "relkit/__main__.py" in names
+    assert "relkit/judging/migrations/script.py.mako" in names
+    assert "relkit/corpora/sample/collection.toml" in names
+    assert not any("make_runs" in n for n in names)
+
+
+def test_installed_wheel_works_beside_a_users_own_metrics_and_judging(
+        wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                          str(wheel)], capture_output=True, text=True, timeout=1200)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    site = next((venv / "lib").glob("python*/site-packages"))
+    ours = {p.name for p in site.iterdir()} & {"metrics", "pooling", "corpora", "judging"}
+    assert not ours, f"installed at the top level of site-packages: {ours}"
+
+    work = tmp_path / "work"
+    (work / "judging").mkdir(parents=True)
+    (work / "metrics.py").write_text("raise ImportError('the user metrics.py was imported')\n")
+    (work / "judging" / "__init__.py").write_text("raise ImportError('user judging/')\n")
+    relkit = str(venv / "bin" / "relkit")
+
+    ev = subprocess.run([relkit, "eval", "-m", "AP", "-m", "nDCG@10",
+                         str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "bm25.txt")],
+                        cwd=work, capture_output=True, text=True, timeout=300)
+    assert ev.returncode == 0, ev.stderr
+    assert ev.stdout.splitlines()[0].split()[:2] == ["map", "all"]
+
+    demo = subprocess.run([relkit, "demo", "--db", str(work / "demo.db")], cwd=work,
+                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert demo.returncode == 0, demo.stderr
+    assert (work / "demo.db").stat().st_size > 0
+
+    # `python -m relkit` from the same folder: the working directory is on sys.path first.
+    mod = subprocess.run([str(venv / "bin" / "python"), "-m", "relkit", "eval", "-m", "P@5",
+                          str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "ql.txt")],
+                         cwd=work, capture_output=True, text=True, timeout=300)
+    assert mod.returncode == 0, mod.stderr
+    assert mod.stdout.startswith("P_5")
