@@ -21,7 +21,8 @@ Formats
 ``jsonl-topics`` BEIR ``queries.jsonl``: ``{"_id", "text", ...}``.
 ``tsv-topics``   ``id<TAB>title`` lines (MS MARCO / TREC DL queries).
 ``csv-docs``, ``tsv-docs``, ``csv-topics``  a table with a header row, its columns
-                 mapped to fields by ``columns="id=docid,text=body"`` (:mod:`relkit.corpora.tabular`).
+                 mapped to fields by ``columns="id=docid,text=body"``
+                 (:mod:`relkit.corpora.tabular`).
 ``irds-docs``, ``irds-topics``  an ``ir_datasets`` id such as ``cranfield``
                  (optional extra ``relkit[irds]``; :mod:`relkit.corpora.irds`).
 

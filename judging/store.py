@@ -418,7 +418,7 @@ class Store:
         return AssignSummary(len(names), len(plan), n_items, overlap_pairs, n_gold)
 
     def assessor(self, name: str) -> AssessorView:
-        """The view one assessor works through (see :class:`relkit.judging.assessor.AssessorView`)."""
+        """The view one assessor works through (:class:`relkit.judging.assessor.AssessorView`)."""
         from relkit.judging.assessor import AssessorView
 
         return AssessorView(self, name)

@@ -187,7 +187,8 @@ class Ratings:
 
 
 def frame_from_lines(lines: Iterable[object]) -> pd.DataFrame:
-    """A long frame (with ``source, line, is_gold``) from :class:`relkit.judging.imports.JudgmentLine`.
+    """A long frame (with ``source, line, is_gold``) from
+    :class:`relkit.judging.imports.JudgmentLine`.
 
     The reader's notes (what it skipped) travel in ``frame.attrs["notes"]``.
     """

@@ -1,7 +1,8 @@
 """trec_eval's other judgment formats behind ``relkit eval -R``.
 
 ``prefs`` and ``qrels_prefs`` (preference judgments, ``-m all_prefs``) live in
-:mod:`relkit.metrics.trec_eval.prefs`; ``qrels_jg`` (judgment groups) in :mod:`relkit.metrics.trec_eval.jg`.
+:mod:`relkit.metrics.trec_eval.prefs`; ``qrels_jg`` (judgment groups) in
+:mod:`relkit.metrics.trec_eval.jg`.
 A qrels topic missing from the run is ignored unless ``complete`` (``-c``),
 as in the ordinary qrels mode.
 """
