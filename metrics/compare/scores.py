@@ -65,7 +65,7 @@ class Scores:
 
     def of(self, measure: str) -> np.ndarray:
         """Systems x topics values of one measure."""
-        return self.values[self.measure_index(measure)]
+        return self.values[self.measure_index(measure), :, :]
 
     def frame(self) -> pd.DataFrame:
         """Tidy rows ``system, query_id, measure, value``."""
