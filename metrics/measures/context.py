@@ -27,6 +27,26 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     A global cumsum minus each segment's base would be cheaper but not exact;
     sequential sums keep results identical to trec_eval's running totals.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The rows of every segment, back to back.
+    offsets : numpy.ndarray
+        Segment ``t`` is ``values[offsets[t]:offsets[t + 1]]``; ``offsets[0] == 0``
+        and ``offsets[-1] == len(values)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same length as ``values``: the running total within each segment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.measures.context import segment_cumsum
+    >>> segment_cumsum(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0, 2, 5]))
+    array([ 1.,  3.,  3.,  7., 12.])
     """
     n = np.diff(offsets)
     total = len(values)
@@ -188,13 +208,49 @@ def seq_sum(values: np.ndarray | list[float]) -> float:
     ``np.sum`` sums pairwise and ``math.fsum`` compensates; either can differ
     from trec_eval in the last bit, which may flip a 4th decimal. ``np.cumsum``
     accumulates one element at a time.
+
+    Parameters
+    ----------
+    values : numpy.ndarray or list of float
+
+    Returns
+    -------
+    float
+        The sum; 0.0 for no values.
+
+    Examples
+    --------
+    >>> import math
+    >>> from relkit.metrics.measures.context import seq_sum
+    >>> seq_sum([0.1, 0.2, 0.3]), math.fsum([0.1, 0.2, 0.3])
+    (0.6000000000000001, 0.6)
+    >>> seq_sum([])
+    0.0
     """
     arr = np.asarray(values, dtype=np.float64)
     return float(np.cumsum(arr)[-1]) if arr.size else 0.0
 
 
 def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention)."""
+    """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention).
+
+    Parameters
+    ----------
+    num, den : numpy.ndarray
+        Broadcastable arrays.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 quotients, 0 where ``den == 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.measures.context import safe_div
+    >>> safe_div(np.array([1, 2, 0]), np.array([4, 0, 0]))
+    array([0.25, 0.  , 0.  ])
+    """
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     out = np.zeros(np.broadcast(num, den).shape)
