@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/conformance/trec_eval
 
-.PHONY: demo test setup lint typecheck bench clean
+.PHONY: demo test check setup lint typecheck bench clean
 
 $(BIN)/relkit: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,8 +28,14 @@ typecheck: setup
 	$(BIN)/python .ci/srctree.py >/dev/null
 	$(BIN)/mypy
 
+# Everything: what .ci/run calls.
 test: setup lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/pytest -q
+
+# The inner loop: the same lint and types, and the tests not marked slow (real
+# collections, writer processes, long property runs; `pytest -m slow` runs only those).
+check: setup lint typecheck
+	$(BIN)/pytest -q -m "not slow"
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[bench]'

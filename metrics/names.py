@@ -31,7 +31,29 @@ def _readable_table() -> dict[str, str]:
 
 
 def readable_name(m: Measure) -> str:
-    """The readable spelling of ``m`` (trec_eval's when there is none)."""
+    """The readable spelling of ``m`` (trec_eval's when there is none).
+
+    This is ``str(m)``, and :func:`parse_measure` reads it back as ``m``.
+
+    Parameters
+    ----------
+    m : Measure
+        A measure of a registered family.
+
+    Returns
+    -------
+    str
+        ``P@5``, ``nDCG@10``, ``AP``...; families without a readable name (and
+        ``raw``/``pairs`` parameters given as text) keep trec_eval's spelling.
+
+    Examples
+    --------
+    >>> from relkit.metrics.names import parse_measure, readable_name
+    >>> [readable_name(m) for m in parse_measure("P.5,10")]
+    ['P@5', 'P@10']
+    >>> [readable_name(m) for m in parse_measure("utility.1,-1,0,0")]
+    ['utility.1,-1,0,0']
+    """
     fam = REGISTRY[m.family]
     if fam.readable and m.text is None:
         if "{}" in fam.readable:
@@ -44,7 +66,44 @@ def readable_name(m: Measure) -> str:
 
 
 def parse_measure(name: str) -> list[Measure]:
-    """Parse one name (readable or trec_eval) into the measures it denotes."""
+    """Parse one name (readable or trec_eval) into the measures it denotes.
+
+    Parameters
+    ----------
+    name : str
+        A readable name (``P@5``, ``nDCG@10``, ``AP``, also ``MAP``, ``MRR``,
+        ``Recall@100``), a trec_eval request (``P.5,10``, ``ndcg_cut.10``,
+        ``map``; a family alone means its default parameters) or a trec_eval
+        nickname (``official``, ``all_trec``).
+
+    Returns
+    -------
+    list of Measure
+        One measure per parameter value, in trec_eval's order.
+
+    Raises
+    ------
+    MeasureError
+        For an unknown name (with close matches suggested) or a bad parameter.
+
+    Examples
+    --------
+    >>> from relkit.metrics.names import parse_measure
+    >>> [str(m) for m in parse_measure("P.5,10")]
+    ['P@5', 'P@10']
+    >>> [(str(m), m.trec_name, m.output) for m in parse_measure("nDCG@10")]
+    [('nDCG@10', 'ndcg_cut.10', 'ndcg_cut_10')]
+    >>> parse_measure("MAP") == parse_measure("map")
+    True
+    >>> parse_measure("ndgc@10")
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.errors.MeasureError: unknown measure 'ndgc@10'; did you mean ndcg, Rndcg, dcg?
+    >>> parse_measure("P@0")
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; got '0'
+    """
     from relkit.metrics.measures.trec_table import NICKNAMES
 
     name = name.strip()
@@ -65,7 +124,26 @@ def parse_measure(name: str) -> list[Measure]:
 
 
 def suggest(name: str) -> str:
-    """", did you mean ...?" for an unknown name, or ""."""
+    """The hint for an unknown measure name: "; did you mean ...?", or "".
+
+    Parameters
+    ----------
+    name : str
+        The unknown name, in either spelling.
+
+    Returns
+    -------
+    str
+        Up to three close family names, nicknames or readable names.
+
+    Examples
+    --------
+    >>> from relkit.metrics.names import suggest
+    >>> suggest("ndgc")
+    '; did you mean ndcg, Rndcg, dcg?'
+    >>> suggest("qqq")
+    ''
+    """
     from relkit.metrics.measures.trec_table import NICKNAMES
 
     pool = list(REGISTRY) + list(NICKNAMES) + [

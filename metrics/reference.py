@@ -6,7 +6,26 @@ import inspect
 
 
 def measures_markdown() -> str:
-    """Markdown for every registered family: names, parameters, formula, reference."""
+    """Markdown for every registered family: names, parameters, formula, reference.
+
+    This is ``docs/measures.md``: ``python -m relkit.metrics.reference`` prints it.
+
+    Returns
+    -------
+    str
+        A table of every family (trec_eval name, readable name, parameters and
+        default, summary, origin, description), the nicknames, then one section
+        per family with its formula and reference, in registry order.
+
+    Examples
+    --------
+    >>> from relkit.metrics.reference import measures_markdown
+    >>> text = measures_markdown()
+    >>> text.splitlines()[0]
+    '# Measure reference'
+    >>> print(next(line for line in text.splitlines() if line.startswith("| `ndcg_cut` ")))
+    | `ndcg_cut` | `nDCG@k` | cutoffs (5,10,15,20,30,100,200,500,1000) | mean | trec_eval | ...
+    """
     from relkit.metrics.measures import load_all
     from relkit.metrics.measures.base import REGISTRY
     from relkit.metrics.measures.trec_table import NICKNAMES

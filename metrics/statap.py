@@ -32,12 +32,74 @@ Prels = Mapping[str, Mapping[str, tuple[int, float]]]   # topic -> doc -> (grade
 
 
 def estimated_relevant(prels: Prels, level: int = 1) -> dict[str, float]:
-    r"""Horvitz-Thompson :math:`\hat R` per topic (unbiased for R)."""
+    r"""Horvitz-Thompson :math:`\hat R` per topic (unbiased for R).
+
+    Parameters
+    ----------
+    prels : Mapping[str, Mapping[str, tuple[int, float]]]
+        Topic -> sampled document -> (grade, inclusion probability
+        :math:`\pi_d` in (0, 1]).
+    level : int, default 1
+        Lowest grade that counts as relevant.
+
+    Returns
+    -------
+    dict[str, float]
+        Topic -> :math:`\hat R = \sum_{d \in S,\ rel(d)} 1/\pi_d`.
+
+    Examples
+    --------
+    A relevant document sampled with probability 1/2 stands for two:
+
+    >>> from relkit.metrics.statap import estimated_relevant
+    >>> estimated_relevant({"q1": {"d1": (1, 1.0), "d2": (0, 1.0), "d3": (2, 0.5)}})
+    {'q1': 3.0}
+    >>> estimated_relevant({"q1": {"d1": (1, 1.0), "d2": (0, 1.0), "d3": (2, 0.5)}}, level=2)
+    {'q1': 2.0}
+    """
     return {t: sum(1.0 / p for g, p in docs.values() if g >= level) for t, docs in prels.items()}
 
 
 def stat_ap(run: Run, prels: Prels, level: int = 1) -> dict[str, float]:
-    """statAP per topic of ``prels`` (topics the run lacks score 0)."""
+    r"""statAP per topic of ``prels`` (see the module's formula).
+
+    Parameters
+    ----------
+    run : Run
+        The ranking (trec_eval's order).
+    prels : Mapping[str, Mapping[str, tuple[int, float]]]
+        Topic -> sampled document -> (grade, inclusion probability
+        :math:`\pi_d` in (0, 1]).
+    level : int, default 1
+        Lowest grade that counts as relevant.
+
+    Returns
+    -------
+    dict[str, float]
+        Topic of ``prels`` -> estimated AP. A topic the run lacks, or with no
+        sampled relevant document, scores 0.
+
+    Examples
+    --------
+    d1 (relevant, :math:`\pi = 1`) at rank 1 and d3 (relevant, :math:`\pi = 1/2`)
+    at rank 3, so :math:`\hat R = 3` and
+    :math:`\widehat{AP} = (1/1 + \frac{1 + 1}{3} / \tfrac12) / 3 = 7/9`:
+
+    >>> from relkit.metrics.data import Run
+    >>> from relkit.metrics.statap import stat_ap
+    >>> run = Run.read("q1 Q0 d1 1 3.0 bm25\nq1 Q0 d2 2 2.0 bm25\nq1 Q0 d3 3 1.0 bm25\n")
+    >>> sample = {"q1": {"d1": (1, 1.0), "d2": (0, 1.0), "d3": (2, 0.5)}}
+    >>> round(stat_ap(run, sample)["q1"], 4)
+    0.7778
+
+    With every :math:`\pi_d = 1` it is AP, (1/1 + 2/3) / 2:
+
+    >>> full = {"q1": {"d1": (1, 1.0), "d2": (0, 1.0), "d3": (2, 1.0)}}
+    >>> round(stat_ap(run, full)["q1"], 4)
+    0.8333
+    >>> stat_ap(run, {"q9": {"d1": (1, 1.0)}})
+    {'q9': 0.0}
+    """
     ranked = ranked_docnos(run)
     r_hat = estimated_relevant(prels, level)
     out: dict[str, float] = {}

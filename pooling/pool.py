@@ -133,9 +133,9 @@ class Pool:
             + ",".join(f"{r}:{k}" for r, k in e.provenance) for e in self.entries]
         text = "\n".join(lines) + "\n"
         if hasattr(target, "write"):
-            target.write(text)  # type: ignore[union-attr]
+            target.write(text)
         else:
-            Path(target).write_text(text, encoding="utf-8")  # type: ignore[arg-type]
+            Path(target).write_text(text, encoding="utf-8")
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> tuple[Pool, list[int]]:

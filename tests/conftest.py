@@ -1,71 +1,24 @@
-"""Shared test helpers: where ../shared is, and running the CLI in-process."""
+"""Fixtures shared by the test modules (helpers to import are in ``helpers.py``)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
-import shlex
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CONFORMANCE = SHARED / "conformance" / "trec_eval"
+from helpers import BACKENDS, PG_URL, ROOT, fresh_pg_database
 
-needs_shared = pytest.mark.skipif(
-    not CONFORMANCE.is_dir(), reason=f"shared conformance data not found at {CONFORMANCE}")
-
-
-def run_cli(args: list[str] | str, cwd: Path | None = None) -> tuple[int, str, str]:
-    """Run ``relkit ARGS`` in this process; return (exit code, stdout, stderr)."""
-    from relkit.judging.cli import main
-
-    if isinstance(args, str):
-        args = shlex.split(args)
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
-
-
-# -- judging store backends ------------------------------------------------------------
-# PostgreSQL: .ci/postgres starts a real server and exports RELKIT_TEST_PG (an admin URL);
-# each test gets a fresh database on it. Outside CI, without it, those tests skip with a
-# reason; with RELKIT_REQUIRE_PG=1 (set by .ci/run) a missing server is a failure.
-PG_URL = os.environ.get("RELKIT_TEST_PG")
-BACKENDS = ["sqlite", "postgresql"]
-
-
-def _fresh_pg_database(admin_url: str) -> tuple[str, object]:
-    import uuid
-
-    from sqlalchemy import create_engine, text
-
-    name = f"relkit_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(admin_url.replace("postgresql://", "postgresql+psycopg://", 1),
-                          isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    base = admin_url.rsplit("/", 1)[0]
-
-    def drop() -> None:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-    return f"{base}/{name}", drop
+# `python -m pytest` puts the working directory on sys.path; from the repository root
+# that makes `metrics/` importable as a top-level copy of relkit.metrics. Plain `pytest`
+# does not; drop it so both run the same modules (tests/test_import_paths.py).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 
 
 @pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> object:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty judging database URL on each backend."""
     if request.param == "sqlite":
         yield str(tmp_path / "judging.db")
@@ -75,6 +28,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> object:
             pytest.fail("RELKIT_REQUIRE_PG is set but RELKIT_TEST_PG is not: "
                         "PostgreSQL was not started (.ci/postgres)")
         pytest.skip("PostgreSQL not available: set RELKIT_TEST_PG (see .ci/postgres)")
-    url, drop = _fresh_pg_database(PG_URL)
+    url, drop = fresh_pg_database(PG_URL)
     yield url
-    drop()  # type: ignore[operator]
+    drop()

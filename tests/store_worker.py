@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import random
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.store import Store
 
 
 def main() -> int:

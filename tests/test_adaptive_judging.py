@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging import adaptive
 from relkit.judging.models import StoreError
@@ -26,7 +27,6 @@ from relkit.metrics.data import Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.params import PoolingError
-from tests.conftest import run_cli
 
 DOCS = [f"d{i:02d}" for i in range(40)]
 TOPICS = ("1", "007")
@@ -263,8 +263,9 @@ def test_cli_pool_into_assign_and_judge(tmp_path: Path) -> None:
 
 
 # -- the TUI ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_tui_shows_the_strategy_sequence_and_resumes_it(tmp_path: Path) -> None:
-    from tests.test_tui import drive, screen
+    from tui_helpers import drive, screen
 
     store, cands = project(str(tmp_path / "t.db"), "bandit", {"policy": "thompson"})
     shown: list[str] = []
@@ -297,7 +298,7 @@ def test_tui_shows_the_strategy_sequence_and_resumes_it(tmp_path: Path) -> None:
 
 
 def test_tui_back_forward_and_skip_on_an_adaptive_pool(tmp_path: Path) -> None:
-    from tests.test_tui import drive, screen
+    from tui_helpers import drive, screen
 
     store, cands = project(str(tmp_path / "t.db"), "mtf")
     ref = AdaptivePool("mtf", cands, {}, seed=5, level=2, max_grade=3)
@@ -331,7 +332,7 @@ def test_migration_0004_round_trips_with_data(db_url: str) -> None:
 
     from relkit.judging.engine import writer
     from relkit.judging.migrate import _config, current, upgrade
-    from tests.store_helpers import make_project
+    from store_helpers import make_project
 
     store = make_project(db_url)
     who = next(n for n in ("ann", "bob") if "1" in {t.key for t in store.assessor(n).topics()})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
-from tests.conftest import ROOT, run_cli
+from helpers import ROOT, run_cli
 
 SAMPLE = ROOT / "corpora" / "sample"
 

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agreement_data import DIAGNOSES, KRIPP, WIKI_COUNTS, long_frame
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.agreement import multi, pairwise
 from relkit.judging.agreement.frame import Ratings
-from tests.agreement_data import DIAGNOSES, KRIPP, WIKI_COUNTS, long_frame
 
 # 94 applicants judged by A and B: yes/yes 61, yes/no 2, no/yes 6, no/no 25.
 # Rows: A (0 = no, 1 = yes); columns: B. Published: P(A) = 0.9149, P(E) = 0.5724,

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helpers import SHARED
 from relkit.corpora.types import TREC_DL, RelevanceScale
 from relkit.judging.agreement import multi, pairwise
 from relkit.judging.agreement.analysis import Options, analyse
 from relkit.judging.agreement.frame import AgreementError, Ratings, read_files
-from tests.conftest import SHARED
 
 DL = SHARED / "corpora" / "llmjudge-dl23"
 CROWD = SHARED / "corpora" / "trec-rf10-crowd" / "trec-rf10-data.txt"
@@ -47,6 +47,7 @@ def test_dl23_off_scale_grade_is_refused_with_file_and_line() -> None:
         Ratings.from_frame(r, TREC_DL)
 
 
+@pytest.mark.slow
 @needs_dl
 def test_dl23_each_judge_against_nist() -> None:
     from sklearn.metrics import cohen_kappa_score
@@ -91,6 +92,7 @@ def test_dl23_alpha_across_all_judges_matches_krippendorff() -> None:
         assert 0.0 < s.value < 0.8
 
 
+@pytest.mark.slow
 @needs_crowd
 def test_crowd_workers_against_nist_gold() -> None:
     from sklearn.metrics import cohen_kappa_score
@@ -155,6 +157,7 @@ def test_binarised_uses_threshold() -> None:
     assert t.tolist() == [[0, 0], [1, 1]]
 
 
+@pytest.mark.slow
 @needs_crowd
 def test_crowd_file_directly_through_the_cli() -> None:
     """``relkit agree trec-rf10-data.txt --repeats last``: gold column, -2 and -1 dropped."""
@@ -162,7 +165,7 @@ def test_crowd_file_directly_through_the_cli() -> None:
 
     from sklearn.metrics import cohen_kappa_score
 
-    from tests.conftest import run_cli
+    from helpers import run_cli
 
     code, out, err = run_cli(["agree", str(CROWD), "--repeats", "last", "--format", "json",
                               "--replicates", "0"])

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agreement_data import KRIPP, long_frame
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.agreement import multi, pairwise, variance
 from relkit.judging.agreement.frame import Ratings
-from tests.agreement_data import KRIPP, long_frame
 
 APPLICANTS = np.array([[25, 6], [2, 61]])
 BIN = np.array([0.0, 1.0])

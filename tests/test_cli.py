@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import ROOT, run_cli
+from helpers import ROOT, run_cli
 
 SAMPLE = ROOT / "corpora" / "sample"
 QRELS = str(SAMPLE / "qrels.txt")

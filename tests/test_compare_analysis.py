@@ -140,7 +140,7 @@ def test_system_names_from_files() -> None:
 
 
 def test_cli_bad_input_is_one_line_error(tmp_path) -> None:  # noqa: ANN001
-    from tests.conftest import run_cli
+    from helpers import run_cli
 
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")

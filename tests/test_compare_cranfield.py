@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tests.browser import Browser, find_chromium
-from tests.conftest import SHARED, run_cli
+from browser import Browser, find_chromium
+from helpers import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
 RUNS = sorted((CRAN / "runs").glob("*/*.txt"))
@@ -38,6 +38,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return out, stdout
 
 
+@pytest.mark.slow
 @needs_cranfield
 def test_means_and_t_tests_match_evaluator_and_scipy(report: tuple[Path, str]) -> None:
     from relkit.metrics.compare import compare
@@ -69,6 +70,7 @@ def test_means_and_t_tests_match_evaluator_and_scipy(report: tuple[Path, str]) -
         assert re.search(rf"\| \(.\) {re.escape(name)} \| (\*\*)?{mean:.4f}", stdout), name
 
 
+@pytest.mark.slow
 @needs_cranfield
 def test_report_is_self_contained_with_every_chart_as_svg(report: tuple[Path, str]) -> None:
     path, _ = report
@@ -120,6 +122,7 @@ def _visible_charts(state: list[dict[str, object]]) -> set[str]:
             and float(c["opacity"]) > 0 and c["onTop"]}  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @needs_cranfield
 def test_report_in_headless_chromium(report: tuple[Path, str]) -> None:
     path, _ = report

@@ -108,6 +108,7 @@ def test_bootstrap_and_randomisation_agree_with_t_on_clear_cases() -> None:
         assert paired_test(name, a, a)[1] == 1.0, name
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=3, max_size=25),
        st.integers(0, 2**31), st.sampled_from(TESTS.names()))
@@ -140,6 +141,7 @@ def test_t_interval_equals_scipy() -> None:
     assert (lo, hi) == pytest.approx((ref.low, ref.high), rel=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30),
        st.sampled_from(["bonferroni", "holm", "bh"]))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CONFORMANCE, needs_shared, run_cli
+from helpers import CONFORMANCE, needs_shared, run_cli
 
 pytestmark = needs_shared
 

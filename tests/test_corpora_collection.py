@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SHARED, run_cli
 from relkit.corpora.collection import Collection, ManifestError, open_collection
 from relkit.corpora.known import CRANFIELD_GRADES, KNOWN
 from relkit.corpora.stats import collection_stats
 from relkit.corpora.types import CRANFIELD
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
-from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
 VASWANI = SHARED / "corpora" / "vaswani"
@@ -189,8 +189,9 @@ def test_corpora_imports_nothing_above_it() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, relkit.corpora.cli, relkit.corpora.collection, relkit.corpora.fetch, relkit.corpora.stats, "
-            "relkit.corpora.qrels, relkit.corpora.loaders, relkit.corpora.writers; "
+    code = ("import sys, relkit.corpora.cli, relkit.corpora.collection, relkit.corpora.fetch, "
+            "relkit.corpora.stats, relkit.corpora.qrels, relkit.corpora.loaders, "
+            "relkit.corpora.writers; "
             "print(' '.join(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SHARED, run_cli
 from relkit.corpora import known
 from relkit.corpora.collection import open_collection
 from relkit.corpora.fetch import FetchError, fetch
 from relkit.corpora.known import KNOWN, KnownCollection, RemoteFile
 from relkit.corpora.stats import collection_stats
-from tests.conftest import SHARED, run_cli
 
 CORPORA = SHARED / "corpora"
 needs_corpora = pytest.mark.skipif(not (CORPORA / "cranfield").is_dir(),

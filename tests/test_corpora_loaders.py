@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SHARED
 from relkit.corpora.docstore import DocStore
 from relkit.corpora.loaders import LOADERS, LoaderError, get_loader, read_docs, read_topics
 from relkit.metrics.errors import FormatError
-from tests.conftest import SHARED
 
 CRAN = SHARED / "corpora" / "cranfield"
 VASWANI = SHARED / "corpora" / "vaswani"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from helpers import run_cli
 from relkit.judging.store import Store
 from relkit.judging.tui.app import Settings, make_app
 from relkit.judging.tui.judge import JudgeScreen
 from relkit.metrics.data import Run
-from tests.conftest import run_cli
 
 SAMPLE = Path(__file__).resolve().parents[1] / "corpora" / "sample"
 

@@ -150,6 +150,7 @@ def _check(qrels_d: dict, run_d: dict, qrels: Qrels, run: Run, level: int,
 OPTIONS = [(level, judged) for level in (1, 2) for judged in (False, True)]
 
 
+@pytest.mark.slow
 @settings(settings.get_profile("differential"))
 @given(collections())
 def test_random_collections_match_pytrec_eval(data: tuple[dict, dict]) -> None:

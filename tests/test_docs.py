@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from helpers import ROOT
 from relkit.metrics.reference import measures_markdown
-from tests.conftest import ROOT
 
 
 def test_measure_reference_is_current() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SHARED, run_cli
 from relkit.judging.store import Store
-from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
 

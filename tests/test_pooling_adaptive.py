@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import SHARED
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.params import PoolingError
 from relkit.pooling.simulate import Plan, grades_of, simulate
 from relkit.pooling.strategies import names
-from tests.conftest import SHARED
 
 CRAN = SHARED / "corpora" / "cranfield"
 needs_cranfield = pytest.mark.skipif(not CRAN.is_dir(), reason=f"{CRAN} not found")
@@ -87,6 +87,7 @@ def test_judgment_log_is_plain_data() -> None:
     assert all(isinstance(j, Judgment) for j in p.log) and len(p.log) == 3
 
 
+@pytest.mark.slow
 @needs_cranfield
 def test_cranfield_adaptive_beats_depth_at_equal_budget() -> None:
     paths = sorted((CRAN / "runs").glob("*/*.txt"))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import CONFORMANCE, SHARED, needs_shared, run_cli
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
 from relkit.metrics.statap import estimated_relevant, stat_ap
@@ -24,7 +25,6 @@ from relkit.pooling.sample import (
     write_sample,
 )
 from relkit.pooling.stats import contributions, overlap, shared_by_one
-from tests.conftest import CONFORMANCE, SHARED, needs_shared, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
 
@@ -163,6 +163,7 @@ def test_leave_one_out_hand_worked() -> None:
     assert rows["x"].rank_drop == 1 and rows["x"].tau is None   # one ordering all tied
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CRAN.is_dir(), reason=f"{CRAN} not found")
 def test_cli_on_cranfield(tmp_path: Path) -> None:
     runs = " ".join(str(p) for p in sorted((CRAN / "runs").glob("*/*.txt")))

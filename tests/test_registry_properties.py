@@ -144,6 +144,7 @@ def test_range_table_covers_registry() -> None:
     assert set(NAN_WHEN) <= set(RANGES)
 
 
+@pytest.mark.slow
 @settings(PROFILE)
 @given(collections(), st.sampled_from([0, 1, 2, 3]), st.booleans())
 def test_values_finite_and_in_range(data: tuple[dict, dict], level: int, judged: bool) -> None:
@@ -221,6 +222,7 @@ def _ideal_value(fam: str, k: object, R: int) -> float | None:
     return None
 
 
+@pytest.mark.slow
 @settings(PROFILE)
 @given(collections(), st.randoms(use_true_random=False), st.booleans())
 def test_invariant_to_row_order(data: tuple[dict, dict], rnd: random.Random,
@@ -237,6 +239,7 @@ def test_invariant_to_row_order(data: tuple[dict, dict], rnd: random.Random,
     _same(x, y)
 
 
+@pytest.mark.slow
 @settings(PROFILE)
 @given(collections(), st.sampled_from(["x", "x-", "topic:"]), st.sampled_from([9, 10]))
 def test_invariant_to_common_prefix(data: tuple[dict, dict], prefix: str, compat: int) -> None:
@@ -259,6 +262,7 @@ UNCHANGED = ["P", "recall", "ndcg_cut", "map_cut", "success", "map", "ndcg", "nd
              "ndcg_rel", "MR", "set_recall", "miss"]
 
 
+@pytest.mark.slow
 @settings(PROFILE)
 @given(collections(), st.integers(1, 5), st.sampled_from([1, 2]))
 def test_unjudged_tail_changes_nothing(data: tuple[dict, dict], extra: int,

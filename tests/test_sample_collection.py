@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ROOT, run_cli
 from relkit.corpora.collection import Collection
 from relkit.corpora.loaders import get_loader, read_docs, read_topics, sniff
 from relkit.corpora.types import get_scale
 from relkit.metrics.data import Qrels, Run
-from tests.conftest import ROOT, run_cli
 
 SAMPLE = ROOT / "corpora" / "sample"
 MANIFEST = tomllib.loads((SAMPLE / "collection.toml").read_text(encoding="utf-8"))
@@ -193,6 +193,7 @@ def test_readme_table_against_pytrec_eval() -> None:
         assert means == pytest.approx(vals, abs=5e-5), name
 
 
+@pytest.mark.slow
 def test_make_runs_reproduces_the_shipped_runs(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(SAMPLE / "make_runs.py"), "--out", str(tmp_path)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120)

@@ -22,7 +22,7 @@ from relkit.judging.reports import (
     status,
 )
 from relkit.judging.store import Store
-from tests.store_helpers import DOCS, POOL, make_project, snapshot
+from store_helpers import DOCS, POOL, make_project, snapshot
 
 
 def test_assessor_workflow(db_url: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
-from tests.store_helpers import make_project
+from helpers import run_cli
+from store_helpers import make_project
 
 
 def test_status_export_import_adjudicate(tmp_path: Path) -> None:

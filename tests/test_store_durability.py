@@ -10,10 +10,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import Store
+
+# Both tests run writer processes for seconds (kills, retries): not in `make check`.
+pytestmark = pytest.mark.slow
 
 WORKER = Path(__file__).with_name("store_worker.py")
 

@@ -8,7 +8,7 @@ from sqlalchemy import text
 from relkit.judging.engine import DatabaseError, make_engine
 from relkit.judging.migrate import current, head, upgrade
 from relkit.judging.store import Store
-from tests.store_helpers import make_project
+from store_helpers import make_project
 
 
 def test_database_at_first_revision_upgrades_with_its_data(db_url: str) -> None:

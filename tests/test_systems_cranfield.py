@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SHARED, run_cli
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
-from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
 needs_corpora = pytest.mark.skipif(not CRAN.is_dir(), reason=f"shared corpora not at {CRAN}")

@@ -44,6 +44,7 @@ def collections(draw: st.DrawFn) -> tuple[list[Document], list[Topic], str, dict
     return docs, topics, system, params, draw(st.integers(1, 8))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(collections())
 def test_runs_are_well_formed_and_ranked_by_the_metrics_rule(case: tuple) -> None:  # type: ignore[type-arg]
@@ -137,7 +138,8 @@ def test_importing_the_systems_is_cheap_and_layered() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, relkit.corpora.systems.cli, relkit.corpora.systems.retrieve, relkit.corpora.systems as s; "
+    code = ("import sys, relkit.corpora.systems.cli, relkit.corpora.systems.retrieve, "
+            "relkit.corpora.systems as s; "
             "s.load_all(); print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
     out = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True).stdout.split())

@@ -20,12 +20,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from helpers import SHARED
 from relkit.corpora.systems import get
 from relkit.corpora.systems.analyzer import Analyzer
 from relkit.corpora.systems.index import Index, document_text
 from relkit.corpora.systems.retrieve import retrieve
 from relkit.corpora.types import Document, Topic
-from tests.conftest import SHARED
 
 PLAIN = Analyzer(stemmer="none", stopwords=False)
 DOCS = [Document("d1", text="apple banana apple"), Document("d2", text="banana cherry"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,25 +11,15 @@ from sqlalchemy.exc import OperationalError
 
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import Store
-from relkit.judging.tui.app import JudgeApp, Settings, make_app
+from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.dwell import DwellTimer
-from relkit.judging.tui.judge import JudgeScreen
 from relkit.judging.tui.keymap import KeymapError, load
 from relkit.judging.tui.safe import clean, query_terms, safe
+from tui_helpers import Clock, drive, screen
 
 EVIL = ("[bold]not bold[/bold] [link=http://x]click[/link] \x1b[31mred\x1b[0m "
         "bell\x07 \x1b]0;title\x07 end")
-
-
-class Clock:
-    """A hand-driven clock for dwell times."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def project(tmp_path: Path) -> Store:
@@ -43,25 +32,6 @@ def project(tmp_path: Path) -> Store:
     store.import_pool([("1", d.id) for d in docs], name="p")
     store.assign(["ann", "bob"], overlap=1.0)
     return store
-
-
-def drive(store: Store, steps: Callable[[Any, JudgeApp, Clock], Awaitable[None]],
-          size: tuple[int, int] = (80, 24)) -> Clock:
-    clock = Clock()
-    app = make_app(store, "ann", Settings(keymap_path=None, idle_after=30.0, clock=clock))
-
-    async def main() -> None:
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            await steps(pilot, app, clock)
-
-    asyncio.run(main())
-    return clock
-
-
-def screen(app: JudgeApp) -> JudgeScreen:
-    assert isinstance(app.screen, JudgeScreen), type(app.screen)
-    return app.screen
 
 
 def test_one_key_grades_saves_and_advances(tmp_path: Path) -> None:
@@ -96,6 +66,7 @@ def test_idle_time_is_not_counted(tmp_path: Path) -> None:
     assert j.dwell_ms == 40_000
 
 
+@pytest.mark.slow
 def test_back_revise_skip_flag_note_and_resume(tmp_path: Path) -> None:
     store = project(tmp_path)
 
@@ -178,6 +149,7 @@ def test_other_assessors_grades_never_shown(tmp_path: Path) -> None:
     drive(store, steps)
 
 
+@pytest.mark.slow   # waits out a real retry delay
 def test_unreachable_database_keeps_the_grade_pending(tmp_path: Path) -> None:
     # Fault injection: the first save fails as a dropped connection would.
     store = project(tmp_path)
@@ -336,14 +308,15 @@ def test_postgres_outage_keeps_the_grade_pending_until_it_is_saved() -> None:
     # then connections are allowed again. No mock anywhere.
     import os
 
-    from conftest import PG_URL, _fresh_pg_database
     from sqlalchemy import create_engine, text
+
+    from helpers import PG_URL, fresh_pg_database
 
     if not PG_URL:
         if os.environ.get("RELKIT_REQUIRE_PG"):
             pytest.fail("RELKIT_REQUIRE_PG is set but RELKIT_TEST_PG is not")
         pytest.skip("PostgreSQL not available: set RELKIT_TEST_PG (see .ci/postgres)")
-    url, drop = _fresh_pg_database(PG_URL)
+    url, drop = fresh_pg_database(PG_URL)
     name = url.rsplit("/", 1)[1]
     admin = create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1),
                           isolation_level="AUTOCOMMIT")

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SHARED, run_cli
 from relkit.judging.store import Store
 from relkit.metrics.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
-from tests.conftest import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
 TOPICS = [str(t) for t in range(1, 41)]  # 40 of 225 topics keep the test under a minute
@@ -61,6 +61,7 @@ def map_by_system(qrels: Qrels, runs: list[Path]) -> dict[str, float]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CRAN.is_dir(), reason=f"shared corpora not at {CRAN}")
 def test_cranfield_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))

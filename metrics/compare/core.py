@@ -33,7 +33,38 @@ CI_METHODS = get_args(CIMethod)
 
 @dataclass(frozen=True)
 class PairTest:
-    """One tested pair on one measure; ``diff`` is mean(a) - mean(b)."""
+    """One tested pair on one measure; ``diff`` is mean(a) - mean(b).
+
+    Attributes
+    ----------
+    measure : str
+        The measure, as named in the comparison.
+    a, b : str
+        The systems; with a baseline, ``b`` is the baseline.
+    diff : float
+        Mean over topics of the per-topic differences ``a - b``.
+    statistic : float
+        The test statistic (t for the t test, the mean difference for the
+        resampling tests...).
+    p, p_adjusted : float
+        Two-sided p-value, before and after the correction for multiple
+        comparisons.
+    effect : float
+        Cohen's :math:`d_z`: mean difference over its standard deviation.
+    significant : bool
+        ``p_adjusted <= alpha``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.compare import Scores
+    >>> from relkit.metrics.compare.core import compare_scores
+    >>> scores = Scores(("bm25", "lm"), ("AP",), ("q1", "q2", "q3", "q4"),
+    ...                 np.array([[[0.5, 0.6, 0.2, 0.9], [0.1, 0.3, 0.1, 0.5]]]))
+    >>> (pair,) = compare_scores(scores).pairs
+    >>> pair.a, pair.b, round(pair.diff, 4), round(pair.p, 4), pair.significant
+    ('bm25', 'lm', 0.3, 0.024, True)
+    """
 
     measure: str
     a: str
@@ -48,7 +79,61 @@ class PairTest:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Everything a table or report shows; build it with :func:`compare`."""
+    """Everything a table or report shows; build it with :func:`compare`.
+
+    Attributes
+    ----------
+    scores : Scores
+        The per-topic values compared.
+    test, correction : str
+        Names of the paired test and of the correction for multiple comparisons.
+    alpha : float
+        Significance level applied to the adjusted p-values.
+    resampling : Resampling
+        Samples and seed of the resampling tests and bootstrap intervals.
+    baseline : str or None
+        The system every other one was tested against; ``None``: every pair.
+    means : numpy.ndarray
+        Mean over topics, measures x systems.
+    ci_level : float or None
+        Confidence level of the intervals; ``None`` when none were asked for.
+    ci_method : str
+        ``"t"`` or ``"bootstrap"``.
+    ci_low, ci_high : numpy.ndarray or None
+        Interval bounds, measures x systems.
+    pairs : tuple of PairTest
+        Every tested pair on every measure, measure by measure.
+
+    Examples
+    --------
+    Three systems, every pair tested (t test, Holm's correction):
+
+    >>> import numpy as np
+    >>> from relkit.metrics.compare import Scores
+    >>> from relkit.metrics.compare.core import compare_scores
+    >>> scores = Scores(("bm25", "lm", "qlm"), ("AP",), ("q1", "q2", "q3", "q4"),
+    ...                 np.array([[[0.5, 0.6, 0.2, 0.9],
+    ...                            [0.1, 0.3, 0.1, 0.5],
+    ...                            [0.6, 0.7, 0.3, 0.9]]]))
+    >>> cmp = compare_scores(scores)
+    >>> cmp.means.round(4)
+    array([[0.55 , 0.25 , 0.625]])
+    >>> cmp.best("AP"), cmp.wins("AP", "lm"), cmp.letter("lm")
+    ({'qlm'}, ([], ['bm25', 'qlm']), 'b')
+    >>> print(cmp.table("markdown"))
+    | System | AP |
+    |---|---:|
+    | (a) bm25 | 0.5500<sup>b</sup> |
+    | (b) lm | 0.2500 |
+    | (c) qlm | **0.6250**<sup>b</sup> |
+    <BLANKLINE>
+    Mean over 4 topics; best in bold. paired Student's t test, holm correction, alpha = 0.05. ...
+    >>> cmp.pairs_frame()[["a", "b", "diff", "p_adjusted", "significant"]].round(4)
+          a    b   diff  p_adjusted  significant
+    0  bm25   lm  0.300      0.0480         True
+    1  bm25  qlm -0.075      0.0577        False
+    2    lm  qlm -0.375      0.0283         True
+    """
 
     scores: Scores
     test: str
@@ -72,17 +157,57 @@ class Comparison:
         return self.scores.measures
 
     def letter(self, system: str) -> str:
-        """The short label of a system in significance marks (a, b, c...)."""
+        """The short label of a system in significance marks (a, b, c...).
+
+        Parameters
+        ----------
+        system : str
+
+        Returns
+        -------
+        str
+            ``a`` for the first system and so on; numbers from 1 past 26 systems.
+
+        Raises
+        ------
+        CompareError
+            If there is no such system.
+        """
         i = self.scores.system_index(system)
         return string.ascii_lowercase[i] if len(self.systems) <= 26 else str(i + 1)
 
     def best(self, measure: str) -> set[str]:
-        """The systems with the highest mean on ``measure`` (ties: all of them)."""
+        """The systems with the highest mean on ``measure`` (ties: all of them).
+
+        Parameters
+        ----------
+        measure : str
+
+        Returns
+        -------
+        set of str
+
+        Raises
+        ------
+        CompareError
+            If ``measure`` is not in the comparison.
+        """
         row = self.means[self.scores.measure_index(measure)]
         return {s for s, v in zip(self.systems, row, strict=True) if v == row.max()}
 
     def wins(self, measure: str, system: str) -> tuple[list[str], list[str]]:
-        """Systems that ``system`` is significantly better / worse than on ``measure``."""
+        """Systems that ``system`` is significantly better / worse than on ``measure``.
+
+        Parameters
+        ----------
+        measure, system : str
+
+        Returns
+        -------
+        better, worse : list of str
+            Among the pairs tested (with a baseline, only against the baseline),
+            in the order of :attr:`pairs`.
+        """
         better: list[str] = []
         worse: list[str] = []
         for p in self.pairs:
@@ -94,7 +219,14 @@ class Comparison:
         return better, worse
 
     def summary_frame(self) -> pd.DataFrame:
-        """One row per system and measure: mean, interval, significance."""
+        """One row per system and measure: mean, interval, significance.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``system, measure, mean, ci_low, ci_high, better_than, worse_than``;
+            the last two are space-separated system names (see :meth:`wins`).
+        """
         import pandas as pd
 
         rows = []
@@ -109,14 +241,38 @@ class Comparison:
         return pd.DataFrame(rows)
 
     def pairs_frame(self) -> pd.DataFrame:
-        """One row per tested pair and measure."""
+        """One row per tested pair and measure.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The fields of :class:`PairTest` as columns.
+        """
         import pandas as pd
 
         cols = list(PairTest.__dataclass_fields__)
         return pd.DataFrame([[getattr(p, c) for c in cols] for p in self.pairs], columns=cols)
 
     def table(self, fmt: str = "markdown") -> str:
-        """The systems x measures table as text in format ``fmt`` (see ``tables.FORMATS``)."""
+        """The systems x measures table as text.
+
+        Parameters
+        ----------
+        fmt : str, default "markdown"
+            A name from ``relkit.metrics.compare.tables.FORMATS``: ``markdown``,
+            ``latex``, ``csv``, ``json``, ``rich``.
+
+        Returns
+        -------
+        str
+            Means (with intervals when asked for), the best in bold, significance
+            marks, and a note on the test, correction and alpha.
+
+        Raises
+        ------
+        CompareError
+            For an unknown format (close names suggested).
+        """
         from relkit.metrics.compare.tables import get_format
 
         return get_format(fmt).render(self)
@@ -133,7 +289,46 @@ def compare_scores(scores: Scores, *, baseline: str | None = None, test: str = "
                    correction: str = "holm", alpha: float = 0.05, samples: int = 10_000,
                    seed: int = 0, ci: float | None = None,
                    ci_method: CIMethod = "t") -> Comparison:
-    """Compare the systems of a score matrix (see :func:`compare`)."""
+    """Compare the systems of a score matrix already computed.
+
+    :func:`compare` evaluates runs and calls this; call it directly with scores
+    from elsewhere.
+
+    Parameters
+    ----------
+    scores : Scores
+        Per-topic values, measures x systems x topics.
+    baseline, test, correction, alpha, samples, seed, ci, ci_method
+        As for :func:`compare`.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    CompareError
+        For an unknown test, correction or baseline, or fewer than 2 topics.
+    MeasureError
+        For ``alpha``, ``ci``, ``ci_method``, ``samples`` or ``seed`` out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.compare import Scores
+    >>> from relkit.metrics.compare.core import compare_scores
+    >>> scores = Scores(("bm25", "lm"), ("AP",), ("q1", "q2", "q3", "q4"),
+    ...                 np.array([[[0.5, 0.6, 0.2, 0.9], [0.1, 0.3, 0.1, 0.5]]]))
+    >>> cmp = compare_scores(scores, baseline="bm25", ci=0.95)
+    >>> cmp.pairs[0].a, cmp.pairs[0].b, round(cmp.pairs[0].statistic, 4)
+    ('lm', 'bm25', -4.2426)
+    >>> cmp.ci_low.round(3), cmp.ci_high.round(3)    # Student's t: not clipped to [0, 1]
+    (array([[ 0.091, -0.055]]), array([[1.009, 0.555]]))
+    >>> compare_scores(scores, test="z")
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.compare.registry.CompareError: unknown significance test 'z'; ...
+    """
     if not (isinstance(alpha, float | int) and 0 < alpha < 1):
         raise bad_param("compare", "alpha", "a number in (0, 1)", alpha)
     if ci is not None and not (isinstance(ci, float | int) and 0 < ci < 1):
@@ -181,23 +376,85 @@ def compare(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
             ci_method: CIMethod = "t", level: int = 1, complete: bool = False,
             judged_only: bool = False, max_docs: int | None = None, compat: int = 10,
             progress: Callable[[int, int], None] | None = None) -> Comparison:
-    """Evaluate ``runs`` and compare them.
+    r"""Evaluate ``runs`` and compare them.
 
     Parameters
     ----------
-    qrels, runs : judgments, and a mapping system name -> run (or a list of runs,
-        named by run id).
-    measures : measures averaged over topics, in either spelling.
-    baseline : test every system against this one; ``None``: every pair.
-    test : a name from ``significance.TESTS`` (t, wilcoxon, sign, randomisation,
-        bootstrap).
-    correction : a name from ``corrections.CORRECTIONS`` (none, bonferroni, holm, bh),
-        applied per measure over the tested pairs.
-    alpha : significance level for the adjusted p-values.
-    samples, seed : for the randomisation and bootstrap tests (and bootstrap CIs).
-    ci, ci_method : confidence level of an interval around each mean (``None``:
-        no interval); ``t`` (Student) or ``bootstrap`` (percentile).
-    level, complete, judged_only, max_docs, compat : as for :class:`Evaluator`.
+    qrels : Qrels
+        The judgments.
+    runs : Mapping[str, Run] or Sequence[Run]
+        System name -> run, or a list of runs named by their run ids.
+    measures : Sequence[str], default ("AP", "nDCG@10", "P@10")
+        Measures averaged over topics, in either spelling (``nDCG@10`` or
+        ``ndcg_cut.10``); measures that are not (``num_ret``...) are left out.
+    baseline : str, optional
+        Test every system against this one; ``None``: every pair.
+    test : str, default "t"
+        A name from ``significance.TESTS``: ``t``, ``wilcoxon``, ``sign``,
+        ``randomisation``, ``bootstrap``.
+    correction : str, default "holm"
+        A name from ``corrections.CORRECTIONS``: ``none``, ``bonferroni``,
+        ``holm``, ``bh``; applied per measure over the tested pairs.
+    alpha : float, default 0.05
+        Significance level for the adjusted p-values, in (0, 1).
+    samples, seed : int, default 10000 and 0
+        For the randomisation and bootstrap tests (and bootstrap intervals).
+    ci : float, optional
+        Confidence level of an interval around each mean, in (0, 1); ``None``:
+        no interval.
+    ci_method : {"t", "bootstrap"}, default "t"
+        Student's t interval or the percentile bootstrap.
+    level, complete, judged_only, max_docs, compat
+        As for :class:`~relkit.metrics.evaluator.Evaluator`. A topic one run lacks
+        scores 0 for it (trec_eval ``-c``), so every test is paired.
+    progress : callable, optional
+        ``progress(done, total)`` after each run is evaluated.
+
+    Returns
+    -------
+    Comparison
+        Means, intervals and every tested pair; ``.table(fmt)`` renders it.
+
+    Raises
+    ------
+    CompareError
+        For an unknown test, correction or baseline, two runs with one name, no
+        measure averaged over topics, or fewer than 2 topics.
+    MeasureError
+        For an unknown measure, or a parameter out of range.
+
+    See Also
+    --------
+    compare_scores : the same, from a score matrix.
+
+    Examples
+    --------
+    Three topics; ``lm`` ranks a non-relevant document first on q1 and q2:
+
+    >>> from relkit.metrics.compare import compare
+    >>> from relkit.metrics.data import Qrels, Run
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1},
+    ...                          "q3": {"d4": 1, "d5": 1}})
+    >>> bm25 = Run.read("q1 Q0 d1 1 3 bm25\nq1 Q0 d9 2 2 bm25\nq1 Q0 d2 3 1 bm25\n"
+    ...                 "q2 Q0 d3 1 1 bm25\n"
+    ...                 "q3 Q0 d9 1 3 bm25\nq3 Q0 d4 2 2 bm25\nq3 Q0 d5 3 1 bm25\n")
+    >>> lm = Run.read("q1 Q0 d9 1 3 lm\nq1 Q0 d1 2 2 lm\nq1 Q0 d2 3 1 lm\n"
+    ...               "q2 Q0 d9 1 2 lm\nq2 Q0 d3 2 1 lm\n"
+    ...               "q3 Q0 d4 1 2 lm\nq3 Q0 d5 2 1 lm\n")
+    >>> cmp = compare(qrels, {"bm25": bm25, "lm": lm}, ["AP", "P@1"], baseline="bm25")
+
+    AP of bm25 is (5/6 + 1 + 7/12) / 3, of lm (7/12 + 1/2 + 1) / 3; lm wins only on
+    q3, so no difference is significant:
+
+    >>> print(cmp.table("markdown"))
+    | System | AP | P@1 |
+    |---|---:|---:|
+    | bm25 (baseline) | **0.8056** | **0.6667** |
+    | lm | 0.6944 | 0.3333 |
+    <BLANKLINE>
+    Mean over 3 topics; best in bold. paired Student's t test, holm correction, ...
+    >>> [(p.measure, round(p.diff, 4), round(p.p, 4)) for p in cmp.pairs]
+    [('AP', -0.1111, 0.724), ('P@1', -0.3333, 0.6667)]
     """
     scores = score_matrix(qrels, runs, measures, level=level, complete=complete,
                           judged_only=judged_only, max_docs=max_docs, compat=compat,

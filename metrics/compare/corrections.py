@@ -45,7 +45,8 @@ def bonferroni(p: np.ndarray) -> np.ndarray:
     Reference: O. J. Dunn, "Multiple comparisons among means", JASA 56, 1961.
     """
     p = np.asarray(p, dtype=np.float64)
-    return np.minimum(1.0, p * len(p))
+    adjusted: np.ndarray = np.minimum(1.0, p * len(p))   # numpy's stubs: ufuncs return Any
+    return adjusted
 
 
 def holm(p: np.ndarray) -> np.ndarray:

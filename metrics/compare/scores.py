@@ -29,7 +29,44 @@ DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10")
 
 @dataclass(frozen=True)
 class Scores:
-    """Per-topic values: ``values[measure, system, topic]``."""
+    """Per-topic values: ``values[measure, system, topic]``.
+
+    Build one with :func:`score_matrix` from runs, or directly from values
+    computed elsewhere.
+
+    Attributes
+    ----------
+    systems, measures, topics : tuple of str
+        The names along each axis of ``values``; systems are unique.
+    values : numpy.ndarray
+        Shape (measures, systems, topics).
+    filled : dict[str, int]
+        System -> number of topics it had no lines for (scored 0 there).
+
+    Raises
+    ------
+    CompareError
+        If ``values`` does not have that shape, or a system name repeats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.compare import Scores
+    >>> scores = Scores(("bm25", "lm"), ("AP", "P@1"), ("q1", "q2"),
+    ...                 np.array([[[0.5, 0.6], [0.1, 0.3]], [[1.0, 0.0], [0.0, 1.0]]]))
+    >>> scores.of("AP")
+    array([[0.5, 0.6],
+           [0.1, 0.3]])
+    >>> scores.frame().head(3)
+      system query_id measure  value
+    0   bm25       q1      AP    0.5
+    1   bm25       q2      AP    0.6
+    2     lm       q1      AP    0.1
+    >>> scores.system_index("bm52")
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.compare.registry.CompareError: no system named 'bm52'; ... did you mean bm25?
+    """
 
     systems: tuple[str, ...]
     measures: tuple[str, ...]
@@ -46,6 +83,7 @@ class Scores:
             raise CompareError(f"system names must be unique; got {list(self.systems)}")
 
     def measure_index(self, measure: str) -> int:
+        """Position of ``measure`` on the first axis; :class:`CompareError` if absent."""
         try:
             return self.measures.index(measure)
         except ValueError:
@@ -53,6 +91,8 @@ class Scores:
                                f"it has {', '.join(self.measures)}") from None
 
     def system_index(self, system: str) -> int:
+        """Position of ``system`` on the second axis; :class:`CompareError` (with close
+        names) if absent."""
         try:
             return self.systems.index(system)
         except ValueError:
@@ -65,7 +105,7 @@ class Scores:
 
     def of(self, measure: str) -> np.ndarray:
         """Systems x topics values of one measure."""
-        return self.values[self.measure_index(measure)]
+        return self.values[self.measure_index(measure), :, :]
 
     def frame(self) -> pd.DataFrame:
         """Tidy rows ``system, query_id, measure, value``."""
@@ -81,8 +121,27 @@ class Scores:
 
 
 def system_names(paths: Sequence[str | Path]) -> list[str]:
-    """Short unique names for run files: the file stem, with parent folders added
-    only as far as needed to tell two files apart (run tags often repeat)."""
+    """Short unique names for run files (run tags often repeat).
+
+    Parameters
+    ----------
+    paths : Sequence of str or Path
+        The run files.
+
+    Returns
+    -------
+    list of str
+        The file stems when they are unique; otherwise the last two path
+        components (then three...), as far as needed to tell the files apart.
+
+    Examples
+    --------
+    >>> from relkit.metrics.compare.scores import system_names
+    >>> system_names(["runs/bm25.txt", "runs/lm.txt"])
+    ['bm25', 'lm']
+    >>> system_names(["a/bm25.txt", "b/bm25.txt"])
+    ['a/bm25.txt', 'b/bm25.txt']
+    """
     parts = [Path(p).parts for p in paths]
     for depth in range(1, max((len(p) for p in parts), default=1) + 1):
         names = ["/".join(p[-depth:]) for p in parts]
@@ -97,12 +156,53 @@ def score_matrix(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
                  complete: bool = False, judged_only: bool = False,
                  max_docs: int | None = None, compat: int = 10,
                  progress: Callable[[int, int], None] | None = None) -> Scores:
-    """Evaluate every run and line up the per-topic values.
+    r"""Evaluate every run and line up the per-topic values.
 
-    ``runs`` maps system names to runs (or is a list, named by run id). Only
-    measures averaged over topics can be compared; others (``num_ret``,
-    ``runid``...) are left out, and an error is raised if none is left.
-    ``progress(done, total)`` is called after each run.
+    The topics are those any run answered that have judgments (every judged
+    topic with ``complete``), in qrels order; a run without lines for one scores
+    0 there, as trec_eval ``-c`` scores it.
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The judgments.
+    runs : Mapping[str, Run] or Sequence[Run]
+        System name -> run, or a list of runs named by their run ids.
+    measures : Sequence[str], default ("AP", "nDCG@10", "P@10")
+        Only measures averaged over topics can be compared; others
+        (``num_ret``, ``runid``...) are left out.
+    level, complete, judged_only, max_docs, compat
+        As for :class:`~relkit.metrics.evaluator.Evaluator`.
+    progress : callable, optional
+        ``progress(done, total)`` after each run.
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    CompareError
+        If there is no run, two runs share a name, or no measure is averaged
+        over topics.
+    MeasureError
+        For an unknown measure or a bad parameter.
+
+    Examples
+    --------
+    Run ``b`` has no line for q2, so it scores 0 there:
+
+    >>> from relkit.metrics.compare import score_matrix
+    >>> from relkit.metrics.data import Qrels, Run
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}})
+    >>> a = Run.read("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 a\nq2 Q0 d2 1 1 a\n")
+    >>> b = Run.read("q1 Q0 d2 1 2 b\nq1 Q0 d1 2 1 b\n")
+    >>> scores = score_matrix(qrels, [a, b], ["AP", "num_ret"])
+    >>> scores.systems, scores.measures, scores.topics, scores.filled
+    (('a', 'b'), ('AP',), ('q1', 'q2'), {'a': 0, 'b': 1})
+    >>> scores.of("AP")
+    array([[1. , 1. ],
+           [0.5, 0. ]])
     """
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.measures.base import REGISTRY

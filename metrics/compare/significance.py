@@ -83,7 +83,8 @@ def paired_test(name: str, a: np.ndarray, b: np.ndarray, *, samples: int = 10_00
 
 
 def _all_zero(D: np.ndarray) -> np.ndarray:
-    return ~np.any(D != 0, axis=0)
+    zero: np.ndarray = ~np.any(D != 0, axis=0)   # numpy's stubs: reductions over an axis are Any
+    return zero
 
 
 def student_t(D: np.ndarray, _: Resampling) -> Outcome:
@@ -153,7 +154,8 @@ def sign(D: np.ndarray, _: Resampling) -> Outcome:
 def _extreme(null: np.ndarray, observed: np.ndarray, D: np.ndarray) -> np.ndarray:
     """Per column, how many null values are at least as extreme as observed."""
     bound = np.abs(observed) - _REL_TOL * np.abs(D).mean(axis=0)
-    return (np.abs(null) >= bound).sum(axis=0)
+    count: np.ndarray = (np.abs(null) >= bound).sum(axis=0)   # stubs: Any
+    return count
 
 
 def randomisation(D: np.ndarray, opts: Resampling) -> Outcome:

@@ -13,8 +13,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 
 from relkit.metrics.ranking import JudgedTopics, Ranked
+
+# Integer arrays (row and topic positions, counts), of any width. Typed as such, numpy's
+# stubs resolve `values[positions]` to an array; an untyped index array gives Any.
+Ints = npt.NDArray[np.integer]
 
 
 def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -22,6 +27,26 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     A global cumsum minus each segment's base would be cheaper but not exact;
     sequential sums keep results identical to trec_eval's running totals.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The rows of every segment, back to back.
+    offsets : numpy.ndarray
+        Segment ``t`` is ``values[offsets[t]:offsets[t + 1]]``; ``offsets[0] == 0``
+        and ``offsets[-1] == len(values)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same length as ``values``: the running total within each segment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.measures.context import segment_cumsum
+    >>> segment_cumsum(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0, 2, 5]))
+    array([ 1.,  3.,  3.,  7., 12.])
     """
     n = np.diff(offsets)
     total = len(values)
@@ -57,7 +82,7 @@ class Ctx:
         return len(self.ranked.topics)
 
     @property
-    def offsets(self) -> np.ndarray:
+    def offsets(self) -> Ints:
         return self.ranked.offsets
 
     @property
@@ -65,21 +90,21 @@ class Ctx:
         return self.ranked.rel
 
     @cached_property
-    def n(self) -> np.ndarray:
+    def n(self) -> Ints:
         """Documents retrieved per topic (after -M and -J)."""
         return np.diff(self.offsets)
 
     @cached_property
-    def starts(self) -> np.ndarray:
+    def starts(self) -> Ints:
         return self.offsets[:-1]
 
     @cached_property
-    def tid(self) -> np.ndarray:
+    def tid(self) -> Ints:
         """Topic index of each row."""
         return np.repeat(np.arange(self.T, dtype=np.int32), self.n)
 
     @cached_property
-    def pos(self) -> np.ndarray:
+    def pos(self) -> Ints:
         """0-based rank of each row within its topic."""
         pos = np.arange(len(self.rel), dtype=np.int64)
         pos -= self.starts[self.tid]
@@ -89,38 +114,44 @@ class Ctx:
     def rank(self) -> np.ndarray:
         return (self.pos + 1).astype(np.float64)
 
+    @property
+    def codes(self) -> Ints:
+        """Per evaluated topic: its index in ``judged.topics``."""
+        return self.ranked.topic_codes
+
     @cached_property
-    def levels(self) -> np.ndarray:
+    def levels(self) -> Ints:
         """Per evaluated topic: counts of qrels documents at each grade >= 0."""
-        return self.judged.levels[self.ranked.topic_codes]
+        return self.judged.levels[self.codes]
 
     @cached_property
-    def R(self) -> np.ndarray:
+    def R(self) -> Ints:
         """num_rel: judged documents with grade >= level."""
-        return self.judged.num_rel(self.level)[self.ranked.topic_codes]
+        return self.judged.num_rel(self.level)[self.codes]
 
     @cached_property
-    def num_nonrel(self) -> np.ndarray:
+    def num_nonrel(self) -> Ints:
         """Judged documents with 0 <= grade < level."""
-        return self.levels[:, : max(self.level, 0)].sum(axis=1)
+        below: Ints = self.levels[:, : max(self.level, 0)].sum(axis=1)  # stubs: Any
+        return below
 
     @cached_property
     def is_rel(self) -> np.ndarray:
         return self.rel >= self.level
 
     @cached_property
-    def rel_prefix(self) -> np.ndarray:
+    def rel_prefix(self) -> Ints:
         """Padded global prefix count of relevant rows (``[0] + cumsum``)."""
         return np.concatenate(([0], np.cumsum(self.is_rel, dtype=np.int64)))
 
     @cached_property
-    def cum_rel(self) -> np.ndarray:
+    def cum_rel(self) -> Ints:
         """Relevant rows at or above each row, within its topic."""
         p = self.rel_prefix
         return p[1:] - p[self.starts][self.tid]
 
     @cached_property
-    def num_rel_ret(self) -> np.ndarray:
+    def num_rel_ret(self) -> Ints:
         p = self.rel_prefix
         return p[self.offsets[1:]] - p[self.starts]
 
@@ -151,15 +182,15 @@ class Ctx:
         return out
 
     @cached_property
-    def rel_rows(self) -> np.ndarray:
+    def rel_rows(self) -> Ints:
         """Indices of the relevant rows, in rank order."""
         return np.flatnonzero(self.is_rel)
 
     @cached_property
-    def rel_tid(self) -> np.ndarray:
+    def rel_tid(self) -> Ints:
         return self.tid[self.rel_rows]
 
-    def count_through(self, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def count_through(self, mask: np.ndarray, rows: Ints) -> np.ndarray:
         """For each of ``rows``: rows of its topic up to and including it with ``mask``."""
         p = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
         return p[rows + 1] - p[self.starts[self.tid[rows]]]
@@ -177,13 +208,49 @@ def seq_sum(values: np.ndarray | list[float]) -> float:
     ``np.sum`` sums pairwise and ``math.fsum`` compensates; either can differ
     from trec_eval in the last bit, which may flip a 4th decimal. ``np.cumsum``
     accumulates one element at a time.
+
+    Parameters
+    ----------
+    values : numpy.ndarray or list of float
+
+    Returns
+    -------
+    float
+        The sum; 0.0 for no values.
+
+    Examples
+    --------
+    >>> import math
+    >>> from relkit.metrics.measures.context import seq_sum
+    >>> seq_sum([0.1, 0.2, 0.3]), math.fsum([0.1, 0.2, 0.3])
+    (0.6000000000000001, 0.6)
+    >>> seq_sum([])
+    0.0
     """
     arr = np.asarray(values, dtype=np.float64)
     return float(np.cumsum(arr)[-1]) if arr.size else 0.0
 
 
 def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention)."""
+    """``num / den`` with 0 where ``den`` is 0 (trec_eval's convention).
+
+    Parameters
+    ----------
+    num, den : numpy.ndarray
+        Broadcastable arrays.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 quotients, 0 where ``den == 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from relkit.metrics.measures.context import safe_div
+    >>> safe_div(np.array([1, 2, 0]), np.array([4, 0, 0]))
+    array([0.25, 0.  , 0.  ])
+    """
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     out = np.zeros(np.broadcast(num, den).shape)

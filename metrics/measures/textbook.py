@@ -14,6 +14,7 @@ Baeza-Yates & Ribeiro-Neto, *Modern IR* (2011), ch. 4.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -22,10 +23,14 @@ from relkit.metrics.measures import trec_gain as g
 from relkit.metrics.measures import trec_judged as j
 from relkit.metrics.measures import trec_rank as r
 from relkit.metrics.measures import trec_table  # noqa: F401  (trec_eval's families come first)
-from relkit.metrics.measures.base import REGISTRY, Family, parse_pairs, register
+from relkit.metrics.measures.base import REGISTRY, Family, ParamKind, parse_pairs, register
 from relkit.metrics.measures.context import Ctx, safe_div, segment_cumsum
+from relkit.metrics.measures.trec_gain import Pairs
 
-Ratio = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, object], np.ndarray]
+# ratio(a, n, R, N, value) -> per-topic values; ``value`` is the family's parsed parameter
+# (the F/E weight pairs, or None), so its type depends on the family.
+Ratio = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any], np.ndarray]
+Arr = np.ndarray   # short, so the ratio signatures fit on a line
 
 
 def _counts(ctx: Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -42,7 +47,7 @@ def _need_n(name: str, ctx: Ctx) -> None:
 
 
 def set_family(name: str, ratio: Ratio, description: str, *, needs_n: bool = False,
-               param_kind: str = "none", default: str | None = None,
+               param_kind: ParamKind = "none", default: str | None = None,
                parse: Callable[[str], object] | None = None,
                readable: str | None = None) -> Family:
     """A set-based family with both per-topic and micro-averaged values."""
@@ -60,20 +65,20 @@ def set_family(name: str, ratio: Ratio, description: str, *, needs_n: bool = Fal
         return ratio(a, n, R, N, value)
 
     compute.__doc__ = ratio.__doc__
-    return Family(name, "mean", "float", param_kind, default, compute,  # type: ignore[arg-type]
+    return Family(name, "mean", "float", param_kind, default, compute,
                   description, doc=ratio.__doc__ or "", parse=parse, trec=False,
                   micro=micro, readable=readable)
 
 
-def _alpha(value: object) -> float:
+def _alpha(value: Pairs | None) -> float:
     """F's weight: ``beta=b`` gives alpha = 1 / (1 + b^2); ``alpha=x`` directly."""
     alpha = 0.5
-    for key, v in value or ():  # type: ignore[attr-defined]
+    for key, v in value or ():
         alpha = v if key == "alpha" else 1.0 / (1.0 + v * v)
     return alpha
 
 
-def f_measure(a, n, R, N, value):  # noqa: ANN001, ANN201
+def f_measure(a: Arr, n: Arr, R: Arr, N: Arr, value: Pairs | None) -> Arr:
     r"""F-measure, weighted harmonic mean of precision P = a/n and recall Rc = a/R.
 
     .. math:: F_\beta = \frac{(1+\beta^2) P R_c}{\beta^2 P + R_c}
@@ -89,7 +94,7 @@ def f_measure(a, n, R, N, value):  # noqa: ANN001, ANN201
     return np.where(a > 0, safe_div(p * rc, den), 0.0)
 
 
-def e_measure(a, n, R, N, value):  # noqa: ANN001, ANN201
+def e_measure(a: Arr, n: Arr, R: Arr, N: Arr, value: Pairs | None) -> Arr:
     """van Rijsbergen's effectiveness E = 1 - F (same parameters as F).
 
     1 on an empty ranking or when R = 0. Reference: van Rijsbergen (1979), ch. 7.
@@ -97,38 +102,38 @@ def e_measure(a, n, R, N, value):  # noqa: ANN001, ANN201
     return 1.0 - f_measure(a, n, R, N, value)
 
 
-def fallout(a, n, R, N, _):  # noqa: ANN001, ANN201
+def fallout(a: Arr, n: Arr, R: Arr, N: Arr, _: None) -> Arr:
     """Fallout (false-positive rate): non-relevant retrieved over non-relevant in
     the collection, (n - a) / (N - R). Needs N. 0 on an empty ranking.
     Reference: Manning et al. (2008), §8.3; van Rijsbergen (1979)."""
     return safe_div(n - a, N - R)
 
 
-def noise(a, n, R, N, _):  # noqa: ANN001, ANN201
+def noise(a: Arr, n: Arr, R: Arr, N: Arr, _: None) -> Arr:
     """Noise factor 1 - P = (n - a) / n: the non-relevant share of what was
     retrieved. 0 on an empty ranking. Reference: Baeza-Yates & Ribeiro-Neto (2011)."""
     return safe_div(n - a, n)
 
 
-def miss(a, n, R, N, _):  # noqa: ANN001, ANN201
+def miss(a: Arr, n: Arr, R: Arr, N: Arr, _: None) -> Arr:
     """Miss ratio 1 - recall = (R - a) / R. 0 when R = 0 (nothing to miss).
     Reference: Baeza-Yates & Ribeiro-Neto (2011)."""
     return safe_div(R - a, R)
 
 
-def correct_rejection(a, n, R, N, _):  # noqa: ANN001, ANN201
+def correct_rejection(a: Arr, n: Arr, R: Arr, N: Arr, _: None) -> Arr:
     """Correct-rejection ratio (specificity) = true negatives / non-relevant,
     (N - n - R + a) / (N - R) = 1 - fallout. Needs N. Reference: Swets (1969)."""
     return safe_div(N - n - R + a, N - R)
 
 
-def generality(a, n, R, N, _):  # noqa: ANN001, ANN201
+def generality(a: Arr, n: Arr, R: Arr, N: Arr, _: None) -> Arr:
     """Generality R / N: the share of the collection that is relevant. Needs N.
     Reference: van Rijsbergen (1979), ch. 7."""
     return safe_div(R, N)
 
 
-def accuracy(a, n, R, N, _):  # noqa: ANN001, ANN201
+def accuracy(a: Arr, n: Arr, R: Arr, N: Arr, _: None) -> Arr:
     """Accuracy (a + N - n - R + a) / N: documents classified correctly as
     retrieved-relevant or not-retrieved-non-relevant. Needs N.
     Reference: Manning et al. (2008), §8.3 (and why it is a poor IR measure)."""
@@ -206,7 +211,7 @@ def _micro_recall(ctx: Ctx, k: int) -> np.ndarray:
     return safe_div(np.array([ctx.rel_in_top(k).sum()]), np.array([ctx.R.sum()]))
 
 
-def _f_params(name: str):  # noqa: ANN202
+def _f_params(name: str) -> Callable[[str], Pairs]:
     return parse_pairs(name, lambda k: k in ("beta", "alpha"), "'beta=1' or 'alpha=0.5'",
                        c_float=False)
 

@@ -19,7 +19,7 @@ from functools import cache
 
 import numpy as np
 
-from relkit.metrics.measures.context import Ctx, safe_div, segment_cumsum
+from relkit.metrics.measures.context import Ctx, Ints, safe_div, segment_cumsum
 
 Pairs = tuple[tuple[str, float], ...]
 
@@ -75,7 +75,7 @@ class Gains:
 
     row: np.ndarray          # gain of each ranked row
     ideal: np.ndarray        # ideal gains of all topics, back to back
-    ideal_off: np.ndarray    # topic t owns ideal[ideal_off[t]:ideal_off[t+1]]
+    ideal_off: Ints          # topic t owns ideal[ideal_off[t]:ideal_off[t+1]]
     table_min: np.ndarray    # per topic min / max gain of its table (for RBP)
     table_max: np.ndarray
     dcg_cum: np.ndarray | None = None    # cached running DCG of the ranking
@@ -84,7 +84,7 @@ class Gains:
 
 def gains(ctx: Ctx, custom: Pairs = ()) -> Gains:
     """Build the gains for ``ctx`` (cached per gain setting)."""
-    cache_ = ctx.__dict__.setdefault("_gains", {})
+    cache_: dict[Pairs, Gains] = ctx.__dict__.setdefault("_gains", {})
     if custom in cache_:
         return cache_[custom]
     levels = ctx.levels

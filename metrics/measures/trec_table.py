@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from relkit.metrics.measures import trec_gain as g
 from relkit.metrics.measures import trec_judged as j
 from relkit.metrics.measures import trec_rank as r
@@ -13,11 +15,11 @@ _GAIN_KEYS = parse_pairs
 _levels = "pairs 'level=gain' (e.g. 1=3,2=9)"
 
 
-def _gain_pairs(name: str):  # noqa: ANN202 - small factory
+def _gain_pairs(name: str) -> Callable[[str], g.Pairs]:
     return _GAIN_KEYS(name, lambda k: k.lstrip("+-").isdigit(), _levels)
 
 
-def _rbp_pairs(name: str):  # noqa: ANN202
+def _rbp_pairs(name: str) -> Callable[[str], g.Pairs]:
     return _GAIN_KEYS(name, lambda k: k == "p" or k.lstrip("+-").isdigit(),
                       "pairs 'p=0.95' or 'level=gain'")
 

@@ -36,6 +36,7 @@ from relkit.metrics.data import Run
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.ranking import ranked_docnos
 from relkit.metrics.trec_eval.rows import (
+    Params,
     Row,
     div,
     double_cutoffs,
@@ -143,7 +144,7 @@ def _jg_lists(ranked: list[str], judged: dict[str, int], level: int, judged_only
 
 
 def _topic_values(jgs: list[dict[str, int]], ranked: list[str], level: int,
-                  judged_only: bool, want: dict[str, tuple | None]) -> dict[str, list[float]]:
+                  judged_only: bool, want: dict[str, Params | None]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     cuts = want.get("P_avgjg") or P_CUTOFFS
     mults = want.get("Rprec_mult_avgjg") or RPREC_MULTS
@@ -169,14 +170,17 @@ def _topic_values(jgs: list[dict[str, int]], ranked: list[str], level: int,
                 if left > 0:
                     r_total[j] += left / c
     k = len(jgs)
-    scale = (lambda x: x / k) if k > 1 else (lambda x: x)
+
+    def scale(x: float) -> float:
+        return x / k if k > 1 else x
+
     out["map_avgjg"] = [scale(ap_total)]
     out["P_avgjg"] = [scale(x) for x in p_total]
     out["Rprec_mult_avgjg"] = [scale(x) for x in r_total]
     return out
 
 
-def _names(want: dict[str, tuple | None]) -> list[tuple[str, str, int]]:
+def _names(want: dict[str, Params | None]) -> list[tuple[str, str, int]]:
     """(family, printed name, index) of every value, in print order."""
     names = []
     for fam in want:

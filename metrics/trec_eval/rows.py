@@ -15,13 +15,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from relkit.metrics.errors import EvaluationError, MeasureError
 from relkit.metrics.measures.context import seq_sum
 from relkit.metrics.trec_eval.format import fmt_float, line
 
 __all__ = ["Row", "render", "seq_sum"]
+
+# A measure's parsed parameter list: cut-offs (ints) or multipliers (floats), depending on
+# the measure; the mode that asked for it knows which.
+Params = tuple[Any, ...]
 
 
 class Row(NamedTuple):
@@ -105,9 +109,9 @@ def resolve_measures(
     table: Sequence[str],
     nicknames: Mapping[str, Sequence[str]],
     default: str,
-    parsers: Mapping[str, Callable[[str, str], tuple]],
+    parsers: Mapping[str, Callable[[str, str], Params]],
     mode: str,
-) -> dict[str, tuple | None]:
+) -> dict[str, Params | None]:
     """Requested measures of one mode, in table order, with their parameters.
 
     ``specs`` are trec_eval ``-m`` arguments (``"all_prefs"``, ``"P_avgjg.5,10"``);
@@ -116,7 +120,7 @@ def resolve_measures(
     no parameters. Returns ``{name: params or None}`` ordered like ``table``.
     """
     chosen: set[str] = set()
-    params: dict[str, tuple] = {}
+    params: dict[str, Params] = {}
     for spec in [default] if specs is None else specs:
         name, dot, text = spec.partition(".")
         if dot:
@@ -163,7 +167,7 @@ def select_topics(judged: Sequence[str], ranking: dict[str, list[str]], *,
     return chosen
 
 
-def summary_rows(per_topic: list[list[Row]], want: dict[str, tuple | None], run_id: str,
+def summary_rows(per_topic: list[list[Row]], want: dict[str, Params | None], run_id: str,
                  num_judged: int, complete: bool) -> list[Row]:
     """The ``all`` block: runid, num_q, then each measure of the per-topic rows.
 

@@ -1,0 +1,72 @@
+"""Shared test helpers: where ../shared is, running the CLI in-process, PostgreSQL.
+
+Tests import this as ``from helpers import ...``: ``tests/`` is on ``sys.path``
+(``pythonpath`` in pyproject's pytest options), the repository root is not, so the
+layers can only be imported by their installed names (``relkit.metrics``...), never as a
+second, top-level copy (``metrics``). Fixtures live in ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CONFORMANCE = SHARED / "conformance" / "trec_eval"
+
+needs_shared = pytest.mark.skipif(
+    not CONFORMANCE.is_dir(), reason=f"shared conformance data not found at {CONFORMANCE}")
+
+
+def run_cli(args: list[str] | str, cwd: Path | None = None) -> tuple[int, str, str]:
+    """Run ``relkit ARGS`` in this process; return (exit code, stdout, stderr)."""
+    from relkit.judging.cli import main
+
+    if isinstance(args, str):
+        args = shlex.split(args)
+    out, err = io.StringIO(), io.StringIO()
+    old = Path.cwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+# -- judging store backends ------------------------------------------------------------
+# PostgreSQL: .ci/postgres starts a real server and exports RELKIT_TEST_PG (an admin URL);
+# each test gets a fresh database on it. Outside CI, without it, those tests skip with a
+# reason; with RELKIT_REQUIRE_PG=1 (set by .ci/run) a missing server is a failure.
+PG_URL = os.environ.get("RELKIT_TEST_PG")
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def fresh_pg_database(admin_url: str) -> tuple[str, Callable[[], None]]:
+    """A new, empty database on the server at ``admin_url``: (its URL, a function dropping it)."""
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    name = f"relkit_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(admin_url.replace("postgresql://", "postgresql+psycopg://", 1),
+                          isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    base = admin_url.rsplit("/", 1)[0]
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return f"{base}/{name}", drop

@@ -1,0 +1,41 @@
+"""Driving the judging app headless (Textual's Pilot), for the TUI tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from relkit.judging.store import Store
+from relkit.judging.tui.app import JudgeApp, Settings, make_app
+from relkit.judging.tui.judge import JudgeScreen
+
+
+class Clock:
+    """A hand-driven clock for dwell times."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def drive(store: Store, steps: Callable[[Any, JudgeApp, Clock], Awaitable[None]],
+          size: tuple[int, int] = (80, 24)) -> Clock:
+    """Run ``steps(pilot, app, clock)`` in a fresh app judging as ``ann``; return the clock."""
+    clock = Clock()
+    app = make_app(store, "ann", Settings(keymap_path=None, idle_after=30.0, clock=clock))
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await steps(pilot, app, clock)
+
+    asyncio.run(main())
+    return clock
+
+
+def screen(app: JudgeApp) -> JudgeScreen:
+    assert isinstance(app.screen, JudgeScreen), type(app.screen)
+    return app.screen
