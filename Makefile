@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/conformance/trec_eval
 
-.PHONY: demo test setup lint typecheck bench clean
+.PHONY: demo test setup lint contracts typecheck bench clean
 
 $(BIN)/relkit: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,11 +24,17 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check metrics pooling judging corpora tests bench
 
+# The layers and the import graph (contracts in pyproject.toml's [tool.importlinter]),
+# read like mypy from the symlink tree of the installed shape.
+contracts: setup
+	$(BIN)/python .ci/srctree.py >/dev/null
+	PYTHONPATH=build/srctree $(BIN)/lint-imports --no-cache
+
 typecheck: setup
 	$(BIN)/python .ci/srctree.py >/dev/null
 	$(BIN)/mypy
 
-test: setup lint typecheck
+test: setup lint contracts typecheck
 	$(BIN)/python -m pytest -q
 
 bench: setup

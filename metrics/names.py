@@ -7,12 +7,11 @@ the readable spelling and parses back to an equal measure.
 
 from __future__ import annotations
 
-import difflib
 import re
 
-import numpy as np
-
-from relkit.metrics.measures.base import REGISTRY, Measure, expand, get_family
+from relkit.metrics.core.registry import did_you_mean
+from relkit.metrics.measures.base import REGISTRY, Family, Measure
+from relkit.metrics.measures.trec_table import NICKNAMES
 
 # Extra readable spellings accepted on input (the canonical one is
 # Family.readable and is what str() prints).
@@ -24,29 +23,26 @@ _ALIASES = {
 
 
 def _readable_table() -> dict[str, str]:
-    from relkit.metrics.measures import load_all
-
-    load_all()
     return {f.readable: f.name for f in REGISTRY.values() if f.readable}
 
 
-def readable_name(m: Measure) -> str:
-    """The readable spelling of ``m`` (trec_eval's when there is none)."""
-    fam = REGISTRY[m.family]
-    if fam.readable and m.text is None:
-        if "{}" in fam.readable:
-            v = m.value
-            if isinstance(v, float):   # shortest text that reads back as the same float
-                v = np.format_float_positional(v, trim="-")
-            return fam.readable.format(v)
-        return fam.readable
-    return m.trec_name
+def get_family(name: str) -> Family:
+    """The family called ``name`` (trec_eval's spelling); unknown names suggest others."""
+    fam = REGISTRY.get(name)
+    if fam is None:
+        raise REGISTRY.unknown(name, hint=suggest(name))
+    return fam
+
+
+def expand(family: str, text: str | None) -> list[Measure]:
+    """Measures requested by trec_eval syntax ``family[.text]``."""
+    fam = get_family(family)
+    return [Measure(fam.name, v, text if fam.param_kind in ("raw", "pairs") else None, out)
+            for v, out in fam.values(text)]
 
 
 def parse_measure(name: str) -> list[Measure]:
     """Parse one name (readable or trec_eval) into the measures it denotes."""
-    from relkit.metrics.measures.trec_table import NICKNAMES
-
     name = name.strip()
     if name in NICKNAMES:
         return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
@@ -65,13 +61,11 @@ def parse_measure(name: str) -> list[Measure]:
 
 
 def suggest(name: str) -> str:
-    """", did you mean ...?" for an unknown name, or ""."""
-    from relkit.metrics.measures.trec_table import NICKNAMES
+    """``"; did you mean 'ndcg'?"`` for an unknown name, or ``""``.
 
-    pool = list(REGISTRY) + list(NICKNAMES) + [
-        r.replace("{}", "10") for r in _readable_table()]
-    close = difflib.get_close_matches(name.split(".")[0].split("@")[0], pool, n=3, cutoff=0.5)
-    if not close:
-        close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
-    return f"; did you mean {', '.join(close)}?" if close else ""
-
+    Offers families, nicknames and readable spellings, matched on the name's stem
+    first (``ndgc.10`` and ``nDGC@10`` are near ``ndcg``), then on the whole name.
+    """
+    pool = [*REGISTRY, *NICKNAMES, *(r.replace("{}", "10") for r in _readable_table())]
+    return (did_you_mean(name.split(".")[0].split("@")[0], pool)
+            or did_you_mean(name, pool))

@@ -13,7 +13,8 @@ def measures_markdown() -> str:
 
     load_all()
     out = ["# Measure reference", "",
-           "Generated from the registry by `python -m relkit.metrics.reference > docs/measures.md`;",
+           "Generated from the registry by "
+           "`python -m relkit.metrics.reference > docs/measures.md`;",
            "`tests/test_docs.py` fails when this file is stale.", "",
            "| trec_eval name | readable | parameters (default) | summary | origin | what |",
            "| --- | --- | --- | --- | --- | --- |"]

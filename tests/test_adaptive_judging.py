@@ -25,7 +25,7 @@ from relkit.judging.store import Store
 from relkit.metrics.data import Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 from tests.conftest import run_cli
 
 DOCS = [f"d{i:02d}" for i in range(40)]

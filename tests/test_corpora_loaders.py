@@ -8,7 +8,7 @@ import pytest
 
 from relkit.corpora.docstore import DocStore
 from relkit.corpora.loaders import LOADERS, LoaderError, get_loader, read_docs, read_topics
-from relkit.metrics.errors import FormatError
+from relkit.metrics.core.errors import FormatError
 from tests.conftest import SHARED
 
 CRAN = SHARED / "corpora" / "cranfield"

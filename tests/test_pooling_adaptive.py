@@ -7,7 +7,7 @@ import pytest
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.simulate import Plan, grades_of, simulate
 from relkit.pooling.strategies import names
 from tests.conftest import SHARED

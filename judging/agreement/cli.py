@@ -56,9 +56,7 @@ def agree(
     )
     from relkit.judging.agreement.report import FORMATS
 
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"expected one of {list(FORMATS)}; got {fmt!r}",
-                                 param_hint="--format")
+    report = FORMATS.lookup(fmt)    # an unknown name fails before any work
     if repeats not in REPEATS:
         raise typer.BadParameter(f"expected one of {list(REPEATS)}; got {repeats!r}",
                                  param_hint="--repeats")
@@ -115,7 +113,7 @@ def agree(
                 raise typer.BadParameter(f"{p}: no such file", param_hint="--runs")
             loaded[run_name(p)] = Run.read(p)
         result.effect = effect(ratings, loaded, measure, threshold)
-    text = FORMATS[fmt](result)
+    text = report.render(result)
     if output is None:
         sys.stdout.write(text)
     else:

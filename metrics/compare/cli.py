@@ -13,8 +13,8 @@ from typing import Annotated, Any
 import typer
 
 from relkit.metrics.compare.corrections import CORRECTIONS
+from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
-from relkit.metrics.compare.tables import FORMATS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -99,13 +99,13 @@ def compare_cmd(
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
     from relkit.metrics.compare.core import compare
-    from relkit.metrics.compare.registry import CompareError
+    from relkit.metrics.compare.errors import CompareError
     from relkit.metrics.compare.scores import system_names
     from relkit.metrics.data import Qrels, Run
 
-    form = FORMATS.get(fmt)          # unknown names fail before any work
-    TESTS.get(test)
-    CORRECTIONS.get(correction)
+    form = FORMATS.lookup(fmt)       # unknown names fail before any work
+    TESTS.lookup(test)
+    CORRECTIONS.lookup(correction)
     if len(runs) < 2:
         raise CompareError("give at least two RUN files to compare")
     names = system_names(runs)

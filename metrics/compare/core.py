@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
-from relkit.metrics._params import bad_param
 from relkit.metrics.compare.corrections import get_correction
 from relkit.metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
-from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.scores import DEFAULT_MEASURES, Scores, score_matrix
 from relkit.metrics.compare.significance import Resampling, get_test
+from relkit.metrics.core.params import bad_param
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,10 +117,8 @@ class Comparison:
         return pd.DataFrame([[getattr(p, c) for c in cols] for p in self.pairs], columns=cols)
 
     def table(self, fmt: str = "markdown") -> str:
-        """The systems x measures table as text in format ``fmt`` (see ``tables.FORMATS``)."""
-        from relkit.metrics.compare.tables import get_format
-
-        return get_format(fmt).render(self)
+        """The systems x measures table as text in format ``fmt`` (see :data:`FORMATS`)."""
+        return FORMATS.lookup(fmt).render(self)
 
 
 def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:

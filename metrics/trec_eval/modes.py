@@ -1,7 +1,8 @@
 """trec_eval's other judgment formats behind ``relkit eval -R``.
 
 ``prefs`` and ``qrels_prefs`` (preference judgments, ``-m all_prefs``) live in
-:mod:`relkit.metrics.trec_eval.prefs`; ``qrels_jg`` (judgment groups) in :mod:`relkit.metrics.trec_eval.jg`.
+:mod:`relkit.metrics.trec_eval.prefs`; ``qrels_jg`` (judgment groups) in
+:mod:`relkit.metrics.trec_eval.jg`.
 A qrels topic missing from the run is ignored unless ``complete`` (``-c``),
 as in the ordinary qrels mode.
 """
@@ -12,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
+from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Run
-from relkit.metrics.errors import MeasureError
 
 RelFormat = Literal["qrels", "prefs", "qrels_prefs", "qrels_jg"]
 REL_FORMATS = get_args(RelFormat)
