@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from relkit.metrics.compare.corrections import CORRECTIONS
 from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
+from relkit.metrics.core.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -26,32 +27,6 @@ EPILOG = """Examples:
 
   relkit compare --format latex --ci 0.95 --html report.html qrels.txt runs/*.txt
 """
-
-
-class _Bar:
-    """A transient progress bar on stderr while runs are evaluated (terminals only)."""
-
-    def __init__(self, total: int) -> None:
-        self.bar: Any = None
-        self.total = total
-
-    def __enter__(self) -> _Bar:
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.__enter__()
-            self.task = self.bar.add_task("evaluating runs", total=self.total)
-        return self
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 @app.command("compare", epilog=EPILOG)
@@ -117,7 +92,7 @@ def compare_cmd(
         baseline = by_file.get(baseline, baseline)
     q = Qrels.read(qrels)
     loaded = {n: Run.read(p) for n, p in zip(names, runs, strict=True)}
-    with _Bar(len(loaded)) as bar:
+    with Bar("evaluating runs", len(loaded), unit="runs") as bar:
         cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
                       test=test, correction=correction, alpha=alpha, samples=samples,
                       seed=seed, ci=ci, ci_method=ci_method,  # type: ignore[arg-type]
