@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import typer
 
+from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DbOpt
 from relkit.judging.cliopts import say as _say
 
@@ -43,7 +44,7 @@ def init(
     topics: Path = typer.Option(..., help="Topics file (TREC <top>, SMART .qry, JSONL, TSV)"),
     docs: Path | None = typer.Option(None, help="Documents file (TREC <DOC>, SMART, JSONL); "
                                      "pooled documents' text is copied from it"),
-    scale: str = typer.Option("trec-dl", help="Relevance scale: trec-dl, trec-covid, binary"),
+    scale: str = typer.Option("trec-dl", help=f"Relevance scale: {', '.join(SCALES)}"),
     name: str | None = typer.Option(None, help="Collection name (default: the topics' stem)"),
     topics_format: str | None = typer.Option(None, help="Topics format (default: sniffed)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
