@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/conformance/trec_eval
 
-.PHONY: demo test check setup lint typecheck bench clean
+.PHONY: demo test check setup lint contracts typecheck bench clean
 
 $(BIN)/relkit: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,17 +24,23 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check metrics pooling judging corpora tests bench
 
+# The layers and the import graph (contracts in pyproject.toml's [tool.importlinter]),
+# read like mypy from the symlink tree of the installed shape.
+contracts: setup
+	$(BIN)/python .ci/srctree.py >/dev/null
+	PYTHONPATH=build/srctree $(BIN)/lint-imports --no-cache
+
 typecheck: setup
 	$(BIN)/python .ci/srctree.py >/dev/null
 	$(BIN)/mypy
 
 # Everything: what .ci/run calls.
-test: setup lint typecheck
+test: setup lint contracts typecheck
 	$(BIN)/pytest -q
 
-# The inner loop: the same lint and types, and the tests not marked slow (real
+# The inner loop: the same lint, contracts and types, and the tests not marked slow (real
 # collections, writer processes, long property runs; `pytest -m slow` runs only those).
-check: setup lint typecheck
+check: setup lint contracts typecheck
 	$(BIN)/pytest -q -m "not slow"
 
 bench: setup

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import typer
 
+from relkit.metrics.core.progress import Bar
+
 app = typer.Typer(help="Test collections: list the known ones, describe one, fetch one.",
                   no_args_is_help=True, add_completion=False)
 Fmt = Literal["text", "json"]
@@ -20,47 +22,6 @@ Fmt = Literal["text", "json"]
 
 def _say(msg: str) -> None:
     sys.stderr.write(f"relkit: {msg}\n")
-
-
-class _Bar:
-    """A transient progress bar on stderr (terminals only: silent in pipes, CI and tests)."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-        self.tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> _Bar:
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TextColumn,
-                TransferSpeedColumn,
-            )
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                                TransferSpeedColumn(), console=Console(stderr=True),
-                                transient=True)
-            self.bar.__enter__()
-        return self
-
-    def bytes(self, label: str, done: int, total: int | None) -> None:
-        if self.bar is None:
-            return
-        if label not in self.tasks:
-            self.tasks[label] = self.bar.add_task(label, total=total)
-        self.bar.update(self.tasks[label], completed=done, total=total)
-
-    def count(self, done: int) -> None:
-        if self.bar is not None:
-            self.bytes(self.label, done, None)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 @app.command("list")
@@ -107,8 +68,8 @@ def info(
     from relkit.corpora.stats import collection_stats
 
     c = open_collection(ref, layout)
-    with _Bar(f"indexing {c.name} documents") as bar:
-        st = collection_stats(c, bar.count)
+    with Bar(f"indexing {c.name} documents", unit="documents") as bar:
+        st = collection_stats(c, bar.update)
     if _fmt(fmt) == "json":
         typer.echo(json.dumps(st.to_dict(), indent=2))
     else:
@@ -134,9 +95,10 @@ def fetch(
     """
     from relkit.corpora.fetch import fetch as do_fetch
 
-    with _Bar(name) as bar:
+    with Bar(name, size=True) as bar:
         root = do_fetch(name, dest=dest, url_base=url_base, source=source,
-                        unverified=unverified, progress=bar.bytes, say=_say)
+                        unverified=unverified, say=_say,
+                        progress=lambda label, done, total: bar.update(done, total, label))
     _say(f"{name} is in {root}; try: relkit corpora info {name}")
     typer.echo(str(root))
 

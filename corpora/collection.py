@@ -34,7 +34,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from relkit.corpora.types import Document, Grade, RelevanceScale, ScaleError, Topic, get_scale
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.core.registry import did_you_mean
 
 if TYPE_CHECKING:
     from relkit.corpora.docstore import DocStore
@@ -273,9 +274,6 @@ def open_collection(ref: str | Path, layout: str | None = None) -> Collection:
             raise ManifestError(f"collection {str(ref)!r} is not fetched yet: run "
                                 f"`relkit corpora fetch {ref}` (it goes to {folder})")
         return Collection.load(folder)
-    import difflib
-
-    close = difflib.get_close_matches(str(ref), list(known.KNOWN), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise ManifestError(f"{ref}: no such file or folder, nor a known collection{hint}; "
-                        f"known: {sorted(known.KNOWN)}")
+    raise ManifestError(f"{ref}: no such file or folder, nor a known collection"
+                        f"{did_you_mean(str(ref), known.KNOWN)} "
+                        f"(known: {', '.join(known.KNOWN)})")

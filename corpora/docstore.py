@@ -20,7 +20,7 @@ from pathlib import Path
 
 from relkit.corpora.loaders import get_loader, read_docs
 from relkit.corpora.types import Document
-from relkit.metrics.errors import FormatError
+from relkit.metrics.core.errors import FormatError
 
 CACHE_ENV = "RELKIT_CACHE"
 

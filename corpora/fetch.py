@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from relkit.corpora.known import KnownCollection, RemoteFile, collection_dir, get_known
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
 
 CHUNK = 1 << 16
 # progress(label, bytes done, bytes expected or None)

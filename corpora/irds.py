@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from relkit.corpora.types import Document, Topic
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
 
 
 class IrdsMissing(RelkitError):

@@ -15,14 +15,14 @@ are honest or absent:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from relkit.corpora.docstore import cache_dir
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.core.registry import Registry
 
 
 class UnknownCollection(RelkitError):
@@ -85,7 +85,8 @@ _IRDS_MD5 = "MD5 from ir_datasets' etc/downloads.json; no SHA-256 published"
 _NONE = ("no checksum: no copy here to compute one from, and none published that we "
          "found; fetch needs --unverified")
 
-KNOWN: dict[str, KnownCollection] = {k.name: k for k in (
+KNOWN: Registry[KnownCollection] = Registry("collection", UnknownCollection)
+KNOWN.register(
     KnownCollection(
         "cranfield", "Cranfield 1400",
         "Aeronautics abstracts with Cleverdon's graded judgments (Cranfield II, 1960s).",
@@ -187,17 +188,12 @@ KNOWN: dict[str, KnownCollection] = {k.name: k for k in (
         {"docs": 1033, "topics": 30},
         "No licence stated.",
     ),
-)}
+)
 
 
 def get_known(name: str) -> KnownCollection:
     """A known collection by name; unknown names suggest the closest."""
-    kc = KNOWN.get(name)
-    if kc is None:
-        close = difflib.get_close_matches(name, list(KNOWN), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise UnknownCollection(f"unknown collection {name!r}{hint}; known: {sorted(KNOWN)}")
-    return kc
+    return KNOWN.lookup(name)
 
 
 def collection_dir(name: str) -> Path:

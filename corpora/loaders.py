@@ -3,7 +3,7 @@
 Every loader streams: it yields records one at a time from the file, so a
 collection of millions of documents is never held in memory (the judging
 store copies in only the pooled ones, through :mod:`relkit.corpora.docstore`).
-A malformed record is a :class:`relkit.metrics.errors.FormatError` naming the file,
+A malformed record is a :class:`relkit.metrics.core.errors.FormatError` naming the file,
 the line, what was expected and what was found.
 
 Formats
@@ -40,7 +40,8 @@ from typing import IO
 
 from relkit.corpora.textio import open_text
 from relkit.corpora.types import Document, Topic
-from relkit.metrics.errors import FormatError, RelkitError
+from relkit.metrics.core.errors import FormatError, RelkitError
+from relkit.metrics.core.registry import Registry
 
 
 class LoaderError(RelkitError):
@@ -250,12 +251,13 @@ class Loader:
     file_based: bool = True
 
 
-def _registry() -> dict[str, Loader]:
+def _registry() -> Registry[Loader]:
     # The tabular and ir_datasets readers live in their own modules (one idea each);
     # they import nothing from here, so the registry can gather them.
     from relkit.corpora import irds, tabular
 
-    loaders = (
+    reg: Registry[Loader] = Registry("format", LoaderError)
+    reg.register(
         Loader("trec-docs", "docs", trec_docs, (".trec", ".sgml", ".xml"), "TREC SGML <DOC>"),
         Loader("smart-docs", "docs", smart_docs, (".all", ".1400"), "SMART .I/.T/.A/.B/.W"),
         Loader("jsonl-docs", "docs", jsonl_docs, (".jsonl",), "BEIR corpus.jsonl"),
@@ -275,22 +277,20 @@ def _registry() -> dict[str, Loader]:
         Loader("irds-topics", "topics", irds.irds_topics, (), "ir_datasets id (pip install "
                "'relkit[irds]')", file_based=False),
     )
-    return {ld.name: ld for ld in loaders}
+    return reg
 
 
-LOADERS: dict[str, Loader] = _registry()
+LOADERS: Registry[Loader] = _registry()
 
 
 def get_loader(name: str, kind: str | None = None) -> Loader:
-    """A loader by name; unknown names list the ones there are."""
-    import difflib
-
+    """A loader by name (of one kind, ``docs`` or ``topics``, if given)."""
+    if kind is None:
+        return LOADERS.lookup(name)
     ld = LOADERS.get(name)
-    if ld is None or (kind is not None and ld.kind != kind):
-        names = sorted(n for n, x in LOADERS.items() if kind is None or x.kind == kind)
-        close = difflib.get_close_matches(name, names, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise LoaderError(f"unknown {kind or ''} format {name!r}{hint}; known: {names}")
+    if ld is None or ld.kind != kind:
+        raise LOADERS.unknown(name, kind=f"{kind} format",
+                              among=[n for n, x in LOADERS.items() if x.kind == kind])
     return ld
 
 

@@ -18,7 +18,6 @@ way: a higher grade is more relevant. Cranfield needs one (see
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +27,9 @@ import pyarrow as pa
 
 from relkit.corpora.loaders import LoaderError
 from relkit.corpora.textio import open_text
+from relkit.metrics.core.errors import FormatError
+from relkit.metrics.core.registry import Registry
 from relkit.metrics.data import Qrels
-from relkit.metrics.errors import FormatError
 
 
 def _table(rows: Iterable[tuple[str, str, int, int]], name: str) -> Qrels:
@@ -108,22 +108,18 @@ class QrelsFormat:
     file_based: bool = True
 
 
-QRELS_FORMATS: dict[str, QrelsFormat] = {f.name: f for f in (
+QRELS_FORMATS: Registry[QrelsFormat] = Registry("qrels format", LoaderError)
+QRELS_FORMATS.register(
     QrelsFormat("trec-qrels", trec_qrels, "qid iter docno grade (or qid docno grade)"),
     QrelsFormat("beir-qrels", beir_qrels, "BEIR TSV: query-id corpus-id score, with a header"),
     QrelsFormat("smart-rel", smart_rel, "SMART .REL: qid docid ...; every pair relevant"),
     QrelsFormat("irds-qrels", irds_qrels, "ir_datasets id (pip install 'relkit[irds]')",
                 file_based=False),
-)}
+)
 
 
 def get_qrels_format(name: str) -> QrelsFormat:
-    fmt = QRELS_FORMATS.get(name)
-    if fmt is None:
-        close = difflib.get_close_matches(name, list(QRELS_FORMATS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise LoaderError(f"unknown qrels format {name!r}{hint}; known: {sorted(QRELS_FORMATS)}")
-    return fmt
+    return QRELS_FORMATS.lookup(name)
 
 
 def sniff_qrels(path: str | Path) -> QrelsFormat:

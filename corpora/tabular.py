@@ -17,7 +17,7 @@ from pathlib import Path
 
 from relkit.corpora.textio import open_text
 from relkit.corpora.types import Document, Topic
-from relkit.metrics.errors import FormatError
+from relkit.metrics.core.errors import FormatError
 
 DOC_FIELDS = {"id": ("id", "_id", "docid", "doc_id", "docno"), "title": ("title",),
               "text": ("text", "body", "contents", "content")}

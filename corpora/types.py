@@ -11,7 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.core.registry import Registry
 
 
 class ScaleError(RelkitError):
@@ -183,13 +184,10 @@ CRANFIELD = RelevanceScale(
     threshold=1,
 )
 
-SCALES: dict[str, RelevanceScale] = {s.name: s for s in (TREC_DL, TREC_COVID, BINARY,
-                                                         CRANFIELD)}
+SCALES: Registry[RelevanceScale] = Registry("relevance scale", ScaleError)
+SCALES.register(TREC_DL, TREC_COVID, BINARY, CRANFIELD)
 
 
 def get_scale(name: str) -> RelevanceScale:
     """A known scale by name; the error lists the names there are."""
-    try:
-        return SCALES[name]
-    except KeyError:
-        raise ScaleError(f"unknown relevance scale {name!r}; known: {sorted(SCALES)}") from None
+    return SCALES.lookup(name)

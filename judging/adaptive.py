@@ -30,10 +30,11 @@ as for a static pool.
   documents the strategy chose, and a second assessor cannot change the choices.
 * Gold pairs and ``--order`` do not apply (the strategy decides what is shown).
 
-Speed: each view keeps one :class:`_Driver` per topic (the strategy's state and
-the last history id it has seen); a next-item call reads only history rows newer
-than that (one indexed range query, usually empty), so the full replay happens
-once per topic and session. ``bench/store_bench.py`` times both.
+Speed: each assessor's view keeps one :class:`Picker`, which keeps one
+:class:`_Driver` per topic (the strategy's state and the last history id it has
+seen); a next-item call reads only history rows newer than that (one indexed range
+query, usually empty), so the full replay happens once per topic and session.
+``bench/store_bench.py`` times both.
 
 This module reads ``pool_entry`` (the runs' ranks) to let the strategy choose;
 only the chosen document's id leaves it, so provenance still never reaches an
@@ -46,14 +47,15 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func
 from sqlalchemy import select as _select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
-from relkit.judging.models import PoolEntryIn, StoreError
+from relkit.judging.database import Database, DocLookup, now
+from relkit.judging.models import Assigned, AssignSummary, PoolEntryIn, PoolSummary, StoreError
 from relkit.judging.schema import (
     AssignmentItemRow,
     AssignmentRow,
@@ -66,11 +68,9 @@ from relkit.judging.schema import (
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.build import split_budget
 from relkit.pooling.candidates import Candidates
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import natural
-
-if TYPE_CHECKING:
-    from relkit.judging.assessor import AssessorView, _Assigned
-    from relkit.judging.store import AssignSummary, DocLookup, PoolSummary, Store
+from relkit.pooling.strategies import get
 
 KEY = "adaptive"
 # SQLModel declares columns as their Python types (str, int | None), which no
@@ -91,9 +91,6 @@ class Definition:
     max_grade: int = 1                 # full gain (graded strategies)
 
     def validated(self) -> Definition:
-        from relkit.pooling.params import PoolingError
-        from relkit.pooling.strategies import get
-
         s = get(self.strategy)
         if s.kind != "adaptive":
             raise PoolingError(f"{self.strategy!r} is a static strategy, not adaptive")
@@ -135,7 +132,7 @@ def entries(cands: Candidates) -> list[PoolEntryIn]:
     return out
 
 
-def import_pool(store: Store, cands: Candidates, definition: Definition, *, name: str,
+def import_pool(store: Database, cands: Candidates, definition: Definition, *, name: str,
                 lookup: DocLookup | None = None, extra: Mapping[str, Any] | None = None,
                 source: str = "<runs>") -> PoolSummary:
     """Import an adaptive pool: every candidate (texts copied in) and its definition.
@@ -156,13 +153,11 @@ def import_pool(store: Store, cands: Candidates, definition: Definition, *, name
 
 
 # -- assign --------------------------------------------------------------------------------
-def assign(store: Store, s: Session, prow: PoolRow, definition: Definition,
+def assign(store: Database, s: Session, prow: PoolRow, definition: Definition,
            assessors: Sequence[str], topics: Sequence[str] | None, overlap: float,
            ordering: str, seed: int, gold: Mapping[tuple[str, str], int] | None
            ) -> AssignSummary:
     """``Store.assign`` for an adaptive pool, inside its transaction (see the module doc)."""
-    from relkit.judging.store import AssignSummary, now
-
     if gold:
         raise StoreError("assign: gold pairs are not mixed into an adaptive pool (its "
                          "strategy picks every document shown); nothing was changed")
@@ -238,89 +233,105 @@ def candidates(s: Session, pool_id: int, topic_id: int, topic: str) -> Candidate
     return Candidates({topic: ranked}, {topic: {}})
 
 
-def _driver(view: AssessorView, s: Session, a: _Assigned, topic: str) -> _Driver:
-    drv = view._drivers.get(topic)
-    if drv is None:
-        prow = s.get(PoolRow, a.pool_id)
-        assert prow is not None
-        d = Definition.of_pool(prow)
-        if d is None:
-            raise StoreError(f"pool {prow.name!r} is not adaptive")
-        cands = candidates(s, a.pool_id, a.topic_id, topic)
-        pool = AdaptivePool(d.strategy, cands, d.params, seed=d.seed, level=d.level,
-                            max_grade=d.max_grade)
-        drv = _Driver(pool, frozenset(cands.provenance(topic)))
-        view._drivers[topic] = drv
-    # Only judgments newer than the last one seen: usually none (an index probe).
-    rows = s.execute(
-        select(JudgmentEventRow.id, DocumentRow.key, JudgmentEventRow.status,
-               JudgmentEventRow.grade)
-        .join(DocumentRow, DocumentRow.id == JudgmentEventRow.document_id)
-        .where(JudgmentEventRow.assessor_id == view.assessor_id,
-               JudgmentEventRow.topic_id == a.topic_id, col(JudgmentEventRow.id) > drv.last_id)
-        .order_by(JudgmentEventRow.id)).all()
-    for hid, doc, status, grade in rows:
-        drv.last_id = hid
-        if doc in drv.seen or doc not in drv.docs:
-            continue  # a revision (first writes steer), or an imported non-candidate
-        drv.seen.add(doc)
-        drv.pool.next(topic)  # as when it was shown: keeps the generators in step
-        if status == "judged":
-            drv.pool.record(topic, doc, grade)
-        else:
-            drv.pool.skip(topic, doc)
-    return drv
+class Picker:
+    """The documents the strategies pick for one assessor, topic by topic.
 
-
-def _followed(s: Session, a: _Assigned, n: int, assessor: str, topic: str) -> str | None:
-    """The overlap assessor's (n+1)-th document: a sampled position of the primary's."""
-    own = s.get(AssignmentRow, a.assignment_id)
-    primary = s.get(AssignmentRow, a.follows_id)
-    assert own is not None and primary is not None and primary.quota is not None
-    rng = random.Random(f"follow:{own.seed}:{assessor}:{topic}")
-    wanted = sorted(rng.sample(range(1, primary.quota + 1), min(a.total, primary.quota)))
-    if n >= len(wanted):
-        return None
-    return s.execute(select(DocumentRow.key)
-                     .join(AssignmentItemRow, AssignmentItemRow.document_id == DocumentRow.id)
-                     .where(AssignmentItemRow.assignment_id == primary.id,
-                            AssignmentItemRow.position == wanted[n])).scalar()
-
-
-def next_position(view: AssessorView, a: _Assigned, topic: str) -> int | None:
-    """Position of the document the strategy offers next, its item created if new.
-
-    None when the assignment has picked its quota, or (overlap assessor) the
-    primary has not been shown the next sampled document yet. Idempotent: with no
-    judgment in between, two calls give the same position.
+    An :class:`relkit.judging.assessor.AssessorView` makes one for its adaptive
+    topics; it keeps each topic's strategy state (:class:`_Driver`) between calls.
     """
-    for _ in range(2):  # a second try only if another session inserted concurrently
-        with view.store.read() as s:
-            n = s.execute(select(func.count()).select_from(AssignmentItemRow).where(
-                AssignmentItemRow.assignment_id == a.assignment_id)).scalar_one()
-            if n >= a.total:
-                return None
-            if a.follows_id is None:
-                doc = _driver(view, s, a, topic).pool.next(topic)
+
+    def __init__(self, db: Database, assessor_id: int, assessor: str,
+                 collection_id: int) -> None:
+        self.db = db
+        self.assessor_id = assessor_id
+        self.assessor = assessor
+        self.collection_id = collection_id
+        self._drivers: dict[str, _Driver] = {}
+
+    def _driver(self, s: Session, a: Assigned, topic: str) -> _Driver:
+        drv = self._drivers.get(topic)
+        if drv is None:
+            prow = s.get(PoolRow, a.pool_id)
+            assert prow is not None
+            d = Definition.of_pool(prow)
+            if d is None:
+                raise StoreError(f"pool {prow.name!r} is not adaptive")
+            cands = candidates(s, a.pool_id, a.topic_id, topic)
+            pool = AdaptivePool(d.strategy, cands, d.params, seed=d.seed, level=d.level,
+                                max_grade=d.max_grade)
+            drv = _Driver(pool, frozenset(cands.provenance(topic)))
+            self._drivers[topic] = drv
+        # Only judgments newer than the last one seen: usually none (an index probe).
+        rows = s.execute(
+            select(JudgmentEventRow.id, DocumentRow.key, JudgmentEventRow.status,
+                   JudgmentEventRow.grade)
+            .join(DocumentRow, DocumentRow.id == JudgmentEventRow.document_id)
+            .where(JudgmentEventRow.assessor_id == self.assessor_id,
+                   JudgmentEventRow.topic_id == a.topic_id,
+                   col(JudgmentEventRow.id) > drv.last_id)
+            .order_by(JudgmentEventRow.id)).all()
+        for hid, doc, status, grade in rows:
+            drv.last_id = hid
+            if doc in drv.seen or doc not in drv.docs:
+                continue  # a revision (first writes steer), or an imported non-candidate
+            drv.seen.add(doc)
+            drv.pool.next(topic)  # as when it was shown: keeps the generators in step
+            if status == "judged":
+                drv.pool.record(topic, doc, grade)
             else:
-                doc = _followed(s, a, n, view.name, topic)
-            if doc is None:
-                return None
-            row = s.execute(select(AssignmentItemRow.position, DocumentRow.id)
-                            .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
-                            .where(AssignmentItemRow.assignment_id == a.assignment_id,
-                                   DocumentRow.key == doc)).first()
-            if row is not None:
-                return int(row[0])  # picked before and not judged yet
-            did = s.execute(select(DocumentRow.id).where(
-                DocumentRow.collection_id == view.collection_id,
-                DocumentRow.key == doc)).scalar_one()
-        try:
-            with view.store.write() as w, w.begin():
-                w.add(AssignmentItemRow(assignment_id=a.assignment_id, position=n + 1,
-                                        document_id=did, done=False))
-            return n + 1
-        except IntegrityError:
-            continue
-    raise StoreError(f"topic {topic!r}: could not add the next document (another session "
-                     "keeps adding items to this assignment)")
+                drv.pool.skip(topic, doc)
+        return drv
+
+    def _followed(self, s: Session, a: Assigned, n: int, topic: str) -> str | None:
+        """The overlap assessor's (n+1)-th document: a sampled position of the primary's."""
+        own = s.get(AssignmentRow, a.assignment_id)
+        primary = s.get(AssignmentRow, a.follows_id)
+        assert own is not None and primary is not None and primary.quota is not None
+        rng = random.Random(f"follow:{own.seed}:{self.assessor}:{topic}")
+        wanted = sorted(rng.sample(range(1, primary.quota + 1), min(a.total, primary.quota)))
+        if n >= len(wanted):
+            return None
+        return s.execute(select(DocumentRow.key)
+                         .join(AssignmentItemRow,
+                               AssignmentItemRow.document_id == DocumentRow.id)
+                         .where(AssignmentItemRow.assignment_id == primary.id,
+                                AssignmentItemRow.position == wanted[n])).scalar()
+
+    def next_position(self, a: Assigned, topic: str) -> int | None:
+        """Position of the document the strategy offers next, its item created if new.
+
+        None when the assignment has picked its quota, or (overlap assessor) the
+        primary has not been shown the next sampled document yet. Idempotent: with
+        no judgment in between, two calls give the same position.
+        """
+        for _ in range(2):  # a second try only if another session inserted concurrently
+            with self.db.read() as s:
+                n = s.execute(select(func.count()).select_from(AssignmentItemRow).where(
+                    AssignmentItemRow.assignment_id == a.assignment_id)).scalar_one()
+                if n >= a.total:
+                    return None
+                if a.follows_id is None:
+                    doc = self._driver(s, a, topic).pool.next(topic)
+                else:
+                    doc = self._followed(s, a, n, topic)
+                if doc is None:
+                    return None
+                row = s.execute(select(AssignmentItemRow.position, DocumentRow.id)
+                                .join(DocumentRow,
+                                      DocumentRow.id == AssignmentItemRow.document_id)
+                                .where(AssignmentItemRow.assignment_id == a.assignment_id,
+                                       DocumentRow.key == doc)).first()
+                if row is not None:
+                    return int(row[0])  # picked before and not judged yet
+                did = s.execute(select(DocumentRow.id).where(
+                    DocumentRow.collection_id == self.collection_id,
+                    DocumentRow.key == doc)).scalar_one()
+            try:
+                with self.db.write() as w, w.begin():
+                    w.add(AssignmentItemRow(assignment_id=a.assignment_id, position=n + 1,
+                                            document_id=did, done=False))
+                return n + 1
+            except IntegrityError:
+                continue
+        raise StoreError(f"topic {topic!r}: could not add the next document (another "
+                         "session keeps adding items to this assignment)")

@@ -2,9 +2,9 @@
 
 Everything here is filtered by the assessor: no query in this module reads
 ``pool_entry`` (runs, ranks, priorities), ``gold`` or another assessor's
-judgments, so nothing the TUI shows can leak them. (On an adaptive pool,
-:mod:`relkit.judging.adaptive` reads the runs' ranks to choose the next document; only
-the chosen document's id comes back here.)
+judgments, so nothing the TUI shows can leak them. (On an adaptive pool, a
+:class:`relkit.judging.adaptive.Picker` reads the runs' ranks to choose the next
+document; only the chosen document's position comes back here.)
 
 :meth:`AssessorView.record` is the one write an assessor makes. It returns only
 after the transaction has committed, so the caller (the TUI) moves on only with
@@ -14,7 +14,6 @@ topic and document) and every write appends a row to the history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, select, update
@@ -22,7 +21,16 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from relkit.judging.models import ItemOut, JudgmentIn, JudgmentOut, StoreError, TopicOut, validated
+from relkit.judging.database import Database, integrity_error, now
+from relkit.judging.models import (
+    Assigned,
+    ItemOut,
+    JudgmentIn,
+    JudgmentOut,
+    StoreError,
+    TopicOut,
+    validated,
+)
 from relkit.judging.schema import (
     AssessorRow,
     AssignmentItemRow,
@@ -36,24 +44,13 @@ from relkit.pooling.pool import natural as _natural
 
 if TYPE_CHECKING:
     from relkit.corpora.types import RelevanceScale
-    from relkit.judging.adaptive import _Driver
-    from relkit.judging.store import Store
-
-
-@dataclass(frozen=True)
-class _Assigned:
-    topic_id: int
-    assignment_id: int
-    total: int                  # items; an adaptive assignment's quota
-    pool_id: int = 0
-    adaptive: bool = False      # items are created as the strategy picks them
-    follows_id: int | None = None
+    from relkit.judging.adaptive import Picker
 
 
 class AssessorView:
     """One assessor's window on the store. Build with ``Store.assessor(name)``."""
 
-    def __init__(self, store: Store, name: str) -> None:
+    def __init__(self, store: Database, name: str) -> None:
         self.store = store
         self.name = name
         with store.read() as s:
@@ -64,12 +61,12 @@ class AssessorView:
                                  + (f"; there are {known}" if known else
                                     ": run `relkit assign` first"))
             self.assessor_id: int = row[0]
-            c = store._collection(s, None)
+            c = store.collection_row(s)
             self.collection_id: int = c.id  # type: ignore[assignment]
         self._scale: RelevanceScale | None = None
-        self._assigned: dict[str, _Assigned] | None = None
-        # Adaptive pools: each topic's strategy state, replayed once per view.
-        self._drivers: dict[str, _Driver] = {}
+        self._assigned: dict[str, Assigned] | None = None
+        # Adaptive pools: the strategies' state, built on the first adaptive topic.
+        self._picker: Picker | None = None
 
     # -- reading -------------------------------------------------------------------
     def scale(self) -> RelevanceScale:
@@ -77,7 +74,7 @@ class AssessorView:
             self._scale = self.store.scale()
         return self._scale
 
-    def _assignments(self, s: Session) -> dict[str, _Assigned]:
+    def _assignments(self, s: Session) -> dict[str, Assigned]:
         if self._assigned is None:
             # Outer join: an adaptive assignment starts with no items (its quota counts).
             q = (select(TopicRow.key, TopicRow.id, AssignmentRow.id,
@@ -89,12 +86,12 @@ class AssessorView:
                  .where(AssignmentRow.assessor_id == self.assessor_id)
                  .group_by(TopicRow.key, TopicRow.id, AssignmentRow.id, AssignmentRow.pool_id,
                            AssignmentRow.quota, AssignmentRow.follows_id))
-            self._assigned = {k: _Assigned(t, a, n if quota is None else quota, pool,
+            self._assigned = {k: Assigned(t, a, n if quota is None else quota, pool,
                                            quota is not None, follows)
                               for k, t, a, n, pool, quota, follows in s.execute(q)}
         return self._assigned
 
-    def _topic(self, s: Session, topic: str) -> _Assigned:
+    def _topic(self, s: Session, topic: str) -> Assigned:
         try:
             return self._assignments(s)[topic]
         except KeyError:
@@ -137,7 +134,7 @@ class AssessorView:
                 AssignmentItemRow.done.is_(True))).scalar_one()
             return int(done), a.total
 
-    def _item_query(self, a: _Assigned) -> Any:
+    def _item_query(self, a: Assigned) -> Any:
         return (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
                        DocumentRow.text, JudgmentRow.grade, JudgmentRow.status,
                        JudgmentRow.note, JudgmentRow.flagged)
@@ -181,9 +178,13 @@ class AssessorView:
         with self.store.read() as s:
             a = self._topic(s, topic)
         if a.adaptive:
-            from relkit.judging.adaptive import next_position
+            if self._picker is None:
+                # Imported here: a static pool's view never loads the strategies.
+                from relkit.judging.adaptive import Picker
 
-            pos = next_position(self, a, topic)
+                self._picker = Picker(self.store, self.assessor_id, self.name,
+                                      self.collection_id)
+            pos = self._picker.next_position(a, topic)
             if pos is not None:
                 return self.item(topic, pos)
         with self.store.read() as s:
@@ -238,8 +239,6 @@ class AssessorView:
         if j.grade is not None and j.grade not in self.scale():
             raise StoreError(f"grade {j.grade} is not on the {self.scale().name!r} scale "
                              f"(expected one of {list(self.scale().values)})")
-        from relkit.judging.store import integrity_error, now
-
         stamp = now()
         try:
             with self.store.write() as s, s.begin():

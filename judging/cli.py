@@ -191,10 +191,10 @@ def root_help(width: int | None = None) -> str:
 
 
 def _suggest(name: str) -> str:
-    from difflib import get_close_matches
+    # The shared wording; its module imports only the standard library.
+    from relkit.metrics.core.registry import did_you_mean
 
-    close = get_close_matches(name, list(COMMANDS), n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return did_you_mean(name, COMMANDS, cutoff=0.6)
 
 
 def _app_for(args: list[str]) -> typer.Typer | int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import typer
 
+from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DbOpt
 from relkit.judging.cliopts import say as _say
 
@@ -43,7 +44,7 @@ def init(
     topics: Path = typer.Option(..., help="Topics file (TREC <top>, SMART .qry, JSONL, TSV)"),
     docs: Path | None = typer.Option(None, help="Documents file (TREC <DOC>, SMART, JSONL); "
                                      "pooled documents' text is copied from it"),
-    scale: str = typer.Option("trec-dl", help="Relevance scale: trec-dl, trec-covid, binary"),
+    scale: str = typer.Option("trec-dl", help=f"Relevance scale: {', '.join(SCALES)}"),
     name: str | None = typer.Option(None, help="Collection name (default: the topics' stem)"),
     topics_format: str | None = typer.Option(None, help="Topics format (default: sniffed)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
@@ -61,7 +62,7 @@ def init(
     tops = read_topics(topics, topics_format)
     source = None
     if docs is not None:
-        from relkit.metrics.progress import Bar
+        from relkit.metrics.core.progress import Bar
 
         with Bar(f"indexing {docs}", unit="documents") as bar:
             # Index once now: errors surface here, and `pool --into` is instant later.
@@ -111,11 +112,10 @@ def pool(
     """
     from relkit.pooling.build import build_pool
     from relkit.pooling.cli import load_runs
-    from relkit.pooling.params import parse_assignments
-    from relkit.pooling.strategies import get
+    from relkit.pooling.strategies import get, parse_params
 
     kind = get(strategy).kind         # an unknown name fails before the runs are read
-    params = parse_assignments(param)
+    params = parse_params(param)
     if kind == "adaptive":
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
@@ -169,7 +169,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
     from relkit.judging.adaptive import Definition, import_pool
     from relkit.pooling.candidates import Candidates
     from relkit.pooling.cli import load_runs
-    from relkit.pooling.params import PoolingError
+    from relkit.pooling.errors import PoolingError
 
     if into is None or output is not None:
         raise PoolingError(f"{strategy!r} is adaptive: it picks each document as judgments "
@@ -208,7 +208,7 @@ def assign(
 
     Example: relkit assign ann bob --overlap 0.2 --order random --seed 7
     """
-    from relkit.judging.imports import read_qrels_file
+    from relkit.judging.judgment_files import read_qrels_file
     from relkit.judging.schema import ORDERS
 
     if order not in ORDERS:
@@ -333,7 +333,7 @@ def import_judgments(
     Example: relkit import judgments alice.qrels bob.qrels
     """
     from relkit.judging.imports import import_judgments as run
-    from relkit.judging.imports import read_judgment_files
+    from relkit.judging.judgment_files import read_judgment_files
 
     for f in files:
         if not f.is_file():

@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
 
 DEFAULT_DB = "relkit.db"
 ENV_VAR = "RELKIT_DB"

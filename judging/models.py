@@ -15,7 +15,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from relkit.judging.schema import Order, Status
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
 
 
 class StoreError(RelkitError):
@@ -127,3 +127,40 @@ class JudgmentOut:
     source: str
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    """What :meth:`relkit.judging.database.Database.import_pool` imported."""
+
+    name: str
+    entries: int
+    topics: int
+    new_documents: int
+
+
+@dataclass(frozen=True)
+class AssignSummary:
+    """What :meth:`relkit.judging.store.Store.assign` created."""
+
+    assessors: int
+    assignments: int
+    items: int
+    overlap_pairs: int
+    gold_items: int
+
+
+@dataclass(frozen=True)
+class Assigned:
+    """One assessor's assignment of one topic, as the assessor's view reads it.
+
+    Internal to the store (the view and :mod:`relkit.judging.adaptive` share it);
+    it carries ids, never run names or ranks.
+    """
+
+    topic_id: int
+    assignment_id: int
+    total: int                  # items; an adaptive assignment's quota
+    pool_id: int = 0
+    adaptive: bool = False      # items are created as the strategy picks them
+    follows_id: int | None = None

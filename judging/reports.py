@@ -18,6 +18,7 @@ from typing import IO, Literal, get_args
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import IntegrityError
 
+from relkit.judging.database import integrity_error, now
 from relkit.judging.models import StoreError
 from relkit.judging.schema import (
     AdjudicationRow,
@@ -32,7 +33,7 @@ from relkit.judging.schema import (
     PoolRow,
     TopicRow,
 )
-from relkit.judging.store import Store, integrity_error, now
+from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
@@ -305,7 +306,7 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                          f"(expected one of {list(scale.values)})")
     try:
         with store.write() as s, s.begin():
-            c = store._collection(s, None)
+            c = store.collection_row(s)
             store.ensure_assessors(s, [lead], role="lead")
             tid = store.topic_ids(s, c.id).get(topic)
             did = s.execute(select(DocumentRow.id).where(DocumentRow.collection_id == c.id,

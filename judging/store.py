@@ -1,314 +1,39 @@
 """The judging store: a project's collection, pools and assignments.
 
-One :class:`Store` per open database; every method is one short unit of work
-(one transaction), so a failure leaves the database as it was. Bulk inputs
-(topics, documents, pools, judgments) are validated completely before the
-first row is written, and written in a single transaction: all or nothing.
-
-The assessor-facing API is :class:`relkit.judging.assessor.AssessorView`; reports and
-exports live in :mod:`relkit.judging.reports`, imports in :mod:`relkit.judging.imports`.
+One :class:`Store` per open database: a :class:`relkit.judging.database.Database`
+(sessions, collection, pools, assessors) that also shares pools out to assessors
+(:meth:`Store.assign`) and opens one assessor's view (:meth:`Store.assessor`,
+:class:`relkit.judging.assessor.AssessorView`). Adaptive pools are assigned by
+:mod:`relkit.judging.adaptive`. Reports and exports live in
+:mod:`relkit.judging.reports`, imports in :mod:`relkit.judging.imports`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, Engine, insert, select
-from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session
+from sqlalchemy import select
 
-from relkit.corpora.types import Document, Grade, RelevanceScale, Topic
-from relkit.judging.engine import make_engine, writer
-from relkit.judging.migrate import upgrade
-from relkit.judging.models import AssignIn, PoolEntryIn, StoreError, validated
+from relkit.judging.database import Database, bulk_insert, now
+from relkit.judging.models import AssignIn, AssignSummary, StoreError, validated
 from relkit.judging.schema import (
-    AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
-    CollectionRow,
-    DocumentRow,
     GoldRow,
     Order,
     PoolEntryRow,
     PoolRow,
     ScaleGradeRow,
-    TopicRow,
 )
 
 if TYPE_CHECKING:
     from relkit.judging.assessor import AssessorView
 
-DocLookup = Callable[[str], Document | None]
 
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-def bulk_insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-    """Insert many rows inside the caller's transaction.
-
-    PostgreSQL gets ``COPY ... FROM STDIN`` (psycopg 3), several times faster
-    than batched INSERTs for a million pool entries; SQLite gets executemany.
-    Either way the rows commit or roll back with the rest of the transaction.
-    """
-    if not rows:
-        return
-    t = table.__table__ if hasattr(table, "__table__") else table
-    cols = list(rows[0])
-    if conn.dialect.name == "postgresql":
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
-        names = ", ".join(f'"{c}"' for c in cols)
-        with raw.cursor() as cur, cur.copy(  # type: ignore[attr-defined]
-                f'COPY "{t.name}" ({names}) FROM STDIN') as copy:
-            for r in rows:
-                copy.write_row(tuple(r[c] for c in cols))
-        return
-    for i in range(0, len(rows), 20_000):
-        conn.execute(insert(t), rows[i:i + 20_000])
-
-
-@dataclass(frozen=True)
-class PoolSummary:
-    name: str
-    entries: int
-    topics: int
-    new_documents: int
-
-
-@dataclass(frozen=True)
-class AssignSummary:
-    assessors: int
-    assignments: int
-    items: int
-    overlap_pairs: int
-    gold_items: int
-
-
-class Store:
-    """A judging database. Build one with :meth:`open` (creates/upgrades the schema)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.writer = writer(engine)
-
-    @classmethod
-    def open(cls, db: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
-        """Open (creating or upgrading) the database at ``db`` (path or URL).
-
-        With ``create=False`` a SQLite file that does not exist is an error
-        instead of a new empty database (every command but ``init``).
-        """
-        engine = make_engine(db)
-        path = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
-        if not create and path and path != ":memory:" and not os.path.exists(path):
-            engine.dispose()
-            raise StoreError(f"no judging database at {path}: run `relkit init` there "
-                             "first, or point --db / $RELKIT_DB at one")
-        try:
-            upgrade(engine)
-        except OperationalError as exc:
-            raise StoreError(f"cannot open the database: {exc.orig}") from None
-        return cls(engine)
-
-    def close(self) -> None:
-        self.engine.dispose()
-
-    # -- sessions -----------------------------------------------------------------
-    def read(self) -> Session:
-        return Session(self.engine)
-
-    def write(self) -> Session:
-        """A session whose transaction holds the write lock from its first statement."""
-        return Session(self.writer)
-
-    # -- collection -----------------------------------------------------------------
-    def create_collection(self, name: str, scale: RelevanceScale, topics: Iterable[Topic],
-                          documents: Iterable[Document] = (), *,
-                          docs_source: str | None = None,
-                          docs_format: str | None = None) -> None:
-        """Create the collection with its scale, topics and (optionally) documents.
-
-        ``docs_source``/``docs_format`` name the documents file; pools imported
-        later copy their documents' text from it (see :meth:`docs_lookup`).
-        """
-        topic_list = list(topics)
-        seen: set[str] = set()
-        for t in topic_list:
-            if t.id in seen:
-                raise StoreError(f"collection {name!r}: topic {t.id!r} is given twice")
-            seen.add(t.id)
-        with self.write() as s, s.begin():
-            if s.execute(select(CollectionRow).where(CollectionRow.name == name)).first():
-                raise StoreError(f"collection {name!r} already exists in this database")
-            row = CollectionRow(name=name, scale_name=scale.name, threshold=scale.threshold,
-                                created_at=now(), docs_source=docs_source,
-                                docs_format=docs_format)
-            s.add(row)
-            s.flush()
-            cid = row.id
-            s.add_all(ScaleGradeRow(collection_id=cid, value=g.value, label=g.label,
-                                    definition=g.definition) for g in scale.grades)
-            s.flush()
-            conn = s.connection()
-            rows = [dict(collection_id=cid, key=t.id, title=t.title, description=t.description,
-                         narrative=t.narrative) for t in topic_list]
-            bulk_insert(conn, TopicRow, rows)
-            self._insert_documents(s, cid, documents, {})
-
-    def _insert_documents(self, s: Session, cid: int | None, documents: Iterable[Document],
-                          existing: Mapping[str, int]) -> int:
-        rows, seen = [], set(existing)
-        for d in documents:
-            if d.id in seen:
-                continue
-            seen.add(d.id)
-            rows.append(dict(collection_id=cid, key=d.id, title=d.title, text=d.text,
-                             fields_json=json.dumps(dict(d.fields), ensure_ascii=False)))
-        conn = s.connection()
-        bulk_insert(conn, DocumentRow, rows)
-        return len(rows)
-
-    def _collection(self, s: Session, name: str | None) -> CollectionRow:
-        rows = list(s.execute(select(CollectionRow)).scalars()) if name is None else list(
-            s.execute(select(CollectionRow).where(CollectionRow.name == name)).scalars())
-        if not rows:
-            raise StoreError("no collection in this database: run `relkit init` first"
-                             if name is None else f"no collection named {name!r}")
-        if len(rows) > 1:
-            names = sorted(r.name for r in rows)
-            raise StoreError(f"this database holds several collections {names}: "
-                             "name one with --collection")
-        return rows[0]
-
-    def collection_name(self, name: str | None = None) -> str:
-        with self.read() as s:
-            return self._collection(s, name).name
-
-    def docs_source(self, collection: str | None = None) -> tuple[str | None, str | None]:
-        """The documents file (and format) recorded at ``init``, if any."""
-        with self.read() as s:
-            c = self._collection(s, collection)
-            return c.docs_source, c.docs_format
-
-    def scale(self, collection: str | None = None) -> RelevanceScale:
-        """The collection's relevance scale, as declared (unused grades included)."""
-        with self.read() as s:
-            c = self._collection(s, collection)
-            grades = s.execute(select(ScaleGradeRow).where(ScaleGradeRow.collection_id == c.id)
-                            .order_by(ScaleGradeRow.value)).scalars()
-            return RelevanceScale(c.scale_name, tuple(Grade(g.value, g.label, g.definition)
-                                                      for g in grades), c.threshold)
-
-    def topic_ids(self, s: Session, cid: int | None) -> dict[str, int]:
-        return {k: i for k, i in s.execute(select(TopicRow.key, TopicRow.id)
-                                          .where(TopicRow.collection_id == cid))}
-
-    def doc_ids(self, s: Session, cid: int | None) -> dict[str, int]:
-        return {k: i for k, i in s.execute(select(DocumentRow.key, DocumentRow.id)
-                                          .where(DocumentRow.collection_id == cid))}
-
-    # -- pools ------------------------------------------------------------------------
-    def import_pool(self, entries: Iterable[PoolEntryIn | tuple[str, str]], *, name: str,
-                    lookup: DocLookup | None = None, strategy: str = "",
-                    params: Mapping[str, Any] | None = None, collection: str | None = None,
-                    source: str = "<pool>", lines: Sequence[int] | None = None,
-                    digest_salt: str = "") -> PoolSummary:
-        """Import a pool, all or nothing.
-
-        Documents not yet in the database are fetched with ``lookup`` (from the
-        collection's document store) and copied in. An entry naming an unknown
-        topic, or a document that neither the database nor ``lookup`` knows, is
-        an error naming ``source`` and the entry's line; so is a repeated entry
-        and a second import of the same pool (same entries, any name).
-        """
-        def where(i: int) -> str:
-            return f"{source}:{lines[i] if lines is not None else i + 1}"
-
-        items: list[PoolEntryIn] = []
-        for i, e in enumerate(entries):
-            if isinstance(e, PoolEntryIn):
-                items.append(e)
-            else:
-                items.append(validated(PoolEntryIn, where(i), topic=e[0], doc=e[1]))
-        if not items:
-            raise StoreError(f"{source}: the pool is empty")
-
-        digest = hashlib.sha256(("\n".join(sorted(f"{e.topic}\t{e.doc}" for e in items))
-                                 + digest_salt).encode()).hexdigest()
-        with self.write() as s, s.begin():
-            c = self._collection(s, collection)
-            topics = self.topic_ids(s, c.id)
-            docs = self.doc_ids(s, c.id)
-            dup = s.execute(select(PoolRow.name).where(PoolRow.collection_id == c.id,
-                                                    (PoolRow.digest == digest)
-                                                    | (PoolRow.name == name))).first()
-            if dup:
-                raise StoreError(f"{source}: a pool with these entries or this name is already "
-                                 f"imported (as {dup[0]!r}); nothing was changed")
-            new_docs: dict[str, Document] = {}
-            seen: set[tuple[str, str]] = set()
-            for i, e in enumerate(items):
-                if e.topic not in topics:
-                    raise StoreError(f"{where(i)}: unknown topic {e.topic!r} (the collection "
-                                     f"has {len(topics)} topics); nothing was imported")
-                if (e.topic, e.doc) in seen:
-                    raise StoreError(f"{where(i)}: topic {e.topic!r} document {e.doc!r} is "
-                                     "pooled twice; nothing was imported")
-                seen.add((e.topic, e.doc))
-                if e.doc not in docs and e.doc not in new_docs:
-                    doc = lookup(e.doc) if lookup is not None else None
-                    if doc is None:
-                        raise StoreError(f"{where(i)}: unknown document {e.doc!r} (not in the "
-                                         "database nor the collection); nothing was imported")
-                    new_docs[e.doc] = doc
-            pool = PoolRow(collection_id=c.id, name=name, strategy=strategy,
-                           params_json=json.dumps(dict(params or {}), sort_keys=True),
-                           digest=digest, created_at=now())
-            s.add(pool)
-            s.flush()
-            added = self._insert_documents(s, c.id, new_docs.values(), docs)
-            docs = self.doc_ids(s, c.id) if added else docs
-            rows = [dict(pool_id=pool.id, topic_id=topics[e.topic], document_id=docs[e.doc],
-                         priority=e.priority, provenance_json=json.dumps(e.provenance))
-                    for e in items]
-            conn = s.connection()
-            bulk_insert(conn, PoolEntryRow, rows)
-        return PoolSummary(name, len(items), len({e.topic for e in items}), added)
-
-    def pool_names(self) -> list[str]:
-        with self.read() as s:
-            return list(s.execute(select(PoolRow.name).order_by(PoolRow.id)).scalars())
-
-    # -- assessors and assignments -------------------------------------------------------
-    def add_assessor(self, name: str, role: str = "assessor") -> None:
-        with self.write() as s, s.begin():
-            self.ensure_assessors(s, [name], role)
-
-    @staticmethod
-    def ensure_assessors(s: Session, names: Iterable[str], role: str = "assessor"
-                         ) -> dict[str, int]:
-        """Create the assessors that do not exist yet, inside the caller's transaction."""
-        have = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
-        for name in names:
-            if name not in have:
-                row = AssessorRow(name=name, role=role, created_at=now())
-                s.add(row)
-                s.flush()
-                have[name] = row.id  # type: ignore[assignment]
-        return have
-
-    def assessors(self) -> list[str]:
-        with self.read() as s:
-            return list(s.execute(select(AssessorRow.name).order_by(AssessorRow.name)).scalars())
+class Store(Database):
+    """A judging database with assignments. Build one with :meth:`open`."""
 
     def assign(self, assessors: Sequence[str], *, pool: str | None = None,
                topics: Sequence[str] | None = None, overlap: float = 0.0,
@@ -334,7 +59,7 @@ class Store:
         for a in assessors:
             validated(AssignIn, "assign", assessor=a, topic="-", ordering=ordering, seed=seed)
         with self.write() as s, s.begin():
-            c = self._collection(s, collection)
+            c = self.collection_row(s, collection)
             pools = list(s.execute(select(PoolRow).where(PoolRow.collection_id == c.id)
                                 .order_by(PoolRow.id)).scalars())
             if not pools:
@@ -343,6 +68,8 @@ class Store:
             if prow is None:
                 raise StoreError(f"assign: no pool named {pool!r}; there are "
                                  f"{[p.name for p in pools]}")
+            # Imported here, as the assessor's view below: opening a store for an
+            # import or a report need not load the pooling strategies.
             from relkit.judging import adaptive
 
             definition = adaptive.Definition.of_pool(prow)
@@ -430,9 +157,3 @@ def _present(entries: list[tuple[int, float]], dkeys: Mapping[int, str], orderin
     from relkit.pooling.order import present
 
     return present(entries, ordering, docno=lambda d: dkeys[d], seed=seed)
-
-
-def integrity_error(exc: IntegrityError, where: str) -> StoreError:
-    """A database constraint refused a write: one line, the database unchanged."""
-    return StoreError(f"{where}: refused by the database ({str(exc.orig).splitlines()[0]}); "
-                      "nothing was changed")

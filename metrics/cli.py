@@ -14,7 +14,7 @@ from typing import IO, Annotated, Literal, get_args
 
 import typer
 
-from relkit.metrics.progress import Bar
+from relkit.metrics.core.progress import Bar
 
 Format = Literal["trec", "tsv", "csv", "json", "parquet"]
 FORMATS = get_args(Format)

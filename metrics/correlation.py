@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
 
 Method = Literal["tau", "tau_ap", "tau_ap_sym"]
 METHODS: tuple[str, ...] = get_args(Method)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -90,7 +90,7 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
     return out
 
 
-def _registry() -> dict[str, Family]:
+def _registry() -> Mapping[str, Family]:
     from relkit.metrics.measures import load_all
 
     load_all()

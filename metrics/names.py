@@ -7,12 +7,11 @@ the readable spelling and parses back to an equal measure.
 
 from __future__ import annotations
 
-import difflib
 import re
 
-import numpy as np
-
-from relkit.metrics.measures.base import REGISTRY, Measure, expand, get_family
+from relkit.metrics.core.registry import did_you_mean
+from relkit.metrics.measures.base import REGISTRY, Family, Measure
+from relkit.metrics.measures.trec_table import NICKNAMES
 
 # Extra readable spellings accepted on input (the canonical one is
 # Family.readable and is what str() prints).
@@ -24,45 +23,70 @@ _ALIASES = {
 
 
 def _readable_table() -> dict[str, str]:
-    from relkit.metrics.measures import load_all
-
-    load_all()
     return {f.readable: f.name for f in REGISTRY.values() if f.readable}
 
 
-def readable_name(m: Measure) -> str:
-    """The readable spelling of ``m`` (trec_eval's when there is none).
-
-    This is ``str(m)``, and :func:`parse_measure` reads it back as ``m``.
+def get_family(name: str) -> Family:
+    """The family called ``name`` (trec_eval's spelling); unknown names suggest others.
 
     Parameters
     ----------
-    m : Measure
-        A measure of a registered family.
+    name : str
+        A family's trec_eval name (``ndcg_cut``, ``P``, ``map``).
 
     Returns
     -------
-    str
-        ``P@5``, ``nDCG@10``, ``AP``...; families without a readable name (and
-        ``raw``/``pairs`` parameters given as text) keep trec_eval's spelling.
+    Family
+        The registered family.
+
+    Raises
+    ------
+    MeasureError
+        For an unknown name, with the close ones suggested.
 
     Examples
     --------
-    >>> from relkit.metrics.names import parse_measure, readable_name
-    >>> [readable_name(m) for m in parse_measure("P.5,10")]
-    ['P@5', 'P@10']
-    >>> [readable_name(m) for m in parse_measure("utility.1,-1,0,0")]
-    ['utility.1,-1,0,0']
+    >>> from relkit.metrics.names import get_family
+    >>> get_family("ndcg_cut").readable
+    'nDCG@{}'
+    >>> get_family("ndgc_cut")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.core.errors.MeasureError: unknown measure 'ndgc_cut'; did you mean 'ndcg_cut'?...
     """
-    fam = REGISTRY[m.family]
-    if fam.readable and m.text is None:
-        if "{}" in fam.readable:
-            v = m.value
-            if isinstance(v, float):   # shortest text that reads back as the same float
-                v = np.format_float_positional(v, trim="-")
-            return fam.readable.format(v)
-        return fam.readable
-    return m.trec_name
+    fam = REGISTRY.get(name)
+    if fam is None:
+        raise REGISTRY.unknown(name, hint=suggest(name))
+    return fam
+
+
+def expand(family: str, text: str | None) -> list[Measure]:
+    """Measures requested by trec_eval syntax ``family[.text]``.
+
+    Parameters
+    ----------
+    family : str
+        The family's trec_eval name.
+    text : str or None
+        The parameter text after the dot (``5,10`` in ``P.5,10``); ``None`` for the
+        family's default parameters.
+
+    Returns
+    -------
+    list of Measure
+        One measure per parameter value, in trec_eval's order.
+
+    Examples
+    --------
+    >>> from relkit.metrics.names import expand
+    >>> [m.output for m in expand("P", "10,5")]
+    ['P_5', 'P_10']
+    >>> len(expand("P", None))  # trec_eval's default cutoffs
+    9
+    """
+    fam = get_family(family)
+    return [Measure(fam.name, v, text if fam.param_kind in ("raw", "pairs") else None, out)
+            for v, out in fam.values(text)]
 
 
 def parse_measure(name: str) -> list[Measure]:
@@ -98,14 +122,12 @@ def parse_measure(name: str) -> list[Measure]:
     >>> parse_measure("ndgc@10")
     Traceback (most recent call last):
     ...
-    relkit.metrics.errors.MeasureError: unknown measure 'ndgc@10'; did you mean ndcg, Rndcg, dcg?
-    >>> parse_measure("P@0")
+    relkit.metrics.core.errors.MeasureError: unknown measure 'ndgc@10'; did you mean 'ndcg'?
+    >>> parse_measure("P@0")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    relkit.metrics.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; got '0'
+    relkit.metrics.core.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; ...
     """
-    from relkit.metrics.measures.trec_table import NICKNAMES
-
     name = name.strip()
     if name in NICKNAMES:
         return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
@@ -124,7 +146,10 @@ def parse_measure(name: str) -> list[Measure]:
 
 
 def suggest(name: str) -> str:
-    """The hint for an unknown measure name: "; did you mean ...?", or "".
+    """``"; did you mean 'ndcg'?"`` for an unknown name, or ``""``.
+
+    Offers families, nicknames and readable spellings, matched on the name's stem
+    first (``ndgc.10`` and ``nDGC@10`` are near ``ndcg``), then on the whole name.
 
     Parameters
     ----------
@@ -134,22 +159,16 @@ def suggest(name: str) -> str:
     Returns
     -------
     str
-        Up to three close family names, nicknames or readable names.
+        The hint to append to the error, or ``""`` when nothing is close.
 
     Examples
     --------
     >>> from relkit.metrics.names import suggest
     >>> suggest("ndgc")
-    '; did you mean ndcg, Rndcg, dcg?'
+    "; did you mean 'ndcg'?"
     >>> suggest("qqq")
     ''
     """
-    from relkit.metrics.measures.trec_table import NICKNAMES
-
-    pool = list(REGISTRY) + list(NICKNAMES) + [
-        r.replace("{}", "10") for r in _readable_table()]
-    close = difflib.get_close_matches(name.split(".")[0].split("@")[0], pool, n=3, cutoff=0.5)
-    if not close:
-        close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
-    return f"; did you mean {', '.join(close)}?" if close else ""
-
+    pool = [*REGISTRY, *NICKNAMES, *(r.replace("{}", "10") for r in _readable_table())]
+    return (did_you_mean(name.split(".")[0].split("@")[0], pool)
+            or did_you_mean(name, pool))

@@ -26,12 +26,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from relkit.pooling.candidates import Candidates, TopicMatrix
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
+from relkit.pooling.strategies import Policy, get
 
 
 @dataclass(frozen=True)
@@ -39,16 +40,6 @@ class Judgment:
     topic: str
     doc: str
     grade: int
-
-
-class Policy(Protocol):
-    """One topic's choice rule. ``judged`` is shared with the driver."""
-
-    def choose(self, judged: np.ndarray) -> int | None:
-        """Index of the next document to judge (None: nothing left)."""
-
-    def update(self, i: int, gain: float, pulled: bool) -> None:
-        """Learn from the judgment of document ``i`` (``pulled``: it was chosen)."""
 
 
 @dataclass
@@ -76,8 +67,6 @@ class AdaptivePool:
     def __init__(self, strategy: str, candidates: Candidates,
                  params: Mapping[str, Any] | None = None, *, seed: int = 0, level: int = 1,
                  max_grade: int = 1) -> None:
-        from relkit.pooling.strategies import get
-
         self.strategy = get(strategy)
         if self.strategy.kind != "adaptive":
             raise PoolingError(f"{strategy!r} is a static strategy; build its pool with "
@@ -160,10 +149,3 @@ class AdaptivePool:
             out.append(Judgment(topic, doc, g))
         return out
 
-
-def next_in(order: np.ndarray, ptr: int, judged: np.ndarray) -> int:
-    """First position >= ptr of ``order`` whose document is not judged (len: none)."""
-    n = len(order)
-    while ptr < n and judged[order[ptr]]:
-        ptr += 1
-    return ptr

@@ -13,7 +13,7 @@ from typing import Any
 
 from relkit.metrics.data import Run
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import Pool, PoolEntry, natural
 
 

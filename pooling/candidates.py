@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import natural
 
 

@@ -22,11 +22,11 @@ def _say(msg: str) -> None:
 
 def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore[type-arg]
     """Read runs named by file stem; warn (stderr) when a rank column disagrees with scores."""
+    from relkit.metrics.core.progress import Bar
     from relkit.metrics.data import Run
-    from relkit.metrics.progress import Bar
     from relkit.pooling.candidates import rank_disagreements
     from relkit.pooling.depth import run_name
-    from relkit.pooling.params import PoolingError
+    from relkit.pooling.errors import PoolingError
 
     loaded = {}
     with Bar("reading runs", len(paths), unit="runs") as bar:
@@ -49,7 +49,7 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
 
 def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str, str] | None:
     from relkit.pooling.depth import run_name
-    from relkit.pooling.params import PoolingError
+    from relkit.pooling.errors import PoolingError
 
     if group_file is not None:
         out = {}
@@ -69,7 +69,7 @@ def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str
 
 
 def _parse_budgets(text: str) -> list[int]:
-    from relkit.pooling.params import PoolingError
+    from relkit.pooling.errors import PoolingError
 
     try:
         out = [int(x) for x in text.split(",")]
@@ -180,16 +180,15 @@ def reuse_cmd(
 
 def _plans(specs: Sequence[str], params: Sequence[str]) -> list:  # type: ignore[type-arg]
     """``bandit:policy=thompson`` -> Plan; ``--param`` applies to every strategy that has it."""
-    from relkit.pooling.params import parse_assignments
     from relkit.pooling.simulate import Plan
-    from relkit.pooling.strategies import get
+    from relkit.pooling.strategies import get, parse_params
 
-    common = parse_assignments(params)
+    common = parse_params(params)
     out = []
     for spec in specs:
         name, _, rest = spec.partition(":")
         s = get(name)
-        own = parse_assignments([x for x in rest.split(";") if x]) if rest else {}
+        own = parse_params([x for x in rest.split(";") if x]) if rest else {}
         mine = {k: v for k, v in common.items() if k in {p.name for p in s.params}}
         mine.update(own)
         s.validate(mine)

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from relkit.metrics.data import Run
 from relkit.pooling.candidates import ranked_lists
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import Pool, PoolEntry, natural
 
 __all__ = ["PoolingError", "depth_pool", "run_name"]

@@ -13,7 +13,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar, get_args
 
-from relkit.pooling.params import PoolingError, suggest
+from relkit.metrics.core.registry import did_you_mean
+from relkit.pooling.errors import PoolingError
 
 Ordering = Literal["docno", "random", "priority"]
 ORDERINGS: tuple[str, ...] = get_args(Ordering)
@@ -42,4 +43,4 @@ def present(items: Sequence[tuple[T, float]], ordering: str, *, docno: Callable[
         random.Random(seed).shuffle(docs)
         return docs
     raise PoolingError(f"unknown presentation order {ordering!r}"
-                       f"{suggest(ordering, ORDERINGS)} (known: {', '.join(ORDERINGS)})")
+                       f"{did_you_mean(ordering, ORDERINGS)} (known: {', '.join(ORDERINGS)})")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from relkit.metrics.errors import FormatError
+from relkit.metrics.core.errors import FormatError
 
 HEADER = "topic\tdoc\tpriority\tprovenance"
 

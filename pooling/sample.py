@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from relkit.metrics.errors import FormatError
-from relkit.pooling.params import PoolingError
+from relkit.metrics.core.errors import FormatError
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import Pool, natural
 
 HEADER = "topic\tdoc\tstratum\tprobability"

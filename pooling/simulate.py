@@ -27,7 +27,7 @@ from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.build import judging_order
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 
 
 @dataclass(frozen=True)

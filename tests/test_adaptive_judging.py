@@ -26,7 +26,7 @@ from relkit.judging.store import Store
 from relkit.metrics.data import Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 
 DOCS = [f"d{i:02d}" for i in range(40)]
 TOPICS = ("1", "007")

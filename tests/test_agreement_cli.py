@@ -49,7 +49,7 @@ def test_agree_bad_input_is_one_line(tmp_path: Path) -> None:
     code, _, err = run_cli(["agree", files[0], "--scale", "trec-dl"])
     assert code == 1 and "two or more assessors" in err
     code, _, err = run_cli(["agree", *files, "--gold", "alcie", "--scale", "trec-dl"])
-    assert code == 1 and "did you mean ['alice']" in err
+    assert code == 1 and "did you mean 'alice'?" in err
 
 
 def test_agree_inferred_scale_keeps_unused_middle_grade(tmp_path: Path) -> None:
@@ -163,7 +163,7 @@ def test_gold_pairs_from_the_database(tmp_path: Path) -> None:
     gold = {("1", "d1"): 3, ("1", "d2"): 0, ("1", "d3"): 2, ("2", "d4"): 1, ("2", "d5"): 2}
     store = Store.open(db, create=False)
     with store.write() as s, s.begin():
-        c = store._collection(s, None)
+        c = store.collection_row(s)
         topics, docs = store.topic_ids(s, c.id), store.doc_ids(s, c.id)
         for (t, d), g in gold.items():
             s.add(GoldRow(collection_id=c.id, topic_id=topics[t], document_id=docs[d], grade=g))

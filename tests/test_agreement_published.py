@@ -220,16 +220,3 @@ def test_landis_koch_bands() -> None:
         "poor", "slight", "slight", "fair", "fair", "moderate", "substantial", "substantial",
         "almost perfect", "almost perfect"]
     assert landis_koch(None) is None
-
-
-def test_statistics_import_neither_store_nor_tui() -> None:
-    import subprocess
-    import sys
-
-    code = ("import sys, relkit.judging.agreement.analysis, relkit.judging.agreement.report, "
-            "relkit.judging.agreement.html, relkit.judging.agreement.frame; "
-            "print(' '.join(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    top = {name.split(".")[0] for name in out}
-    assert not top & {"sqlalchemy", "sqlmodel", "textual", "alembic"}

@@ -15,9 +15,10 @@ from relkit.metrics.compare.analysis import (
     precision_histogram,
 )
 from relkit.metrics.compare.core import compare_scores
-from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.scores import Scores, system_names
-from relkit.metrics.compare.tables import FORMATS, latex_escape
+from relkit.metrics.compare.tables import latex_escape
 
 # AP of three systems on four topics (rows: systems; columns: topics q1..q4)
 AP = np.array([[0.50, 0.20, 0.90, 0.10],    # sysA
@@ -118,7 +119,7 @@ def test_json_and_csv_carry_every_number() -> None:
 
 def test_every_format_renders() -> None:
     cmp = compare_scores(_rigged(), ci=0.9, ci_method="bootstrap", samples=500)
-    for fmt in FORMATS:
+    for fmt in FORMATS.values():
         text = fmt.render(cmp)
         assert "sysA" in text, fmt.name
 

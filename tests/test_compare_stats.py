@@ -10,9 +10,9 @@ from scipy import stats
 
 from relkit.metrics.compare.corrections import CORRECTIONS, get_correction
 from relkit.metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
-from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.errors import CompareError
 from relkit.metrics.compare.significance import TESTS, Resampling, bootstrap_means, paired_test
-from relkit.metrics.errors import MeasureError, RelkitError
+from relkit.metrics.core.errors import MeasureError, RelkitError
 
 # Fixed inputs: AP of two systems on 12 topics (made-up but IR-shaped: ties, a zero).
 A = np.array([0.31, 0.12, 0.55, 0.08, 0.40, 0.22, 0.67, 0.05, 0.29, 0.18, 0.44, 0.36])
@@ -167,13 +167,14 @@ def test_correction_worked_example() -> None:
 
 
 def test_registries_find_aliases_and_suggest() -> None:
-    assert TESTS.get("permutation").name == "randomisation"
-    assert TESTS.get("Student").name == "t"
-    assert CORRECTIONS.get("fdr_bh").name == "bh"
-    with pytest.raises(CompareError, match="did you mean wilcoxon"):
-        TESTS.get("wilcoxn")
-    with pytest.raises(CompareError, match="expected one of none, bonferroni, holm, bh"):
-        CORRECTIONS.get("sidak")
+    assert TESTS.lookup("permutation").name == "randomisation"
+    assert TESTS.lookup("Student").name == "t"
+    assert CORRECTIONS.lookup("fdr_bh").name == "bh"
+    with pytest.raises(CompareError, match="unknown significance test 'wilcoxn'; "
+                                           "did you mean 'wilcoxon'?"):
+        TESTS.lookup("wilcoxn")
+    with pytest.raises(CompareError, match=r"\(known: none, bonferroni, holm, bh\)"):
+        CORRECTIONS.lookup("sidak")
 
 
 @pytest.mark.parametrize("samples, seed", [(0, 0), (-5, 0), (1.5, 0), (True, 0), (10, -1)])

@@ -183,18 +183,3 @@ def test_info_cli_on_shared_cranfield() -> None:
     assert code == 0, err
     assert "documents\t1,400" in out and "grade 4\t128\tComplete answer" in out
     assert "topics without relevant documents\t0" in out
-
-
-def test_corpora_imports_nothing_above_it() -> None:
-    import subprocess
-    import sys
-
-    code = ("import sys, relkit.corpora.cli, relkit.corpora.collection, relkit.corpora.fetch, "
-            "relkit.corpora.stats, relkit.corpora.qrels, relkit.corpora.loaders, "
-            "relkit.corpora.writers; "
-            "print(' '.join(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    top = {name.split(".")[0] for name in out}
-    assert not top & {"textual", "sqlmodel", "sqlalchemy", "judging", "pooling",
-                      "ir_datasets", "pandas", "matplotlib"}, top

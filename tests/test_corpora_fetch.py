@@ -20,6 +20,7 @@ from relkit.corpora.collection import open_collection
 from relkit.corpora.fetch import FetchError, fetch
 from relkit.corpora.known import KNOWN, KnownCollection, RemoteFile
 from relkit.corpora.stats import collection_stats
+from relkit.metrics.core.registry import Registry
 
 CORPORA = SHARED / "corpora"
 needs_corpora = pytest.mark.skipif(not (CORPORA / "cranfield").is_dir(),
@@ -156,7 +157,9 @@ def test_unverified_files_need_a_flag_then_unpack(serve, tmp_path: Path,  # type
     digest = hashlib.sha256((mirror / "cacm.tar.gz").read_bytes()).hexdigest()
     checked = KnownCollection("cacm", "t", "d", {"glasgow": (RemoteFile(
         "cacm.tar.gz", "unused", None, digest, extract=True),)}, KNOWN["cacm"].manifest, {}, "")
-    monkeypatch.setitem(known.KNOWN, "cacm", checked)
+    registry: Registry[KnownCollection] = Registry("collection", known.UnknownCollection)
+    registry.register(*(checked if kc.name == "cacm" else kc for kc in KNOWN.values()))
+    monkeypatch.setattr(known, "KNOWN", registry)
     root = fetch("cacm", dest=tmp_path / "out3", url_base=server.url)
     assert (root / "qrels.text").read_text() == files["qrels.text"]
 

@@ -16,8 +16,8 @@ from relkit.corpora.loaders import LOADERS, LoaderError, read_docs, read_topics
 from relkit.corpora.qrels import QRELS_FORMATS, get_qrels_format, map_grades, read_qrels
 from relkit.corpora.types import Document, Topic
 from relkit.corpora.writers import WRITERS
+from relkit.metrics.core.errors import FormatError
 from relkit.metrics.data import Qrels
-from relkit.metrics.errors import FormatError
 
 
 def test_csv_docs_column_mapping_quoting_and_other_fields(tmp_path: Path) -> None:

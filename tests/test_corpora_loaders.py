@@ -9,7 +9,7 @@ import pytest
 from helpers import SHARED
 from relkit.corpora.docstore import DocStore
 from relkit.corpora.loaders import LOADERS, LoaderError, get_loader, read_docs, read_topics
-from relkit.metrics.errors import FormatError
+from relkit.metrics.core.errors import FormatError
 
 CRAN = SHARED / "corpora" / "cranfield"
 VASWANI = SHARED / "corpora" / "vaswani"

@@ -58,5 +58,5 @@ def test_from_values_keeps_unused_grades_and_picks_first_positive_threshold() ->
 
 def test_get_scale() -> None:
     assert get_scale("binary") is BINARY
-    with pytest.raises(ScaleError, match="known: \\['binary'"):
+    with pytest.raises(ScaleError, match=r"unknown relevance scale 'nope' \(known: .*binary"):
         get_scale("nope")

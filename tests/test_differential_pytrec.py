@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from relkit.metrics.core.errors import EvaluationError
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import EvaluationError
 from relkit.metrics.evaluator import Evaluator, Result
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

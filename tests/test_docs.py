@@ -8,8 +8,8 @@ from relkit.metrics.reference import measures_markdown
 
 def test_measure_reference_is_current() -> None:
     current = (ROOT / "docs" / "measures.md").read_text()
-    assert current == measures_markdown(), \
-        "run: python -m relkit.metrics.reference > docs/measures.md"
+    assert current == measures_markdown(), (
+        "run: python -m relkit.metrics.reference > docs/measures.md")
 
 
 def test_every_family_documents_a_formula_or_source() -> None:

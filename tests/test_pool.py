@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import SHARED, run_cli
+from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Run
-from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.pooling.depth import PoolingError, depth_pool, run_name
 from relkit.pooling.pool import Pool, PoolEntry, natural
 

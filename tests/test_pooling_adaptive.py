@@ -8,7 +8,7 @@ from helpers import SHARED
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import PoolingError
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.simulate import Plan, grades_of, simulate
 from relkit.pooling.strategies import names
 

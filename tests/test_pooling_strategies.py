@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from relkit.metrics.core.errors import DuplicateDocumentError
 from relkit.metrics.data import Run
-from relkit.metrics.errors import DuplicateDocumentError
 from relkit.pooling.build import build_pool, judging_order, split_budget
 from relkit.pooling.candidates import Candidates, rank_disagreements
 from relkit.pooling.depth import depth_pool
+from relkit.pooling.errors import PoolingError
 from relkit.pooling.order import present
-from relkit.pooling.params import PoolingError, parse_assignments
 from relkit.pooling.pool import Pool
-from relkit.pooling.strategies import get, load_all, names
+from relkit.pooling.strategies import get, load_all, names, parse_params
 
 # Two runs, one topic. Scores decide the order (rank column ignored).
 A = """\
@@ -106,9 +106,9 @@ def test_registry_names_and_suggestions() -> None:
         get("fusion").validate({"method": "brda"})
     with pytest.raises(PoolingError, match="is adaptive"):
         build_pool("bandit", runs())
-    assert parse_assignments(["k=60", "method = rrf"]) == {"k": "60", "method": "rrf"}
+    assert parse_params(["k=60", "method = rrf"]) == {"k": "60", "method": "rrf"}
     with pytest.raises(PoolingError, match="'name=value'"):
-        parse_assignments(["k"])
+        parse_params(["k"])
 
 
 BAD = {int: [0, -3, "x", 1.5, True], float: ["x", float("nan"), True, -1.0, 2.0],
@@ -178,18 +178,3 @@ def test_presentation_order() -> None:
                 for a in "abcdefgh"}) > 1
     with pytest.raises(PoolingError, match="did you mean 'random'"):
         present(items, "randm", docno=str)
-
-
-def test_pooling_imports_nothing_above_it() -> None:
-    import subprocess
-    import sys
-
-    code = ("import sys, relkit.pooling.cli, relkit.pooling.simulate, relkit.pooling.reuse, "
-            "relkit.pooling.sample; "
-            "import relkit.pooling.strategies as s; s.load_all(); print(' '.join(sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    # our layers by their installed names: every one's top-level name is "relkit"
-    bad = {m for m in out if m.startswith(("relkit.judging", "relkit.corpora"))
-           or m.split(".")[0] in {"textual", "sqlmodel", "sqlalchemy", "matplotlib"}}
-    assert not bad, bad

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.evaluator import Evaluator
 
 RUN = "q1 Q0 d1 1 2.5 sysA\nq1 Q0 d2 2 1.5 sysA\n007 Q0 d1 1 3 sysA\n"

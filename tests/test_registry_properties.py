@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import MeasureError
 from relkit.metrics.evaluator import Evaluator, Result, resolve
 from relkit.metrics.measures.base import REGISTRY
 from relkit.metrics.names import parse_measure

@@ -10,7 +10,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.imports import JudgmentLine, import_judgments
+from relkit.judging.imports import import_judgments
+from relkit.judging.judgment_files import JudgmentLine
 from relkit.judging.models import StoreError
 from relkit.judging.reports import (
     adjudicate,

@@ -149,7 +149,7 @@ def test_gain_measures_linear_and_exponential() -> None:
 
 
 def test_fallout_without_collection_size_is_an_error() -> None:
-    from relkit.metrics.errors import MeasureError
+    from relkit.metrics.core.errors import MeasureError
 
     q, r = make({"q": [1]}, {"q": 3}, {"q": 1})
     with pytest.raises(MeasureError, match="collection size"):

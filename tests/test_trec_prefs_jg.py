@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from relkit.metrics.core.errors import (
+    DuplicateDocumentError,
+    EvaluationError,
+    FormatError,
+    MeasureError,
+)
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError, MeasureError
 from relkit.metrics.ranking import ranked_docnos
 from relkit.metrics.trec_eval.jg import evaluate_jg, evaluate_jg_run, read_qrels_jg
 from relkit.metrics.trec_eval.prefs import (

@@ -1,11 +1,12 @@
 """Baseline retrieval systems that turn a collection and topics into TREC runs.
 
 A :class:`System` is a small declarative object: a name, a one-line summary, its
-reference, its parameters (:class:`relkit.corpora.systems.params.Param`) and a function
+reference, its parameters (:class:`relkit.metrics.core.params.Param`) and a function
 that builds a :class:`Scorer` from an :class:`relkit.corpora.systems.index.Index`. One
-module per family registers its systems on import (``bm25``, ``tfidf``, ``ql``);
-:func:`get` finds them by name and suggests a close one for a typo, and the CLI's
-help and ``relkit systems list`` read names from here, so they cannot drift.
+module per family registers its systems on import (``bm25``, ``tfidf``, ``ql``) into
+:data:`REGISTRY`; :func:`get` finds them by name and suggests a close one for a typo,
+and the CLI's help and ``relkit systems list`` read names from here, so they cannot
+drift.
 
 Importing this package is cheap: scipy, scikit-learn and bm25s load only when an
 index is built or a system scores.
@@ -13,20 +14,21 @@ index is built or a system scores.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from relkit.corpora.systems.params import Param, SystemsError, suggest, validate
+from relkit.corpora.systems.errors import SystemsError
+from relkit.metrics.core.params import Param, parse_assignments, validate
+from relkit.metrics.core.registry import Registry
 
 if TYPE_CHECKING:
     import numpy as np
 
     from relkit.corpora.systems.index import Index
 
-__all__ = ["FAMILIES", "Param", "Scorer", "System", "SystemsError", "get", "load_all", "names",
-           "register"]
+__all__ = ["FAMILIES", "REGISTRY", "Param", "Scorer", "System", "SystemsError", "get",
+           "load_all", "names", "parse_params", "register"]
 
 # The modules that register systems, one per family.
 FAMILIES = ("bm25", "tfidf", "ql")
@@ -52,41 +54,36 @@ class System:
     build: Callable[[Index, dict[str, Any]], Scorer]
 
     def validate(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        return validate(self.name, self.params, given)
+        return validate(self.name, self.params, given, SystemsError)
 
     def prepare(self, index: Index, given: Mapping[str, Any] | None = None) -> Scorer:
         """Check ``given`` parameters and build the scorer on ``index``."""
         return self.build(index, self.validate(given or {}))
 
 
-REGISTRY: dict[str, System] = {}
-_loaded = False
+REGISTRY: Registry[System] = Registry("retrieval system", SystemsError,
+                                     providers=[f"{__name__}.{f}" for f in FAMILIES])
 
 
 def register(*systems: System) -> None:
-    for s in systems:
-        if s.name in REGISTRY:
-            raise ValueError(f"system {s.name!r} registered twice")
-        REGISTRY[s.name] = s
+    REGISTRY.register(*systems)
 
 
-def load_all() -> dict[str, System]:
-    global _loaded
-    if not _loaded:
-        for mod in FAMILIES:
-            importlib.import_module(f"{__name__}.{mod}")
-        _loaded = True
+def load_all() -> Mapping[str, System]:
+    """Every system by name (the registry, loaded)."""
+    REGISTRY.load()
     return REGISTRY
 
 
 def names() -> list[str]:
-    return sorted(load_all())
+    return sorted(REGISTRY)
 
 
 def get(name: str) -> System:
     """The system called ``name``; an unknown name suggests a close one."""
-    reg = load_all()
-    if name not in reg:
-        raise SystemsError(f"unknown retrieval system {name!r}{suggest(name, list(reg))} "
-                           f"(known: {', '.join(sorted(reg))})")
-    return reg[name]
+    return REGISTRY.lookup(name)
+
+
+def parse_params(items: Sequence[str]) -> dict[str, str]:
+    """The CLI's ``--param k1=1.2 --param b=0.75`` as ``{"k1": "1.2", "b": "0.75"}``."""
+    return parse_assignments(items, "system", SystemsError)

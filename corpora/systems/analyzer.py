@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, get_args
 
-from relkit.corpora.systems.params import SystemsError
+from relkit.corpora.systems.errors import SystemsError
+from relkit.metrics.core.registry import did_you_mean
 
 StemmerName = Literal["porter", "snowball", "none"]
 STEMMERS: tuple[str, ...] = get_args(StemmerName)
@@ -61,10 +62,9 @@ class Analyzer:
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
-            from relkit.corpora.systems.params import suggest
-
             raise SystemsError(f"unknown stemmer {self.stemmer!r}"
-                               f"{suggest(self.stemmer, STEMMERS)} (known: {', '.join(STEMMERS)})")
+                               f"{did_you_mean(self.stemmer, STEMMERS)} "
+                               f"(known: {', '.join(STEMMERS)})")
 
     def __call__(self, text: str) -> list[str]:
         tokens = _TOKEN.findall(text.lower())

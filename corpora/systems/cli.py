@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from relkit.corpora.systems import load_all, names
-from relkit.metrics.progress import Bar
+from relkit.metrics.core.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
@@ -80,14 +80,14 @@ def run_cmd(
     Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
     from relkit.corpora.loaders import read_docs, read_topics
-    from relkit.corpora.systems import get
+    from relkit.corpora.systems import get, parse_params
     from relkit.corpora.systems.analyzer import Analyzer
+    from relkit.corpora.systems.errors import SystemsError
     from relkit.corpora.systems.index import Index
-    from relkit.corpora.systems.params import SystemsError, parse_assignments
     from relkit.corpora.systems.retrieve import query_text, retrieve
 
     sys_ = get(system)
-    params: dict[str, Any] = sys_.validate(parse_assignments(param or []))
+    params: dict[str, Any] = sys_.validate(parse_params(param or []))
     query_text(_probe_topic(), field)  # a bad --field fails before indexing
     if depth < 1:
         raise SystemsError(f"--depth must be an int >= 1; got {depth}")

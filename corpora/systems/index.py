@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from relkit.corpora.systems.analyzer import Analyzer
-from relkit.corpora.systems.params import SystemsError
+from relkit.corpora.systems.errors import SystemsError
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

@@ -14,9 +14,10 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from relkit.corpora.systems import Scorer, System, get
+from relkit.corpora.systems.errors import SystemsError
 from relkit.corpora.systems.index import Index
-from relkit.corpora.systems.params import SystemsError, suggest
 from relkit.corpora.types import Topic
+from relkit.metrics.core.registry import did_you_mean
 from relkit.metrics.data import Run
 
 QueryField = Literal["title", "desc", "title+desc"]
@@ -35,7 +36,7 @@ def query_text(topic: Topic, field: str = "title") -> str:
         return topic.description or topic.title or ""
     if field == "title+desc":
         return " ".join(x for x in (topic.title, topic.description) if x)
-    raise SystemsError(f"unknown query field {field!r}{suggest(field, QUERY_FIELDS)} "
+    raise SystemsError(f"unknown query field {field!r}{did_you_mean(field, QUERY_FIELDS)} "
                        f"(known: {', '.join(QUERY_FIELDS)})")
 
 

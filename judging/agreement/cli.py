@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DB_HELP
 
 app = typer.Typer(no_args_is_help=True)
@@ -28,7 +29,7 @@ def agree(
                                            "under each assessor's qrels (effect on conclusions)"),
     fmt: str = typer.Option("text", "--format", help="text, json, markdown or html"),
     scale: str | None = typer.Option(None, help="Declared relevance scale for files "
-                                     "(trec-dl, trec-covid, binary; default: every grade from "
+                                     f"({', '.join(SCALES)}; default: every grade from "
                                      "the lowest to the highest seen)"),
     gold: str | None = typer.Option(None, help="The assessor whose grades are gold (default: "
                                     "the database's gold pairs, or a long table's gold "
@@ -56,9 +57,7 @@ def agree(
     )
     from relkit.judging.agreement.report import FORMATS
 
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"expected one of {list(FORMATS)}; got {fmt!r}",
-                                 param_hint="--format")
+    report = FORMATS.lookup(fmt)    # an unknown name fails before any work
     if repeats not in REPEATS:
         raise typer.BadParameter(f"expected one of {list(REPEATS)}; got {repeats!r}",
                                  param_hint="--repeats")
@@ -115,7 +114,7 @@ def agree(
                 raise typer.BadParameter(f"{p}: no such file", param_hint="--runs")
             loaded[run_name(p)] = Run.read(p)
         result.effect = effect(ratings, loaded, measure, threshold)
-    text = FORMATS[fmt](result)
+    text = report.render(result)
     if output is None:
         sys.stdout.write(text)
     else:

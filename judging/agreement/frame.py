@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Literal, get_args
 import numpy as np
 
 from relkit.corpora.types import RelevanceScale
-from relkit.metrics.errors import RelkitError
+from relkit.judging.judgment_files import read_judgment_files
+from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.core.registry import did_you_mean
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,11 +161,8 @@ class Ratings:
         try:
             return self.assessors.index(assessor)
         except ValueError:
-            import difflib
-
-            close = difflib.get_close_matches(assessor, self.assessors, n=3)
-            hint = f"; did you mean {close}?" if close else ""
-            raise AgreementError(f"no assessor named {assessor!r}{hint}") from None
+            raise AgreementError(f"no assessor named {assessor!r}"
+                                 f"{did_you_mean(assessor, self.assessors)}") from None
 
     def binarised(self, threshold: int | None = None) -> Ratings:
         """Relevant (grade >= threshold, default the scale's) vs not, as a 2-grade scale."""
@@ -187,7 +186,9 @@ class Ratings:
 
 
 def frame_from_lines(lines: Iterable[object]) -> pd.DataFrame:
-    """A long frame (``source, line, is_gold``) from :class:`~relkit.judging.imports.JudgmentLine`.
+    """A long frame (``source, line, is_gold``) of judgment lines.
+
+    ``lines`` are :class:`relkit.judging.judgment_files.JudgmentLine`.
 
     The reader's notes (what it skipped) travel in ``frame.attrs["notes"]``.
     """
@@ -206,10 +207,6 @@ def read_files(paths: Sequence[str | Path]) -> pd.DataFrame:
     Each is a qrels file per assessor (the stem names the assessor) or a long
     CSV/TSV with assessor, topic, doc, grade columns (and maybe gold).
     """
-    # Imported here: relkit.judging.imports also holds the store writer (sqlalchemy),
-    # which the statistics must not pull in.
-    from relkit.judging.imports import read_judgment_files
-
     for p in paths:
         if not Path(p).is_file():
             raise AgreementError(f"{p}: no such file")

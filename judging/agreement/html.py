@@ -11,7 +11,7 @@ from html import escape
 import numpy as np
 
 from relkit.judging.agreement.analysis import Analysis, Level, Pair
-from relkit.judging.agreement.report import Section
+from relkit.judging.agreement.sections import Section
 
 MAX_HEAT = 40        # assessors in the heat map
 MAX_CONFUSION = 12   # confusion matrices shown per level

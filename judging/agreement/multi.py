@@ -22,8 +22,10 @@ import numpy as np
 
 from relkit.judging.agreement import ci
 from relkit.judging.agreement import variance as V
+from relkit.judging.agreement.frame import AgreementError
 from relkit.judging.agreement.pairwise import cohen_kappa, weight_matrix
 from relkit.judging.agreement.result import Interval, Stat, defined, undefined
+from relkit.metrics.core.registry import Registry
 
 Metric = Literal["nominal", "ordinal", "interval", "ratio"]
 METRICS: tuple[str, ...] = get_args(Metric)
@@ -179,7 +181,8 @@ class MultiStatistic:
 _ONE = "every pairable judgment is the same grade (expected disagreement is 0)"
 _CHANCE1 = "chance agreement is 1"
 # Ordinal alpha has no analytic SE here: its distances depend on the observed marginals.
-REGISTRY: dict[str, MultiStatistic] = {s.name: s for s in (
+REGISTRY: Registry[MultiStatistic] = Registry("many-assessor statistic", AgreementError)
+REGISTRY.register(
     MultiStatistic("percent_agreement", percent_agreement, "no items", False,
                    V.percent_agreement_se),
     MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE, se=V.fleiss_se),
@@ -194,7 +197,7 @@ REGISTRY: dict[str, MultiStatistic] = {s.name: s for s in (
     MultiStatistic("gwet_ac2_linear", _gwet("linear"), _CHANCE1, se=V.gwet_se("linear")),
     MultiStatistic("gwet_ac2_quadratic", _gwet("quadratic"), _CHANCE1,
                    se=V.gwet_se("quadratic")),
-)}
+)
 
 
 def _pairable_reason(n: int) -> str | None:

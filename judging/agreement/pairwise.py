@@ -19,7 +19,9 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from relkit.judging.agreement.frame import AgreementError
 from relkit.judging.agreement.result import Interval, Stat, defined, undefined
+from relkit.metrics.core.registry import Registry
 
 Weights = Literal["none", "linear", "quadratic"]
 WEIGHTS: tuple[str, ...] = get_args(Weights)
@@ -263,7 +265,8 @@ class PairStatistic:
 
 
 _ONE_GRADE = "chance agreement is 1 (both assessors used one and the same grade)"
-REGISTRY: dict[str, PairStatistic] = {s.name: s for s in (
+REGISTRY: Registry[PairStatistic] = Registry("pairwise statistic", AgreementError)
+REGISTRY.register(
     PairStatistic("percent_agreement", percent_agreement, "no items", _prop_se,
                   chance_corrected=False, bounds=(0.0, 1.0)),
     PairStatistic("cohen_kappa", cohen_kappa, _ONE_GRADE, _kappa_se("none")),
@@ -282,22 +285,12 @@ REGISTRY: dict[str, PairStatistic] = {s.name: s for s in (
     PairStatistic("negative_agreement", negative_agreement,
                   "both assessors judged every item relevant", _specific_se(0),
                   chance_corrected=False, binary_only=True, bounds=(0.0, 1.0)),
-)}
+)
 
 
 def get(name: str) -> PairStatistic:
     """A statistic by name; the error suggests close names."""
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        import difflib
-
-        from relkit.judging.agreement.frame import AgreementError
-
-        close = difflib.get_close_matches(name, REGISTRY, n=3)
-        raise AgreementError(f"unknown pairwise statistic {name!r}"
-                             + (f"; did you mean {close}?" if close else "")
-                             + f" (known: {sorted(REGISTRY)})") from None
+    return REGISTRY.lookup(name)
 
 
 def measure(stat: PairStatistic, t: np.ndarray, values: np.ndarray, *, level: float = 0.95,

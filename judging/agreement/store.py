@@ -31,7 +31,7 @@ def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None
     try:
         scale = store.scale()
         with store.read() as s:
-            cid = store._collection(s, None).id
+            cid = store.collection_row(s).id
             rows = s.execute(
                 select(AssessorRow.name, TopicRow.key, DocumentRow.key, JudgmentRow.grade)
                 .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from relkit.corpora.types import RelevanceScale
-from relkit.metrics.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError
 
 
 class KeymapError(RelkitError):

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from relkit.metrics.compare.corrections import CORRECTIONS
+from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
-from relkit.metrics.compare.tables import FORMATS
+from relkit.metrics.core.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -26,32 +27,6 @@ EPILOG = """Examples:
 
   relkit compare --format latex --ci 0.95 --html report.html qrels.txt runs/*.txt
 """
-
-
-class _Bar:
-    """A transient progress bar on stderr while runs are evaluated (terminals only)."""
-
-    def __init__(self, total: int) -> None:
-        self.bar: Any = None
-        self.total = total
-
-    def __enter__(self) -> _Bar:
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.__enter__()
-            self.task = self.bar.add_task("evaluating runs", total=self.total)
-        return self
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 @app.command("compare", epilog=EPILOG)
@@ -99,13 +74,13 @@ def compare_cmd(
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
     from relkit.metrics.compare.core import compare
-    from relkit.metrics.compare.registry import CompareError
+    from relkit.metrics.compare.errors import CompareError
     from relkit.metrics.compare.scores import system_names
     from relkit.metrics.data import Qrels, Run
 
-    form = FORMATS.get(fmt)          # unknown names fail before any work
-    TESTS.get(test)
-    CORRECTIONS.get(correction)
+    form = FORMATS.lookup(fmt)       # unknown names fail before any work
+    TESTS.lookup(test)
+    CORRECTIONS.lookup(correction)
     if len(runs) < 2:
         raise CompareError("give at least two RUN files to compare")
     names = system_names(runs)
@@ -117,7 +92,7 @@ def compare_cmd(
         baseline = by_file.get(baseline, baseline)
     q = Qrels.read(qrels)
     loaded = {n: Run.read(p) for n, p in zip(names, runs, strict=True)}
-    with _Bar(len(loaded)) as bar:
+    with Bar("evaluating runs", len(loaded), unit="runs") as bar:
         cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
                       test=test, correction=correction, alpha=alpha, samples=samples,
                       seed=seed, ci=ci, ci_method=ci_method,  # type: ignore[arg-type]

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
-from relkit.metrics._params import bad_param
 from relkit.metrics.compare.corrections import get_correction
 from relkit.metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
-from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.scores import DEFAULT_MEASURES, Scores, score_matrix
 from relkit.metrics.compare.significance import Resampling, get_test
+from relkit.metrics.core.params import bad_param
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -259,7 +260,7 @@ class Comparison:
         Parameters
         ----------
         fmt : str, default "markdown"
-            A name from ``relkit.metrics.compare.tables.FORMATS``: ``markdown``,
+            A name from :data:`FORMATS`: ``markdown``,
             ``latex``, ``csv``, ``json``, ``rich``.
 
         Returns
@@ -273,9 +274,7 @@ class Comparison:
         CompareError
             For an unknown format (close names suggested).
         """
-        from relkit.metrics.compare.tables import get_format
-
-        return get_format(fmt).render(self)
+        return FORMATS.lookup(fmt).render(self)
 
 
 def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -327,7 +326,7 @@ def compare_scores(scores: Scores, *, baseline: str | None = None, test: str = "
     >>> compare_scores(scores, test="z")
     Traceback (most recent call last):
     ...
-    relkit.metrics.compare.registry.CompareError: unknown significance test 'z'; ...
+    relkit.metrics.compare.errors.CompareError: unknown significance test 'z' (known: ...)
     """
     if not (isinstance(alpha, float | int) and 0 < alpha < 1):
         raise bad_param("compare", "alpha", "a number in (0, 1)", alpha)

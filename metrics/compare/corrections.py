@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relkit.metrics.compare.registry import Registry
+from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.core.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -26,12 +27,12 @@ class Correction:
     adjust: Callable[[np.ndarray], np.ndarray]
 
 
-CORRECTIONS: Registry[Correction] = Registry("correction")
+CORRECTIONS: Registry[Correction] = Registry("correction", CompareError, ignore_case=True)
 
 
 def get_correction(name: str) -> Correction:
     """The correction called ``name`` (or one of its aliases)."""
-    return CORRECTIONS.get(name)
+    return CORRECTIONS.lookup(name)
 
 
 def none(p: np.ndarray) -> np.ndarray:
@@ -86,11 +87,10 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     return out
 
 
-for _c in (
+CORRECTIONS.register(
     Correction("none", ("no",), "no correction", none),
     Correction("bonferroni", ("bonf",), "Bonferroni (family-wise error)", bonferroni),
     Correction("holm", ("holm-bonferroni",), "Holm step-down (family-wise error)", holm),
     Correction("bh", ("fdr_bh", "benjamini-hochberg", "fdr"),
                "Benjamini-Hochberg (false discovery rate)", benjamini_hochberg),
-):
-    CORRECTIONS.register(_c)
+)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.compare.tables import legend, mark, value
+from relkit.metrics.compare.cells import legend, mark, value
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.compare.registry import CompareError
+from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.core.registry import did_you_mean
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,7 +66,7 @@ class Scores:
     >>> scores.system_index("bm52")
     Traceback (most recent call last):
     ...
-    relkit.metrics.compare.registry.CompareError: no system named 'bm52'; ... did you mean bm25?
+    relkit.metrics.compare.errors.CompareError: no system named 'bm52'; did you mean 'bm25'? ...
     """
 
     systems: tuple[str, ...]
@@ -96,12 +97,9 @@ class Scores:
         try:
             return self.systems.index(system)
         except ValueError:
-            import difflib
-
-            close = difflib.get_close_matches(system, self.systems, n=3, cutoff=0.4)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise CompareError(f"no system named {system!r}; the systems are "
-                               f"{', '.join(self.systems)}{hint}") from None
+            raise CompareError(f"no system named {system!r}"
+                               f"{did_you_mean(system, self.systems)} "
+                               f"(the systems: {', '.join(self.systems)})") from None
 
     def of(self, measure: str) -> np.ndarray:
         """Systems x topics values of one measure."""

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relkit.metrics._params import bad_param
-from relkit.metrics.compare.registry import Registry
+from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.core.params import bad_param
+from relkit.metrics.core.registry import Registry
 
 # Tolerance for "at least as extreme": the same mean summed in another order
 # (a matrix product, a resample) may differ in its last bits, and a null value
@@ -63,12 +64,12 @@ class SigTest:
     resampling: bool = False
 
 
-TESTS: Registry[SigTest] = Registry("significance test")
+TESTS: Registry[SigTest] = Registry("significance test", CompareError, ignore_case=True)
 
 
 def get_test(name: str) -> SigTest:
     """The test called ``name`` (or one of its aliases)."""
-    return TESTS.get(name)
+    return TESTS.lookup(name)
 
 
 def paired_test(name: str, a: np.ndarray, b: np.ndarray, *, samples: int = 10_000,
@@ -238,7 +239,7 @@ def bootstrap(D: np.ndarray, opts: Resampling) -> Outcome:
     return observed, (count + 1) / (opts.samples + 1)
 
 
-for _t in (
+TESTS.register(
     SigTest("t", ("student", "ttest", "t-test", "paired-t"), "paired Student's t test", "t",
             student_t),
     SigTest("wilcoxon", ("signed-rank", "wilcoxon-signed-rank"),
@@ -250,5 +251,4 @@ for _t in (
             resampling=True),
     SigTest("bootstrap", ("boot",), "paired bootstrap test of the mean difference",
             "mean diff", bootstrap, resampling=True),
-):
-    TESTS.register(_t)
+)

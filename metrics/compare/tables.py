@@ -1,83 +1,20 @@
-"""The systems x measures table in several formats, one small object per format.
+"""The systems x measures table in several formats, registered in :data:`FORMATS`.
 
-Marks are the same in every format. With a baseline, a system significantly
-better than it gets an up mark, worse a down mark. Without one (all pairs),
-each system gets a letter (a, b, c...) and each value the letters of the
-systems it is significantly better than. The best mean of each measure is in
-bold. Every format ends with a legend naming the test and the correction.
+Values, marks and the legend are the same in every format
+(:mod:`relkit.metrics.compare.cells`); the best mean of each measure is in bold.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from relkit.metrics.compare.registry import Registry
+from relkit.metrics.compare.cells import label, legend, mark, value
+from relkit.metrics.compare.formats import FORMATS, Format
 
 if TYPE_CHECKING:
     from relkit.metrics.compare.core import Comparison
-
-
-@dataclass(frozen=True)
-class Format:
-    """One output format: ``render(comparison) -> text``."""
-
-    name: str
-    aliases: tuple[str, ...]
-    description: str
-    render: Callable[[Comparison], str]
-
-
-FORMATS: Registry[Format] = Registry("table format")
-
-
-def get_format(name: str) -> Format:
-    return FORMATS.get(name)
-
-
-def legend(cmp: Comparison, up: str = "▲", down: str = "▼") -> str:
-    """One sentence saying what the marks mean."""
-    from relkit.metrics.compare.significance import get_test
-
-    test = get_test(cmp.test)
-    how = f"{test.description}"
-    if test.resampling:
-        how += f" ({cmp.resampling.samples} samples, seed {cmp.resampling.seed})"
-    corr = "no correction" if cmp.correction == "none" else f"{cmp.correction} correction"
-    head = (f"Mean over {len(cmp.scores.topics)} topics; best in bold. {how}, {corr}, "
-            f"alpha = {cmp.alpha:g}.")
-    if cmp.ci_level is not None:
-        head += f" [low, high]: {cmp.ci_level:.0%} {cmp.ci_method} interval of the mean."
-    if cmp.baseline is not None:
-        return head + (f" {up}/{down}: significantly better/worse than the baseline "
-                       f"{cmp.baseline}.")
-    return head + " Letters: significantly better than the systems with those letters."
-
-
-def mark(cmp: Comparison, measure: str, system: str, up: str = "▲", down: str = "▼") -> str:
-    """The significance mark of one cell ('' when none)."""
-    better, worse = cmp.wins(measure, system)
-    if cmp.baseline is not None:
-        if system == cmp.baseline:
-            return ""
-        return up if better else down if worse else ""
-    return "".join(sorted(cmp.letter(s) for s in better))
-
-
-def value(cmp: Comparison, m: int, s: int, digits: int = 4) -> str:
-    text = f"{cmp.means[m, s]:.{digits}f}"
-    if cmp.ci_low is not None and cmp.ci_high is not None:
-        text += f" [{cmp.ci_low[m, s]:.3f}, {cmp.ci_high[m, s]:.3f}]"
-    return text
-
-
-def _label(cmp: Comparison, system: str) -> str:
-    if cmp.baseline is None:
-        return f"({cmp.letter(system)}) {system}"
-    return f"{system} (baseline)" if system == cmp.baseline else system
 
 
 def markdown(cmp: Comparison) -> str:
@@ -85,7 +22,7 @@ def markdown(cmp: Comparison) -> str:
     head = ["System", *cmp.measures]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * len(cmp.measures)]
     for s, system in enumerate(cmp.systems):
-        cells = [_label(cmp, system).replace("|", "\\|")]
+        cells = [label(cmp, system).replace("|", "\\|")]
         for m, meas in enumerate(cmp.measures):
             text = value(cmp, m, s)
             if system in cmp.best(meas):
@@ -113,7 +50,7 @@ def latex(cmp: Comparison) -> str:
             " & ".join(["System", *(latex_escape(m) for m in cmp.measures)]) + r" \\",
             r"\midrule"]
     for s, system in enumerate(cmp.systems):
-        cells = [latex_escape(_label(cmp, system))]
+        cells = [latex_escape(label(cmp, system))]
         for m, meas in enumerate(cmp.measures):
             text = value(cmp, m, s)
             if system in cmp.best(meas):
@@ -163,11 +100,10 @@ def _rich(cmp: Comparison) -> str:
     return render_text(cmp)
 
 
-for _f in (
+FORMATS.register(
     Format("rich", ("terminal", "term"), "a table for the terminal", _rich),
     Format("markdown", ("md",), "GitHub Markdown", markdown),
     Format("latex", ("tex",), "LaTeX with booktabs", latex),
     Format("csv", (), "CSV, one row per system and measure", csv),
     Format("json", (), "JSON: settings, summary and every tested pair", as_json),
-):
-    FORMATS.register(_f)
+)

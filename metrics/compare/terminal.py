@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from relkit.metrics.compare.tables import legend, mark, value
+from relkit.metrics.compare.cells import legend, mark, value
 
 if TYPE_CHECKING:
     from relkit.metrics.compare.core import Comparison

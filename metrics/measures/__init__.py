@@ -1,16 +1,17 @@
-"""Measure registry. Importing this package is cheap; the tables load on first use."""
+"""The measure families. Importing this package is cheap; the tables load on first use.
+
+The registry is :data:`relkit.metrics.measures.base.REGISTRY`; reading it loads the
+tables, and so does :func:`load_all`.
+"""
 
 from __future__ import annotations
-
-_loaded = False
 
 
 def load_all() -> None:
     """Register every measure family (trec_eval's table, then relkit's).
 
-    Called by every registry lookup (``get_family``, ``parse_measure``), so
-    importing :mod:`relkit.metrics.measures` stays cheap; calling it again does
-    nothing.
+    Reading the registry loads the tables too, so importing
+    :mod:`relkit.metrics.measures` stays cheap; calling it again does nothing.
 
     Examples
     --------
@@ -20,12 +21,6 @@ def load_all() -> None:
     >>> list(REGISTRY)[:3], list(REGISTRY)[-2:]
     (['runid', 'num_q', 'num_ret'], ['ndcg_cut_exp', 'judged'])
     """
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    # textbook imports trec_table first, so registration (= print) order holds
-    from relkit.metrics.measures import (
-        textbook,  # noqa: F401
-        trec_table,  # noqa: F401
-    )
+    from relkit.metrics.measures.base import REGISTRY
+
+    REGISTRY.load()

@@ -5,7 +5,8 @@ one of relkit's textbook additions. A :class:`Measure` is a family with one
 concrete parameter: ``P@5`` is ``Measure("P", 5)`` and prints in trec_eval
 output as ``P_5``. Requests in trec_eval syntax (``-m P.5,10``) expand to
 several measures; readable names (``P@5``, ``nDCG@10``) parse in
-:mod:`relkit.metrics.names`.
+:mod:`relkit.metrics.names`. The families are registered in :data:`REGISTRY` by the
+table modules (trec_eval's, then relkit's), which it imports on first use.
 
 Parameter kinds follow trec_eval's ``meas_init.c``:
 
@@ -19,15 +20,17 @@ Parameter kinds follow trec_eval's ``meas_init.c``:
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
 
-from relkit.metrics._params import bad_param
-from relkit.metrics.errors import MeasureError
+from relkit.metrics.core.errors import MeasureError
+from relkit.metrics.core.params import bad_param
+from relkit.metrics.core.registry import Registry
 
 ParamKind = Literal["none", "cutoffs", "points", "raw", "pairs"]
 Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q", "nanmean"]
@@ -170,9 +173,19 @@ class Measure:
     output: str = ""               # trec_eval output name, e.g. "P_5"
 
     def __str__(self) -> str:
-        from relkit.metrics.names import readable_name
+        """The readable spelling (``P@5``, ``AP``); trec_eval's when there is none.
 
-        return readable_name(self)
+        It parses back to an equal measure (:func:`relkit.metrics.names.parse_measure`).
+        """
+        fam = REGISTRY[self.family]
+        if fam.readable and self.text is None:
+            if "{}" in fam.readable:
+                v = self.value
+                if isinstance(v, float):   # shortest text that reads back as the same float
+                    v = np.format_float_positional(v, trim="-")
+                return fam.readable.format(v)
+            return fam.readable
+        return self.trec_name
 
     @property
     def trec_name(self) -> str:
@@ -187,38 +200,20 @@ class Measure:
         return fam.name if self.text is None else f"{fam.name}.{self.text}"
 
 
-REGISTRY: dict[str, Family] = {}
+# The tables register in this order, which is trec_eval's print order (then relkit's);
+# textbook imports trec_table first, so the order holds whichever is imported first.
+REGISTRY: Registry[Family] = Registry(
+    "measure", MeasureError, list_known=False,
+    providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook"])
+
+
+_ORDER = itertools.count()
 
 
 def register(*families: Family) -> None:
     """Add families in trec_eval's table order (their print order)."""
     for fam in families:
-        if fam.name in REGISTRY:
-            raise ValueError(f"measure family {fam.name!r} registered twice")
         if fam.param_kind not in PARAM_KINDS:
             raise ValueError(f"unknown parameter kind {fam.param_kind!r}")
-        object.__setattr__(fam, "order", len(REGISTRY))
-        REGISTRY[fam.name] = fam
-
-
-def expand(family: str, text: str | None) -> list[Measure]:
-    """Measures requested by trec_eval syntax ``family[.text]``."""
-    fam = get_family(family)
-    return [Measure(fam.name, v, text if fam.param_kind in ("raw", "pairs") else None, out)
-            for v, out in fam.values(text)]
-
-
-def get_family(name: str) -> Family:
-    from relkit.metrics.measures import load_all
-
-    load_all()
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        from relkit.metrics.names import suggest
-
-        raise MeasureError(f"unknown measure {name!r}{suggest(name)}") from None
-
-
-def families(names: Sequence[str]) -> list[Family]:
-    return [get_family(n) for n in names]
+        object.__setattr__(fam, "order", next(_ORDER))
+        REGISTRY.register(fam)

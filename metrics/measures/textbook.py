@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from relkit.metrics.errors import MeasureError
+from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.measures import trec_gain as g
 from relkit.metrics.measures import trec_judged as j
 from relkit.metrics.measures import trec_rank as r

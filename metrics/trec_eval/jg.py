@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from relkit.metrics import io as _io
+from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Run
-from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.ranking import ranked_docnos
 from relkit.metrics.trec_eval.rows import (
     Params,
@@ -91,9 +91,9 @@ class JgQrels:
 def read_qrels_jg(source: _io.Source) -> JgQrels:
     """Read a qrels_jg file (``-R qrels_jg``): ``qid jg docno rel`` per line.
 
-    Raises :class:`~relkit.metrics.errors.FormatError` naming the file and 1-based
+    Raises :class:`~relkit.metrics.core.errors.FormatError` naming the file and 1-based
     line for a line without exactly 4 fields or a non-integer grade, and
-    :class:`~relkit.metrics.errors.DuplicateDocumentError` for a docno judged twice
+    :class:`~relkit.metrics.core.errors.DuplicateDocumentError` for a docno judged twice
     by one JG of a topic (trec_eval rejects that too).
     """
     name = _io.source_name(source)

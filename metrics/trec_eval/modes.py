@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
+from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Run
-from relkit.metrics.errors import MeasureError
 
 RelFormat = Literal["qrels", "prefs", "qrels_prefs", "qrels_jg"]
 REL_FORMATS = get_args(RelFormat)

@@ -49,8 +49,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from relkit.metrics import io as _io
+from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.data import Run
-from relkit.metrics.errors import RelkitError
 from relkit.metrics.trec_eval.prefs_counts import TopicPrefs, count_topic, rnonrel_counts
 from relkit.metrics.trec_eval.prefs_read import (
     Prefs,

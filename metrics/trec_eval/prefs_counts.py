@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relkit.metrics.errors import EvaluationError
+from relkit.metrics.core.errors import EvaluationError
 
 __all__ = ["JudgmentGroup", "TopicPrefs", "count_topic", "rnonrel_counts"]
 
@@ -147,7 +147,7 @@ def count_topic(qid: str, jg: list[str], jsg: list[str], docs: list[str],
 
     ``jg``, ``jsg``, ``docs`` and ``levels`` are the topic's prefs lines;
     ``ranking`` is the run's docnos for the topic, best first (already cut
-    to ``-M``). Raises :class:`~relkit.metrics.errors.EvaluationError` for the
+    to ``-M``). Raises :class:`~relkit.metrics.core.errors.EvaluationError` for the
     inconsistencies trec_eval rejects.
     """
     judged = set(docs)

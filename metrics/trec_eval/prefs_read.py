@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from relkit.metrics import io as _io
+from relkit.metrics.core.errors import FormatError
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import FormatError
 from relkit.metrics.ranking import ranked_docnos
 
 if TYPE_CHECKING:  # pandas is imported only when a frame is asked for
@@ -108,7 +108,7 @@ def _read(source: _io.Source, width: int, expected: str) -> Prefs:
 def read_prefs(source: _io.Source) -> Prefs:
     """Read a prefs file (``-R prefs``): ``qid jg jsg docno rel_level`` per line.
 
-    Raises :class:`~relkit.metrics.errors.FormatError` naming the file and 1-based
+    Raises :class:`~relkit.metrics.core.errors.FormatError` naming the file and 1-based
     line for a line without exactly 5 fields or with a non-numeric level.
     """
     return _read(source, 5, "5 whitespace-separated fields: qid jg jsg docno rel_level")

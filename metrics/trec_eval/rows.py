@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from relkit.metrics.errors import EvaluationError, MeasureError
+from relkit.metrics.core.errors import EvaluationError, MeasureError
 from relkit.metrics.measures.context import seq_sum
 from relkit.metrics.trec_eval.format import fmt_float, line
 

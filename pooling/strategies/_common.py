@@ -1,6 +1,8 @@
-"""Shared pieces of the static strategies: ordering by a per-document score."""
+"""Shared pieces of the strategies: ordering by a per-document score, the next unjudged."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from relkit.pooling.candidates import Candidates
 
@@ -19,3 +21,11 @@ def ordered(cands: Candidates, score: dict[str, dict[str, float]]
         docs = sorted(score[t], key=lambda d: (-score[t][d], best[d], d))
         out[t] = [(d, score[t][d]) for d in docs]
     return out
+
+
+def next_in(order: np.ndarray, ptr: int, judged: np.ndarray) -> int:
+    """First position >= ptr of ``order`` whose document is not judged (len: none)."""
+    n = len(order)
+    while ptr < n and judged[order[ptr]]:
+        ptr += 1
+    return ptr

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from relkit.pooling.adaptive import next_in
+from relkit.metrics.core.params import Param
 from relkit.pooling.candidates import TopicMatrix
-from relkit.pooling.params import Param
 from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies._common import next_in
 
 
 class Bandit:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from relkit.pooling.adaptive import next_in
 from relkit.pooling.candidates import TopicMatrix
 from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies._common import next_in
 
 
 class MoveToFront:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from relkit.metrics.core.params import Param
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.params import Param
 from relkit.pooling.strategies import Strategy, register
 from relkit.pooling.strategies._common import ordered
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from relkit.metrics.core.params import Param
 from relkit.pooling.candidates import TopicMatrix
-from relkit.pooling.params import Param
 from relkit.pooling.strategies import Strategy, register
 from relkit.pooling.strategies.rbp import P
 

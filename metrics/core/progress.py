@@ -3,7 +3,7 @@
 Silent in pipes, CI and tests; gone before results are written, so stdout
 never interleaves with it. Library code takes a plain callback
 (``progress(done, total)``); only the CLI builds a bar (library code raises,
-only the CLI prints).
+only the CLI prints). rich is imported only when a bar is shown.
 """
 
 from __future__ import annotations
@@ -16,13 +16,18 @@ from typing import Any
 class Bar:
     """``with Bar("indexing docs.trec") as bar: ... bar.update(done, total)``.
 
-    ``total=None`` shows a running count instead of a percentage.
+    ``total=None`` shows a running count instead of a percentage. ``size=True``
+    counts bytes (shown as sizes and a transfer speed: downloads) instead of
+    ``unit``; :meth:`update`'s ``label`` renames the line as the work moves on
+    (the file being fetched).
     """
 
-    def __init__(self, label: str, total: int | None = None, unit: str = "") -> None:
+    def __init__(self, label: str, total: int | None = None, unit: str = "", *,
+                 size: bool = False) -> None:
         self.label = label
         self.total = total
         self.unit = unit
+        self.size = size
         self._bar: Any = None
         self._task: Any = None
 
@@ -31,14 +36,17 @@ class Bar:
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
+                DownloadColumn,
                 MofNCompleteColumn,
                 Progress,
                 TextColumn,
                 TimeElapsedColumn,
+                TransferSpeedColumn,
             )
 
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TextColumn(self.unit),
+            counts = ([DownloadColumn(), TransferSpeedColumn()] if self.size else
+                      [MofNCompleteColumn(), TextColumn(self.unit)])
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), *counts,
                                  TimeElapsedColumn(), console=Console(stderr=True),
                                  transient=True, redirect_stdout=False,
                                  redirect_stderr=False)
@@ -46,11 +54,12 @@ class Bar:
             self._task = self._bar.add_task(self.label, total=self.total)
         return self
 
-    def update(self, done: int, total: int | None = None) -> None:
-        """Set the count done (and the total when it becomes known)."""
+    def update(self, done: int, total: int | None = None, label: str | None = None) -> None:
+        """Set the count done (and the total when it becomes known, the label if given)."""
         if self._bar is not None:
             self._bar.update(self._task, completed=done,
-                             total=total if total is not None else self.total)
+                             total=total if total is not None else self.total,
+                             description=label if label is not None else self.label)
 
     def __call__(self, done: int, total: int | None = None) -> None:
         self.update(done, total)

@@ -1,0 +1,61 @@
+"""The error base of every layer, and the errors of reading and evaluating.
+
+Library code raises these; only the CLI prints them (one line on stderr). Every
+layer's own errors (``PoolingError``, ``StoreError``...) subclass :class:`RelkitError`,
+so the CLI catches them all in one place.
+They subclass ``ValueError`` so that callers who do not know relkit can still
+catch them generically (as ``pandas.errors`` does).
+"""
+
+from __future__ import annotations
+
+
+class RelkitError(ValueError):
+    """Base class of every relkit domain error."""
+
+
+class FormatError(RelkitError):
+    """A line of an input file does not have the expected form.
+
+    Parameters
+    ----------
+    source
+        File name (or ``"<text>"`` / ``"<stream>"``) the line came from.
+    line
+        1-based line number in that source.
+    expected
+        What the reader expected, e.g. ``"6 fields: qid iter docno rank score runid"``.
+    found
+        What it found instead (quoted excerpt of the line).
+    """
+
+    def __init__(self, source: str, line: int | None, expected: str, found: str) -> None:
+        self.source = source
+        self.line = line
+        self.expected = expected
+        self.found = found
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(f"{where}: expected {expected}; found {found}")
+
+
+class DuplicateDocumentError(RelkitError):
+    """The same document appears twice for one topic (run or qrels)."""
+
+    def __init__(self, source: str, line: int | None, query_id: str, doc_id: str) -> None:
+        self.source = source
+        self.line = line
+        self.query_id = query_id
+        self.doc_id = doc_id
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(
+            f"{where}: expected each document at most once per topic; "
+            f"found document {doc_id!r} again for topic {query_id!r}"
+        )
+
+
+class MeasureError(RelkitError):
+    """An unknown measure name, or a bad parameter for a known one."""
+
+
+class EvaluationError(RelkitError):
+    """The inputs cannot be evaluated together (e.g. no topic in common)."""
