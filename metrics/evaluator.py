@@ -55,6 +55,11 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
             extra.append(req)
             continue
         name = req.strip()
+        if "(rel=" in name:
+            # A measure with its own level (P(rel=2)@5, P.5(rel=2)) adds exactly itself:
+            # trec_eval's "first parameterised request wins" is about its plain names.
+            extra.extend(parse_measure(name))
+            continue
         family, dot, _text = name.partition(".")
         if name in NICKNAMES or (family in REGISTRY and "@" not in name) or (
                 dot and family in _registry()):
@@ -247,11 +252,10 @@ class Evaluator:
             except DuplicateDocumentError as exc:
                 duplicates.append(exc)     # report the first topic in trec_eval order
                 continue
-            ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
             codes_list.append(ranked.topic_codes)
             missing_list.append(ranked.missing)
-            values_list.append([self._compute_one(ctx, m) for m in self.measures])
-            del ctx, ranked
+            values_list.append(self._compute_all(ranked))
+            del ranked
             pa.default_memory_pool().release_unused()   # hand freed chunk memory back
             done += len(part)
             if progress is not None:
@@ -269,10 +273,9 @@ class Evaluator:
                                rel=np.zeros(0, np.int32), missing=np.ones(len(absent), bool),
                                run_id=run.name, source_docs=pa.array([], pa.string()),
                                rows=np.zeros(0, np.int64))
-                ctx = Ctx(empty, self.judged, self.level, self.num_docs, self.compat)
                 codes_list.append(absent)
                 missing_list.append(empty.missing)
-                values_list.append([self._compute_one(ctx, m) for m in self.measures])
+                values_list.append(self._compute_all(empty))
         codes = np.concatenate(codes_list) if codes_list else np.zeros(0, np.int64)
         order = np.argsort(codes, kind="stable")
         merged: list[Any] = []
@@ -288,6 +291,23 @@ class Evaluator:
         missing = (np.concatenate(missing_list) if missing_list else np.zeros(0, bool))[order]
         topics = [self.judged.topics[c] for c in codes[order]]
         return topics, codes[order], missing, merged
+
+    def _contexts(self, ranked: Ranked) -> Callable[[Measure], Ctx]:
+        """One context per relevance level in use: the evaluation's, and any measure's own
+        (``P(rel=2)@5``); each keeps its own memo of shared computations."""
+        made: dict[int, Ctx] = {}
+
+        def ctx_for(m: Measure) -> Ctx:
+            level = self.level if m.rel is None else m.rel
+            if level not in made:
+                made[level] = Ctx(ranked, self.judged, level, self.num_docs, self.compat)
+            return made[level]
+
+        return ctx_for
+
+    def _compute_all(self, ranked: Ranked) -> list[Any]:
+        ctx_for = self._contexts(ranked)
+        return [self._compute_one(ctx_for(m), m) for m in self.measures]
 
     @staticmethod
     def _compute_one(ctx: Ctx, m: Measure) -> Any:
@@ -375,11 +395,11 @@ class Evaluator:
             ranked = rank(run, self.judged, float32_scores=self.compat < 10,
                           max_docs=self.max_docs, judged_only=self.judged_only,
                           complete=self.complete)
-            ctx = Ctx(ranked, self.judged, self.level, self.num_docs, self.compat)
+            ctx_for = self._contexts(ranked)
             for m in res.measures:
                 micro = REGISTRY[m.family].micro
                 if micro is not None:
-                    out[str(m)] = float(micro(ctx, m.value)[0])
+                    out[str(m)] = float(micro(ctx_for(m), m.value)[0])
             return pd.Series(out, name=res.run_id, dtype="float64")
         for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
             if how == "trec":

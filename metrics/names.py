@@ -8,7 +8,9 @@ the readable spelling and parses back to an equal measure.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.registry import did_you_mean
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.trec_table import NICKNAMES
@@ -24,6 +26,14 @@ _ALIASES = {
 
 def _readable_table() -> dict[str, str]:
     return {f.readable: f.name for f in REGISTRY.values() if f.readable}
+
+
+_REL = re.compile(r"(?P<head>[^()@\s]+)\(rel=(?P<rel>[+-]?\d+)\)(?P<tail>[@.]\S+)?")
+
+
+def _rel_output(m: Measure, level: int) -> str:
+    """``P_5`` -> ``P(rel=2)_5``: the level right after the family, as in ``P(rel=2)@5``."""
+    return f"{m.family}(rel={level}){m.output[len(m.family):]}"
 
 
 def get_family(name: str) -> Family:
@@ -129,6 +139,16 @@ def parse_measure(name: str) -> list[Measure]:
     relkit.metrics.core.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; ...
     """
     name = name.strip()
+    own = _REL.fullmatch(name)
+    if own:
+        # ir_measures' per-measure relevance level: P(rel=2)@5, AP(rel=2), P.5(rel=2).
+        level = int(own.group("rel"))
+        base = own.group("head") + (own.group("tail") or "")
+        if base in NICKNAMES:
+            raise MeasureError(f"'{name}': a relevance level applies to one measure, not "
+                                 f"to the nickname {base!r} (use -l {level} for all)")
+        return [replace(m, rel=level, output=_rel_output(m, level))
+                for m in parse_measure(base)]
     if name in NICKNAMES:
         return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
     table = _readable_table()

@@ -165,12 +165,19 @@ def parse_pairs(name: str, keys: Callable[[str], bool], what: str, c_float: bool
 
 @dataclass(frozen=True)
 class Measure:
-    """A family with one concrete parameter value; the unit of evaluation."""
+    """A family with one concrete parameter value; the unit of evaluation.
+
+    ``rel`` is this measure's own relevance level (the lowest grade counted as
+    relevant), as in ir_measures' ``P(rel=2)@5``; ``None`` means the evaluation's
+    level (``-l``, ``Evaluator(level=...)``). It shows in every spelling:
+    ``P(rel=2)@5``, trec_eval request ``P.5(rel=2)``, output name ``P(rel=2)_5``.
+    """
 
     family: str
     value: Any = None
     text: str | None = None        # parameter text as given (raw/pairs kinds)
     output: str = ""               # trec_eval output name, e.g. "P_5"
+    rel: int | None = None         # own relevance level; None: the evaluation's
 
     def __str__(self) -> str:
         """The readable spelling (``P@5``, ``AP``); trec_eval's when there is none.
@@ -183,8 +190,13 @@ class Measure:
                 v = self.value
                 if isinstance(v, float):   # shortest text that reads back as the same float
                     v = np.format_float_positional(v, trim="-")
-                return fam.readable.format(v)
-            return fam.readable
+                name = fam.readable.format(v)
+            else:
+                name = fam.readable
+            if self.rel is not None:
+                head, at, tail = name.partition("@")
+                return f"{head}(rel={self.rel}){at}{tail}"
+            return name
         return self.trec_name
 
     @property
@@ -192,12 +204,14 @@ class Measure:
         """trec_eval spelling that requests exactly this measure."""
         fam = REGISTRY[self.family]
         if fam.param_kind == "none":
-            return fam.name
-        if fam.param_kind == "cutoffs":
-            return f"{fam.name}.{self.value}"
-        if fam.param_kind == "points":
-            return f"{fam.name}.{self.value!r}"
-        return fam.name if self.text is None else f"{fam.name}.{self.text}"
+            name = fam.name
+        elif fam.param_kind == "cutoffs":
+            name = f"{fam.name}.{self.value}"
+        elif fam.param_kind == "points":
+            name = f"{fam.name}.{self.value!r}"
+        else:
+            name = fam.name if self.text is None else f"{fam.name}.{self.text}"
+        return name if self.rel is None else f"{name}(rel={self.rel})"
 
 
 # The tables register in this order, which is trec_eval's print order (then relkit's);
