@@ -13,6 +13,7 @@ from relkit.judging.models import TopicOut
 from relkit.judging.store import Store
 from relkit.judging.tui import keymap
 from relkit.judging.tui.judge import judge_screen
+from relkit.judging.tui.outbox import Outbox
 from relkit.judging.tui.topics import TopicsScreen
 
 CSS = """
@@ -24,6 +25,7 @@ CSS = """
 #doc { height: 1fr; padding: 0 1; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
+#banner.note { background: $warning 30%; color: $text; padding: 0 1; }
 #state { height: 1; color: $accent; }
 #scale { height: auto; max-height: 6; color: $text-muted;
          text-wrap: nowrap; text-overflow: ellipsis; }
@@ -41,6 +43,8 @@ class Settings:
     keymap_path: Path | None = None
     idle_after: float = 60.0
     clock: Callable[[], float] = field(default=time.monotonic)  # tests drive dwell time
+    # Seconds a document must have been on screen before a grade key judges it.
+    min_view: float = 0.2
 
 
 class JudgeApp(App[None]):
@@ -53,13 +57,29 @@ class JudgeApp(App[None]):
         self.view = store.assessor(assessor)
         self.settings = settings
         self.actions_ = keymap.load(settings.keymap_path, self.view.scale())
+        # The judgment being saved: outlives the screens, so the CLI sees what a quit or
+        # a crash left unsaved.
+        self.outbox = Outbox()
+        self._quit_warned = False
 
     def on_mount(self) -> None:
         self.push_screen(TopicsScreen(self.view))
 
     def open_topic(self, topic: TopicOut) -> None:
-        self.push_screen(judge_screen(self.view, topic, self.actions_,
-                                      self.settings.idle_after, self.settings.clock))
+        s = self.settings
+        self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
+                                      s.min_view, self.outbox))
+
+    async def action_quit(self) -> None:
+        # Quitting with a judgment still unsaved loses it from the screen: say so once
+        # and quit on the second press (the CLI then reports it and exits non-zero).
+        if self.outbox.record is not None and not self._quit_warned:
+            self._quit_warned = True
+            self.notify("Your last judgment is NOT saved yet (the database is unreachable). "
+                        "Quit again to leave anyway: it will be printed as not saved.",
+                        severity="error", timeout=10)
+            return
+        self.exit()
 
 
 def make_app(store: Store, assessor: str, settings: Settings | None = None) -> JudgeApp:

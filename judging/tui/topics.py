@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import TopicOut
+from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import safe
 
 
@@ -40,7 +41,13 @@ class TopicsScreen(Screen[None]):
         self.refresh_topics()
 
     def refresh_topics(self) -> None:
-        self.topics = self.view.topics()
+        try:
+            self.topics = self.view.topics()
+        except UNREACHABLE:
+            self.query_one("#summary", Static).update(
+                "Database unreachable: the topic list is not up to date; it refreshes when "
+                "you come back to it")
+            return
         scale = self.view.scale()
         ol = self.query_one(OptionList)
         highlighted = ol.highlighted
