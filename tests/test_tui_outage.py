@@ -165,3 +165,31 @@ def test_a_crash_exits_nonzero_and_says_what_was_not_saved(
     assert finish(app) == 1
     err = capsys.readouterr().err
     assert "NOT saved" in err and "document d0" in err and "judgments are saved" not in err
+
+
+def test_relkit_judge_exits_nonzero_when_a_grade_is_not_saved(
+        pg: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The app's run is replaced by its outcome (a terminal is needed for the real one):
+    # a grade left pending while the server is away, or a crash.
+    from helpers import run_cli
+
+    url, outage = pg
+
+    def quit_pending(self: JudgeApp) -> None:
+        self.outbox.put(dict(topic="1", doc="d1", grade=3, status="judged", note="",
+                             flagged=False, dwell_ms=1000))
+        outage(True)
+
+    monkeypatch.setattr(JudgeApp, "run", quit_pending)
+    code, _, err = run_cli(["judge", "--db", url, "--assessor", "ann"])
+    assert code == 1
+    assert "NOT saved: ann's 3 Perfectly relevant for document d1 of topic 1" in err
+    assert "judgments are saved" not in err
+    outage(False)
+
+    def crash(self: JudgeApp) -> None:
+        self._return_code = 1
+
+    monkeypatch.setattr(JudgeApp, "run", crash)
+    code, _, err = run_cli(["judge", "--db", url, "--assessor", "ann"])
+    assert code == 1 and "stopped on an error" in err and "judgments are saved" not in err

@@ -98,6 +98,7 @@ class JudgeScreen(Screen[None]):
         self.note = ""
         self.complete = False
         self.ack = ""  # the last save, as the database acknowledged it
+        self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
         # The next unjudged document, wrapped while the assessor reads this one.
@@ -247,6 +248,7 @@ class JudgeScreen(Screen[None]):
             saved = self.view.record(source="tui", **record)
         except StoreError as exc:
             self.outbox.clear()
+            self._waiting = ""
             self._banner(f"Not saved: {exc}")
             return
         except UNREACHABLE:
@@ -255,6 +257,7 @@ class JudgeScreen(Screen[None]):
             self.set_timer(1.0, lambda: self._attempt(advance))
             return
         self.outbox.clear()
+        self._waiting = ""
         self._banner("")
         # From here on the screen shows what the database holds (the returned row),
         # not what the screen held before the save.
@@ -285,6 +288,8 @@ class JudgeScreen(Screen[None]):
         record = self.outbox.record
         if record is None:
             return
+        # The retry redraws the banner every second: it keeps the last key's note.
+        self._waiting = then = then or self._waiting
         self._banner(f"Database unreachable: {describe_record(record, self.view.scale())} "
                      f"is NOT saved yet; retrying every second (attempt "
                      f"{self.outbox.attempts})." + (f"\n{then[:1].upper()}{then[1:]}"
