@@ -18,11 +18,11 @@ from relkit.judging.tui.topics import TopicsScreen
 
 CSS = """
 #topbar { height: 1; }
-#topic-title { width: 1fr; text-style: bold; }
+#topic-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
 #position { width: auto; }
 #progress { width: 24; }
-#statement { max-height: 30%; color: $text-muted; border-bottom: solid $primary 30%; }
-#doc { height: 1fr; padding: 0 1; }
+#topic-more { height: 1; color: $warning; text-style: bold; display: none; }
+#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
 #banner.note { background: $warning 30%; color: $text; padding: 0 1; }

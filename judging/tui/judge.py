@@ -36,6 +36,7 @@ from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.outbox import UNREACHABLE, Outbox, acknowledgement, describe_record
 from relkit.judging.tui.safe import query_terms, safe
+from relkit.judging.tui.topicpane import TopicPane, bar_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -113,11 +114,12 @@ class JudgeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         t = self.topic
         with Horizontal(id="topbar"):
-            yield Static(safe(f"Topic {t.key}: {t.title or ''}"), id="topic-title")
+            yield Static(bar_text(t), id="topic-title")
             yield Static("", id="position")
             yield ProgressBar(total=max(t.total, 1), show_eta=False, id="progress")
-        statement = "\n".join(x for x in (t.description, t.narrative) if x)
-        yield Static(safe(statement), id="statement")
+        marker = Static("", id="topic-more")
+        yield TopicPane(t, self.terms, marker, id="topic")
+        yield marker
         yield DocView(id="doc")
         yield Static("", id="banner")
         yield Static("", id="state")
@@ -139,6 +141,14 @@ class JudgeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._guard("load this topic", self.show_next_unjudged)
+        self.query_one(DocView).focus()
+
+    def on_resize(self) -> None:
+        # The bar's width decides whether the title is cut there (then the pane shows it).
+        self.call_after_refresh(self._fit_topic)
+
+    def _fit_topic(self) -> None:
+        self.query_one(TopicPane).fit(self.query_one("#topic-title").size.width)
 
     # -- navigation ------------------------------------------------------------------
     def show(self, position: int, item: ItemOut | None = None) -> None:
@@ -373,6 +383,12 @@ class JudgeScreen(Screen[None]):
     def _revise(self, position: int | None) -> None:
         if position is not None:
             self.show(position)
+
+    def action_topic(self) -> None:
+        pane = self.query_one(TopicPane)
+        pane.toggle()
+        if not pane.expanded:
+            self.query_one(DocView).focus()
 
     def action_help(self) -> None:
         from relkit.judging.tui.modals import HelpScreen
