@@ -89,3 +89,30 @@ def test_the_title_moves_into_the_pane_when_the_bar_is_too_narrow(tmp_path: Path
         assert pane.title_cut and title in pane.plain  # every highlighted word is visible
 
     drive(store, steps, size=(120, 24))
+
+
+def test_help_fits_scrolls_and_lists_the_scroll_keys(tmp_path: Path) -> None:
+    from textual.containers import VerticalScroll
+
+    store = project(tmp_path, Topic("1", "gas mixtures"))
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter", "question_mark")
+        await pilot.pause()
+        box = app.screen.query_one("#help-scroll", VerticalScroll)
+        text = str(app.screen.query_one("#help-text").render())
+        for key in ("PgUp PgDn", "Home End", "↑ ↓", "Ctrl+Q", "Esc", "→"):
+            assert key in text, key
+        for action in screen_actions(app):
+            assert action in text, action
+        assert box.region.bottom <= 24 and box.max_scroll_y > 0  # at 80x24 it scrolls
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y > 0
+        await pilot.press("escape")
+
+    drive(store, steps)
+
+
+def screen_actions(app: JudgeApp) -> list[str]:
+    return [a.description for a in app.actions_.values()]
