@@ -27,8 +27,7 @@ CSS = """
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
 #banner.note { background: $warning 30%; color: $text; padding: 0 1; }
 #state { height: 1; color: $accent; }
-#scale { height: auto; max-height: 6; color: $text-muted;
-         text-wrap: nowrap; text-overflow: ellipsis; }
+#scale { height: auto; color: $text-muted; }
 #head { height: 1; text-style: bold; }
 #topic-list { height: 1fr; }
 #summary { height: 1; color: $text-muted; }

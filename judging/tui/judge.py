@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -34,6 +33,7 @@ from relkit.judging.models import ItemOut, StoreError, TopicOut
 from relkit.judging.tui.docview import DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.keymap import Action, grade_key
+from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import UNREACHABLE, Outbox, acknowledgement, describe_record
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.topicpane import TopicPane, bar_text
@@ -123,21 +123,8 @@ class JudgeScreen(Screen[None]):
         yield DocView(id="doc")
         yield Static("", id="banner")
         yield Static("", id="state")
-        yield Static(self._legend(), id="scale")
+        yield Static(legend(self.view.scale()), id="scale")
         yield Footer()
-
-    def _legend(self) -> Text:
-        # One line per grade, its definition beside it: the assessor decides against
-        # the words of the guidelines, not against a remembered number.
-        legend = Text(no_wrap=True, overflow="ellipsis")
-        for i, g in enumerate(self.view.scale().grades):
-            if i:
-                legend.append("\n")
-            legend.append(f" {grade_key(g.value)} ", style="bold reverse")
-            legend.append(f" {g.label}", style="bold")
-            if g.definition:
-                legend.append(f": {g.definition}")
-        return legend
 
     def on_mount(self) -> None:
         self._guard("load this topic", self.show_next_unjudged)
