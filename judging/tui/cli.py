@@ -45,9 +45,11 @@ def judge(
         LeadApp(store, lead).run()
         return
     if assessor is None:
-        people = store.assessors()
+        # Leads (who adjudicate) are not offered: they judge with --lead.
+        people = store.assessors(role="assessor")
         if len(people) != 1:
-            raise typer.BadParameter(f"name yourself with --assessor (one of {people})"
+            raise typer.BadParameter(f"name yourself with --assessor: one of "
+                                     f"{', '.join(people)}"
                                      if people else "no assessors yet: run `relkit assign`",
                                      param_hint="--assessor")
         assessor = people[0]

@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import TopicOut
 from relkit.judging.tui.outbox import UNREACHABLE
-from relkit.judging.tui.safe import safe
+from relkit.judging.tui.safe import cut, safe
 
 
 def _bar(done: int, total: int, width: int = 12) -> str:
@@ -56,7 +56,7 @@ class TopicsScreen(Screen[None]):
             counts = " ".join(f"{g}:{t.grade_counts.get(g, 0)}" for g in scale.values)
             line = Text()
             line.append(f"{t.key:>6} ", style="bold")
-            line.append_text(safe((t.title or "")[:34].ljust(34)))
+            line.append_text(cut(t.title, 34))
             line.append(f" {_bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}")
             ol.add_option(Option(line, id=t.key))
         if self.topics:
