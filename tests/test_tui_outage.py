@@ -98,6 +98,18 @@ def test_outage_keeps_the_grade_pending_until_it_is_saved(pg: Any) -> None:
         await pilot.pause()
         assert isinstance(app.screen, ReviseScreen)
         assert [i.doc for i in app.screen.judged] == ["d0"]
+        await pilot.press("escape")
+        await pilot.pause()
+        outage(True)  # nothing pending: a read that fails is a banner, not a crash
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.screen is s and s.item.position == 2
+        assert "Database unreachable: going back is not possible now" in _banner(s)
+        outage(False)
+        await pilot.press("b")
+        await pilot.pause()
+        assert s.item.position == 1 and "Your grade: 2" in str(s.query_one("#state").render())
+        assert _banner(s) == ""
 
     drive(Store.open(url), steps)
     (j,) = Store.open(url).assessor("ann").judgments("1")

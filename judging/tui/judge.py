@@ -72,8 +72,8 @@ def reads_store(doing: str) -> Callable[[F], F]:
             try:
                 return fn(self, *args, **kwargs)
             except UNREACHABLE:
-                self._banner(f"Database unreachable: cannot {doing} now. Every judgment "
-                             "acknowledged as saved is saved; try again in a moment.")
+                self._banner(f"Database unreachable: {doing} is not possible now. Every "
+                             "judgment acknowledged as saved is saved; try again in a moment.")
                 return None
         return run  # type: ignore[return-value]
     return deco
@@ -127,7 +127,7 @@ class JudgeScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._guard("load this topic", self.show_next_unjudged)
+        self._guard("loading this topic", self.show_next_unjudged)
         self.query_one(DocView).focus()
 
     def on_resize(self) -> None:
@@ -144,6 +144,7 @@ class JudgeScreen(Screen[None]):
         self.note = self.item.note
         self.complete = False
         self.ack = ""
+        self._banner("")  # a new document: earlier notes and read errors are over
         self.query_one(DocView).show(self.item.doc, safe(self.item.title, self.terms),
                                      safe(self.item.text, self.terms), self.ready)
         self._refresh_state()
@@ -265,7 +266,7 @@ class JudgeScreen(Screen[None]):
         position = self.item.position if self.item else 0
         self._after_save(position, advance)
         self.ack = ack
-        self._guard("show the saved state", self._refresh_state)
+        self._guard("showing the saved state", self._refresh_state)
 
     @reads_store("loading the next document")
     def _after_save(self, position: int, advance: bool) -> None:
@@ -278,7 +279,8 @@ class JudgeScreen(Screen[None]):
         try:
             fn()
         except UNREACHABLE:
-            self._banner(f"Database unreachable: cannot {doing} now; try again in a moment.")
+            self._banner(f"Database unreachable: {doing} is not possible now; try again in a "
+                         "moment.")
 
     def _unsaved(self, then: str = "") -> None:
         """The banner for a pending save, with what the last key is waiting for."""
@@ -317,7 +319,7 @@ class JudgeScreen(Screen[None]):
         if self.item is not None and self.item.status is not None:
             self._save({"grade": self.item.grade, "status": self.item.status}, advance=False)
         else:
-            self._guard("show the state", self._refresh_state)
+            self._guard("showing the state", self._refresh_state)
 
     def action_flag(self) -> None:
         if self.pending is not None:

@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.models import ItemOut
 from relkit.judging.tui.keymap import Action, grade_key
-from relkit.judging.tui.safe import safe
+from relkit.judging.tui.safe import cut, safe
 
 
 class NoteScreen(ModalScreen[str | None]):
@@ -53,7 +53,7 @@ class ReviseScreen(ModalScreen[int | None]):
             for i in self.judged:
                 what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
                         else i.status or "")
-                label = safe(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}"[:70])
+                label = cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 70, pad=False)
                 options.append(Option(label, id=str(i.position)))
             if not options:
                 options.append(Option("(nothing judged yet)", id="none", disabled=True))

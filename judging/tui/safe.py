@@ -42,14 +42,14 @@ def clean(text: str | None) -> str:
     return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
-def cut(text: str | None, width: int) -> Text:
+def cut(text: str | None, width: int, pad: bool = True) -> Text:
     """``text`` made safe, then cut to ``width`` cells with "…" (padded to ``width``).
 
     Cleaning comes first: cutting raw text could split an escape sequence and leave
     its tail on screen, and would count invisible bytes as width.
     """
     out = safe(text.replace("\n", " ") if text else "")
-    out.truncate(width, overflow="ellipsis", pad=True)
+    out.truncate(width, overflow="ellipsis", pad=pad)
     return out
 
 
