@@ -26,7 +26,7 @@ CSS = """
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
 #banner.note { background: $warning 30%; color: $text; padding: 0 1; }
-#state { height: 1; color: $accent; }
+#state { height: auto; color: $accent; }
 #scale { height: auto; color: $text-muted; }
 #head { height: 1; text-style: bold; }
 #topic-list { height: 1fr; }
