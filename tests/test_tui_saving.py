@@ -40,6 +40,7 @@ def test_state_line_after_the_last_unjudged_document(tmp_path: Path) -> None:
         line = state(s)
         assert "saved: 2 Highly relevant, d0" in line and "Your grade: 2 Highly relevant" in line
         assert "Skipped" not in line and "Topic complete: 3 of 3" in line
+        assert s.query_one("#state").region.height >= 2  # wrapped at 80 columns, not cut
 
     drive(store, steps)
 
