@@ -62,6 +62,7 @@ def test_a_long_narrative_is_marked_and_reachable(tmp_path: Path) -> None:
         await pilot.press("t")  # most of the screen, and the arrow keys, for the topic
         await pilot.pause()
         assert pane.expanded and pane.region.height > 10 and pane.has_focus
+        assert s.query_one(DocView).region.height >= 3  # the document stays in view
         assert "scroll it" in marker(app)
         await pilot.press("end")
         await pilot.pause()

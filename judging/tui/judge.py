@@ -376,6 +376,8 @@ class JudgeScreen(Screen[None]):
     def action_topic(self) -> None:
         pane = self.query_one(TopicPane)
         pane.toggle()
+        # The legend makes room so that some of the document stays on screen at 80x24.
+        self.query_one("#scale").display = not pane.expanded
         if not pane.expanded:
             self.query_one(DocView).focus()
 

@@ -5,8 +5,8 @@ it (a Cranfield query is a whole sentence, and has no statement besides) is cut
 there with "…" and shown whole, wrapped, at the head of the pane below. The
 pane (description and narrative) takes at most ``COLLAPSED`` of the screen; what
 does not fit is announced on a marker line under it ("▼ 4 more lines …"), and
-one key (``t``) gives the pane most of the screen and the arrow keys, so the end
-of a long narrative is always reachable.
+one key (``t``) gives the pane most of the screen (the grade legend makes room)
+and the arrow keys, so the end of a long narrative is always reachable.
 
 The query terms highlighted in the document come from the title, so the title is
 always visible in full: highlighted words are words the assessor can see.
@@ -24,7 +24,7 @@ from relkit.judging.models import TopicOut
 from relkit.judging.tui.safe import safe
 
 COLLAPSED = "30vh"
-EXPANDED = "75vh"
+EXPANDED = "60vh"
 
 
 def bar_text(topic: TopicOut) -> Text:
