@@ -99,6 +99,7 @@ class JudgeScreen(Screen[None]):
         self.note = ""
         self.complete = False
         self.ack = ""  # the last save, as the database acknowledged it
+        self._ack_next = ""  # ... for the state line drawn next
         self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
@@ -143,7 +144,7 @@ class JudgeScreen(Screen[None]):
         self.flagged = self.item.flagged
         self.note = self.item.note
         self.complete = False
-        self.ack = ""
+        self.ack, self._ack_next = self._ack_next, ""
         self._banner("")  # a new document: earlier notes and read errors are over
         self.query_one(DocView).show(self.item.doc, safe(self.item.title, self.terms),
                                      safe(self.item.text, self.terms), self.ready)
@@ -186,6 +187,7 @@ class JudgeScreen(Screen[None]):
                              "picked as its primary assessor judges. Esc for the topic list")
                 return
         self.complete = True
+        self.ack, self._ack_next = self._ack_next or self.ack, ""
         self._refresh_state()
 
     def _refresh_state(self) -> None:
@@ -259,14 +261,15 @@ class JudgeScreen(Screen[None]):
         self._banner("")
         # From here on the screen shows what the database holds (the returned row),
         # not what the screen held before the save.
-        ack = acknowledgement(saved, self.view.scale())
+        self._ack_next = acknowledgement(saved, self.view.scale())
         if self.item is not None and self.item.doc == saved.doc:
             self.item = replace(self.item, grade=saved.grade, status=saved.status,
                                 note=saved.note, flagged=saved.flagged)
         position = self.item.position if self.item else 0
         self._after_save(position, advance)
-        self.ack = ack
-        self._guard("showing the saved state", self._refresh_state)
+        if self._ack_next:  # loading what comes next failed: the state line still says it
+            self.ack, self._ack_next = self._ack_next, ""
+            self._guard("showing the saved state", self._refresh_state)
 
     @reads_store("loading the next document")
     def _after_save(self, position: int, advance: bool) -> None:
