@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import Store
 from relkit.judging.tui.app import JudgeApp
@@ -117,3 +119,31 @@ def test_help_fits_scrolls_and_lists_the_scroll_keys(tmp_path: Path) -> None:
 
 def screen_actions(app: JudgeApp) -> list[str]:
     return [a.description for a in app.actions_.values()]
+
+
+def test_topic_list_one_line_per_topic_and_type_to_jump(tmp_path: Path) -> None:
+    from rich.cells import cell_len
+    from textual.widgets import OptionList
+
+    store = Store.open(tmp_path / "many.db")
+    topics = [Topic(str(i), f"{CRANFIELD_TITLE} {i}") for i in range(1, 16)]
+    store.create_collection("c", TREC_DL, topics, [Document("d0", "T", "text")])
+    store.import_pool([(t.id, "d0") for t in topics], name="p")
+    store.assign(["ann"])
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.pause()
+        ol = app.screen.query_one("#topic-list", OptionList)
+        room = ol.scrollable_content_region.width
+        for i in range(ol.option_count):
+            prompt = ol.get_option_at_index(i).prompt
+            assert isinstance(prompt, Text)
+            assert cell_len(prompt.plain) <= room and "…" in prompt.plain, prompt.plain
+        await pilot.press("1", "2")
+        assert ol.highlighted == 11 and "topic 12" in str(app.screen.query_one("#summary")
+                                                            .render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen(app).topic.key == "12"
+
+    drive(store, steps)
