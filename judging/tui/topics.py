@@ -31,8 +31,12 @@ def _bar(done: int, total: int, width: int = BAR) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+BINDINGS = [Binding("q", "quit_app", "Quit"), Binding("enter", "open", "Judge", show=True)]
+BOUND = frozenset(b.key for b in BINDINGS)
+
+
 class TopicsScreen(Screen[None]):
-    BINDINGS = [Binding("q", "quit_app", "Quit"), Binding("enter", "open", "Judge", show=True)]
+    BINDINGS = BINDINGS
 
     def __init__(self, view: AssessorView) -> None:
         super().__init__()
@@ -101,7 +105,7 @@ class TopicsScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         # Type-to-jump: letters and digits not bound to an action build a topic key.
         char = event.character
-        if not char or not char.isalnum() or char in {b.key for b in self.BINDINGS}:
+        if not char or not char.isalnum() or char in BOUND:
             return
         now = time.monotonic()
         if now - self._typed_at > JUMP_RESET:
