@@ -31,12 +31,8 @@ def _bar(done: int, total: int, width: int = BAR) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-BINDINGS = [Binding("q", "quit_app", "Quit"), Binding("enter", "open", "Judge", show=True)]
-BOUND = frozenset(b.key for b in BINDINGS)
-
-
 class TopicsScreen(Screen[None]):
-    BINDINGS = BINDINGS
+    BINDINGS = [Binding("q", "quit_app", "Quit"), Binding("enter", "open", "Judge", show=True)]
 
     def __init__(self, view: AssessorView) -> None:
         super().__init__()
@@ -105,7 +101,8 @@ class TopicsScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         # Type-to-jump: letters and digits not bound to an action build a topic key.
         char = event.character
-        if not char or not char.isalnum() or char in BOUND:
+        bound = {b.key for b in self.BINDINGS if isinstance(b, Binding)}
+        if not char or not char.isalnum() or char in bound:
             return
         now = time.monotonic()
         if now - self._typed_at > JUMP_RESET:
