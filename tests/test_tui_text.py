@@ -57,7 +57,7 @@ def test_topic_list_cleans_a_title_before_cutting_it(tmp_path: Path) -> None:
 
     async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
         line = str(app.screen.query_one("#topic-list").get_option_at_index(0).prompt)
-        assert "heat pump efficiency below freezi…" in line
+        assert line.startswith("1 heat pump efficiency below freez") and "…" in line
         assert "[31" not in line and "[4m" not in line
 
     drive(store, steps)
