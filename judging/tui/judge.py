@@ -16,11 +16,10 @@ are dropped with a note, never applied to a document nobody saw.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,11 +33,15 @@ from relkit.judging.tui.docview import DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.legend import legend
-from relkit.judging.tui.outbox import UNREACHABLE, Outbox, acknowledgement, describe_record
+from relkit.judging.tui.outbox import (
+    UNREACHABLE,
+    Outbox,
+    acknowledgement,
+    describe_record,
+    reads_store,
+)
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.topicpane import TopicPane, bar_text
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
@@ -54,29 +57,6 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
     return cls(view, topic, actions, idle_after, clock,  # type: ignore[no-any-return]
                min_view, outbox)
-
-
-def reads_store(doing: str) -> Callable[[F], F]:
-    """For an action that reads the store: it waits for a pending save, and an
-    unreachable database is said on the banner instead of crashing the app.
-
-    Waiting is refusing with a note: the action would read the store that the
-    pending save cannot reach, and whatever it showed would leave the grade behind.
-    """
-    def deco(fn: F) -> F:
-        @functools.wraps(fn)
-        def run(self: JudgeScreen, *args: Any, **kwargs: Any) -> Any:
-            if self.pending is not None:
-                self._unsaved(f"{doing} waits until it is saved.")
-                return None
-            try:
-                return fn(self, *args, **kwargs)
-            except UNREACHABLE:
-                self._banner(f"Database unreachable: {doing} is not possible now. Every "
-                             "judgment acknowledged as saved is saved; try again in a moment.")
-                return None
-        return run  # type: ignore[return-value]
-    return deco
 
 
 class JudgeScreen(Screen[None]):

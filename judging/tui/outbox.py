@@ -1,4 +1,5 @@
-"""The judgment on its way to the database, and what the screen says about saves.
+"""The judgment on its way to the database, what the screen says about saves, and the
+guard for actions that read the store while a save is pending.
 
 The judging screen sends one judgment at a time and waits for the commit. Until
 the commit it sits in the app's :class:`Outbox`, so that whatever ends the app
@@ -9,8 +10,10 @@ and exits non-zero (:func:`relkit.judging.tui.cli.finish`).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -61,3 +64,40 @@ def acknowledgement(saved: JudgmentOut, scale: RelevanceScale) -> str:
     """What the database now holds, as the state line acknowledges it."""
     flag = ", flagged" if saved.flagged else ""
     return f"saved: {what(saved.grade, saved.status, scale)}{flag}, {saved.doc}"
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Waiting(Protocol):
+    """What :func:`reads_store` needs of a screen (the judging screen)."""
+
+    @property
+    def pending(self) -> dict[str, Any] | None: ...
+
+    def _unsaved(self, then: str = "") -> None: ...
+
+    def _banner(self, text: str, note: bool = False) -> None: ...
+
+
+def reads_store(doing: str) -> Callable[[F], F]:
+    """For an action that reads the store: it waits for a pending save, and an
+    unreachable database is said on the banner instead of crashing the app.
+
+    Waiting is refusing with a note: the action would read the store that the
+    pending save cannot reach, and whatever it showed would leave the grade behind.
+    """
+    def deco(fn: F) -> F:
+        @functools.wraps(fn)
+        def run(self: Waiting, *args: Any, **kwargs: Any) -> Any:
+            if self.pending is not None:
+                self._unsaved(f"{doing} waits until it is saved.")
+                return None
+            try:
+                return fn(self, *args, **kwargs)
+            except UNREACHABLE:
+                self._banner(f"Database unreachable: {doing} is not possible now. Every "
+                             "judgment acknowledged as saved is saved; try again in a moment.")
+                return None
+        return run  # type: ignore[return-value]
+    return deco
