@@ -47,7 +47,7 @@ def pg() -> Iterator[tuple[str, Callable[[bool], None]]]:
     docs = [Document(f"d{i}", f"T{i}", f"text {i}") for i in range(3)]
     store.create_collection("c", TREC_DL, [Topic("1", "t")], docs)
     store.import_pool([("1", d.id) for d in docs], name="p")
-    store.assign(["ann"])
+    store.assign(["ann", "bob"], overlap=1.0)  # bob: for the lead's disagreements
     store.engine.dispose()
     try:
         yield url, outage
@@ -205,3 +205,33 @@ def test_relkit_judge_exits_nonzero_when_a_grade_is_not_saved(
     monkeypatch.setattr(JudgeApp, "run", crash)
     code, _, err = run_cli(["judge", "--db", url, "--assessor", "ann"])
     assert code == 1 and "stopped on an error" in err and "judgments are saved" not in err
+
+
+def test_lead_screen_survives_an_outage(pg: Any) -> None:
+    import asyncio
+
+    from relkit.judging.reports import disagreements
+    from relkit.judging.tui.lead import LeadApp
+
+    url, outage = pg
+    store = Store.open(url)
+    store.assessor("ann").record(topic="1", doc="d0", grade=0)
+    store.assessor("bob").record(topic="1", doc="d0", grade=3)
+
+    async def main() -> None:
+        app = LeadApp(store, "lee")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            outage(True)
+            await pilot.press("2")
+            await pilot.pause()
+            status = str(app.query_one("#status").render())
+            assert "final 2 Highly relevant for 1/d0 is NOT saved" in status
+            outage(False)
+            await pilot.press("2")
+            await pilot.pause()
+            assert "saved: final 2" in str(app.query_one("#status").render())
+
+    asyncio.run(main())
+    (d,) = disagreements(store)
+    assert d.adjudicated == 2
