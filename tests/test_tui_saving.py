@@ -98,3 +98,23 @@ def test_minimum_time_on_screen_is_configurable(tmp_path: Path) -> None:
     drive(store, steps, min_view=0.0)
     got = [(j.doc, j.grade, j.status) for j in store.assessor("ann").judgments("1")]
     assert got == [("d0", 2, "judged"), ("d1", 3, "judged"), ("d2", None, "skipped")]
+
+
+def test_undo_brings_back_the_document_just_saved(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        await read_and_press(pilot, clock, "z")
+        assert "Nothing to undo" in str(s.query_one("#banner").render())
+        await read_and_press(pilot, clock, "2", "1")  # d0 -> 2, d1 -> 1 (a slip)
+        assert s.item is not None and s.item.doc == "d2"
+        await read_and_press(pilot, clock, "z")
+        assert s.item.doc == "d1" and "Your grade: 1 Related" in state(s)
+        assert "Back to d1" in str(s.query_one("#banner").render())
+        await read_and_press(pilot, clock, "3")  # corrected; on to the next unjudged
+        assert s.item.doc == "d2" and "saved: 3 Perfectly relevant, d1" in state(s)
+
+    drive(store, steps)
+    assert [j.grade for j in store.assessor("ann").history("1", "d1")] == [1, 3]

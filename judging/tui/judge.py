@@ -80,6 +80,7 @@ class JudgeScreen(Screen[None]):
         self.complete = False
         self.ack = ""  # the last save, as the database acknowledged it
         self._ack_next = ""  # ... for the state line drawn next
+        self.last_saved: int | None = None  # its position, for undo
         self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
@@ -246,6 +247,7 @@ class JudgeScreen(Screen[None]):
             self.item = replace(self.item, grade=saved.grade, status=saved.status,
                                 note=saved.note, flagged=saved.flagged)
         position = self.item.position if self.item else 0
+        self.last_saved = position
         self._after_save(position, advance)
         if self._ack_next:  # loading what comes next failed: the state line still says it
             self.ack, self._ack_next = self._ack_next, ""
@@ -324,6 +326,17 @@ class JudgeScreen(Screen[None]):
                 self._resave_if_recorded()
 
         self.app.push_screen(NoteScreen(self.note), done)
+
+    @reads_store("undoing")
+    def action_undo(self) -> None:
+        # The saved judgment stays in the history; grading again revises it. What is
+        # undone is moving on: the document comes back with its grade on the state line.
+        if self.last_saved is None:
+            self._banner("Nothing to undo yet on this topic.", note=True)
+            return
+        self.show(self.last_saved)
+        self._banner(f"Back to {self.item.doc if self.item else 'it'}: press its right grade "
+                     "(the earlier one stays in the history), or → to leave it.", note=True)
 
     @reads_store("going back")
     def action_back(self) -> None:
