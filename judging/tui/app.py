@@ -59,7 +59,7 @@ class JudgeApp(App[None]):
         # The judgment being saved: outlives the screens, so the CLI sees what a quit or
         # a crash left unsaved.
         self.outbox = Outbox()
-        self._quit_warned = False
+        self._quit_warned: object = None  # the unsaved record the last warning was about
 
     def on_mount(self) -> None:
         self.push_screen(TopicsScreen(self.view))
@@ -70,12 +70,14 @@ class JudgeApp(App[None]):
                                       s.min_view, self.outbox))
 
     async def action_quit(self) -> None:
-        # Quitting with a judgment still unsaved loses it from the screen: say so once
-        # and quit on the second press (the CLI then reports it and exits non-zero).
-        if self.outbox.record is not None and not self._quit_warned:
-            self._quit_warned = True
+        # Quitting with a judgment still unsaved takes it off the screen: say so once per
+        # judgment and quit on the second press (the CLI then tries it once more, or
+        # prints it and exits non-zero).
+        record = self.outbox.record
+        if record is not None and self._quit_warned is not record:
+            self._quit_warned = record
             self.notify("Your last judgment is NOT saved yet (the database is unreachable). "
-                        "Quit again to leave anyway: it will be printed as not saved.",
+                        "Quit again to leave anyway: it is tried once more, else printed.",
                         severity="error", timeout=10)
             return
         self.exit()
