@@ -147,3 +147,16 @@ def test_topic_list_one_line_per_topic_and_type_to_jump(tmp_path: Path) -> None:
         assert screen(app).topic.key == "12"
 
     drive(store, steps)
+
+
+def test_a_short_title_only_topic_leaves_no_empty_pane(tmp_path: Path) -> None:
+    store = project(tmp_path, Topic("7", "gas mixtures"))
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        s = screen(app)
+        assert "gas mixtures" in str(s.query_one("#topic-title").render())
+        assert not s.query_one(TopicPane).display and marker(app) == ""
+
+    drive(store, steps)

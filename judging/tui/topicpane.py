@@ -54,14 +54,15 @@ class TopicPane(VerticalScroll):
         yield Static(self._statement(), id="statement")
 
     def on_mount(self) -> None:
+        self.display = bool(self.plain)
         self.watch(self, "scroll_y", lambda _: self.update_marker(), init=False)
 
     def _statement(self) -> Text:
         t = self.topic
         out = Text()
-        if self.title_cut or not (t.description or t.narrative):
-            # Cut in the bar, or the topic's only text: the whole title, wrapped.
-            # (A title-only topic would otherwise leave this pane empty.)
+        if self.title_cut:
+            # Cut in the bar: the whole title here, wrapped (a Cranfield topic is only
+            # a title, often a whole sentence).
             out.append_text(safe(t.title, self.terms))
             out.stylize("bold")
         for part in (t.description, t.narrative):
@@ -80,7 +81,9 @@ class TopicPane(VerticalScroll):
         cut = cell_len(bar_text(self.topic).plain) > bar_width
         if cut != self.title_cut:
             self.title_cut = cut
-            self.query_one("#statement", Static).update(self._statement())
+            statement = self._statement()
+            self.query_one("#statement", Static).update(statement)
+            self.display = bool(statement.plain)  # nothing to say: no empty pane
         self.call_after_refresh(self.update_marker)
 
     def toggle(self) -> None:
