@@ -56,9 +56,9 @@ class AssessorView:
         with store.read() as s:
             row = s.execute(select(AssessorRow.id).where(AssessorRow.name == name)).first()
             if row is None:
-                known = store.assessors()
+                known = store.assessors(role="assessor")
                 raise StoreError(f"no assessor named {name!r} in this database"
-                                 + (f"; there are {known}" if known else
+                                 + (f"; the assessors are {', '.join(known)}" if known else
                                     ": run `relkit assign` first"))
             self.assessor_id: int = row[0]
             c = store.collection_row(s)

@@ -239,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     from relkit.metrics.errors import RelkitError
 
     try:
-        app(args=args, standalone_mode=False, prog_name="relkit")
+        # Without standalone mode Click returns a command's `typer.Exit(code)` as the value.
+        rv = app(args=args, standalone_mode=False, prog_name="relkit")
     except RelkitError as exc:
         if debug:
             raise
@@ -258,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return int(exc.exit_code)
         raise
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":

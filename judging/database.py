@@ -286,9 +286,13 @@ class Database:
                 have[name] = row.id  # type: ignore[assignment]
         return have
 
-    def assessors(self) -> list[str]:
+    def assessors(self, role: str | None = None) -> list[str]:
+        """Everyone's names, or only those with ``role`` ("assessor", "lead"), sorted."""
+        q = select(AssessorRow.name).order_by(AssessorRow.name)
+        if role is not None:
+            q = q.where(AssessorRow.role == role)
         with self.read() as s:
-            return list(s.execute(select(AssessorRow.name).order_by(AssessorRow.name)).scalars())
+            return list(s.execute(q).scalars())
 
 
 def integrity_error(exc: IntegrityError, where: str) -> StoreError:

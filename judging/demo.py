@@ -77,8 +77,13 @@ def demo(
         _say(f"relkit: reopening {path} (delete it to start over)")
     if judge and sys.stdin.isatty() and sys.stdout.isatty():
         from relkit.judging.tui.app import make_app
+        from relkit.judging.tui.cli import finish
 
-        make_app(Store.open(path, create=False), assessor).run()
+        app = make_app(Store.open(path, create=False), assessor)
+        app.run()
+        code = finish(app)
+        if code:
+            raise typer.Exit(code)
     elif judge:
         _say("relkit: not on a terminal: skipping the judging screen")
     _say(_next_steps(path))

@@ -331,3 +331,12 @@ def document_text(store: Store, doc: str) -> tuple[str | None, str] | None:
         row = s.execute(select(DocumentRow.title, DocumentRow.text)
                         .where(DocumentRow.key == doc)).first()
     return None if row is None else (row[0], row[1])
+
+
+def topic_text(store: Store, topic: str) -> tuple[str | None, str | None, str | None] | None:
+    """A topic's (title, description, narrative), for the lead's view."""
+    with store.read() as s:
+        c = store.collection_row(s)
+        row = s.execute(select(TopicRow.title, TopicRow.description, TopicRow.narrative)
+                        .where(TopicRow.collection_id == c.id, TopicRow.key == topic)).first()
+    return None if row is None else (row[0], row[1], row[2])

@@ -270,7 +270,7 @@ def test_tui_shows_the_strategy_sequence_and_resumes_it(tmp_path: Path) -> None:
     store, cands = project(str(tmp_path / "t.db"), "bandit", {"policy": "thompson"})
     shown: list[str] = []
 
-    async def judge(pilot: Any, app: Any, n: int) -> None:
+    async def judge(pilot: Any, app: Any, clock: Any, n: int) -> None:
         await pilot.press("enter")  # topic 1 (natural order: 1 before 007)
         s = screen(app)
         for _ in range(n):
@@ -279,14 +279,15 @@ def test_tui_shows_the_strategy_sequence_and_resumes_it(tmp_path: Path) -> None:
             assert s.item is not None and s.item.total == 10
             assert s.item.position == len(shown) + 1
             shown.append(s.item.doc)
+            clock.t += 2  # read it: a grade counts on a document seen for 200 ms
             await pilot.press(str(GRADES[("1", s.item.doc)]))
             await pilot.pause()
 
     async def first(pilot: Any, app: Any, clock: Any) -> None:
-        await judge(pilot, app, 4)
+        await judge(pilot, app, clock, 4)
 
     async def second(pilot: Any, app: Any, clock: Any) -> None:
-        await judge(pilot, app, 100)
+        await judge(pilot, app, clock, 100)
         s = screen(app)
         assert s.complete and "Topic complete: 10 of 10" in str(s.query_one("#state").render())
 
@@ -308,6 +309,7 @@ def test_tui_back_forward_and_skip_on_an_adaptive_pool(tmp_path: Path) -> None:
         s = screen(app)
         assert s.item is not None and s.item.doc == ref.next("1")
         first = s.item.doc
+        clock.t += 2
         await pilot.press("s")      # skipped: set aside, the strategy moves on
         ref.skip("1", first)
         assert s.item.position == 2 and s.item.doc == ref.next("1")

@@ -22,10 +22,13 @@ class Clock:
 
 
 def drive(store: Store, steps: Callable[[Any, JudgeApp, Clock], Awaitable[None]],
-          size: tuple[int, int] = (80, 24)) -> Clock:
-    """Run ``steps(pilot, app, clock)`` in a fresh app judging as ``ann``; return the clock."""
+          size: tuple[int, int] = (80, 24), **settings: Any) -> Clock:
+    """Run ``steps(pilot, app, clock)`` in a fresh app judging as ``ann``; return the clock.
+
+    ``settings`` override :class:`Settings` fields (``min_view=0``...)."""
     clock = Clock()
-    app = make_app(store, "ann", Settings(keymap_path=None, idle_after=30.0, clock=clock))
+    app = make_app(store, "ann", Settings(**({"keymap_path": None, "idle_after": 30.0,
+                                              "clock": clock} | settings)))
 
     async def main() -> None:
         async with app.run_test(size=size) as pilot:
@@ -34,6 +37,15 @@ def drive(store: Store, steps: Callable[[Any, JudgeApp, Clock], Awaitable[None]]
 
     asyncio.run(main())
     return clock
+
+
+async def read_and_press(pilot: Any, clock: Clock, *keys: str, seconds: float = 2.0) -> None:
+    """Press ``keys`` one by one, each after ``seconds`` with the document on screen
+    (a grade key on a document shown for less than ``Settings.min_view`` is dropped)."""
+    for key in keys:
+        clock.t += seconds
+        await pilot.press(key)
+        await pilot.pause()
 
 
 def screen(app: JudgeApp) -> JudgeScreen:

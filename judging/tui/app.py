@@ -13,20 +13,21 @@ from relkit.judging.models import TopicOut
 from relkit.judging.store import Store
 from relkit.judging.tui import keymap
 from relkit.judging.tui.judge import judge_screen
+from relkit.judging.tui.outbox import Outbox
 from relkit.judging.tui.topics import TopicsScreen
 
 CSS = """
 #topbar { height: 1; }
-#topic-title { width: 1fr; text-style: bold; }
+#topic-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
 #position { width: auto; }
 #progress { width: 24; }
-#statement { max-height: 30%; color: $text-muted; border-bottom: solid $primary 30%; }
-#doc { height: 1fr; padding: 0 1; }
+#topic-more { height: 1; color: $warning; text-style: bold; display: none; }
+#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
-#state { height: 1; color: $accent; }
-#scale { height: auto; max-height: 6; color: $text-muted;
-         text-wrap: nowrap; text-overflow: ellipsis; }
+#banner.note { background: $warning 30%; color: $text; padding: 0 1; }
+#state { height: auto; color: $accent; }
+#scale { height: auto; color: $text-muted; }
 #head { height: 1; text-style: bold; }
 #topic-list { height: 1fr; }
 #summary { height: 1; color: $text-muted; }
@@ -41,6 +42,8 @@ class Settings:
     keymap_path: Path | None = None
     idle_after: float = 60.0
     clock: Callable[[], float] = field(default=time.monotonic)  # tests drive dwell time
+    # Seconds a document must have been on screen before a grade key judges it.
+    min_view: float = 0.2
 
 
 class JudgeApp(App[None]):
@@ -53,13 +56,31 @@ class JudgeApp(App[None]):
         self.view = store.assessor(assessor)
         self.settings = settings
         self.actions_ = keymap.load(settings.keymap_path, self.view.scale())
+        # The judgment being saved: outlives the screens, so the CLI sees what a quit or
+        # a crash left unsaved.
+        self.outbox = Outbox()
+        self._quit_warned: object = None  # the unsaved record the last warning was about
 
     def on_mount(self) -> None:
         self.push_screen(TopicsScreen(self.view))
 
     def open_topic(self, topic: TopicOut) -> None:
-        self.push_screen(judge_screen(self.view, topic, self.actions_,
-                                      self.settings.idle_after, self.settings.clock))
+        s = self.settings
+        self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
+                                      s.min_view, self.outbox))
+
+    async def action_quit(self) -> None:
+        # Quitting with a judgment still unsaved takes it off the screen: say so once per
+        # judgment and quit on the second press (the CLI then tries it once more, or
+        # prints it and exits non-zero).
+        record = self.outbox.record
+        if record is not None and self._quit_warned is not record:
+            self._quit_warned = record
+            self.notify("Your last judgment is NOT saved yet (the database is unreachable). "
+                        "Quit again to leave anyway: it is tried once more, else printed.",
+                        severity="error", timeout=10)
+            return
+        self.exit()
 
 
 def make_app(store: Store, assessor: str, settings: Settings | None = None) -> JudgeApp:

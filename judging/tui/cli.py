@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from relkit.judging.cliopts import DbOpt
+
+if TYPE_CHECKING:
+    from relkit.judging.tui.app import JudgeApp
 
 app = typer.Typer()
 
@@ -21,6 +25,9 @@ def judge(
     keymap: Path | None = typer.Option(None, help="TOML file rebinding keys"),
     idle: float = typer.Option(60.0, help="Seconds without a key after which time stops "
                                "counting towards dwell time"),
+    min_view: int = typer.Option(200, "--min-view", help="Milliseconds a document must be on "
+                                 "screen before a grade key counts (keys typed ahead are "
+                                 "dropped)", min=0),
     lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD"),
 ) -> None:
     """Judge your assigned documents in the terminal: one key grades, saves, moves on.
@@ -38,18 +45,55 @@ def judge(
         LeadApp(store, lead).run()
         return
     if assessor is None:
-        people = store.assessors()
+        # Leads (who adjudicate) are not offered: they judge with --lead.
+        people = store.assessors(role="assessor")
         if len(people) != 1:
-            raise typer.BadParameter(f"name yourself with --assessor (one of {people})"
+            raise typer.BadParameter(f"name yourself with --assessor: one of "
+                                     f"{', '.join(people)}"
                                      if people else "no assessors yet: run `relkit assign`",
                                      param_hint="--assessor")
         assessor = people[0]
-    settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle)
-    make_app(store, assessor, settings).run()
-    where = store.engine.url.render_as_string(hide_password=True)
-    sys.stderr.write(f"relkit: judgments are saved in {where}\n"
-                     f"next: relkit status{_db(db)} · relkit export qrels{_db(db)} -o qrels.txt"
+    settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
+                        min_view=min_view / 1000)
+    app = make_app(store, assessor, settings)
+    app.run()
+    code = finish(app)
+    if code:
+        raise typer.Exit(code)
+    sys.stderr.write(f"next: relkit status{_db(db)} · relkit export qrels{_db(db)} -o qrels.txt"
                      f" · relkit eval qrels.txt RUN...\n")
+
+
+def finish(app: JudgeApp) -> int:
+    """After the judging app has ended: say where the judgments are, or what is not saved.
+
+    A judgment still in the outbox (the app quit or crashed while the database was
+    away) gets one more try; if that fails too it is printed in full and the exit
+    status is 1. A crash exits non-zero even when everything was saved.
+    """
+    from relkit.judging.models import StoreError
+    from relkit.judging.tui.outbox import UNREACHABLE, describe_record
+
+    where = app.store.engine.url.render_as_string(hide_password=True)
+    record = app.outbox.record
+    if record is not None:
+        what = describe_record(record, app.view.scale())
+        try:
+            app.view.record(source="tui", **record)
+            app.outbox.clear()
+            sys.stderr.write(f"relkit: saved on the way out: {what}\n")
+        except (StoreError, *UNREACHABLE) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            sys.stderr.write(f"relkit: NOT saved: {app.view.name}'s {what} ({reason}).\n"
+                             "relkit: the document is still unjudged in the database and "
+                             "comes round again when you resume.\n")
+            return 1
+    if app.return_code:
+        sys.stderr.write(f"relkit: the judging screen stopped on an error (above); every "
+                         f"judgment it acknowledged as saved is in {where}\n")
+        return app.return_code
+    sys.stderr.write(f"relkit: judgments are saved in {where}\n")
+    return 0
 
 
 def _db(db: str | None) -> str:

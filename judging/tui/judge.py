@@ -2,19 +2,25 @@
 
 The save is synchronous in the key handler on purpose: the screen moves on
 only after :meth:`AssessorView.record` has returned, i.e. after the commit
-(a few milliseconds). If the database cannot be reached, the grade stays
-pending, a banner says so, and the save is retried every second until it
-goes through; nothing advances meanwhile.
+(a few milliseconds), and the state line then shows what the database holds.
+If the database cannot be reached, the grade stays pending in the app's
+:class:`~relkit.judging.tui.outbox.Outbox`, a banner says so, and the save is
+retried every second until it goes through. Meanwhile nothing that reads the
+store runs (it would fail the same way, and moving on would leave the grade
+behind): those keys say that they wait for the save.
+
+A grade applies only to a document that has been drawn and on screen for
+``min_view`` seconds: keys typed ahead while the previous save was committing
+are dropped with a note, never applied to a document nobody saw.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from rich.text import Text
-from sqlalchemy.exc import DBAPIError, OperationalError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -26,11 +32,21 @@ from relkit.judging.models import ItemOut, StoreError, TopicOut
 from relkit.judging.tui.docview import DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.keymap import Action, grade_key
+from relkit.judging.tui.legend import legend
+from relkit.judging.tui.outbox import (
+    UNREACHABLE,
+    Outbox,
+    acknowledgement,
+    describe_record,
+    reads_store,
+)
 from relkit.judging.tui.safe import query_terms, safe
+from relkit.judging.tui.topicpane import TopicPane, bar_text
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
-                 idle_after: float, clock: Callable[[], float] = time.monotonic) -> JudgeScreen:
+                 idle_after: float, clock: Callable[[], float] = time.monotonic,
+                 min_view: float = 0.2, outbox: Outbox | None = None) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
@@ -39,58 +55,69 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
                          show=a.name in ("flag", "note", "skip", "back", "revise", "help",
                                          "topics")) for a in actions.values()]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
-    return cls(view, topic, actions, idle_after, clock)  # type: ignore[no-any-return]
+    return cls(view, topic, actions, idle_after, clock,  # type: ignore[no-any-return]
+               min_view, outbox)
 
 
 class JudgeScreen(Screen[None]):
     """Judge one topic's documents in the assignment's presentation order."""
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
-                 idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic,
+                 min_view: float = 0.2, outbox: Outbox | None = None) -> None:
         super().__init__()
         self.view = view
         self.topic = topic
         self.actions_ = actions
+        self.clock = clock
         self.timer = DwellTimer(idle_after, clock)
+        self.min_view = min_view
+        self.outbox = outbox if outbox is not None else Outbox()
         self.terms = query_terms(topic.title)
         self.item: ItemOut | None = None
         self.flagged = False
         self.note = ""
-        self.pending: dict[str, Any] | None = None
         self.complete = False
+        self.ack = ""  # the last save, as the database acknowledged it
+        self._ack_next = ""  # ... for the state line drawn next
+        self.last_saved: int | None = None  # its position, for undo
+        self._waiting = ""  # what the last key refused while a save is pending
+        # When the current document was first drawn (None: not drawn yet).
+        self.drawn_at: float | None = None
         # The next unjudged document, wrapped while the assessor reads this one.
         self.ready: Wrapped | None = None
+
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        """The judgment sent and not yet committed, if any."""
+        return self.outbox.record
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         t = self.topic
         with Horizontal(id="topbar"):
-            yield Static(safe(f"Topic {t.key}: {t.title or ''}"), id="topic-title")
+            yield Static(bar_text(t), id="topic-title")
             yield Static("", id="position")
             yield ProgressBar(total=max(t.total, 1), show_eta=False, id="progress")
-        statement = "\n".join(x for x in (t.description, t.narrative) if x)
-        yield Static(safe(statement), id="statement")
+        marker = Static("", id="topic-more")
+        yield TopicPane(t, self.terms, marker, id="topic")
+        yield marker
         yield DocView(id="doc")
         yield Static("", id="banner")
         yield Static("", id="state")
-        yield Static(self._legend(), id="scale")
+        yield Static(legend(self.view.scale()), id="scale")
         yield Footer()
 
-    def _legend(self) -> Text:
-        # One line per grade, its definition beside it: the assessor decides against
-        # the words of the guidelines, not against a remembered number.
-        legend = Text(no_wrap=True, overflow="ellipsis")
-        for i, g in enumerate(self.view.scale().grades):
-            if i:
-                legend.append("\n")
-            legend.append(f" {grade_key(g.value)} ", style="bold reverse")
-            legend.append(f" {g.label}", style="bold")
-            if g.definition:
-                legend.append(f": {g.definition}")
-        return legend
-
     def on_mount(self) -> None:
-        self.show_next_unjudged()
+        self._guard("loading this topic", self.show_next_unjudged)
+        self.query_one(DocView).focus()
+
+    def on_resize(self) -> None:
+        # The bar's width decides whether the title is cut there (then the pane shows it).
+        self.call_after_refresh(self._fit_topic)
+
+    def _fit_topic(self) -> None:
+        self.query_one(TopicPane).fit(self.query_one("#topic-title").size.width)
 
     # -- navigation ------------------------------------------------------------------
     def show(self, position: int, item: ItemOut | None = None) -> None:
@@ -98,20 +125,29 @@ class JudgeScreen(Screen[None]):
         self.flagged = self.item.flagged
         self.note = self.item.note
         self.complete = False
+        self.ack, self._ack_next = self._ack_next, ""
+        self._banner("")  # a new document: earlier notes and read errors are over
         self.query_one(DocView).show(self.item.doc, safe(self.item.title, self.terms),
                                      safe(self.item.text, self.terms), self.ready)
         self._refresh_state()
         self.timer.start()
+        # Not seen yet: the grade keys wait for the first refresh that draws it.
+        self.drawn_at = None
+        self.call_after_refresh(self._drawn, self.item)
         # Wrap the document a grade key would bring up next once this one is on screen.
         self.ready = None
         self.call_after_refresh(self._prepare_next, self.item)
+
+    def _drawn(self, item: ItemOut) -> None:
+        if self.item is item and self.drawn_at is None:
+            self.drawn_at = self.clock()
 
     def _prepare_next(self, current: ItemOut) -> None:
         if self.item is not current:
             return  # the assessor has moved on already
         try:
             nxt = self.view.next_item(self.topic.key, current.position)
-        except (OperationalError, DBAPIError):
+        except UNREACHABLE:
             return  # only a head start: the grade key reads it again
         if nxt is not None and nxt.doc != current.doc:
             self.ready = self.query_one(DocView).prepare(
@@ -132,6 +168,7 @@ class JudgeScreen(Screen[None]):
                              "picked as its primary assessor judges. Esc for the topic list")
                 return
         self.complete = True
+        self.ack, self._ack_next = self._ack_next or self.ack, ""
         self._refresh_state()
 
     def _refresh_state(self) -> None:
@@ -141,7 +178,7 @@ class JudgeScreen(Screen[None]):
         done, _ = self.view.progress(self.topic.key)
         self.query_one("#position", Static).update(f" {item.position} / {item.total} ")
         self.query_one("#progress", ProgressBar).update(total=max(item.total, 1), progress=done)
-        parts = []
+        parts = [self.ack] if self.ack else []
         if item.grade is not None:
             parts.append(f"Your grade: {item.grade} {self.view.scale().grade(item.grade).label}")
         elif item.status in ("skipped", "later"):
@@ -163,50 +200,103 @@ class JudgeScreen(Screen[None]):
         self.timer.touch()
 
     # -- saving ----------------------------------------------------------------------
+    def _seen(self, key: str) -> bool:
+        """Whether the current document has been on screen long enough for ``key`` to judge it."""
+        shown = 0.0 if self.drawn_at is None else self.clock() - self.drawn_at
+        if shown >= self.min_view:
+            return True
+        doc = self.item.doc if self.item else "the document"
+        self._banner(f"Key {key} ignored: {doc} was on screen for {shown * 1000:.0f} ms only "
+                     f"(typed ahead?). Read it, then press the key again.", note=True)
+        return False
+
     def _save(self, fields: dict[str, Any], advance: bool) -> None:
-        if self.item is None or self.pending is not None:
+        if self.item is None:
+            return
+        if self.pending is not None:
+            self._unsaved("The next judgment waits until it is saved.")
             return
         record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
                       flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
-        self.pending = record
+        self.outbox.put(record)
         self._attempt(advance)
 
     def _attempt(self, advance: bool) -> None:
-        record = self.pending
-        assert record is not None
+        record = self.outbox.record
+        if record is None:
+            return
         try:
-            self.view.record(source="tui", **record)
+            saved = self.view.record(source="tui", **record)
         except StoreError as exc:
-            self.pending = None
+            self.outbox.clear()
+            self._waiting = ""
             self._banner(f"Not saved: {exc}")
             return
-        except (OperationalError, DBAPIError):
-            self._banner("Database unreachable: your judgment is NOT saved yet. Retrying "
-                         "every second; it will be saved before the next document.")
+        except UNREACHABLE:
+            self.outbox.attempts += 1
+            self._unsaved()
             self.set_timer(1.0, lambda: self._attempt(advance))
             return
-        self.pending = None
+        self.outbox.clear()
+        self._waiting = ""
         self._banner("")
+        # From here on the screen shows what the database holds (the returned row),
+        # not what the screen held before the save.
+        self._ack_next = acknowledgement(saved, self.view.scale())
+        if self.item is not None and self.item.doc == saved.doc:
+            self.item = replace(self.item, grade=saved.grade, status=saved.status,
+                                note=saved.note, flagged=saved.flagged)
         position = self.item.position if self.item else 0
+        self.last_saved = position
+        self._after_save(position, advance)
+        if self._ack_next:  # loading what comes next failed: the state line still says it
+            self.ack, self._ack_next = self._ack_next, ""
+            self._guard("showing the saved state", self._refresh_state)
+
+    @reads_store("loading the next document")
+    def _after_save(self, position: int, advance: bool) -> None:
         if advance:
             self.show_next_unjudged(after=position)
         else:
             self.show(position)
 
-    def _banner(self, text: str) -> None:
+    def _guard(self, doing: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except UNREACHABLE:
+            self._banner(f"Database unreachable: {doing} is not possible now; try again in a "
+                         "moment.")
+
+    def _unsaved(self, then: str = "") -> None:
+        """The banner for a pending save, with what the last key is waiting for."""
+        record = self.outbox.record
+        if record is None:
+            return
+        # The retry redraws the banner every second: it keeps the last key's note.
+        self._waiting = then = then or self._waiting
+        self._banner(f"Database unreachable: {describe_record(record, self.view.scale())} "
+                     f"is NOT saved yet; retrying every second (attempt "
+                     f"{self.outbox.attempts})." + (f"\n{then[:1].upper()}{then[1:]}"
+                                                    if then else ""))
+
+    def _banner(self, text: str, note: bool = False) -> None:
         banner = self.query_one("#banner", Static)
         banner.update(safe(text))
-        banner.set_class(bool(text), "error")
+        banner.set_class(bool(text) and not note, "error")
+        banner.set_class(bool(text) and note, "note")
 
     # -- actions ---------------------------------------------------------------------
     def action_grade(self, value: int) -> None:
-        self._save({"grade": value, "status": "judged"}, advance=True)
+        if self._seen(grade_key(value)):
+            self._save({"grade": value, "status": "judged"}, advance=True)
 
     def action_skip(self) -> None:
-        self._save({"grade": None, "status": "skipped"}, advance=True)
+        if self._seen(self.actions_["skip"].key):
+            self._save({"grade": None, "status": "skipped"}, advance=True)
 
     def action_later(self) -> None:
-        self._save({"grade": None, "status": "later"}, advance=True)
+        if self._seen(self.actions_["later"].key):
+            self._save({"grade": None, "status": "later"}, advance=True)
 
     def _resave_if_recorded(self) -> None:
         # A flag or note on an already judged document is saved at once (its history
@@ -214,26 +304,46 @@ class JudgeScreen(Screen[None]):
         if self.item is not None and self.item.status is not None:
             self._save({"grade": self.item.grade, "status": self.item.status}, advance=False)
         else:
-            self._refresh_state()
+            self._guard("showing the state", self._refresh_state)
 
     def action_flag(self) -> None:
+        if self.pending is not None:
+            self._unsaved("The flag waits until it is saved.")
+            return
         self.flagged = not self.flagged
         self._resave_if_recorded()
 
     def action_note(self) -> None:
         from relkit.judging.tui.modals import NoteScreen
 
+        if self.pending is not None:
+            self._unsaved("The note waits until it is saved.")
+            return
+
         def done(text: str | None) -> None:
-            if text is not None:
+            if text is not None and self.pending is None:
                 self.note = text
                 self._resave_if_recorded()
 
         self.app.push_screen(NoteScreen(self.note), done)
 
+    @reads_store("undoing")
+    def action_undo(self) -> None:
+        # The saved judgment stays in the history; grading again revises it. What is
+        # undone is moving on: the document comes back with its grade on the state line.
+        if self.last_saved is None:
+            self._banner("Nothing to undo yet on this topic.", note=True)
+            return
+        self.show(self.last_saved)
+        self._banner(f"Back to {self.item.doc if self.item else 'it'}: press its right grade "
+                     "(the earlier one stays in the history), or → to leave it.", note=True)
+
+    @reads_store("going back")
     def action_back(self) -> None:
         if self.item is not None and self.item.position > 1:
             self.show(self.item.position - 1)
 
+    @reads_store("moving on")
     def action_forward(self) -> None:
         if self.item is not None and self.item.position < self.item.total:
             try:
@@ -243,18 +353,29 @@ class JudgeScreen(Screen[None]):
                 # next pick is what comes after the last one shown.
                 self.show_next_unjudged(after=self.item.position)
 
+    @reads_store("jumping to the next unjudged")
     def action_next_unjudged(self) -> None:
         self.show_next_unjudged(after=self.item.position if self.item else 0)
 
+    @reads_store("revising")
     def action_revise(self) -> None:
         from relkit.judging.tui.modals import ReviseScreen
 
-        def done(position: int | None) -> None:
-            if position is not None:
-                self.show(position)
-
         judged = [i for i in self.view.items(self.topic.key) if i.status is not None]
-        self.app.push_screen(ReviseScreen(judged, self.view.scale()), done)
+        self.app.push_screen(ReviseScreen(judged, self.view.scale()), self._revise)
+
+    @reads_store("opening that document")
+    def _revise(self, position: int | None) -> None:
+        if position is not None:
+            self.show(position)
+
+    def action_topic(self) -> None:
+        pane = self.query_one(TopicPane)
+        pane.toggle()
+        # The legend makes room so that some of the document stays on screen at 80x24.
+        self.query_one("#scale").display = not pane.expanded
+        if not pane.expanded:
+            self.query_one(DocView).focus()
 
     def action_help(self) -> None:
         from relkit.judging.tui.modals import HelpScreen
@@ -262,5 +383,7 @@ class JudgeScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.view.scale(), list(self.actions_.values())))
 
     def action_topics(self) -> None:
-        if self.pending is None:
-            self.dismiss(None)
+        if self.pending is not None:
+            self._unsaved("The topic list waits until it is saved.")
+            return
+        self.dismiss(None)

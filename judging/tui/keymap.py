@@ -43,6 +43,8 @@ DEFAULTS: tuple[Action, ...] = (
     Action("forward", "right", "Next document (no grade)", "Next"),
     Action("next_unjudged", "u", "Jump to the next unjudged", "Unjudged"),
     Action("revise", "r", "Revise an earlier judgment", "Revise"),
+    Action("undo", "z", "Undo: back to the document just saved, to judge it again", "Undo"),
+    Action("topic", "t", "Whole topic statement (again: back to the document)", "Topic"),
     Action("help", "question_mark", "Help: every key", "Help"),
     Action("topics", "escape", "Back to the topic list", "Topics"),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.models import ItemOut
 from relkit.judging.tui.keymap import Action, grade_key
-from relkit.judging.tui.safe import safe
+from relkit.judging.tui.safe import cut, safe
 
 
 class NoteScreen(ModalScreen[str | None]):
@@ -53,7 +53,7 @@ class ReviseScreen(ModalScreen[int | None]):
             for i in self.judged:
                 what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
                         else i.status or "")
-                label = safe(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}"[:70])
+                label = cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 70, pad=False)
                 options.append(Option(label, id=str(i.position)))
             if not options:
                 options.append(Option("(nothing judged yet)", id="none", disabled=True))
@@ -68,7 +68,7 @@ class ReviseScreen(ModalScreen[int | None]):
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key, the grades with their definitions."""
+    """Every key, the grades with their definitions; scrolls when the terminal is small."""
 
     BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close")]
 
@@ -77,19 +77,36 @@ class HelpScreen(ModalScreen[None]):
         self.scale = scale
         self.actions_ = actions
 
-    def compose(self) -> ComposeResult:
-        lines = ["Grades (one key grades, saves and moves on):"]
+    def text(self) -> str:
+        lines = ["Esc or ? closes this help · ↑ ↓ PgUp PgDn scroll it", "",
+                 "Grades (one key grades, saves and moves on):"]
         for g in self.scale.grades:
             lines.append(f"  {grade_key(g.value)}  {g.label}: {g.definition}")
-        lines.append("")
-        lines.append("Keys:")
-        names = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←"}
+        lines += ["", "Keys:"]
         for a in self.actions_:
-            lines.append(f"  {names.get(a.key, a.key):<6} {a.description}")
-        lines.append("")
-        lines.append("Esc or ? closes this help.")
-        with Vertical(classes="dialog"):
-            yield Static(safe("\n".join(lines)), id="help-text")
+            lines.append(f"  {KEY_NAMES.get(a.key, a.key):<6} {a.description}")
+        lines += ["", "Reading the document:"]
+        lines += [f"  {k:<13} {what}" for k, what in SCROLL_KEYS]
+        lines += ["", "  Ctrl+Q        Quit (asks again if a judgment is not saved yet)"]
+        return "\n".join(lines)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog", id="help-scroll"):
+            yield Static(safe(self.text()), id="help-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+KEY_NAMES = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←"}
+
+# The document pane's own keys (Textual's scrolling bindings) and the mouse.
+SCROLL_KEYS = (
+    ("↑ ↓", "scroll one line"),
+    ("PgUp PgDn", "scroll one page"),
+    ("Home End", "top, end of the document"),
+    ("mouse wheel", "scroll"),
+)

@@ -2,10 +2,11 @@
 
 Document and topic text come from outside (a crawl, a corpus file): it may
 contain Rich/Textual markup (``[bold]``, ``[link=...]``), ANSI escape
-sequences or control characters. None of it may be interpreted. So text is
+sequences, control characters or bidirectional overrides. None of it may be interpreted. So text is
 never passed where markup is parsed: it becomes a :class:`rich.text.Text`
 built from the plain string (which Rich does not parse), after escape
-sequences and control characters are removed. Query terms are highlighted by
+sequences and control characters are removed and bidirectional overrides are
+replaced by a visible mark. Query terms are highlighted by
 styling spans of that ``Text``, never by inserting markup.
 """
 
@@ -19,6 +20,12 @@ from rich.text import Text
 # CSI / OSC / other ESC sequences, then any C0/C1 control character but \n and \t.
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069): a
+# terminal that honours them draws the text after them reversed or moved ("Trojan
+# Source"), so what the assessor reads is not what the document says. They are shown
+# as a visible, inert mark instead. (The implicit marks LRM/RLM stay: real right-to-left
+# text needs them and they cannot reorder what follows.)
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 _STOP = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it",
     "of", "on", "or", "the", "to", "with", "what", "how", "which", "who", "why", "when",
@@ -26,11 +33,24 @@ _STOP = frozenset({
 
 
 def clean(text: str | None) -> str:
-    """``text`` without escape sequences and control characters (newlines and tabs kept)."""
+    """``text`` without escape sequences and control characters (newlines and tabs kept),
+    bidirectional overrides shown as ``<U+202E>``."""
     if not text:
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", _ANSI.sub("", text))
+    text = _CONTROL.sub("", _ANSI.sub("", text))
+    return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+def cut(text: str | None, width: int, pad: bool = True) -> Text:
+    """``text`` made safe, then cut to ``width`` cells with "…" (padded to ``width``).
+
+    Cleaning comes first: cutting raw text could split an escape sequence and leave
+    its tail on screen, and would count invisible bytes as width.
+    """
+    out = safe(text.replace("\n", " ") if text else "")
+    out.truncate(width, overflow="ellipsis", pad=pad)
+    return out
 
 
 def query_terms(*texts: str | None) -> list[str]:

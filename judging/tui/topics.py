@@ -1,8 +1,16 @@
-"""The topic screen: the assessor's topics with progress and counts per grade."""
+"""The topic screen: the assessor's topics with progress and counts per grade.
+
+One line per topic at any width (the title takes what the columns leave), and typing
+a topic's key jumps to it: Cranfield has 225 topics.
+"""
 
 from __future__ import annotations
 
+import time
+
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -11,10 +19,14 @@ from textual.widgets.option_list import Option
 
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import TopicOut
-from relkit.judging.tui.safe import safe
+from relkit.judging.tui.outbox import UNREACHABLE
+from relkit.judging.tui.safe import cut, safe
+
+BAR = 12
+JUMP_RESET = 1.5  # seconds: a pause this long starts a new topic key
 
 
-def _bar(done: int, total: int, width: int = 12) -> str:
+def _bar(done: int, total: int, width: int = BAR) -> str:
     filled = round(width * done / total) if total else 0
     return "█" * filled + "░" * (width - filled)
 
@@ -26,9 +38,12 @@ class TopicsScreen(Screen[None]):
         super().__init__()
         self.view = view
         self.topics: list[TopicOut] = []
+        self.typed = ""
+        self._typed_at = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(f"relkit · assessor {self.view.name} · choose a topic"), id="head")
+        yield Static(safe(f"relkit · assessor {self.view.name} · choose a topic "
+                          "(type its number to jump)"), id="head")
         yield OptionList(id="topic-list")
         yield Static("", id="summary")
         yield Footer()
@@ -39,27 +54,75 @@ class TopicsScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         self.refresh_topics()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.draw)
+
     def refresh_topics(self) -> None:
-        self.topics = self.view.topics()
-        scale = self.view.scale()
-        ol = self.query_one(OptionList)
-        highlighted = ol.highlighted
-        ol.clear_options()
-        for t in self.topics:
-            counts = " ".join(f"{g}:{t.grade_counts.get(g, 0)}" for g in scale.values)
-            line = Text()
-            line.append(f"{t.key:>6} ", style="bold")
-            line.append_text(safe((t.title or "")[:34].ljust(34)))
-            line.append(f" {_bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}")
-            ol.add_option(Option(line, id=t.key))
-        if self.topics:
-            first_open = next((i for i, t in enumerate(self.topics) if t.done < t.total), 0)
-            ol.highlighted = highlighted if highlighted is not None else first_open
+        try:
+            self.topics = self.view.topics()
+        except UNREACHABLE:
+            self.query_one("#summary", Static).update(
+                "Database unreachable: the topic list is not up to date; it refreshes when "
+                "you come back to it")
+            return
+        self.draw()
         done = sum(t.done for t in self.topics)
         total = sum(t.total for t in self.topics)
         self.query_one("#summary", Static).update(
             f"{len(self.topics)} topics · {done} / {total} documents judged")
+
+    def draw(self) -> None:
+        """One line per topic, the title cut to what the other columns leave."""
+        scale = self.view.scale()
+        ol = self.query_one(OptionList)
+        highlighted = ol.highlighted
+        keyw = max((cell_len(t.key) for t in self.topics), default=1)
+        lines = []
+        for t in self.topics:
+            counts = " ".join(f"{g}:{t.grade_counts.get(g, 0)}" for g in scale.values)
+            right = f" {_bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}"
+            lines.append((t, right))
+        # Textual reports 0 before the first layout: then a width that fits 80 columns.
+        width = ol.scrollable_content_region.width - 2 or 74  # 2: the scrollbar
+        fixed = keyw + 1 + max((cell_len(r) for _, r in lines), default=0)
+        titlew = max(10, width - fixed)
+        ol.clear_options()
+        for t, right in lines:
+            line = Text()
+            line.append(f"{t.key:>{keyw}} ", style="bold")
+            line.append_text(cut(t.title, titlew))
+            line.append(right)
+            ol.add_option(Option(line, id=t.key))
+        if self.topics:
+            first_open = next((i for i, t in enumerate(self.topics) if t.done < t.total), 0)
+            ol.highlighted = highlighted if highlighted is not None else first_open
         ol.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # Type-to-jump: letters and digits not bound to an action build a topic key.
+        char = event.character
+        bound = {b.key for b in self.BINDINGS if isinstance(b, Binding)}
+        if not char or not char.isalnum() or char in bound:
+            return
+        now = time.monotonic()
+        if now - self._typed_at > JUMP_RESET:
+            self.typed = ""
+        self._typed_at = now
+        self.typed += char
+        event.stop()
+        self.jump(self.typed)
+
+    def jump(self, typed: str) -> None:
+        """Highlight the topic whose key is ``typed`` (else the first that starts so)."""
+        keys = [t.key for t in self.topics]
+        i = next((i for i, k in enumerate(keys) if k == typed),
+                 next((i for i, k in enumerate(keys) if k.startswith(typed)), None))
+        summary = self.query_one("#summary", Static)
+        if i is None:
+            summary.update(safe(f"no topic {typed!r} here · Enter opens the highlighted one"))
+            return
+        self.query_one(OptionList).highlighted = i
+        summary.update(safe(f"topic {keys[i]} · Enter opens it"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.open_topic(event.option.id or "")

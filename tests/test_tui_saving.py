@@ -1,0 +1,120 @@
+"""What the judging screen says after a save, and which keys may judge (Pilot, SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from relkit.corpora.types import TREC_DL, Document, Topic
+from relkit.judging.store import Store
+from relkit.judging.tui.app import JudgeApp
+from relkit.judging.tui.judge import JudgeScreen
+from tui_helpers import Clock, drive, read_and_press, screen
+
+
+def project(tmp_path: Path, n: int = 3) -> Store:
+    store = Store.open(tmp_path / "s.db")
+    docs = [Document(f"d{i}", f"Title {i}", f"Text {i}.") for i in range(n)]
+    store.create_collection("c", TREC_DL, [Topic("1", "solar")], docs)
+    store.import_pool([("1", d.id) for d in docs], name="p")
+    store.assign(["ann"])
+    return store
+
+
+def state(s: JudgeScreen) -> str:
+    return str(s.query_one("#state").render())
+
+
+def test_state_line_after_the_last_unjudged_document(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        await read_and_press(pilot, clock, "s")  # d0 skipped: it comes round last
+        assert "saved: skipped, d0" in state(s) and "Not judged yet" in state(s)
+        await read_and_press(pilot, clock, "1", "3")  # d1, d2
+        assert s.item is not None and s.item.doc == "d0" and "Skipped" in state(s)
+        await read_and_press(pilot, clock, "2")  # the last unjudged: nothing to move on to
+        assert s.item.doc == "d0" and s.complete
+        line = state(s)
+        assert "saved: 2 Highly relevant, d0" in line and "Your grade: 2 Highly relevant" in line
+        assert "Skipped" not in line and "Topic complete: 3 of 3" in line
+        assert s.query_one("#state").region.height >= 2  # wrapped at 80 columns, not cut
+
+    drive(store, steps)
+
+
+def test_state_line_after_regrading_from_the_revise_list(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        await read_and_press(pilot, clock, "3", "3", "3", "r")  # all judged; revise list
+        await pilot.press("enter")  # d0
+        await pilot.pause()
+        assert s.item is not None and s.item.doc == "d0" and "Your grade: 3" in state(s)
+        await read_and_press(pilot, clock, "0")
+        line = state(s)
+        assert "saved: 0 Irrelevant, d0" in line and "Your grade: 0 Irrelevant" in line
+        assert "Your grade: 3" not in line
+
+    drive(store, steps)
+    assert [j.grade for j in store.assessor("ann").history("1", "d0")] == [3, 0]
+
+
+def test_keys_typed_ahead_never_judge_an_unseen_document(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        clock.t += 5
+        await pilot.press("2", "3")  # sent together: the 3 arrives before d1 was seen
+        assert s.item is not None and s.item.doc == "d1" and s.item.status is None
+        banner = str(s.query_one("#banner").render())
+        assert "Key 3 ignored" in banner and "d1" in banner
+        clock.t += 0.1  # on screen 100 ms: still too short
+        await pilot.press("3")
+        assert s.item.doc == "d1"
+        clock.t += 0.15  # 250 ms now
+        await pilot.press("3")
+        assert s.item.doc == "d2"
+        assert str(s.query_one("#banner").render()) == ""
+
+    drive(store, steps)
+    got = [(j.doc, j.grade, j.dwell_ms) for j in store.assessor("ann").judgments("1")]
+    assert got == [("d0", 2, 5000), ("d1", 3, 250)]
+
+
+def test_minimum_time_on_screen_is_configurable(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.press("2", "3", "s")
+
+    drive(store, steps, min_view=0.0)
+    got = [(j.doc, j.grade, j.status) for j in store.assessor("ann").judgments("1")]
+    assert got == [("d0", 2, "judged"), ("d1", 3, "judged"), ("d2", None, "skipped")]
+
+
+def test_undo_brings_back_the_document_just_saved(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        await read_and_press(pilot, clock, "z")
+        assert "Nothing to undo" in str(s.query_one("#banner").render())
+        await read_and_press(pilot, clock, "2", "1")  # d0 -> 2, d1 -> 1 (a slip)
+        assert s.item is not None and s.item.doc == "d2"
+        await read_and_press(pilot, clock, "z")
+        assert s.item.doc == "d1" and "Your grade: 1 Related" in state(s)
+        assert "Back to d1" in str(s.query_one("#banner").render())
+        await read_and_press(pilot, clock, "3")  # corrected; on to the next unjudged
+        assert s.item.doc == "d2" and "saved: 3 Perfectly relevant, d1" in state(s)
+
+    drive(store, steps)
+    assert [j.grade for j in store.assessor("ann").history("1", "d1")] == [1, 3]
