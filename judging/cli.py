@@ -83,6 +83,8 @@ COMMANDS: dict[str, Entry] = {
                     "Write judgments out: qrels or a full JSONL dump.", group=True),
     "import": Entry("relkit.judging.commands:import_app",
                     "Bring outside judgments into the database.", group=True),
+    "db": Entry("relkit.judging.dbcli:app",
+                "Look after a judging database: check it, upgrade its schema.", group=True),
     "corpora": Entry("relkit.corpora.cli:app",
                      "Test collections: list the known ones, describe one, fetch one.",
                      group=True),

@@ -32,11 +32,19 @@ Fmt = Literal["text", "tsv", "json"]
 
 
 def _open(db: str | None, create: bool = False) -> Store:
+    """Open for writing: created (``init``) or upgraded (saying so on stderr) as needed."""
     # The database stack is imported here, by the commands that open one: `relkit pool -o`
     # and `relkit --help` never pay for SQLAlchemy.
     from relkit.judging.store import Store
 
-    return Store.open(db, create=create)
+    return Store.open(db, create=create, notify=_say)
+
+
+def _read(db: str | None) -> Store:
+    """Open read-only: nothing is created, migrated or written."""
+    from relkit.judging.store import Store
+
+    return Store.open(db, readonly=True)
 
 
 @app.command()
@@ -234,7 +242,7 @@ def status(db: str | None = DbOpt,
 
     if fmt not in get_args(Fmt):
         raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
-    st = get_status(_open(db))
+    st = get_status(_read(db))
     if fmt == "json":
         typer.echo(json.dumps({"topics": [asdict(t) for t in st.topics],
                                "assessors": [asdict(a) for a in st.assessors]}, indent=2))
@@ -291,7 +299,7 @@ def export_qrels(
     if method not in METHODS:
         raise typer.BadParameter(f"expected one of {list(METHODS)}; got {method!r}",
                                  param_hint="--method")
-    rows = run(_open(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
+    rows = run(_read(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
                unjudged=unjudged)
     if output is None:
         write_qrels(rows, sys.stdout)
@@ -312,7 +320,7 @@ def export_jsonl(
     """
     from relkit.judging.reports import write_jsonl
 
-    store = _open(db)
+    store = _read(db)
     if output is None:
         write_jsonl(store, sys.stdout)
         return
@@ -368,7 +376,7 @@ def disagreements(db: str | None = DbOpt) -> None:
     from relkit.judging.reports import disagreements as run
 
     typer.echo("topic\tdoc\tgrades\tadjudicated")
-    for d in run(_open(db)):
+    for d in run(_read(db)):
         grades = " ".join(f"{a}={g}" for a, g in sorted(d.grades.items()))
         typer.echo(f"{d.topic}\t{d.doc}\t{grades}\t"
                    f"{'-' if d.adjudicated is None else d.adjudicated}")
