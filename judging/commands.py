@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import typer
 
 from relkit.corpora.types import SCALES
-from relkit.judging.cliopts import DbOpt
+from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
 
 if TYPE_CHECKING:
@@ -137,7 +137,8 @@ def pool(
     _say(f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from {len(loaded)} "
          f"runs ({strategy}, depth {depth})")
     if output is not None:
-        p.write(output)
+        with open_output(output) as fp:
+            p.write(fp)
     elif into is None:
         p.write(sys.stdout)
     if into is not None:
@@ -304,7 +305,7 @@ def export_qrels(
     if output is None:
         write_qrels(rows, sys.stdout)
     else:
-        with open(output, "w", encoding="utf-8") as fp:
+        with open_output(output) as fp:
             write_qrels(rows, fp)
         _say(f"relkit: wrote {len(rows)} qrels lines to {output}")
 
@@ -324,7 +325,7 @@ def export_jsonl(
     if output is None:
         write_jsonl(store, sys.stdout)
         return
-    with open(output, "w", encoding="utf-8") as fp:
+    with open_output(output) as fp:
         n = write_jsonl(store, fp)
     _say(f"relkit: wrote {n} records to {output}")
 
@@ -346,7 +347,17 @@ def import_judgments(
     for f in files:
         if not f.is_file():
             raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
-    n = run(_open(db), read_judgment_files(files), add_missing=add_missing)
+    from relkit.judging.judgment_files import JudgmentLines
+    from relkit.judging.models import StoreError
+
+    lines = JudgmentLines()
+    for f in files:
+        got = read_judgment_files([f])
+        if not got:
+            raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
+                             "nothing was imported")
+        lines.extend(got)
+    n = run(_open(db), lines, add_missing=add_missing)
     _say(f"relkit: imported {n} judgments")
 
 
