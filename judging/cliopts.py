@@ -24,12 +24,9 @@ def say(msg: str) -> None:
 
 def open_output(path: Path, option: str = "-o") -> IO[str]:
     """``path`` opened for writing text, or one line saying why it cannot be."""
-    from relkit.metrics.core.errors import InputError
+    from relkit.metrics.core.errors import InputError, check_output
 
-    if path.is_dir():
-        raise InputError(f"{option} {path}: is a directory; name a file in it")
-    if not path.parent.is_dir():
-        raise InputError(f"{option} {path}: directory {path.parent} does not exist")
+    check_output(path, option)
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:

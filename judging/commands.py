@@ -118,16 +118,23 @@ def pool(
 
     Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --into project.db
     """
+    from relkit.metrics.core.errors import check_output
     from relkit.pooling.build import build_pool
     from relkit.pooling.cli import load_runs
     from relkit.pooling.strategies import get, parse_params
 
     kind = get(strategy).kind         # an unknown name fails before the runs are read
     params = parse_params(param)
+    if output is not None:
+        check_output(output)          # before the work, not after it
+    if docs is not None and into is None:
+        raise typer.BadParameter("is used only with --into (to copy pooled documents' text)",
+                                 param_hint="--docs")
     if kind == "adaptive":
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
         return
+    store = _open(into) if into is not None else None  # a bad --into fails before pooling
     loaded = load_runs(runs)
     if strategy == "depth":
         params.setdefault("depth", str(depth))
@@ -141,8 +148,7 @@ def pool(
             p.write(fp)
     elif into is None:
         p.write(sys.stdout)
-    if into is not None:
-        store = _open(into)
+    if store is not None:
         lookup = _doc_lookup(store, docs, docs_format)
         from relkit.judging.models import PoolEntryIn
 
@@ -185,9 +191,9 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
                            "arrive, so there is no pool file to write; import it with --into "
                            "DB (or replay it against qrels with `relkit pool-simulate`)")
     definition = Definition(strategy, params, seed, budget, total).validated()
+    store = _open(into)
     loaded = load_runs(runs)
     cands = Candidates.from_runs(loaded, depth, topics)
-    store = _open(into)
     # The runs themselves are in the pool (each candidate's provenance); their files'
     # checksums say which files those were.
     files = {n: {"path": str(p.resolve()), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}

@@ -83,3 +83,15 @@ def check_utf8(source: str, line: int, text: str) -> None:
         bad = ord(text[exc.start]) - 0xDC00
         raise FormatError(source, line, "UTF-8 text",
                           f"byte 0x{bad:02x} at column {exc.start + 1}") from None
+
+
+def check_output(path: object, option: str = "-o") -> None:
+    """Raise :class:`InputError` unless ``path`` can be created as a file (before the work)."""
+    import os
+
+    p = os.fspath(path)  # type: ignore[call-overload]
+    parent = os.path.dirname(p) or "."
+    if os.path.isdir(p):
+        raise InputError(f"{option} {p}: is a directory; name a file in it")
+    if not os.path.isdir(parent):
+        raise InputError(f"{option} {p}: directory {parent} does not exist")
