@@ -93,3 +93,36 @@ def test_debug_still_shows_the_traceback(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="missing.trec"):
         run_cli(["--debug", "init", "--topics", str(tmp_path / "missing.trec"),
                  "--db", str(tmp_path / "n.db")])
+
+
+def test_judge_refuses_a_negative_idle(tmp_path: Path) -> None:
+    for value in ("-5", "0", "nan"):
+        code, _, err = run_cli(["judge", "--idle", value, "--db", str(tmp_path / "p.db")])
+        one_line(code, err, 2)
+        assert "--idle" in err and "positive" in err
+
+
+def test_keymap_errors_name_the_file(tmp_path: Path) -> None:
+    from relkit.corpora.types import TREC_DL
+    from relkit.judging.tui.keymap import KeymapError, load
+
+    clash = tmp_path / "keys.toml"
+    clash.write_text('[keys]\nflag = "2"\n')
+    with pytest.raises(KeymapError, match=f"{clash}: key '2' is bound to both"):
+        load(clash, TREC_DL)
+    for text in (b"keys = 5\n", b"\x80[keys]\n"):
+        clash.write_bytes(text)
+        with pytest.raises(KeymapError, match=str(clash)):
+            load(clash, TREC_DL)
+
+
+def test_pool_into_a_bad_database_fails_before_pooling(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a database\n" * 20)
+    runs = sorted((SAMPLE / "runs").glob("*.txt"))
+    code, _, err = run_cli(["pool", *map(str, runs), "--into", str(junk)])
+    one_line(code, err)
+    assert "not a SQLite database" in err
+    code, _, err = run_cli(["pool", *map(str, runs), "--docs", str(SAMPLE / "docs.jsonl")])
+    one_line(code, err, 2)
+    assert "--into" in err

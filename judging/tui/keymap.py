@@ -62,7 +62,7 @@ def load(path: Path | None, scale: RelevanceScale) -> dict[str, Action]:
     if path is not None:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise KeymapError(f"{path}: not a readable TOML keymap ({exc})") from None
         keys = data.get("keys") or {}
         if not isinstance(keys, dict):
