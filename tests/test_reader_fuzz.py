@@ -164,7 +164,8 @@ def check(name: str, data: bytes) -> str | None:
     return None
 
 
-FUZZ = settings(max_examples=int(os.environ.get("RELKIT_FUZZ_EXAMPLES", "60")), deadline=None, database=None,
+FUZZ = settings(max_examples=int(os.environ.get("RELKIT_FUZZ_EXAMPLES", "60")),
+                deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
