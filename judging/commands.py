@@ -141,8 +141,10 @@ def pool(
     p = build_pool(strategy, loaded, params, topics=topics, depth=depth, budget=budget,
                    total=total)
     sizes = p.sizes()
-    _say(f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from {len(loaded)} "
-         f"runs ({strategy}, depth {depth})")
+    pooled = (f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from "
+              f"{len(loaded)} runs ({strategy}, depth {depth})")
+    if store is None:  # with --into, said once the import has succeeded (one line if not)
+        _say(pooled)
     if output is not None:
         with open_output(output) as fp:
             p.write(fp)
@@ -154,12 +156,23 @@ def pool(
 
         entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
                                provenance=e.provenance) for e in p]
+        files = dict(zip(loaded, runs, strict=True))
+
+        def locate(i: int) -> str:
+            # An entry comes from the runs: name the first run file that retrieved it.
+            e = entries[i]
+            if not e.provenance:
+                return f"{output or 'pool'}:{i + 2}"
+            run, rank = e.provenance[0]
+            return f"{files.get(run, run)} (topic {e.topic}, rank {rank})"
+
         label = f"depth-{depth}" if strategy == "depth" else f"{strategy}-{depth}"
         summary = store.import_pool(entries, name=pool_name or label, lookup=lookup,
                                     strategy=strategy, params={k: v for k, v in {
                                         "depth": depth, **params, "budget": budget,
                                         "total": total}.items() if v is not None},
-                                    source=str(output or "pool"))
+                                    source=str(output or "pool"), locate=locate)
+        _say(pooled)
         _say(f"relkit: imported pool {summary.name!r} ({summary.entries:,} entries, "
              f"{summary.new_documents:,} documents copied in)")
 

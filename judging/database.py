@@ -232,16 +232,20 @@ class Database:
                     lookup: DocLookup | None = None, strategy: str = "",
                     params: Mapping[str, Any] | None = None, collection: str | None = None,
                     source: str = "<pool>", lines: Sequence[int] | None = None,
-                    digest_salt: str = "") -> PoolSummary:
+                    digest_salt: str = "",
+                    locate: Callable[[int], str] | None = None) -> PoolSummary:
         """Import a pool, all or nothing.
 
         Documents not yet in the database are fetched with ``lookup`` (from the
         collection's document store) and copied in. An entry naming an unknown
         topic, or a document that neither the database nor ``lookup`` knows, is
-        an error naming ``source`` and the entry's line; so is a repeated entry
+        an error naming ``source`` and the entry's line (or ``locate(i)``, where the
+        ``i``-th entry came from); so is a repeated entry
         and a second import of the same pool (same entries, any name).
         """
         def where(i: int) -> str:
+            if locate is not None:  # e.g. the run file and rank the entry came from
+                return locate(i)
             return f"{source}:{lines[i] if lines is not None else i + 1}"
 
         items: list[PoolEntryIn] = []

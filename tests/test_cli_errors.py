@@ -126,3 +126,15 @@ def test_pool_into_a_bad_database_fails_before_pooling(tmp_path: Path) -> None:
     code, _, err = run_cli(["pool", *map(str, runs), "--docs", str(SAMPLE / "docs.jsonl")])
     one_line(code, err, 2)
     assert "--into" in err
+
+
+def test_pool_into_names_the_run_file_of_a_bad_entry(tmp_path: Path) -> None:
+    db = str(tmp_path / "p.db")
+    code, _, err = run_cli(["init", "--topics", str(SAMPLE / "topics.trec"), "--docs",
+                            str(SAMPLE / "docs.jsonl"), "--db", db])
+    assert code == 0, err
+    run = tmp_path / "extra.txt"
+    run.write_text((SAMPLE / "runs" / "bm25.txt").read_text() + "999 Q0 D006 1 9.5 x\n")
+    code, _, err = run_cli(["pool", str(run), "--depth", "5", "--into", db])
+    one_line(code, err)
+    assert f"{run} (topic 999, rank 1): unknown topic '999'" in err
