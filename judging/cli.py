@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as exc:
         # Usage errors (bad option, missing argument) carry format_message() and exit_code:
-        # one line, with where to read more.
+        # one line, naming the command (`relkit pool: error: Invalid value for '--depth'...`).
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
             if debug:
                 raise
@@ -273,8 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                 return int(exc.exit_code)
             ctx = getattr(exc, "ctx", None)
             path = getattr(ctx, "command_path", None) or "relkit"
-            sys.stderr.write(f"{path}: error: {exc.format_message()} "
-                             f"(see `{path} --help`)\n")
+            sys.stderr.write(f"{path}: error: {exc.format_message()}\n")
             return int(exc.exit_code)
         raise
     return 0
