@@ -206,3 +206,25 @@ def test_unreachable_postgresql_is_one_line() -> None:
     code, _, err = run_cli(["status", "--db", "postgresql://nobody@127.0.0.1:1/none"])
     assert code == 1 and err.count("\n") == 1, err
     assert "postgresql://nobody@127.0.0.1:1/none" in err
+
+
+def test_db_check_passes_on_a_fresh_project(db_url: str) -> None:
+    store = make_project(db_url, overlap=1.0)
+    store.assessor("ann").record(topic="1", doc="d04", grade=2)
+    store.close()
+    code, out, err = run_cli(["db", "check", "--db", db_url])
+    assert code == 0, (out, err)
+    assert "FAIL" not in out and "ok    append-only history" in out
+    assert revision_of(db_url) == head()
+
+
+def test_postgresql_reads_are_read_only_transactions(db_url: str) -> None:
+    if "://" not in db_url:
+        pytest.skip("PostgreSQL only")
+    from sqlalchemy.exc import DBAPIError
+
+    make_project(db_url).close()
+    engine = make_engine(db_url, readonly=True)
+    with engine.connect() as conn, pytest.raises(DBAPIError, match="read-only"):
+        conn.execute(text("DELETE FROM judgment_history"))
+    engine.dispose()
