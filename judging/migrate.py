@@ -14,6 +14,7 @@ this relkit is refused rather than guessed at.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,6 @@ def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
         # Called with the write lock held, so no one can commit until the upgrade does:
         # a second, read-only connection copies exactly the state being upgraded (the
         # writing connection itself cannot be a backup's source: SQLITE_LOCKED).
-        import sqlite3
         from urllib.parse import quote
 
         part.unlink(missing_ok=True)
@@ -135,13 +135,23 @@ def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
         if notify is not None:
             notify(f"relkit: backed up {path} to {bak}")
 
+    taken = False
+
+    def take_once(raw: Any) -> None:
+        nonlocal taken
+        take(raw)
+        taken = True
+
     try:
-        upgrade(engine, backup=take)
+        upgrade(engine, backup=take_once)
     except Exception as exc:
         part.unlink(missing_ok=True)
-        if bak.exists():
+        if taken:
             raise DatabaseError(f"upgrading {path} failed ({_first_line(exc)}); the database "
                                 f"is unchanged and its copy from before is at {bak}") from exc
+        if isinstance(exc, OSError | sqlite3.Error):
+            raise DatabaseError(f"cannot back up {path} to {bak} before upgrading it "
+                                f"({_first_line(exc)}); nothing was changed") from exc
         raise
     if keep_backup:
         return bak

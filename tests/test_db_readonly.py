@@ -228,3 +228,16 @@ def test_postgresql_reads_are_read_only_transactions(db_url: str) -> None:
     with engine.connect() as conn, pytest.raises(DBAPIError, match="read-only"):
         conn.execute(text("DELETE FROM judgment_history"))
     engine.dispose()
+
+
+def test_upgrade_without_a_backup_does_not_start(tmp_path: Path) -> None:
+    from relkit.judging.migrate import backup_path
+
+    db = tmp_path / "old.db"
+    old_database(str(db))
+    backup_path(str(db), "0001").mkdir()  # the backup cannot be written there
+    before = digest(db)
+    code, _, err = run_cli(["db", "upgrade", "--db", str(db)])
+    assert code == 1 and "Traceback" not in err
+    assert "cannot back up" in err.splitlines()[-1] and "nothing was changed" in err
+    assert revision_of(str(db)) == "0001" and digest(db) == before
