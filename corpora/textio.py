@@ -14,8 +14,13 @@ from typing import IO
 def open_text(path: str | Path, newline: str | None = None) -> IO[str]:
     """``path`` opened for reading text (gzip when it ends in ``.gz``)."""
     p = Path(path)
-    if p.suffix == ".gz":
-        import gzip
+    try:
+        if p.suffix == ".gz":
+            import gzip
 
-        return gzip.open(p, "rt", encoding="utf-8", errors="replace", newline=newline)
-    return open(p, encoding="utf-8", errors="replace", newline=newline)
+            return gzip.open(p, "rt", encoding="utf-8", errors="replace", newline=newline)
+        return open(p, encoding="utf-8", errors="replace", newline=newline)
+    except OSError as exc:  # missing, a directory, unreadable: one line naming the file
+        from relkit.metrics.core.errors import open_error
+
+        raise open_error(p, exc) from None

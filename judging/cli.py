@@ -7,7 +7,8 @@ Textual or pandas). :func:`full_app` builds the whole tree for shell completion 
 generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
 
 Errors: a relkit error (bad input, unknown measure...) prints one line on
-stderr and exits 1; a usage error exits 2; ``--debug`` shows the traceback.
+stderr and exits 1; a usage error prints one line and exits 2; a file that cannot be
+opened is one line naming it (exit 1); ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ COMMANDS: dict[str, Entry] = {
                     "Write judgments out: qrels or a full JSONL dump.", group=True),
     "import": Entry("relkit.judging.commands:import_app",
                     "Bring outside judgments into the database.", group=True),
+    "db": Entry("relkit.judging.dbcli:app",
+                "Look after a judging database: check it, upgrade its schema.", group=True),
     "corpora": Entry("relkit.corpora.cli:app",
                      "Test collections: list the known ones, describe one, fetch one.",
                      group=True),
@@ -253,10 +256,25 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # A file the user named cannot be read or written (missing, a directory, no
+        # permission): one line naming it. Commands catch what they can more precisely.
+        if debug or exc.filename is None:
+            raise
+        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
+        return 1
     except Exception as exc:
-        # Usage errors (bad option, missing argument) carry show() and exit_code.
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
-            exc.show()
+        # Usage errors (bad option, missing argument) carry format_message() and exit_code:
+        # one line, naming the command (`relkit pool: error: Invalid value for '--depth'...`).
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+            if debug:
+                raise
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `relkit export`: the help
+                exc.show()  # type: ignore[attr-defined]
+                return int(exc.exit_code)
+            ctx = getattr(exc, "ctx", None)
+            path = getattr(ctx, "command_path", None) or "relkit"
+            sys.stderr.write(f"{path}: error: {exc.format_message()}\n")
             return int(exc.exit_code)
         raise
     return rv if isinstance(rv, int) else 0

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import typer
 
 from relkit.corpora.types import SCALES
-from relkit.judging.cliopts import DbOpt
+from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
 
 if TYPE_CHECKING:
@@ -32,11 +32,19 @@ Fmt = Literal["text", "tsv", "json"]
 
 
 def _open(db: str | None, create: bool = False) -> Store:
+    """Open for writing: created (``init``) or upgraded (saying so on stderr) as needed."""
     # The database stack is imported here, by the commands that open one: `relkit pool -o`
     # and `relkit --help` never pay for SQLAlchemy.
     from relkit.judging.store import Store
 
-    return Store.open(db, create=create)
+    return Store.open(db, create=create, notify=_say)
+
+
+def _read(db: str | None) -> Store:
+    """Open read-only: nothing is created, migrated or written."""
+    from relkit.judging.store import Store
+
+    return Store.open(db, readonly=True)
 
 
 @app.command()
@@ -110,41 +118,61 @@ def pool(
 
     Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --into project.db
     """
+    from relkit.metrics.core.errors import check_output
     from relkit.pooling.build import build_pool
     from relkit.pooling.cli import load_runs
     from relkit.pooling.strategies import get, parse_params
 
     kind = get(strategy).kind         # an unknown name fails before the runs are read
     params = parse_params(param)
+    if output is not None:
+        check_output(output)          # before the work, not after it
+    if docs is not None and into is None:
+        raise typer.BadParameter("is used only with --into (to copy pooled documents' text)",
+                                 param_hint="--docs")
     if kind == "adaptive":
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
         return
+    store = _open(into) if into is not None else None  # a bad --into fails before pooling
     loaded = load_runs(runs)
     if strategy == "depth":
         params.setdefault("depth", str(depth))
     p = build_pool(strategy, loaded, params, topics=topics, depth=depth, budget=budget,
                    total=total)
     sizes = p.sizes()
-    _say(f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from {len(loaded)} "
-         f"runs ({strategy}, depth {depth})")
+    pooled = (f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from "
+              f"{len(loaded)} runs ({strategy}, depth {depth})")
+    if store is None:  # with --into, said once the import has succeeded (one line if not)
+        _say(pooled)
     if output is not None:
-        p.write(output)
+        with open_output(output) as fp:
+            p.write(fp)
     elif into is None:
         p.write(sys.stdout)
-    if into is not None:
-        store = _open(into)
+    if store is not None:
         lookup = _doc_lookup(store, docs, docs_format)
         from relkit.judging.models import PoolEntryIn
 
         entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
                                provenance=e.provenance) for e in p]
+        files = dict(zip(loaded, runs, strict=True))
+
+        def locate(i: int) -> str:
+            # An entry comes from the runs: name the first run file that retrieved it.
+            e = entries[i]
+            if not e.provenance:
+                return f"{output or 'pool'}:{i + 2}"
+            run, rank = e.provenance[0]
+            return f"{files.get(run, run)} (topic {e.topic}, rank {rank})"
+
         label = f"depth-{depth}" if strategy == "depth" else f"{strategy}-{depth}"
         summary = store.import_pool(entries, name=pool_name or label, lookup=lookup,
                                     strategy=strategy, params={k: v for k, v in {
                                         "depth": depth, **params, "budget": budget,
                                         "total": total}.items() if v is not None},
-                                    source=str(output or "pool"))
+                                    source=str(output or "pool"), locate=locate)
+        _say(pooled)
         _say(f"relkit: imported pool {summary.name!r} ({summary.entries:,} entries, "
              f"{summary.new_documents:,} documents copied in)")
 
@@ -176,9 +204,9 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
                            "arrive, so there is no pool file to write; import it with --into "
                            "DB (or replay it against qrels with `relkit pool-simulate`)")
     definition = Definition(strategy, params, seed, budget, total).validated()
+    store = _open(into)
     loaded = load_runs(runs)
     cands = Candidates.from_runs(loaded, depth, topics)
-    store = _open(into)
     # The runs themselves are in the pool (each candidate's provenance); their files'
     # checksums say which files those were.
     files = {n: {"path": str(p.resolve()), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
@@ -234,7 +262,7 @@ def status(db: str | None = DbOpt,
 
     if fmt not in get_args(Fmt):
         raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
-    st = get_status(_open(db))
+    st = get_status(_read(db))
     if fmt == "json":
         typer.echo(json.dumps({"topics": [asdict(t) for t in st.topics],
                                "assessors": [asdict(a) for a in st.assessors]}, indent=2))
@@ -291,12 +319,12 @@ def export_qrels(
     if method not in METHODS:
         raise typer.BadParameter(f"expected one of {list(METHODS)}; got {method!r}",
                                  param_hint="--method")
-    rows = run(_open(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
+    rows = run(_read(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
                unjudged=unjudged)
     if output is None:
         write_qrels(rows, sys.stdout)
     else:
-        with open(output, "w", encoding="utf-8") as fp:
+        with open_output(output) as fp:
             write_qrels(rows, fp)
         _say(f"relkit: wrote {len(rows)} qrels lines to {output}")
 
@@ -312,11 +340,11 @@ def export_jsonl(
     """
     from relkit.judging.reports import write_jsonl
 
-    store = _open(db)
+    store = _read(db)
     if output is None:
         write_jsonl(store, sys.stdout)
         return
-    with open(output, "w", encoding="utf-8") as fp:
+    with open_output(output) as fp:
         n = write_jsonl(store, fp)
     _say(f"relkit: wrote {n} records to {output}")
 
@@ -338,7 +366,17 @@ def import_judgments(
     for f in files:
         if not f.is_file():
             raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
-    n = run(_open(db), read_judgment_files(files), add_missing=add_missing)
+    from relkit.judging.judgment_files import JudgmentLines
+    from relkit.judging.models import StoreError
+
+    lines = JudgmentLines()
+    for f in files:
+        got = read_judgment_files([f])
+        if not got:
+            raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
+                             "nothing was imported")
+        lines.extend(got)
+    n = run(_open(db), lines, add_missing=add_missing)
     _say(f"relkit: imported {n} judgments")
 
 
@@ -368,7 +406,7 @@ def disagreements(db: str | None = DbOpt) -> None:
     from relkit.judging.reports import disagreements as run
 
     typer.echo("topic\tdoc\tgrades\tadjudicated")
-    for d in run(_open(db)):
+    for d in run(_read(db)):
         grades = " ".join(f"{a}={g}" for a, g in sorted(d.grades.items()))
         typer.echo(f"{d.topic}\t{d.doc}\t{grades}\t"
                    f"{'-' if d.adjudicated is None else d.adjudicated}")

@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from typing import Any, Self
 
 from sqlalchemy import Connection, Engine, insert, select
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from relkit.corpora.types import Document, Grade, RelevanceScale, Topic
-from relkit.judging.engine import make_engine, writer
-from relkit.judging.migrate import upgrade
+from relkit.judging.engine import describe, make_engine, sqlite_path, writer
+from relkit.judging.migrate import check, head, upgrade_safely
 from relkit.judging.models import PoolEntryIn, PoolSummary, StoreError, validated
 from relkit.judging.schema import (
     AssessorRow,
@@ -73,29 +73,60 @@ def bulk_insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> Non
 
 
 class Database:
-    """A judging database. Build one with :meth:`open` (creates/upgrades the schema)."""
+    """A judging database. Build one with :meth:`open` (read-only, or creating/upgrading)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.writer = writer(engine)
 
     @classmethod
-    def open(cls, db: str | os.PathLike[str] | None = None, *, create: bool = True) -> Self:
-        """Open (creating or upgrading) the database at ``db`` (path or URL).
+    def open(cls, db: str | os.PathLike[str] | None = None, *, create: bool = True,
+             readonly: bool = False, notify: Callable[[str], None] | None = None) -> Self:
+        """Open the database at ``db`` (path or URL).
 
-        With ``create=False`` a SQLite file that does not exist is an error
-        instead of a new empty database (every command but ``init``).
+        ``readonly``: the read commands' way. Nothing is written, created or
+        migrated; a missing or empty database, or one at an older schema revision,
+        is an error (the latter says to run ``relkit db upgrade``).
+
+        Otherwise the database is created when empty and upgraded when older
+        (:func:`relkit.judging.migrate.upgrade_safely`: on SQLite a backup is kept
+        until the upgrade has committed); ``notify`` is told of an upgrade before it
+        starts. With ``create=False`` a missing or empty database is an error instead
+        of a new one (every command but ``init``).
         """
-        engine = make_engine(db)
-        path = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
-        if not create and path and path != ":memory:" and not os.path.exists(path):
+        # Look first through a read-only engine: a file that is not relkit's (another
+        # program's SQLite database) must not even get its journal mode changed.
+        engine = make_engine(db, readonly=True)
+        where = describe(engine.url)
+        path = sqlite_path(engine)
+        missing = (f"no judging database at {where}: run `relkit init` there first, or "
+                   "point --db / $RELKIT_DB at one")
+        exists = not path or (os.path.exists(path) and os.path.getsize(path) > 0)
+        if not exists and (readonly or not create):
             engine.dispose()
-            raise StoreError(f"no judging database at {path}: run `relkit init` there "
-                             "first, or point --db / $RELKIT_DB at one")
+            raise StoreError(missing)
         try:
-            upgrade(engine)
-        except OperationalError as exc:
-            raise StoreError(f"cannot open the database: {exc.orig}") from None
+            rev = check(engine) if exists else None
+            if rev is None and (readonly or not create):
+                raise StoreError(missing)
+            if rev is not None and rev != head() and readonly:
+                raise StoreError(f"{where} is at schema revision {rev}, older than this "
+                                 f"relkit's {head()}: run `relkit db upgrade --db {where}` "
+                                 "first (it keeps a backup until the upgrade commits)")
+            if not readonly:
+                engine.dispose()
+                engine = make_engine(db)
+                if rev != head():
+                    if rev is not None and notify is not None:
+                        notify(f"relkit: upgrading {where} from schema revision {rev} to "
+                               f"{head()}")
+                    upgrade_safely(engine, notify=notify)
+        except DBAPIError as exc:
+            engine.dispose()
+            raise open_error(exc, where) from None
+        except BaseException:
+            engine.dispose()
+            raise
         return cls(engine)
 
     def close(self) -> None:
@@ -201,16 +232,20 @@ class Database:
                     lookup: DocLookup | None = None, strategy: str = "",
                     params: Mapping[str, Any] | None = None, collection: str | None = None,
                     source: str = "<pool>", lines: Sequence[int] | None = None,
-                    digest_salt: str = "") -> PoolSummary:
+                    digest_salt: str = "",
+                    locate: Callable[[int], str] | None = None) -> PoolSummary:
         """Import a pool, all or nothing.
 
         Documents not yet in the database are fetched with ``lookup`` (from the
         collection's document store) and copied in. An entry naming an unknown
         topic, or a document that neither the database nor ``lookup`` knows, is
-        an error naming ``source`` and the entry's line; so is a repeated entry
+        an error naming ``source`` and the entry's line (or ``locate(i)``, where the
+        ``i``-th entry came from); so is a repeated entry
         and a second import of the same pool (same entries, any name).
         """
         def where(i: int) -> str:
+            if locate is not None:  # e.g. the run file and rank the entry came from
+                return locate(i)
             return f"{source}:{lines[i] if lines is not None else i + 1}"
 
         items: list[PoolEntryIn] = []
@@ -299,3 +334,12 @@ def integrity_error(exc: IntegrityError, where: str) -> StoreError:
     """A database constraint refused a write: one line, the database unchanged."""
     return StoreError(f"{where}: refused by the database ({str(exc.orig).splitlines()[0]}); "
                       "nothing was changed")
+
+
+def open_error(exc: DBAPIError, where: str) -> StoreError:
+    """The database could not be opened or read: one line saying which and why."""
+    reason = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(
+        exc.orig).__name__
+    if "file is not a database" in reason:
+        return StoreError(f"{where} is not a SQLite database (file is not a database)")
+    return StoreError(f"cannot open the database {where}: {reason}")

@@ -17,6 +17,13 @@ directory) is set up so that a judgment is durable once ``commit`` returns:
 
 PostgreSQL (``postgresql://...``, driver psycopg 3) needs nothing special: the
 store's writes are single upserts, atomic under READ COMMITTED.
+
+``make_engine(db, readonly=True)`` is what the read commands (``status``,
+``export``, ``agree``...) use: SQLite opens the file with ``mode=ro`` (and
+``query_only``), sets no journal mode and never creates the file; PostgreSQL
+sessions start with ``default_transaction_read_only``. Nothing a reader does can
+write (SQLite may still create the empty ``-wal``/``-shm`` companions of a WAL
+database, which it needs to read one; the database file itself is untouched).
 """
 
 from __future__ import annotations
@@ -26,41 +33,63 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from relkit.metrics.core.errors import RelkitError
 
 DEFAULT_DB = "relkit.db"
 ENV_VAR = "RELKIT_DB"
 WRITE = "relkit_write"
+SUPPORTED = ("a SQLite file path (or sqlite:///PATH) or a postgresql://USER@HOST/DB URL")
 
 
 class DatabaseError(RelkitError):
     """The database cannot be opened or is not a relkit database."""
 
 
-def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
+def resolve_url(db: str | os.PathLike[str] | None = None) -> str | URL:
     """A SQLAlchemy URL from ``--db``, ``$RELKIT_DB`` or the default file.
 
-    A plain path means a SQLite file; ``postgresql://`` URLs use psycopg 3.
+    A plain path means a SQLite file (any characters, ``?`` and ``#`` too);
+    ``postgresql://`` URLs use psycopg 3.
     """
     raw = os.fspath(db) if db is not None else os.environ.get(ENV_VAR) or DEFAULT_DB
     if "://" not in raw:
-        return f"sqlite:///{Path(raw).expanduser().resolve()}"
+        return URL.create("sqlite", database=str(Path(raw).expanduser().resolve()))
     if raw.startswith(("postgresql://", "postgres://")):
         return "postgresql+psycopg://" + raw.split("://", 1)[1]
     return raw
 
 
-def _sqlite_setup(engine: Engine) -> None:
+def describe(url: str | URL) -> str:
+    """The database as a person names it: the SQLite file's path, or the URL sans password."""
+    parsed = make_url(url) if isinstance(url, str) else url
+    if parsed.get_backend_name() == "sqlite":
+        return parsed.database or ":memory:"
+    return parsed.render_as_string(hide_password=True).replace("+psycopg://", "://", 1)
+
+
+def sqlite_path(engine: Engine) -> str | None:
+    """The file of a SQLite engine (``None``: in memory, or not SQLite)."""
+    if engine.url.get_backend_name() != "sqlite":
+        return None
+    path = describe(engine.url)
+    return None if path in ("", ":memory:") else path
+
+
+def _sqlite_setup(engine: Engine, readonly: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
         # Take transaction control from the driver so BEGIN is ours (see module doc).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA busy_timeout = 60000")
-        cur.execute("PRAGMA journal_mode = WAL")
-        cur.execute("PRAGMA synchronous = FULL")
+        if readonly:
+            cur.execute("PRAGMA query_only = ON")
+        else:
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = FULL")
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
@@ -70,32 +99,57 @@ def _sqlite_setup(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def make_engine(db: str | os.PathLike[str] | None = None, *, echo: bool = False) -> Engine:
+def make_engine(db: str | os.PathLike[str] | None = None, *, echo: bool = False,
+                readonly: bool = False) -> Engine:
     """Build an engine for ``db`` (a path, a URL, or ``None`` for the default).
 
     The returned engine reads; ``engine.execution_options(relkit_write=True)``
-    gives the one that writes (``BEGIN IMMEDIATE`` on SQLite).
+    gives the one that writes (``BEGIN IMMEDIATE`` on SQLite). With ``readonly``
+    no connection can write at all (see the module doc).
     """
     url = resolve_url(db)
     try:
-        parsed = make_url(url)
+        parsed = url if isinstance(url, URL) else make_url(url)
     except Exception as exc:  # sqlalchemy.exc.ArgumentError: say which value was wrong
-        raise DatabaseError(f"--db {db!s}: not a database path or URL ({exc})") from None
-    if parsed.get_backend_name() == "sqlite":
+        raise DatabaseError(f"--db {db!s}: not a database path or URL ({exc}); "
+                            f"relkit takes {SUPPORTED}") from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise DatabaseError(f"--db {describe(parsed)}: relkit does not support "
+                            f"{backend!r} databases; it takes {SUPPORTED}")
+    if backend == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:":
             parent = Path(database).parent
             if not parent.is_dir():
                 raise DatabaseError(f"--db {db}: directory {parent} does not exist")
-        engine = create_engine(url, echo=echo, connect_args={"timeout": 60})
-        _sqlite_setup(engine)
+        try:
+            if readonly and database and database != ":memory:":
+                # The URI form: mode=ro never creates nor writes the file.
+                import sqlite3
+                from urllib.parse import quote
+
+                uri = f"file:{quote(database)}?mode=ro"
+                engine = create_engine("sqlite://", echo=echo, creator=lambda: sqlite3.connect(
+                    uri, uri=True, timeout=60, check_same_thread=False))
+                engine.url = URL.create("sqlite", database=database)
+            else:
+                engine = create_engine(url, echo=echo, connect_args={"timeout": 60})
+        except (NoSuchModuleError, ArgumentError) as exc:
+            raise DatabaseError(f"--db {describe(parsed)}: {exc}; relkit takes "
+                                f"{SUPPORTED}") from None
+        _sqlite_setup(engine, readonly)
         return engine
+    args = {"options": "-c default_transaction_read_only=on"} if readonly else {}
     try:
-        return create_engine(url, echo=echo, pool_pre_ping=True)
+        return create_engine(url, echo=echo, pool_pre_ping=True, connect_args=args)
     except ModuleNotFoundError as exc:
-        raise DatabaseError(f"--db {parsed.render_as_string(hide_password=True)}: the "
+        raise DatabaseError(f"--db {describe(parsed)}: the "
                             f"driver is not installed ({exc.name}); "
                             "pip install 'relkit[postgres]'") from None
+    except (NoSuchModuleError, ArgumentError) as exc:
+        raise DatabaseError(f"--db {describe(parsed)}: {exc}; relkit takes "
+                            f"{SUPPORTED}") from None
 
 
 def writer(engine: Engine) -> Engine:

@@ -21,8 +21,9 @@ import csv
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
-from relkit.metrics.core.errors import FormatError
+from relkit.metrics.core.errors import FormatError, check_utf8, open_error
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,9 @@ def read_qrels_file(path: str | Path, assessor: str | None = None) -> list[Judgm
     p = Path(path)
     who = assessor or p.stem
     out = []
-    with open(p, encoding="utf-8") as fp:
+    with _open(p) as fp:
         for n, line in enumerate(fp, 1):
+            check_utf8(str(p), n, line)
             parts = line.split()
             if not parts or parts[0].startswith("#"):
                 continue
@@ -77,11 +79,11 @@ def read_qrels_file(path: str | Path, assessor: str | None = None) -> list[Judgm
 def read_long_table(path: str | Path) -> JudgmentLines:
     """A CSV/TSV with a header naming assessor, topic, doc and grade (and maybe gold) columns."""
     p = Path(path)
-    with open(p, encoding="utf-8", newline="") as fp:
+    with _open(p, newline="") as fp:
         head = fp.readline()
         delim = "\t" if "\t" in head else ","
         fp.seek(0)
-        reader = csv.reader(fp, delimiter=delim)
+        reader = _rows(p, csv.reader(fp, delimiter=delim))
         header = [h.strip().lower() for h in next(reader, [])]
         cols = {}
         for name, alias in ALIASES.items():
@@ -95,7 +97,7 @@ def read_long_table(path: str | Path) -> JudgmentLines:
         gold: dict[tuple[str, str], JudgmentLine] = {}
         no_gold: dict[int, set[tuple[str, str]]] = {}
         for row in reader:
-            n = reader.line_num
+            n = reader.line_num  # type: ignore[attr-defined]
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != len(header):
@@ -129,6 +131,38 @@ def read_long_table(path: str | Path) -> JudgmentLines:
     return out
 
 
+def _open(p: Path, newline: str | None = None) -> IO[str]:
+    """``p`` for reading: undecodable bytes kept (surrogates) for :func:`check_utf8`."""
+    try:
+        return open(p, encoding="utf-8", errors="surrogateescape", newline=newline)
+    except OSError as exc:
+        raise open_error(p, exc) from None
+
+
+class _rows:  # noqa: N801 - a csv.reader, checked
+    """A csv reader whose rows are checked for UTF-8 and whose errors name the line."""
+
+    def __init__(self, p: Path, reader: Any) -> None:
+        self.p, self.reader = p, reader
+
+    @property
+    def line_num(self) -> int:
+        return int(self.reader.line_num)
+
+    def __iter__(self) -> _rows:
+        return self
+
+    def __next__(self) -> list[str]:
+        try:
+            row: list[str] = next(self.reader)
+        except csv.Error as exc:
+            raise FormatError(str(self.p), self.reader.line_num + 1, "CSV/TSV text",
+                              str(exc)) from None
+        for cell in row:
+            check_utf8(str(self.p), self.reader.line_num, cell)
+        return row
+
+
 def _int(p: Path, n: int, text: str, what: str = "an integer grade") -> int:
     try:
         return int(text)
@@ -140,7 +174,7 @@ def read_judgment_files(paths: Sequence[str | Path]) -> JudgmentLines:
     """Read each file as a long table if its first line is a header, else as qrels."""
     out = JudgmentLines()
     for path in paths:
-        with open(path, encoding="utf-8") as fp:
+        with _open(Path(path)) as fp:
             first = fp.readline().strip().lower()
         words = set(first.replace(",", " ").replace("\t", " ").split())
         if words & set(ALIASES["assessor"]):

@@ -1,14 +1,23 @@
 """Schema versions: create or upgrade a judging database with Alembic.
 
-Every open goes through :func:`upgrade`, so a database made by an older relkit
-opens with a newer one (its data migrated in place, in one transaction on
-PostgreSQL; SQLite's DDL is transactional too). A database newer than this
-relkit is refused rather than guessed at.
+Reading never upgrades: a read command opens the database read-only and refuses
+one at an older revision (``run `relkit db upgrade```). Upgrading is explicit
+(``relkit db upgrade``) or done by the first write command, which says so; either
+way it goes through :func:`upgrade_safely`: on SQLite a consistent copy of the
+database is taken first (sqlite3's online backup API, inside the upgrade's own
+write transaction, so the copy is exactly the state being upgraded) and kept
+until the upgrade has committed; the migration itself is one transaction (on
+PostgreSQL and on SQLite, whose DDL is transactional). A database newer than
+this relkit is refused rather than guessed at.
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -16,7 +25,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
-from relkit.judging.engine import DatabaseError, writer
+from relkit.judging.engine import DatabaseError, describe, sqlite_path, writer
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -40,19 +49,116 @@ def current(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to ``revision`` (creating it when empty)."""
-    script = ScriptDirectory.from_config(_config())
+def known() -> set[str]:
+    """Every schema revision this relkit knows."""
+    return {s.revision for s in ScriptDirectory.from_config(_config()).walk_revisions()}
+
+
+def check(engine: Engine) -> str | None:
+    """The database's revision (``None``: empty), or an error for one relkit cannot use.
+
+    Refused: a revision this relkit does not know (made by a newer relkit) and a
+    database with tables but no relkit schema version (another program's).
+    """
+    where = describe(engine.url)
     rev = current(engine)
-    if rev is not None and rev not in {s.revision for s in script.walk_revisions()}:
-        raise DatabaseError(f"the database is at schema revision {rev}, which this relkit "
+    if rev is not None and rev not in known():
+        raise DatabaseError(f"{where} is at schema revision {rev}, which this relkit "
                             "does not know; it was made by a newer relkit: upgrade relkit")
-    with engine.connect() as probe:
-        tables = set(inspect(probe).get_table_names())
-    if rev is None and tables - {"alembic_version"}:
-        raise DatabaseError("the database has tables but no relkit schema version: "
-                            "it is not a relkit judging database")
+    if rev is None:
+        with engine.connect() as probe:
+            tables = set(inspect(probe).get_table_names())
+        if tables - {"alembic_version"}:
+            raise DatabaseError(f"{where} has tables but no relkit schema version: "
+                                "it is not a relkit judging database")
+    return rev
+
+
+def upgrade(engine: Engine, revision: str = "head", *,
+            backup: Callable[[Any], None] | None = None) -> None:
+    """Bring the database to ``revision`` (creating it when empty), in one transaction.
+
+    ``backup``, if given, is called with the DB-API connection once the write lock
+    is held and before the first migration runs.
+    """
+    check(engine)
     cfg = _config()
     with writer(engine).begin() as conn:
+        if backup is not None:
+            backup(conn.connection.dbapi_connection)
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
+
+
+def backup_path(path: str, rev: str | None) -> Path:
+    """Where the copy of a SQLite database taken before an upgrade goes."""
+    return Path(f"{path}.before-{rev or 'empty'}-to-{head()}.bak")
+
+
+def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
+                   notify: Callable[[str], None] | None = None) -> Path | None:
+    """Upgrade to head; on SQLite with a backup kept until the upgrade has committed.
+
+    Returns the backup's path if it is kept (``keep_backup``), else ``None``. If the
+    upgrade fails the database is as it was (one transaction) and the backup stays
+    where the error says.
+    """
+    rev = check(engine)
+    if rev == head():
+        return None
+    path = sqlite_path(engine)
+    if path is None or rev is None:  # PostgreSQL: the one transaction is the safety net;
+        # an empty database has nothing to lose.
+        upgrade(engine)
+        return None
+    bak = backup_path(path, rev)
+    part = bak.with_name(bak.name + ".part")
+
+    def take(_raw: Any) -> None:
+        # Called with the write lock held, so no one can commit until the upgrade does:
+        # a second, read-only connection copies exactly the state being upgraded (the
+        # writing connection itself cannot be a backup's source: SQLITE_LOCKED).
+        from urllib.parse import quote
+
+        part.unlink(missing_ok=True)
+        src = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=60)
+        dst = sqlite3.connect(part)
+        try:
+            src.backup(dst)
+            dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+        finally:
+            dst.close()
+            src.close()
+        with open(part, "rb") as fp:
+            os.fsync(fp.fileno())
+        os.replace(part, bak)
+        if notify is not None:
+            notify(f"relkit: backed up {path} to {bak}")
+
+    taken = False
+
+    def take_once(raw: Any) -> None:
+        nonlocal taken
+        take(raw)
+        taken = True
+
+    try:
+        upgrade(engine, backup=take_once)
+    except Exception as exc:
+        part.unlink(missing_ok=True)
+        if taken:
+            raise DatabaseError(f"upgrading {path} failed ({_first_line(exc)}); the database "
+                                f"is unchanged and its copy from before is at {bak}") from exc
+        if isinstance(exc, OSError | sqlite3.Error):
+            raise DatabaseError(f"cannot back up {path} to {bak} before upgrading it "
+                                f"({_first_line(exc)}); nothing was changed") from exc
+        raise
+    if keep_backup:
+        return bak
+    bak.unlink()
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

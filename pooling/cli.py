@@ -53,7 +53,14 @@ def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str
 
     if group_file is not None:
         out = {}
-        for n, line in enumerate(group_file.read_text().splitlines(), 1):
+        from relkit.metrics.core.errors import check_utf8, open_error
+
+        try:
+            text = group_file.read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError as exc:
+            raise open_error(group_file, exc) from None
+        for n, line in enumerate(text.splitlines(), 1):
+            check_utf8(str(group_file), n, line)
             if not line.strip() or line.startswith("#"):
                 continue
             parts = line.split()
@@ -110,6 +117,7 @@ def stats_cmd(
     from relkit.pooling.stats import overlap as run_overlap
 
     p, _ = Pool.read(pool)
+    groups = _groups([], "run", group_file) or {} if group_file is not None else None
     sizes = p.sizes()
     n = len(sizes)
     _say(f"relkit: {len(p):,} pairs over {n} topics (mean {len(p) / max(n, 1):.1f} per topic; "
@@ -119,8 +127,7 @@ def stats_cmd(
         print(f"topic\t{t}\t{k}\t\t")
     for c in contributions(p):
         print(f"run\t{c.name}\t{c.contributed}\t{c.unique}\t{c.unique / c.contributed:.4f}")
-    if group_file is not None:
-        groups = _groups([], "run", group_file) or {}
+    if groups is not None:
         for c in contributions(p, groups):
             print(f"group\t{c.name}\t{c.contributed}\t{c.unique}\t"
                   f"{c.unique / c.contributed:.4f}")
@@ -223,6 +230,13 @@ def simulate_cmd(
 
     plans = _plans(strategy, param)
     budgets = _parse_budgets(budget)
+    if plot_file is not None:  # before the simulation, not after it
+        from relkit.metrics.core.errors import check_output
+        from relkit.pooling.errors import PoolingError
+
+        check_output(plot_file, "--plot")
+        if plot_file.suffix.lower() not in (".svg", ".png", ".pdf"):
+            raise PoolingError(f"--plot {plot_file}: write an .svg, .png or .pdf file")
     sim = simulate(Qrels.read(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
                    level=level, measure=measure,
                    progress=lambda label: _say(f"relkit: simulating {label}"))

@@ -27,7 +27,7 @@ def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None
     from relkit.judging.schema import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
     from relkit.judging.store import Store
 
-    store = Store.open(db, create=False)
+    store = Store.open(db, readonly=True)
     try:
         scale = store.scale()
         with store.read() as s:

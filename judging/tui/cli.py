@@ -34,6 +34,9 @@ def judge(
 
     Example: relkit judge --db project.db --assessor ann
     """
+    if not idle > 0:  # also refuses nan
+        raise typer.BadParameter(f"must be a positive number of seconds; got {idle}",
+                                 param_hint="--idle")
     from relkit.judging.store import Store
     from relkit.judging.tui import keymap as km
     from relkit.judging.tui.app import Settings, make_app

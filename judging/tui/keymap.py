@@ -64,9 +64,12 @@ def load(path: Path | None, scale: RelevanceScale) -> dict[str, Action]:
     if path is not None:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise KeymapError(f"{path}: not a readable TOML keymap ({exc})") from None
-        for name, key in (data.get("keys") or {}).items():
+        keys = data.get("keys") or {}
+        if not isinstance(keys, dict):
+            raise KeymapError(f"{path}: [keys] must be a table of action = \"key\"")
+        for name, key in keys.items():
             if name not in actions:
                 raise KeymapError(f"{path}: unknown action {name!r}; "
                                   f"known: {sorted(actions)}")
@@ -76,7 +79,8 @@ def load(path: Path | None, scale: RelevanceScale) -> dict[str, Action]:
     used: dict[str, str] = {grade_key(g): f"grade {g}" for g in scale.values}
     for a in actions.values():
         if a.key in used:
-            raise KeymapError(f"key {a.key!r} is bound to both {used[a.key]} and {a.name!r}")
+            raise KeymapError(f"{path or 'default keymap'}: key {a.key!r} is bound to both "
+                              f"{used[a.key]} and {a.name!r}")
         used[a.key] = a.name
     return actions
 

@@ -59,3 +59,39 @@ class MeasureError(RelkitError):
 
 class EvaluationError(RelkitError):
     """The inputs cannot be evaluated together (e.g. no topic in common)."""
+
+
+class InputError(RelkitError):
+    """A file named on the command line cannot be opened (missing, a directory...)."""
+
+
+def open_error(path: object, exc: OSError) -> InputError:
+    """``exc`` (opening ``path``) as one line naming the file."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{path}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(f"{path}: is a directory, not a file")
+    return InputError(f"{path}: cannot open it ({exc.strerror or exc})")
+
+
+def check_utf8(source: str, line: int, text: str) -> None:
+    """Raise :class:`FormatError` if ``text`` (read with ``errors="surrogateescape"``) had
+    bytes that are not UTF-8: the file, the line, the byte and its column."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = ord(text[exc.start]) - 0xDC00
+        raise FormatError(source, line, "UTF-8 text",
+                          f"byte 0x{bad:02x} at column {exc.start + 1}") from None
+
+
+def check_output(path: object, option: str = "-o") -> None:
+    """Raise :class:`InputError` unless ``path`` can be created as a file (before the work)."""
+    import os
+
+    p = os.fspath(path)  # type: ignore[call-overload]
+    parent = os.path.dirname(p) or "."
+    if os.path.isdir(p):
+        raise InputError(f"{option} {p}: is a directory; name a file in it")
+    if not os.path.isdir(parent):
+        raise InputError(f"{option} {p}: directory {parent} does not exist")

@@ -1,0 +1,168 @@
+"""``relkit db``: look after a judging database (check it, upgrade its schema).
+
+Reading commands never change a database; ``relkit db upgrade`` is the explicit way to
+bring one made by an older relkit to this relkit's schema (the first write command does
+it too, and says so). ``relkit db check`` only reads.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from relkit.judging.cliopts import DbOpt
+from relkit.judging.cliopts import say as _say
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+app = typer.Typer(help="Look after a judging database: check it, upgrade its schema.",
+                  no_args_is_help=True)
+
+
+@app.command()
+def upgrade(
+    db: str | None = DbOpt,
+    keep_backup: bool = typer.Option(False, "--keep-backup",
+                                     help="Keep the SQLite backup after the upgrade commits"),
+) -> None:
+    """Upgrade the database's schema to this relkit's (SQLite: backed up first).
+
+    On SQLite a consistent copy is taken (online backup API) before the first change
+    and kept until the upgrade has committed; with --keep-backup it stays.
+
+    Example: relkit db upgrade --db project.db
+    """
+    from relkit.judging.engine import describe, make_engine
+    from relkit.judging.migrate import check, head, upgrade_safely
+    from relkit.judging.models import StoreError
+
+    probe = make_engine(db, readonly=True)  # look before touching (see Database.open)
+    where = describe(probe.url)
+    try:
+        _must_exist(probe, where)
+        rev = _guard(lambda: check(probe), where)
+    finally:
+        probe.dispose()
+    if rev is None:
+        raise StoreError(f"no judging database at {where}: nothing to upgrade "
+                         "(`relkit init` creates one)")
+    if rev == head():
+        _say(f"relkit: {where} is already at schema revision {head()}")
+        return
+    engine = make_engine(db)
+    try:
+        _say(f"relkit: upgrading {where} from schema revision {rev} to {head()}")
+        bak = _guard(lambda: upgrade_safely(engine, keep_backup=keep_backup, notify=_say),
+                     where)
+        _say(f"relkit: {where} is at schema revision {head()}"
+             + (f"; the copy from before is at {bak}" if bak else ""))
+    finally:
+        engine.dispose()
+
+
+@app.command()
+def check(db: str | None = DbOpt) -> None:
+    """Check the database: SQLite's integrity_check and relkit's own invariants.
+
+    One line per check on stdout (ok or FAIL, and why); exit 1 if any failed.
+    Reads only: the database is opened read-only.
+
+    Example: relkit db check --db project.db
+    """
+    from relkit.judging.engine import describe, make_engine
+    from relkit.judging.migrate import check as revision
+    from relkit.judging.migrate import head
+    from relkit.judging.models import StoreError
+
+    engine = make_engine(db, readonly=True)
+    where = describe(engine.url)
+    try:
+        _must_exist(engine, where)
+        rev = _guard(lambda: revision(engine), where)
+        if rev is None:
+            raise StoreError(f"no judging database at {where}")
+        results: list[tuple[bool, str, str]] = []
+        with engine.connect() as conn:
+            results += _guard(lambda: _checks(conn, rev, head()), where)
+        for ok, name, detail in results:
+            typer.echo(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}")
+        failed = [name for ok, name, _ in results if not ok]
+        if failed:
+            raise StoreError(f"db check: {where}: {len(failed)} of {len(results)} checks "
+                             f"failed ({', '.join(failed)})")
+    finally:
+        engine.dispose()
+
+
+def _must_exist(engine: object, where: str) -> None:
+    import os
+
+    from relkit.judging.engine import sqlite_path
+    from relkit.judging.models import StoreError
+
+    path = sqlite_path(engine)  # type: ignore[arg-type]
+    if path and (not os.path.exists(path) or os.path.getsize(path) == 0):
+        raise StoreError(f"no judging database at {where}")
+
+
+def _guard(fn, where):  # type: ignore[no-untyped-def]
+    """Run ``fn``; a database error becomes one line naming ``where``."""
+    from sqlalchemy.exc import DBAPIError
+
+    from relkit.judging.database import open_error
+
+    try:
+        return fn()
+    except DBAPIError as exc:
+        raise open_error(exc, where) from None
+
+
+def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]]:
+    from sqlalchemy import text
+
+    out: list[tuple[bool, str, str]] = []
+    sqlite = conn.dialect.name == "sqlite"
+    if sqlite:
+        rows = [r[0] for r in conn.execute(text("PRAGMA integrity_check")).all()]
+        out.append((rows == ["ok"], "integrity_check", "ok" if rows == ["ok"] else
+                    "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3
+                                           else "")))
+        fk = conn.execute(text("PRAGMA foreign_key_check")).all()
+        out.append((not fk, "foreign keys", "every reference resolves" if not fk else
+                    f"{len(fk)} rows point nowhere (first in table {fk[0][0]})"))
+    out.append((rev == head, "schema revision", f"{rev} (this relkit's)" if rev == head else
+                f"{rev}, older than this relkit's {head}: run `relkit db upgrade`"))
+    if rev != head:
+        return out
+
+    def count(sql: str) -> int:
+        return int(conn.execute(text(sql)).scalar_one())
+
+    n = count("SELECT COUNT(*) FROM judgment j WHERE NOT EXISTS (SELECT 1 FROM "
+              "judgment_history h WHERE h.judgment_id = j.id AND h.version = j.version)")
+    out.append((n == 0, "judgment history", "every judgment's current version is in its "
+                "history" if n == 0 else f"{n} judgments have no history row for their "
+                "current version"))
+    n = count("SELECT COUNT(*) FROM judgment j WHERE j.grade IS NOT NULL AND NOT EXISTS "
+              "(SELECT 1 FROM scale_grade g WHERE g.collection_id = j.collection_id "
+              "AND g.value = j.grade)")
+    out.append((n == 0, "grades on the scale", "every grade is on its collection's scale"
+                if n == 0 else f"{n} judgments have a grade off the scale"))
+    n = count("SELECT COUNT(*) FROM judgment WHERE (status = 'judged') <> "
+              "(grade IS NOT NULL)")
+    out.append((n == 0, "judged means graded", "every judged pair has a grade, no other "
+                "has one" if n == 0 else f"{n} judgments disagree with their status"))
+    if sqlite:
+        names = {r[0] for r in conn.execute(text(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+        want = {"judgment_history_no_update", "judgment_history_no_delete"}
+    else:
+        names = {r[0] for r in conn.execute(text(
+            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))}
+        want = {"judgment_history_append_only"}
+    missing = sorted(want - names)
+    out.append((not missing, "append-only history", "the triggers refusing edits are in "
+                "place" if not missing else f"missing triggers: {', '.join(missing)}"))
+    return out

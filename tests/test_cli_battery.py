@@ -1,0 +1,180 @@
+"""Every command, every option that takes a value, fed invalid values (issue 23, D).
+
+The command tree comes from :func:`relkit.judging.cli.full_app`, so a new command or
+option is covered without touching this file. Each option gets invalid values made from
+its declared type: an integer option ``abc`` (and one below its declared minimum), a
+float option ``abc``, a path a missing file and a directory, ``--db``/``--into`` a file
+that is not a database, an empty file and a directory, and a string option a bogus
+word. The rest of the command line is valid (the shipped sample collection and a judging
+database made from it), so the bad value is what the command meets.
+
+Asserted for each run: a usage error exits 2, a failure 1, either way exactly one line on
+stderr and no traceback; and the judging database given by ``--db`` is unchanged
+byte-for-byte. A value that a command may legitimately accept (a new output path, a
+free-text name) may succeed instead, but never with a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import ROOT, run_cli
+
+SAMPLE = ROOT / "corpora" / "sample"
+RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
+
+# Commands not run here, and why.
+SKIP = {
+    ("corpora", "fetch"): "downloads over the network",
+}
+# Options not fed bad values, and why.
+SKIP_OPTIONS = {
+    ("judge", "--assessor"): "a valid name opens the interactive judging screen",
+    ("judge", "--keymap"): "checked when the screen opens (tests/test_tui.py)",
+    ("judge", "--lead"): "any name opens the interactive adjudication screen",
+}
+
+
+def commands() -> Iterator[tuple[list[str], Any]]:
+    import typer
+
+    from relkit.judging.cli import full_app
+
+    def walk(c: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
+        if hasattr(c, "commands"):
+            for name, sub in c.commands.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield path, c
+
+    yield from walk(typer.main.get_command(full_app()), [])
+
+
+def annotation(param: Any) -> Any:
+    ann = param.type_descriptor.annotation
+    args = [a for a in typing.get_args(ann) if a is not type(None)]
+    if typing.get_origin(ann) in (list, typing.Union) or type(ann).__name__ == "UnionType":
+        return annotation_of(args[0]) if args else str
+    return ann
+
+
+def annotation_of(ann: Any) -> Any:
+    args = [a for a in typing.get_args(ann) if a is not type(None)]
+    return annotation_of(args[0]) if args else ann
+
+
+class Project:
+    """The sample collection, a pool file, judgments and a judging database made from them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.template = root / "template.db"
+        db = str(self.template)
+        for args in (["init", "--topics", str(SAMPLE / "topics.trec"), "--docs",
+                      str(SAMPLE / "docs.jsonl"), "--db", db],
+                     ["pool", *map(str, RUNS), "--depth", "3", "--into", db],
+                     ["assign", "ann", "bob", "--overlap", "0.5", "--db", db],
+                     ["pool", *map(str, RUNS), "--depth", "3", "-o", str(root / "pool.tsv")]):
+            code, _, err = run_cli(args)
+            assert code == 0, err
+        shutil.copy(SAMPLE / "qrels.txt", root / "ann.qrels")
+
+    def valid(self, name: str, ann: Any, db: str) -> str:
+        """A valid value for a required parameter."""
+        if name in ("db", "into"):
+            return db
+        if ann is Path:
+            return str({"qrels": SAMPLE / "qrels.txt", "runs": RUNS[0], "run": RUNS[0],
+                        "pool": self.root / "pool.tsv", "files": self.root / "ann.qrels",
+                        "judgments": self.root / "ann.qrels", "topics": SAMPLE / "topics.trec",
+                        "docs": SAMPLE / "docs.jsonl", "output": self.root / "out.txt"}
+                       .get(name, SAMPLE / "qrels.txt"))
+        if ann is int:
+            return "1"
+        if ann is float:
+            return "0.5"
+        return {"assessors": "ann", "topic": "101", "doc": "D006", "lead": "lee",
+                "ref": "sample", "name": "sample"}.get(name, "x")
+
+    def bad(self, param: Any, ann: Any, tmp: Path, command: str) -> list[tuple[str, bool]]:
+        """Invalid values for ``param``, each with whether succeeding is acceptable."""
+        junk, empty, self.dir = tmp / "junk.db", tmp / "empty.db", tmp / "a-directory"
+        junk.write_bytes(b"not a database, just some text\n" * 40)
+        empty.touch()
+        self.dir.mkdir()
+        if param.name in ("db", "into"):
+            # `init` and `demo` create a database: in an empty file too.
+            return [(str(junk), False), (str(empty), command in ("init", "demo")),
+                    (str(self.dir), False)]
+        if ann is int:
+            out = [("abc", False)]
+            if param.min is not None:
+                out.append((str(param.min - 1), False))
+            return out
+        if ann is float:
+            return [("abc", False)] + ([(str(param.min - 1), False)]
+                                       if param.min is not None else [])
+        if ann is Path:
+            output = param.name in ("output", "dest", "plot", "html")
+            return [(str(self.root / "missing" / "x.txt"), False),
+                    (str(self.root / "no-such-file.txt"), output), (str(self.dir), False)]
+        if getattr(ann, "__members__", None) is not None or typing.get_origin(ann) is \
+                typing.Literal:
+            return [("bogus-choice", False)]
+        return [("bogus-choice", True)]
+
+
+def cases() -> Iterator[Any]:
+    for path, cmd in commands():
+        if tuple(path) in SKIP:
+            continue
+        for param in cmd.params:
+            if param.param_type_name != "option" or getattr(param, "is_flag", False) \
+                    or param.name == "help" or (path[0], param.opts[0]) in SKIP_OPTIONS:
+                continue
+            yield pytest.param(path, param.opts[0], id=f"{' '.join(path)} {param.opts[0]}")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    return Project(tmp_path_factory.mktemp("battery"))
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(("path", "opt"), list(cases()))
+def test_invalid_option_value_is_one_clean_line(project: Project, tmp_path: Path,
+                                                path: list[str], opt: str) -> None:
+    cmd = dict((tuple(p), c) for p, c in commands())[tuple(path)]
+    param = next(p for p in cmd.params if p.opts and p.opts[0] == opt)
+    db = tmp_path / "p.db"
+    shutil.copy(project.template, db)
+    base: list[str] = []
+    has_db = any(p.name == "db" for p in cmd.params)
+    for p in cmd.params:
+        if p is param or not p.required:
+            continue
+        value = project.valid(p.name, annotation(p), str(db))
+        base += [value] if p.param_type_name == "argument" else [p.opts[0], value]
+    if has_db and param.name != "db":
+        base += ["--db", str(db)]
+    for value, may_succeed in project.bad(param, annotation(param), tmp_path, path[0]):
+        before = digest(db)
+        args = [*path, *base, opt, value]
+        code, _, err = run_cli(args, cwd=tmp_path)
+        assert "Traceback" not in err, (args, err)
+        if code == 0:
+            assert may_succeed, (args, "accepted an invalid value", err)
+            continue
+        assert code in (1, 2), (args, code, err)
+        assert err.count("\n") == 1 and err.endswith("\n"), (args, err)
+        assert digest(db) == before, (args, "changed the database")
