@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Annotated, Literal, get_args
+from typing import IO, Annotated, Any, Literal, get_args, get_origin
 
 import typer
 
@@ -31,34 +33,87 @@ EPILOG = """Examples:
 """
 
 
-class _NoPandas:
-    """Import hook that makes ``import pandas`` fail (used only momentarily)."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        if name == "pandas" or name.startswith("pandas."):
-            raise ImportError("pandas is not needed for this command")
+_INT = re.compile(r"-?[0-9]+")
+_DEFER = object()
 
 
-def _skip_pyarrow_pandas_probe() -> None:
-    """Spare ``relkit eval`` the ~0.3 s pandas import.
+def _leaf(annotation: Any) -> Any:
+    """``X`` of ``X`` or ``list[X]``."""
+    args = get_args(annotation)
+    return args[0] if get_origin(annotation) is list and len(args) == 1 else annotation
 
-    pyarrow probes for pandas on its first numpy conversion and imports it if
-    installed. We let that optional probe fail; pyarrow retries the import when
-    pandas is really required (``to_pandas``), so nothing else changes.
+
+def _plain_typer_coercion() -> None:
+    """Let typer convert plain ``str``/``int``/``Path``/``bool`` values without pydantic.
+
+    Typer 0.2x builds a pydantic ``TypeAdapter`` for every parameter it processes
+    (even an absent ``--help``), and importing pydantic (~0.1 s) costs more than
+    evaluating a TREC-sized run. This replaces the builder typer looks up,
+    ``typer.core.build_runtime_param``, with one that converts a value whose
+    conversion is unambiguous (a ``str``, a decimal integer, a path; an absent
+    value) exactly as typer does, and hands anything else to typer's own
+    coercion, so typer's results and error messages do not change (a test
+    compares both). It applies to the whole process, which is the ``relkit eval``
+    command (the CLI root builds its Typer objects before this module is
+    imported, so it cannot be done per command). Typer versions without this
+    machinery (click's types, fast already) are left alone.
     """
-    if "pandas" in sys.modules:
-        return
-    import numpy as np
-    import pyarrow as pa
-
-    hook = _NoPandas()
-    sys.meta_path.insert(0, hook)
     try:
-        pa.array(np.zeros(1))
-        with contextlib.suppress(ImportError):  # the hash join's module probes too
-            import pyarrow.acero  # noqa: F401
-    finally:
-        sys.meta_path.remove(hook)
+        import typer.core as core
+        from typer._coercion import RuntimeParam
+        from typer._param_types import coerce_cli_path
+    except ImportError:
+        return
+    full = getattr(core, "build_runtime_param", None)
+    if full is None or getattr(full, "relkit_plain", False):
+        return
+
+    @dataclass(frozen=True)
+    class Plain(RuntimeParam):  # type: ignore[misc,valid-type]
+        descriptor: Any = None
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if isinstance(value, (list, tuple)):
+                out = [self._one(v, param, ctx) for v in value]
+                if all(x is not _DEFER for x in out):
+                    return out                 # typer's list adapter returns a list
+            else:
+                one = self._one(value, param, ctx)
+                if one is not _DEFER:
+                    return one
+            return full(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
+
+        def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+            leaf = _leaf(self.annotation)
+            if leaf is str and type(value) is str:
+                return value
+            if leaf is int and type(value) is int:
+                return value
+            if leaf is int and type(value) is str and _INT.fullmatch(value):
+                return int(value)
+            if leaf is Path and type(value) is str and value:
+                # what typer's path adapter does, given the Path pydantic would build
+                return coerce_cli_path(Path(value), self.parameter_info, path_type=Path,
+                                       param=param, ctx=ctx)
+            return _DEFER
+
+    def build(descriptor: Any) -> Any:
+        info = descriptor.parameter_info
+        plain = (descriptor.file_annotation is None and info.parser is None
+                 and not descriptor.is_tuple and not descriptor.is_ranged
+                 and getattr(info, "path_type", None) in (None, Path)
+                 and _leaf(descriptor.annotation) in (str, int, Path, bool)
+                 and (not descriptor.is_list or _leaf(descriptor.annotation) is not bool))
+        if not plain:
+            return full(descriptor)
+        return Plain(parameter_info=info, annotation=descriptor.annotation,
+                     descriptor=descriptor)
+
+    build.relkit_plain = True  # type: ignore[attr-defined]
+    core.build_runtime_param = build
+
+
+_plain_typer_coercion()
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
@@ -148,8 +203,11 @@ def eval_cmd(
                                   summary=not no_summary, complete=complete, compat=compat,
                                   level=level, judged_only=judged_only))
         return
-    if fmt == "trec":
-        _skip_pyarrow_pandas_probe()
+    from relkit.metrics import _arrow
+
+    # trec output never needs pandas: if a large input brings pyarrow in, spare
+    # its optional pandas probe (~0.3 s)
+    _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import lines

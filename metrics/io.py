@@ -3,17 +3,22 @@
 A source is a path (``str`` or ``os.PathLike``; ``.gz`` is decompressed), an
 open file (text or binary), or literal text (a ``str`` containing a newline).
 
-Reading has two paths with one contract:
+Reading has three paths with one contract (the same columns, values, run id and
+line numbers, and the same errors):
 
-* a fast path: pyarrow's multithreaded C++ CSV reader, used when every line has
-  exactly the expected number of fields separated by one space or one tab and
-  there are no comment or blank lines (the common case for large files);
+* a small-input path (inputs up to :data:`SMALL_INPUT_BYTES`): the whole text is
+  split once in C (``str.split``) after a vectorised numpy check that every line
+  has the expected number of fields; ids come back as lists of ``str`` and pyarrow
+  is never imported (importing it costs more than reading a TREC-sized run);
+* a fast path for large inputs: pyarrow's multithreaded C++ CSV reader, used when
+  every line has exactly the expected number of fields separated by one space or
+  one tab and there are no comment or blank lines (the common case);
 * a checking path: a line-by-line parser that accepts any whitespace, skips
   blank and ``#`` comment lines, ignores extra run fields (as trec_eval does),
   and raises :class:`~relkit.metrics.errors.FormatError` naming ``file:line``.
 
-Whenever the fast path meets anything it does not accept, the checking path
-reads the file again, so the result and the errors never depend on the path.
+Whenever a fast path meets anything it does not accept, the checking path reads
+the file again, so the result and the errors never depend on the path.
 """
 
 from __future__ import annotations
@@ -22,21 +27,29 @@ import gzip
 import math
 import mmap
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute below)
-import pyarrow.csv as pacsv
 
 from relkit.metrics.errors import FormatError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+# Columns of a small input read without pyarrow: ids as lists of ``str``, the score
+# (float64) and grade (int64) columns as numpy arrays.
+Columns = dict[str, Any]
+
+# Inputs up to this size take the small-input path (no pyarrow). Around 10 MB the
+# pure-Python split and pyarrow's reader plus its import cost about the same; below,
+# skipping the ~0.15 s import wins. Tests set it to 0 to force the pyarrow path.
+SMALL_INPUT_BYTES = 8 << 20
 
 RUN_FIELDS = ("query_id", "iteration", "doc_id", "rank", "score", "run_id")
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
@@ -150,16 +163,23 @@ def _empty_or_comment(arr: pa.ChunkedArray, first_column: bool) -> bool:
     return False
 
 
-def _head(source: Source) -> bytes | None:
-    """First 64 KiB of an uncompressed file path, else None (read it whole)."""
+def _plain_size(source: Source) -> int | None:
+    """Size of ``source`` when it is an uncompressed file path, else None."""
     if _is_text(source) or not isinstance(source, (str, os.PathLike)):
         return None
     try:
         with open(source, "rb") as fh:
-            head = fh.read(65536)
+            if fh.read(2) == b"\x1f\x8b":
+                return None
+            return os.fstat(fh.fileno()).st_size
     except OSError:
-        return None
-    return None if head[:2] == b"\x1f\x8b" else head
+        return None        # _read_bytes raises the error naming the file
+
+
+def _head(path: str | os.PathLike[str]) -> bytes:
+    """First 64 KiB of a file."""
+    with open(path, "rb") as fh:
+        return fh.read(65536)
 
 
 def _tail_line(path: str | os.PathLike[str]) -> bytes:
@@ -176,11 +196,31 @@ def _tail_line(path: str | os.PathLike[str]) -> bytes:
             block *= 4
 
 
+def _arrow_owned(data: bytes) -> pa.Buffer:
+    """A copy of ``data`` in memory Arrow allocated.
+
+    pyarrow's reader threads may drop their last reference to the input after
+    ``read_csv`` has returned. A buffer wrapping a Python object must take the GIL
+    to be released, and a thread that asks for the GIL while the interpreter shuts
+    down is ended in a way that aborts the process (SIGABRT). Arrow's own memory is
+    released without Python.
+    """
+    import pyarrow as pa
+
+    buf = pa.allocate_buffer(len(data))
+    if data:
+        np.frombuffer(buf, dtype=np.uint8)[:] = np.frombuffer(data, dtype=np.uint8)
+    return buf
+
+
 def _fast_table(
     data: bytes | str | os.PathLike[str], head: bytes, names: tuple[str, ...],
-    types: dict[str, pa.DataType], include: list[str] | None = None,
+    types: dict[str, str], include: list[str] | None = None,
 ) -> pa.Table | None:
-    """Parse with pyarrow, or return None when the strict fast path does not apply."""
+    """Parse with pyarrow, or return None when the strict fast path does not apply.
+
+    ``types`` maps each column to ``"string"``, ``"float64"`` or ``"int64"``.
+    """
     first = head.split(b"\n", 1)[0]
     if b"\t" in first and b" " not in first.strip():
         delimiter = "\t"
@@ -190,7 +230,12 @@ def _fast_table(
         return None
     if not head or head.lstrip()[:1] == b"#" or not _regular(data, delimiter):
         return None
-    src = pa.BufferReader(data) if isinstance(data, bytes) else os.fspath(data)
+    from relkit.metrics._arrow import import_pyarrow
+
+    pa = import_pyarrow()
+    import pyarrow.csv as pacsv
+
+    src = pa.BufferReader(_arrow_owned(data)) if isinstance(data, bytes) else os.fspath(data)
     try:
         table = pacsv.read_csv(
             src,
@@ -203,7 +248,7 @@ def _fast_table(
                 ignore_empty_lines=False,
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types=types,
+                column_types={c: getattr(pa, t)() for c, t in types.items()},
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -221,7 +266,70 @@ def _fast_table(
     return table.select(include) if include is not None else table
 
 
-_ID = pa.string()
+# ASCII whitespace, the only separator trec_eval (and bytes.split) knows.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
+# What str.split() splits on besides ASCII whitespace (every c with c.isspace()):
+# text containing one of these must not be split as str.
+_OTHER_SPACE = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def _split_regular(data: bytes, widths: tuple[int, ...]
+                   ) -> tuple[list[str], int, np.ndarray | None] | None:
+    """All fields of ``data``, when every content line has the same number of
+    fields and that number is one of ``widths``; else None (the checking parser
+    decides, and names the line).
+
+    Returns the fields in file order, the number per line, and the 1-based line
+    number of each content line (None when every line has content). A line
+    break is ``\n`` or ``\r\n``; a lone ``\r``, a BOM, a comment line, invalid
+    UTF-8 or a space ``str.split`` knows but trec_eval does not all give None.
+    """
+    if not data or data.startswith(BOM):
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if _OTHER_SPACE.search(text) if not data.isascii() else any(
+            c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f")):
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    space = _SPACE[raw]
+    start = ~space
+    start[1:] &= space[:-1]                      # first byte of each field
+    starts = np.flatnonzero(start)
+    ends = np.flatnonzero(raw == 10)
+    if not data.endswith(b"\n"):
+        ends = np.append(ends, len(raw))
+    before = np.searchsorted(starts, ends)       # fields before each line end
+    per_line = np.diff(before, prepend=0)
+    content = per_line > 0
+    counts = per_line[content]
+    if not len(counts) or counts[0] not in widths or np.any(counts != counts[0]):
+        return None
+    first = (before - per_line)[content]         # index of each line's first field
+    if np.any(raw[starts[first]] == ord("#")):
+        return None
+    fields = text.split()
+    width = int(counts[0])
+    assert len(fields) == width * len(counts)
+    lines = None if content.all() else (np.flatnonzero(content) + 1).astype(np.int64)
+    return fields, width, lines
+
+
+_ARROW_TYPES = {"score": "float64", "relevance": "int64"}   # every other column: string
+
+
+def to_arrow(columns: Columns) -> pa.Table:
+    """An Arrow table of columns read by the small-input or checking path."""
+    from relkit.metrics._arrow import import_pyarrow
+
+    pa = import_pyarrow()
+    return pa.table({f: pa.array(v, type=getattr(pa, _ARROW_TYPES.get(f, "string"))())
+                     for f, v in columns.items()})
 
 
 def _parse_score(text: str, name: str, number: int) -> float:
@@ -237,34 +345,71 @@ def _parse_score(text: str, name: str, number: int) -> float:
 EVAL_FIELDS = ("query_id", "doc_id", "score")
 
 
-def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
-                   ) -> tuple[pa.Table, np.ndarray | None, str, str]:
-    """Read a TREC run into an Arrow table of ``columns`` (strings and a float score).
+def _small_run(data: bytes, columns: tuple[str, ...]
+               ) -> tuple[Columns, np.ndarray | None, str] | None:
+    """The small-input path for a run (None: the checking parser decides)."""
+    split = _split_regular(data, (6,))
+    if split is None:
+        return None
+    fields, _, lines = split
+    try:
+        # float() is the checking parser's own conversion: same values, same rejects
+        scores = np.fromiter(map(float, fields[4::6]), dtype=np.float64,
+                             count=len(fields) // 6)
+    except ValueError:
+        return None
+    if np.isnan(scores).any():
+        return None
+    cols = {f: (scores if f == "score" else fields[RUN_FIELDS.index(f)::6]) for f in columns}
+    return cols, lines, fields[-1]
 
-    Returns the table, the 1-based source line of each row (``None`` when row
+
+def read_run_columns(source: Source, columns: tuple[str, ...] = RUN_FIELDS
+                     ) -> tuple[Columns | pa.Table, np.ndarray | None, str, str]:
+    """Read a TREC run: its ``columns``, as :data:`Columns` (small inputs) or an
+    Arrow table (large ones; strings and a float score).
+
+    Returns the columns, the 1-based source line of each row (``None`` when row
     ``i`` is line ``i + 1``), the source name and the run id of the last line.
     """
     name = source_name(source)
-    head = _head(source)
-    data: bytes | str | os.PathLike[str]
-    if head is None:
+    size = _plain_size(source)
+    data: bytes | None = None
+    types = {f: _ARROW_TYPES.get(f, "string") for f in RUN_FIELDS}
+    if size is None or size <= SMALL_INPUT_BYTES:
         data = _read_bytes(source)
-        head = data[:65536]
+        if len(data) <= SMALL_INPUT_BYTES:
+            small = _small_run(data, columns)
+            if small is not None:
+                return small[0], small[1], name, small[2]
+            return _checked_run(data, name, columns, arrow=False)
+    path_or_data: bytes | str | os.PathLike[str]
+    if data is None:
+        path_or_data = source                      # type: ignore[assignment]  # a path
+        head = _head(path_or_data)
     else:
-        data = source  # type: ignore[assignment]  # a path: let pyarrow read it
-    types = {f: (pa.float64() if f == "score" else _ID) for f in RUN_FIELDS}
-    table = _fast_table(data, head, RUN_FIELDS, types, list(columns))
-    if table is not None and pa.compute.any(pa.compute.is_nan(table["score"])).as_py():
-        table = None
+        path_or_data, head = data, data[:65536]
+    table = _fast_table(path_or_data, head, RUN_FIELDS, types, list(columns))
+    if table is not None:
+        import pyarrow.compute as pc
+
+        if pc.any(pc.is_nan(table["score"])).as_py():
+            table = None
     if table is not None:
         if table.num_rows == 0:
             raise FormatError(name, None, "at least one run line", "an empty file")
-        last = (data.rstrip().rsplit(b"\n", 1)[-1] if isinstance(data, bytes)
-                else _tail_line(data)).split()
+        last = (path_or_data.rstrip().rsplit(b"\n", 1)[-1] if isinstance(path_or_data, bytes)
+                else _tail_line(path_or_data)).split()
         if len(last) >= 6:
             return table, None, name, last[5].decode()
-    if not isinstance(data, bytes):
+    if data is None:
         data = _read_bytes(source)
+    return _checked_run(data, name, columns, arrow=True)
+
+
+def _checked_run(data: bytes, name: str, columns: tuple[str, ...], *, arrow: bool
+                 ) -> tuple[Columns | pa.Table, np.ndarray | None, str, str]:
+    """The checking path for a run (``arrow``: return an Arrow table)."""
     cols: dict[str, list[Any]] = {f: [] for f in RUN_FIELDS}
     lines: list[int] = []
     for number, fields in _lines(data, name):
@@ -280,21 +425,65 @@ def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
         lines.append(number)
     if not lines:
         raise FormatError(name, None, "at least one run line", "no content lines")
-    table = pa.table({f: pa.array(cols[f], type=types[f]) for f in columns})
-    return table, np.asarray(lines, dtype=np.int64), name, cols["run_id"][-1]
+    out: Columns = {f: (np.asarray(cols[f], dtype=np.float64) if f == "score" else cols[f])
+                    for f in columns}
+    return (to_arrow(out) if arrow else out), np.asarray(lines, dtype=np.int64), name, \
+        cols["run_id"][-1]
 
 
-def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
-    """Read TREC qrels (4 fields, or the 3-field ``qid docid grade`` form).
+def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
+                   ) -> tuple[pa.Table, np.ndarray | None, str, str]:
+    """:func:`read_run_columns`, always as an Arrow table."""
+    cols, lines, name, run_id = read_run_columns(source, columns)
+    return (to_arrow(cols) if isinstance(cols, dict) else cols), lines, name, run_id
+
+
+def _small_qrels(data: bytes) -> tuple[Columns, np.ndarray | None] | None:
+    """The small-input path for qrels (None: the checking parser decides)."""
+    split = _split_regular(data, (4, 3))
+    if split is None:
+        return None
+    fields, width, lines = split
+    try:
+        # int() is the checking parser's own conversion: same values, same rejects
+        grades = np.fromiter(map(int, fields[width - 1::width]), dtype=np.int64,
+                             count=len(fields) // width)
+    except (ValueError, OverflowError):
+        return None
+    n = len(grades)
+    return {"query_id": fields[0::width],
+            "iteration": fields[1::4] if width == 4 else ["0"] * n,
+            "doc_id": fields[width - 2::width],
+            "relevance": grades}, lines
+
+
+def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray | None, str]:
+    """Read TREC qrels (4 fields, or the 3-field ``qid docid grade`` form), as
+    :data:`Columns` (small inputs) or an Arrow table (large ones).
 
     Grades must be integers; negative grades mean "pooled but not judged".
     """
     name = source_name(source)
-    data = _read_bytes(source)
-    types = {"query_id": _ID, "iteration": _ID, "doc_id": _ID, "relevance": pa.int64()}
-    table = _fast_table(data, data[:65536], QRELS_FIELDS, types)
-    if table is not None:
-        return table, None, name
+    size = _plain_size(source)
+    types = {"query_id": "string", "iteration": "string", "doc_id": "string",
+             "relevance": "int64"}
+    data: bytes | None = None
+    if size is not None and size > SMALL_INPUT_BYTES:
+        table = _fast_table(source, _head(source), QRELS_FIELDS, types)  # type: ignore[arg-type]
+        if table is not None:
+            return table, None, name
+    else:
+        data = _read_bytes(source)
+        if len(data) <= SMALL_INPUT_BYTES:
+            small = _small_qrels(data)
+            if small is not None:
+                return small[0], small[1], name
+        else:
+            table = _fast_table(data, data[:65536], QRELS_FIELDS, types)
+            if table is not None:
+                return table, None, name
+    if data is None:
+        data = _read_bytes(source)
     cols: dict[str, list[Any]] = {f: [] for f in QRELS_FIELDS}
     lines: list[int] = []
     width: int | None = None
@@ -317,13 +506,15 @@ def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
         cols["doc_id"].append(fields[-2])
         cols["relevance"].append(value)
         lines.append(number)
-    table = pa.table({
-        "query_id": pa.array(cols["query_id"], pa.string()),
-        "iteration": pa.array(cols["iteration"], pa.string()),
-        "doc_id": pa.array(cols["doc_id"], pa.string()),
-        "relevance": pa.array(cols["relevance"], pa.int64()),
-    })
-    return table, np.asarray(lines, dtype=np.int64), name
+    out: Columns = {**cols, "relevance": np.asarray(cols["relevance"], dtype=np.int64)}
+    arrays = to_arrow(out) if len(data) > SMALL_INPUT_BYTES else out
+    return arrays, np.asarray(lines, dtype=np.int64), name
+
+
+def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
+    """:func:`read_qrels_columns`, always as an Arrow table."""
+    cols, lines, name = read_qrels_columns(source)
+    return (to_arrow(cols) if isinstance(cols, dict) else cols), lines, name
 
 
 def _open_out(target: str | os.PathLike[str] | IO[str]) -> tuple[IO[str], bool]:

@@ -21,20 +21,28 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from relkit.metrics._arrow import to_np, true_positions
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 TieOrder = Literal["descending", "ascending"]
 
 NONPOOL = -1
 UNJUDGED = -2
+
+# A string column as read: a list of ``str`` (small input, no pyarrow) or an Arrow
+# (chunked) array. The ranking rules below are written once; only the handful of
+# operations on strings (encode, take, sort within groups, find a repeated pair,
+# look up grades) have one implementation per form, in the helpers that follow.
+Strings = Any
 
 
 def topic_order(ids: list[str]) -> list[str]:
@@ -45,8 +53,13 @@ def topic_order(ids: list[str]) -> list[str]:
     return sorted(set(ids))
 
 
-def _dictionary_codes(column: pa.ChunkedArray, mapping: dict[str, int]) -> np.ndarray:
+def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
     """Map each value of a string column to ``mapping[value]`` (or -1)."""
+    if isinstance(column, list):
+        return np.fromiter(map(mapping.get, column, repeat(-1)), dtype=np.int32,
+                           count=len(column))
+    import pyarrow as pa
+
     parts = []
     for chunk in column.chunks:
         if not pa.types.is_dictionary(chunk.type):
@@ -60,8 +73,16 @@ def _dictionary_codes(column: pa.ChunkedArray, mapping: dict[str, int]) -> np.nd
     return np.concatenate(parts)
 
 
-def column_values(column: pa.ChunkedArray) -> list[str]:
+_dictionary_codes = codes_of   # the former name
+
+
+def column_values(column: Strings) -> list[str]:
     """Distinct values of a (dictionary) string column, first-seen order not kept."""
+    if isinstance(column, list):
+        return list(set(column))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     seen: set[str] = set()
     for chunk in column.chunks:
         dictionary = chunk.dictionary if pa.types.is_dictionary(chunk.type) else pc.unique(chunk)
@@ -69,10 +90,63 @@ def column_values(column: pa.ChunkedArray) -> list[str]:
     return list(seen)
 
 
-def _first_duplicate(q: np.ndarray, docs: pa.Array | pa.ChunkedArray) -> tuple[int, int] | None:
-    """Positions ``(first, second)`` of one repeated ``(q, doc)`` pair, or None."""
-    if len(q) < 2:
+def _plain(column: Strings) -> Strings:
+    """A dictionary-encoded Arrow column as plain strings (others unchanged)."""
+    if isinstance(column, list):
+        return column
+    import pyarrow as pa
+
+    return column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
+
+
+def _take(column: Strings, rows: np.ndarray) -> Strings:
+    """The values at positions ``rows``."""
+    if isinstance(column, list):
+        return [column[i] for i in rows.tolist()]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.take(column, pa.array(rows))
+
+
+def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndarray:
+    """Positions of ``docs`` sorted by ``group`` ascending, then docno ``ties``
+    (byte order), equal docnos of a group kept in input order."""
+    if isinstance(docs, list):
+        # str order is code point order, the byte order of UTF-8; reverse=True
+        # keeps equal values in input order (as Arrow's stable sort does)
+        by_doc = np.asarray(sorted(range(len(docs)), key=docs.__getitem__,
+                                   reverse=ties == "descending"), dtype=np.int64)
+        return by_doc[np.argsort(group[by_doc], kind="stable")]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return to_np(pc.sort_indices(pa.table({"g": group, "d": docs}),
+                                 sort_keys=[("g", "ascending"), ("d", ties)]))
+
+
+def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
+    """Positions ``(first, second)`` of one repeated ``(q, doc)`` pair, or None.
+
+    The pair reported is the smallest by (topic code, docno), with its first two
+    occurrences, whichever form the column has.
+    """
+    n = len(q)
+    if n < 2:
         return None
+    if isinstance(docs, list):
+        last = dict(zip(docs, range(n), strict=True))   # equal docnos share an id
+        ids = np.fromiter(map(last.__getitem__, docs), dtype=np.int64, count=n)
+        order = np.argsort(q.astype(np.int64) * n + ids, kind="stable")
+        key = (q.astype(np.int64) * n + ids)[order]
+        hits = np.flatnonzero(key[1:] == key[:-1])
+        if len(hits) == 0:
+            return None
+        h = min(hits.tolist(), key=lambda i: (int(q[order[i]]), docs[order[i]]))
+        return int(order[h]), int(order[h + 1])
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     table = pa.table({"q": q, "d": docs})
     order = to_np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]))
     qs = q[order]
@@ -93,42 +167,77 @@ class JudgedTopics:
     qrels: Qrels
     topics: list[str]            # strcmp order
     index: dict[str, int]
-    table: pa.Table              # q (int32 topic code), d (doc id), rel (int64)
+    q: np.ndarray                # int32 topic code of each qrels row
+    docs: Strings                # docno of each qrels row
+    rel: np.ndarray              # int64 grade of each qrels row
     levels: np.ndarray           # T x (max_level + 1) counts of non-negative grades
 
     @classmethod
     def prepare(cls, qrels: Qrels) -> JudgedTopics:
-        src = qrels.arrow()
-        topics = topic_order(column_values(src["query_id"]))
+        qid = qrels.column("query_id")
+        topics = topic_order(column_values(qid))
         index = {t: i for i, t in enumerate(topics)}
-        q = _dictionary_codes(src["query_id"], index)
-        docs = src["doc_id"]
-        if pa.types.is_dictionary(docs.type):
-            docs = docs.cast(pa.string())
+        q = codes_of(qid, index)
+        docs = _plain(qrels.column("doc_id"))
         dup = _first_duplicate(q, docs)
         if dup is not None:
             row = dup[1]
             raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
                                          str(docs[row]))
-        rel = to_np(src["relevance"])
-        rel = np.asarray(rel, dtype=np.int64)
+        rel = np.asarray(to_np(qrels.column("relevance")), dtype=np.int64)
         top = int(rel.max()) if len(rel) and rel.max() > 0 else 0
         ok = rel >= 0
         levels = np.zeros((len(topics), top + 1), dtype=np.int64)
         np.add.at(levels, (q[ok], rel[ok]), 1)
-        table = pa.table({"q": q, "d": docs, "rel": rel})
-        return cls(qrels, topics, index, table, levels)
+        return cls(qrels, topics, index, q, docs, rel, levels)
+
+    @cached_property
+    def table(self) -> pa.Table:
+        """``q`` (topic code), ``d`` (docno), ``rel``: what an Arrow run joins against."""
+        import pyarrow as pa
+
+        docs = self.docs if not isinstance(self.docs, list) else pa.array(self.docs, pa.string())
+        return pa.table({"q": self.q, "d": docs, "rel": self.rel})
+
+    @cached_property
+    def _keys(self) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+        """For runs held as lists: an id per qrels docno, and the qrels' sorted
+        ``topic * ids + id`` keys with their grades."""
+        docs = self.docs if isinstance(self.docs, list) else self.docs.to_pylist()
+        ids = dict(zip(docs, range(len(docs)), strict=True))
+        # ids are row numbers (of a docno's last row), so below len(rel)
+        key = self.q.astype(np.int64) * max(len(self.rel), 1) + np.fromiter(
+            map(ids.__getitem__, docs), dtype=np.int64, count=len(docs))
+        order = np.argsort(key, kind="stable")
+        return ids, key[order], self.rel[order]
+
+    def grades_of(self, q: np.ndarray, docs: list[str]) -> np.ndarray:
+        """Relevance of each ``(q, doc)`` for ranking: the qrels grade,
+        :data:`UNJUDGED` for a negative one, :data:`NONPOOL` if not in the qrels."""
+        ids, keys, rel = self._keys
+        out = np.full(len(q), NONPOOL, dtype=np.int64)
+        doc_ids = np.fromiter(map(ids.get, docs, repeat(-1)), dtype=np.int64, count=len(docs))
+        known = np.flatnonzero((doc_ids >= 0) & (q >= 0))
+        if len(known) and len(keys):
+            key = q[known].astype(np.int64) * max(len(self.rel), 1) + doc_ids[known]
+            at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+            hit = keys[at] == key
+            g = rel[at[hit]]
+            out[known[hit]] = np.where(g < 0, UNJUDGED, g)
+        return out
 
     @cached_property
     def _by_topic(self) -> tuple[np.ndarray, np.ndarray]:
         """Row order grouping the qrels by topic, and each topic's offsets."""
-        q = to_np(self.table["q"])
-        order = np.argsort(q, kind="stable")
-        offsets = np.concatenate(([0], np.cumsum(np.bincount(q, minlength=len(self.topics)))))
+        order = np.argsort(self.q, kind="stable")
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(self.q,
+                                                              minlength=len(self.topics)))))
         return order, offsets
 
     def for_topics(self, codes: np.ndarray) -> pa.Table:
         """The judgments of the topics ``codes`` only (what a chunk joins against)."""
+        import pyarrow as pa
+
         codes = np.unique(codes[codes >= 0])
         if len(codes) == len(self.topics):
             return self.table
@@ -159,7 +268,7 @@ class Ranked:
     rel: np.ndarray
     missing: np.ndarray
     run_id: str
-    source_docs: pa.ChunkedArray | pa.Array = field(repr=False)
+    source_docs: Strings = field(repr=False)
     rows: np.ndarray = field(repr=False)   # source row of each ranked row
 
     @property
@@ -168,9 +277,20 @@ class Ranked:
 
     @property
     def docs(self) -> pa.Array:
-        """Docnos in ranked order (built on demand: a copy of every string)."""
-        docs = pc.take(self.source_docs, pa.array(self.rows))
+        """Docnos in ranked order, as an Arrow array (built on demand: a copy of
+        every string)."""
+        import pyarrow as pa
+
+        if isinstance(self.source_docs, list):
+            return pa.array(self.doc_list(), pa.string())
+        docs = _take(self.source_docs, self.rows)
         return docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs
+
+    def doc_list(self) -> list[str]:
+        """Docnos in ranked order, as a list."""
+        if isinstance(self.source_docs, list):
+            return _take(self.source_docs, self.rows)
+        return self.docs.to_pylist()
 
 
 def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
@@ -194,15 +314,14 @@ def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     return np.arange(n) - np.repeat(new_start, lens) + np.repeat(seg_start[perm], lens)
 
 
-def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array,
+def _order(q: np.ndarray, s: np.ndarray, d: Strings,
            ties: TieOrder = "descending") -> np.ndarray:
     """Row order: topic code ascending, score descending, docno ``ties`` (bytes)."""
     order = _presorted_order(q, s)
     if order is None:
-        return to_np(pc.sort_indices(
-            pa.table({"q": q, "s": s, "d": d}),
-            sort_keys=[("q", "ascending"), ("s", "descending"), ("d", ties)],
-        ))
+        # stable: rows of equal (topic, score) stay in input order until the docno
+        # sort below; -s orders -0.0 and 0.0 as equal, as C's comparison does
+        order = np.lexsort((-s, q))
     qs, ss = q[order], s[order]
     tie = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not tie.any():
@@ -212,10 +331,7 @@ def _order(q: np.ndarray, s: np.ndarray, d: pa.ChunkedArray | pa.Array,
     member[1:] |= tie
     pos = np.flatnonzero(member)
     group = np.cumsum(np.concatenate(([True], ~tie[pos[:-1]])))
-    sub = to_np(pc.sort_indices(
-        pa.table({"g": group, "d": pc.take(d, pa.array(order[pos]))}),
-        sort_keys=[("g", "ascending"), ("d", ties)],
-    ))
+    sub = _sort_in_groups(_take(d, order[pos]), group, ties)
     order = order.copy()
     order[pos] = order[pos][sub]
     return order
@@ -252,18 +368,14 @@ def rank(
         Docno order within equal scores: ``"descending"`` everywhere in
         trec_eval except its preference modes, which sort ``"ascending"``.
     """
-    src = run.arrow()
-    q_all = _dictionary_codes(src["query_id"], judged.index) if codes is None else codes
-    docs_all = src["doc_id"]
-    if pa.types.is_dictionary(docs_all.type):
-        docs_all = docs_all.cast(pa.string())
-    scores = np.asarray(to_np(src["score"]), dtype=np.float64)
+    q_all = codes_of(run.column("query_id"), judged.index) if codes is None else codes
+    docs_all = _plain(run.column("doc_id"))
+    scores = np.asarray(to_np(run.column("score")), dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
     keep = np.flatnonzero(q_all >= 0)
     if len(keep) != len(q_all):
-        d_keep = pc.take(docs_all, pa.array(keep))
-        rows = keep[_order(q_all[keep], scores[keep], d_keep, ties)]
+        rows = keep[_order(q_all[keep], scores[keep], _take(docs_all, keep), ties)]
     else:
         rows = _order(q_all, scores, docs_all, ties)
     q = q_all[rows]
@@ -301,26 +413,38 @@ def rank(
     )
 
 
-def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray,
-            docs_all: pa.ChunkedArray | pa.Array, kept: np.ndarray | None) -> np.ndarray:
+def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings,
+            kept: np.ndarray | None) -> np.ndarray:
     """Per source row: qrels grade, NONPOOL or UNJUDGED; duplicates raise."""
     if kept is None:
         q, d, idx = q_all, docs_all, np.arange(len(q_all), dtype=np.int32)
     else:
         q, idx = q_all[kept], kept
-        d = pc.take(docs_all, pa.array(kept))
-    # The duplicate check is a single-threaded Arrow sort; run it on the second
-    # core while the (multi-threaded, GIL-free) hash join runs here.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(_first_duplicate, q, d)
-        grades = np.full(len(q_all), NONPOOL, dtype=np.int64)
-        if len(q):
-            joined = pa.table({"q": q, "d": d, "i": idx}).join(
-                judged.for_topics(q), keys=["q", "d"], join_type="inner")
-            g = to_np(joined["rel"])
-            grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
-            del joined
-        dup = pending.result()
+        d = _take(docs_all, kept)
+    grades = np.full(len(q_all), NONPOOL, dtype=np.int64)
+    if isinstance(d, list):
+        dup = _first_duplicate(q, d)
+        grades[idx] = judged.grades_of(q, d)
+    else:
+        # The duplicate check is a single-threaded Arrow sort; run it on the second
+        # core while the hash join runs here.
+        import pyarrow as pa
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(_first_duplicate, q, d)
+            if len(q):
+                # use_threads=False: the join runs in this thread, start to end. With
+                # Arrow's thread pool a worker could still hold the last batches
+                # (numpy-backed) after join() returned and release them during
+                # interpreter shutdown, which aborts the process (SIGABRT). On two
+                # cores the serial join is no slower.
+                joined = pa.table({"q": q, "d": d, "i": idx}).join(
+                    judged.for_topics(q), keys=["q", "d"], join_type="inner",
+                    use_threads=False)
+                g = to_np(joined["rel"])
+                grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
+                del joined
+            dup = pending.result()
     if dup is not None:
         row = int(idx[dup[1]])
         raise DuplicateDocumentError(run.source, run.line_of(row), judged.topics[q[dup[1]]],
@@ -335,13 +459,11 @@ def ranked_docnos(run: Run, *, float32_scores: bool = False, max_docs: int | Non
     Topics are keyed by id; every run topic is included. Duplicates within the
     kept depth raise :class:`DuplicateDocumentError`.
     """
-    src = run.arrow()
-    topics = topic_order(column_values(src["query_id"]))
-    fake = Qrels(pa.table({"query_id": pa.array(topics, pa.string()),
-                           "doc_id": pa.array([""] * len(topics), pa.string()),
-                           "relevance": pa.array([0] * len(topics), pa.int64())}))
+    topics = topic_order(column_values(run.column("query_id")))
+    fake = Qrels({"query_id": topics, "doc_id": [""] * len(topics),
+                  "relevance": np.zeros(len(topics), dtype=np.int64)})
     judged = JudgedTopics.prepare(fake)
     ranked = rank(run, judged, float32_scores=float32_scores, max_docs=max_docs, ties=ties)
-    docs = ranked.docs.to_pylist()
+    docs = ranked.doc_list()
     return {t: docs[ranked.offsets[i]:ranked.offsets[i + 1]]
             for i, t in enumerate(ranked.topics)}
