@@ -3,8 +3,8 @@
 Ids are strings and stay strings (``"007"`` is not ``7``). Grades are ints.
 Convert once, here, at the boundary; measures never re-sniff their inputs.
 
-A small input is held as :data:`~relkit.metrics.io.Columns` (lists of ``str``,
-numpy numbers) and never imports pyarrow; a large one as an Arrow table. Both give
+A small input is held as :data:`~relkit.metrics.io.Columns` (numpy arrays, ids
+as fixed-width bytes) and never imports pyarrow; a large one as an Arrow table. Both give
 the same :attr:`~_TrecTable.table` (Arrow, built on first use) and
 :meth:`~_TrecTable.column` values, and :mod:`relkit.metrics.ranking` ranks either.
 """
@@ -54,7 +54,7 @@ class _TrecTable:
     ----------
     table
         An Arrow table, or :data:`~relkit.metrics.io.Columns` (a dict of equally
-        long lists of ``str`` and numpy arrays) from the small-input reader.
+        long numpy arrays, ids as fixed-width bytes) from the small-input reader.
     source
         Where the rows came from, for error messages.
     lines
@@ -88,8 +88,9 @@ class _TrecTable:
         return list(self._data) if isinstance(self._data, dict) else self._data.column_names
 
     def column(self, name: str) -> Any:
-        """One column as read: a list of ``str`` or numpy array (small input), or
-        an Arrow chunked array. :mod:`relkit.metrics.ranking` takes either."""
+        """One column as read: a numpy array (small input; ids as fixed-width
+        UTF-8 bytes), or an Arrow chunked array. :mod:`relkit.metrics.ranking`
+        takes either."""
         if isinstance(self._data, dict):
             return self._data[name]
         return self._data[name]
@@ -191,7 +192,10 @@ class Run(_TrecTable):
         if self.run_id is not None:
             return self.run_id
         col = self.column("run_id")
-        return str(col[len(col) - 1]) if len(col) else ""
+        if not len(col):
+            return ""
+        last = col[len(col) - 1]
+        return last.decode() if isinstance(last, bytes) else str(last)
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 6-column TREC format."""

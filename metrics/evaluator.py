@@ -14,7 +14,7 @@ from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.context import Ctx, seq_sum
-from relkit.metrics.ranking import JudgedTopics, Ranked, codes_of, rank
+from relkit.metrics.ranking import JudgedTopics, Ranked, codes_of, distinct, rank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,7 +130,7 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int
         return
     codes = codes_of(run.column("query_id"), judged.index)
     change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    contiguous = len(np.unique(codes[np.concatenate(([0], change))])) == len(change) + 1
+    contiguous = distinct(codes[np.concatenate(([0], change))])
     if contiguous:
         order = None
         bounds = change

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
-# Columns of a small input read without pyarrow: ids as lists of ``str``, the score
-# (float64) and grade (int64) columns as numpy arrays.
+# Columns of a small input read without pyarrow, all numpy arrays: ids as fixed-width
+# bytes (dtype ``S``; UTF-8, no NUL), the score float64, the grade int64.
 Columns = dict[str, Any]
 
 # Inputs up to this size take the small-input path (no pyarrow). Around 10 MB the
@@ -266,58 +266,242 @@ def _fast_table(
     return table.select(include) if include is not None else table
 
 
-# ASCII whitespace, the only separator trec_eval (and bytes.split) knows.
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 10, 11, 12, 13, 32]] = True
 # What str.split() splits on besides ASCII whitespace (every c with c.isspace()):
-# text containing one of these must not be split as str.
+# text containing one of these is left to the checking parser.
 _OTHER_SPACE = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# 10**k is exact in float64 up to k = 22
+_POW10 = 10.0 ** np.arange(23)
+# Longest id held as fixed-width bytes (an array of n x this many bytes); inputs with
+# longer ones take the Arrow form.
+MAX_ID_BYTES = 256
 
 
-def _split_regular(data: bytes, widths: tuple[int, ...]
-                   ) -> tuple[list[str], int, np.ndarray | None] | None:
-    """All fields of ``data``, when every content line has the same number of
-    fields and that number is one of ``widths``; else None (the checking parser
-    decides, and names the line).
+def as_bytes(values: list[str]) -> np.ndarray | None:
+    """``values`` as a fixed-width bytes array (numpy ``S``), or None when that
+    form cannot hold them exactly (a NUL byte, or an id longer than
+    :data:`MAX_ID_BYTES`)."""
+    encoded = [v.encode() for v in values]
+    if any(len(e) > MAX_ID_BYTES or b"\x00" in e for e in encoded):
+        return None
+    return np.array(encoded, dtype=f"S{max(map(len, encoded), default=1) or 1}")
 
-    Returns the fields in file order, the number per line, and the 1-based line
-    number of each content line (None when every line has content). A line
-    break is ``\n`` or ``\r\n``; a lone ``\r``, a BOM, a comment line, invalid
-    UTF-8 or a space ``str.split`` knows but trec_eval does not all give None.
+
+def decode(values: np.ndarray) -> list[str]:
+    """A fixed-width bytes array back to ``str``."""
+    return [v.decode() for v in values.tolist()]
+
+
+class _Fields:
+    """The fields of a small input whose every content line has the same number
+    of fields (see :meth:`split`), taken out one column at a time as numpy
+    arrays: ids as fixed-width bytes (``S``), numbers as float64/int64. No
+    Python object is made per line.
+
+    Attributes
+    ----------
+    width : fields per line.
+    lines : 1-based line number of each content line, None when every line has
+        content.
     """
-    if not data or data.startswith(BOM):
-        return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if _OTHER_SPACE.search(text) if not data.isascii() else any(
-            c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f")):
-        return None
-    raw = np.frombuffer(data, dtype=np.uint8)
-    space = _SPACE[raw]
-    start = ~space
-    start[1:] &= space[:-1]                      # first byte of each field
-    starts = np.flatnonzero(start)
-    ends = np.flatnonzero(raw == 10)
-    if not data.endswith(b"\n"):
-        ends = np.append(ends, len(raw))
-    before = np.searchsorted(starts, ends)       # fields before each line end
-    per_line = np.diff(before, prepend=0)
-    content = per_line > 0
-    counts = per_line[content]
-    if not len(counts) or counts[0] not in widths or np.any(counts != counts[0]):
-        return None
-    first = (before - per_line)[content]         # index of each line's first field
-    if np.any(raw[starts[first]] == ord("#")):
-        return None
-    fields = text.split()
-    width = int(counts[0])
-    assert len(fields) == width * len(counts)
-    lines = None if content.all() else (np.flatnonzero(content) + 1).astype(np.int64)
-    return fields, width, lines
+
+    def __init__(self, raw: np.ndarray, width: int, lines: np.ndarray | None,
+                 bounds: Any) -> None:
+        self.raw, self.width, self.lines = raw, width, lines
+        self._bounds = bounds          # field i -> (first byte, byte after), per line
+
+    @classmethod
+    def split(cls, data: bytes, widths: tuple[int, ...]) -> _Fields | None:
+        """The fields of ``data`` when every content line has the same number of
+        fields and that number is one of ``widths``; else None (the checking
+        parser decides, and names the line).
+
+        A line break is ``\n`` or ``\r\n``; a lone ``\r``, a BOM, a NUL byte, a
+        comment line, invalid UTF-8 or a space ``str.split`` knows but trec_eval
+        does not all give None.
+        """
+        if not data or data.startswith(BOM) or b"\x00" in data:
+            return None
+        if not data.isascii():
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            if _OTHER_SPACE.search(text):
+                return None
+        elif any(c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f")):
+            return None
+        raw = np.frombuffer(data, dtype=np.uint8)
+        if not any(c in data for c in (b"\r", b"\x0b", b"\x0c")):
+            for delimiter, other in ((b" ", b"\t"), (b"\t", b" ")):
+                if other not in data:
+                    fields = cls._single(data, raw, widths, delimiter[0])
+                    if fields is not None:
+                        return fields
+        if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+            return None
+        return cls._general(data, raw, widths)
+
+    @classmethod
+    def _single(cls, data: bytes, raw: np.ndarray, widths: tuple[int, ...],
+                delimiter: int) -> _Fields | None:
+        """Lines of non-empty fields separated by one ``delimiter``, the only
+        whitespace besides line feeds; None for anything else (blank or comment
+        lines, empty fields: :meth:`_general` decides)."""
+        seps = np.flatnonzero(raw == delimiter)
+        ends = np.flatnonzero(raw == 10)
+        if not data.endswith(b"\n"):
+            ends = np.append(ends, len(raw))
+        per_line = np.diff(np.searchsorted(seps, ends), prepend=0)
+        width = int(per_line[0]) + 1
+        if width not in widths or np.any(per_line != width - 1):
+            return None
+        grid = seps.reshape(len(ends), width - 1)
+        starts = np.concatenate(([0], ends[:-1] + 1))
+
+        def bounds(i: int) -> tuple[np.ndarray, np.ndarray]:
+            a = starts if i == 0 else grid[:, i - 1] + 1
+            b = ends if i == width - 1 else grid[:, i]
+            return a, b
+
+        for i in range(width):                       # an empty field: doubled delimiter...
+            a, b = bounds(i)
+            if np.any(b <= a):
+                return None
+        if np.any(raw[starts] == ord("#")):          # a comment line
+            return None
+        return cls(raw, width, None, bounds)
+
+    @classmethod
+    def _general(cls, data: bytes, raw: np.ndarray, widths: tuple[int, ...]
+                 ) -> _Fields | None:
+        """Any ASCII whitespace between fields, blank lines allowed."""
+        space = (raw == 32) | ((raw >= 9) & (raw <= 13))
+        edge = space[1:] != space[:-1]
+        starts = np.flatnonzero(edge & space[:-1]) + 1     # first byte of a field
+        ends = np.flatnonzero(edge & ~space[:-1]) + 1      # the byte after one
+        if not space[0]:
+            starts = np.concatenate(([0], starts))
+        if not space[-1]:
+            ends = np.append(ends, len(raw))
+        breaks = np.flatnonzero(raw == 10)
+        if not data.endswith(b"\n"):
+            breaks = np.append(breaks, len(raw))
+        before = np.searchsorted(starts, breaks)          # fields before each line end
+        per_line = np.diff(before, prepend=0)
+        content = per_line > 0
+        counts = per_line[content]
+        if not len(counts) or counts[0] not in widths or np.any(counts != counts[0]):
+            return None
+        if np.any(raw[starts[(before - per_line)[content]]] == ord("#")):
+            return None                                    # a comment line
+        width = int(counts[0])
+        lines = None if content.all() else (np.flatnonzero(content) + 1).astype(np.int64)
+
+        def bounds(i: int) -> tuple[np.ndarray, np.ndarray]:
+            return starts[i::width], ends[i::width]
+
+        return cls(raw, width, lines, bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds(0)[0])
+
+    def _window(self, i: int, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Field ``i`` of each line as a zero-padded row of ``min(longest, limit)``
+        bytes, with the start and length of each field."""
+        a, b = self._bounds(i)
+        length = b - a
+        w = max(min(int(length.max()), limit), 1)
+        raw = self.raw
+        if len(raw) < w:
+            raw = np.concatenate((raw, np.zeros(w, np.uint8)))
+        view = np.lib.stride_tricks.sliding_window_view(raw, w)
+        rows = view[np.minimum(a, len(raw) - w)]     # a copy, one row per line
+        tail = np.flatnonzero(a > len(raw) - w)       # fields near the end of the input
+        for r in tail.tolist():
+            piece = raw[a[r]:a[r] + w]
+            rows[r] = np.concatenate((piece, np.zeros(w - len(piece), np.uint8)))
+        rows[np.arange(w)[None, :] >= length[:, None]] = 0
+        return rows, a, length
+
+    def _token(self, a: int, length: int) -> str:
+        return self.raw[a:a + length].tobytes().decode()
+
+    def column(self, i: int) -> np.ndarray | None:
+        """Field ``i`` as fixed-width bytes (None if one is longer than
+        :data:`MAX_ID_BYTES`)."""
+        a, b = self._bounds(i)
+        if len(a) and int((b - a).max()) > MAX_ID_BYTES:
+            return None
+        rows, _, _ = self._window(i, MAX_ID_BYTES)
+        return rows.view(f"S{rows.shape[1]}").ravel()
+
+    def last(self) -> str:
+        """The last field of the input."""
+        a, b = self._bounds(self.width - 1)
+        return self._token(int(a[-1]), int(b[-1] - a[-1]))
+
+    def _decimals(self, i: int, point_ok: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The plain decimals of field ``i``: digits as an integer, digits after the
+        point, sign, and which fields are plain (see :meth:`floats`)."""
+        rows, a, length = self._window(i, 24)
+        w = rows.shape[1]
+        inside = np.arange(w)[None, :] < length[:, None]
+        d = rows - np.uint8(48)                          # digits -> 0..9 (uint8 wraps)
+        digit = d < 10                                   # (padding is 0: not a digit)
+        point = rows == 46
+        signed = (rows[:, 0] == 45) | (rows[:, 0] == 43)
+        known = digit | point | ~inside
+        known[:, 0] |= signed
+        ndig = np.count_nonzero(digit, axis=1)
+        npoint = np.count_nonzero(point, axis=1)
+        plain = known.all(axis=1) & (ndig >= 1) & (ndig <= 15) & (length <= w)
+        plain &= npoint <= (1 if point_ok else 0)
+        # every character after the point of a plain decimal is a digit
+        decimals = np.where(npoint > 0, length - 1 - np.argmax(point, axis=1), 0)
+        m = np.zeros(len(a), dtype=np.int64)
+        for j in range(w):
+            m = np.where(digit[:, j], m * 10 + d[:, j], m)
+        negative = rows[:, 0] == 45
+        return m, decimals, negative, plain & (decimals <= 22), a
+
+    def floats(self, i: int) -> np.ndarray | None:
+        """Field ``i`` as float64, exactly as ``float()`` converts it; None when a
+        field is not a number or is NaN.
+
+        Plain decimals (optional sign, digits, one optional point, at most 15
+        digits and 22 decimals) are converted in numpy: the digits make an integer
+        below 2**53 and 10**k is exact, so one IEEE division gives the correctly
+        rounded value, which is what ``float()`` returns. The rest (exponents,
+        longer numbers, ``inf``) go through ``float()`` itself.
+        """
+        m, decimals, negative, plain, a = self._decimals(i, point_ok=True)
+        value = m / _POW10[np.minimum(decimals, 22)]
+        out = np.where(negative, -value, value)
+        if not plain.all():
+            _, b = self._bounds(i)
+            for r in np.flatnonzero(~plain).tolist():
+                try:
+                    out[r] = float(self._token(int(a[r]), int(b[r] - a[r])))
+                except ValueError:
+                    return None
+        if np.isnan(out).any():
+            return None
+        return out
+
+    def ints(self, i: int) -> np.ndarray | None:
+        """Field ``i`` as int64, as ``int()`` converts it; None if one is not an
+        integer (or does not fit)."""
+        m, _, negative, plain, a = self._decimals(i, point_ok=False)
+        out = np.where(negative, -m, m)
+        if not plain.all():
+            _, b = self._bounds(i)
+            for r in np.flatnonzero(~plain).tolist():
+                try:
+                    out[r] = int(self._token(int(a[r]), int(b[r] - a[r])))
+                except (ValueError, OverflowError):
+                    return None
+        return out
 
 
 _ARROW_TYPES = {"score": "float64", "relevance": "int64"}   # every other column: string
@@ -328,8 +512,28 @@ def to_arrow(columns: Columns) -> pa.Table:
     from relkit.metrics._arrow import import_pyarrow
 
     pa = import_pyarrow()
-    return pa.table({f: pa.array(v, type=getattr(pa, _ARROW_TYPES.get(f, "string"))())
-                     for f, v in columns.items()})
+
+    def array(name: str, values: Any) -> pa.Array:
+        kind = _ARROW_TYPES.get(name, "string")
+        if kind == "string" and isinstance(values, np.ndarray):
+            values = decode(values)
+        return pa.array(values, type=getattr(pa, kind)())
+
+    return pa.table({f: array(f, v) for f, v in columns.items()})
+
+
+def _id_columns(cols: Columns) -> Columns | pa.Table:
+    """The checking parser's lists of ids as fixed-width bytes, as the small-input
+    reader gives them (an Arrow table when an id does not fit that form)."""
+    out: Columns = {}
+    for name, values in cols.items():
+        if isinstance(values, list):
+            as_b = as_bytes(values)
+            if as_b is None:
+                return to_arrow(cols)
+            values = as_b
+        out[name] = values
+    return out
 
 
 def _parse_score(text: str, name: str, number: int) -> float:
@@ -348,20 +552,19 @@ EVAL_FIELDS = ("query_id", "doc_id", "score")
 def _small_run(data: bytes, columns: tuple[str, ...]
                ) -> tuple[Columns, np.ndarray | None, str] | None:
     """The small-input path for a run (None: the checking parser decides)."""
-    split = _split_regular(data, (6,))
-    if split is None:
+    fields = _Fields.split(data, (6,))
+    if fields is None:
         return None
-    fields, _, lines = split
-    try:
-        # float() is the checking parser's own conversion: same values, same rejects
-        scores = np.fromiter(map(float, fields[4::6]), dtype=np.float64,
-                             count=len(fields) // 6)
-    except ValueError:
+    scores = fields.floats(4)
+    if scores is None:
         return None
-    if np.isnan(scores).any():
-        return None
-    cols = {f: (scores if f == "score" else fields[RUN_FIELDS.index(f)::6]) for f in columns}
-    return cols, lines, fields[-1]
+    cols: Columns = {}
+    for f in columns:
+        col = scores if f == "score" else fields.column(RUN_FIELDS.index(f))
+        if col is None:
+            return None
+        cols[f] = col
+    return cols, fields.lines, fields.last()
 
 
 def read_run_columns(source: Source, columns: tuple[str, ...] = RUN_FIELDS
@@ -427,8 +630,8 @@ def _checked_run(data: bytes, name: str, columns: tuple[str, ...], *, arrow: boo
         raise FormatError(name, None, "at least one run line", "no content lines")
     out: Columns = {f: (np.asarray(cols[f], dtype=np.float64) if f == "score" else cols[f])
                     for f in columns}
-    return (to_arrow(out) if arrow else out), np.asarray(lines, dtype=np.int64), name, \
-        cols["run_id"][-1]
+    return (to_arrow(out) if arrow else _id_columns(out)), np.asarray(lines, dtype=np.int64), \
+        name, cols["run_id"][-1]
 
 
 def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
@@ -440,21 +643,18 @@ def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
 
 def _small_qrels(data: bytes) -> tuple[Columns, np.ndarray | None] | None:
     """The small-input path for qrels (None: the checking parser decides)."""
-    split = _split_regular(data, (4, 3))
-    if split is None:
+    fields = _Fields.split(data, (4, 3))
+    if fields is None:
         return None
-    fields, width, lines = split
-    try:
-        # int() is the checking parser's own conversion: same values, same rejects
-        grades = np.fromiter(map(int, fields[width - 1::width]), dtype=np.int64,
-                             count=len(fields) // width)
-    except (ValueError, OverflowError):
+    width = fields.width
+    grades = fields.ints(width - 1)
+    if grades is None:
         return None
-    n = len(grades)
-    return {"query_id": fields[0::width],
-            "iteration": fields[1::4] if width == 4 else ["0"] * n,
-            "doc_id": fields[width - 2::width],
-            "relevance": grades}, lines
+    qid, doc = fields.column(0), fields.column(width - 2)
+    it = fields.column(1) if width == 4 else np.full(len(grades), b"0", dtype="S1")
+    if qid is None or doc is None or it is None:
+        return None
+    return {"query_id": qid, "iteration": it, "doc_id": doc, "relevance": grades}, fields.lines
 
 
 def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray | None, str]:
@@ -507,7 +707,7 @@ def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray |
         cols["relevance"].append(value)
         lines.append(number)
     out: Columns = {**cols, "relevance": np.asarray(cols["relevance"], dtype=np.int64)}
-    arrays = to_arrow(out) if len(data) > SMALL_INPUT_BYTES else out
+    arrays = to_arrow(out) if len(data) > SMALL_INPUT_BYTES else _id_columns(out)
     return arrays, np.asarray(lines, dtype=np.int64), name
 
 

@@ -18,14 +18,13 @@ qrels ("nonpool"), ``-2`` for a negative qrels grade ("unjudged in pool").
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import repeat
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from relkit.metrics import io as _io
 from relkit.metrics._arrow import to_np, true_positions
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
@@ -38,10 +37,11 @@ TieOrder = Literal["descending", "ascending"]
 NONPOOL = -1
 UNJUDGED = -2
 
-# A string column as read: a list of ``str`` (small input, no pyarrow) or an Arrow
-# (chunked) array. The ranking rules below are written once; only the handful of
-# operations on strings (encode, take, sort within groups, find a repeated pair,
-# look up grades) have one implementation per form, in the helpers that follow.
+# A string column as read: fixed-width bytes (a numpy ``S`` array: small inputs,
+# no pyarrow) or an Arrow (chunked) array. The ranking rules below are written once;
+# only the handful of operations on strings (encode, take, sort within groups, find
+# a repeated pair, look up grades) have one implementation per form, in the helpers
+# that follow.
 Strings = Any
 
 
@@ -53,11 +53,52 @@ def topic_order(ids: list[str]) -> list[str]:
     return sorted(set(ids))
 
 
+def distinct(values: np.ndarray) -> bool:
+    """Whether no value repeats (a sort, not ``np.unique``, which imports numpy.ma)."""
+    s = np.sort(values)
+    return not bool(np.any(s[1:] == s[:-1]))
+
+
+def _strings(column: Strings) -> Strings:
+    """A column in one of the two forms (a list of str becomes bytes, or Arrow
+    if bytes cannot hold it); dictionary-encoded Arrow becomes plain strings."""
+    if isinstance(column, np.ndarray):
+        return column
+    if isinstance(column, list):
+        as_b = _io.as_bytes(column)
+        if as_b is not None:
+            return as_b
+        from relkit.metrics._arrow import import_pyarrow
+
+        return import_pyarrow().array(column, type=import_pyarrow().string())
+    import pyarrow as pa
+
+    return column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
+
+
+def _value(column: Strings, row: int) -> str:
+    """One value of a column, as str."""
+    v = column[row]
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and length of each run of equal consecutive values."""
+    heads = np.concatenate(([0], np.flatnonzero(column[1:] != column[:-1]) + 1))
+    return heads, np.diff(np.append(heads, len(column)))
+
+
 def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
     """Map each value of a string column to ``mapping[value]`` (or -1)."""
-    if isinstance(column, list):
-        return np.fromiter(map(mapping.get, column, repeat(-1)), dtype=np.int32,
-                           count=len(column))
+    column = _strings(column)
+    if isinstance(column, np.ndarray):
+        if not len(column):
+            return np.empty(0, np.int32)
+        # topics come in runs of lines: look up one value per run
+        heads, lengths = _runs(column)
+        get = mapping.get
+        vals = np.array([get(v, -1) for v in _io.decode(column[heads])], dtype=np.int32)
+        return np.repeat(vals, lengths)
     import pyarrow as pa
 
     parts = []
@@ -78,8 +119,10 @@ _dictionary_codes = codes_of   # the former name
 
 def column_values(column: Strings) -> list[str]:
     """Distinct values of a (dictionary) string column, first-seen order not kept."""
-    if isinstance(column, list):
-        return list(set(column))
+    if isinstance(column, (np.ndarray, list)):
+        column = _strings(column)
+    if isinstance(column, np.ndarray):
+        return list(set(_io.decode(column[_runs(column)[0]])))
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -90,19 +133,10 @@ def column_values(column: Strings) -> list[str]:
     return list(seen)
 
 
-def _plain(column: Strings) -> Strings:
-    """A dictionary-encoded Arrow column as plain strings (others unchanged)."""
-    if isinstance(column, list):
-        return column
-    import pyarrow as pa
-
-    return column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
-
-
 def _take(column: Strings, rows: np.ndarray) -> Strings:
     """The values at positions ``rows``."""
-    if isinstance(column, list):
-        return [column[i] for i in rows.tolist()]
+    if isinstance(column, np.ndarray):
+        return column[rows]
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -112,10 +146,11 @@ def _take(column: Strings, rows: np.ndarray) -> Strings:
 def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndarray:
     """Positions of ``docs`` sorted by ``group`` ascending, then docno ``ties``
     (byte order), equal docnos of a group kept in input order."""
-    if isinstance(docs, list):
-        # str order is code point order, the byte order of UTF-8; reverse=True
-        # keeps equal values in input order (as Arrow's stable sort does)
-        by_doc = np.asarray(sorted(range(len(docs)), key=docs.__getitem__,
+    if isinstance(docs, np.ndarray):
+        # bytes compare in byte order; reverse=True keeps equal values in input
+        # order, as Arrow's stable sort does
+        keys = docs.tolist()
+        by_doc = np.asarray(sorted(range(len(keys)), key=keys.__getitem__,
                                    reverse=ties == "descending"), dtype=np.int64)
         return by_doc[np.argsort(group[by_doc], kind="stable")]
     import pyarrow as pa
@@ -123,6 +158,58 @@ def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndar
 
     return to_np(pc.sort_indices(pa.table({"g": group, "d": docs}),
                                  sort_keys=[("g", "ascending"), ("d", ties)]))
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each ``(q, value)`` of a bytes array (equal pairs, equal
+    hashes; unequal ones may collide, so matches are checked afterwards)."""
+    width = values.dtype.itemsize
+    grid = values.view(np.uint8).reshape(len(values), width)
+    if width % 8:
+        grid = np.concatenate((grid, np.zeros((len(values), 8 - width % 8), np.uint8)), axis=1)
+    words = np.ascontiguousarray(grid).view(np.uint64)
+    h = q.astype(np.uint64) * _MIX
+    for j in range(words.shape[1]):
+        h ^= words[:, j]
+        h *= _MIX
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two bytes arrays with one itemsize (hashes depend on it)."""
+    w = max(a.dtype.itemsize, b.dtype.itemsize)
+    return a.astype(f"S{w}", copy=False), b.astype(f"S{w}", copy=False)
+
+
+def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.ndarray
+                   ) -> tuple[int, int] | None:
+    """:func:`_first_duplicate` for bytes, given the pairs' hashes sorted (``hs``)
+    and the order that sorts them."""
+    same = hs[1:] == hs[:-1]
+    if not same.any():
+        return None
+    # rows whose hash repeats hold every repeated pair: settle those exactly
+    member = np.zeros(len(hs), bool)
+    member[:-1] |= same
+    member[1:] |= same
+    first: dict[tuple[int, bytes], int] = {}
+    pairs = []
+    qs, ds = q.tolist(), docs.tolist()
+    for r in np.sort(order[member]).tolist():
+        key = (qs[r], ds[r])
+        if key not in first:
+            first[key] = r
+        elif first[key] >= 0:
+            pairs.append((key, first[key], r))
+            first[key] = -1                          # only its first two occurrences
+    if not pairs:
+        return None
+    _, a, b = min(pairs)
+    return a, b
 
 
 def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
@@ -134,16 +221,10 @@ def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
     n = len(q)
     if n < 2:
         return None
-    if isinstance(docs, list):
-        last = dict(zip(docs, range(n), strict=True))   # equal docnos share an id
-        ids = np.fromiter(map(last.__getitem__, docs), dtype=np.int64, count=n)
-        order = np.argsort(q.astype(np.int64) * n + ids, kind="stable")
-        key = (q.astype(np.int64) * n + ids)[order]
-        hits = np.flatnonzero(key[1:] == key[:-1])
-        if len(hits) == 0:
-            return None
-        h = min(hits.tolist(), key=lambda i: (int(q[order[i]]), docs[order[i]]))
-        return int(order[h]), int(order[h + 1])
+    if isinstance(docs, np.ndarray):
+        h = _hash(docs, q)
+        order = np.argsort(h)
+        return _repeated_pair(q, docs, order, h[order])
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -174,16 +255,16 @@ class JudgedTopics:
 
     @classmethod
     def prepare(cls, qrels: Qrels) -> JudgedTopics:
-        qid = qrels.column("query_id")
+        qid = _strings(qrels.column("query_id"))
         topics = topic_order(column_values(qid))
         index = {t: i for i, t in enumerate(topics)}
         q = codes_of(qid, index)
-        docs = _plain(qrels.column("doc_id"))
+        docs = _strings(qrels.column("doc_id"))
         dup = _first_duplicate(q, docs)
         if dup is not None:
             row = dup[1]
             raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
-                                         str(docs[row]))
+                                         _value(docs, row))
         rel = np.asarray(to_np(qrels.column("relevance")), dtype=np.int64)
         top = int(rel.max()) if len(rel) and rel.max() > 0 else 0
         ok = rel >= 0
@@ -196,35 +277,78 @@ class JudgedTopics:
         """``q`` (topic code), ``d`` (docno), ``rel``: what an Arrow run joins against."""
         import pyarrow as pa
 
-        docs = self.docs if not isinstance(self.docs, list) else pa.array(self.docs, pa.string())
+        docs = self.docs
+        if isinstance(docs, np.ndarray):
+            docs = pa.array(_io.decode(docs), pa.string())
         return pa.table({"q": self.q, "d": docs, "rel": self.rel})
 
     @cached_property
-    def _keys(self) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-        """For runs held as lists: an id per qrels docno, and the qrels' sorted
-        ``topic * ids + id`` keys with their grades."""
-        docs = self.docs if isinstance(self.docs, list) else self.docs.to_pylist()
-        ids = dict(zip(docs, range(len(docs)), strict=True))
-        # ids are row numbers (of a docno's last row), so below len(rel)
-        key = self.q.astype(np.int64) * max(len(self.rel), 1) + np.fromiter(
-            map(ids.__getitem__, docs), dtype=np.int64, count=len(docs))
-        order = np.argsort(key, kind="stable")
-        return ids, key[order], self.rel[order]
+    def _bytes_docs(self) -> np.ndarray | None:
+        """The docnos as fixed-width bytes (None if that form cannot hold them)."""
+        if isinstance(self.docs, np.ndarray):
+            return self.docs
+        return _io.as_bytes(self.docs.to_pylist())
 
-    def grades_of(self, q: np.ndarray, docs: list[str]) -> np.ndarray:
-        """Relevance of each ``(q, doc)`` for ranking: the qrels grade,
-        :data:`UNJUDGED` for a negative one, :data:`NONPOOL` if not in the qrels."""
-        ids, keys, rel = self._keys
+    @cached_property
+    def _exact(self) -> dict[tuple[int, str], int]:
+        """``(topic code, docno) -> grade``, for the rare lookups hashes cannot settle."""
+        docs = self.docs if not isinstance(self.docs, np.ndarray) else None
+        names = _io.decode(self.docs) if docs is None else docs.to_pylist()
+        return dict(zip(zip(self.q.tolist(), names, strict=True), self.rel.tolist(),
+                        strict=True))
+
+    def _sorted_hashes(self, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The qrels docnos at ``width`` bytes, their (q, doc) hashes sorted, and
+        the order that sorts them (cached per width)."""
+        cache = self.__dict__.setdefault("_hash_cache", {})
+        if width not in cache:
+            mine = self._bytes_docs.astype(f"S{width}", copy=False)
+            h = _hash(mine, self.q)
+            order = np.argsort(h)
+            cache[width] = mine, h[order], order
+        return cache[width]
+
+    def grades_and_duplicate(self, q: np.ndarray, docs: np.ndarray
+                             ) -> tuple[np.ndarray, tuple[int, int] | None]:
+        """For a bytes column: the relevance of each ``(q, doc)`` for ranking (the
+        qrels grade, :data:`UNJUDGED` for a negative one, :data:`NONPOOL` if not
+        in the qrels) and the first repeated pair (see :func:`_first_duplicate`).
+
+        One hash per pair and one sort serve both: repeated pairs are neighbours
+        in hash order, and the sorted hashes are looked up in the qrels' own.
+        """
         out = np.full(len(q), NONPOOL, dtype=np.int64)
-        doc_ids = np.fromiter(map(ids.get, docs, repeat(-1)), dtype=np.int64, count=len(docs))
-        known = np.flatnonzero((doc_ids >= 0) & (q >= 0))
-        if len(known) and len(keys):
-            key = q[known].astype(np.int64) * max(len(self.rel), 1) + doc_ids[known]
-            at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-            hit = keys[at] == key
-            g = rel[at[hit]]
-            out[known[hit]] = np.where(g < 0, UNJUDGED, g)
-        return out
+        if not len(q):
+            return out, None
+        if self._bytes_docs is None:                 # qrels ids bytes cannot hold
+            h = _hash(docs, q)
+            order = np.argsort(h)
+            dup = _repeated_pair(q, docs, order, h[order])
+            unsettled = np.arange(len(q))
+        else:
+            width = max(self._bytes_docs.dtype.itemsize, docs.dtype.itemsize)
+            docs = docs.astype(f"S{width}", copy=False)
+            mine, hq, q_order = self._sorted_hashes(width)
+            h = _hash(docs, q)
+            order = np.argsort(h)
+            hs = h[order]
+            dup = _repeated_pair(q, docs, order, hs)
+            unsettled = np.zeros(0, np.int64)
+            if len(hq):
+                at = np.minimum(np.searchsorted(hq, hs), len(hq) - 1)   # sorted: fast
+                cand = np.flatnonzero(hq[at] == hs)
+                rows, j = order[cand], q_order[at[cand]]
+                ok = (self.q[j] == q[rows]) & (mine[j] == docs[rows])
+                g = self.rel[j[ok]]
+                out[rows[ok]] = np.where(g < 0, UNJUDGED, g)
+                unsettled = rows[~ok]                # a hash shared with another pair
+        if len(unsettled):
+            exact = self._exact
+            for r in unsettled.tolist():
+                g = exact.get((int(q[r]), _value(docs, r)))
+                if g is not None:
+                    out[r] = UNJUDGED if g < 0 else g
+        return out, dup
 
     @cached_property
     def _by_topic(self) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +362,7 @@ class JudgedTopics:
         """The judgments of the topics ``codes`` only (what a chunk joins against)."""
         import pyarrow as pa
 
-        codes = np.unique(codes[codes >= 0])
+        codes = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(self.topics)))
         if len(codes) == len(self.topics):
             return self.table
         order, offsets = self._by_topic
@@ -281,15 +405,15 @@ class Ranked:
         every string)."""
         import pyarrow as pa
 
-        if isinstance(self.source_docs, list):
+        if isinstance(self.source_docs, np.ndarray):
             return pa.array(self.doc_list(), pa.string())
         docs = _take(self.source_docs, self.rows)
         return docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs
 
     def doc_list(self) -> list[str]:
         """Docnos in ranked order, as a list."""
-        if isinstance(self.source_docs, list):
-            return _take(self.source_docs, self.rows)
+        if isinstance(self.source_docs, np.ndarray):
+            return _io.decode(self.source_docs[self.rows])
         return self.docs.to_pylist()
 
 
@@ -305,7 +429,7 @@ def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         return None
     seg_start = np.concatenate(([0], np.flatnonzero(change) + 1))
     seg_q = q[seg_start]
-    if len(np.unique(seg_q)) != len(seg_q):
+    if not distinct(seg_q):
         return None                                  # a topic split in two blocks
     seg_len = np.diff(np.concatenate((seg_start, [n])))
     perm = np.argsort(seg_q, kind="stable")
@@ -369,7 +493,7 @@ def rank(
         trec_eval except its preference modes, which sort ``"ascending"``.
     """
     q_all = codes_of(run.column("query_id"), judged.index) if codes is None else codes
-    docs_all = _plain(run.column("doc_id"))
+    docs_all = _strings(run.column("doc_id"))
     scores = np.asarray(to_np(run.column("score")), dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
@@ -422,12 +546,13 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings
         q, idx = q_all[kept], kept
         d = _take(docs_all, kept)
     grades = np.full(len(q_all), NONPOOL, dtype=np.int64)
-    if isinstance(d, list):
-        dup = _first_duplicate(q, d)
-        grades[idx] = judged.grades_of(q, d)
+    if isinstance(d, np.ndarray):
+        grades[idx], dup = judged.grades_and_duplicate(q, d)
     else:
         # The duplicate check is a single-threaded Arrow sort; run it on the second
         # core while the hash join runs here.
+        from concurrent.futures import ThreadPoolExecutor
+
         import pyarrow as pa
 
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -448,7 +573,7 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings
     if dup is not None:
         row = int(idx[dup[1]])
         raise DuplicateDocumentError(run.source, run.line_of(row), judged.topics[q[dup[1]]],
-                                     str(d[dup[1]]))
+                                     _value(d, dup[1]))
     return grades
 
 
@@ -461,7 +586,7 @@ def ranked_docnos(run: Run, *, float32_scores: bool = False, max_docs: int | Non
     """
     topics = topic_order(column_values(run.column("query_id")))
     fake = Qrels({"query_id": topics, "doc_id": [""] * len(topics),
-                  "relevance": np.zeros(len(topics), dtype=np.int64)})
+                  "relevance": np.zeros(len(topics), dtype=np.int64)})   # lists: any form
     judged = JudgedTopics.prepare(fake)
     ranked = rank(run, judged, float32_scores=float32_scores, max_docs=max_docs, ties=ties)
     docs = ranked.doc_list()
