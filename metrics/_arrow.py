@@ -52,11 +52,26 @@ def import_pyarrow() -> ModuleType:
         sys.meta_path.insert(0, hook)
         try:
             pa.array(np.zeros(1))
-            with contextlib.suppress(ImportError):  # the hash join's module probes too
-                import pyarrow.acero  # noqa: F401
         finally:
             sys.meta_path.remove(hook)
     return pa
+
+
+def import_acero() -> ModuleType:
+    """``pyarrow.acero`` (the hash join), imported with the same care for pandas."""
+    pa = import_pyarrow()
+    if "pyarrow.acero" not in sys.modules and SKIP_PANDAS_PROBE and "pandas" not in sys.modules:
+        hook = _NoPandas()
+        sys.meta_path.insert(0, hook)
+        try:
+            with contextlib.suppress(ImportError):  # the join's module probes for pandas
+                import pyarrow.acero  # noqa: F401
+        finally:
+            sys.meta_path.remove(hook)
+    import pyarrow.acero as acero
+
+    del pa
+    return acero
 
 
 def loaded() -> ModuleType | None:
@@ -106,3 +121,47 @@ def true_positions(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
     import pyarrow.compute as pc
 
     return to_np(pc.indices_nonzero(mask))
+
+
+def to_bytes(column: pa.Array | pa.ChunkedArray, limit: int) -> np.ndarray | None:
+    """A string column as fixed-width bytes (numpy ``S``), the form ranking works
+    on; None when a value is longer than ``limit`` bytes or holds a NUL byte
+    (which that form cannot represent).
+
+    Read straight from the Arrow buffers: each value's bytes are copied into a
+    zero-padded row of the longest value's width.
+    """
+    import pyarrow as pa
+
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    parts = []
+    for chunk in chunks:
+        if pa.types.is_dictionary(chunk.type):
+            chunk = chunk.cast(pa.string())
+        if len(chunk) == 0:
+            continue
+        if chunk.null_count or not (pa.types.is_string(chunk.type)
+                                    or pa.types.is_large_string(chunk.type)):
+            return None
+        _, offs_buf, data_buf = chunk.buffers()
+        wide = pa.types.is_large_string(chunk.type)
+        offsets = np.frombuffer(offs_buf, dtype=np.int64 if wide else np.int32,
+                                count=chunk.offset + len(chunk) + 1)[chunk.offset:]
+        starts = offsets[:-1].astype(np.int64)
+        length = np.diff(offsets).astype(np.int64)
+        w = max(int(length.max()), 1)
+        if w > limit:
+            return None
+        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else \
+            np.zeros(0, np.uint8)
+        data = np.concatenate((data[:int(offsets[-1])], np.zeros(w, np.uint8)))
+        rows = np.lib.stride_tricks.sliding_window_view(data, w)[starts]
+        inside = np.arange(w)[None, :] < length[:, None]
+        if np.any((rows == 0) & inside):
+            return None
+        rows[~inside] = 0
+        parts.append(rows.view(f"S{w}").ravel())
+    if not parts:
+        return np.zeros(0, dtype="S1")
+    width = max(p.dtype.itemsize for p in parts)
+    return np.concatenate([p.astype(f"S{width}", copy=False) for p in parts])

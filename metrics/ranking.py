@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from relkit.metrics import io as _io
-from relkit.metrics._arrow import to_np, true_positions
+from relkit.metrics._arrow import loaded, to_np, true_positions
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
 
@@ -60,8 +60,10 @@ def distinct(values: np.ndarray) -> bool:
 
 
 def _strings(column: Strings) -> Strings:
-    """A column in one of the two forms (a list of str becomes bytes, or Arrow
-    if bytes cannot hold it); dictionary-encoded Arrow becomes plain strings."""
+    """A column in the form ranking works on: fixed-width bytes. An Arrow column
+    is converted (a chunk of a large run at a time), a list of str encoded; only
+    ids bytes cannot hold (longer than :data:`~relkit.metrics.io.MAX_ID_BYTES`, or
+    with a NUL byte) stay Arrow strings."""
     if isinstance(column, np.ndarray):
         return column
     if isinstance(column, list):
@@ -70,9 +72,15 @@ def _strings(column: Strings) -> Strings:
             return as_b
         from relkit.metrics._arrow import import_pyarrow
 
-        return import_pyarrow().array(column, type=import_pyarrow().string())
+        pa = import_pyarrow()
+        return pa.chunked_array([pa.array(column, type=pa.string())])
     import pyarrow as pa
 
+    from relkit.metrics._arrow import to_bytes
+
+    as_b = to_bytes(column, _io.MAX_ID_BYTES)
+    if as_b is not None:
+        return as_b
     return column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
 
 
@@ -84,13 +92,16 @@ def _value(column: Strings, row: int) -> str:
 
 def _runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and length of each run of equal consecutive values."""
+    if not len(column):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     heads = np.concatenate(([0], np.flatnonzero(column[1:] != column[:-1]) + 1))
     return heads, np.diff(np.append(heads, len(column)))
 
 
 def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
     """Map each value of a string column to ``mapping[value]`` (or -1)."""
-    column = _strings(column)
+    if isinstance(column, list):
+        column = _strings(column)
     if isinstance(column, np.ndarray):
         if not len(column):
             return np.empty(0, np.int32)
@@ -146,10 +157,11 @@ def _take(column: Strings, rows: np.ndarray) -> Strings:
 def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndarray:
     """Positions of ``docs`` sorted by ``group`` ascending, then docno ``ties``
     (byte order), equal docnos of a group kept in input order."""
-    if isinstance(docs, np.ndarray):
+    if isinstance(docs, np.ndarray) and loaded() is None:
         # Byte order is the order of the docnos' bytes read as big-endian 64-bit
         # words (zero padding sorts first, as a shorter prefix does); inverting
-        # every word reverses it. lexsort is stable, like Arrow's sort.
+        # every word reverses it. lexsort is stable, like Arrow's sort (which a
+        # large input, pyarrow loaded, uses: many ties sort faster there).
         words = _words(docs)
         if ties == "descending":
             words = ~words
@@ -157,6 +169,8 @@ def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndar
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if isinstance(docs, np.ndarray):
+        docs = pa.array(docs, pa.binary(docs.dtype.itemsize))   # compared byte by byte
     return to_np(pc.sort_indices(pa.table({"g": group, "d": docs}),
                                  sort_keys=[("g", "ascending"), ("d", ties)]))
 
@@ -189,16 +203,26 @@ def _hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
     return h
 
 
+def _topic_keys(q: np.ndarray, h: np.ndarray, topics: int) -> np.ndarray:
+    """One sortable 64-bit key per ``(q, hash)``: the topic code in the high bits,
+    the hash's high bits below (order by topic, then by hash)."""
+    bits = max(int(topics).bit_length(), 1)
+    return (q.astype(np.uint64) << np.uint64(64 - bits)) | (h >> np.uint64(bits))
+
+
 def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two bytes arrays with one itemsize (hashes depend on it)."""
     w = max(a.dtype.itemsize, b.dtype.itemsize)
     return a.astype(f"S{w}", copy=False), b.astype(f"S{w}", copy=False)
 
 
-def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.ndarray
-                   ) -> tuple[int, int] | None:
-    """:func:`_first_duplicate` for bytes, given the pairs' hashes sorted (``hs``)
-    and the order that sorts them."""
+def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.ndarray,
+                   source: np.ndarray | None = None) -> tuple[int, int] | None:
+    """:func:`_first_duplicate` for bytes, given the pairs' hashes in an order
+    where equal ones are neighbours (``hs``) and that order (``order``).
+    ``source`` maps positions to the input rows whose order decides which two
+    occurrences are reported (default: the positions themselves), and the pair
+    is returned as such rows."""
     same = hs[1:] == hs[:-1]
     if not same.any():
         return None
@@ -206,11 +230,12 @@ def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.nd
     member = np.zeros(len(hs), bool)
     member[:-1] |= same
     member[1:] |= same
+    at = order[member]
+    src = at if source is None else source[at]
     first: dict[tuple[int, bytes], int] = {}
     pairs = []
-    qs, ds = q.tolist(), docs.tolist()
-    for r in np.sort(order[member]).tolist():
-        key = (qs[r], ds[r])
+    for r, i in sorted(zip(src.tolist(), at.tolist(), strict=True)):
+        key = (int(q[i]), bytes(docs[i]))
         if key not in first:
             first[key] = r
         elif first[key] >= 0:
@@ -220,6 +245,29 @@ def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.nd
         return None
     _, a, b = min(pairs)
     return a, b
+
+
+def _grouped_order(h: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """An order of ``h`` sorting it within each topic, for ``q`` non-decreasing
+    (rows grouped by topic, as ranked rows are): equal hashes of a topic end up
+    neighbours, and the key ``(q, h)`` ascends.
+
+    Sorting each topic's row of a topics x longest-topic grid is several times
+    faster than one sort of everything; a very uneven run sorts the flat key.
+    """
+    n = len(h)
+    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1]))) if n else \
+        np.zeros(0, np.int64)
+    sizes = np.diff(np.append(starts, n))
+    width = int(sizes.max()) if n else 0
+    if len(sizes) * width > 4 * n + 4096:
+        return np.lexsort((h, q))
+    col = np.arange(n) - np.repeat(starts, sizes)
+    grid = np.full((len(sizes), width), np.iinfo(np.uint64).max, dtype=np.uint64)
+    grid[np.repeat(np.arange(len(sizes)), sizes), col] = h
+    # stable: a real hash equal to the padding value stays before the padding
+    perm = np.argsort(grid, axis=1, kind="stable")
+    return (starts[:, None] + perm)[perm < sizes[:, None]]
 
 
 def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
@@ -233,7 +281,8 @@ def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
         return None
     if isinstance(docs, np.ndarray):
         h = _hash(docs, q)
-        order = np.argsort(h)
+        grouped = bool(np.all(q[1:] >= q[:-1]))         # qrels are usually by topic
+        order = _grouped_order(h, q) if grouped else np.argsort(h)
         return _repeated_pair(q, docs, order, h[order])
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -307,51 +356,53 @@ class JudgedTopics:
         return dict(zip(zip(self.q.tolist(), names, strict=True), self.rel.tolist(),
                         strict=True))
 
-    def _sorted_hashes(self, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The qrels docnos at ``width`` bytes, their (q, doc) hashes sorted, and
-        the order that sorts them (cached per width)."""
-        cache = self.__dict__.setdefault("_hash_cache", {})
+    def _sorted_keys(self, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The qrels docnos at ``width`` bytes, their :func:`_topic_keys` sorted,
+        and the order that sorts them (cached per width)."""
+        cache = self.__dict__.setdefault("_key_cache", {})
         if width not in cache:
             mine = self._bytes_docs.astype(f"S{width}", copy=False)
-            h = _hash(mine, self.q)
-            order = np.argsort(h)
-            cache[width] = mine, h[order], order
+            keys = _topic_keys(self.q, _hash(mine, self.q), len(self.topics))
+            order = np.argsort(keys)
+            cache[width] = mine, keys[order], order
         return cache[width]
 
-    def grades_and_duplicate(self, q: np.ndarray, docs: np.ndarray
+    def grades_and_duplicate(self, q: np.ndarray, docs: np.ndarray, source: np.ndarray
                              ) -> tuple[np.ndarray, tuple[int, int] | None]:
-        """For a bytes column: the relevance of each ``(q, doc)`` for ranking (the
-        qrels grade, :data:`UNJUDGED` for a negative one, :data:`NONPOOL` if not
-        in the qrels) and the first repeated pair (see :func:`_first_duplicate`).
+        """For ranked rows of a bytes column (``q`` non-decreasing): the relevance
+        of each ``(q, doc)`` for ranking (the qrels grade, :data:`UNJUDGED` for a
+        negative one, :data:`NONPOOL` if not in the qrels), and the first repeated
+        pair as rows of ``source`` (see :func:`_first_duplicate`).
 
-        One hash per pair and one sort serve both: repeated pairs are neighbours
-        in hash order, and the sorted hashes are looked up in the qrels' own.
+        One hash per pair and one sort per topic serve both: repeated pairs are
+        neighbours in that order, and its keys, ascending, are looked up in the
+        qrels' own sorted keys.
         """
         out = np.full(len(q), NONPOOL, dtype=np.int64)
         if not len(q):
             return out, None
-        if self._bytes_docs is None:                 # qrels ids bytes cannot hold
-            h = _hash(docs, q)
-            order = np.argsort(h)
-            dup = _repeated_pair(q, docs, order, h[order])
+        mine = self._bytes_docs
+        if mine is not None:
+            width = max(mine.dtype.itemsize, docs.dtype.itemsize)
+            docs = docs.astype(f"S{width}", copy=False)
+        h = _hash(docs, q)
+        order = _grouped_order(h, q)
+        hs = h[order]
+        dup = _repeated_pair(q, docs, order, hs, source)
+        if mine is None:                             # qrels ids bytes cannot hold
             unsettled = np.arange(len(q))
         else:
-            width = max(self._bytes_docs.dtype.itemsize, docs.dtype.itemsize)
-            docs = docs.astype(f"S{width}", copy=False)
-            mine, hq, q_order = self._sorted_hashes(width)
-            h = _hash(docs, q)
-            order = np.argsort(h)
-            hs = h[order]
-            dup = _repeated_pair(q, docs, order, hs)
+            mine, keys, q_order = self._sorted_keys(width)
             unsettled = np.zeros(0, np.int64)
-            if len(hq):
-                at = np.minimum(np.searchsorted(hq, hs), len(hq) - 1)   # sorted: fast
-                cand = np.flatnonzero(hq[at] == hs)
+            if len(keys):
+                wanted = _topic_keys(q[order], hs, len(self.topics))     # ascending
+                at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+                cand = np.flatnonzero(keys[at] == wanted)
                 rows, j = order[cand], q_order[at[cand]]
                 ok = (self.q[j] == q[rows]) & (mine[j] == docs[rows])
                 g = self.rel[j[ok]]
                 out[rows[ok]] = np.where(g < 0, UNJUDGED, g)
-                unsettled = rows[~ok]                # a hash shared with another pair
+                unsettled = rows[~ok]                # a key shared with another pair
         if len(unsettled):
             exact = self._exact
             for r in unsettled.tolist():
@@ -520,12 +571,17 @@ def rank(
         cut = np.flatnonzero(np.arange(len(q)) - starts[q] < max_docs)
         q, rows = q[cut], rows[cut]
         counts = np.minimum(counts, max_docs)
-    # Duplicate check and grade lookup work in input order on the kept rows,
-    # so the docno strings are never copied into ranked order.
-    kept = np.sort(rows) if max_docs is not None or len(keep) != len(q_all) else None
-    grades = _grades(run, judged, q_all, docs_all, kept)
-    rel = grades[rows]
-    del grades
+    if isinstance(docs_all, np.ndarray):
+        # fixed-width bytes: look up and check the ranked rows (grouped by topic)
+        rel, dup = judged.grades_and_duplicate(q, docs_all[rows], rows)
+        if dup is not None:
+            raise DuplicateDocumentError(run.source, run.line_of(dup[1]),
+                                         judged.topics[q_all[dup[1]]], _value(docs_all, dup[1]))
+    else:
+        # Arrow strings (ids too long for bytes): duplicate check and grade lookup
+        # work in input order on the kept rows, so strings are not copied around
+        kept = np.sort(rows) if max_docs is not None or len(keep) != len(q_all) else None
+        rel = _grades(run, judged, q_all, docs_all, kept)[rows]
     if judged_only:
         ok = rel >= 0
         q, rel, rows = q[ok], rel[ok], rows[ok]
@@ -549,37 +605,39 @@ def rank(
 
 def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings,
             kept: np.ndarray | None) -> np.ndarray:
-    """Per source row: qrels grade, NONPOOL or UNJUDGED; duplicates raise."""
+    """Per source row of an Arrow string column: qrels grade, NONPOOL or UNJUDGED;
+    duplicates raise."""
     if kept is None:
         q, d, idx = q_all, docs_all, np.arange(len(q_all), dtype=np.int32)
     else:
         q, idx = q_all[kept], kept
         d = _take(docs_all, kept)
     grades = np.full(len(q_all), NONPOOL, dtype=np.int64)
-    if isinstance(d, np.ndarray):
-        grades[idx], dup = judged.grades_and_duplicate(q, d)
-    else:
-        # The duplicate check is a single-threaded Arrow sort; run it on the second
-        # core while the hash join runs here.
-        from concurrent.futures import ThreadPoolExecutor
+    # The duplicate check is a single-threaded Arrow sort; run it on the second
+    # core while the hash join runs here.
+    from concurrent.futures import ThreadPoolExecutor
 
-        import pyarrow as pa
+    import pyarrow as pa
 
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(_first_duplicate, q, d)
-            if len(q):
-                # use_threads=False: the join runs in this thread, start to end. With
-                # Arrow's thread pool a worker could still hold the last batches
-                # (numpy-backed) after join() returned and release them during
-                # interpreter shutdown, which aborts the process (SIGABRT). On two
-                # cores the serial join is no slower.
-                joined = pa.table({"q": q, "d": d, "i": idx}).join(
-                    judged.for_topics(q), keys=["q", "d"], join_type="inner",
-                    use_threads=False)
-                g = to_np(joined["rel"])
-                grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
-                del joined
-            dup = pending.result()
+    from relkit.metrics._arrow import import_acero
+
+    import_acero()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(_first_duplicate, q, d)
+        if len(q):
+            # use_threads=False: the join runs in this thread, start to end. With
+            # Arrow's thread pool a worker could still hold the last batches
+            # (numpy-backed) after join() returned and release them during
+            # interpreter shutdown, which aborts the process (SIGABRT). On two
+            # cores the serial join is no slower.
+            joined = pa.table({"q": q, "d": d, "i": idx}).join(
+                judged.for_topics(q), keys=["q", "d"], join_type="inner",
+                use_threads=False)
+            g = to_np(joined["rel"])
+            grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
+            del joined
+        dup = pending.result()
     if dup is not None:
         row = int(idx[dup[1]])
         raise DuplicateDocumentError(run.source, run.line_of(row), judged.topics[q[dup[1]]],
