@@ -125,8 +125,8 @@ def true_positions(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def to_bytes(column: pa.Array | pa.ChunkedArray, limit: int) -> np.ndarray | None:
     """A string column as fixed-width bytes (numpy ``S``), the form ranking works
-    on; None when a value is longer than ``limit`` bytes or holds a NUL byte
-    (which that form cannot represent).
+    on; None when a value is longer than ``limit`` bytes or ends with a NUL byte
+    (which that form cannot tell from its padding).
 
     Read straight from the Arrow buffers: each value's bytes are copied into a
     zero-padded row of the longest value's width.
@@ -154,12 +154,26 @@ def to_bytes(column: pa.Array | pa.ChunkedArray, limit: int) -> np.ndarray | Non
             return None
         data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else \
             np.zeros(0, np.uint8)
-        data = np.concatenate((data[:int(offsets[-1])], np.zeros(w, np.uint8)))
-        rows = np.lib.stride_tricks.sliding_window_view(data, w)[starts]
-        inside = np.arange(w)[None, :] < length[:, None]
-        if np.any((rows == 0) & inside):
+        if int(length.min()) == w:
+            # every value equally long (common for docnos): the data buffer is the
+            # array already
+            fixed = data[int(offsets[0]):int(offsets[-1])].reshape(len(length), w)
+            if np.any(fixed[:, -1] == 0):
+                return None
+            parts.append(fixed.view(f"S{w}").ravel())
+            continue
+        if len(data) < w:
+            data = np.concatenate((data, np.zeros(w, np.uint8)))
+        near_end = starts > len(data) - w                 # windows would run past the end
+        rows = np.lib.stride_tricks.sliding_window_view(data, w)[
+            np.minimum(starts, len(data) - w)]           # a copy, one row per value
+        for r in np.flatnonzero(near_end).tolist():
+            piece = data[starts[r]:starts[r] + length[r]]
+            rows[r] = np.concatenate((piece, np.zeros(w - len(piece), np.uint8)))
+        rows *= np.arange(w)[None, :] < length[:, None]    # zero the padding
+        last = rows[np.arange(len(rows)), np.maximum(length - 1, 0)]
+        if np.any((last == 0) & (length > 0)):
             return None
-        rows[~inside] = 0
         parts.append(rows.view(f"S{w}").ravel())
     if not parts:
         return np.zeros(0, dtype="S1")

@@ -188,7 +188,7 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each ``(q, value)`` of a bytes array (equal pairs, equal
+    """A 63-bit hash of each ``(q, value)`` of a bytes array (equal pairs, equal
     hashes; unequal ones may collide, so matches are checked afterwards)."""
     width = values.dtype.itemsize
     grid = values.view(np.uint8).reshape(len(values), width)
@@ -200,7 +200,10 @@ def _hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
         h ^= words[:, j]
         h *= _MIX
         h ^= h >> np.uint64(29)
-    return h
+    return h >> np.uint64(1)           # 63 bits: _PAD sorts after every hash
+
+
+_PAD = np.uint64(np.iinfo(np.uint64).max)
 
 
 def _topic_keys(q: np.ndarray, h: np.ndarray, topics: int) -> np.ndarray:
@@ -247,26 +250,32 @@ def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.nd
     return a, b
 
 
-def _grouped_order(h: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """An order of ``h`` sorting it within each topic, for ``q`` non-decreasing
-    (rows grouped by topic, as ranked rows are): equal hashes of a topic end up
-    neighbours, and the key ``(q, h)`` ascends.
+def _grouped_order(h: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """An order sorting the rows by ``(q, h)``, when each topic's rows are one
+    contiguous block (ranked rows; most qrels files); None otherwise.
 
     Sorting each topic's row of a topics x longest-topic grid is several times
     faster than one sort of everything; a very uneven run sorts the flat key.
     """
     n = len(h)
-    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1]))) if n else \
-        np.zeros(0, np.int64)
+    if not n:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+    heads = q[starts]
+    by_topic = np.argsort(heads, kind="stable")
+    if np.any(heads[by_topic][1:] == heads[by_topic][:-1]):
+        return None                                  # a topic in several blocks
     sizes = np.diff(np.append(starts, n))
-    width = int(sizes.max()) if n else 0
+    starts, sizes = starts[by_topic], sizes[by_topic]
+    width = int(sizes.max())
     if len(sizes) * width > 4 * n + 4096:
         return np.lexsort((h, q))
-    col = np.arange(n) - np.repeat(starts, sizes)
-    grid = np.full((len(sizes), width), np.iinfo(np.uint64).max, dtype=np.uint64)
-    grid[np.repeat(np.arange(len(sizes)), sizes), col] = h
-    # stable: a real hash equal to the padding value stays before the padding
-    perm = np.argsort(grid, axis=1, kind="stable")
+    grid = np.full((len(sizes), width), _PAD, dtype=np.uint64)
+    block = np.repeat(np.arange(len(sizes)), sizes)
+    col = np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    rows = np.repeat(starts, sizes) + col          # the input row of each grid cell
+    grid[block, col] = h[rows]
+    perm = np.argsort(grid, axis=1)                # _PAD is above every hash: last
     return (starts[:, None] + perm)[perm < sizes[:, None]]
 
 
@@ -281,8 +290,9 @@ def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
         return None
     if isinstance(docs, np.ndarray):
         h = _hash(docs, q)
-        grouped = bool(np.all(q[1:] >= q[:-1]))         # qrels are usually by topic
-        order = _grouped_order(h, q) if grouped else np.argsort(h)
+        order = _grouped_order(h, q)                    # qrels are usually by topic
+        if order is None:
+            order = np.argsort(h)
         return _repeated_pair(q, docs, order, h[order])
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -362,9 +372,11 @@ class JudgedTopics:
         cache = self.__dict__.setdefault("_key_cache", {})
         if width not in cache:
             mine = self._bytes_docs.astype(f"S{width}", copy=False)
-            keys = _topic_keys(self.q, _hash(mine, self.q), len(self.topics))
-            order = np.argsort(keys)
-            cache[width] = mine, keys[order], order
+            h = _hash(mine, self.q)
+            order = _grouped_order(h, self.q)
+            if order is None:
+                order = np.argsort(_topic_keys(self.q, h, len(self.topics)))
+            cache[width] = mine, _topic_keys(self.q[order], h[order], len(self.topics)), order
         return cache[width]
 
     def grades_and_duplicate(self, q: np.ndarray, docs: np.ndarray, source: np.ndarray
@@ -386,7 +398,8 @@ class JudgedTopics:
             width = max(mine.dtype.itemsize, docs.dtype.itemsize)
             docs = docs.astype(f"S{width}", copy=False)
         h = _hash(docs, q)
-        order = _grouped_order(h, q)
+        order = _grouped_order(h, q)                 # ranked rows: one block per topic
+        assert order is not None
         hs = h[order]
         dup = _repeated_pair(q, docs, order, hs, source)
         if mine is None:                             # qrels ids bytes cannot hold
