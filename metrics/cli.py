@@ -82,7 +82,7 @@ def _plain_typer_coercion() -> None:
         descriptor: Any = None
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            if isinstance(value, (list, tuple)):
+            if isinstance(value, (list, tuple)) and self.descriptor.is_list:
                 out = [self._one(v, param, ctx) for v in value]
                 if all(x is not _DEFER for x in out):
                     return out                 # typer's list adapter returns a list
@@ -119,6 +119,7 @@ def _plain_typer_coercion() -> None:
                      descriptor=descriptor)
 
     build.relkit_plain = True  # type: ignore[attr-defined]
+    build.full = full  # type: ignore[attr-defined]  # typer's own, for the tests
     core.build_runtime_param = build
 
 
