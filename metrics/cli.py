@@ -13,9 +13,9 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
 from typing import IO, Annotated, Any, Literal, get_args, get_origin
 
 import typer
@@ -73,7 +73,7 @@ def _plain_typer_coercion() -> None:
         from typer._param_types import coerce_cli_path
     except ImportError:
         return
-    full = getattr(core, "build_runtime_param", None)
+    full: Any = getattr(core, "build_runtime_param", None)
     if full is None or getattr(full, "relkit_plain", False):
         return
 

@@ -511,15 +511,15 @@ def to_arrow(columns: Columns) -> pa.Table:
     """An Arrow table of columns read by the small-input or checking path."""
     from relkit.metrics._arrow import import_pyarrow
 
-    pa = import_pyarrow()
+    arrow = import_pyarrow()
 
     def array(name: str, values: Any) -> pa.Array:
         kind = _ARROW_TYPES.get(name, "string")
         if kind == "string" and isinstance(values, np.ndarray):
             values = decode(values)
-        return pa.array(values, type=getattr(pa, kind)())
+        return arrow.array(values, type=getattr(arrow, kind)())
 
-    return pa.table({f: array(f, v) for f, v in columns.items()})
+    return arrow.table({f: array(f, v) for f, v in columns.items()})
 
 
 def _id_columns(cols: Columns) -> Columns | pa.Table:
@@ -589,7 +589,7 @@ def read_run_columns(source: Source, columns: tuple[str, ...] = RUN_FIELDS
     path_or_data: bytes | str | os.PathLike[str]
     if data is None:
         path_or_data = source                      # type: ignore[assignment]  # a path
-        head = _head(path_or_data)
+        head = _head(source)                       # type: ignore[arg-type]
     else:
         path_or_data, head = data, data[:65536]
     table = _fast_table(path_or_data, head, RUN_FIELDS, types, list(columns))

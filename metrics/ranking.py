@@ -72,8 +72,8 @@ def _strings(column: Strings) -> Strings:
             return as_b
         from relkit.metrics._arrow import import_pyarrow
 
-        pa = import_pyarrow()
-        return pa.chunked_array([pa.array(column, type=pa.string())])
+        arrow = import_pyarrow()
+        return arrow.chunked_array([arrow.array(column, type=arrow.string())])
     import pyarrow as pa
 
     from relkit.metrics._arrow import to_bytes
@@ -371,6 +371,7 @@ class JudgedTopics:
         and the order that sorts them (cached per width)."""
         cache = self.__dict__.setdefault("_key_cache", {})
         if width not in cache:
+            assert self._bytes_docs is not None
             mine = self._bytes_docs.astype(f"S{width}", copy=False)
             h = _hash(mine, self.q)
             order = _grouped_order(h, self.q)

@@ -2,15 +2,16 @@
 
 The bug this guards against: after printing correct output, ``relkit eval`` sometimes
 died with SIGABRT (exit 134, "terminate called without an active exception"; one run
-in 24 in the issue, one in 120 to 300 when reproduced here). A core dump showed why: pyarrow's hash join (``Table.join``) handed its
-last batches to a worker thread of Arrow's CPU pool, which dropped them *after* the
-join had returned. Those batches wrapped numpy arrays, so the worker had to take the
-GIL to release them; when that happened during ``Py_FinalizeEx``, CPython ended the
-thread with ``pthread_exit``, which unwound through a C++ destructor and called
-``std::terminate``. The join now runs in the calling thread, bytes handed to Arrow's
-threaded CSV reader are copied into Arrow's own memory, and small inputs never load
-pyarrow. It is a race, so the test runs the same evaluation many times as whole
-processes, several at once (contention widens the window), on each of the three paths.
+in 24 in the issue, one in 120 to 300 when reproduced here). A core dump showed why:
+pyarrow's hash join (``Table.join``) handed its last batches to a worker thread of
+Arrow's CPU pool, which dropped them *after* the join had returned. Those batches
+wrapped numpy arrays, so the worker had to take the GIL to release them; when that
+happened during ``Py_FinalizeEx``, CPython ended the thread with ``pthread_exit``,
+which unwound through a C++ destructor and called ``std::terminate``. The join now
+runs in the calling thread, bytes handed to Arrow's threaded CSV reader are copied
+into Arrow's own memory, and small inputs never load pyarrow. It is a race, so the
+test runs the same evaluation many times as whole processes, several at once
+(contention widens the window), on each of the three paths.
 """
 
 from __future__ import annotations
