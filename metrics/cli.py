@@ -9,14 +9,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
-import json
 import os
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, get_args, get_origin
+from typing import IO, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import typer
 
@@ -77,9 +75,10 @@ def _plain_typer_coercion() -> None:
     if full is None or getattr(full, "relkit_plain", False):
         return
 
-    @dataclass(frozen=True)
     class Plain(RuntimeParam):  # type: ignore[misc,valid-type]
-        descriptor: Any = None
+        # typer's frozen dataclass, plus the descriptor (set in build(); not a
+        # dataclass itself: generating one costs ~1 ms at start-up)
+        descriptor: Any
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             if isinstance(value, (list, tuple)) and self.descriptor.is_list:
@@ -115,8 +114,9 @@ def _plain_typer_coercion() -> None:
                  and (not descriptor.is_list or _leaf(descriptor.annotation) is not bool))
         if not plain:
             return full(descriptor)
-        return Plain(parameter_info=info, annotation=descriptor.annotation,
-                     descriptor=descriptor)
+        param = Plain(parameter_info=info, annotation=descriptor.annotation)
+        object.__setattr__(param, "descriptor", descriptor)
+        return param
 
     build.relkit_plain = True  # type: ignore[attr-defined]
     build.full = full  # type: ignore[attr-defined]  # typer's own, for the tests
@@ -219,6 +219,12 @@ def eval_cmd(
                   num_docs=num_docs, zscores=zscores, compat=compat, fmt=fmt, output=output)
 
 
+# Typer reads the annotations with typing.get_type_hints, evaluating each string
+# (``from __future__ import annotations``) several times per command; resolve them
+# once here.
+eval_cmd.__annotations__ = get_type_hints(eval_cmd, include_extras=True)
+
+
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Keep Python's cyclic garbage collector out of the evaluation and the exit.
@@ -313,6 +319,8 @@ def _write_tidy(frames: list, fmt: str, output: Path | None) -> None:  # noqa: A
     if fmt in ("tsv", "csv"):
         df.to_csv(target, sep="\t" if fmt == "tsv" else ",", index=False)
     else:
+        import json
+
         text = json.dumps(df.to_dict(orient="records"), default=float)
         if output:
             Path(output).write_text(text + "\n")

@@ -23,9 +23,7 @@ the file again, so the result and the errors never depend on the path.
 
 from __future__ import annotations
 
-import gzip
 import math
-import mmap
 import os
 import re
 from collections.abc import Iterator
@@ -88,6 +86,8 @@ def _read_bytes(source: Source) -> bytes:
         raw: Any = source.read()
         data = raw.encode() if isinstance(raw, str) else bytes(raw)
     if data[:2] == b"\x1f\x8b":
+        import gzip
+
         data = gzip.decompress(data)
     return data
 
@@ -132,6 +132,8 @@ def _regular(data: bytes | str | os.PathLike[str], delimiter: str) -> bool:
 
     if isinstance(data, bytes):
         return not data.startswith(BOM) and ok(data)
+    import mmap
+
     with open(data, "rb") as fh:
         if os.fstat(fh.fileno()).st_size == 0:
             return True
@@ -268,7 +270,7 @@ def _fast_table(
 
 # What str.split() splits on besides ASCII whitespace (every c with c.isspace()):
 # text containing one of these is left to the checking parser.
-_OTHER_SPACE = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_OTHER_SPACE = "[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 # 10**k is exact in float64 up to k = 22
 _POW10 = 10.0 ** np.arange(23)
 # Longest id held as fixed-width bytes (an array of n x this many bytes); inputs with
@@ -326,7 +328,7 @@ class _Fields:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            if _OTHER_SPACE.search(text):
+            if re.search(_OTHER_SPACE, text):       # compiled only for non-ASCII input
                 return None
         elif any(c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f")):
             return None
@@ -363,10 +365,10 @@ class _Fields:
             b = ends if i == width - 1 else grid[:, i]
             return a, b
 
-        for i in range(width):                       # an empty field: doubled delimiter...
-            a, b = bounds(i)
-            if np.any(b <= a):
-                return None
+        # an empty field: a doubled delimiter, or one at the start or end of a line
+        if width > 1 and (np.any(grid[:, 0] <= starts) or np.any(ends <= grid[:, -1] + 1)
+                          or np.any(np.diff(grid, axis=1) <= 1)):
+            return None
         if np.any(raw[starts] == ord("#")):          # a comment line
             return None
         return cls(raw, width, None, bounds)
@@ -412,6 +414,9 @@ class _Fields:
         length = b - a
         w = max(min(int(length.max()), limit), 1)
         raw = self.raw
+        if int(length.min()) == w and int(a[-1]) + w <= len(raw):
+            # every field equally long (common for docnos): no padding to clear
+            return np.lib.stride_tricks.sliding_window_view(raw, w)[a], a, length
         if len(raw) < w:
             raw = np.concatenate((raw, np.zeros(w, np.uint8)))
         view = np.lib.stride_tricks.sliding_window_view(raw, w)
@@ -721,6 +726,8 @@ def _open_out(target: str | os.PathLike[str] | IO[str]) -> tuple[IO[str], bool]:
     if isinstance(target, (str, os.PathLike)):
         path = os.fspath(target)
         if path.endswith(".gz"):
+            import gzip
+
             return gzip.open(path, "wt", encoding="utf-8"), True
         return open(path, "w", encoding="utf-8"), True
     return target, False
