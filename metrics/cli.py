@@ -6,15 +6,24 @@ printed once, on one line, by the CLI root (:mod:`relkit.judging.cli`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import json
+import gc
+import os
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Annotated, Literal, get_args
+from typing import IO, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import typer
 
 from relkit.metrics.core.progress import Bar
+
+# numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
+# 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
+if "numpy" not in sys.modules:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 Format = Literal["trec", "tsv", "csv", "json", "parquet"]
 FORMATS = get_args(Format)
@@ -31,34 +40,90 @@ EPILOG = """Examples:
 """
 
 
-class _NoPandas:
-    """Import hook that makes ``import pandas`` fail (used only momentarily)."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        if name == "pandas" or name.startswith("pandas."):
-            raise ImportError("pandas is not needed for this command")
+_INT = re.compile(r"-?[0-9]+")
+_DEFER = object()
 
 
-def _skip_pyarrow_pandas_probe() -> None:
-    """Spare ``relkit eval`` the ~0.3 s pandas import.
+def _leaf(annotation: Any) -> Any:
+    """``X`` of ``X`` or ``list[X]``."""
+    args = get_args(annotation)
+    return args[0] if get_origin(annotation) is list and len(args) == 1 else annotation
 
-    pyarrow probes for pandas on its first numpy conversion and imports it if
-    installed. We let that optional probe fail; pyarrow retries the import when
-    pandas is really required (``to_pandas``), so nothing else changes.
+
+def _plain_typer_coercion() -> None:
+    """Let typer convert plain ``str``/``int``/``Path``/``bool`` values without pydantic.
+
+    Typer 0.2x builds a pydantic ``TypeAdapter`` for every parameter it processes
+    (even an absent ``--help``), and importing pydantic (~0.1 s) costs more than
+    evaluating a TREC-sized run. This replaces the builder typer looks up,
+    ``typer.core.build_runtime_param``, with one that converts a value whose
+    conversion is unambiguous (a ``str``, a decimal integer, a path; an absent
+    value) exactly as typer does, and hands anything else to typer's own
+    coercion, so typer's results and error messages do not change (a test
+    compares both). It applies to the whole process, which is the ``relkit eval``
+    command (the CLI root builds its Typer objects before this module is
+    imported, so it cannot be done per command). Typer versions without this
+    machinery (click's types, fast already) are left alone.
     """
-    if "pandas" in sys.modules:
-        return
-    import numpy as np
-    import pyarrow as pa
-
-    hook = _NoPandas()
-    sys.meta_path.insert(0, hook)
     try:
-        pa.array(np.zeros(1))
-        with contextlib.suppress(ImportError):  # the hash join's module probes too
-            import pyarrow.acero  # noqa: F401
-    finally:
-        sys.meta_path.remove(hook)
+        import typer.core as core
+        from typer._coercion import RuntimeParam
+        from typer._param_types import coerce_cli_path
+    except ImportError:
+        return
+    full: Any = getattr(core, "build_runtime_param", None)
+    if full is None or getattr(full, "relkit_plain", False):
+        return
+
+    class Plain(RuntimeParam):  # type: ignore[misc,valid-type]
+        # typer's frozen dataclass, plus the descriptor (set in build(); not a
+        # dataclass itself: generating one costs ~1 ms at start-up)
+        descriptor: Any
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if isinstance(value, (list, tuple)) and self.descriptor.is_list:
+                out = [self._one(v, param, ctx) for v in value]
+                if all(x is not _DEFER for x in out):
+                    return out                 # typer's list adapter returns a list
+            else:
+                one = self._one(value, param, ctx)
+                if one is not _DEFER:
+                    return one
+            return full(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
+
+        def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+            leaf = _leaf(self.annotation)
+            if leaf is str and type(value) is str:
+                return value
+            if leaf is int and type(value) is int:
+                return value
+            if leaf is int and type(value) is str and _INT.fullmatch(value):
+                return int(value)
+            if leaf is Path and type(value) is str and value:
+                # what typer's path adapter does, given the Path pydantic would build
+                return coerce_cli_path(Path(value), self.parameter_info, path_type=Path,
+                                       param=param, ctx=ctx)
+            return _DEFER
+
+    def build(descriptor: Any) -> Any:
+        info = descriptor.parameter_info
+        plain = (descriptor.file_annotation is None and info.parser is None
+                 and not descriptor.is_tuple and not descriptor.is_ranged
+                 and getattr(info, "path_type", None) in (None, Path)
+                 and _leaf(descriptor.annotation) in (str, int, Path, bool)
+                 and (not descriptor.is_list or _leaf(descriptor.annotation) is not bool))
+        if not plain:
+            return full(descriptor)
+        param = Plain(parameter_info=info, annotation=descriptor.annotation)
+        object.__setattr__(param, "descriptor", descriptor)
+        return param
+
+    build.relkit_plain = True  # type: ignore[attr-defined]
+    build.full = full  # type: ignore[attr-defined]  # typer's own, for the tests
+    core.build_runtime_param = build
+
+
+_plain_typer_coercion()
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
@@ -148,13 +213,62 @@ def eval_cmd(
                                   summary=not no_summary, complete=complete, compat=compat,
                                   level=level, judged_only=judged_only))
         return
-    if fmt == "trec":
-        _skip_pyarrow_pandas_probe()
+    with _collector_paused():
+        _evaluate(qrels, runs, measure or ["official"], query=query, no_summary=no_summary,
+                  complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
+                  num_docs=num_docs, zscores=zscores, compat=compat, fmt=fmt, output=output)
+
+
+# Typer reads the annotations with typing.get_type_hints, evaluating each string
+# (``from __future__ import annotations``) several times per command; resolve them
+# once here.
+eval_cmd.__annotations__ = get_type_hints(eval_cmd, include_extras=True)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Keep Python's cyclic garbage collector out of the evaluation and the exit.
+
+    Importing numpy and relkit allocates hundreds of thousands of objects; the
+    collector's automatic passes over them during the command, and its final pass
+    over all of them at interpreter exit, each cost ~25 ms of a ~0.2 s command.
+    The evaluation makes no reference cycles worth collecting (its data are numpy
+    and Arrow buffers), so the collector is paused while it runs (and restored
+    after), and at exit every object is frozen (``gc.freeze``) so the final pass
+    skips them; memory is handed back by reference counting and by the exit
+    itself. The exit hook runs only when the interpreter ends, so a program that
+    calls the CLI in-process is not affected before then.
+    """
+    global _freeze_at_exit
+    if not _freeze_at_exit:
+        atexit.register(gc.freeze)
+        _freeze_at_exit = True
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_freeze_at_exit = False
+
+
+def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool,
+              no_summary: bool, complete: bool, level: int, max_docs: int | None,
+              judged_only: bool, num_docs: int, zscores: Path | None, compat: int, fmt: str,
+              output: Path | None) -> None:
+    """The evaluation behind ``relkit eval`` (qrels format), once its options are checked."""
+    from relkit.metrics import _arrow
+
+    # trec output never needs pandas: if a large input brings pyarrow in, spare
+    # its optional pandas probe (~0.3 s)
+    _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import lines
 
-    measures = measure or ["official"]
     ev = Evaluator(Qrels.read(qrels), measures, level=level, judged_only=judged_only,
                    max_docs=max_docs, complete=complete, num_docs=num_docs,
                    compat=compat)  # type: ignore[arg-type]
@@ -205,6 +319,8 @@ def _write_tidy(frames: list, fmt: str, output: Path | None) -> None:  # noqa: A
     if fmt in ("tsv", "csv"):
         df.to_csv(target, sep="\t" if fmt == "tsv" else ",", index=False)
     else:
+        import json
+
         text = json.dumps(df.to_dict(orient="records"), default=float)
         if output:
             Path(output).write_text(text + "\n")

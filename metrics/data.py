@@ -1,28 +1,34 @@
-"""``Run`` and ``Qrels``: validated wrappers over pandas frames.
+"""``Run`` and ``Qrels``: validated wrappers over columns read once.
 
 Ids are strings and stay strings (``"007"`` is not ``7``). Grades are ints.
 Convert once, here, at the boundary; measures never re-sniff their inputs.
+
+A small input is held as :data:`~relkit.metrics.io.Columns` (numpy arrays, ids
+as fixed-width bytes) and never imports pyarrow; a large one as an Arrow table. Both give
+the same :attr:`~_TrecTable.table` (Arrow, built on first use) and
+:meth:`~_TrecTable.column` values, and :mod:`relkit.metrics.ranking` ranks either.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
 from relkit.metrics import io as _io
+from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.errors import FormatError
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
     import pandas as pd
+    import pyarrow as pa
 
 
 def _table_to_frame(table: pa.Table) -> pd.DataFrame:
     import pandas as pd
+    import pyarrow as pa
 
     str_dtype = pd.ArrowDtype(pa.string())
 
@@ -34,24 +40,60 @@ def _table_to_frame(table: pa.Table) -> pd.DataFrame:
 
 def _as_str(col: pd.Series) -> pd.Series:
     import pandas as pd
+    import pyarrow as pa
 
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col.astype(str).astype("category")
     return col.astype(str).astype(pd.ArrowDtype(pa.string()))
 
 
-@dataclass(frozen=True, eq=False)
 class _TrecTable:
-    """What runs and qrels share: an Arrow table, its source and line numbers."""
+    """What runs and qrels share: their columns, source and line numbers.
 
-    table: pa.Table
-    source: str = "<input>"
-    lines: np.ndarray | None = field(default=None, repr=False)
+    Parameters
+    ----------
+    table
+        An Arrow table, or :data:`~relkit.metrics.io.Columns` (a dict of equally
+        long numpy arrays, ids as fixed-width bytes) from the small-input reader.
+    source
+        Where the rows came from, for error messages.
+    lines
+        1-based source line of each row; None when row ``i`` is line ``i + 1``.
+    """
+
+    def __init__(self, table: pa.Table | _io.Columns, source: str = "<input>",
+                 lines: np.ndarray | None = None) -> None:
+        self._data = table
+        self.source = source
+        self.lines = lines
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(source={self.source!r}, rows={len(self)})"
+
+    @cached_property
+    def table(self) -> pa.Table:
+        """The rows as an Arrow table (built on first use for a small input)."""
+        if isinstance(self._data, dict):
+            return _io.to_arrow(self._data)
+        return self._data
 
     @cached_property
     def frame(self) -> pd.DataFrame:
         """The rows as a pandas frame (built on first use)."""
         return _table_to_frame(self.table)
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names."""
+        return list(self._data) if isinstance(self._data, dict) else self._data.column_names
+
+    def column(self, name: str) -> Any:
+        """One column as read: a numpy array (small input; ids as fixed-width
+        UTF-8 bytes), or an Arrow chunked array. :mod:`relkit.metrics.ranking`
+        takes either."""
+        if isinstance(self._data, dict):
+            return self._data[name]
+        return self._data[name]
 
     def line_of(self, row: int) -> int:
         """Source line number of row ``row``."""
@@ -60,11 +102,27 @@ class _TrecTable:
     def arrow(self) -> pa.Table:
         return self.table
 
+    def _rows(self, idx: np.ndarray | slice) -> pa.Table | _io.Columns:
+        """The rows ``idx`` (positions or a slice) in this table's own form."""
+        if isinstance(self._data, dict):
+            if isinstance(idx, slice):
+                return {k: v[idx] for k, v in self._data.items()}
+            pick = idx.tolist()
+            return {k: (v[idx] if isinstance(v, np.ndarray) else [v[i] for i in pick])
+                    for k, v in self._data.items()}
+        if isinstance(idx, slice):
+            start, stop, _ = idx.indices(self._data.num_rows)
+            return self._data.slice(start, stop - start)
+        import pyarrow as pa
+
+        return self._data.take(pa.array(idx))
+
     def __len__(self) -> int:
-        return self.table.num_rows
+        if isinstance(self._data, dict):
+            return len(next(iter(self._data.values()))) if self._data else 0
+        return self._data.num_rows
 
 
-@dataclass(frozen=True, eq=False)
 class Run(_TrecTable):
     """A system's ranked results: one row per (query, document).
 
@@ -76,7 +134,10 @@ class Run(_TrecTable):
     :meth:`from_frame`.
     """
 
-    run_id: str | None = None
+    def __init__(self, table: pa.Table | _io.Columns, source: str = "<input>",
+                 lines: np.ndarray | None = None, run_id: str | None = None) -> None:
+        super().__init__(table, source, lines)
+        self.run_id = run_id
 
     @classmethod
     def read(cls, source: _io.Source, *, eval_only: bool = False) -> Run:
@@ -86,9 +147,19 @@ class Run(_TrecTable):
         a third of the memory, for evaluating large runs.
         """
         columns = _io.EVAL_FIELDS if eval_only else _io.RUN_FIELDS
-        table, lines, name, run_id = _io.read_run_table(source, columns)
-        pa.default_memory_pool().release_unused()   # the parser's scratch blocks
+        table, lines, name, run_id = _io.read_run_columns(source, columns)
+        release_unused_memory()   # the parser's scratch blocks
         return cls(table, name, lines, run_id)
+
+    def rows(self, idx: np.ndarray | slice) -> Run:
+        """A run of the rows ``idx`` (positions or a slice), lines and run id kept."""
+        if self.lines is not None:
+            lines = self.lines[idx]
+        elif isinstance(idx, slice):
+            lines = np.arange(*idx.indices(len(self))) + 1
+        else:
+            lines = np.asarray(idx, dtype=np.int64) + 1
+        return Run(self._rows(idx), self.source, lines, self.name)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
@@ -110,6 +181,8 @@ class Run(_TrecTable):
         if out["score"].isna().any():
             row = int(np.flatnonzero(out["score"].isna().to_numpy())[0])
             raise FormatError(source, row + 1, "a numeric score", "NaN")
+        import pyarrow as pa
+
         return cls(pa.Table.from_pandas(out.reset_index(drop=True), preserve_index=False),
                    source)
 
@@ -118,15 +191,17 @@ class Run(_TrecTable):
         """The run id, taken from the last line as trec_eval does."""
         if self.run_id is not None:
             return self.run_id
-        col = self.table["run_id"]
-        return str(col[len(col) - 1]) if len(col) else ""
+        col = self.column("run_id")
+        if not len(col):
+            return ""
+        last = col[len(col) - 1]
+        return last.decode() if isinstance(last, bytes) else str(last)
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 6-column TREC format."""
         _io.write_frame(self.frame, _io.RUN_FIELDS, target)
 
 
-@dataclass(frozen=True, eq=False)
 class Qrels(_TrecTable):
     """Relevance judgments: one row per (query, document) with an int grade.
 
@@ -135,11 +210,10 @@ class Qrels(_TrecTable):
     relevant nor as non-relevant.
     """
 
-
     @classmethod
     def read(cls, source: _io.Source) -> Qrels:
         """Read TREC qrels (4 fields, or Cranfield's 3-field form)."""
-        table, lines, name = _io.read_qrels_table(source)
+        table, lines, name = _io.read_qrels_columns(source)
         return cls(table, name, lines)
 
     @classmethod
@@ -160,6 +234,8 @@ class Qrels(_TrecTable):
             "doc_id": _as_str(frame["doc_id"]),
             "relevance": rel.astype("int64"),
         })
+        import pyarrow as pa
+
         return cls(pa.Table.from_pandas(out.reset_index(drop=True), preserve_index=False),
                    source)
 

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
-import pyarrow as pa
 
+from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.context import Ctx, seq_sum
-from relkit.metrics.ranking import JudgedTopics, Ranked, _dictionary_codes, rank
+from relkit.metrics.ranking import JudgedTopics, Ranked, codes_of, distinct, rank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -131,14 +131,13 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int
     When every topic's rows are contiguous (as systems write runs) the chunks
     are zero-copy slices; otherwise rows are gathered topic by topic.
     """
-    table = run.arrow()
-    n = table.num_rows
+    n = len(run)
     if n <= size:
         yield run, None
         return
-    codes = _dictionary_codes(table["query_id"], judged.index)
+    codes = codes_of(run.column("query_id"), judged.index)
     change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    contiguous = len(np.unique(codes[np.concatenate(([0], change))])) == len(change) + 1
+    contiguous = distinct(codes[np.concatenate(([0], change))])
     if contiguous:
         order = None
         bounds = change
@@ -151,13 +150,10 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int
         at = np.searchsorted(bounds, start + size)
         stop = int(bounds[at]) if at < len(bounds) else n
         if order is None:
-            part = table.slice(start, stop - start)
-            idx = np.arange(start, stop)
+            yield run.rows(slice(start, stop)), codes[start:stop]
         else:
             idx = order[start:stop]
-            part = table.take(pa.array(idx))
-        lines = run.lines[idx] if run.lines is not None else idx + 1
-        yield Run(part, run.source, lines, run.name), codes[idx]
+            yield run.rows(idx), codes[idx]
         start = stop
 
 
@@ -256,7 +252,7 @@ class Evaluator:
             missing_list.append(ranked.missing)
             values_list.append(self._compute_all(ranked))
             del ranked
-            pa.default_memory_pool().release_unused()   # hand freed chunk memory back
+            release_unused_memory()   # hand freed chunk memory back
             done += len(part)
             if progress is not None:
                 progress(done, total)
@@ -271,7 +267,7 @@ class Evaluator:
                 empty = Ranked(topics=[self.judged.topics[i] for i in absent], topic_codes=absent,
                                offsets=np.zeros(len(absent) + 1, np.int64),
                                rel=np.zeros(0, np.int32), missing=np.ones(len(absent), bool),
-                               run_id=run.name, source_docs=pa.array([], pa.string()),
+                               run_id=run.name, source_docs=[],
                                rows=np.zeros(0, np.int64))
                 codes_list.append(absent)
                 missing_list.append(empty.missing)

@@ -3,40 +3,51 @@
 A source is a path (``str`` or ``os.PathLike``; ``.gz`` is decompressed), an
 open file (text or binary), or literal text (a ``str`` containing a newline).
 
-Reading has two paths with one contract:
+Reading has three paths with one contract (the same columns, values, run id and
+line numbers, and the same errors):
 
-* a fast path: pyarrow's multithreaded C++ CSV reader, used when every line has
-  exactly the expected number of fields separated by one space or one tab and
-  there are no comment or blank lines (the common case for large files);
+* a small-input path (inputs up to :data:`SMALL_INPUT_BYTES`): the whole text is
+  split once in C (``str.split``) after a vectorised numpy check that every line
+  has the expected number of fields; ids come back as lists of ``str`` and pyarrow
+  is never imported (importing it costs more than reading a TREC-sized run);
+* a fast path for large inputs: pyarrow's multithreaded C++ CSV reader, used when
+  every line has exactly the expected number of fields separated by one space or
+  one tab and there are no comment or blank lines (the common case);
 * a checking path: a line-by-line parser that accepts any whitespace, skips
   blank and ``#`` comment lines, ignores extra run fields (as trec_eval does),
   and raises :class:`~relkit.metrics.errors.FormatError` naming ``file:line``.
 
-Whenever the fast path meets anything it does not accept, the checking path
-reads the file again, so the result and the errors never depend on the path.
+Whenever a fast path meets anything it does not accept, the checking path reads
+the file again, so the result and the errors never depend on the path.
 """
 
 from __future__ import annotations
 
-import gzip
 import math
-import mmap
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute below)
-import pyarrow.csv as pacsv
 
 from relkit.metrics.errors import FormatError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+# Columns of a small input read without pyarrow, all numpy arrays: ids as fixed-width
+# bytes (dtype ``S``; UTF-8, no NUL), the score float64, the grade int64.
+Columns = dict[str, Any]
+
+# Inputs up to this size take the small-input path (no pyarrow). Around 10 MB the
+# pure-Python split and pyarrow's reader plus its import cost about the same; below,
+# skipping the ~0.15 s import wins. Tests set it to 0 to force the pyarrow path.
+SMALL_INPUT_BYTES = 8 << 20
 
 RUN_FIELDS = ("query_id", "iteration", "doc_id", "rank", "score", "run_id")
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
@@ -75,6 +86,8 @@ def _read_bytes(source: Source) -> bytes:
         raw: Any = source.read()
         data = raw.encode() if isinstance(raw, str) else bytes(raw)
     if data[:2] == b"\x1f\x8b":
+        import gzip
+
         data = gzip.decompress(data)
     return data
 
@@ -119,6 +132,8 @@ def _regular(data: bytes | str | os.PathLike[str], delimiter: str) -> bool:
 
     if isinstance(data, bytes):
         return not data.startswith(BOM) and ok(data)
+    import mmap
+
     with open(data, "rb") as fh:
         if os.fstat(fh.fileno()).st_size == 0:
             return True
@@ -150,16 +165,23 @@ def _empty_or_comment(arr: pa.ChunkedArray, first_column: bool) -> bool:
     return False
 
 
-def _head(source: Source) -> bytes | None:
-    """First 64 KiB of an uncompressed file path, else None (read it whole)."""
+def _plain_size(source: Source) -> int | None:
+    """Size of ``source`` when it is an uncompressed file path, else None."""
     if _is_text(source) or not isinstance(source, (str, os.PathLike)):
         return None
     try:
         with open(source, "rb") as fh:
-            head = fh.read(65536)
+            if fh.read(2) == b"\x1f\x8b":
+                return None
+            return os.fstat(fh.fileno()).st_size
     except OSError:
-        return None
-    return None if head[:2] == b"\x1f\x8b" else head
+        return None        # _read_bytes raises the error naming the file
+
+
+def _head(path: str | os.PathLike[str]) -> bytes:
+    """First 64 KiB of a file."""
+    with open(path, "rb") as fh:
+        return fh.read(65536)
 
 
 def _tail_line(path: str | os.PathLike[str]) -> bytes:
@@ -176,11 +198,31 @@ def _tail_line(path: str | os.PathLike[str]) -> bytes:
             block *= 4
 
 
+def _arrow_owned(data: bytes) -> pa.Buffer:
+    """A copy of ``data`` in memory Arrow allocated.
+
+    pyarrow's reader threads may drop their last reference to the input after
+    ``read_csv`` has returned. A buffer wrapping a Python object must take the GIL
+    to be released, and a thread that asks for the GIL while the interpreter shuts
+    down is ended in a way that aborts the process (SIGABRT). Arrow's own memory is
+    released without Python.
+    """
+    import pyarrow as pa
+
+    buf = pa.allocate_buffer(len(data))
+    if data:
+        np.frombuffer(buf, dtype=np.uint8)[:] = np.frombuffer(data, dtype=np.uint8)
+    return buf
+
+
 def _fast_table(
     data: bytes | str | os.PathLike[str], head: bytes, names: tuple[str, ...],
-    types: dict[str, pa.DataType], include: list[str] | None = None,
+    types: dict[str, str], include: list[str] | None = None,
 ) -> pa.Table | None:
-    """Parse with pyarrow, or return None when the strict fast path does not apply."""
+    """Parse with pyarrow, or return None when the strict fast path does not apply.
+
+    ``types`` maps each column to ``"string"``, ``"float64"`` or ``"int64"``.
+    """
     first = head.split(b"\n", 1)[0]
     if b"\t" in first and b" " not in first.strip():
         delimiter = "\t"
@@ -190,7 +232,12 @@ def _fast_table(
         return None
     if not head or head.lstrip()[:1] == b"#" or not _regular(data, delimiter):
         return None
-    src = pa.BufferReader(data) if isinstance(data, bytes) else os.fspath(data)
+    from relkit.metrics._arrow import import_pyarrow
+
+    pa = import_pyarrow()
+    import pyarrow.csv as pacsv
+
+    src = pa.BufferReader(_arrow_owned(data)) if isinstance(data, bytes) else os.fspath(data)
     try:
         table = pacsv.read_csv(
             src,
@@ -203,7 +250,7 @@ def _fast_table(
                 ignore_empty_lines=False,
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types=types,
+                column_types={c: getattr(pa, t)() for c, t in types.items()},
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -221,7 +268,277 @@ def _fast_table(
     return table.select(include) if include is not None else table
 
 
-_ID = pa.string()
+# What str.split() splits on besides ASCII whitespace (every c with c.isspace()):
+# text containing one of these is left to the checking parser.
+_OTHER_SPACE = "[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+# 10**k is exact in float64 up to k = 22
+_POW10 = 10.0 ** np.arange(23)
+# Longest id held as fixed-width bytes (an array of n x this many bytes); inputs with
+# longer ones take the Arrow form.
+MAX_ID_BYTES = 256
+
+
+def as_bytes(values: list[str]) -> np.ndarray | None:
+    """``values`` as a fixed-width bytes array (numpy ``S``), or None when that
+    form cannot hold them exactly (a NUL byte, or an id longer than
+    :data:`MAX_ID_BYTES`)."""
+    encoded = [v.encode() for v in values]
+    if any(len(e) > MAX_ID_BYTES or b"\x00" in e for e in encoded):
+        return None
+    return np.array(encoded, dtype=f"S{max(map(len, encoded), default=1) or 1}")
+
+
+def decode(values: np.ndarray) -> list[str]:
+    """A fixed-width bytes array back to ``str``."""
+    return [v.decode() for v in values.tolist()]
+
+
+class _Fields:
+    """The fields of a small input whose every content line has the same number
+    of fields (see :meth:`split`), taken out one column at a time as numpy
+    arrays: ids as fixed-width bytes (``S``), numbers as float64/int64. No
+    Python object is made per line.
+
+    Attributes
+    ----------
+    width : fields per line.
+    lines : 1-based line number of each content line, None when every line has
+        content.
+    """
+
+    def __init__(self, raw: np.ndarray, width: int, lines: np.ndarray | None,
+                 bounds: Any) -> None:
+        self.raw, self.width, self.lines = raw, width, lines
+        self._bounds = bounds          # field i -> (first byte, byte after), per line
+
+    @classmethod
+    def split(cls, data: bytes, widths: tuple[int, ...]) -> _Fields | None:
+        """The fields of ``data`` when every content line has the same number of
+        fields and that number is one of ``widths``; else None (the checking
+        parser decides, and names the line).
+
+        A line break is ``\n`` or ``\r\n``; a lone ``\r``, a BOM, a NUL byte, a
+        comment line, invalid UTF-8 or a space ``str.split`` knows but trec_eval
+        does not all give None.
+        """
+        if not data or data.startswith(BOM) or b"\x00" in data:
+            return None
+        if not data.isascii():
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            if re.search(_OTHER_SPACE, text):       # compiled only for non-ASCII input
+                return None
+        elif any(c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f")):
+            return None
+        raw = np.frombuffer(data, dtype=np.uint8)
+        if not any(c in data for c in (b"\r", b"\x0b", b"\x0c")):
+            for delimiter, other in ((b" ", b"\t"), (b"\t", b" ")):
+                if other not in data:
+                    fields = cls._single(data, raw, widths, delimiter[0])
+                    if fields is not None:
+                        return fields
+        if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+            return None
+        return cls._general(data, raw, widths)
+
+    @classmethod
+    def _single(cls, data: bytes, raw: np.ndarray, widths: tuple[int, ...],
+                delimiter: int) -> _Fields | None:
+        """Lines of non-empty fields separated by one ``delimiter``, the only
+        whitespace besides line feeds; None for anything else (blank or comment
+        lines, empty fields: :meth:`_general` decides)."""
+        seps = np.flatnonzero(raw == delimiter)
+        ends = np.flatnonzero(raw == 10)
+        if not data.endswith(b"\n"):
+            ends = np.append(ends, len(raw))
+        per_line = np.diff(np.searchsorted(seps, ends), prepend=0)
+        width = int(per_line[0]) + 1
+        if width not in widths or np.any(per_line != width - 1):
+            return None
+        grid = seps.reshape(len(ends), width - 1)
+        starts = np.concatenate(([0], ends[:-1] + 1))
+
+        def bounds(i: int) -> tuple[np.ndarray, np.ndarray]:
+            a = starts if i == 0 else grid[:, i - 1] + 1
+            b = ends if i == width - 1 else grid[:, i]
+            return a, b
+
+        # an empty field: a doubled delimiter, or one at the start or end of a line
+        if width > 1 and (np.any(grid[:, 0] <= starts) or np.any(ends <= grid[:, -1] + 1)
+                          or np.any(np.diff(grid, axis=1) <= 1)):
+            return None
+        if np.any(raw[starts] == ord("#")):          # a comment line
+            return None
+        return cls(raw, width, None, bounds)
+
+    @classmethod
+    def _general(cls, data: bytes, raw: np.ndarray, widths: tuple[int, ...]
+                 ) -> _Fields | None:
+        """Any ASCII whitespace between fields, blank lines allowed."""
+        space = (raw == 32) | ((raw >= 9) & (raw <= 13))
+        edge = space[1:] != space[:-1]
+        starts = np.flatnonzero(edge & space[:-1]) + 1     # first byte of a field
+        ends = np.flatnonzero(edge & ~space[:-1]) + 1      # the byte after one
+        if not space[0]:
+            starts = np.concatenate(([0], starts))
+        if not space[-1]:
+            ends = np.append(ends, len(raw))
+        breaks = np.flatnonzero(raw == 10)
+        if not data.endswith(b"\n"):
+            breaks = np.append(breaks, len(raw))
+        before = np.searchsorted(starts, breaks)          # fields before each line end
+        per_line = np.diff(before, prepend=0)
+        content = per_line > 0
+        counts = per_line[content]
+        if not len(counts) or counts[0] not in widths or np.any(counts != counts[0]):
+            return None
+        if np.any(raw[starts[(before - per_line)[content]]] == ord("#")):
+            return None                                    # a comment line
+        width = int(counts[0])
+        lines = None if content.all() else (np.flatnonzero(content) + 1).astype(np.int64)
+
+        def bounds(i: int) -> tuple[np.ndarray, np.ndarray]:
+            return starts[i::width], ends[i::width]
+
+        return cls(raw, width, lines, bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds(0)[0])
+
+    def _window(self, i: int, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Field ``i`` of each line as a zero-padded row of ``min(longest, limit)``
+        bytes, with the start and length of each field."""
+        a, b = self._bounds(i)
+        length = b - a
+        w = max(min(int(length.max()), limit), 1)
+        raw = self.raw
+        if int(length.min()) == w and int(a[-1]) + w <= len(raw):
+            # every field equally long (common for docnos): no padding to clear
+            return np.lib.stride_tricks.sliding_window_view(raw, w)[a], a, length
+        if len(raw) < w:
+            raw = np.concatenate((raw, np.zeros(w, np.uint8)))
+        view = np.lib.stride_tricks.sliding_window_view(raw, w)
+        rows = view[np.minimum(a, len(raw) - w)]     # a copy, one row per line
+        tail = np.flatnonzero(a > len(raw) - w)       # fields near the end of the input
+        for r in tail.tolist():
+            piece = raw[a[r]:a[r] + w]
+            rows[r] = np.concatenate((piece, np.zeros(w - len(piece), np.uint8)))
+        rows[np.arange(w)[None, :] >= length[:, None]] = 0
+        return rows, a, length
+
+    def _token(self, a: int, length: int) -> str:
+        return self.raw[a:a + length].tobytes().decode()
+
+    def column(self, i: int) -> np.ndarray | None:
+        """Field ``i`` as fixed-width bytes (None if one is longer than
+        :data:`MAX_ID_BYTES`)."""
+        a, b = self._bounds(i)
+        if len(a) and int((b - a).max()) > MAX_ID_BYTES:
+            return None
+        rows, _, _ = self._window(i, MAX_ID_BYTES)
+        return rows.view(f"S{rows.shape[1]}").ravel()
+
+    def last(self) -> str:
+        """The last field of the input."""
+        a, b = self._bounds(self.width - 1)
+        return self._token(int(a[-1]), int(b[-1] - a[-1]))
+
+    def _decimals(self, i: int, point_ok: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The plain decimals of field ``i``: digits as an integer, digits after the
+        point, sign, and which fields are plain (see :meth:`floats`)."""
+        rows, a, length = self._window(i, 24)
+        w = rows.shape[1]
+        inside = np.arange(w)[None, :] < length[:, None]
+        d = rows - np.uint8(48)                          # digits -> 0..9 (uint8 wraps)
+        digit = d < 10                                   # (padding is 0: not a digit)
+        point = rows == 46
+        signed = (rows[:, 0] == 45) | (rows[:, 0] == 43)
+        known = digit | point | ~inside
+        known[:, 0] |= signed
+        ndig = np.count_nonzero(digit, axis=1)
+        npoint = np.count_nonzero(point, axis=1)
+        plain = known.all(axis=1) & (ndig >= 1) & (ndig <= 15) & (length <= w)
+        plain &= npoint <= (1 if point_ok else 0)
+        # every character after the point of a plain decimal is a digit
+        decimals = np.where(npoint > 0, length - 1 - np.argmax(point, axis=1), 0)
+        m = np.zeros(len(a), dtype=np.int64)
+        for j in range(w):
+            m = np.where(digit[:, j], m * 10 + d[:, j], m)
+        negative = rows[:, 0] == 45
+        return m, decimals, negative, plain & (decimals <= 22), a
+
+    def floats(self, i: int) -> np.ndarray | None:
+        """Field ``i`` as float64, exactly as ``float()`` converts it; None when a
+        field is not a number or is NaN.
+
+        Plain decimals (optional sign, digits, one optional point, at most 15
+        digits and 22 decimals) are converted in numpy: the digits make an integer
+        below 2**53 and 10**k is exact, so one IEEE division gives the correctly
+        rounded value, which is what ``float()`` returns. The rest (exponents,
+        longer numbers, ``inf``) go through ``float()`` itself.
+        """
+        m, decimals, negative, plain, a = self._decimals(i, point_ok=True)
+        value = m / _POW10[np.minimum(decimals, 22)]
+        out = np.where(negative, -value, value)
+        if not plain.all():
+            _, b = self._bounds(i)
+            for r in np.flatnonzero(~plain).tolist():
+                try:
+                    out[r] = float(self._token(int(a[r]), int(b[r] - a[r])))
+                except ValueError:
+                    return None
+        if np.isnan(out).any():
+            return None
+        return out
+
+    def ints(self, i: int) -> np.ndarray | None:
+        """Field ``i`` as int64, as ``int()`` converts it; None if one is not an
+        integer (or does not fit)."""
+        m, _, negative, plain, a = self._decimals(i, point_ok=False)
+        out = np.where(negative, -m, m)
+        if not plain.all():
+            _, b = self._bounds(i)
+            for r in np.flatnonzero(~plain).tolist():
+                try:
+                    out[r] = int(self._token(int(a[r]), int(b[r] - a[r])))
+                except (ValueError, OverflowError):
+                    return None
+        return out
+
+
+_ARROW_TYPES = {"score": "float64", "relevance": "int64"}   # every other column: string
+
+
+def to_arrow(columns: Columns) -> pa.Table:
+    """An Arrow table of columns read by the small-input or checking path."""
+    from relkit.metrics._arrow import import_pyarrow
+
+    arrow = import_pyarrow()
+
+    def array(name: str, values: Any) -> pa.Array:
+        kind = _ARROW_TYPES.get(name, "string")
+        if kind == "string" and isinstance(values, np.ndarray):
+            values = decode(values)
+        return arrow.array(values, type=getattr(arrow, kind)())
+
+    return arrow.table({f: array(f, v) for f, v in columns.items()})
+
+
+def _id_columns(cols: Columns) -> Columns | pa.Table:
+    """The checking parser's lists of ids as fixed-width bytes, as the small-input
+    reader gives them (an Arrow table when an id does not fit that form)."""
+    out: Columns = {}
+    for name, values in cols.items():
+        if isinstance(values, list):
+            as_b = as_bytes(values)
+            if as_b is None:
+                return to_arrow(cols)
+            values = as_b
+        out[name] = values
+    return out
 
 
 def _parse_score(text: str, name: str, number: int) -> float:
@@ -237,34 +554,70 @@ def _parse_score(text: str, name: str, number: int) -> float:
 EVAL_FIELDS = ("query_id", "doc_id", "score")
 
 
-def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
-                   ) -> tuple[pa.Table, np.ndarray | None, str, str]:
-    """Read a TREC run into an Arrow table of ``columns`` (strings and a float score).
+def _small_run(data: bytes, columns: tuple[str, ...]
+               ) -> tuple[Columns, np.ndarray | None, str] | None:
+    """The small-input path for a run (None: the checking parser decides)."""
+    fields = _Fields.split(data, (6,))
+    if fields is None:
+        return None
+    scores = fields.floats(4)
+    if scores is None:
+        return None
+    cols: Columns = {}
+    for f in columns:
+        col = scores if f == "score" else fields.column(RUN_FIELDS.index(f))
+        if col is None:
+            return None
+        cols[f] = col
+    return cols, fields.lines, fields.last()
 
-    Returns the table, the 1-based source line of each row (``None`` when row
+
+def read_run_columns(source: Source, columns: tuple[str, ...] = RUN_FIELDS
+                     ) -> tuple[Columns | pa.Table, np.ndarray | None, str, str]:
+    """Read a TREC run: its ``columns``, as :data:`Columns` (small inputs) or an
+    Arrow table (large ones; strings and a float score).
+
+    Returns the columns, the 1-based source line of each row (``None`` when row
     ``i`` is line ``i + 1``), the source name and the run id of the last line.
     """
     name = source_name(source)
-    head = _head(source)
-    data: bytes | str | os.PathLike[str]
-    if head is None:
+    size = _plain_size(source)
+    data: bytes | None = None
+    types = {f: _ARROW_TYPES.get(f, "string") for f in RUN_FIELDS}
+    if size is None or size <= SMALL_INPUT_BYTES:
         data = _read_bytes(source)
-        head = data[:65536]
+        if len(data) <= SMALL_INPUT_BYTES:
+            small = _small_run(data, columns)
+            if small is not None:
+                return small[0], small[1], name, small[2]
+            return _checked_run(data, name, columns, arrow=False)
+    path_or_data: bytes | str | os.PathLike[str]
+    if data is None:
+        path_or_data = source                      # type: ignore[assignment]  # a path
+        head = _head(source)                       # type: ignore[arg-type]
     else:
-        data = source  # type: ignore[assignment]  # a path: let pyarrow read it
-    types = {f: (pa.float64() if f == "score" else _ID) for f in RUN_FIELDS}
-    table = _fast_table(data, head, RUN_FIELDS, types, list(columns))
-    if table is not None and pa.compute.any(pa.compute.is_nan(table["score"])).as_py():
-        table = None
+        path_or_data, head = data, data[:65536]
+    table = _fast_table(path_or_data, head, RUN_FIELDS, types, list(columns))
+    if table is not None:
+        import pyarrow.compute as pc
+
+        if pc.any(pc.is_nan(table["score"])).as_py():
+            table = None
     if table is not None:
         if table.num_rows == 0:
             raise FormatError(name, None, "at least one run line", "an empty file")
-        last = (data.rstrip().rsplit(b"\n", 1)[-1] if isinstance(data, bytes)
-                else _tail_line(data)).split()
+        last = (path_or_data.rstrip().rsplit(b"\n", 1)[-1] if isinstance(path_or_data, bytes)
+                else _tail_line(path_or_data)).split()
         if len(last) >= 6:
             return table, None, name, last[5].decode()
-    if not isinstance(data, bytes):
+    if data is None:
         data = _read_bytes(source)
+    return _checked_run(data, name, columns, arrow=True)
+
+
+def _checked_run(data: bytes, name: str, columns: tuple[str, ...], *, arrow: bool
+                 ) -> tuple[Columns | pa.Table, np.ndarray | None, str, str]:
+    """The checking path for a run (``arrow``: return an Arrow table)."""
     cols: dict[str, list[Any]] = {f: [] for f in RUN_FIELDS}
     lines: list[int] = []
     for number, fields in _lines(data, name):
@@ -280,21 +633,62 @@ def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
         lines.append(number)
     if not lines:
         raise FormatError(name, None, "at least one run line", "no content lines")
-    table = pa.table({f: pa.array(cols[f], type=types[f]) for f in columns})
-    return table, np.asarray(lines, dtype=np.int64), name, cols["run_id"][-1]
+    out: Columns = {f: (np.asarray(cols[f], dtype=np.float64) if f == "score" else cols[f])
+                    for f in columns}
+    return (to_arrow(out) if arrow else _id_columns(out)), np.asarray(lines, dtype=np.int64), \
+        name, cols["run_id"][-1]
 
 
-def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
-    """Read TREC qrels (4 fields, or the 3-field ``qid docid grade`` form).
+def read_run_table(source: Source, columns: tuple[str, ...] = RUN_FIELDS
+                   ) -> tuple[pa.Table, np.ndarray | None, str, str]:
+    """:func:`read_run_columns`, always as an Arrow table."""
+    cols, lines, name, run_id = read_run_columns(source, columns)
+    return (to_arrow(cols) if isinstance(cols, dict) else cols), lines, name, run_id
+
+
+def _small_qrels(data: bytes) -> tuple[Columns, np.ndarray | None] | None:
+    """The small-input path for qrels (None: the checking parser decides)."""
+    fields = _Fields.split(data, (4, 3))
+    if fields is None:
+        return None
+    width = fields.width
+    grades = fields.ints(width - 1)
+    if grades is None:
+        return None
+    qid, doc = fields.column(0), fields.column(width - 2)
+    it = fields.column(1) if width == 4 else np.full(len(grades), b"0", dtype="S1")
+    if qid is None or doc is None or it is None:
+        return None
+    return {"query_id": qid, "iteration": it, "doc_id": doc, "relevance": grades}, fields.lines
+
+
+def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray | None, str]:
+    """Read TREC qrels (4 fields, or the 3-field ``qid docid grade`` form), as
+    :data:`Columns` (small inputs) or an Arrow table (large ones).
 
     Grades must be integers; negative grades mean "pooled but not judged".
     """
     name = source_name(source)
-    data = _read_bytes(source)
-    types = {"query_id": _ID, "iteration": _ID, "doc_id": _ID, "relevance": pa.int64()}
-    table = _fast_table(data, data[:65536], QRELS_FIELDS, types)
-    if table is not None:
-        return table, None, name
+    size = _plain_size(source)
+    types = {"query_id": "string", "iteration": "string", "doc_id": "string",
+             "relevance": "int64"}
+    data: bytes | None = None
+    if size is not None and size > SMALL_INPUT_BYTES:
+        table = _fast_table(source, _head(source), QRELS_FIELDS, types)  # type: ignore[arg-type]
+        if table is not None:
+            return table, None, name
+    else:
+        data = _read_bytes(source)
+        if len(data) <= SMALL_INPUT_BYTES:
+            small = _small_qrels(data)
+            if small is not None:
+                return small[0], small[1], name
+        else:
+            table = _fast_table(data, data[:65536], QRELS_FIELDS, types)
+            if table is not None:
+                return table, None, name
+    if data is None:
+        data = _read_bytes(source)
     cols: dict[str, list[Any]] = {f: [] for f in QRELS_FIELDS}
     lines: list[int] = []
     width: int | None = None
@@ -317,19 +711,23 @@ def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
         cols["doc_id"].append(fields[-2])
         cols["relevance"].append(value)
         lines.append(number)
-    table = pa.table({
-        "query_id": pa.array(cols["query_id"], pa.string()),
-        "iteration": pa.array(cols["iteration"], pa.string()),
-        "doc_id": pa.array(cols["doc_id"], pa.string()),
-        "relevance": pa.array(cols["relevance"], pa.int64()),
-    })
-    return table, np.asarray(lines, dtype=np.int64), name
+    out: Columns = {**cols, "relevance": np.asarray(cols["relevance"], dtype=np.int64)}
+    arrays = to_arrow(out) if len(data) > SMALL_INPUT_BYTES else _id_columns(out)
+    return arrays, np.asarray(lines, dtype=np.int64), name
+
+
+def read_qrels_table(source: Source) -> tuple[pa.Table, np.ndarray | None, str]:
+    """:func:`read_qrels_columns`, always as an Arrow table."""
+    cols, lines, name = read_qrels_columns(source)
+    return (to_arrow(cols) if isinstance(cols, dict) else cols), lines, name
 
 
 def _open_out(target: str | os.PathLike[str] | IO[str]) -> tuple[IO[str], bool]:
     if isinstance(target, (str, os.PathLike)):
         path = os.fspath(target)
         if path.endswith(".gz"):
+            import gzip
+
             return gzip.open(path, "wt", encoding="utf-8"), True
         return open(path, "w", encoding="utf-8"), True
     return target, False

@@ -103,7 +103,7 @@ def gains(ctx: Ctx, custom: Pairs = ()) -> Gains:
     ideal_tids: list[np.ndarray] = []
     tmin = np.zeros(T)
     tmax = np.zeros(T)
-    for m in np.unique(max_level):
+    for m in sorted(set(max_level.tolist())):   # not np.unique: it imports numpy.ma
         rows = np.flatnonzero(max_level == m)
         walk = _walk(custom, int(m))
         if walk:
