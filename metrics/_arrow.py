@@ -54,7 +54,8 @@ def import_pyarrow() -> ModuleType:
             pa.array(np.zeros(1))
         finally:
             sys.meta_path.remove(hook)
-    return pa
+    module: ModuleType = pa
+    return module
 
 
 def import_acero() -> ModuleType:
@@ -71,7 +72,8 @@ def import_acero() -> ModuleType:
     import pyarrow.acero as acero
 
     del pa
-    return acero
+    module: ModuleType = acero
+    return module
 
 
 def loaded() -> ModuleType | None:
@@ -108,7 +110,8 @@ def to_np(arr: pa.Array | pa.ChunkedArray | np.ndarray) -> np.ndarray:
             return np.zeros(0, dtype=arr.type.to_pandas_dtype())
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
     if arr.null_count or not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)):
-        return arr.to_numpy(zero_copy_only=False)
+        out: np.ndarray = arr.to_numpy(zero_copy_only=False)
+        return out
     dtype = np.dtype(arr.type.to_pandas_dtype())
     buf = arr.buffers()[1]
     if buf is None:

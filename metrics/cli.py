@@ -14,11 +14,25 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import (
+    IO,
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import typer
 
 from relkit.metrics.core.progress import Bar
+
+if TYPE_CHECKING:  # type names only: pandas is imported by the formats that need it
+    import pandas as pd
+
+    from relkit.metrics.evaluator import Result
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
 # 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
@@ -75,7 +89,7 @@ def _plain_typer_coercion() -> None:
     if full is None or getattr(full, "relkit_plain", False):
         return
 
-    class Plain(RuntimeParam):  # type: ignore[misc,valid-type]
+    class Plain(RuntimeParam):
         # typer's frozen dataclass, plus the descriptor (set in build(); not a
         # dataclass itself: generating one costs ~1 ms at start-up)
         descriptor: Any
@@ -292,7 +306,7 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
         _write_tidy(frames, fmt, output)
 
 
-def _tidy(res, per_query: bool, summary: bool):  # noqa: ANN001, ANN202
+def _tidy(res: Result, per_query: bool, summary: bool) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
@@ -305,10 +319,10 @@ def _tidy(res, per_query: bool, summary: bool):  # noqa: ANN001, ANN202
     return pd.DataFrame(rows, columns=["run_id", "query_id", "measure", "trec_name", "value"])
 
 
-def _write_tidy(frames: list, fmt: str, output: Path | None) -> None:  # noqa: ANN001
+def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | None) -> None:
     import pandas as pd
 
-    df = pd.concat(frames, ignore_index=True)
+    df: pd.DataFrame = pd.concat(frames, ignore_index=True)
     if fmt == "parquet":
         if output is None:
             raise typer.BadParameter("--format parquet needs -o FILE")

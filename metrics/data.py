@@ -35,7 +35,8 @@ def _table_to_frame(table: pa.Table) -> pd.DataFrame:
     def mapper(t: pa.DataType) -> pd.ArrowDtype | None:
         return str_dtype if t == pa.string() else None
 
-    return table.to_pandas(types_mapper=mapper)
+    frame: pd.DataFrame = table.to_pandas(types_mapper=mapper)
+    return frame
 
 
 def _as_str(col: pd.Series) -> pd.Series:
@@ -120,7 +121,8 @@ class _TrecTable:
     def __len__(self) -> int:
         if isinstance(self._data, dict):
             return len(next(iter(self._data.values()))) if self._data else 0
-        return self._data.num_rows
+        rows: int = self._data.num_rows
+        return rows
 
 
 class Run(_TrecTable):

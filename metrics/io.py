@@ -492,7 +492,7 @@ class _Fields:
                     return None
         if np.isnan(out).any():
             return None
-        return out
+        return out  # type: ignore[no-any-return]  # numpy view of pyarrow buffers
 
     def ints(self, i: int) -> np.ndarray | None:
         """Field ``i`` as int64, as ``int()`` converts it; None if one is not an

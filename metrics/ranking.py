@@ -385,7 +385,8 @@ class JudgedTopics:
             if order is None:
                 order = np.argsort(_topic_keys(self.q, h, len(self.topics)))
             cache[width] = mine, _topic_keys(self.q[order], h[order], len(self.topics)), order
-        return cache[width]
+        found: tuple[np.ndarray, np.ndarray, np.ndarray] = cache[width]
+        return found
 
     def grades_and_duplicate(self, q: np.ndarray, docs: np.ndarray, source: np.ndarray
                              ) -> tuple[np.ndarray, tuple[int, int] | None]:
@@ -456,7 +457,8 @@ class JudgedTopics:
     def num_rel(self, level: int) -> np.ndarray:
         """Per topic: qrels documents with grade >= ``level`` (negatives never count)."""
         lo = max(level, 0)
-        return self.levels[:, lo:].sum(axis=1)
+        counts: np.ndarray = self.levels[:, lo:].sum(axis=1)
+        return counts
 
 
 class Ranked:
@@ -503,7 +505,8 @@ class Ranked:
         """Docnos in ranked order, as a list."""
         if isinstance(self.source_docs, np.ndarray):
             return _io.decode(self.source_docs[self.rows])
-        return self.docs.to_pylist()
+        docs: list[str] = self.docs.to_pylist()
+        return docs
 
 
 def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
@@ -524,7 +527,8 @@ def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     perm = np.argsort(seg_q, kind="stable")
     lens = seg_len[perm]
     new_start = np.concatenate(([0], np.cumsum(lens)[:-1]))
-    return np.arange(n) - np.repeat(new_start, lens) + np.repeat(seg_start[perm], lens)
+    moved: np.ndarray = np.arange(n) - np.repeat(new_start, lens) + np.repeat(seg_start[perm], lens)
+    return moved
 
 
 def _order(q: np.ndarray, s: np.ndarray, d: Strings,

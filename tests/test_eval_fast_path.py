@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import ROOT
 from relkit.metrics import io as _io
 from relkit.metrics import ranking
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
 from relkit.metrics.evaluator import Evaluator
 from relkit.metrics.trec_eval.format import lines
-from helpers import ROOT
 
 SAMPLE = ROOT / "corpora" / "sample"
 FAST = settings(max_examples=120, deadline=None, derandomize=True,
