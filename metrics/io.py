@@ -55,6 +55,11 @@ QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
 _RUN_EXPECTED = "6 whitespace-separated fields: qid iter docno rank score runid"
 _QRELS_EXPECTED = "4 fields 'qid iter docno grade' (or 3 fields 'qid docno grade')"
 
+# Grades are ranked and counted as 32-bit integers (trec_eval reads a C long; a grade of
+# 10^23 is a broken file, not a relevance level).
+GRADE_MIN, GRADE_MAX = -(2**31), 2**31 - 1
+GRADE_EXPECTED = f"an integer grade between {GRADE_MIN} and {GRADE_MAX} in the last field"
+
 
 def _is_text(source: object) -> bool:
     return isinstance(source, str) and ("\n" in source or "\r" in source)
@@ -87,8 +92,15 @@ def _read_bytes(source: Source) -> bytes:
         data = raw.encode() if isinstance(raw, str) else bytes(raw)
     if data[:2] == b"\x1f\x8b":
         import gzip
+        import zlib
 
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as exc:
+            # gzip's magic bytes but no valid stream: truncated download, or not gzip.
+            raise FormatError(source_name(source), None, "a complete gzip stream "
+                              "(the file starts with gzip's magic bytes)",
+                              f"a broken one ({exc})") from None
     return data
 
 
@@ -706,6 +718,8 @@ def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray |
         except ValueError:
             raise FormatError(name, number, "an integer grade in the last field",
                               repr(grade)) from None
+        if not GRADE_MIN <= value <= GRADE_MAX:
+            raise FormatError(name, number, GRADE_EXPECTED, repr(grade))
         cols["query_id"].append(fields[0])
         cols["iteration"].append(fields[1] if width == 4 else "0")
         cols["doc_id"].append(fields[-2])

@@ -26,7 +26,7 @@ import numpy as np
 from relkit.metrics import io as _io
 from relkit.metrics._arrow import loaded, to_np, true_positions
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import DuplicateDocumentError
+from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -42,6 +42,9 @@ UNJUDGED = -2
 # a repeated pair, look up grades) have one implementation per form, in the helpers
 # that follow.
 Strings = Any
+
+# Cap on the topics x grades table of counts (8 bytes each: 256 MiB).
+MAX_LEVEL_CELLS = 2**25
 
 
 def topic_order(ids: list[str]) -> list[str]:
@@ -342,7 +345,20 @@ class JudgedTopics:
             raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
                                          _value(docs, row))
         rel = np.asarray(to_np(qrels.column("relevance")), dtype=np.int64)
+        bad = np.flatnonzero((rel < _io.GRADE_MIN) | (rel > _io.GRADE_MAX))
+        if len(bad):   # a frame or dict built in Python, not read from a file
+            row = int(bad[0])
+            raise FormatError(qrels.source, qrels.line_of(row), _io.GRADE_EXPECTED,
+                              repr(str(rel[row])))
         top = int(rel.max()) if len(rel) and rel.max() > 0 else 0
+        if len(topics) * (top + 1) > MAX_LEVEL_CELLS:
+            # Measures count judged documents per topic and grade (ideal DCG needs them):
+            # a table of topics x (top grade + 1) cells. Grades are levels (0-4, 0-100):
+            # refuse what would take gigabytes rather than be killed for memory.
+            raise EvaluationError(
+                f"{qrels.source}: grades up to {top} over {len(topics)} topics need "
+                f"{len(topics) * (top + 1):,} counts; relkit supports up to "
+                f"{MAX_LEVEL_CELLS:,} (grades are relevance levels, such as 0-4)")
         ok = rel >= 0
         levels = np.zeros((len(topics), top + 1), dtype=np.int64)
         np.add.at(levels, (q[ok], rel[ok]), 1)

@@ -241,3 +241,12 @@ def test_upgrade_without_a_backup_does_not_start(tmp_path: Path) -> None:
     assert code == 1 and "Traceback" not in err
     assert "cannot back up" in err.splitlines()[-1] and "nothing was changed" in err
     assert revision_of(str(db)) == "0001" and digest(db) == before
+
+
+def test_judge_is_a_write_command_that_says_it_upgrades(tmp_path: Path) -> None:
+    db = str(tmp_path / "old.db")
+    old_database(db)
+    code, _, err = run_cli(["judge", "--db", db])   # no --assessor: refused after opening
+    assert "from schema revision 0001 to" in err, err
+    assert code != 0
+    assert revision_of(db) == head()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from relkit.judging.cliopts import DbOpt
+from relkit.judging.cliopts import DbOpt, say
 
 if TYPE_CHECKING:
     from relkit.judging.tui.app import JudgeApp
@@ -41,7 +41,8 @@ def judge(
     from relkit.judging.tui import keymap as km
     from relkit.judging.tui.app import Settings, make_app
 
-    store = Store.open(db, create=False)
+    # A write command: an older database is upgraded (with a backup), and it says so.
+    store = Store.open(db, create=False, notify=say)
     if lead is not None:
         from relkit.judging.tui.lead import LeadApp
 
