@@ -6,6 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+
 from helpers import run_cli
 
 RUN = "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n"

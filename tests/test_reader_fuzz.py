@@ -9,10 +9,8 @@ counts as a failure too.
 
 from __future__ import annotations
 
-import gzip
 import os
 import tempfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
