@@ -166,8 +166,9 @@ def pool(
             run, rank = e.provenance[0]
             return f"{files.get(run, run)} (topic {e.topic}, rank {rank})"
 
-        label = f"depth-{depth}" if strategy == "depth" else f"{strategy}-{depth}"
-        summary = store.import_pool(entries, name=pool_name or label, lookup=lookup,
+        label = pool_name or _free_name(
+            store, f"depth-{depth}" if strategy == "depth" else f"{strategy}-{depth}")
+        summary = store.import_pool(entries, name=label, lookup=lookup,
                                     strategy=strategy, params={k: v for k, v in {
                                         "depth": depth, **params, "budget": budget,
                                         "total": total}.items() if v is not None},
@@ -175,6 +176,20 @@ def pool(
         _say(pooled)
         _say(f"relkit: imported pool {summary.name!r} ({summary.entries:,} entries, "
              f"{summary.new_documents:,} documents copied in)")
+
+
+def _free_name(store: Store, label: str) -> str:
+    """A default pool name not yet used: ``depth-10``, then ``depth-10-2``...
+
+    A second, different pool at the same depth (other runs) is not a duplicate; only
+    the same entries are (the store refuses those whatever their name).
+    """
+    taken = set(store.pool_names())
+    n, name = 1, label
+    while name in taken:
+        n += 1
+        name = f"{label}-{n}"
+    return name
 
 
 def _doc_lookup(store: Store, docs: Path | None, docs_format: str | None) -> Any:
@@ -211,7 +226,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
     # checksums say which files those were.
     files = {n: {"path": str(p.resolve()), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
              for n, p in zip(loaded, runs, strict=True)}
-    label = pool_name or f"{strategy}-{budget or total}-{depth}"
+    label = pool_name or _free_name(store, f"{strategy}-{budget or total}-{depth}")
     summary = import_pool(store, cands, definition, name=label,
                           lookup=_doc_lookup(store, docs, docs_format),
                           extra={"depth": depth, "runs": files}, source=str(runs[0]))

@@ -263,12 +263,15 @@ class Database:
             c = self.collection_row(s, collection)
             topics = self.topic_ids(s, c.id)
             docs = self.doc_ids(s, c.id)
-            dup = s.execute(select(PoolRow.name).where(PoolRow.collection_id == c.id,
-                                                    (PoolRow.digest == digest)
-                                                    | (PoolRow.name == name))).first()
-            if dup:
-                raise StoreError(f"{source}: a pool with these entries or this name is already "
-                                 f"imported (as {dup[0]!r}); nothing was changed")
+            same = s.execute(select(PoolRow.name).where(PoolRow.collection_id == c.id,
+                                                     PoolRow.digest == digest)).first()
+            if same:
+                raise StoreError(f"{source}: the same pool (the same entries) is already "
+                                 f"imported as {same[0]!r}; nothing was changed")
+            if s.execute(select(PoolRow.id).where(PoolRow.collection_id == c.id,
+                                                  PoolRow.name == name)).first():
+                raise StoreError(f"{source}: another pool is already named {name!r}; give "
+                                 "this one its own name (--name); nothing was changed")
             new_docs: dict[str, Document] = {}
             seen: set[tuple[str, str]] = set()
             for i, e in enumerate(items):

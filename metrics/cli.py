@@ -220,6 +220,9 @@ def eval_cmd(
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
     if compat not in (9, 10):
         raise typer.BadParameter(f"--compat must be 9 or 10; got {compat}")
+    if max_docs is not None and max_docs < 0:
+        # Named as typed (-M), not as the Evaluator's max_docs.
+        raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
     if relformat != "qrels":
         from relkit.metrics.trec_eval.modes import run_mode
 

@@ -45,3 +45,11 @@ def test_broken_gzip_is_one_line_not_an_abort(tmp_path: Path, which: str) -> Non
     assert (code, out) == (1, "")
     assert err.startswith("relkit: error: bad.gz: expected a complete gzip stream")
     assert err.count("\n") == 1
+
+
+def test_negative_M_names_the_option_as_typed(tmp_path: Path) -> None:
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "r.txt").write_text(RUN)
+    code, out, err = run_cli(["eval", "-M", "-5", "q.txt", "r.txt"], cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert err == "relkit eval: error: Invalid value for '-M': must be an int >= 0; got -5\n"

@@ -25,7 +25,16 @@ def test_cranfield_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert code == 0, err
     # Running it again is refused whole: the same pool cannot be imported twice.
     code, _, err = run_cli(["pool", *runs, "--depth", "5", "--into", db])
-    assert code == 1 and "already imported" in err
+    assert code == 1 and "the same pool (the same entries) is already imported as 'depth-5'" \
+        in err
+    # A different pool at the same depth (fewer runs) is not a duplicate: it gets its own
+    # default name (it was refused as "already imported" before its entries were read).
+    code, _, err = run_cli(["pool", *runs[:2], "--depth", "5", "--into", db])
+    assert code == 0, err
+    assert Store.open(db, readonly=True).pool_names() == ["depth-5", "depth-5-2"]
+    code, _, err = run_cli(["pool", *runs[:3], "--depth", "5", "--name", "depth-5",
+                            "--into", db])
+    assert code == 1 and "another pool is already named 'depth-5'" in err
     code, _, err = run_cli(["assign", "ann", "bob", "--overlap", "0.5", "--db", db])
     assert code == 0, err
     store = Store.open(db)
