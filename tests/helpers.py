@@ -14,6 +14,7 @@ import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,3 +71,15 @@ def fresh_pg_database(admin_url: str) -> tuple[str, Callable[[], None]]:
         admin.dispose()
 
     return f"{base}/{name}", drop
+
+
+def pytrec_dicts(qrels: Any, run: Any) -> tuple[dict[str, dict[str, int]],
+                                                dict[str, dict[str, float]]]:
+    """pytrec_eval's dict-of-dicts shape from a relkit ``Qrels`` and ``Run``."""
+    qd: dict[str, dict[str, int]] = {}
+    for q, d, g in qrels.frame[["query_id", "doc_id", "relevance"]].itertuples(index=False):
+        qd.setdefault(q, {})[d] = int(g)
+    rd: dict[str, dict[str, float]] = {}
+    for q, d, s in run.frame[["query_id", "doc_id", "score"]].itertuples(index=False):
+        rd.setdefault(q, {})[d] = float(s)
+    return qd, rd

@@ -35,3 +35,21 @@ def snapshot(store: Store) -> dict[str, int]:
             t = Table(n, __import__("sqlalchemy").MetaData(), autoload_with=conn)
             out[n] = conn.execute(select(func.count()).select_from(t)).scalar_one()
         return out
+
+
+def old_database(url: str, revision: str = "0001") -> None:
+    """A database as relkit at ``revision`` left it, with a collection and a topic."""
+    from sqlalchemy import text
+
+    from relkit.judging.engine import make_engine
+    from relkit.judging.migrate import upgrade
+
+    engine = make_engine(url)
+    upgrade(engine, revision)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO collection (name, scale_name, threshold, created_at)"
+                          " VALUES ('old', 'binary', 1, CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO scale_grade (collection_id, value, label, definition)"
+                          " VALUES (1, 0, 'no', ''), (1, 1, 'yes', '')"))
+        conn.execute(text("INSERT INTO topic (collection_id, key) VALUES (1, '007')"))
+    engine.dispose()

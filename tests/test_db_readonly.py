@@ -17,8 +17,8 @@ from sqlalchemy import text
 
 from helpers import run_cli
 from relkit.judging.engine import make_engine
-from relkit.judging.migrate import current, head, upgrade
-from store_helpers import make_project
+from relkit.judging.migrate import current, head
+from store_helpers import make_project, old_database
 
 READS = [["status"], ["status", "--format", "json"], ["export", "qrels"],
          ["export", "jsonl"], ["disagreements"], ["agree", "--replicates", "0"],
@@ -27,19 +27,6 @@ READS = [["status"], ["status", "--format", "json"], ["export", "qrels"],
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def old_database(url: str, revision: str = "0001") -> None:
-    """A database as relkit at ``revision`` left it, with a collection and a topic."""
-    engine = make_engine(url)
-    upgrade(engine, revision)
-    with engine.begin() as conn:
-        conn.execute(text("INSERT INTO collection (name, scale_name, threshold, created_at)"
-                          " VALUES ('old', 'binary', 1, CURRENT_TIMESTAMP)"))
-        conn.execute(text("INSERT INTO scale_grade (collection_id, value, label, definition)"
-                          " VALUES (1, 0, 'no', ''), (1, 1, 'yes', '')"))
-        conn.execute(text("INSERT INTO topic (collection_id, key) VALUES (1, '007')"))
-    engine.dispose()
 
 
 def revision_of(url: str) -> str | None:

@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import pytrec_dicts
 from relkit.metrics.core.errors import EvaluationError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator, Result
@@ -89,17 +90,6 @@ def _qrels(qrels: dict[str, dict[str, int]]) -> Qrels:
 def _run(run: dict[str, dict[str, float]]) -> Run:
     rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
     return Run.from_frame(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
-
-
-def _dicts(qrels: Qrels, run: Run) -> tuple[dict, dict]:
-    """pytrec_eval dicts from relkit objects (for the file-based tests)."""
-    qd: dict[str, dict[str, int]] = {}
-    for q, d, g in qrels.frame[["query_id", "doc_id", "relevance"]].itertuples(index=False):
-        qd.setdefault(q, {})[d] = int(g)
-    rd: dict[str, dict[str, float]] = {}
-    for q, d, s in run.frame[["query_id", "doc_id", "score"]].itertuples(index=False):
-        rd.setdefault(q, {})[d] = float(s)
-    return qd, rd
 
 
 def _same(a: float, b: float) -> bool:
@@ -226,7 +216,7 @@ needs_cranfield = pytest.mark.skipif(
 def test_trec_eval_rel_level_data(level: int, judged: bool) -> None:
     qrels = Qrels.read(CONFORMANCE / "qrels.rel_level")
     run = Run.read(CONFORMANCE / "results.test")
-    qrels_d, run_d = _dicts(qrels, run)
+    qrels_d, run_d = pytrec_dicts(qrels, run)
     checked = _check(qrels_d, run_d, qrels, run, level, judged, "qrels.rel_level")
     assert checked == 3 * 92              # 3 topics x 92 numeric per-query values
 
@@ -243,6 +233,6 @@ def test_cranfield_runs(run_path: str, level: int, judged: bool) -> None:
     # the relevance level, which is all a differential test needs.
     qrels = Qrels.read(CRANFIELD / "cranqrel")
     run = Run.read(CRANFIELD / "runs" / run_path)
-    qrels_d, run_d = _dicts(qrels, run)
+    qrels_d, run_d = pytrec_dicts(qrels, run)
     checked = _check(qrels_d, run_d, qrels, run, level, judged, run_path)
     assert checked > 225 * 90

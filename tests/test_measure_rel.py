@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import pytrec_dicts
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
@@ -85,12 +86,7 @@ def test_plain_and_own_level_side_by_side_differ_as_they_should(qrels: Qrels,
 
 def test_against_pytrec_eval_relevance_level(qrels: Qrels, run: Run) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qd: dict[str, dict[str, int]] = {}
-    for q, d, g in qrels.frame[["query_id", "doc_id", "relevance"]].itertuples(index=False):
-        qd.setdefault(q, {})[d] = int(g)
-    rd: dict[str, dict[str, float]] = {}
-    for q, d, s in run.frame[["query_id", "doc_id", "score"]].itertuples(index=False):
-        rd.setdefault(q, {})[d] = float(s)
+    qd, rd = pytrec_dicts(qrels, run)
     oracle = pytrec_eval.RelevanceEvaluator(qd, {"P_5", "map", "ndcg_cut_10", "recall_10"},
                                             relevance_level=2).evaluate(rd)
     res = Evaluator(qrels, ["P(rel=2)@5", "AP(rel=2)", "nDCG(rel=2)@10", "R(rel=2)@10"],

@@ -8,20 +8,14 @@ from sqlalchemy import text
 from relkit.judging.engine import DatabaseError, make_engine
 from relkit.judging.migrate import current, head, upgrade
 from relkit.judging.store import Store
-from store_helpers import make_project
+from store_helpers import make_project, old_database
 
 
 def test_database_at_first_revision_upgrades_with_its_data(db_url: str) -> None:
+    # Data written the way relkit 0001 would have (raw SQL: the ORM is at head).
+    old_database(db_url, "0001")
     engine = make_engine(db_url)
-    upgrade(engine, "0001")
     assert current(engine) == "0001"
-    # Write data the way relkit 0001 would have (raw SQL: the ORM is at head).
-    with engine.begin() as conn:
-        conn.execute(text("INSERT INTO collection (name, scale_name, threshold, created_at)"
-                          " VALUES ('old', 'binary', 1, CURRENT_TIMESTAMP)"))
-        conn.execute(text("INSERT INTO scale_grade (collection_id, value, label, definition)"
-                          " VALUES (1, 0, 'no', ''), (1, 1, 'yes', '')"))
-        conn.execute(text("INSERT INTO topic (collection_id, key) VALUES (1, '007')"))
     engine.dispose()
     store = Store.open(db_url)  # upgrades to head
     assert current(store.engine) == head() != "0001"
