@@ -20,9 +20,10 @@ as for a static pool.
   judge-later sets the document aside (nothing learned). Later revisions correct
   the qrels but never re-steer picks already made, so the sequence shown is a
   pure function of the append-only history: same seed, same sequence, and a
-  reopened session continues it exactly. Skipped documents count against the
-  budget (the strategy has moved past them) and come round again once the
-  budget is picked, like skipped items of a static pool.
+  reopened session continues it exactly. Skipped and judge-later documents
+  count against the budget (the strategy has moved past them); as in a static
+  pool, the judge-later ones come round again once the budget is picked and the
+  skipped ones stay set aside (the revise list reaches them).
 * **Overlap assessors** (``--overlap f``) do not steer: their assignment
   ``follows`` the primary's and gets ``round(f x quota)`` positions of the
   primary's sequence, sampled with a seed per assessor and topic; each becomes

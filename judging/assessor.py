@@ -168,9 +168,13 @@ class AssessorView:
             return [self._item(topic, a.total, r) for r in rows]
 
     def next_item(self, topic: str, after: int = 0) -> ItemOut | None:
-        """The first item not yet judged after ``after``, wrapping round; ``None`` when done.
+        """The next item to judge after ``after``; ``None`` when there is none left.
 
-        Skipped and judge-later items are not judged, so they come round again.
+        The queue: items never touched, from ``after`` on and wrapping round;
+        then the items marked *judge later*, in the order they were put off (so
+        "later" moves an item to the end of the topic, also across a restart);
+        never the *skipped* ones: a skip sets an item aside for good (its reason
+        is the judgment's note), and the revise list is the way back to it.
         On an adaptive pool the strategy's next pick comes first, whatever
         ``after`` is, until the topic's budget is picked (:mod:`relkit.judging.adaptive`);
         two calls with no judgment in between return the same item.
@@ -188,17 +192,45 @@ class AssessorView:
             if pos is not None:
                 return self.item(topic, pos)
         with self.store.read() as s:
-            base = (select(AssignmentItemRow.position)
-                    .where(AssignmentItemRow.assignment_id == a.assignment_id,
-                           AssignmentItemRow.done.is_(False))  # type: ignore[attr-defined]
-                    .order_by(AssignmentItemRow.position).limit(1))
-            pos = s.execute(base.where(AssignmentItemRow.position > after)).scalar()
+            # An item not done has no judgment (untouched) or a skipped/later one: the
+            # index on (assignment, done, position) walks the not-done items in order
+            # and the unique judgment index answers "untouched?" for each.
+            mark = and_(JudgmentRow.assessor_id == self.assessor_id,
+                        JudgmentRow.topic_id == a.topic_id,
+                        JudgmentRow.document_id == AssignmentItemRow.document_id)
+            fresh = (select(AssignmentItemRow.position)
+                     .outerjoin(JudgmentRow, mark)
+                     .where(AssignmentItemRow.assignment_id == a.assignment_id,
+                            AssignmentItemRow.done.is_(False),  # type: ignore[attr-defined]
+                            JudgmentRow.id.is_(None))  # type: ignore[union-attr]
+                     .order_by(AssignmentItemRow.position).limit(1))
+            pos = s.execute(fresh.where(AssignmentItemRow.position > after)).scalar()
             if pos is None:
-                pos = s.execute(base).scalar()
+                pos = s.execute(fresh).scalar()
+            if pos is None:
+                pos = s.execute(
+                    select(AssignmentItemRow.position).join(JudgmentRow, mark)
+                    .where(AssignmentItemRow.assignment_id == a.assignment_id,
+                           AssignmentItemRow.done.is_(False),  # type: ignore[attr-defined]
+                           JudgmentRow.status == "later")
+                    .order_by(JudgmentRow.updated_at, JudgmentRow.id).limit(1)).scalar()
             if pos is None:
                 return None
             row = s.execute(self._item_query(a).where(AssignmentItemRow.position == pos)).one()
             return self._item(topic, a.total, row)
+
+    def skipped(self, topic: str) -> int:
+        """How many of the topic's items this assessor has skipped (set aside)."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            return int(s.execute(
+                select(func.count()).select_from(AssignmentItemRow)
+                .join(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
+                                        JudgmentRow.topic_id == a.topic_id,
+                                        JudgmentRow.document_id
+                                        == AssignmentItemRow.document_id))
+                .where(AssignmentItemRow.assignment_id == a.assignment_id,
+                       JudgmentRow.status == "skipped")).scalar_one())
 
     def judgments(self, topic: str | None = None) -> list[JudgmentOut]:
         """This assessor's current judgments (of one topic, or all)."""

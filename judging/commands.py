@@ -287,12 +287,15 @@ def status(db: str | None = DbOpt,
     def num(x: float | None, spec: str) -> str:
         return "-" if x is None else format(x, spec)
 
-    rows = [["assessor", "topics", "items", "done", "skipped", "per_hour", "median_dwell_s"]]
+    # done + skipped + pending = items; "later" items are part of pending.
+    rows = [["assessor", "topics", "items", "done", "skipped", "pending", "later", "per_hour",
+             "median_dwell_s"]]
     rows += [[a.assessor, str(a.topics), str(a.items), str(a.done), str(a.skipped),
-              num(a.per_hour, ".1f"), num(a.median_dwell_s, ".1f")] for a in st.assessors]
+              str(a.pending), str(a.later), num(a.per_hour, ".1f"),
+              num(a.median_dwell_s, ".1f")] for a in st.assessors]
     rows += [[]]
-    rows += [["topic", "assessors", "items", "done", "grades"]]
-    rows += [[t.topic, str(t.assessors), str(t.items), str(t.done),
+    rows += [["topic", "assessors", "items", "done", "skipped", "grades"]]
+    rows += [[t.topic, str(t.assessors), str(t.items), str(t.done), str(t.skipped),
               " ".join(f"{g}:{n}" for g, n in sorted(t.grade_counts.items())) or "-"]
              for t in st.topics]
     if fmt == "tsv":

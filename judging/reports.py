@@ -48,6 +48,7 @@ class TopicProgress:
     items: int
     done: int
     grade_counts: dict[int, int]
+    skipped: int = 0  # set aside (not done, not pending)
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,12 @@ class AssessorProgress:
     topics: int
     items: int
     done: int
-    skipped: int
+    skipped: int            # set aside: not shown again, reached from the revise list
     per_hour: float | None
     median_dwell_s: float | None
+    later: int = 0          # put off to the end of the topic (part of pending)
+    pending: int = 0        # still to judge: items - done - skipped
+
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class Status:
 def status(store: Store) -> Status:
     """Progress per topic and per assessor.
 
+    Every item is done (graded), skipped (set aside) or pending (to judge, the
+    judge-later ones included): ``done + skipped + pending == items``.
     ``per_hour`` is judgments per hour of active judging (the sum of dwell
     times, idle excluded); ``median_dwell_s`` the median dwell per judgment.
     """
@@ -103,13 +109,19 @@ def status(store: Store) -> Status:
     grades: dict[str, Counter[int]] = defaultdict(Counter)
     dwell: dict[str, list[int]] = defaultdict(list)
     skipped: dict[str, int] = Counter()
+    later: dict[str, int] = Counter()
+    t_skipped: dict[str, int] = Counter()
     for topic, name, st, grade, ms in judged:
         if st == "judged":
             grades[topic][grade] += 1
             dwell[name].append(ms)
-        else:
+        elif st == "skipped":
             skipped[name] += 1
-    topics = [TopicProgress(t, len(t_people[t]), t_items[t], t_done[t], dict(grades[t]))
+            t_skipped[topic] += 1
+        else:
+            later[name] += 1
+    topics = [TopicProgress(t, len(t_people[t]), t_items[t], t_done[t], dict(grades[t]),
+                            t_skipped[t])
               for t in sorted(t_items, key=_natural)]
     people = []
     for name in sorted(set(a_items) | set(dwell)):
@@ -118,7 +130,8 @@ def status(store: Store) -> Status:
         people.append(AssessorProgress(
             name, len(a_topics[name]), a_items[name], a_done[name], skipped[name],
             len(ms) / total_h if total_h > 0 else None,
-            statistics.median(ms) / 1000 if ms else None))
+            statistics.median(ms) / 1000 if ms else None, later[name],
+            max(0, a_items[name] - a_done[name] - skipped[name])))
     return Status(topics, people)
 
 

@@ -44,13 +44,15 @@ def test_assessor_workflow(db_url: str) -> None:
     hist = ann.history(t, first.doc)
     assert [(h.grade, h.version, h.dwell_ms) for h in hist] == [(2, 1, 1200), (3, 2, 300)]
     assert ann.item(t, 1).grade == 3 and ann.item(t, 1).note == ""
-    # Skip: not done, comes round again once the rest are judged.
-    ann.record(topic=t, doc=nxt.doc, status="skipped")
+    # Skip: not done, set aside (it does not come round again); judged later from the
+    # revise list.
+    ann.record(topic=t, doc=nxt.doc, status="skipped", note="not in English")
     for item in ann.items(t)[2:]:
         ann.record(topic=t, doc=item.doc, grade=0)
-    again = ann.next_item(t)
-    assert again is not None and again.doc == nxt.doc and again.status == "skipped"
+    assert ann.next_item(t) is None and ann.skipped(t) == 1
+    assert ann.item(t, nxt.position).status == "skipped"
     ann.record(topic=t, doc=nxt.doc, grade=1, flagged=True)
+    assert ann.skipped(t) == 0
     assert ann.next_item(t) is None
     done = next(x for x in ann.topics() if x.key == t)
     assert done.done == done.total and sum(done.grade_counts.values()) == done.total

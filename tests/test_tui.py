@@ -74,7 +74,7 @@ def test_back_revise_skip_flag_note_and_resume(tmp_path: Path) -> None:
         await pilot.press("enter")
         s = screen(app)
         await read_and_press(pilot, clock, "3")   # d0 -> 3
-        await read_and_press(pilot, clock, "s")   # d1 skipped
+        await read_and_press(pilot, clock, "s", "enter")   # d1 skipped (no reason)
         await pilot.press("f", "n")     # flag d2, open the note dialog
         await pilot.pause()
         await pilot.press(*"see narrative", "enter")
@@ -83,7 +83,7 @@ def test_back_revise_skip_flag_note_and_resume(tmp_path: Path) -> None:
         await pilot.press("b", "b", "b")  # back to d0
         assert s.item is not None and s.item.position == 1 and s.item.grade == 3
         await read_and_press(pilot, clock, "0")   # revise d0 -> 0, then the next unjudged
-        assert s.item.doc == "d1"       # the skipped one comes round again
+        assert s.item.doc == "d3"       # the skipped one is set aside
 
     drive(store, steps)
     view = store.assessor("ann")
@@ -96,7 +96,7 @@ def test_back_revise_skip_flag_note_and_resume(tmp_path: Path) -> None:
     async def resume(pilot: Any, app: JudgeApp, clock: Clock) -> None:
         await pilot.press("enter")
         s = screen(app)
-        assert s.item is not None and s.item.doc == "d1"  # first not judged: resumes there
+        assert s.item is not None and s.item.doc == "d3"  # first untouched: resumes there
 
     drive(store, resume)
 

@@ -31,15 +31,15 @@ def test_state_line_after_the_last_unjudged_document(tmp_path: Path) -> None:
     async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
         await pilot.press("enter")
         s = screen(app)
-        await read_and_press(pilot, clock, "s")  # d0 skipped: it comes round last
-        assert "saved: skipped, d0" in state(s) and "Not judged yet" in state(s)
+        await read_and_press(pilot, clock, "l")  # d0 put off: it comes round last
+        assert "saved: judge later, d0" in state(s) and "Not judged yet" in state(s)
         await read_and_press(pilot, clock, "1", "3")  # d1, d2
-        assert s.item is not None and s.item.doc == "d0" and "Skipped" in state(s)
+        assert s.item is not None and s.item.doc == "d0" and "judge later" in state(s)
         await read_and_press(pilot, clock, "2")  # the last unjudged: nothing to move on to
         assert s.item.doc == "d0" and s.complete
         line = state(s)
         assert "saved: 2 Highly relevant, d0" in line and "Your grade: 2 Highly relevant" in line
-        assert "Skipped" not in line and "Topic complete: 3 of 3" in line
+        assert "later" not in line and "Topic complete: 3 of 3" in line
         assert s.query_one("#state").region.height >= 2  # wrapped at 80 columns, not cut
 
     drive(store, steps)
@@ -94,6 +94,9 @@ def test_minimum_time_on_screen_is_configurable(tmp_path: Path) -> None:
     async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
         await pilot.press("enter")
         await pilot.press("2", "3", "s")
+        await pilot.pause()
+        await pilot.press("enter")  # the skip dialog: no reason
+        await pilot.pause()
 
     drive(store, steps, min_view=0.0)
     got = [(j.doc, j.grade, j.status) for j in store.assessor("ann").judgments("1")]

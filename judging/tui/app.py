@@ -33,7 +33,7 @@ CSS = """
 #summary { height: 1; color: $text-muted; }
 .dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
           background: $surface; padding: 1 2; }
-NoteScreen, ReviseScreen, HelpScreen { align: center middle; }
+NoteScreen, SkipScreen, ReviseScreen, HelpScreen { align: center middle; }
 """
 
 

@@ -190,7 +190,10 @@ class JudgeScreen(Screen[None]):
         if self.note:
             parts.append(f"note: {self.note}")
         if self.complete:
-            parts.append(f"Topic complete: {done} of {item.total} judged. Esc for the topic list")
+            skipped = self.view.skipped(self.topic.key)
+            aside = f", {skipped} skipped (r to revisit)" if skipped else ""
+            parts.append(f"Topic complete: {done} of {item.total} judged{aside}. "
+                         "Esc for the topic list")
         self.query_one("#state", Static).update(safe("  ·  ".join(parts)))
 
     def on_key(self) -> None:
@@ -291,8 +294,21 @@ class JudgeScreen(Screen[None]):
             self._save({"grade": value, "status": "judged"}, advance=True)
 
     def action_skip(self) -> None:
-        if self._seen(self.actions_["skip"].key):
-            self._save({"grade": None, "status": "skipped"}, advance=True)
+        # Set aside for good (not shown again; the revise list reaches it), with an
+        # optional reason, kept as the judgment's note.
+        from relkit.judging.tui.modals import SkipScreen
+
+        if not self._seen(self.actions_["skip"].key) or self.item is None:
+            return
+        if self.pending is not None:
+            self._unsaved("The skip waits until it is saved.")
+            return
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._save({"grade": None, "status": "skipped", "note": reason}, advance=True)
+
+        self.app.push_screen(SkipScreen(self.item.doc, self.note), done)
 
     def action_later(self) -> None:
         if self._seen(self.actions_["later"].key):

@@ -37,8 +37,9 @@ class Action:
 DEFAULTS: tuple[Action, ...] = (
     Action("flag", "f", "Flag / unflag the document", "Flag"),
     Action("note", "n", "Write a note", "Note"),
-    Action("skip", "s", "Skip (comes back later)", "Skip"),
-    Action("later", "l", "Judge later", "Later"),
+    Action("skip", "s", "Skip: set aside, with an optional reason (r reaches it again)",
+           "Skip"),
+    Action("later", "l", "Judge later: to the end of the topic", "Later"),
     Action("back", "b", "Previous document", "Back"),
     Action("forward", "right", "Next document (no grade)", "Next"),
     Action("next_unjudged", "u", "Jump to the next unjudged", "Unjudged"),

@@ -36,6 +36,33 @@ class NoteScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class SkipScreen(ModalScreen[str | None]):
+    """Skip a document, with an optional reason: Enter skips, Escape cancels.
+
+    The reason is kept as the judgment's note (the note already written is offered).
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, doc: str, note: str) -> None:
+        super().__init__()
+        self.doc = doc
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(safe(f"Skip {self.doc}: set aside, not shown again (r reaches it). "
+                              "Reason, optional (Enter skips, Esc cancels)"))
+            yield Input(value=self.note, placeholder="why skip? (e.g. not in English)",
+                        id="skip-reason")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class ReviseScreen(ModalScreen[int | None]):
     """Pick one of the topic's judged documents to revise; returns its position."""
 
@@ -53,6 +80,8 @@ class ReviseScreen(ModalScreen[int | None]):
             for i in self.judged:
                 what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
                         else i.status or "")
+                if i.status == "skipped" and i.note:
+                    what += f": {i.note}"  # the reason it was set aside
                 label = cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 70, pad=False)
                 options.append(Option(label, id=str(i.position)))
             if not options:
