@@ -238,7 +238,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
 
 @app.command()
 def assign(
-    assessors: list[str] = typer.Argument(..., help="Assessor names"),
+    assessors: list[str] | None = typer.Argument(None, help="Assessor names"),
     db: str | None = DbOpt,
     pool: str | None = typer.Option(None, help="Pool name (default: the newest)"),
     topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
@@ -246,10 +246,13 @@ def assign(
     order: str = typer.Option("docno", help="Presentation order: docno, random or priority"),
     seed: int = typer.Option(0, help="Seed for the overlap sample and random order"),
     gold: Path | None = typer.Option(None, help="Qrels of gold pairs with known grades"),
+    lead: list[str] | None = typer.Option(None, "--lead", help="Register a lead, who settles "
+                                          "disagreements with `relkit judge --lead NAME` "
+                                          "(repeatable; no assessors needed)"),
 ) -> None:
     """Share the pool's topics among assessors, with overlap and gold pairs.
 
-    Example: relkit assign ann bob --overlap 0.2 --order random --seed 7
+    Example: relkit assign ann bob --overlap 0.2 --order random --seed 7 --lead carol
     """
     from relkit.judging.judgment_files import read_qrels_file
     from relkit.judging.schema import ORDERS
@@ -257,13 +260,32 @@ def assign(
     if order not in ORDERS:
         raise typer.BadParameter(f"expected one of {list(ORDERS)}; got {order!r}",
                                  param_hint="--order")
+    if not assessors and not lead:
+        raise typer.BadParameter("name at least one assessor (or a lead with --lead NAME)",
+                                 param_hint="ASSESSORS")
+    clash = sorted(set(assessors or ()) & set(lead or ()))
+    if clash:
+        raise typer.BadParameter(f"{', '.join(clash)}: both an assessor and a lead; a lead "
+                                 "settles what others judged", param_hint="--lead")
     gold_pairs = None
     if gold is not None:
         gold_pairs = {(r.topic, r.doc): r.grade for r in read_qrels_file(gold)}
-    s = _open(db).assign(assessors, pool=pool, topics=topics, overlap=overlap,
+    store = _open(db)
+    if lead:
+        from relkit.judging.adjudication import check_leads_free
+
+        check_leads_free(store, lead)  # before any change: all or nothing
+    if assessors:
+        s = store.assign(assessors, pool=pool, topics=topics, overlap=overlap,
                          ordering=order, seed=seed, gold=gold_pairs)  # type: ignore[arg-type]
-    _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} assessors "
-         f"({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
+        _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} "
+             f"assessors ({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
+    if lead:
+        from relkit.judging.adjudication import register_leads
+
+        new = register_leads(store, lead)
+        _say(f"relkit: leads registered: {', '.join(new) or 'none new'} (they settle "
+             "disagreements with `relkit judge --lead NAME`)")
 
 
 @app.command()

@@ -28,7 +28,8 @@ def judge(
     min_view: int = typer.Option(200, "--min-view", help="Milliseconds a document must be on "
                                  "screen before a grade key counts (keys typed ahead are "
                                  "dropped)", min=0),
-    lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD"),
+    lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD "
+                                    "(registered with `relkit assign --lead LEAD`)"),
 ) -> None:
     """Judge your assigned documents in the terminal: one key grades, saves, moves on.
 
@@ -44,6 +45,13 @@ def judge(
     # A write command: an older database is upgraded (with a backup), and it says so.
     store = Store.open(db, create=False, notify=say)
     if lead is not None:
+        from relkit.judging.adjudication import check_lead
+        from relkit.judging.models import StoreError
+
+        try:
+            check_lead(store, lead)  # the screen shows every assessor's grades: leads only
+        except StoreError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--lead") from None
         from relkit.judging.tui.lead import LeadApp
 
         LeadApp(store, lead).run()

@@ -1,154 +1,339 @@
-"""The lead's adjudication screen: disagreements side by side, a digit records the final grade.
+"""The lead's adjudication screen: every case with all the assessors left, a key settles it.
 
-Unlike the assessor's screens this one shows every assessor's grade and note
-for a pair (that is its purpose); it is opened with ``relkit judge --lead``.
-The lead decides against the same words as the assessors: the topic statement
-and the grade definitions are on screen. A final grade is acknowledged once it
-is committed; if the database cannot be reached the status line says that it is
-not saved (the pair still shows ``final: -``), and nothing crashes.
+Opened with ``relkit judge --lead NAME`` by a registered lead only
+(:func:`relkit.judging.adjudication.check_lead`): unlike the assessor's screens
+it shows every assessor's grade, note, flag and dwell time for a pair, side by
+side. The lead decides against the same words as the assessors: the topic pane
+and the highlighted document of the judging screen
+(:class:`~relkit.judging.tui.topicpane.TopicPane`, :class:`~relkit.judging.tui.docview.DocView`)
+and the scale with its definitions under them.
+
+A digit records the final grade with the reason in the reason field and moves
+to the next pair without one. Filters narrow the list (undecided, disagreements,
+flagged, noted, the review queue of everything flagged or noted, one topic, the
+pairs two assessors both judged). A final grade is acknowledged once committed;
+if the database cannot be reached the status line says that it is NOT saved,
+and nothing crashes.
 """
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.widgets import Footer, OptionList, Static
+from textual.containers import Horizontal
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from relkit.judging.reports import (
-    Disagreement,
-    adjudicate,
-    disagreements,
-    document_text,
-    topic_text,
-)
+from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
+from relkit.judging.models import TopicOut
+from relkit.judging.reports import adjudicate, document_text, topic_text
 from relkit.judging.store import Store
+from relkit.judging.tui.docview import DocView
+from relkit.judging.tui.lead_modals import LEAD_ACTIONS
+from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import UNREACHABLE
-from relkit.judging.tui.safe import cut, safe
+from relkit.judging.tui.safe import cut, query_terms, safe
+from relkit.judging.tui.topicpane import TopicPane, bar_text
+
+CSS = """
+#head { height: auto; text-style: bold; }
+#pairs { height: 20vh; min-height: 3; border: none; background: $surface; }
+#status { height: auto; color: $accent; }
+#status.error { background: $error; color: $text; text-style: bold; }
+#opinions { height: auto; }
+#decision { height: 1; }
+#final { width: auto; text-style: bold; }
+#reason { width: 1fr; height: 1; border: none; padding: 0 1; background: $boost; }
+#reason:focus { background: $primary 30%; }
+#topic-title { height: 1; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis;
+               background: $primary 15%; }
+TopicPane { max-height: 12vh; }
+TopicPane.expanded { max-height: 60vh; }
+#topic-more { height: 1; color: $warning; text-style: bold; display: none; }
+#doc { height: 1fr; background: $surface; }
+#scale { height: auto; color: $text-muted; }
+.dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
+          background: $surface; padding: 1 2; }
+LeadHelpScreen, TopicFilterScreen, PairFilterScreen { align: center middle; }
+"""
+
+STATUS_MARK = {"skipped": "s", "later": "l"}
 
 
 class LeadApp(App[None]):
-    CSS = """
-    #head { height: auto; }
-    #pairs { height: 35%; }
-    #status { height: auto; color: $accent; }
-    #status.error { background: $error; color: $text; text-style: bold; }
-    #detail { height: 1fr; padding: 0 1; border-top: solid $primary 40%; }
-    """
-    BINDINGS = [Binding("q", "quit", "Quit")]
+    CSS = CSS
+    TITLE = "relkit judge --lead"
 
     def __init__(self, store: Store, lead: str) -> None:
         super().__init__()
         self.store = store
         self.lead = lead
         self.scale = store.scale()
-        self.pairs: list[Disagreement] = []
+        self.every: list[Case] = []   # every case in the database
+        self.shown: list[Case] = []   # those the filter keeps, in list order
+        self.filter = Filter()
+        self.case: Case | None = None  # the one on screen
+        self._topic: str | None = None  # whose statement the topic pane holds
         for g in self.scale.values:
             if 0 <= g <= 9:
                 self.bind(str(g), f"decide({g})", description=f"final {g}", show=False)
+        for a in LEAD_ACTIONS:
+            self.bind(a.key, a.name, description=a.short or a.description, show=bool(a.short))
+        self.bind("escape", "leave_reason", show=False)
 
+    # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        head = Text()
-        head.append_text(safe(f"relkit · lead {self.lead} · adjudicate disagreements"))
-        head.stylize("bold")
-        head.append("\nfinal grade:")
-        for g in self.scale.grades:
-            head.append(f"  {g.value} ", style="bold reverse")
-            head.append(f" {g.label}")
-        head.append("   Tab: the detail pane (↑↓ PgUp PgDn scroll it)", style="dim")
-        yield Static(head, id="head")
+        yield Static("", id="head")
         yield OptionList(id="pairs")
         yield Static("", id="status")
-        with VerticalScroll(id="detail"):
-            yield Static("", id="detail-text")
+        yield Static("", id="opinions")
+        with Horizontal(id="decision"):
+            yield Static("", id="final")
+            yield Input(placeholder="reason: e to write one (optional)", id="reason")
+        yield Static("", id="topic-title")
+        yield Static("", id="topic-more")
+        yield DocView(id="doc")
+        yield Static(legend(self.scale), id="scale")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#status").display = False
         self.reload()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_topic)
+
+    def _fit_topic(self) -> None:
+        for pane in self.query(TopicPane):
+            pane.fit(self.query_one("#topic-title").size.width)
 
     def _status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#status", Static)
         status.update(safe(text))
         status.set_class(error, "error")
+        status.display = bool(text)
 
-    def reload(self) -> None:
+    def _head(self) -> None:
+        open_ = sum(not c.decided for c in self.shown)
+        self.query_one("#head", Static).update(safe(
+            f"relkit · lead {self.lead} · {open_} of {len(self.shown)} undecided · showing: "
+            f"{self.filter.describe()} · ? help"))
+
+    # -- the list --------------------------------------------------------------------
+    def reload(self, select: tuple[str, str] | None = None) -> None:
+        """Read the cases again and show those the filter keeps; ``select`` one of them."""
         try:
-            self.pairs = disagreements(self.store)
+            self.every = cases(self.store)
         except UNREACHABLE:
-            self._status("Database unreachable: the list of disagreements is not up to date.",
+            self._status("Database unreachable: the list of pairs is not up to date.",
                          error=True)
             return
-        ol = self.query_one(OptionList)
-        keep = ol.highlighted
+        ol = self.query_one("#pairs", OptionList)
+        keep = ol.highlighted or 0
+        self.shown = [c for c in self.every if self.filter.keeps(c)]
         ol.clear_options()
-        for d in self.pairs:
-            grades = " ".join(f"{a}={g}" for a, g in sorted(d.grades.items()))
-            final = "-" if d.adjudicated is None else str(d.adjudicated)
-            ol.add_option(Option(cut(f"{d.topic:>6} {d.doc:<16} {grades}   final: {final}",
-                                     200, pad=False)))
-        if self.pairs:
-            ol.highlighted = min(keep or 0, len(self.pairs) - 1)
-            self.show_detail(ol.highlighted or 0)
+        ol.add_options([Option(self._row(c)) for c in self.shown])
+        self._head()
+        if not self.shown:
+            self._empty()
         else:
-            self.query_one("#detail-text", Static).update("No disagreements.")
-        ol.focus()
+            keys = [(c.topic, c.doc) for c in self.shown]
+            ol.highlighted = (keys.index(select) if select in keys
+                              else min(keep, len(self.shown) - 1))
+            self.show_case(ol.highlighted)
+        if not isinstance(self.focused, Input):
+            ol.focus()
+
+    def _row(self, c: Case) -> Text:
+        grades = " ".join(f"{o.assessor}="
+                          + (str(o.grade) if o.grade is not None
+                             else STATUS_MARK.get(o.status, "?")) for o in c.opinions)
+        marks = ("⚑" if c.flagged else " ") + ("✎" if c.noted else " ")
+        final = "-" if c.final is None else str(c.final)
+        return safe(cut(f"{c.topic:>5} {c.doc:<12} {marks} final {final}  {grades}", 200,
+                        pad=False).plain)
+
+    def _empty(self) -> None:
+        self.case = None
+        what = ("No case matches: " + self.filter.describe() + ". x clears the filters."
+                if self.every else "Nothing to settle: no disagreements, flags or notes yet.")
+        self.query_one("#opinions", Static).update(safe(what))
+        self.query_one("#final", Static).update("")
+        self.query_one("#reason", Input).value = ""
+        self.query_one(DocView).show("", Text(), Text())
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        self.show_detail(event.option_index)
+        if event.option_list.id == "pairs":
+            self.show_case(event.option_index)
 
-    def show_detail(self, index: int) -> None:
-        d = self.pairs[index]
+    # -- one case --------------------------------------------------------------------
+    def show_case(self, index: int) -> None:
+        c = self.shown[index]
         try:
-            topic = topic_text(self.store, d.topic)
-            row = document_text(self.store, d.doc)
+            topic = topic_text(self.store, c.topic)
+            row = document_text(self.store, c.doc)
         except UNREACHABLE:
             self._status("Database unreachable: cannot show this pair now.", error=True)
             return
-        # The grades first (what is to be settled), then the topic, then the document.
-        out = Text()
-        for a, g in sorted(d.grades.items()):
-            out.append(f"{a}: {g} {self.scale.grade(g).label}", style="bold")
-            note = d.notes.get(a)
-            out.append_text(safe(f"  note: {note}" if note else ""))
-            out.append("\n")
-        if topic is not None:
-            title, description, narrative = topic
-            heading = safe(f"\nTopic {d.topic}: {title or ''}")
-            heading.stylize("bold")
-            out.append_text(heading)
-            for part in (description, narrative):
-                if part:
-                    out.append("\n")
-                    out.append_text(safe(part))
-            out.append("\n")
-        out.append("\n")
-        if row is not None:
-            doc = safe(row[0])
-            doc.stylize("bold")
-            out.append_text(doc)
-            out.append("\n")
-            out.append_text(safe(row[1]))
-        self.query_one("#detail-text", Static).update(out)
-        self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
+        self.case = c
+        title, description, narrative = topic or (None, None, None)
+        terms = query_terms(title)
+        self.query_one("#opinions", Static).update(self._opinions(c))
+        self.query_one("#final", Static).update(self._final(c))
+        self.query_one("#reason", Input).value = c.reason
+        if self._topic != c.topic:
+            self._topic = c.topic
+            shown = TopicOut(c.topic, title, description, narrative, 0, 0, {})
+            self.query_one("#topic-title", Static).update(bar_text(shown))
+            for old in self.query(TopicPane):
+                old.remove()
+            marker = self.query_one("#topic-more", Static)
+            self.mount(TopicPane(shown, terms, marker), before=marker)
+            self.call_after_refresh(self._fit_topic)
+        doc_title, text = row or (None, "(this document's text is not in the database)")
+        self.query_one(DocView).show(c.doc, safe(f"{c.doc}  {doc_title or ''}", terms),
+                                     safe(text, terms))
 
+    def _opinions(self, c: Case) -> Table:
+        """Every assessor's grade, dwell time, flag and note: one row each, side by side."""
+        grid = Table.grid(padding=(0, 1))
+        for style in ("bold", "", "dim"):
+            grid.add_column(no_wrap=True, style=style)
+        grid.add_column(ratio=1, overflow="fold")
+        for o in c.opinions:
+            grade = (f"{o.grade} {self.scale.grade(o.grade).label}" if o.grade is not None
+                     else {"skipped": "skipped", "later": "put off"}.get(o.status, o.status))
+            seen = f"{o.dwell_ms / 1000:.1f} s"
+            note = Text("⚑ flagged  ", style="bold") if o.flagged else Text()
+            note.append_text(safe(f"note: {o.note}" if o.note else ""))
+            grid.add_row(safe(o.assessor), Text(grade), Text(seen), note)
+        return grid
+
+    def _final(self, c: Case) -> Text:
+        final = Text(" final: ")
+        if c.final is None:
+            final.append("- (a digit records it)")
+        else:
+            final.append(f"{c.final} {self.scale.grade(c.final).label}")
+            final.append_text(safe(f" by {c.lead}" if c.lead else ""))
+        return final
+
+    # -- deciding --------------------------------------------------------------------
     def action_decide(self, grade: int) -> None:
-        ol = self.query_one(OptionList)
-        if ol.highlighted is None or not self.pairs:
+        c = self.case
+        if c is None:
             return
-        d = self.pairs[ol.highlighted]
-        what = f"{grade} {self.scale.grade(grade).label} for {d.topic}/{d.doc}"
+        reason = self.query_one("#reason", Input).value.strip()
+        what = f"{grade} {self.scale.grade(grade).label} for {c.topic}/{c.doc}"
         try:
-            adjudicate(self.store, self.lead, d.topic, d.doc, grade)  # committed before reload
+            adjudicate(self.store, self.lead, c.topic, c.doc, grade, reason)  # committed
         except UNREACHABLE:
             self._status(f"Database unreachable: final {what} is NOT saved. Press the grade "
                          "again when the database is back.", error=True)
             return
-        self._status(f"saved: final {what}")
-        self.reload()
-        # On to the next pair still to settle (the list keeps its order).
-        after = [i for i, p in enumerate(self.pairs) if p.adjudicated is None]
-        nxt = next((i for i in after if i > (ol.highlighted or 0)), after[0] if after else None)
-        if nxt is not None:
-            ol.highlighted = nxt
+        self._status(f"saved: final {what}" + (f" (reason: {reason})" if reason else ""))
+        self.reload(select=(c.topic, c.doc))
+        self._advance(c)
+
+    def _advance(self, after: Case) -> None:
+        """Highlight the next pair shown without a final grade (wrapping round)."""
+        keys = [(c.topic, c.doc) for c in self.shown]
+        here = keys.index((after.topic, after.doc)) if (after.topic, after.doc) in keys else -1
+        order = list(range(here + 1, len(self.shown))) + list(range(0, max(here, 0)))
+        nxt = next((i for i in order if not self.shown[i].decided), None)
+        ol = self.query_one("#pairs", OptionList)
+        if nxt is None:
+            if self.shown:
+                self._status(str(self.query_one("#status", Static).render())
+                             + " · every pair shown has a final grade")
+            return
+        ol.highlighted = nxt
+
+    def action_reason(self) -> None:
+        if self.case is not None:
+            self.query_one("#reason", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "reason" or self.case is None:
+            return
+        c = self.case
+        self.query_one("#pairs", OptionList).focus()
+        if c.final is not None and event.value.strip() != c.reason:
+            # A decided pair: the new reason is saved with its final grade at once.
+            self.action_decide(c.final)
+        elif event.value.strip():
+            self._status("Reason ready: the final grade key saves it with the grade.")
+
+    def action_leave_reason(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one("#pairs", OptionList).focus()
+
+    # -- filters ---------------------------------------------------------------------
+    def _refilter(self, f: Filter) -> None:
+        self.filter = f
+        keep = (self.case.topic, self.case.doc) if self.case else None
+        self.reload(select=keep)
+
+    def action_undecided(self) -> None:
+        self._refilter(Filter(self.filter.kind, not self.filter.undecided, self.filter.topic,
+                              self.filter.pair))
+
+    def action_kind(self, kind: Kind) -> None:
+        again = "all" if self.filter.kind == kind else kind
+        self._refilter(Filter(again, self.filter.undecided, self.filter.topic,  # type: ignore[arg-type]
+                              self.filter.pair))
+
+    def action_clear(self) -> None:
+        self._refilter(Filter())
+
+    def action_topic_filter(self) -> None:
+        from relkit.judging.tui.lead_modals import TopicFilterScreen
+
+        topics = list(dict.fromkeys(c.topic for c in self.every))
+
+        def done(topic: str | None) -> None:
+            if topic is None:
+                return
+            if topic and topic not in topics:
+                self._status(f"No pair to settle in topic {topic}: the filter is unchanged.",
+                             error=True)
+                return
+            self._status("")
+            f = self.filter
+            self._refilter(Filter(f.kind, f.undecided, topic or None, f.pair))
+
+        self.push_screen(TopicFilterScreen(self.filter.topic, topics), done)
+
+    def action_pair_filter(self) -> None:
+        from relkit.judging.tui.lead_modals import PairFilterScreen
+
+        def done(pair: tuple[str, str] | None | bool) -> None:
+            if pair is None:
+                return
+            f = self.filter
+            self._refilter(Filter(f.kind, f.undecided, f.topic,
+                                  pair if isinstance(pair, tuple) else None))
+
+        self.push_screen(PairFilterScreen(assessor_pairs(self.every)), done)
+
+    # -- the rest --------------------------------------------------------------------
+    def action_topic(self) -> None:
+        for pane in self.query(TopicPane):
+            pane.toggle()
+            self.query_one("#scale").display = not pane.expanded
+            if not pane.expanded:
+                self.query_one("#pairs", OptionList).focus()
+
+    def action_page(self) -> None:
+        # The document without leaving the list (Tab reaches every scroll key).
+        doc = self.query_one(DocView)
+        if doc.scroll_y >= doc.max_scroll_y:
+            doc.scroll_home(animate=False)
+        else:
+            doc.scroll_page_down(animate=False)
+
+    def action_help(self) -> None:
+        from relkit.judging.tui.lead_modals import LeadHelpScreen
+
+        self.push_screen(LeadHelpScreen(self.scale))
