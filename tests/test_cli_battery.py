@@ -38,7 +38,8 @@ SKIP = {
 SKIP_OPTIONS = {
     ("judge", "--assessor"): "a valid name opens the interactive judging screen",
     ("judge", "--keymap"): "checked when the screen opens (tests/test_tui.py)",
-    ("judge", "--lead"): "any name opens the interactive adjudication screen",
+    ("judge", "--lead"): "a lead's name opens the interactive adjudication screen (anyone "
+                         "else is refused: tests/test_tui_lead.py)",
 }
 
 
