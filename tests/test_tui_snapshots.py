@@ -57,3 +57,42 @@ def test_judge_screen_light_theme(snap_compare: Any, tmp_path: Path) -> None:
         pilot.app.theme = "textual-light"
 
     assert snap_compare(app, press=["enter"], terminal_size=(80, 24), run_before=light)
+
+
+def test_skip_dialog(snap_compare: Any, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    app.settings = Settings(clock=lambda: 0.0, min_view=0.0)  # the key counts at once
+    assert snap_compare(app, press=["enter", "s"], terminal_size=(80, 24))
+
+
+def _lead_app(tmp_path: Path) -> Any:
+    from relkit.judging.adjudication import register_leads
+    from relkit.judging.tui.lead import LeadApp
+
+    store = Store.open(tmp_path / "lead.db")
+    docs = [Document(f"d{i}", f"Panel efficiency report {i}",
+                     "Monocrystalline solar panels convert about twenty percent of sunlight "
+                     "into electricity; this report compares panels installed in 2019 with "
+                     "newer models.") for i in range(3)]
+    store.create_collection("snap", TREC_DL, [
+        Topic("1", "solar panel efficiency", "How efficient are home solar panels?",
+              "Relevant documents give measured efficiency figures.")], docs)
+    store.import_pool([("1", d.id) for d in docs], name="p")
+    store.assign(["ann", "bob"], overlap=1.0)
+    ann, bob = store.assessor("ann"), store.assessor("bob")
+    ann.record(topic="1", doc="d0", grade=1, dwell_ms=8300, note="no figures for homes")
+    bob.record(topic="1", doc="d0", grade=3, dwell_ms=21000, flagged=True)
+    ann.record(topic="1", doc="d1", grade=2, dwell_ms=5000)
+    bob.record(topic="1", doc="d1", grade=0, dwell_ms=3100)
+    ann.record(topic="1", doc="d2", status="skipped", note="text is cut off")
+    register_leads(store, ["lee"])
+    return LeadApp(store, "lee")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_lead_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    assert snap_compare(_lead_app(tmp_path), terminal_size=size)
+
+
+def test_lead_help(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(_lead_app(tmp_path), press=["question_mark"], terminal_size=(80, 24))
