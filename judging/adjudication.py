@@ -172,8 +172,8 @@ def check_lead(store: Store, name: str) -> None:
 
 
 def _roles(s: Session, names: Sequence[str]) -> dict[str, str]:
-    return dict(s.execute(select(AssessorRow.name, AssessorRow.role)  # type: ignore[arg-type]
-                          .where(AssessorRow.name.in_(names))).all())  # type: ignore[attr-defined]
+    return dict(s.execute(select(AssessorRow.name, AssessorRow.role)
+                          .where(AssessorRow.name.in_(names))).all())
 
 
 def check_leads_free(store: Store, names: Sequence[str]) -> None:
