@@ -312,7 +312,11 @@ def disagreements(store: Store) -> list[Disagreement]:
 
 def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                note: str = "") -> None:
-    """Record the lead's final grade for a pair (replacing an earlier adjudication)."""
+    """Record the lead's final grade for a pair (replacing an earlier adjudication).
+
+    ``lead`` is registered as a lead if unknown; an assessor's name is refused.
+    ``note`` is the lead's reason.
+    """
     scale = store.scale()
     if grade not in scale:
         raise StoreError(f"grade {grade} is not on the {scale.name!r} scale "
@@ -326,7 +330,11 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                                                          DocumentRow.key == doc)).scalar()
             if tid is None or did is None:
                 raise StoreError(f"adjudicate: unknown topic {topic!r} or document {doc!r}")
-            lid = s.execute(select(AssessorRow.id).where(AssessorRow.name == lead)).scalar()
+            lid, role = s.execute(select(AssessorRow.id, AssessorRow.role)
+                                  .where(AssessorRow.name == lead)).one()
+            if role != "lead":
+                # An assessor does not settle pairs they may have judged themselves.
+                raise StoreError(f"adjudicate: {lead} is an assessor, not a lead")
             row = s.execute(select(AdjudicationRow).where(
                 AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)).scalar()
             if row is None:

@@ -230,3 +230,7 @@ def test_only_a_registered_lead_may_open_the_screen(tmp_path: Path,
     assert store.assessors(role="lead") == ["lee", "mo"]
     code, _, err = run_cli(["judge", "--db", db, "--lead", "mo"])
     assert code == 0 and opened == ["lee", "mo"]
+    # Nor does an assessor settle a pair from the command line.
+    code, _, err = run_cli(["adjudicate", "1", "d0", "2", "--lead", "ann", "--db", db])
+    assert code == 1 and "ann is an assessor, not a lead" in err
+    assert all(c.final is None for c in cases(store))
