@@ -67,6 +67,7 @@ class ReviseScreen(ModalScreen[int | None]):
     """Pick one of the topic's judged documents to revise; returns its position."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = "#judged-list { text-wrap: nowrap; text-overflow: ellipsis; }"
 
     def __init__(self, judged: list[ItemOut], scale: RelevanceScale) -> None:
         super().__init__()
@@ -79,10 +80,12 @@ class ReviseScreen(ModalScreen[int | None]):
             options = []
             for i in self.judged:
                 what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
-                        else i.status or "")
+                        else {"later": "judge later"}.get(i.status or "", i.status or ""))
                 if i.status == "skipped" and i.note:
                     what += f": {i.note}"  # the reason it was set aside
-                label = cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 70, pad=False)
+                # One line each: the list cuts what its width cannot hold (CSS below).
+                label = cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 300,
+                            pad=False)
                 options.append(Option(label, id=str(i.position)))
             if not options:
                 options.append(Option("(nothing judged yet)", id="none", disabled=True))
