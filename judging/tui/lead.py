@@ -90,7 +90,7 @@ class LeadApp(App[None]):
         yield Static("", id="opinions")
         with Horizontal(id="decision"):
             yield Static("", id="final")
-            yield Input(placeholder="reason: e to write one (optional)", id="reason")
+            yield Input(placeholder="e to write one (optional)", id="reason")
         yield Static("", id="topic-title")
         yield Static("", id="topic-more")
         yield DocView(id="doc")
@@ -217,6 +217,7 @@ class LeadApp(App[None]):
         else:
             final.append(f"{c.final} {self.scale.grade(c.final).label}")
             final.append_text(safe(f" by {c.lead}" if c.lead else ""))
+        final.append(" · reason:")
         return final
 
     # -- deciding --------------------------------------------------------------------
