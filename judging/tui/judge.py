@@ -294,21 +294,17 @@ class JudgeScreen(Screen[None]):
             self._save({"grade": value, "status": "judged"}, advance=True)
 
     def action_skip(self) -> None:
-        # Set aside for good (not shown again; the revise list reaches it), with an
-        # optional reason, kept as the judgment's note.
+        # Set aside for good (the revise list reaches it), with an optional reason: the note.
         from relkit.judging.tui.modals import SkipScreen
 
-        if not self._seen(self.actions_["skip"].key) or self.item is None:
-            return
         if self.pending is not None:
             self._unsaved("The skip waits until it is saved.")
-            return
+        elif self.item is not None and self._seen(self.actions_["skip"].key):
+            self.app.push_screen(SkipScreen(self.item.doc, self.note), self._skip)
 
-        def done(reason: str | None) -> None:
-            if reason is not None:
-                self._save({"grade": None, "status": "skipped", "note": reason}, advance=True)
-
-        self.app.push_screen(SkipScreen(self.item.doc, self.note), done)
+    def _skip(self, reason: str | None) -> None:
+        if reason is not None:
+            self._save({"grade": None, "status": "skipped", "note": reason}, advance=True)
 
     def action_later(self) -> None:
         if self._seen(self.actions_["later"].key):

@@ -26,7 +26,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
-from relkit.judging.models import TopicOut
+from relkit.judging.models import StoreError, TopicOut
 from relkit.judging.reports import adjudicate, document_text, topic_text
 from relkit.judging.store import Store
 from relkit.judging.tui.docview import DocView
@@ -129,6 +129,8 @@ class LeadApp(App[None]):
             self._status("Database unreachable: the list of pairs is not up to date.",
                          error=True)
             return
+        if self.query_one("#status").has_class("error"):
+            self._status("")  # the database answers again
         ol = self.query_one("#pairs", OptionList)
         keep = ol.highlighted or 0
         self.shown = [c for c in self.every if self.filter.keeps(c)]
@@ -233,23 +235,22 @@ class LeadApp(App[None]):
             self._status(f"Database unreachable: final {what} is NOT saved. Press the grade "
                          "again when the database is back.", error=True)
             return
-        self._status(f"saved: final {what}" + (f" (reason: {reason})" if reason else ""))
+        except StoreError as exc:  # refused (the database is unchanged): say why
+            self._status(f"Final {what} is NOT saved: {exc}", error=True)
+            return
         self.reload(select=(c.topic, c.doc))
-        self._advance(c)
+        done = "" if self._advance(c) else " · every pair shown has a final grade"
+        self._status(f"saved: final {what}" + (f" (reason: {reason})" if reason else "") + done)
 
-    def _advance(self, after: Case) -> None:
-        """Highlight the next pair shown without a final grade (wrapping round)."""
+    def _advance(self, after: Case) -> bool:
+        """Highlight the next pair shown without a final grade (wrapping round), if any."""
         keys = [(c.topic, c.doc) for c in self.shown]
         here = keys.index((after.topic, after.doc)) if (after.topic, after.doc) in keys else -1
         order = list(range(here + 1, len(self.shown))) + list(range(0, max(here, 0)))
         nxt = next((i for i in order if not self.shown[i].decided), None)
-        ol = self.query_one("#pairs", OptionList)
-        if nxt is None:
-            if self.shown:
-                self._status(str(self.query_one("#status", Static).render())
-                             + " · every pair shown has a final grade")
-            return
-        ol.highlighted = nxt
+        if nxt is not None:
+            self.query_one("#pairs", OptionList).highlighted = nxt
+        return nxt is not None
 
     def action_reason(self) -> None:
         if self.case is not None:
