@@ -234,3 +234,24 @@ def test_only_a_registered_lead_may_open_the_screen(tmp_path: Path,
     code, _, err = run_cli(["adjudicate", "1", "d0", "2", "--lead", "ann", "--db", db])
     assert code == 1 and "ann is an assessor, not a lead" in err
     assert all(c.final is None for c in cases(store))
+
+
+def test_undecided_only_moves_on_in_place_and_ends_empty(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        await pilot.press("u", "down")  # undecided only; 1/d1
+        await pilot.press("2")  # decided: it leaves the list, the next moves up into its place
+        await pilot.pause()
+        assert listed(app) == ["1/d0", "1/d3", "2/d0"]
+        assert app.case is not None and (app.case.topic, app.case.doc) == ("1", "d3")
+        await pilot.press("0", "0", "0")  # 1/d3, then 2/d0, then (wrapping) 1/d0
+        await pilot.pause()
+        assert listed(app) == [] and app.case is None
+        assert "every pair shown has a final grade" in str(app.query_one("#status").render())
+        assert "x clears the filters" in text(app.query_one("#opinions"))
+        # Nothing stale: no topic, no document, no reason field for a pair that is gone.
+        assert not app.query(TopicPane) and app.query_one(DocView).plain == ""
+        assert not app.query_one("#decision").display
+
+    run(store, steps)

@@ -161,8 +161,13 @@ class LeadApp(App[None]):
         what = ("No case matches: " + self.filter.describe() + ". x clears the filters."
                 if self.every else "Nothing to settle: no disagreements, flags or notes yet.")
         self.query_one("#opinions", Static).update(safe(what))
-        self.query_one("#final", Static).update("")
         self.query_one("#reason", Input).value = ""
+        self.query_one("#decision").display = False
+        self._topic = None
+        self.query_one("#topic-title", Static).update("")
+        for pane in self.query(TopicPane):
+            pane.remove()
+        self.query_one("#topic-more").display = False
         self.query_one(DocView).show("", Text(), Text())
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -179,6 +184,7 @@ class LeadApp(App[None]):
             self._status("Database unreachable: cannot show this pair now.", error=True)
             return
         self.case = c
+        self.query_one("#decision").display = True
         title, description, narrative = topic or (None, None, None)
         terms = query_terms(title)
         self.query_one("#opinions", Static).update(self._opinions(c))
@@ -238,15 +244,21 @@ class LeadApp(App[None]):
         except StoreError as exc:  # refused (the database is unchanged): say why
             self._status(f"Final {what} is NOT saved: {exc}", error=True)
             return
+        was = self.query_one("#pairs", OptionList).highlighted or 0
         self.reload(select=(c.topic, c.doc))
-        done = "" if self._advance(c) else " · every pair shown has a final grade"
+        done = "" if self._advance(c, was) else " · every pair shown has a final grade"
         self._status(f"saved: final {what}" + (f" (reason: {reason})" if reason else "") + done)
 
-    def _advance(self, after: Case) -> bool:
-        """Highlight the next pair shown without a final grade (wrapping round), if any."""
+    def _advance(self, after: Case, was: int) -> bool:
+        """Highlight the next pair shown without a final grade (wrapping round), if any.
+
+        ``was`` is where ``after`` stood: when the filter drops it once decided
+        (undecided only), the next pair has moved up into its place.
+        """
         keys = [(c.topic, c.doc) for c in self.shown]
-        here = keys.index((after.topic, after.doc)) if (after.topic, after.doc) in keys else -1
-        order = list(range(here + 1, len(self.shown))) + list(range(0, max(here, 0)))
+        start = keys.index((after.topic, after.doc)) + 1 if (after.topic, after.doc) in keys \
+            else was
+        order = list(range(start, len(self.shown))) + list(range(0, start))
         nxt = next((i for i in order if not self.shown[i].decided), None)
         if nxt is not None:
             self.query_one("#pairs", OptionList).highlighted = nxt

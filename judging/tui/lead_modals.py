@@ -71,8 +71,8 @@ class TopicFilterScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         some = ", ".join(self.topics[:8]) + (" …" if len(self.topics) > 8 else "")
         with Vertical(classes="dialog"):
-            yield Static(safe(f"Only the pairs of topic (Enter; empty: every topic; Esc "
-                              f"cancels). Topics with pairs: {some or 'none'}"))
+            yield Static(safe(f"Show one topic's pairs: its id, then Enter (empty: every "
+                              f"topic; Esc cancels). Topics with pairs: {some or 'none'}"))
             yield Input(value=self.current or "", placeholder="topic id", id="topic-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
