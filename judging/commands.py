@@ -271,6 +271,12 @@ def assign(
     if gold is not None:
         gold_pairs = {(r.topic, r.doc): r.grade for r in read_qrels_file(gold)}
     store = _open(db)
+    leads_now = set(store.assessors(role="lead")) & set(assessors or ())
+    if leads_now:
+        from relkit.judging.models import StoreError
+
+        raise StoreError(f"assign: {', '.join(sorted(leads_now))}: a lead here, who settles "
+                         "what others judged, not an assessor (nothing was changed)")
     if lead:
         from relkit.judging.adjudication import check_leads_free
 

@@ -228,6 +228,8 @@ def test_only_a_registered_lead_may_open_the_screen(tmp_path: Path,
     code, _, err = run_cli(["assign", "--db", db, "--lead", "bob", "--lead", "pat"])
     assert code == 1 and "bob: already an assessor" in err
     assert store.assessors(role="lead") == ["lee", "mo"]
+    code, _, err = run_cli(["assign", "--db", db, "mo", "--topic", "1"])
+    assert code == 1 and "mo: a lead here" in err
     code, _, err = run_cli(["judge", "--db", db, "--lead", "mo"])
     assert code == 0 and opened == ["lee", "mo"]
     # Nor does an assessor settle a pair from the command line.
