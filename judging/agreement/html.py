@@ -14,8 +14,8 @@ from html import escape
 
 from relkit.judging.agreement.analysis import Analysis, Pair
 from relkit.judging.agreement.sections import Section, cell, levels
-from relkit.judging.agreement.summary import Card, cards, headline
-from relkit.judging.agreement.svg import confusion, heat_map, topic_columns
+from relkit.judging.agreement.summary import Card, cards, headline, item_floor
+from relkit.judging.agreement.svg import MAX_HEAT, confusion, heat_map, topic_columns
 
 MAX_CONFUSION = 12   # confusion matrices per level
 OPEN_CONFUSION = 4   # of which shown unfolded: the pairs that agree least
@@ -80,7 +80,7 @@ td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;text-align:right;
   white-space:nowrap}
 th{background:#f4f4f4}.card th{background:none;text-align:left}
 .note{color:#666;font-size:12px}
-.conf{margin:0 0 .5em 0}.conf caption{font-size:12px;text-align:left;padding:2px 0}
+.conf{margin:0 0 .5em 0}.conf p{font-size:12px;margin:2px 0}
 .row{display:flex;flex-wrap:wrap;gap:1em 2em;align-items:flex-start}
 figure{margin:0}
 .wide{overflow-x:auto}details summary{cursor:pointer;color:#1a4fa0;font-size:13px}
@@ -117,24 +117,33 @@ def render(a: Analysis, head: list[str], sections: list[Section]) -> str:
                       + [("notes", "notes")]))
     parts.append("</section>")
     parts.append("<section id=kappa-matrix><h2>Pairwise Cohen's kappa</h2><div class=row>")
-    for lv in lvs:
-        parts.append(f"<figure id='kappa-{lv.name}'><figcaption>{escape(lv.name)}"
-                     "</figcaption>" + heat_map(lv, peers, uid=f"kappa-{lv.name}")
-                     + "</figure>")
+    if len(peers) > MAX_HEAT:
+        parts.append(f"<p class=note>The matrix is drawn for up to {MAX_HEAT} assessors; there "
+                     f"are {len(peers):,}: see the <a href='#pairs-{first.name}'>pairs "
+                     "table</a> (--format json has every pair).</p>")
+    else:
+        for lv in lvs:
+            parts.append(f"<figure id='kappa-{lv.name}'><figcaption>{escape(lv.name)}"
+                         "</figcaption>" + heat_map(lv, peers, uid=f"kappa-{lv.name}")
+                         + "</figure>")
     parts.append("</div></section>")
     parts.append("<section id=confusion><h2>Confusion matrices</h2>")
     for i, lv in enumerate(lvs):
         pairs = lv.gold or lv.pairs
-        shown = sorted(pairs, key=lambda p: _kappa_key(p))[:MAX_CONFUSION]
+        floor = item_floor([int(p.table.sum()) for p in pairs])
+        shown = sorted((p for p in pairs if p.table.sum() >= floor),
+                       key=lambda p: _kappa_key(p))[:MAX_CONFUSION]
         if not shown:
             continue
-        more = f"; the {len(shown)} of {len(pairs)}" if len(pairs) > len(shown) else ""
+        what = (f"the {len(shown)} of {len(pairs)} pairs that agree least"
+                if len(pairs) > len(shown) else "the pairs, least agreement first")
+        what += f" (among pairs with >= {floor} common items)" if floor else ""
         # a two-grade scale's own labels say more than '<1' / '>=1'
         labels = a.graded.labels if len(lvs) == 1 else lv.labels
         tables = [confusion(p, labels) for p in shown]
         opened = OPEN_CONFUSION if i == 0 else 0
-        parts.append(f"<p class=note>{escape(lv.name)}{more} pairs that agree least "
-                     "first</p><div class=row>" + "".join(tables[:opened]) + "</div>")
+        parts.append(f"<p class=note>{escape(lv.name)}: {escape(what)}</p><div class=row>"
+                     + "".join(tables[:opened]) + "</div>")
         if tables[opened:]:
             parts.append(f"<details><summary>{len(tables) - opened} more ({escape(lv.name)})"
                          "</summary><div class=row>" + "".join(tables[opened:])

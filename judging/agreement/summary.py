@@ -71,40 +71,51 @@ def _kappa(p: Pair) -> float | None:
     return None if s is None else s.value
 
 
+def item_floor(sizes: list[int]) -> int:
+    """:data:`MIN_PAIR_ITEMS` when it leaves some pairs out and some in, else 0."""
+    return MIN_PAIR_ITEMS if any(n >= MIN_PAIR_ITEMS for n in sizes) and any(
+        n < MIN_PAIR_ITEMS for n in sizes) else 0
+
+
+def _among(floor: int) -> str:
+    return f" (among pairs with >= {floor} common items)" if floor else ""
+
+
 def most_disagreeing(pairs: list[Pair]) -> tuple[Pair | None, int]:
     """The defined pair with the lowest Cohen's kappa, and the item floor it was chosen by
     (0 when no pair was left out by it)."""
-    sizes = [int(p.table.sum()) for p in pairs]
-    floor = MIN_PAIR_ITEMS if any(n >= MIN_PAIR_ITEMS for n in sizes) and any(
-        n < MIN_PAIR_ITEMS for n in sizes) else 0
+    floor = item_floor([int(p.table.sum()) for p in pairs])
     ok = [p for p in pairs if _kappa(p) is not None and p.table.sum() >= floor]
     if not ok:
         return None, floor
     return min(ok, key=lambda p: (_kappa(p), -int(p.table.sum()))), floor
 
 
-def _pair_line(p: Pair, floor: int) -> str:
+def _pair_line(p: Pair) -> str:
     s = p.stats["cohen_kappa"]
-    among = f" (among pairs with >= {floor} common items)" if floor else ""
-    return f"{p.a} vs {p.b}: kappa {cell(s)} on {int(p.table.sum()):,} items{among}"
+    return f"{p.a} vs {p.b}: kappa {cell(s)} on {int(p.table.sum()):,} items"
 
 
 def _who(a: Analysis, lv: Level) -> Card:
     lines = []
     worst, floor = most_disagreeing(lv.pairs)
+    floors = {floor}
     if worst is not None:
-        lines.append("Least agreement: " + _pair_line(worst, floor))
+        lines.append("Least agreement: " + _pair_line(worst))
         best = max((p for p in lv.pairs if _kappa(p) is not None
                     and p.table.sum() >= floor), key=lambda p: _kappa(p) or 0.0)
         if best is not worst:
-            lines.append("Most agreement: " + _pair_line(best, floor))
+            lines.append("Most agreement: " + _pair_line(best))
     elif lv.pairs:
         lines.append("No assessor pair has a defined kappa (see the pairs table).")
     for what, pairs in (("gold", lv.gold), ("the majority of the others", lv.majority)):
         far, floor = most_disagreeing(pairs)
+        floors.add(floor)
         if far is not None:
             lines.append(f"Furthest from {what}: {far.a}, kappa "
                          f"{cell(far.stats['cohen_kappa'])} on {int(far.table.sum()):,} items")
+    if max(floors):
+        lines.append(f"(Pairs with fewer than {max(floors)} common items left out.)")
     links = [(f"{k}-{lv.name}", t) for k, t, ps in
              (("pairs", "all pairs", lv.pairs), ("gold", "against gold", lv.gold),
               ("majority", "against the majority", lv.majority)) if ps]
@@ -113,7 +124,8 @@ def _who(a: Analysis, lv: Level) -> Card:
 
 
 def _overlap(a: Analysis) -> Card:
-    ov = [o for o in a.overlap if o["overlap"] is not None]
+    floor = item_floor([int(o["items"]) for o in a.overlap])
+    ov = [o for o in a.overlap if o["overlap"] is not None and o["items"] >= floor]
     rel = f"relevant: grade >= {a.threshold}"
     if not a.overlap:
         return Card("Overlap of relevant sets", ["No pair of assessors judged a common item."])
@@ -129,7 +141,7 @@ def _overlap(a: Analysis) -> Card:
     else:
         vals = [float(o["overlap"]) for o in ov]
         low = min(ov, key=lambda o: float(o["overlap"]))
-        lines = [f"mean {num(sum(vals) / len(vals))} over {len(ov):,} pairs, "
+        lines = [f"mean {num(sum(vals) / len(vals))} over {len(ov):,} pairs{_among(floor)}, "
                  f"range {num(min(vals))}–{num(max(vals))} ({rel})",
                  f"lowest: {low['a']} vs {low['b']}, {num(low['overlap'])} "
                  f"({low['intersection']:,} of {low['union']:,})"]

@@ -121,8 +121,8 @@ def confusion(p: Pair, labels: list[str]) -> str:
     top = max(int(t.max()), 1)
     k = p.stats.get("cohen_kappa")
     kappa = "" if k is None or k.value is None else f", kappa {k.value:.2f}"
-    rows = [f"<table class=conf><caption>rows: {escape(p.a)}; columns: {escape(p.b)}{kappa}"
-            "</caption><tr><th></th>" + "".join(f"<th>{escape(x)}</th>" for x in labels)
+    rows = [f"<div class=conf><p>rows: {escape(p.a)}; columns: {escape(p.b)}{kappa}</p>"
+            "<table><tr><th></th>" + "".join(f"<th>{escape(x)}</th>" for x in labels)
             + "</tr>"]
     for i, lab in enumerate(labels):
         cells = "".join(
@@ -130,7 +130,7 @@ def confusion(p: Pair, labels: list[str]) -> str:
             f'color:{_ink(float(t[i, j]) / top)}">{int(t[i, j]):,}</td>'
             for j in range(len(labels)))
         rows.append(f"<tr><th>{escape(lab)}</th>{cells}</tr>")
-    return "".join(rows) + "</table>"
+    return "".join(rows) + "</table></div>"
 
 
 def topic_columns(lv: Level, stat: str = "fleiss_kappa", width: int = 1000,
