@@ -60,6 +60,10 @@ def headline(a: Analysis) -> Headline:
     rows = []
     for label, key in names:
         stats = [lv.overall.get(key or _alpha_name(lv)) for lv in lvs]
+        if key == "mean_pairwise_cohen_kappa" and peers == 2:
+            # one pair: its own kappa, with the analytic interval the pairs table shows
+            stats = [lv.pairs[0].stats.get("cohen_kappa") if len(lv.pairs) == 1 else s
+                     for lv, s in zip(lvs, stats, strict=True)]
         if key is None:
             label += " (" + ("nominal" if len(lvs) == 1 else "ordinal / nominal") + ")"
         rows.append((label, stats))
