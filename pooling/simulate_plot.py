@@ -3,8 +3,11 @@
 Good strategies find nearly the same documents, so their curves lie on top of
 each other: each gets its own dash pattern and marker as well as a colour, and
 is labelled at its end (labels spread apart where the ends crowd, each joined to
-its line by a thin leader). A lower panel shows each curve minus the first
-strategy's, where the differences the upper panel hides become visible.
+its line by a thin leader) or, when more than :data:`MAX_DIRECT` lines end together
+(a pool exhausted: every strategy found everything), named in a legend outside
+the plot, whose samples show each dash pattern and marker. A lower panel shows
+each curve minus the first strategy's, where the differences the upper panel
+hides become visible.
 matplotlib is imported here only (the command loads it only with ``--plot``);
 the object API on an Agg canvas leaves matplotlib's global state alone.
 """
@@ -24,6 +27,8 @@ DASHES: tuple[Any, ...] = ("-", "--", ":", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (1
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 MARKS_PER_LINE = 8
 LABEL_GAP = 0.065        # axes fraction between two end labels
+MAX_DIRECT = 5           # more lines than this get a legend, not labels at their ends
+MAX_SHIFT = 0.12         # an end label moved further than this from its line: a legend
 
 
 def style(i: int) -> dict[str, Any]:
@@ -55,7 +60,7 @@ def figure(sim: Simulation, title: str = "") -> Figure:
 
     labels = list(sim.curves)
     two = len(labels) >= 2
-    fig = Figure(figsize=(8, 6 if two else 4.5), layout="constrained")
+    fig = Figure(figsize=(8.5, 6 if two else 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     if two:
         ax, diff_ax = fig.subplots(2, 1, sharex=True, height_ratios=(3, 1.4))
@@ -81,7 +86,10 @@ def figure(sim: Simulation, title: str = "") -> Figure:
     ax.grid(True, alpha=0.3)
     if title:
         ax.set_title(title)
-    _label_ends(ax, sim)
+    if not _label_ends(ax, sim):
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+                  handlelength=3.5, title="strategy (found at the end)", title_fontsize=8,
+                  labels=[f"{k} ({c[-1]:,})" for k, c in sim.curves.items()])
     if diff_ax is not None:
         diff_ax.axhline(0, color="black", linewidth=0.8)
         diff_ax.set_ylabel(f"found minus {labels[0]}")
@@ -92,18 +100,24 @@ def figure(sim: Simulation, title: str = "") -> Figure:
     return fig
 
 
-def _label_ends(ax: Any, sim: Simulation) -> None:
-    """Each strategy's name and final count in the right margin, by its line's end."""
+def _label_ends(ax: Any, sim: Simulation) -> bool:
+    """Each strategy's name and final count in the right margin, by its line's end;
+    False (nothing drawn) when the lines are too many or end too close together."""
     ends = [(label, len(curve) - 1, curve[-1]) for label, curve in sim.curves.items()]
     low, high = ax.get_ylim()
     span = (high - low) or 1.0
-    heights = spread([(y - low) / span for _, _, y in ends])
+    at = [(y - low) / span for _, _, y in ends]
+    heights = spread(at)
+    if len(ends) > MAX_DIRECT or any(abs(h - y) > MAX_SHIFT
+                                     for h, y in zip(heights, at, strict=True)):
+        return False
     for i, ((label, x, y), h) in enumerate(zip(ends, heights, strict=True)):
         ax.annotate(f"{label} ({y:,})", xy=(x, y), xycoords="data",
                     xytext=(1.03, h), textcoords="axes fraction", va="center", fontsize=9,
                     color=f"C{i % 10}", annotation_clip=False,
                     arrowprops={"arrowstyle": "-", "color": f"C{i % 10}", "linewidth": 0.6,
                                 "shrinkA": 0, "shrinkB": 2})
+    return True
 
 
 def save(sim: Simulation, path: str, *, title: str = "") -> None:

@@ -72,6 +72,25 @@ def test_each_strategy_has_its_own_dashes_marker_and_end_label(simulation: objec
         found[s] - found["depth"] for s in STRATEGIES]
 
 
+def test_many_lines_ending_together_get_a_legend_outside_the_plot() -> None:
+    # ten strategies that all find every relevant document by the end (an exhausted
+    # pool, as on Cranfield at 100): labels at the ends would pile up
+    from relkit.pooling.simulate import Simulation
+    from relkit.pooling.simulate_plot import figure
+
+    curves = {f"s{i}": [min(n * (i + 3), 60) for n in range(41)] for i in range(10)}
+    main = figure(Simulation([], curves)).axes[0]
+    assert not [t for t in main.texts if hasattr(t, "xyann")]
+    legend = main.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [f"s{i} (60)" for i in range(10)]
+    x0 = legend.get_bbox_to_anchor().transformed(main.transAxes.inverted()).x0
+    assert x0 > 1.0                                     # outside, right of the plot
+    lines = main.get_lines()
+    assert len({ln.get_marker() for ln in lines}) == 10
+    assert len({(ln.get_linestyle(), ln.get_marker(), ln.get_color())
+                for ln in lines}) == 10
+
+
 @pytest.mark.slow
 @needs_cranfield
 def test_plot_opens_in_chromium(tmp_path: Path) -> None:

@@ -76,7 +76,8 @@ def heat_map(lv: Level, assessors: list[str], stat: str = "cohen_kappa",
         return f"<p>(matrix shown for 2 to {MAX_HEAT} assessors; there are {n})</p>"
     m = _matrix(lv, assessors, stat)
     c = max(24, min(48, 520 // n))
-    names = [a if len(a) <= 22 else a[:21] + "…" for a in assessors]
+    # cut in the middle: names often differ only at the end (judge-v1, judge-v2)
+    names = [a if len(a) <= 22 else a[:10] + "…" + a[-11:] for a in assessors]
     left = 12 + 7 * max(map(len, names))
     top = 10 + int(5 * max(map(len, names)))
     legend_w = 300
