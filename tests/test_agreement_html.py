@@ -135,7 +135,7 @@ def _check_common(page: dict, assessors: int) -> None:
     assert page["summary"]["top"] < 120 and page["summary"]["bottom"] <= SCREEN[1]
     assert page["width"] <= SCREEN[0]
     for words in ("percent agreement", "kappa", "Overlap of relevant sets",
-                  "Effect on conclusions", "Least agreement"):
+                  "Effect on conclusions", "Who disagrees with whom"):
         assert words in page["summaryText"], words
     # the kappa matrix: a colour legend, the diagonal marked on each assessor, no number
     assert page["matrices"]

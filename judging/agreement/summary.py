@@ -105,7 +105,7 @@ def _who(a: Analysis, lv: Level) -> Card:
     worst, floor = most_disagreeing(lv.pairs)
     floors = {floor}
     if worst is not None:
-        lines.append("Least agreement: " + _pair_line(worst))
+        lines.append(("Least agreement: " if len(lv.pairs) > 1 else "") + _pair_line(worst))
         best = max((p for p in lv.pairs if _kappa(p) is not None
                     and p.table.sum() >= floor), key=lambda p: _kappa(p) or 0.0)
         if best is not worst:
