@@ -162,4 +162,4 @@ def plot(sim: Simulation, path: str, *, title: str = "") -> None:
     see :mod:`relkit.pooling.simulate_plot`."""
     from relkit.pooling.simulate_plot import save  # matplotlib: only with --plot
 
-    save(sim, path, title=title)
+    save(sim.curves, sorted({r.budget for r in sim.rows}), path, title=title)

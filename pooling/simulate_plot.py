@@ -14,9 +14,8 @@ the object API on an Agg canvas leaves matplotlib's global state alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-
-from relkit.pooling.simulate import Simulation
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -53,12 +52,17 @@ def spread(ys: list[float], gap: float = LABEL_GAP) -> list[float]:
     return out
 
 
-def figure(sim: Simulation, title: str = "") -> Figure:
-    """The chart as a matplotlib figure (one ``Line2D`` per strategy in the first axes)."""
+def figure(curves: Mapping[str, Sequence[int]], budgets: Sequence[int] = (),
+           title: str = "") -> Figure:
+    """The chart as a matplotlib figure (one ``Line2D`` per strategy in the first axes).
+
+    ``curves``: strategy -> relevant found after 0, 1, 2... judgments per topic (a
+    :class:`~relkit.pooling.simulate.Simulation`'s ``curves``); ``budgets`` are marked.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    labels = list(sim.curves)
+    labels = list(curves)
     two = len(labels) >= 2
     fig = Figure(figsize=(8.5, 6 if two else 4.5), layout="constrained")
     FigureCanvasAgg(fig)
@@ -66,11 +70,10 @@ def figure(sim: Simulation, title: str = "") -> Figure:
         ax, diff_ax = fig.subplots(2, 1, sharex=True, height_ratios=(3, 1.4))
     else:
         ax, diff_ax = fig.subplots(1, 1), None
-    top = max((len(c) - 1 for c in sim.curves.values()), default=0)
+    top = max((len(c) - 1 for c in curves.values()), default=0)
     step = max(1, top // MARKS_PER_LINE)
-    budgets = sorted({r.budget for r in sim.rows})
-    first = sim.curves[labels[0]] if labels else []
-    for i, (label, curve) in enumerate(sim.curves.items()):
+    first = curves[labels[0]] if labels else []
+    for i, (label, curve) in enumerate(curves.items()):
         # markers staggered so that lines on top of each other show all of theirs
         every = (i * step // max(len(labels), 1), step)
         ax.plot(range(len(curve)), curve, label=label, linewidth=1.6, markersize=5,
@@ -78,7 +81,7 @@ def figure(sim: Simulation, title: str = "") -> Figure:
         if diff_ax is not None:
             diff_ax.plot(range(len(curve)), [c - f for c, f in zip(curve, first, strict=False)],
                          linewidth=1.4, markersize=4, markevery=every, **style(i))
-    for b in budgets:
+    for b in sorted(set(budgets)):
         for a in (ax, diff_ax) if diff_ax is not None else (ax,):
             a.axvline(b, color="#999", linewidth=0.8, linestyle=(0, (2, 3)), zorder=0)
     ax.set_xlim(-0.01 * top, max(top, 1) * 1.01)   # room for the markers at either end
@@ -86,10 +89,10 @@ def figure(sim: Simulation, title: str = "") -> Figure:
     ax.grid(True, alpha=0.3)
     if title:
         ax.set_title(title)
-    if not _label_ends(ax, sim):
+    if not _label_ends(ax, curves):
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
                   handlelength=3.5, title="strategy (found at the end)", title_fontsize=8,
-                  labels=[f"{k} ({c[-1]:,})" for k, c in sim.curves.items()])
+                  labels=[f"{k} ({c[-1]:,})" for k, c in curves.items()])
     if diff_ax is not None:
         diff_ax.axhline(0, color="black", linewidth=0.8)
         diff_ax.set_ylabel(f"found minus {labels[0]}")
@@ -100,10 +103,10 @@ def figure(sim: Simulation, title: str = "") -> Figure:
     return fig
 
 
-def _label_ends(ax: Any, sim: Simulation) -> bool:
+def _label_ends(ax: Any, curves: Mapping[str, Sequence[int]]) -> bool:
     """Each strategy's name and final count in the right margin, by its line's end;
     False (nothing drawn) when the lines are too many or end too close together."""
-    ends = [(label, len(curve) - 1, curve[-1]) for label, curve in sim.curves.items()]
+    ends = [(label, len(curve) - 1, curve[-1]) for label, curve in curves.items()]
     low, high = ax.get_ylim()
     span = (high - low) or 1.0
     at = [(y - low) / span for _, _, y in ends]
@@ -120,11 +123,12 @@ def _label_ends(ax: Any, sim: Simulation) -> bool:
     return True
 
 
-def save(sim: Simulation, path: str, *, title: str = "") -> None:
+def save(curves: Mapping[str, Sequence[int]], budgets: Sequence[int], path: str, *,
+         title: str = "") -> None:
     """Write the chart to ``path`` (SVG, PNG or PDF by suffix), the same bytes each run."""
     import matplotlib
 
-    fig = figure(sim, title)
+    fig = figure(curves, budgets, title)
     # a fixed hash salt and no date keep the SVG the same from one run to the next
     with matplotlib.rc_context({"svg.hashsalt": "relkit"}):
         fig.savefig(path, dpi=110,

@@ -48,7 +48,7 @@ def test_spread_keeps_labels_apart_and_inside() -> None:
 def test_each_strategy_has_its_own_dashes_marker_and_end_label(simulation: object) -> None:
     from relkit.pooling.simulate_plot import LABEL_GAP, figure
 
-    fig = figure(simulation, "cranqrel")              # type: ignore[arg-type]
+    fig = figure(simulation.curves, [25, 50], "cranqrel")   # type: ignore[attr-defined]
     main = fig.axes[0]
     lines = [ln for ln in main.get_lines() if ln.get_label() in STRATEGIES]
     assert [ln.get_label() for ln in lines] == list(STRATEGIES)
@@ -75,11 +75,10 @@ def test_each_strategy_has_its_own_dashes_marker_and_end_label(simulation: objec
 def test_many_lines_ending_together_get_a_legend_outside_the_plot() -> None:
     # ten strategies that all find every relevant document by the end (an exhausted
     # pool, as on Cranfield at 100): labels at the ends would pile up
-    from relkit.pooling.simulate import Simulation
     from relkit.pooling.simulate_plot import figure
 
     curves = {f"s{i}": [min(n * (i + 3), 60) for n in range(41)] for i in range(10)}
-    main = figure(Simulation([], curves)).axes[0]
+    main = figure(curves).axes[0]
     assert not [t for t in main.texts if hasattr(t, "xyann")]
     legend = main.get_legend()
     assert [t.get_text() for t in legend.get_texts()] == [f"s{i} (60)" for i in range(10)]

@@ -137,8 +137,9 @@ def confusion(p: Pair, labels: list[str]) -> str:
 def topic_columns(lv: Level, stat: str = "fleiss_kappa", width: int = 1000,
                   height: int = 180) -> str:
     """One column per topic, sorted by ``stat`` (the lowest, to look at, on the left)."""
-    items = sorted(((t, d[stat].value) for t, d in lv.per_topic.items()
-                    if stat in d and d[stat].value is not None), key=lambda tv: (tv[1], tv[0]))
+    items: list[tuple[str, float]] = sorted(
+        ((t, v) for t, d in lv.per_topic.items()
+         if stat in d and (v := d[stat].value) is not None), key=lambda tv: (tv[1], tv[0]))
     if not items:
         return ""
     left, top, bottom = 40, 10, 40
@@ -151,10 +152,10 @@ def topic_columns(lv: Level, stat: str = "fleiss_kappa", width: int = 1000,
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="topic-svg" width="{left + plot_w + 20}"'
            f' height="{top + height + bottom}" {FONT} role="img" '
            f'aria-label="per-topic {stat}, sorted">']
-    for t in (-1, -0.5, 0, 0.5, 1):
-        out.append(f'<line x1="{left}" y1="{y(t)}" x2="{left + plot_w}" y2="{y(t)}" '
-                   f'stroke="{"#444" if t == 0 else "#ddd"}"/>'
-                   f'<text x="{left - 4}" y="{y(t) + 4}" text-anchor="end">{t:g}</text>')
+    for tick in (-1, -0.5, 0, 0.5, 1):
+        out.append(f'<line x1="{left}" y1="{y(tick)}" x2="{left + plot_w}" y2="{y(tick)}" '
+                   f'stroke="{"#444" if tick == 0 else "#ddd"}"/><text x="{left - 4}" '
+                   f'y="{y(tick) + 4}" text-anchor="end">{tick:g}</text>')
     for i, (t, v) in enumerate(items):
         y0, y1 = sorted((y(0), y(v)))
         out.append(f'<rect x="{left + i * bw:.2f}" y="{y0:.2f}" width="{max(bw - 1, 0.8):.2f}" '
