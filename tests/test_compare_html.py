@@ -37,9 +37,10 @@ PAGE = """(() => {
   const columns = [];
   for (let c = 1; c < rows[0].cells.length; c++)
     columns.push(rows.map(r => rightOfNumber(r.cells[c])));
-  const pairs = [...document.querySelectorAll('table.pairs tr')].map(
+  const cells = sel => [...document.querySelectorAll(sel + ' tr')].map(
     r => [...r.cells].map(c => c.textContent.trim()));
-  return {columns, pairs, text: document.body.innerText,
+  const pairs = cells('table.pairs'), topics = cells('table.topics');
+  return {columns, pairs, topics, text: document.body.innerText,
           caption: document.querySelector('#chart-histogram figcaption').textContent,
           width: document.documentElement.scrollWidth};
 })()"""
@@ -81,6 +82,11 @@ def test_compare_report_numbers_line_up_and_read_plainly(report: tuple[Path, str
     assert {r[head.index("significant")] for r in rows} <= {"yes", "no"}
     for c, name in enumerate(head):
         if name not in ("measure", "a", "b", "significant"):
+            assert all(DECIMALS.match(r[c]) for r in rows), (name, [r[c] for r in rows])
+    # the measure's values per topic: trec_eval's 4 decimals too
+    head, *rows = page["topics"]
+    for c, name in enumerate(head):
+        if name not in ("query_id", "best", "worst"):
             assert all(DECIMALS.match(r[c]) for r in rows), (name, [r[c] for r in rows])
     assert page["width"] <= 1280       # the pairs table fits the page, nothing scrolls
 

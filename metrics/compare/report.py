@@ -170,6 +170,6 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
     parts.append("<h2>Charts</h2>")
     parts += [c.html() for c in charts(cmp, qrels, runs, measure=measure, level=level)]
     parts += [f"<h2>Topics where the systems differ most ({_esc(measure)})</h2>",
-              frame_table(analysis.most_different(cmp.scores, measure, top), "topics", 3),
+              frame_table(analysis.most_different(cmp.scores, measure, top), "topics"),
               "</body></html>"]
     return "\n".join(parts) + "\n"
