@@ -97,37 +97,25 @@ def _nav(links: list[tuple[str, str]]) -> str:
             + "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t in links) + "</nav>")
 
 
-def render(a: Analysis, head: list[str], sections: list[Section]) -> str:
-    """The page: title, one line of counts, the summary screen, then the details."""
-    peers = [x for x in a.assessors if x != a.gold]
+def _matrices(a: Analysis, peers: list[str]) -> str:
     lvs = levels(a)
-    first = lvs[0]
-    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-             f"<title>Assessor agreement</title><style>{CSS}</style></head><body>",
-             "<h1>Assessor agreement</h1>",
-             f"<p class=sub>{escape(head[0].removeprefix('Assessor agreement: '))}. "
-             f"{escape(head[1])}.</p>",
-             "<section id=summary><div class=grid>", _headline(a),
-             *(_card(c) for c in cards(a)), "</div>"]
-    order = sorted(sections, key=lambda s: ORDER.index(s.key.split("-")[0]))
-    parts.append(_nav([("kappa-matrix", "kappa matrix"), ("confusion", "confusion matrices"),
-                       ("topic-chart", "per topic")]
-                      + [(s.key, s.title) for s in order if s.key.startswith(
-                          ("overall", "overlap", "effect"))]
-                      + [("notes", "notes")]))
-    parts.append("</section>")
-    parts.append("<section id=kappa-matrix><h2>Pairwise Cohen's kappa</h2><div class=row>")
     if len(peers) > MAX_HEAT:
-        parts.append(f"<p class=note>The matrix is drawn for up to {MAX_HEAT} assessors; there "
-                     f"are {len(peers):,}: see the <a href='#pairs-{first.name}'>pairs "
-                     "table</a> (--format json has every pair).</p>")
+        body = (f"<p class=note>The matrix is drawn for up to {MAX_HEAT} assessors; there are "
+                f"{len(peers):,}: see the <a href='#pairs-{lvs[0].name}'>pairs table</a> "
+                "(--format json has every pair).</p>")
     else:
-        for lv in lvs:
-            parts.append(f"<figure id='kappa-{lv.name}'><figcaption>{escape(lv.name)}"
-                         "</figcaption>" + heat_map(lv, peers, uid=f"kappa-{lv.name}")
-                         + "</figure>")
-    parts.append("</div></section>")
-    parts.append("<section id=confusion><h2>Confusion matrices</h2>")
+        body = "".join(f"<figure id='kappa-{lv.name}'><figcaption>{escape(lv.name)}"
+                       "</figcaption>" + heat_map(lv, peers, uid=f"kappa-{lv.name}")
+                       + "</figure>" for lv in lvs)
+    return ("<section id=kappa-matrix><h2>Pairwise Cohen's kappa</h2><div class=row>"
+            + body + "</div></section>")
+
+
+def _confusions(a: Analysis) -> str:
+    """Against gold when there is one, else each pair; the least agreement first, the
+    first level's :data:`OPEN_CONFUSION` open, the rest folded."""
+    lvs = levels(a)
+    parts = ["<section id=confusion><h2>Confusion matrices</h2>"]
     for i, lv in enumerate(lvs):
         pairs = lv.gold or lv.pairs
         floor = item_floor([int(p.table.sum()) for p in pairs])
@@ -148,11 +136,31 @@ def render(a: Analysis, head: list[str], sections: list[Section]) -> str:
             parts.append(f"<details><summary>{len(tables) - opened} more ({escape(lv.name)})"
                          "</summary><div class=row>" + "".join(tables[opened:])
                          + "</div></details>")
-    parts.append("</section>")
-    parts.append(f"<section id=topic-chart><h2>Fleiss' kappa per topic ({escape(first.name)})"
-                 "</h2>" + topic_columns(first) + "</section>")
-    parts += [_table(s) for s in order]
-    parts.append("<section id=notes><h2>Notes</h2>"
-                 + "".join(f"<p class=note>{escape(h)}</p>" for h in head[2:]) + "</section>")
-    parts.append("</body></html>\n")
+    return "".join(parts) + "</section>"
+
+
+def render(a: Analysis, head: list[str], sections: list[Section]) -> str:
+    """The page: title, one line of counts, the summary screen, then the details."""
+    peers = [x for x in a.assessors if x != a.gold]
+    first = levels(a)[0]
+    order = sorted(sections, key=lambda s: ORDER.index(s.key.split("-")[0]))
+    nav = _nav([("kappa-matrix", "kappa matrix"), ("confusion", "confusion matrices"),
+                ("topic-chart", "per topic")]
+               + [(s.key, s.title) for s in order
+                  if s.key.startswith(("overall", "overlap", "effect"))]
+               + [("notes", "notes")])
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<title>Assessor agreement</title><style>{CSS}</style></head><body>",
+             "<h1>Assessor agreement</h1>",
+             f"<p class=sub>{escape(head[0].removeprefix('Assessor agreement: '))}. "
+             f"{escape(head[1])}.</p>",
+             "<section id=summary><div class=grid>", _headline(a),
+             *(_card(c) for c in cards(a)), "</div>", nav, "</section>",
+             _matrices(a, peers), _confusions(a),
+             f"<section id=topic-chart><h2>Fleiss' kappa per topic ({escape(first.name)})"
+             "</h2>" + topic_columns(first) + "</section>",
+             *(_table(s) for s in order),
+             "<section id=notes><h2>Notes</h2>"
+             + "".join(f"<p class=note>{escape(h)}</p>" for h in head[2:]) + "</section>",
+             "</body></html>\n"]
     return "".join(parts)
