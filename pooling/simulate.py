@@ -158,23 +158,8 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
 
 
 def plot(sim: Simulation, path: str, *, title: str = "") -> None:
-    """Relevant found vs judgments per topic, one line per strategy (SVG/PNG by suffix)."""
-    import matplotlib
+    """Relevant found vs judgments per topic, one line per strategy (SVG/PNG/PDF by suffix);
+    see :mod:`relkit.pooling.simulate_plot`."""
+    from relkit.pooling.simulate_plot import save  # matplotlib: only with --plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, curve in sim.curves.items():
-        ax.plot(range(len(curve)), curve, label=label)
-    ax.set_xlabel("judgments per topic")
-    ax.set_ylabel("relevant documents found (all topics)")
-    if title:
-        ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    # a fixed hash salt and no date keep the SVG the same from one run to the next
-    matplotlib.rcParams["svg.hashsalt"] = "relkit"
-    fig.savefig(path, metadata={"Date": None} if path.endswith(".svg") else None)
-    plt.close(fig)
+    save(sim.curves, sorted({r.budget for r in sim.rows}), path, title=title)

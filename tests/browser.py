@@ -19,11 +19,37 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+# no network of its own (updates, sync, QUIC probes): the reports load nothing either
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-extensions", "--hide-scrollbars")
+SCREEN = (1280, 800)    # the width the reports are checked at, and the "first screen"
 
 
 def find_chromium() -> str | None:
     return next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None)
+
+
+def browser() -> Browser:
+    """A headless Chromium for a test; skips when none is installed, unless
+    ``RELKIT_REQUIRE_CHROMIUM`` is set (CI), where a missing browser is a failure."""
+    exe = find_chromium()
+    if exe is None:
+        if os.environ.get("RELKIT_REQUIRE_CHROMIUM"):
+            pytest.fail("RELKIT_REQUIRE_CHROMIUM is set but chromium is not installed")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    return Browser(exe)
+
+
+def keep(shot: Path) -> None:
+    """With ``RELKIT_KEEP_SCREENSHOTS=DIR``, copy a screenshot there to look at it."""
+    where = os.environ.get("RELKIT_KEEP_SCREENSHOTS")
+    if where:
+        Path(where).mkdir(parents=True, exist_ok=True)
+        (Path(where) / shot.name).write_bytes(shot.read_bytes())
 
 
 class Browser:
@@ -40,8 +66,7 @@ class Browser:
             os.dup2(from_child_w, 4)
 
         self.proc = subprocess.Popen(
-            [executable, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--disable-extensions", "--hide-scrollbars", "--remote-debugging-pipe",
+            [executable, *FLAGS, "--remote-debugging-pipe",
              f"--user-data-dir={self.profile.name}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=wire, pass_fds=(3, 4))
@@ -97,7 +122,7 @@ class Browser:
             self.events.append(ev)
 
     # -- what the tests use ------------------------------------------------------
-    def open(self, path: Path, width: int = 1200, height: int = 900) -> None:
+    def open(self, path: Path, width: int = SCREEN[0], height: int = SCREEN[1]) -> None:
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1,
                    "mobile": False}, session=True)
@@ -124,8 +149,12 @@ class Browser:
                 out.append(f"log: {p['entry'].get('text')} {p['entry'].get('url', '')}")
         return out
 
-    def screenshot(self, path: Path) -> None:
-        """A PNG of the whole page (beyond the viewport)."""
+    def screenshot(self, path: Path, full: bool = True) -> None:
+        """A PNG of the whole page (beyond the viewport), or of the first screen."""
+        if not full:
+            shot = self.call("Page.captureScreenshot", {"format": "png"}, session=True)
+            path.write_bytes(base64.b64decode(shot["data"]))
+            return
         size = self.call("Page.getLayoutMetrics", session=True)["cssContentSize"]
         shot = self.call("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from browser import Browser, find_chromium
+from browser import browser
 from helpers import SHARED, run_cli
 
 CRAN = SHARED / "corpora" / "cranfield"
@@ -105,15 +105,6 @@ CHART_STATE = """(async () => {
 })()"""
 
 
-def _browser() -> Browser:
-    exe = find_chromium()
-    if exe is None:
-        if os.environ.get("RELKIT_REQUIRE_CHROMIUM"):
-            pytest.fail("RELKIT_REQUIRE_CHROMIUM is set but chromium is not installed")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    return Browser(exe)
-
-
 def _visible_charts(state: list[dict[str, object]]) -> set[str]:
     return {str(c["id"]) for c in state
             if c["img"] and c["complete"] and float(c["natural"]) > 0  # type: ignore[arg-type]
@@ -126,12 +117,12 @@ def _visible_charts(state: list[dict[str, object]]) -> set[str]:
 @needs_cranfield
 def test_report_in_headless_chromium(report: tuple[Path, str]) -> None:
     path, _ = report
-    with _browser() as browser:
-        browser.open(path)
-        state = browser.evaluate(CHART_STATE)
+    with browser() as chromium:
+        chromium.open(path)
+        state = chromium.evaluate(CHART_STATE)
         shot = path.with_suffix(".png")
-        browser.screenshot(shot)
-        errors = browser.errors()
+        chromium.screenshot(shot)
+        errors = chromium.errors()
     assert errors == []
     assert [c["id"] for c in state] == [f"chart-{k}" for k in CHARTS]
     assert _visible_charts(state) == {f"chart-{k}" for k in CHARTS}, state
@@ -154,10 +145,10 @@ def test_browser_check_catches_errors_and_broken_charts(tmp_path: Path) -> None:
         f'<figure class="chart" id="chart-hidden"><img style="visibility:hidden" '
         f'src="data:image/svg+xml;base64,{svg}"></figure>'
         "<script>console.error('boom'); undefined_function();</script></body></html>")
-    with _browser() as browser:
-        browser.open(bad)
-        state = browser.evaluate(CHART_STATE)
-        errors = browser.errors()
+    with browser() as chromium:
+        chromium.open(bad)
+        state = chromium.evaluate(CHART_STATE)
+        errors = chromium.errors()
     assert any("boom" in e for e in errors) and any("undefined_function" in e for e in errors)
     assert _visible_charts(state) == {"chart-ok"}
     assert np.array([c["id"] for c in state]).size == 3

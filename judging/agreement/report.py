@@ -1,6 +1,7 @@
 """The agreement report in four formats, found by name in :data:`FORMATS`.
 
-Text, Markdown and HTML render the same sections
+Text, Markdown and HTML lead with the same summary
+(:mod:`relkit.judging.agreement.summary`) and render the same sections
 (:mod:`relkit.judging.agreement.sections`); JSON carries every number with its
 intervals and status.
 """
@@ -17,8 +18,24 @@ from relkit.judging.agreement.sections import head, sections
 from relkit.metrics.core.registry import Registry
 
 
+def summary_lines(a: Analysis) -> list[str]:
+    """The summary as plain lines: headline statistics, then one line per finding."""
+    from relkit.judging.agreement.sections import cell
+    from relkit.judging.agreement.summary import cards, headline
+
+    h = headline(a)
+    named = len(h.levels) > 1
+    out = [f"{label}: " + "; ".join(
+        (f"{lv} " if named else "") + ("-" if s is None else cell(s))
+        + (f" {s.band}" if s is not None and s.band else "")
+        for lv, s in zip(h.levels, stats, strict=True)) for label, stats in h.rows]
+    for c in cards(a):
+        out += [f"{c.title}: {c.lines[0]}", *(f"  {x}" for x in c.lines[1:])]
+    return out
+
+
 def render_text(a: Analysis) -> str:
-    lines = head(a)
+    lines = head(a) + ["", "== Summary =="] + summary_lines(a)
     for s in sections(a):
         lines += ["", f"== {s.title} =="]
         table = [s.header] + s.rows
@@ -32,6 +49,8 @@ def render_text(a: Analysis) -> str:
 
 def render_markdown(a: Analysis) -> str:
     lines = ["# Assessor agreement", ""] + [h + "  " for h in head(a)]
+    lines += ["", "## Summary", ""] + [
+        ("- " + x) if not x.startswith("  ") else ("  " + x.strip()) for x in summary_lines(a)]
     for s in sections(a):
         lines += ["", f"## {s.title}", "", "| " + " | ".join(s.header) + " |",
                   "|" + "---|" * len(s.header)]

@@ -21,10 +21,22 @@ SHORT = {"percent_agreement": "agree", "cohen_kappa": "kappa", "cohen_kappa_line
 
 @dataclass
 class Section:
+    """One table of the report; ``key`` is its anchor in the HTML report (unique)."""
+
     title: str
     header: list[str]
     rows: list[list[str]]
     note: str = ""
+    key: str = ""
+
+
+def levels(a: Analysis) -> list[Level]:
+    """The views the report shows: graded and binarised, or only binary on a two-grade scale.
+
+    On a two-grade scale the graded view is the binary one again (same tables, same
+    numbers, only the weighted kappas that equal the unweighted one added): shown once.
+    """
+    return [a.binary] if len(a.graded.grades) <= 2 else [a.graded, a.binary]
 
 
 def num(x: float | None, spec: str = ".3f") -> str:
@@ -49,10 +61,11 @@ def _overall(lv: Level) -> Section:
     return Section(f"All assessors ({lv.name})",
                    ["statistic", "value", "n", "analytic CI", "bootstrap CI", "Landis-Koch",
                     "note"], rows,
-                   "n: items judged by two or more assessors (pairs, for the mean pairwise kappa)")
+                   "n: items judged by two or more assessors (pairs, for the mean pairwise kappa)",
+                   f"overall-{lv.name}")
 
 
-def _pairs(title: str, pairs: list[Pair], note: str = "") -> Section | None:
+def _pairs(key: str, title: str, pairs: list[Pair], note: str = "") -> Section | None:
     if not pairs:
         return None
     names = list(pairs[0].stats)
@@ -62,7 +75,7 @@ def _pairs(title: str, pairs: list[Pair], note: str = "") -> Section | None:
         note = (note + " " if note else "") + (f"first {MAX_PAIR_ROWS} of {len(pairs)} pairs; "
                                               "--format json has all")
     return Section(title, ["a", "b", "n"] + [SHORT.get(k, k) for k in names], rows,
-                   note or "value [95% CI: analytic where one exists, else bootstrap]")
+                   note or "value [95% CI: analytic where one exists, else bootstrap]", key)
 
 
 TOPIC_COLUMNS = ("percent_agreement", "fleiss_kappa", "krippendorff_alpha_ordinal", "gwet_ac1",
@@ -87,16 +100,18 @@ def _topics(lv: Level) -> Section | None:
                                                                 TOPIC_COLUMNS] + ["pairs"],
                    rows, "n: items judged by two or more assessors; pairs: assessor pairs with "
                    "a common item; '-': undefined (see JSON for why). --format json has every "
-                   "statistic per topic and per assessor pair per topic, with intervals")
+                   "statistic per topic and per assessor pair per topic, with intervals",
+                   f"topics-{lv.name}")
 
 
 def sections(a: Analysis) -> list[Section]:
     out: list[Section] = []
-    for lv in (a.graded, a.binary):
+    for lv in levels(a):
         out.append(_overall(lv))
-        for s in (_pairs(f"Assessor pairs ({lv.name})", lv.pairs),
-                  _pairs(f"Against gold {a.gold!r} ({lv.name})", lv.gold),
-                  _pairs(f"Against the majority of the others ({lv.name})", lv.majority,
+        for s in (_pairs(f"pairs-{lv.name}", f"Assessor pairs ({lv.name})", lv.pairs),
+                  _pairs(f"gold-{lv.name}", f"Against gold {a.gold!r} ({lv.name})", lv.gold),
+                  _pairs(f"majority-{lv.name}", f"Against the majority of the others "
+                         f"({lv.name})", lv.majority,
                          "majority: most frequent grade of the others, ties to the lower"),
                   _topics(lv)):
             if s is not None:
@@ -107,7 +122,8 @@ def sections(a: Analysis) -> list[Section]:
                            [[o["a"], o["b"], str(o["items"]), str(o["relevant_a"]),
                              str(o["relevant_b"]), str(o["intersection"]), str(o["union"]),
                              num(o["overlap"])] for o in a.overlap[:MAX_PAIR_ROWS]],
-                           f"relevant: grade >= {a.threshold}; overlap = both / either"))
+                           f"relevant: grade >= {a.threshold}; overlap = both / either",
+                           "overlap"))
     if a.effect:
         e = a.effect
         out.append(Section(
@@ -116,7 +132,8 @@ def sections(a: Analysis) -> list[Section]:
             [[p["a"], p["b"], str(p["topics"]), num(p.get("kendall_tau")), num(p.get("tau_ap")),
               str(p.get("significant_a", "-")), str(p.get("significant_b", "-")),
               str(p.get("flips", "-")), str(p.get("reversals", "-"))] for p in e["pairs"]],
-            f"{e['test']} at alpha {e['alpha']}; flips: system pairs whose conclusion changes"))
+            f"{e['test']} at alpha {e['alpha']}; flips: system pairs whose conclusion changes",
+            "effect"))
     return out
 
 

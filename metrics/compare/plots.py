@@ -79,6 +79,41 @@ def histogram_pair(hist: pd.DataFrame, measure: str, a: str, b: str) -> Any:
     return fig
 
 
+def _bars(ax: Any, diff: np.ndarray) -> tuple[int, int]:
+    """Sorted differences as bars: blue above zero, red hatched below (grey-safe)."""
+    x = np.arange(len(diff))
+    up, down = diff > 0, diff < 0
+    ax.bar(x[up], diff[up], width=1.0, color="C0")
+    ax.bar(x[down], diff[down], width=1.0, color="C3", hatch="//", edgecolor="white",
+           linewidth=0)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlim(-0.5, len(diff) - 0.5)
+    return int(up.sum()), int(down.sum())
+
+
+def histogram_pairs(hists: list[tuple[pd.DataFrame, str, str]], measure: str) -> Any:
+    """One precision-histogram panel per pair ``(histogram, a, b)``, sharing the y axis."""
+    n = len(hists)
+    cols = min(3, n)
+    rows = -(-n // cols)
+    fig = _figure(4 * cols, 2.8 * rows)
+    axes = fig.subplots(rows, cols, sharey=True, squeeze=False)
+    for i, (hist, a, b) in enumerate(hists):
+        ax = axes[i // cols][i % cols]
+        diff = hist["difference"].to_numpy(float)
+        up, down = _bars(ax, diff)
+        ax.set_title(f"{a}\nminus {b}", fontsize=8)
+        ax.set_xticks([])
+        ax.set_xlabel(f"Topics, sorted: {up} above, {down} below, "
+                      f"{len(diff) - up - down} tied", fontsize=8)
+        if i % cols == 0:
+            ax.set_ylabel(f"{measure} difference", fontsize=8)
+    for j in range(n, rows * cols):
+        axes[j // cols][j % cols].set_visible(False)
+    fig.suptitle(f"Precision histograms ({measure}): first system minus second, per topic")
+    return fig
+
+
 def histogram_vs_mean(scores: Scores, measure: str) -> Any:
     """One panel per system: its per-topic value minus the mean of all systems."""
     from relkit.metrics.compare.analysis import precision_histogram

@@ -15,23 +15,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.compare.cells import legend, mark, value
+from relkit.metrics.compare.html_tables import frame_table, systems_table
+from relkit.metrics.compare.significance import get_test
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from relkit.metrics.compare.core import Comparison
     from relkit.metrics.data import Qrels, Run
 
 CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1220px;
        color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ccc; text-align: right; }
+td { white-space: nowrap; }
+td.num { font-variant-numeric: tabular-nums; }
+span.mark { display: inline-block; text-align: left; padding-left: 0.15em;
+            font-size: 0.75em; vertical-align: 0.4em; line-height: 1; }
 th:first-child, td:first-child { text-align: left; }
 thead th { border-bottom: 2px solid #444; }
-td.sig { font-weight: bold; }
+td.sig { font-weight: bold; } td.flag { color: #777; }
 figure.chart { margin: 1.5em 0; }
 figure.chart img { max-width: 100%; height: auto; display: block; }
 figcaption, p.legend { color: #555; font-size: 0.9em; }
@@ -64,53 +68,36 @@ def _esc(x: object) -> str:
     return html.escape(str(x))
 
 
-def systems_table(cmp: Comparison) -> str:
-    """The systems x measures table as HTML (best in bold, marks as ``<sup>``)."""
-    head = "".join(f"<th>{_esc(m)}</th>" for m in cmp.measures)
-    rows = []
-    for s, system in enumerate(cmp.systems):
-        label = (f"({cmp.letter(system)}) {system}" if cmp.baseline is None else
-                 system + (" (baseline)" if system == cmp.baseline else ""))
-        cells = [f"<td>{_esc(label)}</td>"]
-        for m, meas in enumerate(cmp.measures):
-            text = _esc(value(cmp, m, s))
-            if system in cmp.best(meas):
-                text = f"<strong>{text}</strong>"
-            sig = mark(cmp, meas, system)
-            cells.append(f"<td>{text}" + (f"<sup>{_esc(sig)}</sup>" if sig else "") + "</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<table class="systems"><thead><tr><th>System</th>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>"
-            f'<p class="legend">{_esc(legend(cmp))}</p>')
+MAX_HISTOGRAMS = 6
 
 
-def frame_table(frame: pd.DataFrame, cls: str, digits: int = 4) -> str:
-    """A plain HTML table of a frame (floats to ``digits`` decimals)."""
-    head = "".join(f"<th>{_esc(c)}</th>" for c in frame.columns)
-    body = []
-    for row in frame.itertuples(index=False):
-        cells = []
-        for x in row:
-            if isinstance(x, float | np.floating):
-                f = float(x)
-                text = ("–" if not np.isfinite(f) else f"{f:.{digits}g}"
-                        if 0 < abs(f) < 1e-3 else f"{f:.{digits}f}")
-            else:
-                text = str(x)
-            cells.append(f"<td>{_esc(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="wide"><table class="{cls}"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+def histogram_pairs(cmp: Comparison, measure: str) -> tuple[list[tuple[str, str]], str]:
+    """The pairs whose precision histograms are shown, and why those.
 
-
-def _pair_for_histogram(cmp: Comparison, measure: str) -> tuple[str, str]:
-    """Baseline and the best other system; without one, the two best systems."""
+    The pairs that differ significantly on ``measure``, the largest effect
+    (:math:`|d_z|`) first, at most :data:`MAX_HISTOGRAMS`; when none does, the
+    pair with the largest effect. Each pair is oriented better first (a positive
+    mean difference). Without tested pairs: the two systems with the best means.
+    """
+    tested = sorted((p for p in cmp.pairs if p.measure == measure),
+                    key=lambda p: -abs(p.effect) if np.isfinite(p.effect) else 0.0)
+    sig = [p for p in tested if p.significant]
+    chosen = sig[:MAX_HISTOGRAMS] or tested[:1]
+    pairs = [(p.a, p.b) if p.diff >= 0 else (p.b, p.a) for p in chosen]
+    corr = "" if cmp.correction == "none" else f", {cmp.correction}-corrected"
+    how = f"{get_test(cmp.test).description}{corr}, alpha {cmp.alpha:g}"
+    if sig:
+        shown = (f"the {len(chosen)} with the largest effect of " if len(sig) > len(chosen)
+                 else "")
+        n = len(sig)
+        return pairs, (f"{shown}the {n} pair{'s' * (n > 1)} that differ{'s' * (n == 1)} "
+                       f"significantly on {measure} ({how})")
+    if tested:
+        return pairs, (f"no pair differs significantly on {measure} ({how}); shown: the "
+                       "pair with the largest effect")
     m = cmp.scores.measure_index(measure)
     order = [cmp.systems[i] for i in np.argsort(-cmp.means[m], kind="stable")]
-    if cmp.baseline is not None:
-        best = next(s for s in order if s != cmp.baseline)
-        return best, cmp.baseline
-    return order[0], order[1]
+    return [(order[0], order[1])], "the two systems with the best means (no pair tested)"
 
 
 def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] | None = None,
@@ -125,11 +112,15 @@ def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] 
         out.append(Chart("pr", "Mean 11-point interpolated precision-recall curves",
                          plots.svg(plots.pr_chart(curves))))
     if len(cmp.systems) >= 2:
-        a, b = _pair_for_histogram(cmp, measure)
-        hist = analysis.precision_histogram(cmp.scores, measure, a, b)
-        out.append(Chart("histogram", f"Precision histogram: per-topic {measure} of {a} "
-                         f"minus {b}, sorted", plots.svg(plots.histogram_pair(hist, measure,
-                                                                               a, b))))
+        pairs, why = histogram_pairs(cmp, measure)
+        hists = [(analysis.precision_histogram(cmp.scores, measure, a, b), a, b)
+                 for a, b in pairs]
+        fig = (plots.histogram_pair(hists[0][0], measure, *pairs[0]) if len(hists) == 1
+               else plots.histogram_pairs(hists, measure))
+        names = "; ".join(f"{a} − {b}" for a, b in pairs)
+        out.append(Chart("histogram", f"Precision histogram{'s' * (len(pairs) > 1)} of "
+                         f"{why}: per-topic {measure} of the first system minus the second, "
+                         f"sorted. Shown: {names}.", plots.svg(fig)))
         out.append(Chart("vs-mean", f"Per-topic {measure} of each system minus the mean of "
                          "all systems, sorted",
                          plots.svg(plots.histogram_vs_mean(cmp.scores, measure))))
@@ -169,7 +160,8 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
     if cmp.pairs:
         pairs = cmp.pairs_frame().rename(columns={"diff": "mean diff (a − b)",
                                                   "effect": "effect d_z"})
-        parts += ["<h2>Tested pairs</h2>", frame_table(pairs, "pairs")]
+        parts += ["<h2>Tested pairs</h2>",
+                  frame_table(pairs, "pairs", p_values=("p", "p_adjusted"))]
     if len(cmp.measures) >= 2 and len(cmp.systems) >= 2:
         tau = analysis.ordering_correlation(cmp.scores).reset_index(names="measure")
         parts += ["<h2>Do the measures agree on the ordering?</h2>",
@@ -178,6 +170,6 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
     parts.append("<h2>Charts</h2>")
     parts += [c.html() for c in charts(cmp, qrels, runs, measure=measure, level=level)]
     parts += [f"<h2>Topics where the systems differ most ({_esc(measure)})</h2>",
-              frame_table(analysis.most_different(cmp.scores, measure, top), "topics", 3),
+              frame_table(analysis.most_different(cmp.scores, measure, top), "topics"),
               "</body></html>"]
     return "\n".join(parts) + "\n"
