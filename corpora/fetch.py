@@ -119,6 +119,10 @@ def fetch(name: str, *, dest: Path | None = None, url_base: str | None = None,
     Files without a known checksum are refused unless ``unverified``.
     """
     kc = get_known(name)
+    if kc.shipped is not None:
+        if say:
+            say(f"{name} is shipped with relkit: nothing to download")
+        return kc.shipped
     files = _source(kc, source)
     root = dest or collection_dir(name)
     todo = [f for f in files if not f.verifiable]
