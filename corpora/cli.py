@@ -92,6 +92,10 @@ def fetch(
 ) -> None:
     """Download a known collection into the cache, checking every file's checksum.
 
+    The collection's sources are tried in order (`relkit corpora list` shows them)
+    until one delivers every file intact; --source picks one, --url-base replaces
+    them with a mirror. Each failed transfer is retried twice.
+
     Example: relkit corpora fetch cranfield
     """
     from relkit.corpora.fetch import fetch as do_fetch
