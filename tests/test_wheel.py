@@ -26,6 +26,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
                            str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
+    # No setuptools deprecation or notice on a regular build (what `make demo` runs);
+    # pip's own "WARNING: ..." lines about the local index are the machine's, not ours.
+    assert not [ln for ln in proc.stderr.splitlines() if "Warning" in ln or "!!" in ln], \
+        proc.stderr
     (whl,) = out.glob("relkit-*.whl")
     return whl
 
