@@ -154,11 +154,13 @@ def _next_steps(db: str, judged: int) -> str:
     sample = shlex.quote(_shown(SAMPLE))
     runs = f"{sample}/runs/*.txt"
     where = Path(db).resolve() if "://" not in db else db
+    first = [(f"{rk} judge --db {dbq} --assessor bob", "the second assessor"),
+             (f"{rk} status --db {dbq}", "progress"),
+             (f"{rk} agree --db {dbq}", "assessor agreement")]
+    width = max(len(c) for c, _ in first)
     lines = [f"\nThe project and its judgments are in {where}.",
              "Next" + (f" {note}" if note else "") + ":",
-             f"  {rk} judge --db {dbq} --assessor bob    # the second assessor",
-             f"  {rk} status --db {dbq}                  # progress",
-             f"  {rk} agree --db {dbq}                   # assessor agreement"]
+             *(f"  {c:<{width}}   # {why}" for c, why in first)]
     if judged:
         lines += [f"  {rk} export qrels --db {dbq} -o qrels.txt   # your {judged} judgment"
                   f"{'s' if judged != 1 else ''} as qrels (-1: pooled, not judged yet)",
