@@ -6,19 +6,41 @@ SHARED := ../shared/conformance/trec_eval
 
 .PHONY: demo test check setup lint contracts typecheck bench clean
 
-$(BIN)/relkit: pyproject.toml
-	$(PY) -m venv $(VENV)
+# Two stamps in one .venv. The test stamp: relkit installed editable with the test tools
+# (what lint, contracts, typecheck, test and check need).
+TEST_STAMP := $(VENV)/.relkit-test
+# The runtime stamp: relkit and its runtime dependencies only (what `make demo` needs).
+RUNTIME_STAMP := $(VENV)/.relkit-runtime
+# What the runtime install is built from: a change in any of them reinstalls it.
+PACKAGE_FILES := pyproject.toml $(shell git ls-files metrics pooling corpora judging 2>/dev/null)
+
+$(TEST_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	@touch $(BIN)/relkit
+	@touch $@
 
-setup: $(BIN)/relkit
+setup: $(TEST_STAMP)
+
+# A regular (not editable) install, as a user gets from a wheel: no test tools, and none
+# of setuptools' "Editable installation" notice, which every editable install prints
+# (pip passes it on). A .venv already set up for the tests has relkit (editable) and
+# everything the demo needs: it is left as it is.
+$(RUNTIME_STAMP): $(PACKAGE_FILES)
+	@if [ -f $(TEST_STAMP) ] && [ $(TEST_STAMP) -nt pyproject.toml ]; then \
+	    echo "$(VENV) is set up for the tests: it has relkit"; \
+	else \
+	    set -e; test -x $(BIN)/python || $(PY) -m venv $(VENV); \
+	    $(BIN)/pip install --quiet --upgrade pip; \
+	    $(BIN)/pip install --quiet .; \
+	fi
+	@touch $@
 
 # Main job on the embedded default: the shipped sample collection in a SQLite database,
 # pooled, assigned to two assessors with overlap, open in the judging screen (on a
 # terminal; elsewhere it builds the project and prints the next commands).
 DEMO_DB ?= relkit-demo.db
-demo: setup
+demo: $(RUNTIME_STAMP)
 	$(BIN)/relkit demo --db $(DEMO_DB)
 
 lint: setup

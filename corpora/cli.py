@@ -34,13 +34,14 @@ def list_(fmt: str = typer.Option("text", "--format", help="text or json")) -> N
 
     rows: list[dict[str, Any]] = []
     for kc in KNOWN.values():
-        files = kc.sources[kc.default_source]
-        check = ("sha256" if all(f.sha256 for f in files) else
+        files = kc.sources.get(kc.default_source, ())
+        check = ("-" if kc.shipped else "sha256" if all(f.sha256 for f in files) else
                  "md5" if all(f.verifiable for f in files) else "none")
         rows.append({"name": kc.name, "title": kc.title, "docs": kc.counts.get("docs"),
                      "topics": kc.counts.get("topics"), "qrels": kc.counts.get("qrels"),
-                     "sources": list(kc.sources), "checksum": check,
-                     "fetched": (collection_dir(kc.name) / "collection.json").is_file(),
+                     "sources": list(kc.sources) or ["shipped"], "checksum": check,
+                     "fetched": kc.shipped is not None
+                     or (collection_dir(kc.name) / "collection.json").is_file(),
                      "description": kc.description})
     if _fmt(fmt) == "json":
         typer.echo(json.dumps(rows, indent=2))
@@ -90,6 +91,10 @@ def fetch(
                                     "checksum is known (their SHA-256 is printed)"),
 ) -> None:
     """Download a known collection into the cache, checking every file's checksum.
+
+    The collection's sources are tried in order (`relkit corpora list` shows them)
+    until one delivers every file intact; --source picks one, --url-base replaces
+    them with a mirror. Each failed transfer is retried twice.
 
     Example: relkit corpora fetch cranfield
     """

@@ -11,6 +11,9 @@ are honest or absent:
   commit 02a8f21c0f51d330124c30f1257d3fcb5866f3eb);
 * otherwise both are ``None`` and :attr:`RemoteFile.note` says why, and
   ``relkit corpora fetch`` refuses to use the file unless told ``--unverified``.
+
+One collection is shipped inside the package (``sample``, package data): it has no
+sources and its folder is the package's own, in a checkout and in an installed wheel.
 """
 
 from __future__ import annotations
@@ -52,7 +55,11 @@ class RemoteFile:
 
 @dataclass(frozen=True)
 class KnownCollection:
-    """A public collection: its sources (first is the default), layout and expectations."""
+    """A public collection: its sources (first is the default), layout and expectations.
+
+    ``shipped`` is the folder of a collection that comes with relkit (no sources, no
+    download); a fetched one lives in the cache (:func:`collection_dir`).
+    """
 
     name: str
     title: str
@@ -61,10 +68,17 @@ class KnownCollection:
     manifest: Mapping[str, Any]
     counts: Mapping[str, int]           # docs, topics, qrels as published/checked
     licence: str
+    shipped: Path | None = None
 
     @property
     def default_source(self) -> str:
-        return next(iter(self.sources))
+        """The first source's name (``"shipped"`` for a collection that has none)."""
+        return next(iter(self.sources), "shipped")
+
+
+# Package data (pyproject.toml's package-data): beside this module in a checkout and in
+# an installed wheel alike.
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
 
 
 # Cleverdon's codes (cranqrel.readme: 1 = complete answer ... 5 = no interest) turned
@@ -87,6 +101,22 @@ _NONE = ("no checksum: no copy here to compute one from, and none published that
 
 KNOWN: Registry[KnownCollection] = Registry("collection", UnknownCollection)
 KNOWN.register(
+    KnownCollection(
+        # The same layout as sample/collection.toml (a test keeps them equal); that file is
+        # what `relkit corpora info sample` reads.
+        "sample", "Home energy (shipped with relkit)",
+        "A small hand-written test collection on household energy, shipped with relkit: "
+        "graded judgments and four runs (the quick start's collection).",
+        {},
+        {"name": "sample", "scale": "trec-dl",
+         "runs": ["runs/bm25.txt", "runs/ql.txt", "runs/random.txt", "runs/tfidf.txt"],
+         "docs": {"path": "docs.jsonl", "format": "jsonl-docs"},
+         "topics": {"path": "topics.trec", "format": "trec-topics"},
+         "qrels": {"path": "qrels.txt", "format": "trec-qrels"}},
+        {"docs": 265, "topics": 6, "qrels": 471},
+        "CC-BY-4.0",
+        shipped=SAMPLE_DIR,
+    ),
     KnownCollection(
         "cranfield", "Cranfield 1400",
         "Aeronautics abstracts with Cleverdon's graded judgments (Cranfield II, 1960s).",
@@ -197,5 +227,9 @@ def get_known(name: str) -> KnownCollection:
 
 
 def collection_dir(name: str) -> Path:
-    """Where ``relkit corpora fetch NAME`` puts a collection: ``$RELKIT_CACHE/collections``."""
+    """Where collection ``name`` is: ``$RELKIT_CACHE/collections/NAME``, where ``relkit
+    corpora fetch`` puts it, or the package's own folder for a shipped one."""
+    kc = KNOWN.get(name)
+    if kc is not None and kc.shipped is not None:
+        return kc.shipped
     return cache_dir() / "collections" / name

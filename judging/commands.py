@@ -354,8 +354,15 @@ def export_qrels(
     unjudged: bool = typer.Option(True, "--unjudged/--no-unjudged",
                                   help="Write pooled-but-unjudged pairs as -1"),
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+    quiet: bool = typer.Option(False, "--quiet", help="No warning about disagreements "
+                               "settled by the majority rule"),
 ) -> None:
     """Write qrels from the judgments.
+
+    Methods: majority (the most frequent grade; a tie goes to the lower grade), mean
+    (rounded half up), assessor (one assessor's grades), primary (the assessor's grade,
+    else the others' majority), adjudicated (the lead's grade where there is one, else
+    the majority as above; a warning counts the disagreements settled that way).
 
     Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
     """
@@ -373,6 +380,12 @@ def export_qrels(
         with open_output(output) as fp:
             write_qrels(rows, fp)
         _say(f"relkit: wrote {len(rows)} qrels lines to {output}")
+    if method == "adjudicated" and rows.settled and not quiet:
+        n, ties = rows.settled, rows.ties_low
+        _say(f"relkit export qrels: warning: {n} disagreement{'s' if n != 1 else ''} "
+             f"without a lead's grade {'were' if n != 1 else 'was'} settled by majority "
+             f"({ties} tie{'s' if ties != 1 else ''} given the lower grade); adjudicate "
+             "them first (relkit disagreements; relkit judge --lead NAME) or pass --quiet")
 
 
 @export_app.command("jsonl")

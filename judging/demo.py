@@ -5,22 +5,28 @@ database for the sample collection (``corpora/sample``), pool its runs at a
 depth, assign two assessors with overlap (so agreement has something to
 measure), and open the judging screen. Run again, it resumes: the database is
 kept and the assessor continues where they stopped. When the assessor quits,
-the next commands are printed (agreement, export, evaluation).
+the next commands are printed (agreement, export, evaluation), spelt so that they
+can be pasted as they are (``.venv/bin/relkit`` when relkit is not on the PATH) and
+so that the evaluation they lead to has numbers to show: before anything is judged,
+the sample's own shipped judgments rather than an export of unjudged pairs.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 
 import typer
 
+from relkit.corpora.known import SAMPLE_DIR as SAMPLE
 from relkit.judging.cliopts import DbOpt
 from relkit.judging.cliopts import say as _say
 
 app = typer.Typer()
 
-SAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "sample"
 ASSESSORS = ("ann", "bob")
 
 
@@ -86,7 +92,15 @@ def demo(
             raise typer.Exit(code)
     elif judge:
         _say("relkit: not on a terminal: skipping the judging screen")
-    _say(_next_steps(path))
+    _say(_next_steps(path, _judged(path)))
+
+
+def _judged(db: str) -> int:
+    """How many pairs have a grade (0: an export would be all -1, pooled-unjudged)."""
+    from relkit.judging.reports import export_qrels
+    from relkit.judging.store import Store
+
+    return len(export_qrels(Store.open(db, create=False), unjudged=False))
 
 
 def _create(path: str, depth: int, overlap: float, seed: int) -> bool:
@@ -105,16 +119,62 @@ def _create(path: str, depth: int, overlap: float, seed: int) -> bool:
     return True
 
 
-def _next_steps(db: str) -> str:
-    runs = SAMPLE / "runs"
+def relkit_command() -> tuple[str, str]:
+    """How to type ``relkit`` here, and a note on activating its environment (or "").
+
+    ``relkit`` when that name on the PATH is this very installation; otherwise the
+    script beside this Python (``.venv/bin/relkit``, shown relative to the working
+    directory) with a note that activating the environment makes plain ``relkit``
+    work; as a last resort ``python -m relkit`` with this interpreter.
+    """
+    bindir = Path(sys.executable).parent
+    script = bindir / "relkit"
+    on_path = shutil.which("relkit")
+    if on_path and script.exists() and os.path.samefile(on_path, script):
+        return "relkit", ""
+    if not script.exists():
+        return f"{shlex.quote(sys.executable)} -m relkit", ""
+    shown = _shown(script)
+    note = (f"(or run `source {_shown(bindir / 'activate')}` once, then plain `relkit`)"
+            if (bindir / "activate").exists() else "")
+    return shlex.quote(shown), note
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it."""
     try:
-        shown_runs = runs.relative_to(Path.cwd())
+        return str(path.absolute().relative_to(Path.cwd()))
     except ValueError:
-        shown_runs = runs
-    return (f"\nYour judgments are in {Path(db).resolve() if '://' not in db else db}.\n"
-            "Next:\n"
-            f"  relkit judge --db {db} --assessor bob         # the second assessor\n"
-            f"  relkit status --db {db}                       # progress\n"
-            f"  relkit agree --db {db}                        # assessor agreement\n"
-            f"  relkit export qrels --db {db} -o qrels.txt    # the judgments as qrels\n"
-            f"  relkit eval qrels.txt {shown_runs}/*.txt      # evaluate the sample runs\n")
+        return str(path)
+
+
+def _next_steps(db: str, judged: int) -> str:
+    rk, note = relkit_command()
+    dbq = shlex.quote(db)
+    sample = shlex.quote(_shown(SAMPLE))
+    runs = f"{sample}/runs/*.txt"
+    where = Path(db).resolve() if "://" not in db else db
+    first = [(f"{rk} judge --db {dbq} --assessor bob", "the second assessor"),
+             (f"{rk} status --db {dbq}", "progress"),
+             (f"{rk} agree --db {dbq}", "assessor agreement")]
+    width = max(len(c) for c, _ in first)
+    lines = [f"\nThe project and its judgments are in {where}.",
+             "Next" + (f" {note}" if note else "") + ":",
+             *(f"  {c:<{width}}   # {why}" for c, why in first)]
+    if judged:
+        lines += [f"  {rk} export qrels --db {dbq} -o qrels.txt   # your {judged} judgment"
+                  f"{'s' if judged != 1 else ''} as qrels (-1: pooled, not judged yet)",
+                  f"  {rk} eval -m map -m nDCG@10 qrels.txt {runs}",
+                  "    # the sample runs on your judgments (topics nobody judged yet score "
+                  "0; eval says which)",
+                  f"  {rk} eval -m map -m nDCG@10 {sample}/qrels.txt {runs}",
+                  "    # the same runs on the judgments shipped with the sample, to compare"]
+    else:
+        lines += ["Nothing is judged yet, so an export would hold only -1 lines (pooled, not "
+                  "judged) and every run would score 0.",
+                  "Meanwhile, the sample runs on the judgments shipped with the sample:",
+                  f"  {rk} eval -m map -m nDCG@10 {sample}/qrels.txt {runs}",
+                  "After judging, export yours and evaluate the same runs on them:",
+                  f"  {rk} export qrels --db {dbq} -o qrels.txt",
+                  f"  {rk} eval -m map -m nDCG@10 qrels.txt {runs}"]
+    return "\n".join(lines) + "\n"

@@ -164,6 +164,25 @@ def _pairs(store: Store) -> dict[tuple[str, str], _Pair]:
     return pairs
 
 
+class QrelsRows(list[tuple[str, str, int]]):
+    """Qrels rows ``(topic, doc, grade)``, and what the method had to settle itself.
+
+    A list (every caller that wants rows has them); the counts say how many pairs
+    the assessors graded differently got their grade from the majority rule
+    (``settled``) instead of a lead, and how many of those were ties broken to the
+    lower grade (``ties_low``). ``relkit export qrels`` warns about them for
+    ``--method adjudicated``.
+    """
+
+    settled: int = 0
+    ties_low: int = 0
+
+
+def _tied(grades: list[int]) -> bool:
+    counts = Counter(grades).values()
+    return list(counts).count(max(counts)) > 1
+
+
 def majority(grades: list[int]) -> int:
     """The most frequent grade; a tie goes to the lowest tied grade (the cautious call)."""
     counts = Counter(grades)
@@ -178,16 +197,19 @@ def mean_rounded(grades: list[int]) -> int:
 
 def export_qrels(store: Store, method: Method = "majority", *, assessor: str | None = None,
                  threshold: int | None = None, unjudged: bool = True
-                 ) -> list[tuple[str, str, int]]:
+                 ) -> QrelsRows:
     """Qrels rows ``(topic, doc, grade)`` from the judgments, sorted by topic and doc.
 
     ``method``: ``majority`` (ties to the lower grade), ``mean`` (rounded half
     up), ``assessor`` (only ``assessor``'s judgments), ``primary``
     (``assessor``'s grade where they judged, else the majority of the others),
-    ``adjudicated`` (the lead's grade where there is one, else the majority).
-    ``threshold`` binarises (grade >= threshold -> 1, else 0). Pooled pairs with
-    no grade under the method are ``-1`` when ``unjudged`` (the pooled-but-
-    unjudged convention) and left out otherwise.
+    ``adjudicated`` (the lead's grade where there is one, else the majority, ties
+    to the lower grade). ``threshold`` binarises (grade >= threshold -> 1, else
+    0). Pooled pairs with no grade under the method are ``-1`` when ``unjudged``
+    (the pooled-but-unjudged convention) and left out otherwise.
+
+    The result's ``settled`` and ``ties_low`` count the disagreements (pairs graded
+    differently) the majority rule decided, and the ties among them broken low.
     """
     if method not in METHODS:
         raise StoreError(f"unknown export method {method!r}; expected one of {list(METHODS)}")
@@ -196,7 +218,7 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
             raise StoreError(f"export method {method!r} needs --assessor NAME")
         if assessor not in store.assessors():
             raise StoreError(f"no assessor named {assessor!r}; there are {store.assessors()}")
-    out = []
+    out = QrelsRows()
     for (t, d), p in _pairs(store).items():
         grade: int | None
         if method == "assessor":
@@ -213,6 +235,9 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
             grade = mean_rounded(list(p.grades.values()))
         else:
             grade = majority(list(p.grades.values()))
+            if len(set(p.grades.values())) > 1:       # a disagreement, settled by rule
+                out.settled += 1
+                out.ties_low += _tied(list(p.grades.values()))
         if grade is None:
             if unjudged and p.pooled:
                 out.append((t, d, UNJUDGED))

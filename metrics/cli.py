@@ -12,7 +12,7 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import (
     IO,
@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # type names only: pandas is imported by the formats that nee
     import pandas as pd
 
     from relkit.metrics.evaluator import Result
+    from relkit.metrics.zeros import ZeroTopics
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
 # 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
@@ -206,8 +207,15 @@ def eval_cmd(
         "-o", "--output", help="Write here instead of stdout (needed for parquet)")] = None,
     list_: Annotated[bool, typer.Option(
         "--list-measures", help="List every measure with a one-line description")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", help="No warnings on stderr (topics that score 0 whatever the run)")]
+        = False,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's exact numbers.
+
+    With several runs, each run's block of lines starts with its `runid` line. Qrels
+    topics without a relevant document (only -1 lines, or no grade >= -l) score 0 for
+    every run: a warning says which (--quiet silences it).
 
     Example: relkit eval -m AP -m nDCG@10 qrels.txt run1.txt run2.txt
     """
@@ -233,7 +241,12 @@ def eval_cmd(
     with _collector_paused():
         _evaluate(qrels, runs, measure or ["official"], query=query, no_summary=no_summary,
                   complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
-                  num_docs=num_docs, zscores=zscores, compat=compat, fmt=fmt, output=output)
+                  num_docs=num_docs, zscores=zscores, compat=compat, fmt=fmt, output=output,
+                  warn=None if quiet else _warn)
+
+
+def _warn(msg: str) -> None:
+    sys.stderr.write(f"relkit eval: warning: {msg}\n")
 
 
 # Typer reads the annotations with typing.get_type_hints, evaluating each string
@@ -275,8 +288,11 @@ _freeze_at_exit = False
 def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool,
               no_summary: bool, complete: bool, level: int, max_docs: int | None,
               judged_only: bool, num_docs: int, zscores: Path | None, compat: int, fmt: str,
-              output: Path | None) -> None:
-    """The evaluation behind ``relkit eval`` (qrels format), once its options are checked."""
+              output: Path | None, warn: Callable[[str], None] | None = None) -> None:
+    """The evaluation behind ``relkit eval`` (qrels format), once its options are checked.
+
+    ``warn`` (None: quiet) hears, once, about topics that score 0 for every run.
+    """
     from relkit.metrics import _arrow
 
     # trec output never needs pandas: if a large input brings pyarrow in, spare
@@ -284,13 +300,15 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.evaluator import Evaluator
-    from relkit.metrics.trec_eval.format import lines
+    from relkit.metrics.trec_eval.format import labelled, lines
 
     ev = Evaluator(Qrels.read(qrels), measures, level=level, judged_only=judged_only,
                    max_docs=max_docs, complete=complete, num_docs=num_docs,
                    compat=compat)  # type: ignore[arg-type]
     z = _load_zscores(zscores) if zscores else None
     frames = []
+    evaluated: set[str] = set()
+    run_ids: dict[str, list[str]] = {}
     with contextlib.ExitStack() as stack:
         out: IO[str] = sys.stdout
         if output and fmt == "trec":
@@ -300,13 +318,47 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
             with Bar(f"evaluating {path}") as bar:
                 source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
                 res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
+            evaluated.update(res.topics)
+            run_ids.setdefault(res.run_id, []).append(str(path))
             if fmt == "trec":
-                out.writelines(lines(res, per_query=query, summary=not no_summary,
-                                     compat=compat, zscores=z is not None))
+                block = lines(res, per_query=query, summary=not no_summary,
+                              compat=compat, zscores=z is not None)
+                # one run: trec_eval's output exactly; several: each block names its run
+                out.writelines(labelled(block, res.run_id) if len(runs) > 1 else block)
             else:
                 frames.append(_tidy(res, query, not no_summary))
     if fmt != "trec":
         _write_tidy(frames, fmt, output)
+    if warn is not None:
+        for msg in _warnings(ev.zero_topics().among(evaluated), run_ids, qrels):
+            warn(msg)
+
+
+def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path) -> Iterator[str]:
+    """What ``relkit eval`` says on stderr after the numbers (each at most once)."""
+    def some(topics: list[str]) -> str:
+        shown = ", ".join(topics[:10])
+        return shown + (f", ... ({len(topics) - 10} more)" if len(topics) > 10 else "")
+
+    def count(topics: list[str]) -> tuple[str, str, str]:
+        one = len(topics) == 1
+        return (f"{len(topics)} topic{'' if one else 's'} of {qrels}", "has" if one else "have",
+                "scores" if one else "score")
+
+    if zeros.unjudged:
+        n, have, score = count(zeros.unjudged)
+        yield (f"{n} {have} no judged document (only -1 lines: pooled, unjudged) and {score} "
+               f"0 for every run: {some(zeros.unjudged)}; see docs/trec_eval.md, "
+               "'Silent zeros'")
+    if zeros.no_relevant:
+        n, have, score = count(zeros.no_relevant)
+        yield (f"{n} {have} no document graded >= {zeros.level} (-l) and {score} 0 on every "
+               f"relevance measure for every run: {some(zeros.no_relevant)}; see "
+               "docs/trec_eval.md, 'Silent zeros'")
+    for run_id, paths in run_ids.items():
+        if len(paths) > 1:
+            yield (f"runs {', '.join(paths)} have the same run id {run_id!r}: their results "
+                   "carry the same label")
 
 
 def _tidy(res: Result, per_query: bool, summary: bool) -> pd.DataFrame:

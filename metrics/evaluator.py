@@ -19,6 +19,8 @@ from relkit.metrics.ranking import JudgedTopics, Ranked, codes_of, distinct, ran
 if TYPE_CHECKING:
     import pandas as pd
 
+    from relkit.metrics.zeros import ZeroTopics
+
 Compat = Literal[9, 10]
 Aggregation = Literal["trec", "mean", "median", "gmean", "micro"]
 AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
@@ -187,6 +189,15 @@ class Evaluator:
         self.complete = complete
         self.num_docs = num_docs
         self.compat = compat
+
+    def zero_topics(self) -> ZeroTopics:
+        """Qrels topics without a relevant document at ``level``: 0 for every run.
+
+        See :mod:`relkit.metrics.zeros`; ``relkit eval`` warns about them.
+        """
+        from relkit.metrics.zeros import zero_topics
+
+        return zero_topics(self.judged, self.level)
 
     def compute(self, run: Run, zscores: ZTable | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Result:

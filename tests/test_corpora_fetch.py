@@ -6,6 +6,7 @@ import functools
 import hashlib
 import http.server
 import io
+import json
 import shutil
 import tarfile
 import threading
@@ -63,6 +64,8 @@ def serve() -> Iterator:  # type: ignore[type-arg]
 @pytest.fixture(autouse=True)
 def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))
+    # No retries (pooch waits 1 s, 2 s... between them) unless a test asks for them.
+    monkeypatch.setattr("relkit.corpora.fetch.RETRIES", 0)
     return tmp_path / "cache"
 
 
@@ -183,3 +186,121 @@ def test_registry_is_honest() -> None:
                     assert local.stat().st_size == f.size
                 if not f.verifiable:
                     assert "--unverified" in f.note
+
+
+# -- falling through the known sources (pooch underneath) --------------------------------
+TINY = {"docs.jsonl": b'{"_id": "d1", "title": "t", "text": "solar panels"}\n',
+        "topics.trec": b"<top>\n<num> Number: 1\n<title> solar\n</top>\n",
+        "qrels.txt": b"1 0 d1 1\n"}
+TINY_MANIFEST = {"name": "tiny", "scale": "binary",
+                 "docs": {"path": "docs.jsonl", "format": "jsonl-docs"},
+                 "topics": {"path": "topics.trec", "format": "trec-topics"},
+                 "qrels": {"path": "qrels.txt", "format": "trec-qrels"}}
+
+
+def _tiny(monkeypatch: pytest.MonkeyPatch, bases: dict[str, str]) -> None:
+    """A known collection 'tiny' whose sources (in order) are the servers in ``bases``."""
+    sources = {name: tuple(RemoteFile(path, f"{base}/{path}", len(data),
+                                      hashlib.sha256(data).hexdigest(), note="test")
+                           for path, data in TINY.items())
+               for name, base in bases.items()}
+    registry: Registry[KnownCollection] = Registry("collection", known.UnknownCollection)
+    registry.register(*KNOWN.values(), KnownCollection("tiny", "t", "d", sources,
+                                                       TINY_MANIFEST, {}, ""))
+    monkeypatch.setattr(known, "KNOWN", registry)
+
+
+def _mirror(root: Path, corrupt: str | None = None) -> Path:
+    root.mkdir(parents=True)
+    for path, data in TINY.items():
+        (root / path).write_bytes(data.upper() if path == corrupt else data)
+    return root
+
+
+def _dead_url() -> str:
+    """An address on 127.0.0.1 where nothing listens (a server started and stopped)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_source_that_is_down_falls_through_to_the_next(serve, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    up = serve(_mirror(tmp_path / "up"))
+    _tiny(monkeypatch, {"dead": _dead_url(), "up": up.url})
+    said: list[str] = []
+    root = fetch("tiny", dest=tmp_path / "out", say=said.append)
+    assert {p: (root / p).read_bytes() for p in TINY} == TINY
+    assert json.loads((root / "FETCHED.json").read_text())["source"] == "up"
+    assert any(m.startswith("tiny: source 'dead' failed (") and "Connection refused" in m
+               and m.endswith("trying the next source") for m in said)
+    st = collection_stats(open_collection(root))
+    assert (st.docs, st.topics, st.qrels) == (1, 1, 1)
+    assert _leftovers(root) == [] and not any(p.name.startswith("tmp") for p in root.iterdir())
+
+
+def test_a_source_with_wrong_bytes_falls_through_and_leaves_nothing(  # type: ignore[no-untyped-def]
+        serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = serve(_mirror(tmp_path / "bad", corrupt="topics.trec"))
+    good = serve(_mirror(tmp_path / "good"))
+    _tiny(monkeypatch, {"bad": bad.url, "good": good.url})
+    said: list[str] = []
+    root = fetch("tiny", dest=tmp_path / "out", say=said.append)
+    assert (root / "topics.trec").read_bytes() == TINY["topics.trec"]
+    assert any("source 'bad' failed" in m and "checksum mismatch for topics.trec" in m
+               for m in said)
+    # docs.jsonl came intact from the first source: the second does not send it again
+    assert "/docs.jsonl" not in good.requests and "/topics.trec" in good.requests
+    assert sorted(p.name for p in root.iterdir()) == sorted([*TINY, "FETCHED.json",
+                                                             "collection.json"])
+
+
+def test_every_source_down_names_each_one_and_url_base(serve, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "empty").mkdir()
+    empty = serve(tmp_path / "empty")
+    dead = _dead_url()
+    _tiny(monkeypatch, {"dead": dead, "empty": empty.url})
+    with pytest.raises(FetchError) as exc:
+        fetch("tiny", dest=tmp_path / "out")
+    msg = str(exc.value)
+    assert msg.startswith("tiny: every source failed: source 'dead': ")
+    assert f"{dead}/docs.jsonl: download failed (Connection refused)" in msg
+    assert f"source 'empty': {empty.url}/docs.jsonl: download failed (HTTP 404 " in msg
+    assert msg.endswith("try again later, or download from a mirror with --url-base URL "
+                        "(each file from URL/FILE)")
+    assert not (tmp_path / "out" / "collection.json").exists()
+    code, out, err = run_cli(["corpora", "fetch", "tiny", "--dest", str(tmp_path / "o2")])
+    (line,) = [ln for ln in err.splitlines() if "error" in ln]
+    assert code == 1 and out == "" and line == f"relkit: error: {msg}"
+    # A mirror replaces the sources: its failure says how to go back to them.
+    with pytest.raises(FetchError, match=r"^tiny: the download failed: mirror .*; check the "
+                       r"mirror, or leave out --url-base to try the known sources "
+                       r"\(dead, empty\)$"):
+        fetch("tiny", dest=tmp_path / "out", url_base=empty.url)
+
+
+def test_a_failed_transfer_is_retried(serve, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    flaky = serve(_mirror(tmp_path / "flaky"))
+    failed: list[str] = []
+    handler = flaky.httpd.RequestHandlerClass
+    serve_get = handler.func.do_GET  # type: ignore[attr-defined]
+
+    def once_503(self) -> None:  # type: ignore[no-untyped-def]
+        if self.path not in failed:                     # each file fails on its first try
+            failed.append(self.path)
+            self.send_error(503)
+            return
+        serve_get(self)
+
+    monkeypatch.setattr(handler.func, "do_GET", once_503)  # type: ignore[attr-defined]
+    _tiny(monkeypatch, {"flaky": flaky.url})
+    with pytest.raises(FetchError, match=r"HTTP 503 "):
+        fetch("tiny", dest=tmp_path / "out", retries=0)
+    failed.clear()
+    root = fetch("tiny", dest=tmp_path / "out2", retries=1)
+    assert {p: (root / p).read_bytes() for p in TINY} == TINY
+    assert sorted(failed) == sorted(f"/{p}" for p in TINY)

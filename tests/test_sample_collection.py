@@ -245,3 +245,44 @@ def test_quick_start_project_from_the_sample(tmp_path: Path) -> None:
     docs = {d for _, d in top10}
     assert f"pooled {len(top10)} documents over 6 topics from 4 runs" in err
     assert f"{len(docs)} documents copied in" in err
+
+
+def test_the_sample_is_a_known_collection_by_name(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`corpora list` omitted it and `--collection sample` failed once relkit was installed."""
+    monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))   # nothing fetched
+    code, out, _ = run_cli(["corpora", "list", "--format", "json"])
+    (row,) = [r for r in json.loads(out) if r["name"] == "sample"]
+    assert code == 0 and row["fetched"] and row["sources"] == ["shipped"]
+    assert (row["docs"], row["topics"], row["qrels"]) == (
+        MANIFEST["counts"]["docs"], MANIFEST["counts"]["topics"], MANIFEST["counts"]["judgments"])
+    code, out, err = run_cli(["corpora", "info", "sample", "--format", "json"])
+    assert code == 0, err
+    info = json.loads(out)
+    assert (info["docs"], info["topics"], info["qrels"]) == (265, 6, 471)
+    run = tmp_path / "ql.txt"
+    code, _, err = run_cli(["systems", "run", "--collection", "sample", "-s", "ql", "-o",
+                            str(run)], cwd=tmp_path)               # no sample folder here
+    assert code == 0, err
+    assert set(Run.read(run).frame["query_id"]) == {"101", "102", "103", "104", "105", "106"}
+    code, out, err = run_cli(["corpora", "fetch", "sample"])
+    assert code == 0 and Path(out.strip()) == SAMPLE.resolve() and "nothing to download" in err
+    assert not (tmp_path / "cache" / "collections").exists()      # nothing downloaded
+
+
+def test_the_known_sample_layout_is_the_shipped_manifest(tmp_path: Path) -> None:
+    from relkit.corpora.collection import open_collection
+    from relkit.corpora.known import KNOWN
+
+    kc = KNOWN["sample"]
+    assert kc.shipped == SAMPLE.resolve() and kc.licence == MANIFEST["licence"]
+    for key in ("name", "scale", "runs", "docs", "topics", "qrels"):
+        assert kc.manifest[key] == MANIFEST[key], key
+    assert open_collection("sample").root == SAMPLE.resolve()
+    # --layout sample reads a copy without its manifest
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(SAMPLE, copy, ignore=shutil.ignore_patterns("collection.toml"))
+    c = open_collection(copy, layout="sample")
+    assert len(c.read_qrels()) == 471 and len(c.read_runs()) == 4

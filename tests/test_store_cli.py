@@ -57,3 +57,40 @@ def test_missing_database_and_bad_options(tmp_path: Path) -> None:
     assert code == 2 and "majority" in err
     code, _, err = run_cli(["export", "qrels", "--db", db, "--method", "assessor"])
     assert code == 1 and "needs --assessor" in err
+
+
+def test_adjudicated_export_counts_what_the_majority_rule_settled(tmp_path: Path) -> None:
+    """Unadjudicated disagreements were settled silently (997 on the tutorial's data)."""
+    from relkit.judging.imports import import_judgments
+    from relkit.judging.judgment_files import JudgmentLine
+    from relkit.judging.reports import adjudicate, export_qrels
+
+    db = str(tmp_path / "p.db")
+    store = make_project(db)
+    # d00: 3,1 -> tie, settled low (1).  d01: 2,2,0 -> majority 2 (no tie).
+    # d02: 3,0 -> adjudicated by a lead (2): not settled by rule.  d03: 1,1 -> agreement.
+    grades = {"ann": (3, 2, 3, 1), "bob": (1, 2, 0, 1), "cy": (None, 0, None, None)}
+    lines = [JudgmentLine(who, "1", doc, g, f"{who}.qrels", i)
+             for who, gs in grades.items()
+             for i, (doc, g) in enumerate(zip(("d00", "d01", "d02", "d03"), gs, strict=True))
+             if g is not None]
+    import_judgments(store, lines, add_missing=True)
+    adjudicate(store, "lee", "1", "d02", 2)
+    rows = export_qrels(store, "adjudicated", unjudged=False)
+    assert rows[:4] == [("1", "d00", 1), ("1", "d01", 2), ("1", "d02", 2), ("1", "d03", 1)]
+    assert (rows.settled, rows.ties_low) == (2, 1)
+    code, out, err = run_cli(["export", "qrels", "--db", db, "--method", "adjudicated",
+                              "--no-unjudged"])
+    assert code == 0 and out.splitlines()[:2] == ["1 0 d00 1", "1 0 d01 2"]
+    assert err == ("relkit export qrels: warning: 2 disagreements without a lead's grade were "
+                   "settled by majority (1 tie given the lower grade); adjudicate them first "
+                   "(relkit disagreements; relkit judge --lead NAME) or pass --quiet\n")
+    quiet = run_cli(["export", "qrels", "--db", db, "--method", "adjudicated", "--no-unjudged",
+                     "--quiet"])
+    assert quiet == (0, out, "")
+    # The other methods say what they do by their name: no warning.
+    assert run_cli(["export", "qrels", "--db", db, "--method", "majority"])[2] == ""
+    adjudicate(store, "lee", "1", "d00", 3)
+    adjudicate(store, "lee", "1", "d01", 2)
+    code, _, err = run_cli(["export", "qrels", "--db", db, "--method", "adjudicated"])
+    assert code == 0 and err == ""

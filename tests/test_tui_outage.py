@@ -193,6 +193,8 @@ def test_relkit_judge_exits_nonzero_when_a_grade_is_not_saved(
         outage(True)
 
     monkeypatch.setattr(JudgeApp, "run", quit_pending)
+    # run_cli has no terminal; the screen is replaced, so let it through
+    monkeypatch.setattr("relkit.judging.tui.cli.need_terminal", lambda: None)
     code, _, err = run_cli(["judge", "--db", url, "--assessor", "ann"])
     assert code == 1
     assert "NOT saved: ann's 3 Perfectly relevant for document d1 of topic 1" in err

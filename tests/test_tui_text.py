@@ -76,3 +76,23 @@ def test_judge_names_the_assessors_to_choose_from(tmp_path: Path) -> None:
     assert message.endswith("name yourself with --assessor: one of ann, bob")
     code, _, err = run_cli(["judge", "--db", str(tmp_path / "t.db"), "--assessor", "lea"])
     assert code == 1 and err.rstrip().endswith("the assessors are ann, bob")
+
+
+def test_judge_without_a_terminal_refuses_in_one_line(tmp_path: Path) -> None:
+    """Through pipes, Textual drew the screen into the pipe and waited for keys forever."""
+    import subprocess
+    import sys
+
+    project(tmp_path)
+    db = str(tmp_path / "t.db")
+    # As a user runs it: a real process with stdin and stdout piped (before the fix it
+    # waited for keys until the timeout, failing the test).
+    proc = subprocess.run([sys.executable, "-m", "relkit", "judge", "--db", db,
+                           "--assessor", "ann"], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.PIPE)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("relkit") and "error: the judging screen needs a terminal" in line
+    assert run_cli(["judge", "--db", db, "--assessor", "ann"]) == (2, "", line + "\n")
+    assert run_cli(["judge", "--db", db, "--lead", "lee"])[0] == 2
+    assert len(Store.open(db).assessor("ann").judgments()) == 0

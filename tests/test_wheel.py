@@ -26,6 +26,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
                            str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
+    # No setuptools deprecation or notice on a regular build (what `make demo` runs);
+    # pip's own "WARNING: ..." lines about the local index are the machine's, not ours.
+    assert not [ln for ln in proc.stderr.splitlines() if "Warning" in ln or "!!" in ln], \
+        proc.stderr
     (whl,) = out.glob("relkit-*.whl")
     return whl
 
@@ -76,6 +80,17 @@ def test_installed_wheel_works_beside_a_users_own_metrics_and_judging(
                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert demo.returncode == 0, demo.stderr
     assert (work / "demo.db").stat().st_size > 0
+
+    # The shipped sample is a known collection by name, from the installed package data.
+    listed = subprocess.run([relkit, "corpora", "list"], cwd=work, capture_output=True,
+                            text=True, timeout=300)
+    assert listed.returncode == 0 and any(
+        ln.startswith("sample\t") and "\tshipped\t" in ln for ln in listed.stdout.splitlines())
+    info = subprocess.run([relkit, "corpora", "info", "sample"], cwd=work, capture_output=True,
+                          text=True, timeout=300)
+    assert info.returncode == 0 and "documents\t265" in info.stdout.splitlines(), info.stderr
+    assert str(site) in subprocess.run([relkit, "corpora", "fetch", "sample"], cwd=work,
+                                       capture_output=True, text=True, timeout=300).stdout
 
     # `python -m relkit` from the same folder: the working directory is on sys.path first.
     mod = subprocess.run([str(venv / "bin" / "python"), "-m", "relkit", "eval", "-m", "P@5",

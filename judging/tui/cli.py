@@ -54,6 +54,7 @@ def judge(
             raise typer.BadParameter(str(exc), param_hint="--lead") from None
         from relkit.judging.tui.lead import LeadApp
 
+        need_terminal()
         LeadApp(store, lead).run()
         return
     if assessor is None:
@@ -68,12 +69,28 @@ def judge(
     settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
                         min_view=min_view / 1000)
     app = make_app(store, assessor, settings)
+    need_terminal()
     app.run()
     code = finish(app)
     if code:
         raise typer.Exit(code)
     sys.stderr.write(f"next: relkit status{_db(db)} · relkit export qrels{_db(db)} -o qrels.txt"
                      f" · relkit eval qrels.txt RUN...\n")
+
+
+def need_terminal() -> None:
+    """Refuse, in one line (exit 2), to open a screen without a terminal both ways.
+
+    Textual draws into whatever stdout is (a file, a pipe) and waits for keys that a
+    pipe never sends: the command would write escape codes and never end. Checked
+    last, so a wrong option or assessor is still reported as such. The app itself
+    does not check (tests drive it headless with ``run_test``).
+    """
+    import click
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.UsageError("the judging screen needs a terminal (for both input and "
+                               "output); run it in one, not through a pipe or a file")
 
 
 def finish(app: JudgeApp) -> int:

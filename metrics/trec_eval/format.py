@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -54,3 +54,21 @@ def lines(res: Result, *, per_query: bool, summary: bool, compat: int,
         else:
             yield line(m.output, "all", fmt_float(float(s)), prefix)
 
+
+
+def labelled(block: Iterable[str], run_id: str) -> Iterator[str]:
+    """One run's lines, starting with its ``runid`` line (several runs in one output).
+
+    trec_eval evaluates one run and prints its ``runid`` line only among the
+    ``official`` measures, after the per-topic lines; relkit takes several runs, so
+    each block is headed by the line trec_eval would print. A block that already
+    starts with it (``-m official`` without ``-q``) is left as it is.
+    """
+    head = line("runid", "all", run_id)
+    it = iter(block)
+    first = next(it, None)
+    if first != head:
+        yield head
+    if first is not None:
+        yield first
+    yield from it

@@ -49,5 +49,10 @@ def run_mode(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[
                                       max_docs=max_docs, complete=complete, missing="skip")
         keep = [r for r in rows if (per_query or r.query_id == "all") and
                 (summary or r.query_id != "all")]
-        out.append(render(keep))
+        text = render(keep)
+        if len(runs) > 1:   # as with qrels: each run's block starts with its runid line
+            from relkit.metrics.trec_eval.format import labelled
+
+            text = "".join(labelled(text.splitlines(keepends=True), run.name))
+        out.append(text)
     return "".join(out)
