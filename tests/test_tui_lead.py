@@ -205,6 +205,8 @@ def test_cases_include_decided_pairs(tmp_path: Path) -> None:
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The leads whose screen `relkit judge --lead` opened (the screen itself not run)."""
     seen: list[str] = []
+    # Tests have no terminal; the refusal without one is tested in test_tui_text.py.
+    monkeypatch.setattr("relkit.judging.tui.cli.need_terminal", lambda: None)
     monkeypatch.setattr(LeadApp, "run", lambda self, *a, **k: seen.append(self.lead))
     return seen
 

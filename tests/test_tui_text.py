@@ -94,5 +94,6 @@ def test_judge_without_a_terminal_refuses_in_one_line(tmp_path: Path) -> None:
     (line,) = proc.stderr.splitlines()
     assert line.startswith("relkit") and "error: the judging screen needs a terminal" in line
     assert run_cli(["judge", "--db", db, "--assessor", "ann"]) == (2, "", line + "\n")
-    assert run_cli(["judge", "--db", db, "--lead", "lee"])[0] == 2
+    assert run_cli(["assign", "--db", db, "--lead", "lee"])[0] == 0
+    assert run_cli(["judge", "--db", db, "--lead", "lee"]) == (2, "", line + "\n")
     assert len(Store.open(db).assessor("ann").judgments()) == 0
