@@ -67,10 +67,11 @@ def info(
     from relkit.corpora.collection import open_collection
     from relkit.corpora.stats import collection_stats
 
+    fmt = _fmt(fmt)  # before the work
     c = open_collection(ref, layout)
     with Bar(f"indexing {c.name} documents", unit="documents") as bar:
         st = collection_stats(c, bar.update)
-    if _fmt(fmt) == "json":
+    if fmt == "json":
         typer.echo(json.dumps(st.to_dict(), indent=2))
     else:
         for line in st.lines():

@@ -6,9 +6,18 @@ command imports only the module that defines it (``relkit eval`` never loads SQL
 Textual or pandas). :func:`full_app` builds the whole tree for shell completion and the
 generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
 
-Errors: a relkit error (bad input, unknown measure...) prints one line on
-stderr and exits 1; a usage error prints one line and exits 2; a file that cannot be
-opened is one line naming it (exit 1); ``--debug`` shows the traceback.
+Errors, one line on stderr each (``--debug`` shows the traceback):
+
+- exit 2, a usage error: an unknown option, a missing argument, or a value an option
+  cannot take (``--depth abc``, ``--format xml``, ``--strategy dpeth``: see
+  :mod:`relkit.metrics.core.options`);
+- exit 1, a failure: bad input in a file, a file that cannot be opened (named), a
+  database that is not one, a name the data does not hold (``--pool`` of another
+  database);
+- exit 0 when the reader of stdout goes away (``relkit eval ... | head -1``).
+
+Every command also follows the conventions of :class:`relkit.judging.cliopts.RelkitCommand`
+(``--quiet``, multi-value file options), given to it here when it is registered.
 """
 
 from __future__ import annotations
@@ -321,7 +330,7 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
         if debug:
             raise
         sys.stderr.write(f"relkit: error: {exc}\n")
-        return 1
+        return int(getattr(exc, "exit_code", 1))  # 2: an option's value (OptionError)
     except typer.Exit as exc:
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):

@@ -167,8 +167,14 @@ class RelkitCommand(typer.core.TyperCommand):
         return super().parse_args(ctx, spread(args, names) if names else args)
 
     def invoke(self, ctx: Any) -> Any:
+        from relkit.metrics.core.options import OptionError
+
         try:
             return super().invoke(ctx)
+        except OptionError as exc:
+            # A value the option cannot take: click's usage error, exit 2, one line
+            # naming the command and the option.
+            raise typer.BadParameter(exc.message, ctx=ctx, param_hint=exc.option) from None
         except BrokenPipeError:
             # Before click sees it: click turns a closed pipe into exit status 1.
             from relkit.judging.cli import closed_pipe

@@ -63,17 +63,25 @@ def init(
     Example: relkit init --topics topics.trec --docs docs.trec --scale trec-dl --db project.db
     """
     from relkit.corpora.docstore import DocStore
-    from relkit.corpora.loaders import read_topics
+    from relkit.corpora.loaders import get_loader, read_topics
     from relkit.corpora.types import get_scale
+    from relkit.metrics.core.options import option_value
 
-    sc = get_scale(scale)
+    with option_value("--scale"):
+        sc = get_scale(scale)
+    with option_value("--topics-format"):
+        if topics_format is not None:
+            get_loader(topics_format, "topics")
+    with option_value("--docs-format"):
+        if docs_format is not None:
+            get_loader(docs_format, "docs")
     tops = read_topics(topics, topics_format)
     source = None
     if docs is not None:
         from relkit.metrics.core.progress import Bar
 
         with Bar(f"indexing {docs}", unit="documents") as bar:
-            # Index once now: errors surface here, and `pool --into` is instant later.
+            # Index once now: errors surface here, and `pool --db` is instant later.
             store_ = DocStore.open(docs, docs_format, progress=bar)
         source = str(docs.resolve())
         _say(f"relkit: indexed {len(store_):,} documents from {docs}")
@@ -89,7 +97,7 @@ def pool(
     runs: list[Path] = typer.Argument(..., help="TREC run files (named by their file stem)"),
     strategy: str = typer.Option("depth", "-s", "--strategy",
                                  help="A strategy (see `relkit pool-strategies`); an adaptive "
-                                 "one needs --into and a budget"),
+                                 "one needs --db and a budget"),
     depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run (the "
                               "candidates of every strategy)"),
     param: list[str] = typer.Option([], "--param", help="Strategy parameter name=value "
@@ -98,15 +106,17 @@ def pool(
     total: int | None = typer.Option(None, help="A global budget split evenly across topics"),
     topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the pool here"),
-    into: str | None = typer.Option(None, "--into", help="Import the pool into this "
-                                    "judging database (all or nothing)"),
+    # --db as everywhere a database is meant; --into, its first name, still works. Not
+    # read from $RELKIT_DB: without --db the pool goes to stdout or -o, not a database.
+    into: str | None = typer.Option(None, "--db", "--into", help="Import the pool into this "
+                                    "judging database (all or nothing); --into is the same"),
     pool_name: str | None = typer.Option(None, "--name", help="Pool name in the database"),
     docs: Path | None = typer.Option(None, help="Documents file (default: the one `init` "
                                      "recorded)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
     seed: int = typer.Option(0, help="Seed of an adaptive strategy (same seed, same sequence)"),
 ) -> None:
-    """Pool runs with a strategy: to a file (-o), into a judging database (--into), or stdout.
+    """Pool runs with a strategy: to a file (-o), into a judging database (--db), or stdout.
 
     An adaptive strategy (mtf, bandit, hedge, rbp-adaptive) imports every
     candidate with the strategy's definition; assessors are then shown the
@@ -114,27 +124,30 @@ def pool(
 
     Example: relkit pool runs/*.txt --strategy fusion --param method=rrf --budget 50 -o pool.tsv
 
-    Example: relkit pool runs/*.txt --depth 20 --into project.db
+    Example: relkit pool runs/*.txt --depth 20 --db project.db
 
-    Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --into project.db
+    Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --db project.db
     """
     from relkit.metrics.core.errors import check_output
+    from relkit.metrics.core.options import option_value
     from relkit.pooling.build import build_pool
     from relkit.pooling.cli import load_runs
     from relkit.pooling.strategies import get, parse_params
 
-    kind = get(strategy).kind         # an unknown name fails before the runs are read
-    params = parse_params(param)
+    with option_value("--strategy"):
+        kind = get(strategy).kind     # an unknown name fails before the runs are read
+    with option_value("--param"):
+        params = parse_params(param)
     if output is not None:
         check_output(output)          # before the work, not after it
     if docs is not None and into is None:
-        raise typer.BadParameter("is used only with --into (to copy pooled documents' text)",
+        raise typer.BadParameter("is used only with --db (to copy pooled documents' text)",
                                  param_hint="--docs")
     if kind == "adaptive":
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
         return
-    store = _open(into) if into is not None else None  # a bad --into fails before pooling
+    store = _open(into) if into is not None else None  # a bad --db fails before pooling
     loaded = load_runs(runs)
     if strategy == "depth":
         params.setdefault("depth", str(depth))
@@ -143,7 +156,7 @@ def pool(
     sizes = p.sizes()
     pooled = (f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from "
               f"{len(loaded)} runs ({strategy}, depth {depth})")
-    if store is None:  # with --into, said once the import has succeeded (one line if not)
+    if store is None:  # with --db, said once the import has succeeded (one line if not)
         _say(pooled)
     if output is not None:
         with open_output(output) as fp:
@@ -216,7 +229,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
 
     if into is None or output is not None:
         raise PoolingError(f"{strategy!r} is adaptive: it picks each document as judgments "
-                           "arrive, so there is no pool file to write; import it with --into "
+                           "arrive, so there is no pool file to write; import it with --db "
                            "DB (or replay it against qrels with `relkit pool-simulate`)")
     definition = Definition(strategy, params, seed, budget, total).validated()
     store = _open(into)

@@ -223,13 +223,22 @@ def eval_cmd(
     if max_docs is not None and max_docs < 0:
         # Named as typed (-M), not as the Evaluator's max_docs.
         raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
-    if relformat != "qrels":
-        from relkit.metrics.trec_eval.modes import run_mode
+    from relkit.metrics.core.options import option_value
 
+    if relformat != "qrels":
+        from relkit.metrics.trec_eval.modes import REL_FORMATS, run_mode
+
+        if relformat not in REL_FORMATS:
+            raise typer.BadParameter(f"must be one of {', '.join(REL_FORMATS)}; got "
+                                     f"{relformat!r}", param_hint="'-R'")
         sys.stdout.write(run_mode(relformat, qrels, runs, measure or [], query, max_docs,
                                   summary=not no_summary, complete=complete, compat=compat,
                                   level=level, judged_only=judged_only))
         return
+    from relkit.metrics.evaluator import resolve
+
+    with option_value("'-m'"):  # an unknown measure is a usage error, found before any file
+        resolve(measure or ["official"], compat)
     with _collector_paused():
         _evaluate(qrels, runs, measure or ["official"], query=query, no_summary=no_summary,
                   complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,

@@ -79,19 +79,30 @@ def run_cmd(
 
     Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
-    from relkit.corpora.loaders import read_docs, read_topics
+    from relkit.corpora.loaders import get_loader, read_docs, read_topics
     from relkit.corpora.systems import get, parse_params
     from relkit.corpora.systems.analyzer import Analyzer
     from relkit.corpora.systems.errors import SystemsError
     from relkit.corpora.systems.index import Index
     from relkit.corpora.systems.retrieve import query_text, retrieve
+    from relkit.metrics.core.options import OptionError, option_value
 
-    sys_ = get(system)
-    params: dict[str, Any] = sys_.validate(parse_params(param or []))
-    query_text(_probe_topic(), field)  # a bad --field fails before indexing
+    # Values the options cannot take are usage errors (exit 2), found before indexing.
+    with option_value("--system"):
+        sys_ = get(system)
+    with option_value("--param"):
+        params: dict[str, Any] = sys_.validate(parse_params(param or []))
+    with option_value("--field"):
+        query_text(_probe_topic(), field)
     if depth < 1:
-        raise SystemsError(f"--depth must be an int >= 1; got {depth}")
-    analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
+        raise OptionError("--depth", f"must be an int >= 1; got {depth}")
+    with option_value("--stemmer"):
+        analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
+    for opt, fmt, kind in (("--docs-format", docs_format, "docs"),
+                           ("--topics-format", topics_format, "topics")):
+        if fmt is not None:
+            with option_value(opt):
+                get_loader(fmt, kind)
     if collection is not None:
         if docs is not None or topics is not None:
             raise SystemsError("give --collection, or --docs and --topics, not both")

@@ -73,14 +73,31 @@ def compare_cmd(
 
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
-    from relkit.metrics.compare.core import compare
+    from relkit.metrics.compare.core import CI_METHODS, compare
     from relkit.metrics.compare.errors import CompareError
     from relkit.metrics.compare.scores import system_names
+    from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.evaluator import resolve
 
-    form = FORMATS.lookup(fmt)       # unknown names fail before any work
-    TESTS.lookup(test)
-    CORRECTIONS.lookup(correction)
+    # Values the options cannot take are usage errors (exit 2), found before any work.
+    with option_value("--format"):
+        form = FORMATS.lookup(fmt)
+    with option_value("--test"):
+        TESTS.lookup(test)
+    with option_value("--correction"):
+        CORRECTIONS.lookup(correction)
+    with option_value("-m"):
+        resolve(measure or [])
+    with option_value("--per-topic"):
+        resolve([per_topic] if per_topic else [])
+    if ci_method not in CI_METHODS:
+        raise OptionError("--ci-method", f"expected one of {', '.join(CI_METHODS)}; got "
+                          f"{ci_method!r}")
+    if not 0 < alpha < 1:
+        raise OptionError("--alpha", f"expected a number in (0, 1); got {alpha}")
+    if ci is not None and not 0 < ci < 1:
+        raise OptionError("--ci", f"expected a confidence level in (0, 1); got {ci}")
     if len(runs) < 2:
         raise CompareError("give at least two RUN files to compare")
     names = system_names(runs)
