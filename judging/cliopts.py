@@ -181,6 +181,23 @@ class RelkitCommand(typer.core.TyperCommand):
 
             raise typer.Exit(closed_pipe()) from None
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        import os
+
+        if not os.environ.get("NO_COLOR"):
+            return super().format_help(ctx, formatter)
+        try:
+            import typer.rich_utils as ru
+        except ImportError:  # typer without rich: plain text already
+            return super().format_help(ctx, formatter)
+        # NO_COLOR (no-color.org): rich drops colours by itself; the help is plain text
+        # altogether (no bold, no dim), like the rest of relkit's output.
+        was, ru.COLOR_SYSTEM = ru.COLOR_SYSTEM, None
+        try:
+            return super().format_help(ctx, formatter)
+        finally:
+            ru.COLOR_SYSTEM = was
+
     def get_params(self, ctx: Any) -> list[Any]:
         params: list[Any] = super().get_params(ctx)
         for p in params:

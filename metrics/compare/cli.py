@@ -6,6 +6,7 @@ CLI starts as fast as before.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -123,7 +124,9 @@ def compare_cmd(
 
         from relkit.metrics.compare.terminal import rich_table
 
-        Console(soft_wrap=False).print(rich_table(cmp))
+        # NO_COLOR (no-color.org): rich drops colours itself; no styling at all either.
+        plain = bool(os.environ.get("NO_COLOR"))
+        Console(soft_wrap=False, color_system=None if plain else "auto").print(rich_table(cmp))
         text = ""
     else:
         text = form.render(cmp)
