@@ -18,6 +18,7 @@ import typer
 from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
@@ -281,7 +282,9 @@ def assign(
 
 @app.command()
 def status(db: str | None = DbOpt,
-           fmt: str = typer.Option("text", "--format", help="text, tsv or json")) -> None:
+           fmt: str = typer.Option("text", "--format", help="text, tsv or json"),
+           output: Path | None = typer.Option(None, "-o", "--output",
+                                              help="File (default stdout)")) -> None:
     """Progress per topic and per assessor, judgments per hour, median dwell time.
 
     Example: relkit status --db team.db
@@ -290,11 +293,22 @@ def status(db: str | None = DbOpt,
 
     if fmt not in get_args(Fmt):
         raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
+    if output is not None:
+        from relkit.metrics.core.errors import check_output
+
+        check_output(output)
     st = get_status(_read(db))
-    if fmt == "json":
-        typer.echo(json.dumps({"topics": [asdict(t) for t in st.topics],
-                               "assessors": [asdict(a) for a in st.assessors]}, indent=2))
+    if output is not None:
+        with open_output(output) as fp:
+            fp.write(_status_text(st, fmt) + "\n")
         return
+    typer.echo(_status_text(st, fmt))
+
+
+def _status_text(st: Any, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"topics": [asdict(t) for t in st.topics],
+                           "assessors": [asdict(a) for a in st.assessors]}, indent=2)
     sep = "\t" if fmt == "tsv" else "  "
 
     def num(x: float | None, spec: str) -> str:
@@ -309,8 +323,7 @@ def status(db: str | None = DbOpt,
               " ".join(f"{g}:{n}" for g, n in sorted(t.grade_counts.items())) or "-"]
              for t in st.topics]
     if fmt == "tsv":
-        typer.echo("\n".join(sep.join(r) for r in rows))
-        return
+        return "\n".join(sep.join(r) for r in rows)
     blocks: list[list[list[str]]] = [[]]
     for r in rows:
         if r:
@@ -323,7 +336,7 @@ def status(db: str | None = DbOpt,
         out += [sep.join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()
                 for r in block]
         out.append("")
-    typer.echo("\n".join(out).rstrip())
+    return "\n".join(out).rstrip()
 
 
 @export_app.command("qrels")
@@ -426,15 +439,21 @@ def adjudicate(
 
 
 @app.command()
-def disagreements(db: str | None = DbOpt) -> None:
+def disagreements(
+    db: str | None = DbOpt,
+    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+) -> None:
     """List pairs that assessors graded differently (TSV: topic, doc, grades, adjudication).
 
-    Example: relkit disagreements --db team.db
+    Not yet adjudicated: '-' (null in JSON).
+
+    Example: relkit disagreements --db team.db --format csv -o disagreements.csv
     """
     from relkit.judging.reports import disagreements as run
+    from relkit.metrics.core.tables import check_table_options, write_table
 
-    typer.echo("topic\tdoc\tgrades\tadjudicated")
-    for d in run(_read(db)):
-        grades = " ".join(f"{a}={g}" for a, g in sorted(d.grades.items()))
-        typer.echo(f"{d.topic}\t{d.doc}\t{grades}\t"
-                   f"{'-' if d.adjudicated is None else d.adjudicated}")
+    check_table_options(fmt, output)
+    rows = [[d.topic, d.doc, " ".join(f"{a}={g}" for a, g in sorted(d.grades.items())),
+             d.adjudicated] for d in run(_read(db))]
+    write_table(["topic", "doc", "grades", "adjudicated"], rows, fmt, output, missing="-")

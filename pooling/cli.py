@@ -14,24 +14,13 @@ from pathlib import Path
 import typer
 
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.core.tables import check_table_options as _table_options
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 # Every table-writing command takes these two (`relkit.metrics.core.tables`).
 FormatOpt = typer.Option("tsv", "--format", help=FORMAT_HELP)
 OutputOpt = typer.Option(None, "-o", "--output", help=OUTPUT_HELP)
-
-
-def _table_options(fmt: str, output: Path | None) -> None:
-    """Check ``--format`` and ``-o`` before the work: usage error, or failure, named."""
-    from relkit.metrics.core.errors import check_output
-    from relkit.metrics.core.options import option_value
-    from relkit.metrics.core.tables import TABLE_FORMATS
-
-    with option_value("--format"):
-        TABLE_FORMATS.lookup(fmt)
-    if output is not None:
-        check_output(output)
 
 
 def _say(msg: str) -> None:
@@ -109,17 +98,18 @@ def _parse_budgets(text: str) -> list[int]:
 
 
 @app.command("pool-strategies")
-def strategies_cmd() -> None:
+def strategies_cmd(fmt: str = FormatOpt, output: Path | None = OutputOpt) -> None:
     """List the pooling strategies, their parameters and references.
 
-    Example: relkit pool-strategies
+    Example: relkit pool-strategies --format markdown
     """
+    from relkit.metrics.core.tables import write_table
     from relkit.pooling.strategies import load_all
 
-    print("name\tkind\tparameters\tsummary\treference")
-    for n, s in sorted(load_all().items()):
-        params = ", ".join(f"{p.name}={p.default} ({p.expected()})" for p in s.params)
-        print(f"{n}\t{s.kind}\t{params}\t{s.summary}\t{s.reference}")
+    _table_options(fmt, output)
+    rows = [[n, s.kind, ", ".join(f"{p.name}={p.default} ({p.expected()})" for p in s.params),
+             s.summary, s.reference] for n, s in sorted(load_all().items())]
+    write_table(["name", "kind", "parameters", "summary", "reference"], rows, fmt, output)
 
 
 @app.command("pool-stats")

@@ -15,6 +15,7 @@ import typer
 
 from relkit.corpora.systems import load_all, names
 from relkit.metrics.core.progress import Bar
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
@@ -26,16 +27,21 @@ def _say(msg: str) -> None:
 
 
 @app.command("list")
-def list_cmd() -> None:
+def list_cmd(
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+) -> None:
     """List the retrieval systems, their parameters (default, allowed values) and references.
 
-    Example: relkit systems list
+    Example: relkit systems list --format markdown
     """
-    print("name\tparameters\tsummary\treference")
-    for n, s in sorted(load_all().items()):
-        params = ", ".join(f"{p.name}={str(p.default).lower() if p.kind is bool else p.default}"
-                           f" ({p.expected()})" for p in s.params)
-        print(f"{n}\t{params}\t{s.summary}\t{s.reference}")
+    from relkit.metrics.core.tables import check_table_options, write_table
+
+    check_table_options(fmt, output)
+    rows = [[n, ", ".join(f"{p.name}={str(p.default).lower() if p.kind is bool else p.default}"
+                          f" ({p.expected()})" for p in s.params), s.summary, s.reference]
+            for n, s in sorted(load_all().items())]
+    write_table(["name", "parameters", "summary", "reference"], rows, fmt, output)
 
 
 @app.command("run")

@@ -28,50 +28,57 @@ from relkit.metrics.core.registry import Registry
 Cell = str | int | float | None
 
 
-def _text(x: Cell) -> str:
+def _text(x: Cell, missing: str = "") -> str:
     if x is None:
-        return ""
+        return missing
     if isinstance(x, float):
         return f"{x:.4f}"
     return str(x)
 
 
-def _tsv(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str]) -> None:
+Writer = Callable[[Sequence[str], Sequence[Sequence[Cell]], IO[str], str], None]
+
+
+def _tsv(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
+         missing: str) -> None:
     # As the commands always printed it: cells joined by tabs, nothing quoted (ids and
     # run names hold no tabs).
     out.write("\t".join(header) + "\n")
-    out.writelines("\t".join(_text(x) for x in r) + "\n" for r in rows)
+    out.writelines("\t".join(_text(x, missing) for x in r) + "\n" for r in rows)
 
 
-def _csv(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str]) -> None:
+def _csv(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
+         missing: str) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(header)
-    w.writerows([_text(x) for x in r] for r in rows)
+    w.writerows([_text(x, missing) for x in r] for r in rows)
 
 
-def _json(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str]) -> None:
+def _json(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
+          missing: str) -> None:
     records = [dict(zip(header, r, strict=True)) for r in rows]
     # numpy scalars (counts from pandas) as the Python numbers they hold
     out.write(json.dumps(records, indent=2, default=lambda x: x.item()) + "\n")
 
 
-def _markdown(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str]) -> None:
+def _markdown(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
+              missing: str) -> None:
     def line(cells: Sequence[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |\n"
 
     out.write(line(header))
     out.write("|" + "|".join("---" for _ in header) + "|\n")
     for r in rows:
-        out.write(line([_text(x) for x in r]))
+        out.write(line([_text(x, missing) for x in r]))
 
 
 @dataclass(frozen=True)
 class TableFormat:
-    """One way of writing a table: ``write(header, rows, stream)``."""
+    """One way of writing a table: ``write(header, rows, stream, missing)``."""
 
     name: str
     description: str
-    write: Callable[[Sequence[str], Sequence[Sequence[Cell]], IO[str]], None]
+    write: Writer
     aliases: tuple[str, ...] = ()
 
 
@@ -86,9 +93,21 @@ FORMAT_HELP = f"Table format: {', '.join(TABLE_FORMATS.names())}"
 OUTPUT_HELP = "Write the table here instead of stdout"
 
 
+def check_table_options(fmt: str, output: Path | None) -> None:
+    """Check ``--format`` and ``-o`` before the work: a usage error, or a failure, named."""
+    from relkit.metrics.core.options import option_value
+
+    with option_value("--format"):
+        TABLE_FORMATS.lookup(fmt)
+    if output is not None:
+        check_output(output)
+
+
 def write_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str = "tsv",
-                output: Path | None = None) -> None:
+                output: Path | None = None, *, missing: str = "") -> None:
     """Write ``rows`` under ``header`` in the format named ``fmt``, to ``output`` or stdout.
+
+    ``missing`` is how the text formats show ``None`` (JSON: ``null``).
 
     >>> write_table(["run", "score", "tau"], [["bm25", 0.25, None]], "csv")
     run,score,tau
@@ -103,8 +122,8 @@ def write_table(header: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str 
     """
     form = TABLE_FORMATS.lookup(fmt)
     if output is None:
-        form.write(header, rows, sys.stdout)
+        form.write(header, rows, sys.stdout, missing)
         return
     check_output(output)
     with open(output, "w", encoding="utf-8", newline="") as fp:
-        form.write(header, rows, fp)
+        form.write(header, rows, fp, missing)
