@@ -186,8 +186,8 @@ def test_quiet_silences_diagnostics_not_data_or_errors(tmp_path: Path) -> None:
 
 def _escapes(args: list[str], **env: str) -> int:
     """How many ANSI escape sequences ``relkit ARGS`` writes on a forced colour terminal."""
-    full = {**os.environ, "FORCE_COLOR": "1", "COLUMNS": "100", **env}
-    full.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
+    full = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full.update(FORCE_COLOR="1", COLUMNS="100", **env)
     proc = subprocess.run([sys.executable, "-m", "relkit", *args], capture_output=True,
                           text=True, env=full, timeout=120)
     assert proc.returncode == 0, proc.stderr
