@@ -276,28 +276,12 @@ def main(argv: list[str] | None = None) -> int:
         code = _main(args, stderr)
         sys.stdout.flush()  # output smaller than the pipe's buffer meets a closed pipe here
     except BrokenPipeError:
+        from relkit.judging.closedpipe import closed_pipe
+
         code = closed_pipe()
     finally:
         sys.stderr = stderr
     return code
-
-
-def closed_pipe() -> int:
-    """The reader went away (``relkit eval ... | head -1``): not an error, say nothing.
-
-    What is still buffered for stdout would fail again when the interpreter flushes it
-    at exit ("Exception ignored ... BrokenPipeError"), so stdout is pointed at the null
-    device first (the recipe in Python's documentation of SIGPIPE). Returns the exit
-    status, 0.
-    """
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass  # stdout is not a file (an in-process caller): nothing is flushed at exit
-    return 0
 
 
 def _main(args: list[str], stderr: typing.TextIO) -> int:

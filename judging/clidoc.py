@@ -15,7 +15,6 @@ import typer
 
 from relkit.judging.cli import full_app
 
-
 CONVENTIONS = """## Conventions (every command)
 
 - **Exit status**: 0 done; 1 a failure (bad input in a file, a file that cannot be read

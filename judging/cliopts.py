@@ -154,10 +154,11 @@ class RelkitCommand(typer.core.TyperCommand):
             self.params.append(quiet_option())
         for p in self.params:
             if _many_files(p):
-                many = MANY.format(opt=max(p.opts, key=len))
-                if many not in (p.help or ""):
-                    p.help = f"{p.help}. {many}" if p.help else many
-                    p.metavar = p.metavar or "FILE..."
+                opt: Any = p  # an Option: it has help (a Parameter in general has not)
+                many = MANY.format(opt=max(opt.opts, key=len))
+                if many not in (opt.help or ""):
+                    opt.help = f"{opt.help}. {many}" if opt.help else many
+                    opt.metavar = opt.metavar or "FILE..."
 
     def many_names(self) -> set[str]:
         return {o for p in self.params if _many_files(p) for o in p.opts}
@@ -177,7 +178,7 @@ class RelkitCommand(typer.core.TyperCommand):
             raise typer.BadParameter(exc.message, ctx=ctx, param_hint=exc.option) from None
         except BrokenPipeError:
             # Before click sees it: click turns a closed pipe into exit status 1.
-            from relkit.judging.cli import closed_pipe
+            from relkit.judging.closedpipe import closed_pipe
 
             raise typer.Exit(closed_pipe()) from None
 
