@@ -77,9 +77,14 @@ def info(
     Example: relkit corpora info ../shared/corpora/cranfield --layout cranfield
     """
     from relkit.corpora.collection import open_collection
+    from relkit.corpora.known import get_known
     from relkit.corpora.stats import collection_stats
+    from relkit.metrics.core.options import option_value
 
     fmt = _fmt(fmt)  # before the work
+    if layout is not None:
+        with option_value("--layout"):
+            get_known(layout)
     c = open_collection(ref, layout)
     with Bar(f"indexing {c.name} documents", unit="documents") as bar:
         st = collection_stats(c, bar.update)

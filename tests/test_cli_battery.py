@@ -47,7 +47,7 @@ DATA_NAMES = {
     ("assign", "--pool"), ("assign", "--topic"), ("pool", "--topic"), ("pool", "--name"),
     ("export qrels", "--assessor"), ("adjudicate", "--lead"), ("adjudicate", "--note"),
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
-    ("corpora info", "--layout"), ("systems run", "--tag"), ("demo", "--assessor"),
+    ("demo", "--assessor"),
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {

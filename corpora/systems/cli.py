@@ -102,6 +102,8 @@ def run_cmd(
         query_text(_probe_topic(), field)
     if depth < 1:
         raise OptionError("--depth", f"must be an int >= 1; got {depth}")
+    if tag is not None and (not tag or any(c.isspace() for c in tag)):  # as retrieve() says
+        raise OptionError("--tag", f"a run tag must be one word without spaces; got {tag!r}")
     with option_value("--stemmer"):
         analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
     for opt, fmt, kind in (("--docs-format", docs_format, "docs"),

@@ -99,8 +99,8 @@ def compare_cmd(
         raise OptionError("--alpha", f"expected a number in (0, 1); got {alpha}")
     if ci is not None and not 0 < ci < 1:
         raise OptionError("--ci", f"expected a confidence level in (0, 1); got {ci}")
-    if len(runs) < 2:
-        raise CompareError("give at least two RUN files to compare")
+    if len(runs) < 2:  # a missing argument: a usage error (exit 2)
+        raise typer.BadParameter("give at least two RUN files to compare")
     names = system_names(runs)
     if len(set(names)) != len(names):
         twice = sorted({str(p) for p, n in zip(runs, names, strict=True) if names.count(n) > 1})
