@@ -141,8 +141,10 @@ def _command_name(info: object) -> str:
 def _root_app() -> typer.Typer:
     import typer
 
+    from relkit.judging.cliopts import RelkitGroup
+
     app = typer.Typer(name="relkit", help=HELP, no_args_is_help=True, add_completion=True,
-                      pretty_exceptions_enable=False)
+                      pretty_exceptions_enable=False, cls=RelkitGroup)
 
     @app.callback()
     def root(
@@ -175,7 +177,10 @@ def _add(app: typer.Typer, name: str, entry: Entry) -> None:
     if entry.group:
         for info in sub.registered_commands:
             _conventions(info)
-        app.add_typer(sub, name=name, help=entry.help, rich_help_panel=entry.section)
+        from relkit.judging.cliopts import RelkitGroup
+
+        app.add_typer(sub, name=name, help=entry.help, rich_help_panel=entry.section,
+                      cls=RelkitGroup)
         return
     for info in sub.registered_commands:
         if _command_name(info) == name:

@@ -183,28 +183,46 @@ class RelkitCommand(typer.core.TyperCommand):
             raise typer.Exit(closed_pipe()) from None
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        import os
-
-        if not os.environ.get("NO_COLOR"):
-            return super().format_help(ctx, formatter)
-        try:
-            import typer.rich_utils as ru
-        except ImportError:  # typer without rich: plain text already
-            return super().format_help(ctx, formatter)
-        # NO_COLOR (no-color.org): rich drops colours by itself; the help is plain text
-        # altogether (no bold, no dim), like the rest of relkit's output.
-        was, ru.COLOR_SYSTEM = ru.COLOR_SYSTEM, None
-        try:
-            return super().format_help(ctx, formatter)
-        finally:
-            ru.COLOR_SYSTEM = was
+        _plain_help(lambda: super(RelkitCommand, self).format_help(ctx, formatter))
 
     def get_params(self, ctx: Any) -> list[Any]:
-        params: list[Any] = super().get_params(ctx)
-        for p in params:
-            # Typer shows a type after every option, `<bool>` for a flag; a flag takes no
-            # value, so it shows none.
-            if getattr(p, "is_flag", False) and hasattr(p, "display_type_rich"):
-                p.display_type_rich = _untyped
-        return params
+        return _untyped_flags(super().get_params(ctx))
+
+
+class RelkitGroup(typer.core.TyperGroup):
+    """A group (``relkit``, ``relkit export``...): its help follows the same conventions."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _plain_help(lambda: super(RelkitGroup, self).format_help(ctx, formatter))
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+def _plain_help(render: Any) -> None:
+    """Render a help page; under ``NO_COLOR`` as plain text."""
+    import os
+
+    if not os.environ.get("NO_COLOR"):
+        return render()
+    try:
+        import typer.rich_utils as ru
+    except ImportError:  # typer without rich: plain text already
+        return render()
+    # NO_COLOR (no-color.org): rich drops colours by itself; the help is plain text
+    # altogether (no bold, no dim), like the rest of relkit's output.
+    was, ru.COLOR_SYSTEM = ru.COLOR_SYSTEM, None
+    try:
+        return render()
+    finally:
+        ru.COLOR_SYSTEM = was
+
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    for p in params:
+        # Typer shows a type after every option, `<bool>` for a flag; a flag takes no
+        # value, so it shows none.
+        if getattr(p, "is_flag", False) and hasattr(p, "display_type_rich"):
+            p.display_type_rich = _untyped
+    return params
 

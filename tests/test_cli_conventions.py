@@ -137,6 +137,13 @@ def test_every_command_has_an_example_quiet_and_no_bool_placeholder() -> None:
         assert "--quiet" in out, name
 
 
+@pytest.mark.parametrize("group", ["export", "import", "db", "corpora", "systems"])
+def test_groups_show_no_bool_placeholder_either(group: str) -> None:
+    code, out, err = run_cli([group, "--help"])
+    assert code == 0, err
+    assert "--help" in out and "<bool>" not in out
+
+
 # -- exit status ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [
@@ -194,7 +201,8 @@ def _escapes(args: list[str], **env: str) -> int:
     return proc.stdout.count("\x1b[")
 
 
-@pytest.mark.parametrize("args", [["pool", "--help"], ["compare", QRELS, *RUNS[:2]]])
+@pytest.mark.parametrize("args", [["pool", "--help"], ["export", "--help"],
+                                  ["compare", QRELS, *RUNS[:2]]])
 def test_no_color_means_plain_text(args: list[str]) -> None:
     assert _escapes(args) > 0  # styled otherwise: the test would not see a difference
     assert _escapes(args, NO_COLOR="1") == 0
