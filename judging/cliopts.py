@@ -118,7 +118,13 @@ def quiet_option() -> Any:
 
 
 class _Sink:
-    """stderr under ``--quiet``: swallows diagnostics and progress (the root restores it)."""
+    """stderr under ``--quiet``: swallows diagnostics and progress (the root restores it).
+
+    ``real`` is the stream it stands for: :func:`error_stream` writes an error there.
+    """
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
 
     def write(self, text: str) -> int:
         return len(text)
@@ -132,8 +138,17 @@ class _Sink:
 
 def go_quiet(value: bool) -> None:
     """``--quiet``: stderr is a sink until the command ends (errors are printed after)."""
-    if value:
-        sys.stderr = _Sink()  # type: ignore[assignment]
+    if value and not isinstance(sys.stderr, _Sink):
+        sys.stderr = _Sink(sys.stderr)  # type: ignore[assignment]
+
+
+def error_stream() -> IO[str]:
+    """Where a command writes an error it reports itself: stderr, even under ``--quiet``.
+
+    (Errors raised to the CLI root are printed after the command, never quietly.)
+    """
+    err = sys.stderr
+    return err.real if isinstance(err, _Sink) else err
 
 
 def _untyped(ctx: Any) -> None:

@@ -274,3 +274,16 @@ def test_table_commands_write_every_format_to_a_file(command: list[str], pool_fi
                 for v in rec.values()] == row
     md = outputs["markdown"].splitlines()
     assert len(md) == len(rows) + 2 and md[0] == "| " + " | ".join(header) + " |"
+
+
+def test_an_error_a_command_reports_itself_is_shown_under_quiet(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``relkit judge --quiet``: a judgment NOT saved is still said (tui/cli.py finish)."""
+    from relkit.judging.cliopts import error_stream, go_quiet
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    go_quiet(True)
+    sys.stderr.write("relkit: a diagnostic\n")
+    error_stream().write("relkit: NOT saved: ...\n")
+    assert err.getvalue() == "relkit: NOT saved: ...\n"
