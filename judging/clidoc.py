@@ -33,8 +33,9 @@ CONVENTIONS = """## Conventions (every command)
   (`$RELKIT_DB` by default, except for `pool`, whose `--into` is an alias); `-o/--output`
   writes a command's table to a file and `--format` chooses how (`tsv`, `csv`, `json`,
   `markdown`; `eval`, `compare`, `agree` and `status` have formats of their own).
-- **stdin**: `relkit eval - run.txt < qrels` reads the qrels from stdin, `relkit eval
-  qrels -` a run; not both.
+- **stdin**: `-` for the qrels reads them from stdin (`relkit eval - run.txt < qrels`;
+  `compare` and the `pool-*` diagnostics too); `relkit eval qrels -` reads a run; not
+  both.
 - **Colour**: `NO_COLOR` set (no-color.org) makes every help and table plain text.
 """
 

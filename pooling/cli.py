@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -52,6 +53,13 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
                          f"on {len(bad)} topic(s) (first: {bad[0]}); scores decide, as in "
                          "trec_eval")
     return loaded
+
+
+def _read_qrels(path: Path) -> Any:
+    """The qrels named on the command line; ``-`` reads them from stdin (as ``relkit eval``)."""
+    from relkit.metrics.data import Qrels
+
+    return Qrels.read(sys.stdin.buffer if str(path) == "-" else path)
 
 
 def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str, str] | None:
@@ -149,7 +157,7 @@ def stats_cmd(
 
 @app.command("pool-coverage")
 def coverage_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels file"),
+    qrels: Path = typer.Argument(..., help="Qrels file ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     cutoff: list[int] = typer.Option([10, 100], "-k", "--cutoff", help="Judged@k cutoffs"),
     fmt: str = FormatOpt,
@@ -160,11 +168,10 @@ def coverage_cmd(
     Example: relkit pool-coverage qrels.txt runs/*.txt -k 10 -k 20 --format markdown
     """
     from relkit.metrics.core.tables import write_table
-    from relkit.metrics.data import Qrels
     from relkit.pooling.coverage import coverage
 
     _table_options(fmt, output)
-    table = coverage(Qrels.read(qrels), load_runs(runs), cutoff)
+    table = coverage(_read_qrels(qrels), load_runs(runs), cutoff)
     cols = [f"Judged@{k}" for k in sorted(set(cutoff))] + ["unjudged"]
     write_table(["run", *cols], [[name, *(float(row[c]) for c in cols)]
                                  for name, row in table.items()],
@@ -173,7 +180,7 @@ def coverage_cmd(
 
 @app.command("pool-reuse")
 def reuse_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels built from these runs' pool"),
+    qrels: Path = typer.Argument(..., help="Qrels built from these runs' pool ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     depth: int = typer.Option(100, help="Pool depth the qrels were built with"),
     group_by: str = typer.Option("run", help="Leave out one 'run' at a time, or each "
@@ -188,13 +195,12 @@ def reuse_cmd(
     Example: relkit pool-reuse qrels.txt runs/*/*.txt --depth 50 --group-by dir
     """
     from relkit.metrics.core.tables import write_table
-    from relkit.metrics.data import Qrels
     from relkit.pooling.reuse import leave_out
 
     _check_measure(measure)
     _table_options(fmt, output)
     loaded = load_runs(runs)
-    rows = leave_out(Qrels.read(qrels), loaded, depth, _groups(runs, group_by, group_file),
+    rows = leave_out(_read_qrels(qrels), loaded, depth, _groups(runs, group_by, group_file),
                      measure)
     write_table(["left_out", "run", "removed", "removed_relevant", "full", "left_out_score",
                  "drop", "rank_full", "rank_left_out", "rank_drop", "tau"],
@@ -235,7 +241,8 @@ def _plans(specs: Sequence[str], params: Sequence[str]) -> list:  # type: ignore
 
 @app.command("pool-simulate")
 def simulate_cmd(
-    qrels: Path = typer.Argument(..., help="A complete qrels (the simulated assessor)"),
+    qrels: Path = typer.Argument(..., help="A complete qrels (the simulated assessor; '-': "
+                                 "stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     strategy: list[str] = typer.Option(
         ["depth", "bandit"], "-s", "--strategy",
@@ -258,7 +265,6 @@ def simulate_cmd(
     Example: relkit pool-simulate qrels.txt runs/*.txt -s depth -s hedge --plot curve.svg
     """
     from relkit.metrics.core.tables import write_table
-    from relkit.metrics.data import Qrels
     from relkit.pooling.simulate import plot, simulate
 
     plans = _plans(strategy, param)
@@ -272,7 +278,7 @@ def simulate_cmd(
         check_output(plot_file, "--plot")
         if plot_file.suffix.lower() not in (".svg", ".png", ".pdf"):
             raise OptionError("--plot", f"{plot_file}: write an .svg, .png or .pdf file")
-    sim = simulate(Qrels.read(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
+    sim = simulate(_read_qrels(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
                    level=level, measure=measure,
                    progress=lambda label: _say(f"relkit: simulating {label}"))
     write_table(["strategy", "budget", "judged", "relevant", "found_share", "recall", "tau",

@@ -287,3 +287,15 @@ def test_an_error_a_command_reports_itself_is_shown_under_quiet(
     sys.stderr.write("relkit: a diagnostic\n")
     error_stream().write("relkit: NOT saved: ...\n")
     assert err.getvalue() == "relkit: NOT saved: ...\n"
+
+
+@pytest.mark.parametrize("command", [["pool-coverage"], ["compare", "--format", "csv"]])
+def test_other_commands_read_the_qrels_from_stdin_too(command: list[str]) -> None:
+    args = [sys.executable, "-m", "relkit", *command]
+    named = subprocess.run([*args, QRELS, *RUNS[:2]], capture_output=True, text=True,
+                           check=True, timeout=120)
+    with open(QRELS, "rb") as fp:
+        piped = subprocess.run([*args, "-", *RUNS[:2]], stdin=fp, capture_output=True,
+                               text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == named.stdout and piped.stdout

@@ -32,7 +32,8 @@ EPILOG = """Examples:
 
 @app.command("compare", epilog=EPILOG)
 def compare_cmd(
-    qrels: Annotated[Path, typer.Argument(help="Qrels file (4 or 3 columns; .gz ok)")],
+    qrels: Annotated[Path, typer.Argument(
+        help="Qrels file (4 or 3 columns; .gz ok; '-' reads it from stdin)")],
     runs: Annotated[list[Path], typer.Argument(
         help="Two or more TREC run files; systems are named by file (stem)")],
     measure: Annotated[list[str] | None, typer.Option(
@@ -108,7 +109,7 @@ def compare_cmd(
     if baseline is not None:
         by_file = {str(p): n for p, n in zip(runs, names, strict=True)}
         baseline = by_file.get(baseline, baseline)
-    q = Qrels.read(qrels)
+    q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
     loaded = {n: Run.read(p) for n, p in zip(names, runs, strict=True)}
     with Bar("evaluating runs", len(loaded), unit="runs") as bar:
         cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
