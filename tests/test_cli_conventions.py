@@ -299,3 +299,10 @@ def test_other_commands_read_the_qrels_from_stdin_too(command: list[str]) -> Non
                                text=True, timeout=120)
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout == named.stdout and piped.stdout
+
+
+def test_judgments_swallowed_by_runs_get_a_hint(judgments: list[str], tmp_path: Path) -> None:
+    """``agree --runs r*.txt a.qrels b.qrels``: the rule is said where it bites."""
+    code, _, err = run_cli(["agree", "--runs", *RUNS, *judgments], cwd=tmp_path)
+    assert code == 1 and err.count("\n") == 1
+    assert "judgment files after --runs are read as runs" in err and "with --" in err

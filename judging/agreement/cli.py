@@ -56,6 +56,7 @@ def agree(
         read_files,
     )
     from relkit.judging.agreement.report import FORMATS
+    from relkit.metrics.core.errors import RelkitError
     from relkit.metrics.core.options import option_value
 
     with option_value("--format"):
@@ -100,7 +101,14 @@ def agree(
     else:
         from relkit.judging.agreement.store import from_store
 
-        frame, sc, found_gold = from_store(db)
+        try:
+            frame, sc, found_gold = from_store(db)
+        except RelkitError as exc:
+            if not runs or db is not None:
+                raise
+            # `agree --runs r1.txt r2.txt a.qrels b.qrels` took the judgments for runs
+            raise AgreementError(f"{exc} (judgment files after --runs are read as runs: put "
+                                 "them first, or end the run list with --)") from None
         if declared is not None:
             sc = declared
     if gold is None and found_gold is not None:
