@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from relkit.judging.cli import full_app
+from relkit.judging.cli import COMMANDS, full_app
 
 CONVENTIONS = """## Conventions (every command)
 
@@ -65,6 +65,12 @@ def cli_markdown() -> str:
     lines = ["# relkit command reference", "",
              "Generated from the commands by `python -m relkit.judging.clidoc > docs/cli.md`;",
              "`relkit COMMAND --help` shows the same.", "", CONVENTIONS]
+    lines += ["## Commands by task", "", "As `relkit --help` groups them.", ""]
+    by_section: dict[str, list[str]] = {}
+    for name, entry in COMMANDS.items():
+        by_section.setdefault(entry.section, []).append(f"[`{name}`](#relkit-{name})")
+    lines += [f"- **{section}**: {', '.join(names)}" for section, names in by_section.items()]
+    lines.append("")
     for path, cmd in _walk(root, ["relkit"]):
         if cmd.hidden:
             continue
