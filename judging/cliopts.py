@@ -110,7 +110,8 @@ def quiet_option() -> Any:
 
         @probe.command()
         def _probe(quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP,
-                                              callback=go_quiet, expose_value=False)) -> None:
+                                              callback=go_quiet, expose_value=False,
+                                              is_eager=True)) -> None:
             pass  # pragma: no cover - never run
 
         _quiet_param = typer.main.get_command(probe).params[0]

@@ -306,3 +306,28 @@ def test_judgments_swallowed_by_runs_get_a_hint(judgments: list[str], tmp_path: 
     code, _, err = run_cli(["agree", "--runs", *RUNS, *judgments], cwd=tmp_path)
     assert code == 1 and err.count("\n") == 1
     assert "judgment files after --runs are read as runs" in err and "with --" in err
+
+
+def test_store_tables_take_output_and_format(tmp_path: Path) -> None:
+    """``disagreements`` (any table format) and ``status`` (its own) write to ``-o`` too."""
+    from store_helpers import make_project
+
+    db = str(tmp_path / "p.db")
+    store = make_project(db, overlap=1.0)
+    store.assessor("ann").record(topic="1", doc="d00", grade=3, dwell_ms=4000)
+    store.assessor("bob").record(topic="1", doc="d00", grade=1, dwell_ms=2000)
+    store.close()
+    code, tsv, err = run_cli(["disagreements", "--db", db])
+    assert code == 0, err
+    assert tsv == "topic\tdoc\tgrades\tadjudicated\n1\td00\tann=3 bob=1\t-\n"
+    out = tmp_path / "d.json"
+    code, stdout, err = run_cli(["disagreements", "--db", db, "--format", "json", "-o",
+                                 str(out)])
+    assert (code, stdout) == (0, ""), err
+    assert json.loads(out.read_text()) == [
+        {"topic": "1", "doc": "d00", "grades": "ann=3 bob=1", "adjudicated": None}]
+    code, shown, _ = run_cli(["status", "--db", db, "--format", "tsv"])
+    out = tmp_path / "status.tsv"
+    code, stdout, err = run_cli(["status", "--db", db, "--format", "tsv", "-o", str(out)])
+    assert (code, stdout) == (0, ""), err
+    assert out.read_text() == shown
