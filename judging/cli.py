@@ -16,7 +16,7 @@ Errors, one line on stderr each (``--debug`` shows the traceback):
   database);
 - exit 0 when the reader of stdout goes away (``relkit eval ... | head -1``).
 
-Every command also follows the conventions of :class:`relkit.judging.cliopts.RelkitCommand`
+Every command also follows the conventions of :class:`relkit.judging.conventions.RelkitCommand`
 (``--quiet``, multi-value file options), given to it here when it is registered.
 """
 
@@ -141,7 +141,7 @@ def _command_name(info: object) -> str:
 def _root_app() -> typer.Typer:
     import typer
 
-    from relkit.judging.cliopts import RelkitGroup
+    from relkit.judging.conventions import RelkitGroup
 
     app = typer.Typer(name="relkit", help=HELP, no_args_is_help=True, add_completion=True,
                       pretty_exceptions_enable=False, cls=RelkitGroup)
@@ -161,11 +161,11 @@ def _conventions(info: typer.models.CommandInfo) -> typer.models.CommandInfo:
     """The command with relkit's conventions (``--quiet``, multi-value file options...).
 
     Given here, by the root, so that the packages' CLI modules (lower layers) need not
-    import the judging layer's :mod:`relkit.judging.cliopts`.
+    import the judging layer's :mod:`relkit.judging.conventions`.
     """
     from typer.core import TyperCommand
 
-    from relkit.judging.cliopts import RelkitCommand
+    from relkit.judging.conventions import RelkitCommand
 
     if info.cls is None or info.cls is TyperCommand:
         info.cls = RelkitCommand
@@ -177,7 +177,7 @@ def _add(app: typer.Typer, name: str, entry: Entry) -> None:
     if entry.group:
         for info in sub.registered_commands:
             _conventions(info)
-        from relkit.judging.cliopts import RelkitGroup
+        from relkit.judging.conventions import RelkitGroup
 
         app.add_typer(sub, name=name, help=entry.help, rich_help_panel=entry.section,
                       cls=RelkitGroup)

@@ -48,7 +48,7 @@ RUNS = [str(p) for p in sorted((SAMPLE / "runs").glob("*.txt"))]
     (["--", "--runs", "r1", "r2"], ["--", "--runs", "r1", "r2"]),
 ])
 def test_spread(args: list[str], want: list[str]) -> None:
-    from relkit.judging.cliopts import spread
+    from relkit.judging.conventions import spread
 
     assert spread(args, {"--runs"}) == want
 
@@ -279,7 +279,7 @@ def test_table_commands_write_every_format_to_a_file(command: list[str], pool_fi
 def test_an_error_a_command_reports_itself_is_shown_under_quiet(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``relkit judge --quiet``: a judgment NOT saved is still said (tui/cli.py finish)."""
-    from relkit.judging.cliopts import error_stream, go_quiet
+    from relkit.judging.conventions import error_stream, go_quiet
 
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from relkit.judging.cliopts import DbOpt, error_stream, say
+from relkit.judging.cliopts import DbOpt, say
+from relkit.judging.conventions import error_stream
 
 if TYPE_CHECKING:
     from relkit.judging.tui.app import JudgeApp
