@@ -14,6 +14,7 @@ from typing import Any, Literal
 import typer
 
 from relkit.metrics.core.progress import Bar
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(help="Test collections: list the known ones, describe one, fetch one.",
                   no_args_is_help=True, add_completion=False)
@@ -25,12 +26,20 @@ def _say(msg: str) -> None:
 
 
 @app.command("list")
-def list_(fmt: str = typer.Option("text", "--format", help="text or json")) -> None:
+def list_(
+    fmt: str = typer.Option("text", "--format", help="text (tab-separated), json (with the "
+                            "descriptions), csv or markdown"),
+    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+) -> None:
     """The known public collections: size, sources, checksums, and whether fetched.
 
     Example: relkit corpora list
     """
     from relkit.corpora.known import KNOWN, collection_dir
+    from relkit.metrics.core.tables import check_table_options, write_table
+
+    table = "tsv" if fmt == "text" else fmt
+    check_table_options(table, output)
 
     rows: list[dict[str, Any]] = []
     for kc in KNOWN.values():
@@ -43,14 +52,17 @@ def list_(fmt: str = typer.Option("text", "--format", help="text or json")) -> N
                      "fetched": kc.shipped is not None
                      or (collection_dir(kc.name) / "collection.json").is_file(),
                      "description": kc.description})
-    if _fmt(fmt) == "json":
-        typer.echo(json.dumps(rows, indent=2))
+    if table == "json":  # the full records, descriptions and source lists included
+        text = json.dumps(rows, indent=2) + "\n"
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
         return
-    typer.echo("name\tdocs\ttopics\tqrels\tsources\tchecksum\tfetched\ttitle")
-    for r in rows:
-        typer.echo("\t".join(str(x if x is not None else "-") for x in (
-            r["name"], r["docs"], r["topics"], r["qrels"], ",".join(r["sources"]),
-            r["checksum"], "yes" if r["fetched"] else "no", r["title"])))
+    write_table(["name", "docs", "topics", "qrels", "sources", "checksum", "fetched", "title"],
+                [[r["name"], r["docs"], r["topics"], r["qrels"], ",".join(r["sources"]),
+                  r["checksum"], "yes" if r["fetched"] else "no", r["title"]] for r in rows],
+                table, output, missing="-")
 
 
 @app.command()
@@ -66,12 +78,18 @@ def info(
     Example: relkit corpora info ../shared/corpora/cranfield --layout cranfield
     """
     from relkit.corpora.collection import open_collection
+    from relkit.corpora.known import get_known
     from relkit.corpora.stats import collection_stats
+    from relkit.metrics.core.options import option_value
 
+    fmt = _fmt(fmt)  # before the work
+    if layout is not None:
+        with option_value("--layout"):
+            get_known(layout)
     c = open_collection(ref, layout)
     with Bar(f"indexing {c.name} documents", unit="documents") as bar:
         st = collection_stats(c, bar.update)
-    if _fmt(fmt) == "json":
+    if fmt == "json":
         typer.echo(json.dumps(st.to_dict(), indent=2))
     else:
         for line in st.lines():
@@ -109,19 +127,23 @@ def fetch(
 
 
 @app.command()
-def formats() -> None:
+def formats(
+    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+) -> None:
     """The document, topic and qrels formats relkit reads (the loader registries).
 
-    Example: relkit corpora formats
+    Example: relkit corpora formats --format markdown
     """
     from relkit.corpora.loaders import LOADERS
     from relkit.corpora.qrels import QRELS_FORMATS
+    from relkit.metrics.core.tables import Cell, check_table_options, write_table
 
-    typer.echo("format\tkind\toptions\tdescription")
-    for ld in LOADERS.values():
-        typer.echo(f"{ld.name}\t{ld.kind}\t{','.join(ld.options) or '-'}\t{ld.description}")
-    for q in QRELS_FORMATS.values():
-        typer.echo(f"{q.name}\tqrels\t-\t{q.description}")
+    check_table_options(fmt, output)
+    rows: list[list[Cell]] = [[ld.name, ld.kind, ",".join(ld.options) or "-", ld.description]
+                              for ld in LOADERS.values()]
+    rows += [[q.name, "qrels", "-", q.description] for q in QRELS_FORMATS.values()]
+    write_table(["format", "kind", "options", "description"], rows, fmt, output)
 
 
 def _fmt(fmt: str) -> str:

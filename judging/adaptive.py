@@ -1,6 +1,6 @@
 """Adaptive pools in the judging store: the strategy picks each next document.
 
-An adaptive pool (``relkit pool RUN... --strategy bandit --budget 50 --into DB``)
+An adaptive pool (``relkit pool RUN... --strategy bandit --budget 50 --db DB``)
 is stored like any pool: every candidate (the runs' top ``depth`` per topic) is a
 ``pool_entry`` row with its provenance, so every candidate's text is in the
 database and the runs' ranked lists can be rebuilt from the database alone. The

@@ -6,14 +6,24 @@ command imports only the module that defines it (``relkit eval`` never loads SQL
 Textual or pandas). :func:`full_app` builds the whole tree for shell completion and the
 generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
 
-Errors: a relkit error (bad input, unknown measure...) prints one line on
-stderr and exits 1; a usage error prints one line and exits 2; a file that cannot be
-opened is one line naming it (exit 1); ``--debug`` shows the traceback.
+Errors, one line on stderr each (``--debug`` shows the traceback):
+
+- exit 2, a usage error: an unknown option, a missing argument, or a value an option
+  cannot take (``--depth abc``, ``--format xml``, ``--strategy dpeth``: see
+  :mod:`relkit.metrics.core.options`);
+- exit 1, a failure: bad input in a file, a file that cannot be opened (named), a
+  database that is not one, a name the data does not hold (``--pool`` of another
+  database);
+- exit 0 when the reader of stdout goes away (``relkit eval ... | head -1``).
+
+Every command also follows the conventions of :class:`relkit.judging.conventions.RelkitCommand`
+(``--quiet``, multi-value file options), given to it here when it is registered.
 """
 
 from __future__ import annotations
 
 import sys
+import typing
 from importlib import import_module
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -27,69 +37,79 @@ class Entry(NamedTuple):
     """Where a command lives: ``module:attribute`` of its Typer app, and its help line."""
 
     app: str
+    section: str  # the heading `relkit --help` lists it under
     help: str
     group: bool = False  # a sub-app with commands of its own (``relkit export qrels``)
 
 
-# In the order `relkit --help` lists them. The help lines repeat each command's docstring
-# summary so that `--help` needs no import; tests/test_cli_startup.py checks they agree.
+# The sections of `relkit --help`, in order.
+EVALUATE = "Evaluate"
+BUILD = "Build a collection"
+JUDGE = "Judge"
+AGREE = "Agree"
+POOLING = "Pooling analysis"
+COLLECTIONS = "Collections"
+
+# In the order `relkit --help` lists them, grouped by section. The help lines repeat each
+# command's docstring summary so that `--help` needs no import; tests/test_cli_startup.py
+# checks they agree.
 COMMANDS: dict[str, Entry] = {
-    "eval": Entry("relkit.metrics.cli:app",
+    "eval": Entry("relkit.metrics.cli:app", EVALUATE,
                   "Evaluate runs against qrels with trec_eval's exact numbers."),
-    "compare": Entry("relkit.metrics.compare.cli:app",
+    "compare": Entry("relkit.metrics.compare.cli:app", EVALUATE,
                      "Compare systems: mean of each measure, with paired significance tests."),
-    "init": Entry("relkit.judging.commands:app",
+    "init": Entry("relkit.judging.commands:app", BUILD,
                   "Create a judging database for a collection: its topics and relevance "
                   "scale."),
-    "pool": Entry("relkit.judging.commands:app",
+    "pool": Entry("relkit.judging.commands:app", BUILD,
                   "Pool runs with a strategy: to a file (-o), into a judging database "
-                  "(--into), or stdout."),
-    "assign": Entry("relkit.judging.commands:app",
+                  "(--db), or stdout."),
+    "assign": Entry("relkit.judging.commands:app", BUILD,
                     "Share the pool's topics among assessors, with overlap and gold pairs."),
-    "status": Entry("relkit.judging.commands:app",
-                    "Progress per topic and per assessor, judgments per hour, median dwell "
-                    "time."),
-    "adjudicate": Entry("relkit.judging.commands:app",
-                        "Record a lead's final grade for a pair the assessors disagreed on."),
-    "disagreements": Entry("relkit.judging.commands:app",
-                           "List pairs that assessors graded differently (TSV: topic, doc, "
-                           "grades, adjudication)."),
-    "judge": Entry("relkit.judging.tui.cli:app",
+    "import": Entry("relkit.judging.commands:import_app", BUILD,
+                    "Bring outside judgments into the database.", group=True),
+    "export": Entry("relkit.judging.commands:export_app", BUILD,
+                    "Write judgments out: qrels or a full JSONL dump.", group=True),
+    "db": Entry("relkit.judging.dbcli:app", BUILD,
+                "Look after a judging database: check it, upgrade its schema.", group=True),
+    "judge": Entry("relkit.judging.tui.cli:app", JUDGE,
                    "Judge your assigned documents in the terminal: one key grades, saves, "
                    "moves on."),
-    "demo": Entry("relkit.judging.demo:app",
+    "demo": Entry("relkit.judging.demo:app", JUDGE,
                   "The quick start: the sample collection pooled, assigned and open for "
                   "judging."),
-    "agree": Entry("relkit.judging.agreement.cli:app",
+    "status": Entry("relkit.judging.commands:app", JUDGE,
+                    "Progress per topic and per assessor, judgments per hour, median dwell "
+                    "time."),
+    "adjudicate": Entry("relkit.judging.commands:app", JUDGE,
+                        "Record a lead's final grade for a pair the assessors disagreed on."),
+    "agree": Entry("relkit.judging.agreement.cli:app", AGREE,
                    "Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect "
                    "on rankings."),
-    "pool-strategies": Entry("relkit.pooling.cli:app",
+    "disagreements": Entry("relkit.judging.commands:app", AGREE,
+                           "List pairs that assessors graded differently (TSV: topic, doc, "
+                           "grades, adjudication)."),
+    "pool-strategies": Entry("relkit.pooling.cli:app", POOLING,
                              "List the pooling strategies, their parameters and references."),
-    "pool-stats": Entry("relkit.pooling.cli:app",
+    "pool-stats": Entry("relkit.pooling.cli:app", POOLING,
                         "Pool statistics: size per topic, documents contributed and unique "
                         "per run (and group)."),
-    "pool-coverage": Entry("relkit.pooling.cli:app",
+    "pool-coverage": Entry("relkit.pooling.cli:app", POOLING,
                            "Coverage table: each run's Judged@k and unjudged rate against a "
                            "qrels."),
-    "pool-reuse": Entry("relkit.pooling.cli:app",
+    "pool-reuse": Entry("relkit.pooling.cli:app", POOLING,
                         "Leave-one-run-out (or group-out) reusability: score drop, rank drop, "
                         "Kendall's tau."),
-    "pool-simulate": Entry("relkit.pooling.cli:app",
+    "pool-simulate": Entry("relkit.pooling.cli:app", POOLING,
                            "Replay strategies against a complete qrels: relevant found, tau, "
                            "Judged@10 per budget."),
-    "pool-sample": Entry("relkit.pooling.cli:app",
+    "pool-sample": Entry("relkit.pooling.cli:app", POOLING,
                          "Stratified sample of a pool with inclusion probabilities (for infAP "
                          "and statAP)."),
-    "export": Entry("relkit.judging.commands:export_app",
-                    "Write judgments out: qrels or a full JSONL dump.", group=True),
-    "import": Entry("relkit.judging.commands:import_app",
-                    "Bring outside judgments into the database.", group=True),
-    "db": Entry("relkit.judging.dbcli:app",
-                "Look after a judging database: check it, upgrade its schema.", group=True),
-    "corpora": Entry("relkit.corpora.cli:app",
+    "corpora": Entry("relkit.corpora.cli:app", COLLECTIONS,
                      "Test collections: list the known ones, describe one, fetch one.",
                      group=True),
-    "systems": Entry("relkit.corpora.systems.cli:app",
+    "systems": Entry("relkit.corpora.systems.cli:app", COLLECTIONS,
                      "Baseline retrieval systems (BM25, TF-IDF, query likelihood) that turn a "
                      "collection and topics into TREC runs.", group=True),
 }
@@ -121,8 +141,10 @@ def _command_name(info: object) -> str:
 def _root_app() -> typer.Typer:
     import typer
 
+    from relkit.judging.conventions import RelkitGroup
+
     app = typer.Typer(name="relkit", help=HELP, no_args_is_help=True, add_completion=True,
-                      pretty_exceptions_enable=False)
+                      pretty_exceptions_enable=False, cls=RelkitGroup)
 
     @app.callback()
     def root(
@@ -135,14 +157,35 @@ def _root_app() -> typer.Typer:
     return app
 
 
+def _conventions(info: typer.models.CommandInfo) -> typer.models.CommandInfo:
+    """The command with relkit's conventions (``--quiet``, multi-value file options...).
+
+    Given here, by the root, so that the packages' CLI modules (lower layers) need not
+    import the judging layer's :mod:`relkit.judging.conventions`.
+    """
+    from typer.core import TyperCommand
+
+    from relkit.judging.conventions import RelkitCommand
+
+    if info.cls is None or info.cls is TyperCommand:
+        info.cls = RelkitCommand
+    return info
+
+
 def _add(app: typer.Typer, name: str, entry: Entry) -> None:
     sub = _load(entry.app)
     if entry.group:
-        app.add_typer(sub, name=name, help=entry.help)
+        for info in sub.registered_commands:
+            _conventions(info)
+        from relkit.judging.conventions import RelkitGroup
+
+        app.add_typer(sub, name=name, help=entry.help, rich_help_panel=entry.section,
+                      cls=RelkitGroup)
         return
     for info in sub.registered_commands:
         if _command_name(info) == name:
-            app.registered_commands.append(info)
+            info.rich_help_panel = entry.section
+            app.registered_commands.append(_conventions(info))
             return
     raise LookupError(f"{entry.app} defines no command {name!r}")
 
@@ -187,8 +230,18 @@ def root_help(width: int | None = None) -> str:
 
     lines = ["Usage: relkit [OPTIONS] COMMAND [ARGS]...", "", f"  {HELP}", "", "Options:"]
     lines += table(ROOT_OPTIONS)
-    lines += ["", "Commands:"]
-    lines += table([(n, e.help) for n, e in COMMANDS.items()])
+    # One table for all sections, so the help texts line up from one section to the next;
+    # a heading wherever the section changes (COMMANDS keeps each section's commands
+    # together).
+    entries = iter(COMMANDS.values())
+    section = None
+    for row in table([(n, e.help) for n, e in COMMANDS.items()]):
+        if not row.startswith("   "):  # a command's first line, not a wrapped one
+            entry = next(entries)
+            if entry.section != section:
+                section = entry.section
+                lines += ["", f"{section}:"]
+        lines.append(row)
     lines += ["", "Run `relkit COMMAND --help` for a command's options and examples."]
     return "\n".join(lines) + "\n"
 
@@ -223,6 +276,20 @@ def _app_for(args: list[str]) -> typer.Typer | int:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app, turning relkit errors into one line."""
     args = sys.argv[1:] if argv is None else list(argv)
+    stderr = sys.stderr  # `--quiet` swaps in a sink while the command runs
+    try:
+        code = _main(args, stderr)
+        sys.stdout.flush()  # output smaller than the pipe's buffer meets a closed pipe here
+    except BrokenPipeError:
+        from relkit.judging.closedpipe import closed_pipe
+
+        code = closed_pipe()
+    finally:
+        sys.stderr = stderr
+    return code
+
+
+def _main(args: list[str], stderr: typing.TextIO) -> int:
     debug = "--debug" in args
     head = [a for a in args if a != "--debug"]
     if head[:1] == ["--version"]:
@@ -242,20 +309,22 @@ def main(argv: list[str] | None = None) -> int:
     from relkit.metrics.errors import RelkitError
 
     try:
-        # Without standalone mode Click returns a command's `typer.Exit(code)` as the value.
-        rv = app(args=args, standalone_mode=False, prog_name="relkit")
+        try:
+            # Without standalone mode Click returns a command's `typer.Exit(code)` as the
+            # value.
+            rv = app(args=args, standalone_mode=False, prog_name="relkit")
+        finally:
+            sys.stderr = stderr  # errors are never quiet
     except RelkitError as exc:
         if debug:
             raise
         sys.stderr.write(f"relkit: error: {exc}\n")
-        return 1
+        return int(getattr(exc, "exit_code", 1))  # 2: an option's value (OptionError)
     except typer.Exit as exc:
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("relkit: aborted\n")
         return 130
-    except BrokenPipeError:
-        return 0
     except OSError as exc:
         # A file the user named cannot be read or written (missing, a directory, no
         # permission): one line naming it. Commands catch what they can more precisely.

@@ -18,6 +18,7 @@ import typer
 from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
@@ -63,17 +64,25 @@ def init(
     Example: relkit init --topics topics.trec --docs docs.trec --scale trec-dl --db project.db
     """
     from relkit.corpora.docstore import DocStore
-    from relkit.corpora.loaders import read_topics
+    from relkit.corpora.loaders import get_loader, read_topics
     from relkit.corpora.types import get_scale
+    from relkit.metrics.core.options import option_value
 
-    sc = get_scale(scale)
+    with option_value("--scale"):
+        sc = get_scale(scale)
+    with option_value("--topics-format"):
+        if topics_format is not None:
+            get_loader(topics_format, "topics")
+    with option_value("--docs-format"):
+        if docs_format is not None:
+            get_loader(docs_format, "docs")
     tops = read_topics(topics, topics_format)
     source = None
     if docs is not None:
         from relkit.metrics.core.progress import Bar
 
         with Bar(f"indexing {docs}", unit="documents") as bar:
-            # Index once now: errors surface here, and `pool --into` is instant later.
+            # Index once now: errors surface here, and `pool --db` is instant later.
             store_ = DocStore.open(docs, docs_format, progress=bar)
         source = str(docs.resolve())
         _say(f"relkit: indexed {len(store_):,} documents from {docs}")
@@ -89,7 +98,7 @@ def pool(
     runs: list[Path] = typer.Argument(..., help="TREC run files (named by their file stem)"),
     strategy: str = typer.Option("depth", "-s", "--strategy",
                                  help="A strategy (see `relkit pool-strategies`); an adaptive "
-                                 "one needs --into and a budget"),
+                                 "one needs --db and a budget"),
     depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run (the "
                               "candidates of every strategy)"),
     param: list[str] = typer.Option([], "--param", help="Strategy parameter name=value "
@@ -98,15 +107,17 @@ def pool(
     total: int | None = typer.Option(None, help="A global budget split evenly across topics"),
     topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the pool here"),
-    into: str | None = typer.Option(None, "--into", help="Import the pool into this "
-                                    "judging database (all or nothing)"),
+    # --db as everywhere a database is meant; --into, its first name, still works. Not
+    # read from $RELKIT_DB: without --db the pool goes to stdout or -o, not a database.
+    into: str | None = typer.Option(None, "--db", "--into", help="Import the pool into this "
+                                    "judging database (all or nothing); --into is the same"),
     pool_name: str | None = typer.Option(None, "--name", help="Pool name in the database"),
     docs: Path | None = typer.Option(None, help="Documents file (default: the one `init` "
                                      "recorded)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
     seed: int = typer.Option(0, help="Seed of an adaptive strategy (same seed, same sequence)"),
 ) -> None:
-    """Pool runs with a strategy: to a file (-o), into a judging database (--into), or stdout.
+    """Pool runs with a strategy: to a file (-o), into a judging database (--db), or stdout.
 
     An adaptive strategy (mtf, bandit, hedge, rbp-adaptive) imports every
     candidate with the strategy's definition; assessors are then shown the
@@ -114,27 +125,30 @@ def pool(
 
     Example: relkit pool runs/*.txt --strategy fusion --param method=rrf --budget 50 -o pool.tsv
 
-    Example: relkit pool runs/*.txt --depth 20 --into project.db
+    Example: relkit pool runs/*.txt --depth 20 --db project.db
 
-    Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --into project.db
+    Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --db project.db
     """
     from relkit.metrics.core.errors import check_output
+    from relkit.metrics.core.options import option_value
     from relkit.pooling.build import build_pool
     from relkit.pooling.cli import load_runs
     from relkit.pooling.strategies import get, parse_params
 
-    kind = get(strategy).kind         # an unknown name fails before the runs are read
-    params = parse_params(param)
+    with option_value("--strategy"):
+        kind = get(strategy).kind     # an unknown name fails before the runs are read
+    with option_value("--param"):
+        params = parse_params(param)
     if output is not None:
         check_output(output)          # before the work, not after it
     if docs is not None and into is None:
-        raise typer.BadParameter("is used only with --into (to copy pooled documents' text)",
+        raise typer.BadParameter("is used only with --db (to copy pooled documents' text)",
                                  param_hint="--docs")
     if kind == "adaptive":
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
         return
-    store = _open(into) if into is not None else None  # a bad --into fails before pooling
+    store = _open(into) if into is not None else None  # a bad --db fails before pooling
     loaded = load_runs(runs)
     if strategy == "depth":
         params.setdefault("depth", str(depth))
@@ -143,7 +157,7 @@ def pool(
     sizes = p.sizes()
     pooled = (f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from "
               f"{len(loaded)} runs ({strategy}, depth {depth})")
-    if store is None:  # with --into, said once the import has succeeded (one line if not)
+    if store is None:  # with --db, said once the import has succeeded (one line if not)
         _say(pooled)
     if output is not None:
         with open_output(output) as fp:
@@ -216,7 +230,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
 
     if into is None or output is not None:
         raise PoolingError(f"{strategy!r} is adaptive: it picks each document as judgments "
-                           "arrive, so there is no pool file to write; import it with --into "
+                           "arrive, so there is no pool file to write; import it with --db "
                            "DB (or replay it against qrels with `relkit pool-simulate`)")
     definition = Definition(strategy, params, seed, budget, total).validated()
     store = _open(into)
@@ -296,7 +310,9 @@ def assign(
 
 @app.command()
 def status(db: str | None = DbOpt,
-           fmt: str = typer.Option("text", "--format", help="text, tsv or json")) -> None:
+           fmt: str = typer.Option("text", "--format", help="text, tsv or json"),
+           output: Path | None = typer.Option(None, "-o", "--output",
+                                              help="File (default stdout)")) -> None:
     """Progress per topic and per assessor, judgments per hour, median dwell time.
 
     Example: relkit status --db team.db
@@ -305,11 +321,22 @@ def status(db: str | None = DbOpt,
 
     if fmt not in get_args(Fmt):
         raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
+    if output is not None:
+        from relkit.metrics.core.errors import check_output
+
+        check_output(output)
     st = get_status(_read(db))
-    if fmt == "json":
-        typer.echo(json.dumps({"topics": [asdict(t) for t in st.topics],
-                               "assessors": [asdict(a) for a in st.assessors]}, indent=2))
+    if output is not None:
+        with open_output(output) as fp:
+            fp.write(_status_text(st, fmt) + "\n")
         return
+    typer.echo(_status_text(st, fmt))
+
+
+def _status_text(st: Any, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"topics": [asdict(t) for t in st.topics],
+                           "assessors": [asdict(a) for a in st.assessors]}, indent=2)
     sep = "\t" if fmt == "tsv" else "  "
 
     def num(x: float | None, spec: str) -> str:
@@ -327,8 +354,7 @@ def status(db: str | None = DbOpt,
               " ".join(f"{g}:{n}" for g, n in sorted(t.grade_counts.items())) or "-"]
              for t in st.topics]
     if fmt == "tsv":
-        typer.echo("\n".join(sep.join(r) for r in rows))
-        return
+        return "\n".join(sep.join(r) for r in rows)
     blocks: list[list[list[str]]] = [[]]
     for r in rows:
         if r:
@@ -341,7 +367,7 @@ def status(db: str | None = DbOpt,
         out += [sep.join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()
                 for r in block]
         out.append("")
-    typer.echo("\n".join(out).rstrip())
+    return "\n".join(out).rstrip()
 
 
 @export_app.command("qrels")
@@ -457,15 +483,21 @@ def adjudicate(
 
 
 @app.command()
-def disagreements(db: str | None = DbOpt) -> None:
+def disagreements(
+    db: str | None = DbOpt,
+    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+) -> None:
     """List pairs that assessors graded differently (TSV: topic, doc, grades, adjudication).
 
-    Example: relkit disagreements --db team.db
+    Not yet adjudicated: '-' (null in JSON).
+
+    Example: relkit disagreements --db team.db --format csv -o disagreements.csv
     """
     from relkit.judging.reports import disagreements as run
+    from relkit.metrics.core.tables import check_table_options, write_table
 
-    typer.echo("topic\tdoc\tgrades\tadjudicated")
-    for d in run(_read(db)):
-        grades = " ".join(f"{a}={g}" for a, g in sorted(d.grades.items()))
-        typer.echo(f"{d.topic}\t{d.doc}\t{grades}\t"
-                   f"{'-' if d.adjudicated is None else d.adjudicated}")
+    check_table_options(fmt, output)
+    rows = [[d.topic, d.doc, " ".join(f"{a}={g}" for a, g in sorted(d.grades.items())),
+             d.adjudicated] for d in run(_read(db))]
+    write_table(["topic", "doc", "grades", "adjudicated"], rows, fmt, output, missing="-")

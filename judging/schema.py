@@ -49,7 +49,7 @@ class CollectionRow(SQLModel, table=True):
     scale_name: str
     threshold: int
     created_at: datetime
-    # Where the documents come from (a file relkit can index), so `relkit pool --into`
+    # Where the documents come from (a file relkit can index), so `relkit pool --db`
     # can copy the pooled documents' text in later; NULL when documents were given inline.
     docs_source: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     docs_format: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

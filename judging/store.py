@@ -63,7 +63,7 @@ class Store(Database):
             pools = list(s.execute(select(PoolRow).where(PoolRow.collection_id == c.id)
                                 .order_by(PoolRow.id)).scalars())
             if not pools:
-                raise StoreError("assign: no pool imported yet: run `relkit pool ... --into DB`")
+                raise StoreError("assign: no pool imported yet: run `relkit pool ... --db DB`")
             prow = pools[-1] if pool is None else next((p for p in pools if p.name == pool), None)
             if prow is None:
                 raise StoreError(f"assign: no pool named {pool!r}; there are "

@@ -176,8 +176,8 @@ def list_measures() -> str:
 
 @app.command("eval", epilog=EPILOG)
 def eval_cmd(
-    qrels: Annotated[Path | None, typer.Argument(help="Qrels file (4 or 3 columns; .gz ok)")]
-        = None,
+    qrels: Annotated[Path | None, typer.Argument(
+        help="Qrels file (4 or 3 columns; .gz ok; '-' reads it from stdin)")] = None,
     runs: Annotated[list[Path] | None, typer.Argument(
         help="One or more TREC run files ('-' reads one from stdin)")]
         = None,
@@ -226,18 +226,34 @@ def eval_cmd(
         raise typer.BadParameter("give a QRELS file and at least one RUN file")
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    stdin = [str(p) for p in (qrels, *runs)].count("-")
+    if stdin > 1:
+        raise typer.BadParameter("stdin ('-') can feed the qrels or one run, not "
+                                 f"{'both' if str(qrels) == '-' else 'two runs'}")
     if compat not in (9, 10):
         raise typer.BadParameter(f"--compat must be 9 or 10; got {compat}")
     if max_docs is not None and max_docs < 0:
         # Named as typed (-M), not as the Evaluator's max_docs.
         raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
-    if relformat != "qrels":
-        from relkit.metrics.trec_eval.modes import run_mode
+    from relkit.metrics.core.options import option_value
 
+    if relformat != "qrels":
+        from relkit.metrics.trec_eval.modes import REL_FORMATS, run_mode
+
+        if relformat not in REL_FORMATS:
+            raise typer.BadParameter(f"must be one of {', '.join(REL_FORMATS)}; got "
+                                     f"{relformat!r}", param_hint="'-R'")
+        if stdin:
+            raise typer.BadParameter(f"'-' (stdin) is read with -R qrels only; give -R "
+                                     f"{relformat} files by name")
         sys.stdout.write(run_mode(relformat, qrels, runs, measure or [], query, max_docs,
                                   summary=not no_summary, complete=complete, compat=compat,
                                   level=level, judged_only=judged_only))
         return
+    from relkit.metrics.evaluator import resolve
+
+    with option_value("'-m'"):  # an unknown measure is a usage error, found before any file
+        resolve(measure or ["official"], compat)
     with _collector_paused():
         _evaluate(qrels, runs, measure or ["official"], query=query, no_summary=no_summary,
                   complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
@@ -302,7 +318,8 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import labelled, lines
 
-    ev = Evaluator(Qrels.read(qrels), measures, level=level, judged_only=judged_only,
+    q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
+    ev = Evaluator(q, measures, level=level, judged_only=judged_only,
                    max_docs=max_docs, complete=complete, num_docs=num_docs,
                    compat=compat)  # type: ignore[arg-type]
     z = _load_zscores(zscores) if zscores else None

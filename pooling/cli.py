@@ -10,10 +10,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.core.tables import check_table_options as _table_options
+
 app = typer.Typer(add_completion=False, no_args_is_help=True)
+
+# Every table-writing command takes these two (`relkit.metrics.core.tables`).
+FormatOpt = typer.Option("tsv", "--format", help=FORMAT_HELP)
+OutputOpt = typer.Option(None, "-o", "--output", help=OUTPUT_HELP)
 
 
 def _say(msg: str) -> None:
@@ -47,6 +55,13 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
     return loaded
 
 
+def _read_qrels(path: Path) -> Any:
+    """The qrels named on the command line; ``-`` reads them from stdin (as ``relkit eval``)."""
+    from relkit.metrics.data import Qrels
+
+    return Qrels.read(sys.stdin.buffer if str(path) == "-" else path)
+
+
 def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str, str] | None:
     from relkit.pooling.depth import run_name
     from relkit.pooling.errors import PoolingError
@@ -72,34 +87,37 @@ def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str
         return {run_name(p): p.resolve().parent.name for p in paths}
     if by == "run":
         return None
-    raise PoolingError(f"--group-by must be 'run' or 'dir'; got {by!r}")
+    from relkit.metrics.core.options import OptionError
+
+    raise OptionError("--group-by", f"expected 'run' or 'dir'; got {by!r}")
 
 
 def _parse_budgets(text: str) -> list[int]:
-    from relkit.pooling.errors import PoolingError
+    from relkit.metrics.core.options import OptionError
 
     try:
         out = [int(x) for x in text.split(",")]
     except ValueError:
-        raise PoolingError(f"--budget must be comma-separated ints (e.g. 25,50,100); "
-                           f"got {text!r}") from None
+        raise OptionError("--budget", f"expected comma-separated ints (e.g. 25,50,100); "
+                          f"got {text!r}") from None
     if any(b < 1 for b in out):
-        raise PoolingError(f"--budget values must be >= 1; got {text!r}")
+        raise OptionError("--budget", f"every value must be >= 1; got {text!r}")
     return out
 
 
 @app.command("pool-strategies")
-def strategies_cmd() -> None:
+def strategies_cmd(fmt: str = FormatOpt, output: Path | None = OutputOpt) -> None:
     """List the pooling strategies, their parameters and references.
 
-    Example: relkit pool-strategies
+    Example: relkit pool-strategies --format markdown
     """
+    from relkit.metrics.core.tables import write_table
     from relkit.pooling.strategies import load_all
 
-    print("name\tkind\tparameters\tsummary\treference")
-    for n, s in sorted(load_all().items()):
-        params = ", ".join(f"{p.name}={p.default} ({p.expected()})" for p in s.params)
-        print(f"{n}\t{s.kind}\t{params}\t{s.summary}\t{s.reference}")
+    _table_options(fmt, output)
+    rows = [[n, s.kind, ", ".join(f"{p.name}={p.default} ({p.expected()})" for p in s.params),
+             s.summary, s.reference] for n, s in sorted(load_all().items())]
+    write_table(["name", "kind", "parameters", "summary", "reference"], rows, fmt, output)
 
 
 @app.command("pool-stats")
@@ -107,105 +125,124 @@ def stats_cmd(
     pool: Path = typer.Argument(..., help="A pool file (relkit pool -o pool.tsv)"),
     group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group' lines"),
     overlap: bool = typer.Option(False, "--overlap", help="Also print pairwise run overlap"),
+    fmt: str = FormatOpt,
+    output: Path | None = OutputOpt,
 ) -> None:
     """Pool statistics: size per topic, documents contributed and unique per run (and group).
 
     Example: relkit pool-stats pool.tsv --groups groups.txt --overlap
     """
+    from relkit.metrics.core.tables import Cell, write_table
     from relkit.pooling.pool import Pool
     from relkit.pooling.stats import contributions, shared_by_one
     from relkit.pooling.stats import overlap as run_overlap
 
+    _table_options(fmt, output)
     p, _ = Pool.read(pool)
     groups = _groups([], "run", group_file) or {} if group_file is not None else None
     sizes = p.sizes()
     n = len(sizes)
     _say(f"relkit: {len(p):,} pairs over {n} topics (mean {len(p) / max(n, 1):.1f} per topic; "
          f"{shared_by_one(p):.1%} retrieved by one run only)")
-    print("section\tname\tsize\tunique\tunique_share")
-    for t, k in sizes.items():
-        print(f"topic\t{t}\t{k}\t\t")
-    for c in contributions(p):
-        print(f"run\t{c.name}\t{c.contributed}\t{c.unique}\t{c.unique / c.contributed:.4f}")
+    rows: list[list[Cell]] = [["topic", t, k, None, None] for t, k in sizes.items()]
+    rows += [["run", c.name, c.contributed, c.unique, c.unique / c.contributed]
+             for c in contributions(p)]
     if groups is not None:
-        for c in contributions(p, groups):
-            print(f"group\t{c.name}\t{c.contributed}\t{c.unique}\t"
-                  f"{c.unique / c.contributed:.4f}")
+        rows += [["group", c.name, c.contributed, c.unique, c.unique / c.contributed]
+                 for c in contributions(p, groups)]
     if overlap:
-        for (a, b), v in run_overlap(p).items():
-            print(f"overlap\t{a}|{b}\t{v:.4f}\t\t")
+        rows += [["overlap", f"{a}|{b}", v, None, None] for (a, b), v in run_overlap(p).items()]
+    write_table(["section", "name", "size", "unique", "unique_share"], rows, fmt, output)
 
 
 @app.command("pool-coverage")
 def coverage_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels file"),
+    qrels: Path = typer.Argument(..., help="Qrels file ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     cutoff: list[int] = typer.Option([10, 100], "-k", "--cutoff", help="Judged@k cutoffs"),
+    fmt: str = FormatOpt,
+    output: Path | None = OutputOpt,
 ) -> None:
     """Coverage table: each run's Judged@k and unjudged rate against a qrels.
 
-    Example: relkit pool-coverage qrels.txt runs/*.txt -k 10 -k 20
+    Example: relkit pool-coverage qrels.txt runs/*.txt -k 10 -k 20 --format markdown
     """
-    from relkit.metrics.data import Qrels
+    from relkit.metrics.core.tables import write_table
     from relkit.pooling.coverage import coverage
 
-    table = coverage(Qrels.read(qrels), load_runs(runs), cutoff)
+    _table_options(fmt, output)
+    table = coverage(_read_qrels(qrels), load_runs(runs), cutoff)
     cols = [f"Judged@{k}" for k in sorted(set(cutoff))] + ["unjudged"]
-    print("run\t" + "\t".join(cols))
-    for name, row in table.items():
-        print(name + "\t" + "\t".join(f"{row[c]:.4f}" for c in cols))
+    write_table(["run", *cols], [[name, *(float(row[c]) for c in cols)]
+                                 for name, row in table.items()],
+                fmt, output)
 
 
 @app.command("pool-reuse")
 def reuse_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels built from these runs' pool"),
+    qrels: Path = typer.Argument(..., help="Qrels built from these runs' pool ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     depth: int = typer.Option(100, help="Pool depth the qrels were built with"),
     group_by: str = typer.Option("run", help="Leave out one 'run' at a time, or each "
                                  "directory ('dir') of runs as a group"),
     group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group' lines"),
     measure: str = typer.Option("map", "-m", "--measure", help="Measure to rank systems by"),
+    fmt: str = FormatOpt,
+    output: Path | None = OutputOpt,
 ) -> None:
     """Leave-one-run-out (or group-out) reusability: score drop, rank drop, Kendall's tau.
 
     Example: relkit pool-reuse qrels.txt runs/*/*.txt --depth 50 --group-by dir
     """
-    from relkit.metrics.data import Qrels
+    from relkit.metrics.core.tables import write_table
     from relkit.pooling.reuse import leave_out
 
+    _check_measure(measure)
+    _table_options(fmt, output)
     loaded = load_runs(runs)
-    rows = leave_out(Qrels.read(qrels), loaded, depth, _groups(runs, group_by, group_file),
+    rows = leave_out(_read_qrels(qrels), loaded, depth, _groups(runs, group_by, group_file),
                      measure)
-    print("left_out\trun\tremoved\tremoved_relevant\tfull\tleft_out_score\tdrop\t"
-          "rank_full\trank_left_out\trank_drop\ttau")
-    for r in rows:
-        tau = "" if r.tau is None else f"{r.tau:.4f}"
-        print(f"{r.name}\t{r.run}\t{r.removed}\t{r.removed_relevant}\t{r.full:.4f}\t"
-              f"{r.left_out:.4f}\t{r.drop:.4f}\t{r.rank_full}\t{r.rank_left_out}\t"
-              f"{r.rank_drop}\t{tau}")
+    write_table(["left_out", "run", "removed", "removed_relevant", "full", "left_out_score",
+                 "drop", "rank_full", "rank_left_out", "rank_drop", "tau"],
+                [[r.name, r.run, r.removed, r.removed_relevant, float(r.full),
+                  float(r.left_out), float(r.drop), r.rank_full, r.rank_left_out, r.rank_drop,
+                  None if r.tau is None else float(r.tau)] for r in rows], fmt, output)
+
+
+def _check_measure(name: str) -> None:
+    """An unknown measure is a usage error (exit 2), found before any file is read."""
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.evaluator import resolve
+
+    with option_value("--measure"):
+        resolve([name])
 
 
 def _plans(specs: Sequence[str], params: Sequence[str]) -> list:  # type: ignore[type-arg]
     """``bandit:policy=thompson`` -> Plan; ``--param`` applies to every strategy that has it."""
+    from relkit.metrics.core.options import option_value
     from relkit.pooling.simulate import Plan
     from relkit.pooling.strategies import get, parse_params
 
-    common = parse_params(params)
+    with option_value("--param"):
+        common = parse_params(params)
     out = []
     for spec in specs:
-        name, _, rest = spec.partition(":")
-        s = get(name)
-        own = parse_params([x for x in rest.split(";") if x]) if rest else {}
-        mine = {k: v for k, v in common.items() if k in {p.name for p in s.params}}
-        mine.update(own)
-        s.validate(mine)
+        with option_value("--strategy"):
+            name, _, rest = spec.partition(":")
+            s = get(name)
+            own = parse_params([x for x in rest.split(";") if x]) if rest else {}
+            mine = {k: v for k, v in common.items() if k in {p.name for p in s.params}}
+            mine.update(own)
+            s.validate(mine)
         out.append(Plan(spec, name, mine))
     return out
 
 
 @app.command("pool-simulate")
 def simulate_cmd(
-    qrels: Path = typer.Argument(..., help="A complete qrels (the simulated assessor)"),
+    qrels: Path = typer.Argument(..., help="A complete qrels (the simulated assessor; '-': "
+                                 "stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     strategy: list[str] = typer.Option(
         ["depth", "bandit"], "-s", "--strategy",
@@ -218,6 +255,8 @@ def simulate_cmd(
     level: int = typer.Option(1, "-l", "--level", help="Lowest grade that counts as relevant"),
     measure: str = typer.Option("map", "-m", "--measure", help="Measure for Kendall's tau"),
     plot_file: Path | None = typer.Option(None, "--plot", help="Write the curve (SVG or PNG)"),
+    fmt: str = FormatOpt,
+    output: Path | None = OutputOpt,
 ) -> None:
     """Replay strategies against a complete qrels: relevant found, tau, Judged@10 per budget.
 
@@ -225,26 +264,28 @@ def simulate_cmd(
 
     Example: relkit pool-simulate qrels.txt runs/*.txt -s depth -s hedge --plot curve.svg
     """
-    from relkit.metrics.data import Qrels
+    from relkit.metrics.core.tables import write_table
     from relkit.pooling.simulate import plot, simulate
 
     plans = _plans(strategy, param)
     budgets = _parse_budgets(budget)
+    _check_measure(measure)
+    _table_options(fmt, output)
     if plot_file is not None:  # before the simulation, not after it
         from relkit.metrics.core.errors import check_output
-        from relkit.pooling.errors import PoolingError
+        from relkit.metrics.core.options import OptionError
 
         check_output(plot_file, "--plot")
         if plot_file.suffix.lower() not in (".svg", ".png", ".pdf"):
-            raise PoolingError(f"--plot {plot_file}: write an .svg, .png or .pdf file")
-    sim = simulate(Qrels.read(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
+            raise OptionError("--plot", f"{plot_file}: write an .svg, .png or .pdf file")
+    sim = simulate(_read_qrels(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
                    level=level, measure=measure,
                    progress=lambda label: _say(f"relkit: simulating {label}"))
-    print("strategy\tbudget\tjudged\trelevant\tfound_share\trecall\ttau\tjudged@10")
-    for r in sim.rows:
-        tau = "" if r.tau is None else f"{r.tau:.4f}"
-        print(f"{r.label}\t{r.budget}\t{r.judged}\t{r.relevant}\t{r.found_share:.4f}\t"
-              f"{r.recall:.4f}\t{tau}\t{r.judged_at_10:.4f}")
+    write_table(["strategy", "budget", "judged", "relevant", "found_share", "recall", "tau",
+                 "judged@10"],
+                [[r.label, r.budget, r.judged, r.relevant, float(r.found_share),
+                  float(r.recall), None if r.tau is None else float(r.tau),
+                  float(r.judged_at_10)] for r in sim.rows], fmt, output)
     if plot_file is not None:
         plot(sim, str(plot_file), title=f"{qrels.name}: relevant found vs judgments")
         _say(f"relkit: wrote {plot_file}")
@@ -261,10 +302,13 @@ def sample_cmd(
 
     Example: relkit pool-sample pool.tsv --strata 10:1,30:0.5,100:0.1 --seed 7 -o sample.tsv
     """
+    from relkit.metrics.core.options import option_value
     from relkit.pooling.pool import Pool
     from relkit.pooling.sample import parse_strata, stratified_sample, write_sample
 
+    with option_value("--strata"):
+        layers = parse_strata(strata)
     p, _ = Pool.read(pool)
-    s = stratified_sample(p, parse_strata(strata), seed)
+    s = stratified_sample(p, layers, seed)
     write_sample(s, output)
     _say(f"relkit: sampled {len(s):,} of {len(p):,} pooled pairs into {output}")

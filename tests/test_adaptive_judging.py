@@ -244,7 +244,7 @@ def test_cli_pool_into_assign_and_judge(tmp_path: Path) -> None:
     assert code == 0, err
     code, out, err = run_cli(["pool", *paths, "--strategy", "bandit", "--depth", "10",
                               "--budget", "6", "-o", str(tmp_path / "x.tsv")])
-    assert code == 1 and "is adaptive" in err and "--into" in err
+    assert code == 1 and "is adaptive" in err and "--db" in err
     code, out, err = run_cli(["pool", *paths, "--strategy", "bandit", "--depth", "10",
                               "--param", "policy=thompson", "--seed", "5", "--budget", "6",
                               "--into", db])

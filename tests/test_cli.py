@@ -43,7 +43,8 @@ def test_bad_input_is_one_line_with_file_and_line(tmp_path: Path) -> None:
 
 def test_unknown_measure_suggests() -> None:
     code, _, err = run_cli(["eval", "-m", "ndcg_cutt.10", QRELS, RUNS[0]])
-    assert code == 1 and "did you mean 'ndcg_cut'?" in err
+    # A value -m cannot take: a usage error (issue 15), still with the suggestion.
+    assert code == 2 and "did you mean 'ndcg_cut'?" in err
 
 
 def test_usage_error_exit_2() -> None:

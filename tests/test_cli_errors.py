@@ -125,7 +125,7 @@ def test_pool_into_a_bad_database_fails_before_pooling(tmp_path: Path) -> None:
     assert "not a SQLite database" in err
     code, _, err = run_cli(["pool", *map(str, runs), "--docs", str(SAMPLE / "docs.jsonl")])
     one_line(code, err, 2)
-    assert "--into" in err
+    assert "--db" in err
 
 
 def test_pool_into_names_the_run_file_of_a_bad_entry(tmp_path: Path) -> None:

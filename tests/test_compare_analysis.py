@@ -153,9 +153,9 @@ def test_cli_bad_input_is_one_line_error(tmp_path) -> None:  # noqa: ANN001
     assert code == 1 and err.startswith(f"relkit: error: {bad}:2: expected")
     assert err.count("\n") == 1
     code, _, err = run_cli(["compare", "--test", "ttest2", str(qrels), str(good), str(good)])
-    assert code == 1 and "unknown significance test 'ttest2'" in err
+    assert code == 2 and "unknown significance test 'ttest2'" in err  # a usage error
     code, _, err = run_cli(["compare", str(qrels), str(good)])
-    assert code == 1 and "at least two RUN files" in err
+    assert code == 2 and "at least two RUN files" in err
     code, out, err = run_cli(["compare", "--format", "json", "-m", "P@1", str(qrels),
                               str(good), str(tmp_path / "good.txt")])
     assert code == 1 and "the same run file is given twice" in err

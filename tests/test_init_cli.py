@@ -57,4 +57,4 @@ def test_init_errors(tmp_path: Path) -> None:
     good.write_text("1\tcats\n")
     code, _, err = run_cli(["init", "--topics", str(good), "--scale", "nope",
                             "--db", str(tmp_path / "y.db")])
-    assert code == 1 and "unknown relevance scale 'nope'" in err
+    assert code == 2 and "unknown relevance scale 'nope'" in err  # a usage error

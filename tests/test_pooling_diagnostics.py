@@ -189,8 +189,10 @@ def test_cli_on_cranfield(tmp_path: Path) -> None:
     assert code == 0, err
     assert len(out.splitlines()) == 5 and svg.read_text().startswith("<?xml")
     code, out, err = run_cli(f"pool {runs} --strategy bandt")
-    assert code == 1 and err.startswith("relkit: error: unknown pooling strategy 'bandt'; "
-                                        "did you mean 'bandit'?")
+    # a value --strategy cannot take: a usage error (exit 2), with the suggestion
+    assert code == 2 and err.startswith("relkit pool: error: Invalid value for --strategy: "
+                                        "unknown pooling strategy 'bandt'; did you mean "
+                                        "'bandit'?")
     code, out, err = run_cli("pool-strategies")
     assert code == 0 and len(out.splitlines()) == 9
     code, out, err = run_cli(f"pool-sample {tmp_path / 'p.tsv'} --strata 3:1,10:0.5 "

@@ -15,6 +15,7 @@ import typer
 
 from relkit.corpora.systems import load_all, names
 from relkit.metrics.core.progress import Bar
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
@@ -26,16 +27,21 @@ def _say(msg: str) -> None:
 
 
 @app.command("list")
-def list_cmd() -> None:
+def list_cmd(
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+) -> None:
     """List the retrieval systems, their parameters (default, allowed values) and references.
 
-    Example: relkit systems list
+    Example: relkit systems list --format markdown
     """
-    print("name\tparameters\tsummary\treference")
-    for n, s in sorted(load_all().items()):
-        params = ", ".join(f"{p.name}={str(p.default).lower() if p.kind is bool else p.default}"
-                           f" ({p.expected()})" for p in s.params)
-        print(f"{n}\t{params}\t{s.summary}\t{s.reference}")
+    from relkit.metrics.core.tables import check_table_options, write_table
+
+    check_table_options(fmt, output)
+    rows = [[n, ", ".join(f"{p.name}={str(p.default).lower() if p.kind is bool else p.default}"
+                          f" ({p.expected()})" for p in s.params), s.summary, s.reference]
+            for n, s in sorted(load_all().items())]
+    write_table(["name", "parameters", "summary", "reference"], rows, fmt, output)
 
 
 @app.command("run")
@@ -79,19 +85,32 @@ def run_cmd(
 
     Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
-    from relkit.corpora.loaders import read_docs, read_topics
+    from relkit.corpora.loaders import get_loader, read_docs, read_topics
     from relkit.corpora.systems import get, parse_params
     from relkit.corpora.systems.analyzer import Analyzer
     from relkit.corpora.systems.errors import SystemsError
     from relkit.corpora.systems.index import Index
     from relkit.corpora.systems.retrieve import query_text, retrieve
+    from relkit.metrics.core.options import OptionError, option_value
 
-    sys_ = get(system)
-    params: dict[str, Any] = sys_.validate(parse_params(param or []))
-    query_text(_probe_topic(), field)  # a bad --field fails before indexing
+    # Values the options cannot take are usage errors (exit 2), found before indexing.
+    with option_value("--system"):
+        sys_ = get(system)
+    with option_value("--param"):
+        params: dict[str, Any] = sys_.validate(parse_params(param or []))
+    with option_value("--field"):
+        query_text(_probe_topic(), field)
     if depth < 1:
-        raise SystemsError(f"--depth must be an int >= 1; got {depth}")
-    analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
+        raise OptionError("--depth", f"must be an int >= 1; got {depth}")
+    if tag is not None and (not tag or any(c.isspace() for c in tag)):  # as retrieve() says
+        raise OptionError("--tag", f"a run tag must be one word without spaces; got {tag!r}")
+    with option_value("--stemmer"):
+        analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
+    for opt, fmt, kind in (("--docs-format", docs_format, "docs"),
+                           ("--topics-format", topics_format, "topics")):
+        if fmt is not None:
+            with option_value(opt):
+                get_loader(fmt, kind)
     if collection is not None:
         if docs is not None or topics is not None:
             raise SystemsError("give --collection, or --docs and --topics, not both")

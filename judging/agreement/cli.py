@@ -56,8 +56,25 @@ def agree(
         read_files,
     )
     from relkit.judging.agreement.report import FORMATS
+    from relkit.metrics.core.errors import RelkitError
+    from relkit.metrics.core.options import option_value
 
-    report = FORMATS.lookup(fmt)    # an unknown name fails before any work
+    with option_value("--format"):
+        report = FORMATS.lookup(fmt)    # an unknown name fails before any work
+    with option_value("--scale"):
+        declared = get_scale(scale) if scale is not None else None
+    if runs:
+        from relkit.metrics.evaluator import resolve
+
+        with option_value("--measure"):
+            resolve([measure])
+        for p in runs:  # before the work, not after it; a failure (exit 1), named as typed
+            if not p.is_file():
+                raise AgreementError(f"--runs {p}: no such file")
+    if output is not None:
+        from relkit.metrics.core.errors import check_output
+
+        check_output(output)
     if repeats not in REPEATS:
         raise typer.BadParameter(f"expected one of {list(REPEATS)}; got {repeats!r}",
                                  param_hint="--repeats")
@@ -68,7 +85,6 @@ def agree(
         frame = read_files(judgments)
         for note in frame.attrs.get("notes", []):
             _say(f"relkit: {note}")
-        declared = get_scale(scale) if scale is not None else None
         frame, dropped = drop_negative(frame, declared)
         if dropped:
             _say("relkit: dropped judgments with negative codes (not relevance grades, e.g. "
@@ -85,9 +101,16 @@ def agree(
     else:
         from relkit.judging.agreement.store import from_store
 
-        frame, sc, found_gold = from_store(db)
-        if scale is not None:
-            sc = get_scale(scale)
+        try:
+            frame, sc, found_gold = from_store(db)
+        except RelkitError as exc:
+            if not runs or db is not None:
+                raise
+            # `agree --runs r1.txt r2.txt a.qrels b.qrels` took the judgments for runs
+            raise AgreementError(f"{exc} (judgment files after --runs are read as runs: put "
+                                 "them first, or end the run list with --)") from None
+        if declared is not None:
+            sc = declared
     if gold is None and found_gold is not None:
         gold = found_gold
         _say(f"relkit: agreement with gold is reported against {gold!r} (the gold "
@@ -110,8 +133,6 @@ def agree(
 
         loaded = {}
         for p in runs:
-            if not p.is_file():
-                raise typer.BadParameter(f"{p}: no such file", param_hint="--runs")
             loaded[run_name(p)] = Run.read(p)
         result.effect = effect(ratings, loaded, measure, threshold)
     text = report.render(result)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from relkit.judging.cliopts import DbOpt, say
+from relkit.judging.conventions import error_stream
 
 if TYPE_CHECKING:
     from relkit.judging.tui.app import JudgeApp
@@ -113,13 +114,14 @@ def finish(app: JudgeApp) -> int:
             sys.stderr.write(f"relkit: saved on the way out: {what}\n")
         except (StoreError, *UNREACHABLE) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            sys.stderr.write(f"relkit: NOT saved: {app.view.name}'s {what} ({reason}).\n"
-                             "relkit: the document is still unjudged in the database and "
-                             "comes round again when you resume.\n")
+            # an error: shown under --quiet too
+            error_stream().write(f"relkit: NOT saved: {app.view.name}'s {what} ({reason}).\n"
+                                 "relkit: the document is still unjudged in the database "
+                                 "and comes round again when you resume.\n")
             return 1
     if app.return_code:
-        sys.stderr.write(f"relkit: the judging screen stopped on an error (above); every "
-                         f"judgment it acknowledged as saved is in {where}\n")
+        error_stream().write(f"relkit: the judging screen stopped on an error (above); "
+                             f"every judgment it acknowledged as saved is in {where}\n")
         return app.return_code
     sys.stderr.write(f"relkit: judgments are saved in {where}\n")
     return 0

@@ -6,6 +6,7 @@ CLI starts as fast as before.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -31,7 +32,8 @@ EPILOG = """Examples:
 
 @app.command("compare", epilog=EPILOG)
 def compare_cmd(
-    qrels: Annotated[Path, typer.Argument(help="Qrels file (4 or 3 columns; .gz ok)")],
+    qrels: Annotated[Path, typer.Argument(
+        help="Qrels file (4 or 3 columns; .gz ok; '-' reads it from stdin)")],
     runs: Annotated[list[Path], typer.Argument(
         help="Two or more TREC run files; systems are named by file (stem)")],
     measure: Annotated[list[str] | None, typer.Option(
@@ -73,16 +75,33 @@ def compare_cmd(
 
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
-    from relkit.metrics.compare.core import compare
+    from relkit.metrics.compare.core import CI_METHODS, compare
     from relkit.metrics.compare.errors import CompareError
     from relkit.metrics.compare.scores import system_names
+    from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.evaluator import resolve
 
-    form = FORMATS.lookup(fmt)       # unknown names fail before any work
-    TESTS.lookup(test)
-    CORRECTIONS.lookup(correction)
-    if len(runs) < 2:
-        raise CompareError("give at least two RUN files to compare")
+    # Values the options cannot take are usage errors (exit 2), found before any work.
+    with option_value("--format"):
+        form = FORMATS.lookup(fmt)
+    with option_value("--test"):
+        TESTS.lookup(test)
+    with option_value("--correction"):
+        CORRECTIONS.lookup(correction)
+    with option_value("-m"):
+        resolve(measure or [])
+    with option_value("--per-topic"):
+        resolve([per_topic] if per_topic else [])
+    if ci_method not in CI_METHODS:
+        raise OptionError("--ci-method", f"expected one of {', '.join(CI_METHODS)}; got "
+                          f"{ci_method!r}")
+    if not 0 < alpha < 1:
+        raise OptionError("--alpha", f"expected a number in (0, 1); got {alpha}")
+    if ci is not None and not 0 < ci < 1:
+        raise OptionError("--ci", f"expected a confidence level in (0, 1); got {ci}")
+    if len(runs) < 2:  # a missing argument: a usage error (exit 2)
+        raise typer.BadParameter("give at least two RUN files to compare")
     names = system_names(runs)
     if len(set(names)) != len(names):
         twice = sorted({str(p) for p, n in zip(runs, names, strict=True) if names.count(n) > 1})
@@ -90,7 +109,7 @@ def compare_cmd(
     if baseline is not None:
         by_file = {str(p): n for p, n in zip(runs, names, strict=True)}
         baseline = by_file.get(baseline, baseline)
-    q = Qrels.read(qrels)
+    q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
     loaded = {n: Run.read(p) for n, p in zip(names, runs, strict=True)}
     with Bar("evaluating runs", len(loaded), unit="runs") as bar:
         cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
@@ -106,7 +125,9 @@ def compare_cmd(
 
         from relkit.metrics.compare.terminal import rich_table
 
-        Console(soft_wrap=False).print(rich_table(cmp))
+        # NO_COLOR (no-color.org): rich drops colours itself; no styling at all either.
+        plain = bool(os.environ.get("NO_COLOR"))
+        Console(soft_wrap=False, color_system=None if plain else "auto").print(rich_table(cmp))
         text = ""
     else:
         text = form.render(cmp)

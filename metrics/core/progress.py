@@ -8,6 +8,7 @@ only the CLI prints). rich is imported only when a bar is shown.
 
 from __future__ import annotations
 
+import os
 import sys
 from types import TracebackType
 from typing import Any
@@ -47,7 +48,10 @@ class Bar:
             counts = ([DownloadColumn(), TransferSpeedColumn()] if self.size else
                       [MofNCompleteColumn(), TextColumn(self.unit)])
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), *counts,
-                                 TimeElapsedColumn(), console=Console(stderr=True),
+                                 TimeElapsedColumn(), console=Console(
+                                     stderr=True,  # NO_COLOR (no-color.org): plain
+                                     color_system=None if os.environ.get("NO_COLOR")
+                                     else "auto"),
                                  transient=True, redirect_stdout=False,
                                  redirect_stderr=False)
             self._bar.__enter__()
