@@ -370,8 +370,9 @@ def import_judgments(
                                        "a CSV/TSV with assessor, topic, doc, grade"),
     db: str | None = DbOpt,
     add_missing: bool = typer.Option(False, help="Add unknown topics/documents (no text)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary"),
 ) -> None:
-    """Import judgments, all or nothing.
+    """Import judgments, all or nothing; they mark the assessors' assigned items done.
 
     Example: relkit import judgments alice.qrels bob.qrels
     """
@@ -383,6 +384,7 @@ def import_judgments(
             raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
     from relkit.judging.judgment_files import JudgmentLines
     from relkit.judging.models import StoreError
+    from relkit.metrics.core.progress import Bar
 
     lines = JudgmentLines()
     for f in files:
@@ -391,8 +393,17 @@ def import_judgments(
             raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
                              "nothing was imported")
         lines.extend(got)
-    n = run(_open(db), lines, add_missing=add_missing)
-    _say(f"relkit: imported {n} judgments")
+    store = _open(db)
+    if quiet:
+        done = run(store, lines, add_missing=add_missing)
+    else:
+        with Bar("importing judgments", len(lines), unit="judgments") as bar:
+            done = run(store, lines, add_missing=add_missing, progress=bar)
+    if not quiet:
+        _say(f"relkit: imported {done.judgments:,} judgments ({done.new:,} new, "
+             f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"
+             + (f"; {done.unassigned:,} match no assignment item (kept for agreement and "
+                "export)" if done.unassigned else ""))
 
 
 @app.command()

@@ -1,23 +1,42 @@
-"""Importing outside judgments into the store, all or nothing.
+"""Importing outside judgments into the store, all or nothing, in bulk.
 
 The files are read by :mod:`relkit.judging.judgment_files` (qrels per assessor, or
 one long table). The whole input is read and checked before anything is written,
 then written in one transaction: all or nothing.
+
+An imported judgment counts as judging work done: it marks the importing
+assessor's matching assignment item done (the item for the same topic and
+document in that assessor's assignment), so ``relkit status`` counts it and the
+judging screen does not offer the document again. A judgment with no matching
+item (an assessor with no assignment, a pair outside the pool, or an adaptive
+assignment whose strategy has not picked that document yet) is kept all the
+same, for agreement and export; it marks nothing and is counted apart in the
+:class:`ImportSummary`. (On an adaptive pool the strategy reads every judgment
+of the assessor, imported ones too, so it does not pick an imported document.)
+
+The writes are batched: new judgments are inserted many rows per statement (their
+ids come back from the same statements), revisions are one executemany, the
+history (one row per write, as for the judging screen's writes: it is
+append-only) is a bulk insert, and items are marked done by id, in batches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import insert
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
 
 from relkit.corpora.types import Document, Topic
-from relkit.judging.database import integrity_error, now
+from relkit.judging.database import bulk_insert, integrity_error, now
 from relkit.judging.judgment_files import JudgmentLine
 from relkit.judging.models import StoreError
 from relkit.judging.schema import (
+    AssignmentItemRow,
+    AssignmentRow,
     DocumentRow,
     JudgmentEventRow,
     JudgmentRow,
@@ -25,77 +44,166 @@ from relkit.judging.schema import (
 )
 from relkit.judging.store import Store
 
+Progress = Callable[[int, int], None]
+BATCH = 20_000   # rows per write batch: a progress step, and well inside SQLite's limits
+IN_CHUNK = 5_000  # ids per IN (...) list (SQLite allows 32,766 bound parameters)
+
+Key = tuple[int, int, int]  # (assessor id, topic id, document id)
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What :func:`import_judgments` wrote.
+
+    ``judgments`` lines were imported: ``new`` judgments and ``revised`` ones (the
+    old value kept in the history). ``items_done`` assignment items were marked
+    done by them (items already done are not counted again); ``unassigned``
+    judgments match no assignment item and mark nothing.
+    """
+
+    judgments: int
+    new: int
+    revised: int
+    items_done: int
+    unassigned: int
+
+
+def check_lines(rows: Sequence[JudgmentLine], values: Iterable[int], scale_name: str) -> None:
+    """Refuse a grade off the scale or a pair given twice by one assessor (file:line)."""
+    allowed = set(values)
+    seen: dict[tuple[str, str, str], JudgmentLine] = {}
+    for r in rows:
+        if r.grade not in allowed:
+            raise StoreError(f"{r.source}:{r.line}: grade {r.grade} is not on the "
+                             f"{scale_name!r} scale (expected one of {sorted(allowed)}); "
+                             "nothing was imported")
+        key = (r.assessor, r.topic, r.doc)
+        first = seen.setdefault(key, r)
+        if first is not r:
+            raise StoreError(f"{r.source}:{r.line}: {r.assessor!r} judged topic {r.topic!r} "
+                             f"document {r.doc!r} already at {first.source}:{first.line}; "
+                             "nothing was imported")
+
 
 def import_judgments(store: Store, lines: Iterable[JudgmentLine], *,
-                     add_missing: bool = False) -> int:
-    """Import judgments all or nothing; returns how many were written.
+                     add_missing: bool = False,
+                     progress: Progress | None = None) -> ImportSummary:
+    """Import judgments all or nothing; returns what was written.
 
     Unknown topics or documents are an error naming the file and line, unless
     ``add_missing`` (then they are added without text: outside data for
     agreement only). A pair given twice for one assessor is an error; an
-    existing judgment is revised, its old value kept in the history.
+    existing judgment is revised, its old value kept in the history. Each
+    imported judgment marks the assessor's matching assignment item done (see
+    the module docstring for a judgment with none). ``progress(done, total)`` is
+    called after each batch of judgments written.
     """
     rows = list(lines)
     if not rows:
         raise StoreError("no judgments to import")
     scale = store.scale()
-    seen: dict[tuple[str, str, str], JudgmentLine] = {}
-    for r in rows:
-        if r.grade not in scale:
-            raise StoreError(f"{r.source}:{r.line}: grade {r.grade} is not on the "
-                             f"{scale.name!r} scale (expected one of {list(scale.values)}); "
-                             "nothing was imported")
-        key = (r.assessor, r.topic, r.doc)
-        if key in seen:
-            first = seen[key]
-            raise StoreError(f"{r.source}:{r.line}: {r.assessor!r} judged topic {r.topic!r} "
-                             f"document {r.doc!r} already at {first.source}:{first.line}; "
-                             "nothing was imported")
-        seen[key] = r
+    check_lines(rows, scale.values, scale.name)
     try:
         with store.write() as s, s.begin():
-            c = store.collection_row(s)
-            topics = store.topic_ids(s, c.id)
-            docs = store.doc_ids(s, c.id)
-            new_topics = sorted({r.topic for r in rows} - set(topics))
-            new_docs = sorted({r.doc for r in rows} - set(docs))
-            if (new_topics or new_docs) and not add_missing:
-                bad = next(r for r in rows if r.topic in new_topics or r.doc in new_docs)
-                what = (f"topic {bad.topic!r}" if bad.topic in new_topics
-                        else f"document {bad.doc!r}")
-                raise StoreError(f"{bad.source}:{bad.line}: unknown {what} (not in the "
-                                 "database; --add-missing adds it); nothing was imported")
-            conn = s.connection()
-            if new_topics:
-                conn.execute(insert(TopicRow), [dict(collection_id=c.id, key=Topic(t).id)
-                                                for t in new_topics])
-                topics = store.topic_ids(s, c.id)
-            if new_docs:
-                conn.execute(insert(DocumentRow), [dict(collection_id=c.id, key=Document(d).id,
-                                                        text="", fields_json="{}")
-                                                   for d in new_docs])
-                docs = store.doc_ids(s, c.id)
-            people = store.ensure_assessors(s, sorted({r.assessor for r in rows}))
-            stamp = now()
-            ins_fn = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-            t = JudgmentRow.__table__  # type: ignore[attr-defined]
-            for r in rows:
-                ins = ins_fn(t).values(
-                    collection_id=c.id, assessor_id=people[r.assessor],
-                    topic_id=topics[r.topic], document_id=docs[r.doc], grade=r.grade,
-                    status="judged", note="", flagged=False, dwell_ms=0, version=1,
-                    source="import", created_at=stamp, updated_at=stamp)
-                ins = ins.on_conflict_do_update(
-                    index_elements=["assessor_id", "topic_id", "document_id"],
-                    set_=dict(grade=ins.excluded.grade, status="judged",
-                              version=t.c.version + 1, source="import", updated_at=stamp),
-                ).returning(t.c.id, t.c.version)
-                jid, version = conn.execute(ins).one()
-                conn.execute(insert(JudgmentEventRow).values(
-                    judgment_id=jid, version=version, assessor_id=people[r.assessor],
-                    topic_id=topics[r.topic], document_id=docs[r.doc], grade=r.grade,
-                    status="judged", note="", flagged=False, dwell_ms=0, source="import",
-                    recorded_at=stamp))
+            return _write(store, s, rows, add_missing, progress)
     except IntegrityError as exc:
         raise integrity_error(exc, "import") from None
-    return len(rows)
+
+
+def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool,
+           progress: Progress | None) -> ImportSummary:
+    c = store.collection_row(s)
+    topics = store.topic_ids(s, c.id)
+    docs = store.doc_ids(s, c.id)
+    new_topics = sorted({r.topic for r in rows} - set(topics))
+    new_docs = sorted({r.doc for r in rows} - set(docs))
+    if (new_topics or new_docs) and not add_missing:
+        bad = next(r for r in rows if r.topic in new_topics or r.doc in new_docs)
+        what = (f"topic {bad.topic!r}" if bad.topic in new_topics
+                else f"document {bad.doc!r}")
+        raise StoreError(f"{bad.source}:{bad.line}: unknown {what} (not in the "
+                         "database; --add-missing adds it); nothing was imported")
+    conn = s.connection()
+    if new_topics:
+        conn.execute(insert(TopicRow), [dict(collection_id=c.id, key=Topic(t).id)
+                                        for t in new_topics])
+        topics = store.topic_ids(s, c.id)
+    if new_docs:
+        bulk_insert(conn, DocumentRow, [dict(collection_id=c.id, key=Document(d).id,
+                                             text="", fields_json="{}") for d in new_docs])
+        docs = store.doc_ids(s, c.id)
+    people = store.ensure_assessors(s, sorted({r.assessor for r in rows}))
+    aids = sorted({people[r.assessor] for r in rows})
+    keys = [(people[r.assessor], topics[r.topic], docs[r.doc]) for r in rows]
+    existing = _existing(conn, aids)
+    items = _items(conn, aids)
+    stamp = now()
+    total, written, new, revised, marked, unassigned = len(rows), 0, 0, 0, 0, 0
+    j = JudgmentRow.__table__  # type: ignore[attr-defined]
+    revise = (update(j).where(j.c.id == bindparam("b_id"))
+              .values(grade=bindparam("b_grade"), status="judged", version=j.c.version + 1,
+                      source="import", updated_at=stamp))
+    for lo in range(0, total, BATCH):
+        batch = range(lo, min(lo + BATCH, total))
+        fresh = [i for i in batch if keys[i] not in existing]
+        again = [i for i in batch if keys[i] in existing]
+        ids: dict[int, tuple[int, int]] = {}  # row index -> (judgment id, version)
+        if fresh:
+            got = conn.execute(
+                insert(j).returning(j.c.id, sort_by_parameter_order=True),
+                [dict(collection_id=c.id, assessor_id=keys[i][0], topic_id=keys[i][1],
+                      document_id=keys[i][2], grade=rows[i].grade, status="judged", note="",
+                      flagged=False, dwell_ms=0, version=1, source="import",
+                      created_at=stamp, updated_at=stamp) for i in fresh]).scalars().all()
+            ids.update((i, (jid, 1)) for i, jid in zip(fresh, got, strict=True))
+        if again:
+            conn.execute(revise, [dict(b_id=existing[keys[i]][0], b_grade=rows[i].grade)
+                                  for i in again])
+            ids.update((i, (existing[keys[i]][0], existing[keys[i]][1] + 1)) for i in again)
+        bulk_insert(conn, JudgmentEventRow, [
+            dict(judgment_id=ids[i][0], version=ids[i][1], assessor_id=keys[i][0],
+                 topic_id=keys[i][1], document_id=keys[i][2], grade=rows[i].grade,
+                 status="judged", note="", flagged=False, dwell_ms=0, source="import",
+                 recorded_at=stamp) for i in batch])
+        todo = []
+        for i in batch:
+            item = items.get(keys[i])
+            if item is None:
+                unassigned += 1
+            elif not item[1]:
+                todo.append(item[0])
+                items[keys[i]] = (item[0], True)
+        for k in range(0, len(todo), IN_CHUNK):
+            conn.execute(update(AssignmentItemRow)
+                         .where(AssignmentItemRow.id.in_(todo[k:k + IN_CHUNK]))  # type: ignore[union-attr]
+                         .values(done=True))
+        new, revised, marked = new + len(fresh), revised + len(again), marked + len(todo)
+        written += len(batch)
+        if progress is not None:
+            progress(written, total)
+    return ImportSummary(total, new, revised, marked, unassigned)
+
+
+def _existing(conn: Any, aids: list[int]) -> dict[Key, tuple[int, int]]:
+    """The current judgments of these assessors: (judgment id, version) by key."""
+    out: dict[Key, tuple[int, int]] = {}
+    j = JudgmentRow.__table__  # type: ignore[attr-defined]
+    for k in range(0, len(aids), IN_CHUNK):
+        q = (select(j.c.assessor_id, j.c.topic_id, j.c.document_id, j.c.id, j.c.version)
+             .where(j.c.assessor_id.in_(aids[k:k + IN_CHUNK])))
+        for a, t, d, jid, version in conn.execute(q):
+            out[(a, t, d)] = (jid, version)
+    return out
+
+
+def _items(conn: Any, aids: list[int]) -> dict[Key, tuple[int, bool]]:
+    """These assessors' assignment items: (item id, done) by key."""
+    out: dict[Key, tuple[int, bool]] = {}
+    for k in range(0, len(aids), IN_CHUNK):
+        q = (select(AssignmentRow.assessor_id, AssignmentRow.topic_id,
+                    AssignmentItemRow.document_id, AssignmentItemRow.id, AssignmentItemRow.done)
+             .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
+             .where(AssignmentRow.assessor_id.in_(aids[k:k + IN_CHUNK])))  # type: ignore[attr-defined]
+        for a, t, d, iid, done in conn.execute(q):
+            out[(a, t, d)] = (iid, bool(done))
+    return out
