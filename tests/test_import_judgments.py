@@ -7,6 +7,7 @@ The project (tests/store_helpers.py) pools d00-d07 for topic 1 and d04-d11 for t
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,11 @@ def test_summary_revisions_history_and_unassigned(db_url: str) -> None:
     assert (cur[docs[0]].grade, cur[docs[0]].version, cur[docs[0]].note,
             cur[docs[0]].dwell_ms) == (3, 2, "mine", 500)
     assert (cur[docs[1]].grade, cur[docs[1]].status, cur[docs[1]].version) == (2, "judged", 2)
+    # Time stamps read back as the judging screen's do (written straight to the driver).
+    assert all(isinstance(x, datetime) for j in cur.values() for x in (j.created_at,
+                                                                     j.updated_at))
+    assert cur[docs[0]].updated_at >= cur[docs[0]].created_at
+    assert isinstance(hist[1].created_at, datetime) and hist[1].created_at >= hist[0].created_at
     # Importing the same file again revises everything, marks nothing new.
     again = import_judgments(store, lines)
     assert (again.new, again.revised, again.items_done, again.unassigned) == (0, 4, 0, 1)
@@ -92,7 +98,9 @@ def test_batches_match_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) 
     second = [JudgmentLine(who, "1", f"d{i:02d}", (i * 3 + k) % 4, "g", i)
               for k, who in enumerate(("ann", "bob")) for i in range(8)]
     got = import_judgments(store, second, progress=lambda d, n: seen.append((d, n)))
-    assert seen == [(3, 16), (6, 16), (9, 16), (12, 16), (15, 16), (16, 16)]
+    # Reported batch by batch (judgments first, then the history), never backwards.
+    assert {n for _, n in seen} == {16} and seen[-1] == (16, 16) and len(seen) >= 10
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert (got.new, got.revised) == (8, 8)
     for k, who in enumerate(("ann", "bob")):
         view = store.assessor(who)
