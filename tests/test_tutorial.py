@@ -1,0 +1,144 @@
+"""docs/tutorial.md runs as written: its marked blocks, in order, on the real Cranfield files.
+
+Each fenced block whose info string is ``sh tutorial`` is one step. The steps run in
+order, each in its own ``bash -euo pipefail``, in one fresh directory, with the
+``relkit`` and ``python`` of the environment running the tests first on ``PATH`` and
+``$CRANFIELD`` pointing at ``../shared/corpora/cranfield`` (the tutorial's first step
+keeps a ``$CRANFIELD`` already set, so nothing is fetched). Every step must exit 0. A
+``text output`` block right after a step is what the text claims the step prints: each
+of its lines must appear, in that order, among the lines the step printed (stdout and
+stderr; runs of blanks and tabs count as one space; other lines may come between, and
+a ``...`` line says so to the reader).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, SHARED
+
+TUTORIAL = ROOT / "docs" / "tutorial.md"
+CRAN = SHARED / "corpora" / "cranfield"
+
+# -- waiting on another change -------------------------------------------------------
+# `relkit agree --runs runs/*.txt`: the shell expands the glob into several files after
+# one --runs, which relkit reads as judgment files until --runs takes several values
+# (issue 15, the `cliconv` branch). Until that lands, the step that holds this command
+# may fail with the error below; the test then runs every other step and check, and
+# ends as xfail naming it. Once it passes, the test fails until the entry is removed.
+PENDING = {
+    "relkit agree --db cran.db --runs runs/*.txt": "expected 'topic iteration doc grade'",
+}
+
+
+@dataclass
+class Step:
+    line: int                     # where the block starts in the tutorial
+    script: str
+    expected: list[str] = field(default_factory=list)
+
+
+def steps(text: str) -> list[Step]:
+    """The ``sh tutorial`` blocks, each with the ``text output`` block that follows it."""
+    out: list[Step] = []
+    lines = text.splitlines()
+    i = 0
+    last_was_step = False
+    while i < len(lines):
+        m = re.match(r"^```(\S*)\s*(.*)$", lines[i])
+        if not m:
+            if lines[i].strip():
+                last_was_step = False
+            i += 1
+            continue
+        info = (m.group(1), m.group(2).strip())
+        start = i
+        i += 1
+        body = []
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append(lines[i])
+            i += 1
+        i += 1
+        if info == ("sh", "tutorial"):
+            out.append(Step(start + 1, "\n".join(body) + "\n"))
+            last_was_step = True
+        elif info == ("text", "output"):
+            assert last_was_step, f"tutorial.md:{start + 1}: an output block after no step"
+            out[-1].expected = body
+            last_was_step = False
+        else:
+            last_was_step = False
+    return out
+
+
+def squash(line: str) -> str:
+    return " ".join(line.split())
+
+
+def shows(printed: str, expected: list[str]) -> str | None:
+    """None if ``expected`` appears in order in ``printed``; else the first line missing."""
+    got = [squash(x) for x in printed.splitlines()]
+    at = 0
+    for want in map(squash, expected):
+        if want in ("", "..."):
+            continue
+        try:
+            at = got.index(want, at) + 1
+        except ValueError:
+            return want
+    return None
+
+
+def test_steps_are_found() -> None:
+    found = steps(TUTORIAL.read_text())
+    assert len(found) >= 8
+    assert "${CRANFIELD:-" in found[0].script, "step 1 must keep a $CRANFIELD already set"
+    assert all("relkit judge" not in s.script for s in found)  # a terminal screen
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    bin_dir = ROOT / ".venv" / "bin"
+    if not (bin_dir / "relkit").exists():
+        bin_dir = Path(sys.executable).parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RELKIT_")}
+    env |= {"PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", "CRANFIELD": str(CRAN),
+            "RELKIT_CACHE": str(tmp / "cache"), "NO_COLOR": "1", "COLUMNS": "100"}
+    return env
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CRAN.is_dir(), reason=f"shared corpora not at {CRAN}")
+def test_tutorial_runs_as_written(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    work = tmp_path / "project"
+    work.mkdir()
+    pending_failed = []
+    for step in steps(TUTORIAL.read_text()):
+        where = f"docs/tutorial.md:{step.line}"
+        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", step.script], cwd=work,
+                              env=env, capture_output=True, text=True, timeout=600)
+        printed = proc.stdout + proc.stderr
+        waiting = [(cmd, sign) for cmd, sign in PENDING.items() if cmd in step.script]
+        missing = shows(printed, step.expected)
+        assert missing is None, (f"{where}: the tutorial shows {missing!r}, the step "
+                                 f"printed:\n{printed[-3000:]}")
+        assert "Traceback" not in printed, f"{where}:\n{printed[-3000:]}"
+        if proc.returncode != 0 and waiting and any(s in proc.stderr for _, s in waiting):
+            pending_failed.append(f"{where}: {waiting[0][0]}")
+            continue
+        assert proc.returncode == 0, f"{where} exited {proc.returncode}:\n{printed[-3000:]}"
+        for cmd in (c for c, _ in waiting):
+            pytest.fail(f"{where}: {cmd!r} works now: remove it from PENDING in "
+                        "tests/test_tutorial.py")
+    for name in ("cran.qrels", "sim.svg", "cran.db", "ann.qrels", "qrels.txt", "report.html"):
+        assert (work / name).is_file(), name
+    if pending_failed:
+        pytest.xfail("waiting for --runs to take several values: " + "; ".join(pending_failed))
+    assert (work / "agreement.html").is_file()
