@@ -189,3 +189,33 @@ def test_judging_screen_skips_imported_documents(tmp_path: Path) -> None:
         assert s.item is not None and (s.item.position, s.item.doc) == (3, docs[2])
 
     drive(store, steps)
+
+
+def test_adaptive_assignment_does_not_offer_imported_documents(tmp_path: Path) -> None:
+    from test_adaptive_judging import project as adaptive_project
+
+    # The strategy's second pick after a first judged 2, on a twin project.
+    twin, _ = adaptive_project(str(tmp_path / "b.db"), "mtf", budget=10)
+    tv = twin.assessor("ann")
+    one = tv.next_item("1")
+    assert one is not None
+    tv.record(topic="1", doc=one.doc, grade=2)
+    two = tv.next_item("1", one.position)
+    assert two is not None and two.doc != one.doc
+    store, _ = adaptive_project(str(tmp_path / "a.db"), "mtf", budget=10)
+    view = store.assessor("ann")
+    first = view.next_item("1")
+    assert first is not None and first.doc == one.doc
+    offered = [two.doc]
+    # The item the strategy picked is marked done; the document it would pick next has
+    # no item yet: kept, counted apart, and the strategy does not pick it.
+    got = import_judgments(store, [JudgmentLine("ann", "1", first.doc, 2, "a", 1),
+                                   JudgmentLine("ann", "1", offered[0], 1, "a", 2)])
+    assert (got.items_done, got.unassigned) == (1, 1)
+    shown, after = [], 0
+    while (item := view.next_item("1", after)) is not None:
+        assert item.doc not in (first.doc, offered[0]), item
+        shown.append(item.doc)
+        view.record(topic="1", doc=item.doc, grade=0)
+        after = item.position
+    assert len(shown) == 9  # the rest of the budget of 10
