@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -386,19 +387,26 @@ def import_judgments(
     from relkit.judging.models import StoreError
     from relkit.metrics.core.progress import Bar
 
-    lines = JudgmentLines()
-    for f in files:
-        got = read_judgment_files([f])
-        if not got:
-            raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
-                             "nothing was imported")
-        lines.extend(got)
+    def bar(label: str, total: int, unit: str) -> Any:
+        return nullcontext() if quiet else Bar(label, total, unit=unit)
+
+    lines, notes = JudgmentLines(), []
+    with bar("reading judgment files", len(files), "files") as reading:
+        for n, f in enumerate(files, 1):
+            got = read_judgment_files([f])
+            if not got:
+                raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
+                                 "nothing was imported")
+            lines.extend(got)
+            notes.extend(got.notes)
+            if reading is not None:
+                reading(n)
+    if not quiet:  # what the readers skipped or renamed (a long table's gold column)
+        for note in notes:
+            _say(f"relkit: {note}")
     store = _open(db)
-    if quiet:
-        done = run(store, lines, add_missing=add_missing)
-    else:
-        with Bar("importing judgments", len(lines), unit="judgments") as bar:
-            done = run(store, lines, add_missing=add_missing, progress=bar)
+    with bar("importing judgments", len(lines), "judgments") as importing:
+        done = run(store, lines, add_missing=add_missing, progress=importing)
     if not quiet:
         _say(f"relkit: imported {done.judgments:,} judgments ({done.new:,} new, "
              f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"

@@ -219,3 +219,14 @@ def test_adaptive_assignment_does_not_offer_imported_documents(tmp_path: Path) -
         view.record(topic="1", doc=item.doc, grade=0)
         after = item.position
     assert len(shown) == 9  # the rest of the budget of 10
+
+
+def test_cli_says_what_the_reader_did_with_a_gold_column(tmp_path: Path) -> None:
+    db = str(tmp_path / "p.db")
+    make_project(db)
+    table = write(tmp_path / "crowd.csv", "assessor,topic,doc,grade,gold\n"
+                  "w1,1,d00,1,2\nw2,1,d00,0,2\nw1,1,d01,0,-1\n")
+    code, _, err = run_cli(["import", "judgments", str(table), "--db", db])
+    assert code == 0, err
+    assert f"relkit: {table}: gold column read as assessor 'gold': 1 pairs" in err
+    assert "imported 4 judgments" in err
