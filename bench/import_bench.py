@@ -155,6 +155,7 @@ def main() -> int:
             yield str(Path(d) / "bench.db")
 
     results["sqlite"] = run(sqlite_db, args.judgments, args.old_sample)
+    print("sqlite:", {k: round(v, 3) for k, v in results["sqlite"].items()}, flush=True)
     if args.pg:
         from sqlalchemy import create_engine, text
 
@@ -173,6 +174,7 @@ def main() -> int:
 
         results["postgresql"] = run(pg_db, args.judgments, args.old_sample)
     backends = list(results)
+    print(f"load average (1, 5, 15 min): {os.getloadavg()}")
     print(f"import benchmark: {args.judgments:,} judgments of one assessor, each an assigned "
           f"item; old path vs batched on {args.old_sample:,} lines (fresh databases)")
     print("| measure | " + " | ".join(backends) + " |")
