@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -37,8 +37,6 @@ from relkit.judging.database import bulk_insert, integrity_error, now
 from relkit.judging.judgment_files import JudgmentLine
 from relkit.judging.models import StoreError
 from relkit.judging.schema import (
-    AssignmentItemRow,
-    AssignmentRow,
     DocumentRow,
     JudgmentRow,
     TopicRow,
@@ -136,40 +134,38 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
     people = store.ensure_assessors(s, sorted({r.assessor for r in rows}))
     aids = sorted({people[r.assessor] for r in rows})
     keys = [(people[r.assessor], topics[r.topic], docs[r.doc]) for r in rows]
-    existing = _existing(conn, aids)
-    items = _items(conn, aids)
-    w = _Writer(conn)
-    stamp = w.stamp(now())
+    db = _Raw(conn)
+    existing = db.existing(aids)
+    items = db.items(aids)
+    stamp = db.stamp(now())
     total = len(rows)
     # Progress: the judgment rows are the first half of the work, the history the second.
     tick = (lambda done: progress(done // 2, total)) if progress is not None else None
-    fresh = [i for i in range(total) if keys[i] not in existing]
-    again = [i for i in range(total) if keys[i] in existing]
-    top = conn.execute(select(func.max(JudgmentRow.id))).scalar() or 0
-    w.insert("judgment", ("collection_id", "assessor_id", "topic_id", "document_id", "grade",
-                          "status", "note", "flagged", "dwell_ms", "version", "source",
-                          "created_at", "updated_at"),
-             [(c.id, *keys[i], rows[i].grade, "judged", "", False, 0, 1, "import", stamp,
-               stamp) for i in fresh], tick)
-    w.run("UPDATE judgment SET grade = {p}, status = 'judged', version = version + 1, "
-          "source = 'import', updated_at = {p} WHERE id = {p}",
-          [(rows[i].grade, stamp, existing[keys[i]][0]) for i in again],
-          (lambda done: tick(len(fresh) + done)) if tick is not None else None)
-    # The new rows' ids: every judgment of this transaction has an id above the largest
-    # before it (ids only grow), and each key is unique, so a key names its row.
-    want = {keys[i] for i in fresh}
-    ids = dict(existing)
-    for jid, a, t, d in conn.execute(select(JudgmentRow.id, JudgmentRow.assessor_id,
-                                            JudgmentRow.topic_id, JudgmentRow.document_id)
-                                     .where(JudgmentRow.id > top)):  # type: ignore[operator]
-        if (a, t, d) in want:
-            ids[(a, t, d)] = (jid, 0)  # version 0 + 1 below: a new row's first version
-    w.insert("judgment_history", ("judgment_id", "version", "assessor_id", "topic_id",
-                                  "document_id", "grade", "status", "note", "flagged",
-                                  "dwell_ms", "source", "recorded_at"),
-             [(ids[keys[i]][0], ids[keys[i]][1] + 1, *keys[i], rows[i].grade, "judged", "",
-               False, 0, "import", stamp) for i in range(total)],
-             (lambda done: tick(total + done)) if tick is not None else None)
+    fresh: list[int] = []
+    again: list[int] = []
+    for i, k in enumerate(keys):
+        (again if k in existing else fresh).append(i)
+    top = db.query("SELECT MAX(id) FROM judgment")[0][0] or 0
+    db.insert("judgment", ("collection_id", "assessor_id", "topic_id", "document_id", "grade",
+                           "status", "note", "flagged", "dwell_ms", "version", "source",
+                           "created_at", "updated_at"),
+              [(c.id, *keys[i], rows[i].grade, "judged", "", False, 0, 1, "import", stamp,
+                stamp) for i in fresh], tick)
+    db.run("UPDATE judgment SET grade = {p}, status = 'judged', version = version + 1, "
+           "source = 'import', updated_at = {p} WHERE id = {p}",
+           [(rows[i].grade, stamp, existing[keys[i]][0]) for i in again],
+           (lambda done: tick(len(fresh) + done)) if tick is not None else None)
+    # The new rows' ids: every row this transaction inserted has an id above the largest
+    # before it (ids only grow), and a key names one row (a unique constraint).
+    ids = {(a, t, d): (jid, 0) for jid, a, t, d in db.query(
+        "SELECT id, assessor_id, topic_id, document_id FROM judgment WHERE id > {p}", (top,))}
+    ids.update(existing)  # a revision's version is the old one + 1, a new row's 0 + 1
+    db.insert("judgment_history", ("judgment_id", "version", "assessor_id", "topic_id",
+                                   "document_id", "grade", "status", "note", "flagged",
+                                   "dwell_ms", "source", "recorded_at"),
+              [(jid, version + 1, *k, r.grade, "judged", "", False, 0, "import", stamp)
+               for k, r in zip(keys, rows, strict=True) for jid, version in (ids[k],)],
+              (lambda done: tick(total + done)) if tick is not None else None)
     todo, unassigned = [], 0
     for k in keys:
         item = items.get(k)
@@ -177,30 +173,35 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
             unassigned += 1
         elif not item[1]:
             todo.append(item[0])
-    w.mark_done(todo)
+    db.mark_done(todo)
     if progress is not None:
         progress(total, total)
     return ImportSummary(total, len(fresh), len(again), len(todo), unassigned)
 
 
-class _Writer:
+class _Raw:
     """Many rows per call, straight to the driver, inside the caller's transaction.
 
-    SQLAlchemy's per-row parameter processing is most of the time of a million-row
-    insert; these rows are plain ints and strings (and one time stamp, converted once
-    by :meth:`stamp`), so they go to the driver as they are: ``executemany`` on
-    SQLite, ``COPY`` (psycopg 3) on PostgreSQL.
+    SQLAlchemy's per-row parameter and result processing is most of the time of a
+    million-row import; these rows are plain ints and strings (and one time stamp,
+    converted once by :meth:`stamp`), so they go to the driver as they are:
+    ``executemany`` on SQLite, ``COPY`` (psycopg 3) on PostgreSQL. ``{p}`` in the SQL
+    marks a parameter (the driver's placeholder).
     """
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
         self.pg = conn.dialect.name == "postgresql"
+        self.p = "%s" if self.pg else "?"
 
     def stamp(self, when: Any) -> Any:
         """``when`` as the driver is given it for a DateTime column (once, not per row)."""
         typ = JudgmentRow.__table__.c.created_at.type  # type: ignore[attr-defined]
         proc = typ.dialect_impl(self.conn.dialect).bind_processor(self.conn.dialect)
         return proc(when) if proc is not None else when
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return list(self.conn.exec_driver_sql(sql.format(p=self.p), params).fetchall())
 
     def insert(self, table: str, cols: Sequence[str], rows: list[tuple[Any, ...]],
                progress: Callable[[int], None] | None) -> None:
@@ -222,8 +223,8 @@ class _Writer:
 
     def run(self, sql: str, rows: list[tuple[Any, ...]],
             progress: Callable[[int], None] | None) -> None:
-        """An executemany of ``sql`` (``{p}`` marks a parameter)."""
-        sql = sql.format(p="%s" if self.pg else "?")
+        """An executemany of ``sql``, in batches."""
+        sql = sql.format(p=self.p)
         for lo in range(0, len(rows), BATCH):
             chunk = rows[lo:lo + BATCH]
             self.conn.exec_driver_sql(sql, chunk)
@@ -231,36 +232,39 @@ class _Writer:
                 progress(lo + len(chunk))
 
     def mark_done(self, item_ids: list[int]) -> None:
-        if self.pg:  # one statement per batch: an array of ids
-            for lo in range(0, len(item_ids), BATCH):
-                self.conn.exec_driver_sql(
-                    "UPDATE assignment_item SET done = TRUE WHERE id = ANY(%s)",
-                    (item_ids[lo:lo + BATCH],))
-        else:
-            self.run("UPDATE assignment_item SET done = 1 WHERE id = {p}",
-                     [(i,) for i in item_ids], None)
+        """Mark these assignment items done: one update per run of consecutive ids.
 
+        An assignment's items are inserted together, so their ids mostly run on: a
+        whole assignment judged is usually one range, not thousands of updates.
+        """
+        spans: list[list[int]] = []
+        for i in sorted(item_ids):
+            if spans and spans[-1][1] == i - 1:
+                spans[-1][1] = i
+            else:
+                spans.append([i, i])
+        done = "TRUE" if self.pg else "1"
+        self.run(f"UPDATE assignment_item SET done = {done} WHERE id BETWEEN {{p}} AND {{p}}",
+                 [(lo, hi) for lo, hi in spans], None)
 
-def _existing(conn: Any, aids: list[int]) -> dict[Key, tuple[int, int]]:
-    """The current judgments of these assessors: (judgment id, version) by key."""
-    out: dict[Key, tuple[int, int]] = {}
-    j = JudgmentRow.__table__  # type: ignore[attr-defined]
-    for k in range(0, len(aids), IN_CHUNK):
-        q = (select(j.c.assessor_id, j.c.topic_id, j.c.document_id, j.c.id, j.c.version)
-             .where(j.c.assessor_id.in_(aids[k:k + IN_CHUNK])))
-        for a, t, d, jid, version in conn.execute(q):
-            out[(a, t, d)] = (jid, version)
-    return out
+    def _in(self, sql: str, ids: list[int]) -> list[Any]:
+        """``sql`` with ``IN ({ids})`` filled, for every chunk of ``ids``."""
+        out = []
+        for k in range(0, len(ids), IN_CHUNK):
+            part = ids[k:k + IN_CHUNK]
+            out += self.query(sql.replace("{ids}", ", ".join([self.p] * len(part))),
+                              tuple(part))
+        return out
 
+    def existing(self, aids: list[int]) -> dict[Key, tuple[int, int]]:
+        """The current judgments of these assessors: (judgment id, version) by key."""
+        return {(a, t, d): (jid, version) for a, t, d, jid, version in self._in(
+            "SELECT assessor_id, topic_id, document_id, id, version FROM judgment "
+            "WHERE assessor_id IN ({ids})", aids)}
 
-def _items(conn: Any, aids: list[int]) -> dict[Key, tuple[int, bool]]:
-    """These assessors' assignment items: (item id, done) by key."""
-    out: dict[Key, tuple[int, bool]] = {}
-    for k in range(0, len(aids), IN_CHUNK):
-        q = (select(AssignmentRow.assessor_id, AssignmentRow.topic_id,
-                    AssignmentItemRow.document_id, AssignmentItemRow.id, AssignmentItemRow.done)
-             .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
-             .where(AssignmentRow.assessor_id.in_(aids[k:k + IN_CHUNK])))  # type: ignore[attr-defined]
-        for a, t, d, iid, done in conn.execute(q):
-            out[(a, t, d)] = (iid, bool(done))
-    return out
+    def items(self, aids: list[int]) -> dict[Key, tuple[int, bool]]:
+        """These assessors' assignment items: (item id, done) by key."""
+        return {(a, t, d): (iid, bool(done)) for a, t, d, iid, done in self._in(
+            "SELECT a.assessor_id, a.topic_id, i.document_id, i.id, i.done "
+            "FROM assignment_item i JOIN assignment a ON a.id = i.assignment_id "
+            "WHERE a.assessor_id IN ({ids})", aids)}
