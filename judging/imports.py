@@ -151,10 +151,8 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
                            "created_at", "updated_at"),
               [(c.id, *keys[i], rows[i].grade, "judged", "", False, 0, 1, "import", stamp,
                 stamp) for i in fresh], tick)
-    db.run("UPDATE judgment SET grade = {p}, status = 'judged', version = version + 1, "
-           "source = 'import', updated_at = {p} WHERE id = {p}",
-           [(rows[i].grade, stamp, existing[keys[i]][0]) for i in again],
-           (lambda done: tick(len(fresh) + done)) if tick is not None else None)
+    db.revise([(existing[keys[i]][0], rows[i].grade) for i in again], stamp,
+              (lambda done: tick(len(fresh) + done)) if tick is not None else None)
     # The new rows' ids: every row this transaction inserted has an id above the largest
     # before it (ids only grow), and a key names one row (a unique constraint).
     ids = {(a, t, d): (jid, 0) for jid, a, t, d in db.query(
@@ -230,6 +228,27 @@ class _Raw:
             self.conn.exec_driver_sql(sql, chunk)
             if progress is not None:
                 progress(lo + len(chunk))
+
+    def revise(self, grades: list[tuple[int, int]], stamp: Any,
+               progress: Callable[[int], None] | None) -> None:
+        """Give judgments (id, grade) a new grade and version, as imported at ``stamp``."""
+        if not grades:
+            return
+        if not self.pg:
+            self.run("UPDATE judgment SET grade = {p}, status = 'judged', version = version "
+                     "+ 1, source = 'import', updated_at = {p} WHERE id = {p}",
+                     [(g, stamp, jid) for jid, g in grades], progress)
+            return
+        # PostgreSQL runs an executemany as one statement per row (a million round trips);
+        # COPY the new grades into a scratch table and update from it in one statement.
+        self.conn.exec_driver_sql("CREATE TEMPORARY TABLE relkit_revised (id BIGINT PRIMARY "
+                                  "KEY, grade INTEGER NOT NULL) ON COMMIT DROP")
+        self.insert("relkit_revised", ("id", "grade"), grades, progress)
+        self.conn.exec_driver_sql(
+            "UPDATE judgment AS j SET grade = r.grade, status = 'judged', version = "
+            "j.version + 1, source = 'import', updated_at = %s FROM relkit_revised AS r "
+            "WHERE j.id = r.id", (stamp,))
+        self.conn.exec_driver_sql("DROP TABLE relkit_revised")
 
     def mark_done(self, item_ids: list[int]) -> None:
         """Mark these assignment items done: one update per run of consecutive ids.
