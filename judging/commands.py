@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -440,8 +441,9 @@ def import_judgments(
                                        "a CSV/TSV with assessor, topic, doc, grade"),
     db: str | None = DbOpt,
     add_missing: bool = typer.Option(False, help="Add unknown topics/documents (no text)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary"),
 ) -> None:
-    """Import judgments, all or nothing.
+    """Import judgments, all or nothing; they mark the assessors' assigned items done.
 
     Example: relkit import judgments alice.qrels bob.qrels
     """
@@ -453,16 +455,33 @@ def import_judgments(
             raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
     from relkit.judging.judgment_files import JudgmentLines
     from relkit.judging.models import StoreError
+    from relkit.metrics.core.progress import Bar
 
-    lines = JudgmentLines()
-    for f in files:
-        got = read_judgment_files([f])
-        if not got:
-            raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
-                             "nothing was imported")
-        lines.extend(got)
-    n = run(_open(db), lines, add_missing=add_missing)
-    _say(f"relkit: imported {n} judgments")
+    def bar(label: str, total: int, unit: str) -> Any:
+        return nullcontext() if quiet else Bar(label, total, unit=unit)
+
+    lines, notes = JudgmentLines(), []
+    with bar("reading judgment files", len(files), "files") as reading:
+        for n, f in enumerate(files, 1):
+            got = read_judgment_files([f])
+            if not got:
+                raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
+                                 "nothing was imported")
+            lines.extend(got)
+            notes.extend(got.notes)
+            if reading is not None:
+                reading(n)
+    if not quiet:  # what the readers skipped or renamed (a long table's gold column)
+        for note in notes:
+            _say(f"relkit: {note}")
+    store = _open(db)
+    with bar("importing judgments", len(lines), "judgments") as importing:
+        done = run(store, lines, add_missing=add_missing, progress=importing)
+    if not quiet:
+        _say(f"relkit: imported {done.judgments:,} judgments ({done.new:,} new, "
+             f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"
+             + (f"; {done.unassigned:,} match no assignment item (kept for agreement and "
+                "export)" if done.unassigned else ""))
 
 
 @app.command()

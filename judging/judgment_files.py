@@ -57,22 +57,22 @@ def read_qrels_file(path: str | Path, assessor: str | None = None) -> list[Judgm
     """One assessor's qrels (4 columns, or 3 without the iteration)."""
     p = Path(path)
     who = assessor or p.stem
+    src = str(p)
     out = []
     with _open(p) as fp:
         for n, line in enumerate(fp, 1):
-            check_utf8(str(p), n, line)
+            check_utf8(src, n, line)
             parts = line.split()
             if not parts or parts[0].startswith("#"):
                 continue
             if len(parts) not in (3, 4):
-                raise FormatError(str(p), n, "'topic iteration doc grade'",
-                                  f"{len(parts)} fields")
+                raise FormatError(src, n, "'topic iteration doc grade'", f"{len(parts)} fields")
             topic, doc, grade = parts[0], parts[-2], parts[-1]
             try:
                 g = int(grade)
             except ValueError:
-                raise FormatError(str(p), n, "an integer grade", repr(grade)) from None
-            out.append(JudgmentLine(who, topic, doc, g, str(p), n))
+                raise FormatError(src, n, "an integer grade", repr(grade)) from None
+            out.append(JudgmentLine(who, topic, doc, g, src, n))
     return out
 
 

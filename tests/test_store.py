@@ -172,11 +172,11 @@ def test_import_judgments_all_or_nothing(db_url: str) -> None:
     with pytest.raises(StoreError, match=r"c\.qrels:3: 'carol' judged .* already at c\.qrels:1"):
         import_judgments(store, good + [JudgmentLine("carol", "1", "d00", 1, "c.qrels", 3)])
     assert snapshot(store) == before
-    assert import_judgments(store, good) == 2
+    assert import_judgments(store, good).judgments == 2
     assert ("1", "d00", 2) in export_qrels(store, "assessor", assessor="carol")
     n = import_judgments(store, [JudgmentLine("dan", "99", "x1", 1, "d.qrels", 1)],
                          add_missing=True)
-    assert n == 1
+    assert n.judgments == 1
 
 
 def test_export_methods(db_url: str) -> None:
