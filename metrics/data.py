@@ -12,6 +12,7 @@ the same :attr:`~_TrecTable.table` (Arrow, built on first use) and
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import cached_property
 from typing import IO, TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from relkit.metrics import io as _io
 from relkit.metrics._arrow import release_unused_memory
-from relkit.metrics.errors import FormatError
+from relkit.metrics.errors import DuplicateDocumentError, FormatError
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
     import pandas as pd
@@ -118,6 +119,50 @@ class _TrecTable:
 
         return self._data.take(pa.array(idx))
 
+    def _pairs(self, value: str) -> tuple[list[str], list[str], list[Any]]:
+        """Query ids, doc ids (as ``str``) and the ``value`` column, as Python lists."""
+        def strings(name: str) -> list[str]:
+            col = self.column(name)
+            if isinstance(col, np.ndarray) and col.dtype.kind == "S":
+                return _io.decode(col)
+            return [str(x) for x in (col if isinstance(col, (list, np.ndarray))
+                                     else col.to_pylist())]
+
+        col = self.column(value)
+        values = (col.tolist() if isinstance(col, np.ndarray) else list(col)
+                  if isinstance(col, list) else col.to_pylist())
+        return strings("query_id"), strings("doc_id"), values
+
+    def _nested(self, value: str) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        qids, docs, values = self._pairs(value)
+        for row, (q, d, v) in enumerate(zip(qids, docs, values, strict=True)):
+            inner = out.setdefault(q, {})
+            if d in inner:
+                raise DuplicateDocumentError(self.source, self.line_of(row), q, d)
+            inner[d] = v
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """A fresh frame of the columns, ids as plain Python ``str`` (``object`` dtype).
+
+        Plain strings, not Arrow ones, so other tools take the frame as it is
+        (ranx's ``from_df`` wants ``object`` id columns).
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame({name: self.frame[name] for name in self.columns})
+        for name in self.columns:
+            if name not in ("score", "relevance"):
+                frame[name] = frame[name].astype(str).astype(object)
+        return frame
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> None:
+        """Write the columns to a parquet file (ids as strings, exact values)."""
+        import pyarrow.parquet as pq
+
+        pq.write_table(self.table, os.fspath(path))
+
     def __len__(self) -> int:
         if isinstance(self._data, dict):
             return len(next(iter(self._data.values()))) if self._data else 0
@@ -148,6 +193,12 @@ class Run(_TrecTable):
         ``eval_only`` keeps only ``query_id, doc_id, score`` (and the run id):
         a third of the memory, for evaluating large runs.
         """
+        from relkit.metrics.convert import is_parquet, read_parquet
+
+        if isinstance(source, (str, os.PathLike)) and is_parquet(source):
+            run = read_parquet(source, "run")
+            assert isinstance(run, Run)
+            return run
         columns = _io.EVAL_FIELDS if eval_only else _io.RUN_FIELDS
         table, lines, name, run_id = _io.read_run_columns(source, columns)
         release_unused_memory()   # the parser's scratch blocks
@@ -162,6 +213,34 @@ class Run(_TrecTable):
         else:
             lines = np.asarray(idx, dtype=np.int64) + 1
         return Run(self._rows(idx), self.source, lines, self.name)
+
+    @classmethod
+    def coerce(cls, obj: Any) -> Run:
+        """A run from any shape relkit accepts: a ``Run``, a path (TREC text, ``.gz``,
+        ``.parquet``), a frame, ``{query_id: {doc_id: score}}``, ``ScoredDoc`` records,
+        a ranx ``Run``, an ir_datasets dataset; see :mod:`relkit.metrics.convert`."""
+        from relkit.metrics.convert import coerce_run
+
+        return coerce_run(obj)
+
+    @classmethod
+    def from_dict(cls, scores: Mapping[str, Mapping[str, float]], run_id: str = "run") -> Run:
+        """Build from ``{query_id: {doc_id: score}}`` (pytrec_eval's and ranx's shape)."""
+        from relkit.metrics.convert import from_dict
+
+        run = from_dict(scores, "run", run_id=run_id)
+        assert isinstance(run, Run)
+        return run
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}``, scores exactly as held (float64).
+
+        Raises
+        ------
+        DuplicateDocumentError
+            A document appears twice for a topic (the shape cannot hold both).
+        """
+        return self._nested("score")
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
@@ -200,7 +279,11 @@ class Run(_TrecTable):
         return last.decode() if isinstance(last, bytes) else str(last)
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
-        """Write the 6-column TREC format."""
+        """Write the 6-column TREC format (``.gz`` compressed), or parquet for a path
+        ending in ``.parquet``."""
+        if _parquet_target(target):
+            self.to_parquet(target)  # type: ignore[arg-type]
+            return
         _io.write_frame(self.frame, _io.RUN_FIELDS, target)
 
 
@@ -215,8 +298,33 @@ class Qrels(_TrecTable):
     @classmethod
     def read(cls, source: _io.Source) -> Qrels:
         """Read TREC qrels (4 fields, or Cranfield's 3-field form)."""
+        from relkit.metrics.convert import is_parquet, read_parquet
+
+        if isinstance(source, (str, os.PathLike)) and is_parquet(source):
+            qrels = read_parquet(source, "qrels")
+            assert isinstance(qrels, Qrels)
+            return qrels
         table, lines, name = _io.read_qrels_columns(source)
         return cls(table, name, lines)
+
+    @classmethod
+    def coerce(cls, obj: Any) -> Qrels:
+        """Qrels from any shape relkit accepts: a ``Qrels``, a path (TREC text, ``.gz``,
+        ``.parquet``), a frame, ``{query_id: {doc_id: grade}}``, ``Qrel`` records, a
+        ranx ``Qrels``, an ir_datasets dataset; see :mod:`relkit.metrics.convert`."""
+        from relkit.metrics.convert import coerce_qrels
+
+        return coerce_qrels(obj)
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: grade}}`` (pytrec_eval's shape), negative grades kept.
+
+        Raises
+        ------
+        DuplicateDocumentError
+            A document is judged twice for a topic.
+        """
+        return self._nested("relevance")
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Qrels:
@@ -242,17 +350,26 @@ class Qrels(_TrecTable):
                    source)
 
     @classmethod
-    def from_dict(cls, judgments: dict[str, dict[str, int]]) -> Qrels:
+    def from_dict(cls, judgments: Mapping[str, Mapping[str, int]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}`` (pytrec_eval's shape)."""
-        rows = [(q, d, g) for q, docs in judgments.items() for d, g in docs.items()]
-        import pandas as pd
+        from relkit.metrics.convert import from_dict
 
-        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
-        return cls.from_frame(frame, "<dict>")
+        qrels = from_dict(judgments, "qrels")
+        assert isinstance(qrels, Qrels)
+        return qrels
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
-        """Write the 4-column TREC qrels format."""
+        """Write the 4-column TREC qrels format (``.gz`` compressed), or parquet for a
+        path ending in ``.parquet``."""
+        if _parquet_target(target):
+            self.to_parquet(target)  # type: ignore[arg-type]
+            return
         _io.write_frame(self.frame, _io.QRELS_FIELDS, target)
+
+
+def _parquet_target(target: object) -> bool:
+    return isinstance(target, (str, os.PathLike)) and os.fspath(target).lower().endswith(
+        (".parquet", ".parq", ".pq"))
 
 
 def read_run(source: _io.Source) -> Run:
