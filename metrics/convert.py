@@ -135,8 +135,9 @@ def coerce_runs(runs: Any) -> dict[str, Run] | list[Run]:
     """
     if isinstance(runs, Mapping) and not _is_dict_of_dicts_run(runs):
         return {str(name): coerce_run(r) for name, r in runs.items()}
-    if isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
-        return [coerce_run(runs)]
+    if (isinstance(runs, (str, os.PathLike, Mapping, Run)) or not isinstance(runs, Iterable)
+            or _is_ranx(runs)):
+        return [coerce_run(runs)]     # one run
     return [coerce_run(r) for r in runs]
 
 
@@ -185,7 +186,8 @@ def _coerce(obj: Any, kind: str) -> Qrels | Run:
     if isinstance(obj, cls):
         return obj
     if isinstance(obj, (Qrels, Run)):
-        raise FormatError(obj.source, None, f"{kind}", f"a {type(obj).__name__}")
+        raise FormatError(obj.source, None, "a run" if kind == "run" else "qrels",
+                          f"a {type(obj).__name__}")
     if isinstance(obj, (str, os.PathLike)):
         if is_parquet(obj):
             return read_parquet(obj, kind)
@@ -200,8 +202,9 @@ def _coerce(obj: Any, kind: str) -> Qrels | Run:
     if isinstance(obj, Mapping):
         return from_dict(obj, kind)
     iterator = "qrels_iter" if kind == "qrels" else "scoreddocs_iter"
-    if callable(getattr(obj, iterator, None)):
-        return _from_dataset(obj, kind, iterator)
+    has = "has_qrels" if kind == "qrels" else "has_scoreddocs"
+    if callable(getattr(obj, iterator, None)) or callable(getattr(obj, has, None)):
+        return _from_dataset(obj, kind, iterator, has)
     if isinstance(obj, Iterable) and not isinstance(obj, (bytes, bytearray)):
         return from_records(obj, kind)
     raise FormatError("<input>", None, _SHAPES[kind], f"a {type(obj).__module__}."
@@ -228,12 +231,12 @@ def _from_ranx(obj: Any, kind: str) -> Qrels | Run:
     return from_dict(obj.to_dict(), kind, f"<ranx {want}>", str(run_id) if run_id else None)
 
 
-def _from_dataset(obj: Any, kind: str, iterator: str) -> Qrels | Run:
-    ident = obj.dataset_id() if callable(getattr(obj, "dataset_id", None)) else type(obj).__name__
+def _from_dataset(obj: Any, kind: str, iterator: str, has: str) -> Qrels | Run:
+    ident = obj.dataset_id() if callable(getattr(obj, "dataset_id", None)) else repr(obj)
     name = f"<ir_datasets {ident}>"
-    has = getattr(obj, "has_qrels" if kind == "qrels" else "has_scoreddocs", None)
-    if callable(has) and not has():
-        raise FormatError(name, None, f"a dataset with {kind}", f"none ({iterator} is empty)")
+    if not callable(getattr(obj, iterator, None)) or not getattr(obj, has, lambda: True)():
+        what = "qrels" if kind == "qrels" else "scored documents"
+        raise FormatError(name, None, f"a dataset with {what}", f"none (no {iterator})")
     return from_records(getattr(obj, iterator)(), kind, name)
 
 

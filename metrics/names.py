@@ -40,13 +40,13 @@ RANX: dict[str, str] = {
     "ndcg@{}": "nDCG@{}", "precision@{}": "P@{}", "recall@{}": "R@{}", "map@{}": "AP@{}",
     "hit_rate@{}": "Success@{}", "dcg@{}": "DCG@{}", "dcg_burges@{}": "DCG-exp@{}",
     "ndcg_burges@{}": "nDCG-exp@{}", "mrr": "RR", "r-precision": "R-prec",
-    "precision": "set_P", "f1": "set_F",
+    "precision": "set_P", "f1": "set_F", "map": "AP",
 }
 # ranx names with a relevance level (``precision@10-l2``): binary measures only. ranx's
 # level on a graded measure (``ndcg@10-l2``) drops the grades below it, which no
 # relkit measure does.
 _RANX_LEVELS = frozenset({"precision@{}", "recall@{}", "map@{}", "hit_rate@{}", "mrr",
-                          "r-precision", "precision", "f1"})
+                          "r-precision", "precision", "f1", "map"})
 # ranx names whose numbers differ from every relkit measure: the reason, for the error.
 RANX_DIFFERENT: dict[str, str] = {
     "hits": "ranx's hits@k counts the relevant documents in the top k (P@k times k); "
