@@ -30,7 +30,8 @@ DOCUMENTED = [
     "relkit.metrics.statap",
 ]
 # Modules with examples on some helpers, not a documented public surface.
-WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.measures.context", "relkit.pooling.build"]
+WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
+                 "relkit.pooling.build"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
