@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from relkit.metrics import io as _io
+from relkit.metrics import shapes as _shapes
 from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 
@@ -193,12 +194,8 @@ class Run(_TrecTable):
         ``eval_only`` keeps only ``query_id, doc_id, score`` (and the run id):
         a third of the memory, for evaluating large runs.
         """
-        from relkit.metrics.convert import is_parquet, read_parquet
-
-        if isinstance(source, (str, os.PathLike)) and is_parquet(source):
-            run = read_parquet(source, "run")
-            assert isinstance(run, Run)
-            return run
+        if isinstance(source, (str, os.PathLike)) and _shapes.is_parquet(source):
+            return cls.from_frame(_shapes.parquet_frame(source, "run"), os.fspath(source))
         columns = _io.EVAL_FIELDS if eval_only else _io.RUN_FIELDS
         table, lines, name, run_id = _io.read_run_columns(source, columns)
         release_unused_memory()   # the parser's scratch blocks
@@ -218,19 +215,19 @@ class Run(_TrecTable):
     def coerce(cls, obj: Any) -> Run:
         """A run from any shape relkit accepts: a ``Run``, a path (TREC text, ``.gz``,
         ``.parquet``), a frame, ``{query_id: {doc_id: score}}``, ``ScoredDoc`` records,
-        a ranx ``Run``, an ir_datasets dataset; see :mod:`relkit.metrics.convert`."""
-        from relkit.metrics.convert import coerce_run
-
-        return coerce_run(obj)
+        a ranx ``Run``, an ir_datasets dataset; see :mod:`relkit.metrics.shapes`."""
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, _TrecTable):
+            raise FormatError(obj.source, None, "a run", f"a {type(obj).__name__}")
+        if isinstance(obj, (str, os.PathLike)) or callable(getattr(obj, "read", None)):
+            return cls.read(obj)
+        return cls.from_frame(*_shapes.frame_of(obj, "run"))
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], run_id: str = "run") -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (pytrec_eval's and ranx's shape)."""
-        from relkit.metrics.convert import from_dict
-
-        run = from_dict(scores, "run", run_id=run_id)
-        assert isinstance(run, Run)
-        return run
+        return cls.from_frame(_shapes.dict_frame(scores, "run", "<dict>", run_id), "<dict>")
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}``, scores exactly as held (float64).
@@ -298,12 +295,8 @@ class Qrels(_TrecTable):
     @classmethod
     def read(cls, source: _io.Source) -> Qrels:
         """Read TREC qrels (4 fields, or Cranfield's 3-field form)."""
-        from relkit.metrics.convert import is_parquet, read_parquet
-
-        if isinstance(source, (str, os.PathLike)) and is_parquet(source):
-            qrels = read_parquet(source, "qrels")
-            assert isinstance(qrels, Qrels)
-            return qrels
+        if isinstance(source, (str, os.PathLike)) and _shapes.is_parquet(source):
+            return cls.from_frame(_shapes.parquet_frame(source, "qrels"), os.fspath(source))
         table, lines, name = _io.read_qrels_columns(source)
         return cls(table, name, lines)
 
@@ -311,10 +304,14 @@ class Qrels(_TrecTable):
     def coerce(cls, obj: Any) -> Qrels:
         """Qrels from any shape relkit accepts: a ``Qrels``, a path (TREC text, ``.gz``,
         ``.parquet``), a frame, ``{query_id: {doc_id: grade}}``, ``Qrel`` records, a
-        ranx ``Qrels``, an ir_datasets dataset; see :mod:`relkit.metrics.convert`."""
-        from relkit.metrics.convert import coerce_qrels
-
-        return coerce_qrels(obj)
+        ranx ``Qrels``, an ir_datasets dataset; see :mod:`relkit.metrics.shapes`."""
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, _TrecTable):
+            raise FormatError(obj.source, None, "qrels", f"a {type(obj).__name__}")
+        if isinstance(obj, (str, os.PathLike)) or callable(getattr(obj, "read", None)):
+            return cls.read(obj)
+        return cls.from_frame(*_shapes.frame_of(obj, "qrels"))
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{query_id: {doc_id: grade}}`` (pytrec_eval's shape), negative grades kept.
@@ -352,11 +349,7 @@ class Qrels(_TrecTable):
     @classmethod
     def from_dict(cls, judgments: Mapping[str, Mapping[str, int]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}`` (pytrec_eval's shape)."""
-        from relkit.metrics.convert import from_dict
-
-        qrels = from_dict(judgments, "qrels")
-        assert isinstance(qrels, Qrels)
-        return qrels
+        return cls.from_frame(_shapes.dict_frame(judgments, "qrels"), "<dict>")
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 4-column TREC qrels format (``.gz`` compressed), or parquet for a
