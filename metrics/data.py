@@ -41,6 +41,19 @@ def _table_to_frame(table: pa.Table) -> pd.DataFrame:
     return frame
 
 
+def _numeric(col: pd.Series, source: str, expected: str) -> pd.Series:
+    """``col`` as numbers; the first value that is not one is a FormatError (row 1-based)."""
+    import pandas as pd
+
+    try:
+        out: pd.Series = pd.to_numeric(col, errors="raise")
+        return out
+    except (ValueError, TypeError):
+        bad = pd.to_numeric(col, errors="coerce").isna().to_numpy() & col.notna().to_numpy()
+        row = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+        raise FormatError(source, row + 1, expected, repr(col.iloc[row])) from None
+
+
 def _as_str(col: pd.Series) -> pd.Series:
     import pandas as pd
     import pyarrow as pa
@@ -253,7 +266,7 @@ class Run(_TrecTable):
             "iteration": _as_str(frame["iteration"]) if "iteration" in frame else "Q0",
             "doc_id": _as_str(frame["doc_id"]),
             "rank": _as_str(frame["rank"]) if "rank" in frame else "0",
-            "score": pd.to_numeric(frame["score"], errors="raise").astype("float64"),
+            "score": _numeric(frame["score"], source, "a numeric score").astype("float64"),
             "run_id": _as_str(frame["run_id"]) if "run_id" in frame else "run",
         })
         if out["score"].isna().any():
@@ -332,9 +345,15 @@ class Qrels(_TrecTable):
         if missing:
             raise FormatError(source, None, "columns query_id, doc_id, relevance",
                               f"no column(s) {sorted(missing)}")
-        rel = pd.to_numeric(frame["relevance"], errors="raise")
-        if not np.all(np.mod(rel.to_numpy(dtype="float64"), 1) == 0):
-            raise FormatError(source, None, "integer grades", "a fractional grade")
+        rel = _numeric(frame["relevance"], source, "an integer grade")
+        values = rel.to_numpy(dtype="float64")
+        bad = np.flatnonzero((np.mod(values, 1) != 0)
+                             | (values < _io.GRADE_MIN) | (values > _io.GRADE_MAX))
+        if len(bad):
+            # ranked and counted as 32-bit integers, as the readers check (io.GRADE_MIN/MAX)
+            raise FormatError(source, int(bad[0]) + 1, "integer grades between "
+                              f"{_io.GRADE_MIN} and {_io.GRADE_MAX}",
+                              repr(frame["relevance"].iloc[int(bad[0])]))
         out = pd.DataFrame({
             "query_id": _as_str(frame["query_id"]),
             "iteration": _as_str(frame["iteration"]) if "iteration" in frame else "0",

@@ -202,6 +202,19 @@ def test_bad_run_shapes_and_files(tmp_path: Path) -> None:
         coerce_run(Qrels.read(QRELS_TEXT))
 
 
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: Run.coerce({"q": {"d1": 1.0, "d2": "abc"}}), "<dict>:2: expected a numeric score; "
+                                                          "found 'abc'"),
+    (lambda: Qrels.coerce({"q": {"d1": 1, "d2": 2**40}}), "<dict>:2: expected integer grades "
+                                                          "between -2147483648 and 2147483647"),
+    (lambda: Qrels.coerce({"q": {"d1": 1.5}}), "<dict>:1: expected integer grades"),
+    (lambda: Qrels.coerce({"q": {"d1": "x"}}), "<dict>:1: expected an integer grade"),
+])
+def test_bad_values_in_memory_are_format_errors_naming_the_row(make: Any, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        make()
+
+
 def test_to_dict_refuses_a_document_twice() -> None:
     run = Run.read("q1 Q0 d1 1 2 r\nq1 Q0 d1 2 1 r\n")
     with pytest.raises(DuplicateDocumentError, match="<text>:2"):
