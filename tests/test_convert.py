@@ -151,6 +151,24 @@ def test_every_entry_point_takes_any_shape(tmp_path: Path) -> None:
     assert {(e.topic, e.doc) for e in pool} == {("q1", "007"), ("q2", "y")}
 
 
+def test_the_pooling_functions_take_any_shape() -> None:
+    from relkit.pooling.build import build_pool
+    from relkit.pooling.coverage import coverage
+    from relkit.pooling.reuse import leave_out
+    from relkit.pooling.simulate import Plan, simulate
+
+    other = {"q1": {"d2": 1.0, "d9": 0.5}, "q2": {"x": 2.0}}
+    shaped = {"a": RUN_DICT, "b": ranx.Run(other)}
+    read = {"a": Run.read(RUN_TEXT), "b": Run.from_dict(other)}
+    assert build_pool("depth", shaped, {"depth": 2}) == build_pool("depth", read, {"depth": 2})
+    assert coverage(QRELS_DICT, shaped) == coverage(Qrels.read(QRELS_TEXT), read)
+    assert leave_out(QRELS_DICT, shaped, depth=2) == leave_out(Qrels.read(QRELS_TEXT), read,
+                                                               depth=2)
+    plans = [Plan("depth", "depth", {})]
+    assert simulate(QRELS_DICT, shaped, plans, [1, 2]) == simulate(Qrels.read(QRELS_TEXT), read,
+                                                                   plans, [1, 2])
+
+
 def test_a_ranx_run_keeps_its_name_and_a_parquet_run_its_file_name(tmp_path: Path) -> None:
     assert coerce_run(ranx.Run(RUN_DICT, name="bm25")).name == "bm25"
     Run.from_dict(RUN_DICT).to_frame().drop(columns="run_id").to_parquet(tmp_path / "x.parquet")
