@@ -380,8 +380,7 @@ class Qrels(_TrecTable):
 
 
 def _parquet_target(target: object) -> bool:
-    return isinstance(target, (str, os.PathLike)) and os.fspath(target).lower().endswith(
-        (".parquet", ".parq", ".pq"))
+    return isinstance(target, (str, os.PathLike)) and _shapes.is_parquet(target)
 
 
 def read_run(source: _io.Source) -> Run:

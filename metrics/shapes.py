@@ -42,7 +42,6 @@ COLUMN_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
 _REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
 
 
-
 def frame_of(obj: Any, kind: str) -> tuple[pd.DataFrame, str]:
     """``obj`` (not a path or a file: those are read) as a frame with our column names,
     and a name for it in messages.
@@ -85,9 +84,10 @@ _SHAPES = {kind: (f"{kind}: a path, a DataFrame, a dict of dicts, records, a ran
 
 
 def is_ranx(obj: Any) -> bool:
+    """A ranx ``Qrels`` or ``Run``, known by its class (ranx is never imported here)."""
     return (type(obj).__module__.split(".")[0] == "ranx"
-            and type(obj).__name__ in ("Qrels", "Run") and callable(getattr(obj, "to_dict",
-                                                                            None)))
+            and type(obj).__name__ in ("Qrels", "Run")
+            and callable(getattr(obj, "to_dict", None)))
 
 
 def _from_ranx(obj: Any, kind: str) -> tuple[pd.DataFrame, str]:
