@@ -254,13 +254,12 @@ class Run(_TrecTable):
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
-        """Validate a frame with at least ``query_id, doc_id, score``."""
+        """Validate a frame with at least ``query_id, doc_id, score``, or the other
+        tools' names for them (``qid``, ``docno``...:
+        :data:`relkit.metrics.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
-        missing = {"query_id", "doc_id", "score"} - set(frame.columns)
-        if missing:
-            raise FormatError(source, None, "columns query_id, doc_id, score",
-                              f"no column(s) {sorted(missing)}")
+        frame = _shapes.renamed(frame, "run", source)
         out = pd.DataFrame({
             "query_id": _as_str(frame["query_id"]),
             "iteration": _as_str(frame["iteration"]) if "iteration" in frame else "Q0",
@@ -338,13 +337,12 @@ class Qrels(_TrecTable):
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Qrels:
-        """Validate a frame with at least ``query_id, doc_id, relevance``."""
+        """Validate a frame with at least ``query_id, doc_id, relevance``, or the other
+        tools' names for them (``qid``, ``docno``, ``rel``, ``label``...:
+        :data:`relkit.metrics.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
-        missing = {"query_id", "doc_id", "relevance"} - set(frame.columns)
-        if missing:
-            raise FormatError(source, None, "columns query_id, doc_id, relevance",
-                              f"no column(s) {sorted(missing)}")
+        frame = _shapes.renamed(frame, "qrels", source)
         rel = _numeric(frame["relevance"], source, "an integer grade")
         values = rel.to_numpy(dtype="float64")
         bad = np.flatnonzero((np.mod(values, 1) != 0)

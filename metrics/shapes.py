@@ -43,8 +43,8 @@ _REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "
 
 
 def frame_of(obj: Any, kind: str) -> tuple[pd.DataFrame, str]:
-    """``obj`` (not a path or a file: those are read) as a frame with our column names,
-    and a name for it in messages.
+    """``obj`` (not a path or a file: those are read) as a frame for ``from_frame``, and
+    a name for it in messages.
 
     Parameters
     ----------
@@ -63,7 +63,7 @@ def frame_of(obj: Any, kind: str) -> tuple[pd.DataFrame, str]:
     """
     pd = sys.modules.get("pandas")   # no frame can exist unless pandas is imported
     if pd is not None and isinstance(obj, pd.DataFrame):
-        return renamed(obj, kind, "<frame>"), "<frame>"
+        return obj, "<frame>"       # from_frame maps the column names
     if is_ranx(obj):
         return _from_ranx(obj, kind)
     if isinstance(obj, Mapping):
