@@ -169,6 +169,14 @@ def test_the_pooling_functions_take_any_shape() -> None:
                                                                    plans, [1, 2])
 
 
+def test_from_frame_maps_the_other_tools_column_names() -> None:
+    frame = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["007", "d2"], "docid": [5, 6],
+                          "query": ["text", "text"], "score": [2.5, 1.5], "rank": [0, 1]})
+    assert Run.from_frame(frame).to_dict() == {"q1": {"007": 2.5, "d2": 1.5}}
+    qrels = frame.rename(columns={"score": "label"}).assign(label=[1, 0])
+    assert Qrels.from_frame(qrels).to_dict() == {"q1": {"007": 1, "d2": 0}}
+
+
 def test_a_ranx_run_keeps_its_name_and_a_parquet_run_its_file_name(tmp_path: Path) -> None:
     assert coerce_run(ranx.Run(RUN_DICT, name="bm25")).name == "bm25"
     Run.from_dict(RUN_DICT).to_frame().drop(columns="run_id").to_parquet(tmp_path / "x.parquet")
