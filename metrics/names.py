@@ -61,6 +61,16 @@ RANX_DIFFERENT: dict[str, str] = {
     "ndcg_burges": "give a cutoff: ndcg_burges@10 is nDCG-exp@10",
     "dcg_burges": "give a cutoff: dcg_burges@10 is DCG-exp@10",
 }
+# ir_measures' parameters other than rel=, and where relkit has the same thing.
+_IRM_PARAMS = re.compile(r"(?P<head>[A-Za-z][\w-]*)\((?P<params>[^()]*)\)(?P<tail>@\S+)?")
+_IRM_HINTS = {
+    "judged_only": "judged_only is an option of the whole evaluation: "
+                   "Evaluator(..., judged_only=True), trec_eval -J",
+    "dcg=": "nDCG-exp@k has the gain 2^g - 1 (ir_measures takes nDCG(dcg='exp-log2') from "
+            "gdeval, which rounds each topic to 5 decimals, so the numbers differ)",
+    "gains=": "trec_eval's ndcg.1=3,2=9 and ndcg_cut give grades their own gains",
+    "p=": "relkit has trec_eval's rbp.p=0.8 (not compared with ir_measures' cwl_eval)",
+}
 _RANX_NAME = re.compile(r"(?P<m>[a-z][a-z0-9_-]*?)(?:(?P<sep>[@.])(?P<k>\d+))?(?:-l(?P<l>\d+))?")
 
 
@@ -230,6 +240,11 @@ def _dialect(name: str) -> str:
     if re.fullmatch(r"RR(\(rel=\d+\))?@\d+", name):
         raise MeasureError(f"ir_measures' {name!r} is RR cut at rank k, which trec_eval has "
                            "no measure for; use RR")
+    own = _IRM_PARAMS.fullmatch(name)
+    if own and not re.fullmatch(r"rel=[+-]?\d+", own["params"]):
+        hints = [h for key, h in _IRM_HINTS.items() if key in own["params"]]
+        raise MeasureError(f"ir_measures' {name!r}: of its parameters relkit takes rel= only"
+                           + "".join(f"; {h}" for h in hints))
     r = _RANX_NAME.fullmatch(name)
     if r and (r["sep"] != "." or r["m"] == "rbp"):
         key = r["m"] + ("@{}" if r["k"] else "")

@@ -62,6 +62,8 @@ def test_every_ranx_name_is_mapped_or_explained() -> None:
     ("mrr@10", "RR cut at rank k"), ("f1@10", "F1 of the top k"),
     ("rbp.95", "maps\\s+grades into \\[0, 1\\]"), ("hit_rate", "give a cutoff"),
     ("ndcg@10-l2", "drops the grades"), ("RR@10", "RR cut at rank k"),
+    ("nDCG(dcg='exp-log2')@10", "rounds each topic to 5 decimals"),
+    ("nDCG(judged_only=True)@10", "judged_only=True"), ("RBP(p=0.8)", "rbp.p=0.8"),
 ])
 def test_a_ranx_name_with_other_numbers_is_refused_with_the_reason(name: str, reason: str) -> None:
     with pytest.raises(MeasureError, match=reason):
