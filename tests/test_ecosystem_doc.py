@@ -23,7 +23,6 @@ def test_the_page_is_linked_from_the_readme() -> None:
 def test_every_python_block_runs_and_prints_what_the_page_shows(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "ir_datasets"))
     blocks = BLOCK.findall(PAGE.read_text())
     assert len(blocks) >= 10
     parser = doctest.DocTestParser()
