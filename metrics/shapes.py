@@ -64,10 +64,9 @@ def frame_of(obj: Any, kind: str) -> tuple[pd.DataFrame, str]:
     pd = sys.modules.get("pandas")   # no frame can exist unless pandas is imported
     if pd is not None and isinstance(obj, pd.DataFrame):
         return obj, "<frame>"       # from_frame maps the column names
-    if is_ranx(obj):
-        return _from_ranx(obj, kind)
-    if isinstance(obj, Mapping):
-        return dict_frame(obj, kind, "<dict>"), "<dict>"
+    nested = nested_of(obj, kind)
+    if nested is not None:
+        return dict_frame(nested[0], kind, nested[1], nested[2]), nested[1]
     iterator = "qrels_iter" if kind == "qrels" else "scoreddocs_iter"
     has = "has_qrels" if kind == "qrels" else "has_scoreddocs"
     if callable(getattr(obj, iterator, None)) or callable(getattr(obj, has, None)):
@@ -90,14 +89,40 @@ def is_ranx(obj: Any) -> bool:
             and callable(getattr(obj, "to_dict", None)))
 
 
-def _from_ranx(obj: Any, kind: str) -> tuple[pd.DataFrame, str]:
-    want = "Qrels" if kind == "qrels" else "Run"
-    if type(obj).__name__ != want:
-        raise FormatError(f"<ranx {type(obj).__name__}>", None, f"a ranx {want}",
-                          f"a ranx {type(obj).__name__}")
-    run_id = getattr(obj, "name", None) if kind == "run" else None
-    source = f"<ranx {want}>"
-    return dict_frame(obj.to_dict(), kind, source, str(run_id) if run_id else None), source
+def nested_of(obj: Any, kind: str) -> tuple[Mapping[Any, Any], str, str | None] | None:
+    """``(dict of dicts, source, run id)`` for a dict of dicts or a ranx object; else None.
+
+    These skip the frame: :meth:`Run.from_dict <relkit.metrics.data.Run.from_dict>` builds
+    the columns straight from the dict.
+    """
+    if is_ranx(obj):
+        want = "Qrels" if kind == "qrels" else "Run"
+        if type(obj).__name__ != want:
+            raise FormatError(f"<ranx {type(obj).__name__}>", None, f"a ranx {want}",
+                              f"a ranx {type(obj).__name__}")
+        run_id = getattr(obj, "name", None) if kind == "run" else None
+        return obj.to_dict(), f"<ranx {want}>", str(run_id) if run_id else None
+    if isinstance(obj, Mapping):
+        return obj, "<dict>", None
+    return None
+
+
+def dict_columns(data: Mapping[Any, Any], kind: str, source: str = "<dict>"
+                 ) -> tuple[list[str], list[str], list[Any]]:
+    """``{query_id: {doc_id: value}}`` as three lists: query ids and doc ids (``str``),
+    values as given."""
+    value = "relevance" if kind == "qrels" else "score"
+    qids: list[str] = []
+    docs: list[str] = []
+    values: list[Any] = []
+    for q, inner in data.items():
+        if not isinstance(inner, Mapping):
+            raise FormatError(source, None, f"{{query_id: {{doc_id: {value}}}}}",
+                              f"a {type(inner).__name__} for query {q!r}")
+        qids.extend([str(q)] * len(inner))
+        docs.extend(map(str, inner.keys()))
+        values.extend(inner.values())
+    return qids, docs, values
 
 
 def _from_dataset(obj: Any, kind: str, iterator: str, has: str) -> tuple[pd.DataFrame, str]:
@@ -144,17 +169,8 @@ def dict_frame(data: Mapping[Any, Any], kind: str, source: str = "<dict>",
     ``run_id``)."""
     import pandas as pd
 
+    qids, docs, values = dict_columns(data, kind, source)
     value = "relevance" if kind == "qrels" else "score"
-    qids: list[Any] = []
-    docs: list[Any] = []
-    values: list[Any] = []
-    for q, inner in data.items():
-        if not isinstance(inner, Mapping):
-            raise FormatError(source, None, f"{{query_id: {{doc_id: {value}}}}}",
-                              f"a {type(inner).__name__} for query {q!r}")
-        qids.extend([q] * len(inner))
-        docs.extend(inner.keys())
-        values.extend(inner.values())
     frame = pd.DataFrame({"query_id": pd.Series(qids, dtype=object),
                           "doc_id": pd.Series(docs, dtype=object), value: values})
     return renamed(frame, kind, source, run_id)
