@@ -45,7 +45,7 @@ def _nested_columns(data: Mapping[Any, Any], kind: str, source: str, run_id: str
                     ) -> pa.Table:
     """The columns of ``{query_id: {doc_id: value}}``, built without pandas (a dict is
     how pytrec_eval, ranx and ir_measures hand runs over: it should cost little)."""
-    qids, docs, raw = _shapes.dict_columns(data, kind, source)
+    topics, counts, docs, raw = _shapes.dict_columns(data, kind, source)
     try:
         values = np.asarray(raw, dtype=np.float64) if raw else np.zeros(0)
     except (TypeError, ValueError):
@@ -66,17 +66,22 @@ def _nested_columns(data: Mapping[Any, Any], kind: str, source: str, run_id: str
     from relkit.metrics._arrow import import_pyarrow
 
     arrow = import_pyarrow()   # its C string builder: ~20x faster here than fixed-width bytes
-    n = len(qids)
+    n = len(docs)
+    # Query ids and the constant columns without a Python string per row: a topic's id
+    # is repeated by index, a constant by pyarrow's repeat.
+    codes = np.repeat(np.arange(len(topics), dtype=np.int32), counts)
+    qids = arrow.DictionaryArray.from_arrays(codes, arrow.array(topics, arrow.string()))
 
-    def strings(values: list[str]) -> Any:
-        return arrow.array(values, type=arrow.string())
+    def const(text: str) -> Any:
+        return arrow.repeat(text, n).cast(arrow.string())
 
+    common = {"query_id": qids.cast(arrow.string()),
+              "iteration": const("0" if kind == "qrels" else "Q0"),
+              "doc_id": arrow.array(docs, arrow.string())}
     if kind == "qrels":
-        return arrow.table({"query_id": strings(qids), "iteration": strings(["0"] * n),
-                         "doc_id": strings(docs), "relevance": values.astype(np.int64)})
-    return arrow.table({"query_id": strings(qids), "iteration": strings(["Q0"] * n),
-                     "doc_id": strings(docs), "rank": strings(["0"] * n), "score": values,
-                     "run_id": strings([run_id] * n)})
+        return arrow.table({**common, "relevance": values.astype(np.int64)})
+    return arrow.table({**common, "rank": const("0"), "score": values,
+                        "run_id": const(run_id)})
 
 
 def _numeric(col: pd.Series, source: str, expected: str) -> pd.Series:

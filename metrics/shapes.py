@@ -108,21 +108,23 @@ def nested_of(obj: Any, kind: str) -> tuple[Mapping[Any, Any], str, str | None] 
 
 
 def dict_columns(data: Mapping[Any, Any], kind: str, source: str = "<dict>"
-                 ) -> tuple[list[str], list[str], list[Any]]:
-    """``{query_id: {doc_id: value}}`` as three lists: query ids and doc ids (``str``),
-    values as given."""
+                 ) -> tuple[list[str], list[int], list[str], list[Any]]:
+    """``{query_id: {doc_id: value}}`` as lists: the query ids (``str``) with how many
+    documents each has, then the doc ids (``str``) and the values as given."""
     value = "relevance" if kind == "qrels" else "score"
-    qids: list[str] = []
+    topics: list[str] = []
+    counts: list[int] = []
     docs: list[str] = []
     values: list[Any] = []
     for q, inner in data.items():
         if not isinstance(inner, Mapping):
             raise FormatError(source, None, f"{{query_id: {{doc_id: {value}}}}}",
                               f"a {type(inner).__name__} for query {q!r}")
-        qids.extend([str(q)] * len(inner))
+        topics.append(str(q))
+        counts.append(len(inner))
         docs.extend(map(str, inner.keys()))
         values.extend(inner.values())
-    return qids, docs, values
+    return topics, counts, docs, values
 
 
 def _from_dataset(obj: Any, kind: str, iterator: str, has: str) -> tuple[pd.DataFrame, str]:
@@ -169,7 +171,8 @@ def dict_frame(data: Mapping[Any, Any], kind: str, source: str = "<dict>",
     ``run_id``)."""
     import pandas as pd
 
-    qids, docs, values = dict_columns(data, kind, source)
+    topics, counts, docs, values = dict_columns(data, kind, source)
+    qids = [q for q, c in zip(topics, counts, strict=True) for _ in range(c)]
     value = "relevance" if kind == "qrels" else "score"
     frame = pd.DataFrame({"query_id": pd.Series(qids, dtype=object),
                           "doc_id": pd.Series(docs, dtype=object), value: values})
