@@ -9,7 +9,8 @@ ranx (``evaluate(Qrels(d), Run(d), ...)``, its conversion included), ir_measures
 (``calc_aggregate`` on the dicts) and pytrec_eval. Prints the times and the ratios
 (peer / relkit; relkit's second call, as the peers' imports are not timed either), and
 checks the numbers agree. Speed is measured, not asserted. The
-run has no tied scores, so ranx's tie order does not matter.
+run has no tied scores, even in single precision, so ranx's tie order and trec_eval 9's
+float32 scores do not matter.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def make(topics: int, depth: int, seed: int = 0) -> tuple[dict[str, Any], dict[s
     run: dict[str, dict[str, float]] = {}
     for t in range(topics):
         docs = [f"d{i}" for i in rng.choice(depth * 5, size=depth, replace=False)]
-        scores = np.sort(rng.random(depth))[::-1] + np.arange(depth)[::-1] * 1e-9
+        # distinct even in single precision (pytrec_eval, so ir_measures, ranks on
+        # float32 scores: trec_eval 9), so every tool ranks the same way
+        scores = np.arange(depth, 0, -1, dtype=np.float64) / 8
         run[str(t)] = dict(zip(docs, scores.tolist(), strict=True))
         judged = rng.choice(depth * 5, size=depth // 2, replace=False)
         qrels[str(t)] = {f"d{i}": int(g) for i, g in zip(
