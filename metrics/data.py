@@ -41,62 +41,6 @@ def _table_to_frame(table: pa.Table) -> pd.DataFrame:
     return frame
 
 
-def _nested_columns(data: Mapping[Any, Any], kind: str, source: str, run_id: str = "run"
-                    ) -> pa.Table:
-    """The columns of ``{query_id: {doc_id: value}}``, built without pandas (a dict is
-    how pytrec_eval, ranx and ir_measures hand runs over: it should cost little)."""
-    topics, counts, docs, raw = _shapes.dict_columns(data, kind, source)
-    try:
-        values = np.asarray(raw, dtype=np.float64) if raw else np.zeros(0)
-    except (TypeError, ValueError):
-        for row, v in enumerate(raw):
-            try:
-                float(v)
-            except (TypeError, ValueError):
-                expected = "a numeric score" if kind == "run" else "an integer grade"
-                raise FormatError(source, row + 1, expected, repr(v)) from None
-        raise
-    bad = np.flatnonzero(np.isnan(values) if kind == "run" else (
-        (np.mod(values, 1) != 0) | (values < _io.GRADE_MIN) | (values > _io.GRADE_MAX)
-        | np.isnan(values)))
-    if len(bad):
-        expected = ("a numeric score" if kind == "run" else
-                    f"integer grades between {_io.GRADE_MIN} and {_io.GRADE_MAX}")
-        raise FormatError(source, int(bad[0]) + 1, expected, repr(raw[int(bad[0])]))
-    from relkit.metrics._arrow import import_pyarrow
-
-    arrow = import_pyarrow()   # its C string builder: ~20x faster here than fixed-width bytes
-    n = len(docs)
-    # Query ids and the constant columns without a Python string per row: a topic's id
-    # is repeated by index, a constant by pyarrow's repeat.
-    codes = np.repeat(np.arange(len(topics), dtype=np.int32), counts)
-    qids = arrow.DictionaryArray.from_arrays(codes, arrow.array(topics, arrow.string()))
-
-    def const(text: str) -> Any:
-        return arrow.repeat(text, n).cast(arrow.string())
-
-    common = {"query_id": qids.cast(arrow.string()),
-              "iteration": const("0" if kind == "qrels" else "Q0"),
-              "doc_id": arrow.array(docs, arrow.string())}
-    if kind == "qrels":
-        return arrow.table({**common, "relevance": values.astype(np.int64)})
-    return arrow.table({**common, "rank": const("0"), "score": values,
-                        "run_id": const(run_id)})
-
-
-def _numeric(col: pd.Series, source: str, expected: str) -> pd.Series:
-    """``col`` as numbers; the first value that is not one is a FormatError (row 1-based)."""
-    import pandas as pd
-
-    try:
-        out: pd.Series = pd.to_numeric(col, errors="raise")
-        return out
-    except (ValueError, TypeError):
-        bad = pd.to_numeric(col, errors="coerce").isna().to_numpy() & col.notna().to_numpy()
-        row = int(np.flatnonzero(bad)[0]) if bad.any() else 0
-        raise FormatError(source, row + 1, expected, repr(col.iloc[row])) from None
-
-
 def _as_str(col: pd.Series) -> pd.Series:
     import pandas as pd
     import pyarrow as pa
@@ -290,7 +234,7 @@ class Run(_TrecTable):
 
     @classmethod
     def _from_nested(cls, scores: Mapping[Any, Any], source: str, run_id: str | None) -> Run:
-        return cls(_nested_columns(scores, "run", source, run_id or "run"), source)
+        return cls(_shapes.nested_table(scores, "run", source, run_id or "run"), source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}``, scores exactly as held (float64).
@@ -315,7 +259,7 @@ class Run(_TrecTable):
             "iteration": _as_str(frame["iteration"]) if "iteration" in frame else "Q0",
             "doc_id": _as_str(frame["doc_id"]),
             "rank": _as_str(frame["rank"]) if "rank" in frame else "0",
-            "score": _numeric(frame["score"], source, "a numeric score").astype("float64"),
+            "score": _shapes.numeric(frame["score"], source, "a numeric score").astype("float64"),
             "run_id": _as_str(frame["run_id"]) if "run_id" in frame else "run",
         })
         if out["score"].isna().any():
@@ -375,7 +319,7 @@ class Qrels(_TrecTable):
             return cls.read(obj)
         nested = _shapes.nested_of(obj, "qrels")
         if nested is not None:
-            return cls(_nested_columns(nested[0], "qrels", nested[1]), nested[1])
+            return cls(_shapes.nested_table(nested[0], "qrels", nested[1]), nested[1])
         return cls.from_frame(*_shapes.frame_of(obj, "qrels"))
 
     def to_dict(self) -> dict[str, dict[str, int]]:
@@ -396,7 +340,7 @@ class Qrels(_TrecTable):
         import pandas as pd
 
         frame = _shapes.renamed(frame, "qrels", source)
-        rel = _numeric(frame["relevance"], source, "an integer grade")
+        rel = _shapes.numeric(frame["relevance"], source, "an integer grade")
         values = rel.to_numpy(dtype="float64")
         bad = np.flatnonzero((np.mod(values, 1) != 0)
                              | (values < _io.GRADE_MIN) | (values > _io.GRADE_MAX))
@@ -419,7 +363,7 @@ class Qrels(_TrecTable):
     @classmethod
     def from_dict(cls, judgments: Mapping[str, Mapping[str, int]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}`` (pytrec_eval's shape)."""
-        return cls(_nested_columns(judgments, "qrels", "<dict>"), "<dict>")
+        return cls(_shapes.nested_table(judgments, "qrels", "<dict>"), "<dict>")
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the 4-column TREC qrels format (``.gz`` compressed), or parquet for a
