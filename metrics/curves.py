@@ -137,6 +137,6 @@ def interpolated_pr(qrels: Qrels, run: Run, points: tuple[float, ...] = ELEVEN, 
 
 
 def _ctx(qrels: Qrels, run: Run, level: int, compat: int) -> Ctx:
-    judged = JudgedTopics.prepare(qrels)
-    ranked = rank(run, judged, float32_scores=compat < 10)
+    judged = JudgedTopics.prepare(Qrels.coerce(qrels))
+    ranked = rank(Run.coerce(run), judged, float32_scores=compat < 10)
     return Ctx(ranked, judged, level, 0, compat)

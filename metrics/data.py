@@ -12,14 +12,16 @@ the same :attr:`~_TrecTable.table` (Arrow, built on first use) and
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import cached_property
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from relkit.metrics import io as _io
+from relkit.metrics import shapes as _shapes
 from relkit.metrics._arrow import release_unused_memory
-from relkit.metrics.errors import FormatError
+from relkit.metrics.errors import DuplicateDocumentError, FormatError
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
     import pandas as pd
@@ -118,6 +120,50 @@ class _TrecTable:
 
         return self._data.take(pa.array(idx))
 
+    def _pairs(self, value: str) -> tuple[list[str], list[str], list[Any]]:
+        """Query ids, doc ids (as ``str``) and the ``value`` column, as Python lists."""
+        def strings(name: str) -> list[str]:
+            col = self.column(name)
+            if isinstance(col, np.ndarray) and col.dtype.kind == "S":
+                return _io.decode(col)
+            return [str(x) for x in (col if isinstance(col, (list, np.ndarray))
+                                     else col.to_pylist())]
+
+        col = self.column(value)
+        values = (col.tolist() if isinstance(col, np.ndarray) else list(col)
+                  if isinstance(col, list) else col.to_pylist())
+        return strings("query_id"), strings("doc_id"), values
+
+    def _nested(self, value: str) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        qids, docs, values = self._pairs(value)
+        for row, (q, d, v) in enumerate(zip(qids, docs, values, strict=True)):
+            inner = out.setdefault(q, {})
+            if d in inner:
+                raise DuplicateDocumentError(self.source, self.line_of(row), q, d)
+            inner[d] = v
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """A fresh frame of the columns, ids as plain Python ``str`` (``object`` dtype).
+
+        Plain strings, not Arrow ones, so other tools take the frame as it is
+        (ranx's ``from_df`` wants ``object`` id columns).
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame({name: self.frame[name] for name in self.columns})
+        for name in self.columns:
+            if name not in ("score", "relevance"):
+                frame[name] = frame[name].astype(str).astype(object)
+        return frame
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> None:
+        """Write the columns to a parquet file (ids as strings, exact values)."""
+        import pyarrow.parquet as pq
+
+        pq.write_table(self.table, os.fspath(path))
+
     def __len__(self) -> int:
         if isinstance(self._data, dict):
             return len(next(iter(self._data.values()))) if self._data else 0
@@ -148,6 +194,8 @@ class Run(_TrecTable):
         ``eval_only`` keeps only ``query_id, doc_id, score`` (and the run id):
         a third of the memory, for evaluating large runs.
         """
+        if isinstance(source, (str, os.PathLike)) and _shapes.is_parquet(source):
+            return cls.from_frame(_shapes.parquet_frame(source, "run"), os.fspath(source))
         columns = _io.EVAL_FIELDS if eval_only else _io.RUN_FIELDS
         table, lines, name, run_id = _io.read_run_columns(source, columns)
         release_unused_memory()   # the parser's scratch blocks
@@ -164,20 +212,54 @@ class Run(_TrecTable):
         return Run(self._rows(idx), self.source, lines, self.name)
 
     @classmethod
+    def coerce(cls, obj: Any) -> Run:
+        """A run from any shape relkit accepts: a ``Run``, a path (TREC text, ``.gz``,
+        ``.parquet``), a frame, ``{query_id: {doc_id: score}}``, ``ScoredDoc`` records,
+        a ranx ``Run``, an ir_datasets dataset; see :mod:`relkit.metrics.shapes`."""
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, _TrecTable):
+            raise FormatError(obj.source, None, "a run", f"a {type(obj).__name__}")
+        if isinstance(obj, (str, os.PathLike)) or callable(getattr(obj, "read", None)):
+            return cls.read(obj)
+        nested = _shapes.nested_of(obj, "run")
+        if nested is not None:
+            return cls._from_nested(*nested)
+        return cls.from_frame(*_shapes.frame_of(obj, "run"))
+
+    @classmethod
+    def from_dict(cls, scores: Mapping[str, Mapping[str, float]], run_id: str = "run") -> Run:
+        """Build from ``{query_id: {doc_id: score}}`` (pytrec_eval's and ranx's shape)."""
+        return cls._from_nested(scores, "<dict>", run_id)
+
+    @classmethod
+    def _from_nested(cls, scores: Mapping[Any, Any], source: str, run_id: str | None) -> Run:
+        return cls(_shapes.nested_table(scores, "run", source, run_id or "run"), source)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}``, scores exactly as held (float64).
+
+        Raises
+        ------
+        DuplicateDocumentError
+            A document appears twice for a topic (the shape cannot hold both).
+        """
+        return self._nested("score")
+
+    @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
-        """Validate a frame with at least ``query_id, doc_id, score``."""
+        """Validate a frame with at least ``query_id, doc_id, score``, or the other
+        tools' names for them (``qid``, ``docno``...:
+        :data:`relkit.metrics.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
-        missing = {"query_id", "doc_id", "score"} - set(frame.columns)
-        if missing:
-            raise FormatError(source, None, "columns query_id, doc_id, score",
-                              f"no column(s) {sorted(missing)}")
+        frame = _shapes.renamed(frame, "run", source)
         out = pd.DataFrame({
             "query_id": _as_str(frame["query_id"]),
             "iteration": _as_str(frame["iteration"]) if "iteration" in frame else "Q0",
             "doc_id": _as_str(frame["doc_id"]),
             "rank": _as_str(frame["rank"]) if "rank" in frame else "0",
-            "score": pd.to_numeric(frame["score"], errors="raise").astype("float64"),
+            "score": _shapes.numeric(frame["score"], source, "a numeric score").astype("float64"),
             "run_id": _as_str(frame["run_id"]) if "run_id" in frame else "run",
         })
         if out["score"].isna().any():
@@ -200,7 +282,11 @@ class Run(_TrecTable):
         return last.decode() if isinstance(last, bytes) else str(last)
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
-        """Write the 6-column TREC format."""
+        """Write the 6-column TREC format (``.gz`` compressed), or parquet for a path
+        ending in ``.parquet``."""
+        if _parquet_target(target):
+            self.to_parquet(target)  # type: ignore[arg-type]
+            return
         _io.write_frame(self.frame, _io.RUN_FIELDS, target)
 
 
@@ -215,21 +301,54 @@ class Qrels(_TrecTable):
     @classmethod
     def read(cls, source: _io.Source) -> Qrels:
         """Read TREC qrels (4 fields, or Cranfield's 3-field form)."""
+        if isinstance(source, (str, os.PathLike)) and _shapes.is_parquet(source):
+            return cls.from_frame(_shapes.parquet_frame(source, "qrels"), os.fspath(source))
         table, lines, name = _io.read_qrels_columns(source)
         return cls(table, name, lines)
 
     @classmethod
+    def coerce(cls, obj: Any) -> Qrels:
+        """Qrels from any shape relkit accepts: a ``Qrels``, a path (TREC text, ``.gz``,
+        ``.parquet``), a frame, ``{query_id: {doc_id: grade}}``, ``Qrel`` records, a
+        ranx ``Qrels``, an ir_datasets dataset; see :mod:`relkit.metrics.shapes`."""
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, _TrecTable):
+            raise FormatError(obj.source, None, "qrels", f"a {type(obj).__name__}")
+        if isinstance(obj, (str, os.PathLike)) or callable(getattr(obj, "read", None)):
+            return cls.read(obj)
+        nested = _shapes.nested_of(obj, "qrels")
+        if nested is not None:
+            return cls(_shapes.nested_table(nested[0], "qrels", nested[1]), nested[1])
+        return cls.from_frame(*_shapes.frame_of(obj, "qrels"))
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: grade}}`` (pytrec_eval's shape), negative grades kept.
+
+        Raises
+        ------
+        DuplicateDocumentError
+            A document is judged twice for a topic.
+        """
+        return self._nested("relevance")
+
+    @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Qrels:
-        """Validate a frame with at least ``query_id, doc_id, relevance``."""
+        """Validate a frame with at least ``query_id, doc_id, relevance``, or the other
+        tools' names for them (``qid``, ``docno``, ``rel``, ``label``...:
+        :data:`relkit.metrics.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
-        missing = {"query_id", "doc_id", "relevance"} - set(frame.columns)
-        if missing:
-            raise FormatError(source, None, "columns query_id, doc_id, relevance",
-                              f"no column(s) {sorted(missing)}")
-        rel = pd.to_numeric(frame["relevance"], errors="raise")
-        if not np.all(np.mod(rel.to_numpy(dtype="float64"), 1) == 0):
-            raise FormatError(source, None, "integer grades", "a fractional grade")
+        frame = _shapes.renamed(frame, "qrels", source)
+        rel = _shapes.numeric(frame["relevance"], source, "an integer grade")
+        values = rel.to_numpy(dtype="float64")
+        bad = np.flatnonzero((np.mod(values, 1) != 0)
+                             | (values < _io.GRADE_MIN) | (values > _io.GRADE_MAX))
+        if len(bad):
+            # ranked and counted as 32-bit integers, as the readers check (io.GRADE_MIN/MAX)
+            raise FormatError(source, int(bad[0]) + 1, "integer grades between "
+                              f"{_io.GRADE_MIN} and {_io.GRADE_MAX}",
+                              repr(frame["relevance"].iloc[int(bad[0])]))
         out = pd.DataFrame({
             "query_id": _as_str(frame["query_id"]),
             "iteration": _as_str(frame["iteration"]) if "iteration" in frame else "0",
@@ -242,17 +361,21 @@ class Qrels(_TrecTable):
                    source)
 
     @classmethod
-    def from_dict(cls, judgments: dict[str, dict[str, int]]) -> Qrels:
+    def from_dict(cls, judgments: Mapping[str, Mapping[str, int]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}`` (pytrec_eval's shape)."""
-        rows = [(q, d, g) for q, docs in judgments.items() for d, g in docs.items()]
-        import pandas as pd
-
-        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
-        return cls.from_frame(frame, "<dict>")
+        return cls(_shapes.nested_table(judgments, "qrels", "<dict>"), "<dict>")
 
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
-        """Write the 4-column TREC qrels format."""
+        """Write the 4-column TREC qrels format (``.gz`` compressed), or parquet for a
+        path ending in ``.parquet``."""
+        if _parquet_target(target):
+            self.to_parquet(target)  # type: ignore[arg-type]
+            return
         _io.write_frame(self.frame, _io.QRELS_FIELDS, target)
+
+
+def _parquet_target(target: object) -> bool:
+    return isinstance(target, (str, os.PathLike)) and _shapes.is_parquet(target)
 
 
 def read_run(source: _io.Source) -> Run:

@@ -52,7 +52,7 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
     chosen: dict[str, list[Measure]] = {}
     with_params: set[str] = set()
     extra: list[Measure] = []
-    for req in requests:
+    for req in measure_requests(requests):
         if isinstance(req, Measure):
             extra.append(req)
             continue
@@ -95,6 +95,15 @@ def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure
             ms = sorted(ms, key=lambda m: m.value)
         out.extend(ms)
     return out
+
+
+def measure_requests(measures: Any) -> list[str | Measure]:
+    """Measure requests as a list: one name or object alone is a list of one, and
+    another library's measure object (ir_measures' ``nDCG@10``) becomes its name, ``str(m)``.
+    """
+    if isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable):
+        measures = [measures]
+    return [m if isinstance(m, (str, Measure)) else str(m) for m in measures]
 
 
 def _registry() -> Mapping[str, Family]:
@@ -164,24 +173,29 @@ class Evaluator:
 
     Parameters
     ----------
-    qrels : Qrels
-    measures : names in either spelling, or :class:`Measure` objects;
-        default trec_eval's ``official`` set.
+    qrels : Qrels, or anything :meth:`Qrels.coerce` takes (a path, a frame, a dict of
+        dicts, ir_measures ``Qrel`` records, a ranx ``Qrels``, an ir_datasets dataset).
+    measures : names in any dialect (``nDCG@10``, ``ndcg_cut.10``, ``ndcg_cut_10``,
+        ranx's ``ndcg@10``), :class:`Measure` objects or ir_measures' measure objects;
+        one alone or several; default trec_eval's ``official`` set.
+
+    Every method taking a ``run`` takes anything :meth:`Run.coerce` takes as well.
     level : ``-l``, the lowest grade that counts as relevant.
     judged_only : ``-J``.  max_docs : ``-M``.  complete : ``-c``.
     num_docs : ``-N``, documents in the collection (utility, fallout).
     compat : 10 (trec_eval 10, default) or 9 (trec_eval 9.0.8 / pytrec_eval).
     """
 
-    def __init__(self, qrels: Qrels, measures: Sequence[str | Measure] = ("official",), *,
+    def __init__(self, qrels: Qrels | Any, measures: Sequence[str | Measure] | Any = ("official",),
+                 *,
                  level: int = 1, judged_only: bool = False, max_docs: int | None = None,
                  complete: bool = False, num_docs: int = 0, compat: Compat = 10) -> None:
         if compat not in (9, 10):
             raise MeasureError(f"The 'compat' option must be 9 or 10; got {compat!r}")
         if max_docs is not None and max_docs < 0:
             raise MeasureError(f"The 'max_docs' option must be an int >= 0; got {max_docs}")
-        self.qrels = qrels
-        self.judged = JudgedTopics.prepare(qrels)
+        self.qrels = Qrels.coerce(qrels)
+        self.judged = JudgedTopics.prepare(self.qrels)
         self.measures = resolve(measures, compat)
         self.level = level
         self.judged_only = judged_only
@@ -199,7 +213,7 @@ class Evaluator:
 
         return zero_topics(self.judged, self.level)
 
-    def compute(self, run: Run, zscores: ZTable | None = None,
+    def compute(self, run: Run | Any, zscores: ZTable | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Result:
         """Evaluate ``run``; the structured result behind every output format.
 
@@ -208,6 +222,7 @@ class Evaluator:
         missing entry, or sd = 0 with v != mean, gives -1000000.
         ``progress(rows_done, rows_total)`` is called after each chunk.
         """
+        run = Run.coerce(run)
         topics, codes, missing, values = self._per_topic(run, progress)
         if not topics:
             raise EvaluationError(
@@ -346,7 +361,7 @@ class Evaluator:
             return seq_sum(v[ok]) / int(ok.sum()) if ok.any() else float("nan")
         return None
 
-    def evaluate(self, run: Run) -> pd.DataFrame:
+    def evaluate(self, run: Run | Any) -> pd.DataFrame:
         """Tidy per-topic values: columns ``run_id, query_id, measure, value``.
 
         ``measure`` is the readable name (``P@5``); string-valued and
@@ -354,7 +369,7 @@ class Evaluator:
         """
         import pandas as pd
 
-        res = self.compute(run)
+        res = self.compute(run)     # coerces run
         frames = []
         for m, v in zip(res.measures, res.values, strict=True):
             if v is None or isinstance(v, list) or not REGISTRY[m.family].per_query:
@@ -365,7 +380,7 @@ class Evaluator:
         out.insert(0, "run_id", res.run_id)
         return out
 
-    def aggregate(self, run: Run, how: Aggregation = "trec") -> pd.Series:
+    def aggregate(self, run: Run | Any, how: Aggregation = "trec") -> pd.Series:
         """One value per measure.
 
         Parameters
@@ -396,6 +411,7 @@ class Evaluator:
                              f"(choose from {', '.join(AGGREGATIONS)})")
         import pandas as pd
 
+        run = Run.coerce(run)
         res = self.compute(run)
         out = {}
         if how == "micro":

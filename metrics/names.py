@@ -1,8 +1,15 @@
-"""Measure names both ways: trec_eval spellings and readable ones.
+"""Measure names in every dialect, and back.
 
-``P.5`` / ``P@5``, ``ndcg_cut.10`` / ``nDCG@10``, ``map`` / ``AP``,
-``recip_rank`` / ``RR``, ``recall.100`` / ``R@100``... ``str(measure)`` gives
-the readable spelling and parses back to an equal measure.
+``str(measure)`` gives relkit's readable spelling, which is ir_measures' (``P@5``,
+``nDCG@10``, ``AP@100``, ``P(rel=2)@5``), and parses back to an equal measure.
+Also accepted: trec_eval's requests (``P.5``, ``ndcg_cut.10``, ``map``) and output names
+(``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``), ir_measures' other spellings
+(``Bpref``, ``SetP``, ``IPrec@0.1``, ``NumRet(rel=1)``; its measure objects through
+``str``) and ranx's names (:data:`RANX`, with its ``-l2`` relevance suffix on binary
+measures). A ranx name is taken only where its numbers are identical to the measure it
+maps to; :data:`RANX_DIFFERENT` says why the others are refused. Where a word means
+something else in trec_eval (ranx ``recall`` is the whole run's recall, trec_eval
+``recall`` is recall at 5..1000), trec_eval's meaning wins.
 """
 
 from __future__ import annotations
@@ -16,19 +23,62 @@ from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.trec_table import NICKNAMES
 
 # Extra readable spellings accepted on input (the canonical one is
-# Family.readable and is what str() prints).
+# Family.readable and is what str() prints). The second line is ir_measures' own
+# spellings where they differ from ours (str() of its measure objects).
 _ALIASES = {
     "MAP": "AP", "MRR": "RR", "Rprec": "R-prec", "R-precision": "R-prec",
     "Recall@{}": "R@{}", "Hits@{}": "Success@{}", "NDCG@{}": "nDCG@{}", "NDCG": "nDCG",
-    "ndcg@{}": "nDCG@{}",
+    "Bpref": "bpref", "SetP": "set_P", "SetR": "set_recall", "SetAP": "set_map",
+    "SetF": "set_F", "IPrec@{}": "iP@{}",
 }
+
+# ranx's metric names (``ranx.metrics.metric_switch``; ``name@k``) -> ours, only where
+# the numbers are identical (checked against ranx in tests/test_ecosystem_oracles.py).
+# A name without ``@k`` means the whole run in ranx; ``{}`` is k. ranx's ``recall``,
+# ``map``, ``ndcg``, ``dcg``, ``bpref`` without k are trec_eval names and read as such.
+RANX: dict[str, str] = {
+    "ndcg@{}": "nDCG@{}", "precision@{}": "P@{}", "recall@{}": "R@{}", "map@{}": "AP@{}",
+    "hit_rate@{}": "Success@{}", "dcg@{}": "DCG@{}", "dcg_burges@{}": "DCG-exp@{}",
+    "ndcg_burges@{}": "nDCG-exp@{}", "mrr": "RR", "r-precision": "R-prec",
+    "precision": "set_P", "f1": "set_F", "map": "AP",
+}
+# ranx names with a relevance level (``precision@10-l2``): binary measures only. ranx's
+# level on a graded measure (``ndcg@10-l2``) drops the grades below it, which no
+# relkit measure does.
+_RANX_LEVELS = frozenset({"precision@{}", "recall@{}", "map@{}", "hit_rate@{}", "mrr",
+                          "r-precision", "precision", "f1", "map"})
+# ranx names whose numbers differ from every relkit measure: the reason, for the error.
+RANX_DIFFERENT: dict[str, str] = {
+    "hits": "ranx's hits@k counts the relevant documents in the top k (P@k times k); "
+            "use P@k, or Success@k for ranx's hit_rate@k",
+    "mrr": "ranx's mrr@k is RR cut at rank k, which trec_eval has no measure for; use RR",
+    "f1": "ranx's f1@k is F1 of the top k, which relkit has no measure for; "
+          "use F1 or set_F for the whole run",
+    "rbp": "ranx's rbp weights by the raw grade; trec_eval's rbp (rbp.p=0.95) maps "
+           "grades into [0, 1] first: the same only on binary qrels",
+    "hit_rate": "ranx's hit_rate without k is Success over the whole run; give a cutoff "
+                "(hit_rate@k is Success@k)",
+    "ndcg_burges": "give a cutoff: ndcg_burges@10 is nDCG-exp@10",
+    "dcg_burges": "give a cutoff: dcg_burges@10 is DCG-exp@10",
+}
+# ir_measures' parameters other than rel=, and where relkit has the same thing.
+_IRM_PARAMS = re.compile(r"(?P<head>[A-Za-z][\w-]*)\((?P<params>[^()]*)\)(?P<tail>@\S+)?")
+_IRM_HINTS = {
+    "judged_only": "judged_only is an option of the whole evaluation: "
+                   "Evaluator(..., judged_only=True), trec_eval -J",
+    "dcg=": "nDCG-exp@k has the gain 2^g - 1 (ir_measures takes nDCG(dcg='exp-log2') from "
+            "gdeval, which rounds each topic to 5 decimals, so the numbers differ)",
+    "gains=": "trec_eval's ndcg.1=3,2=9 and ndcg_cut give grades their own gains",
+    "p=": "relkit has trec_eval's rbp.p=0.8 (not compared with ir_measures' cwl_eval)",
+}
+_RANX_NAME = re.compile(r"(?P<m>[a-z][a-z0-9_-]*?)(?:(?P<sep>[@.])(?P<k>\d+))?(?:-l(?P<l>\d+))?")
 
 
 def _readable_table() -> dict[str, str]:
     return {f.readable: f.name for f in REGISTRY.values() if f.readable}
 
 
-_REL = re.compile(r"(?P<head>[^()@\s]+)\(rel=(?P<rel>[+-]?\d+)\)(?P<tail>[@.]\S+)?")
+_REL = re.compile(r"(?P<head>[^()@\s]+)\(rel=(?P<rel>[+-]?\d+)\)(?P<tail>[@._]\S+)?")
 
 
 def _rel_output(m: Measure, level: int) -> str:
@@ -138,12 +188,16 @@ def parse_measure(name: str) -> list[Measure]:
     ...
     relkit.metrics.core.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; ...
     """
-    name = name.strip()
+    name = _dialect(name.strip())
     own = _REL.fullmatch(name)
     if own:
         # ir_measures' per-measure relevance level: P(rel=2)@5, AP(rel=2), P.5(rel=2).
         level = int(own.group("rel"))
-        base = own.group("head") + (own.group("tail") or "")
+        head = own.group("head")
+        # ir_measures' NumRet(rel=1) counts the retrieved documents that are relevant
+        # (trec_eval's num_rel_ret); num_ret(rel=1) stays trec_eval's num_ret.
+        head = "NumRelRet" if head == "NumRet" else head
+        base = head + (own.group("tail") or "")
         if base in NICKNAMES:
             raise MeasureError(f"'{name}': a relevance level applies to one measure, not "
                                  f"to the nickname {base!r} (use -l {level} for all)")
@@ -160,9 +214,68 @@ def parse_measure(name: str) -> list[Measure]:
     plain = _ALIASES.get(name, name)
     if plain in table and "{}" not in plain:
         return expand(table[plain], None)
+    if plain in REGISTRY:
+        return expand(plain, None)
     family, _, text = name.partition(".")
     get_family(family)  # raises with suggestions when unknown
     return expand(family, text if "." in name else None)
+
+
+def _with_rel(name: str, level: str) -> str:
+    """``P@10`` with level 2 -> ``P(rel=2)@10``."""
+    head, at, tail = name.partition("@")
+    return f"{head}(rel={int(level)}){at}{tail}"
+
+
+def _dialect(name: str) -> str:
+    """A ranx name or a trec_eval output name in relkit's grammar; others unchanged.
+
+    Raises
+    ------
+    MeasureError
+        For a ranx name whose numbers no relkit measure reproduces (with the reason).
+    """
+    if name in REGISTRY or name in NICKNAMES:
+        return name
+    if re.fullmatch(r"RR(\(rel=\d+\))?@\d+", name):
+        raise MeasureError(f"ir_measures' {name!r} is RR cut at rank k, which trec_eval has "
+                           "no measure for; use RR")
+    own = _IRM_PARAMS.fullmatch(name)
+    if own and not re.fullmatch(r"rel=[+-]?\d+", own["params"]):
+        hints = [h for key, h in _IRM_HINTS.items() if key in own["params"]]
+        raise MeasureError(f"ir_measures' {name!r}: of its parameters relkit takes rel= only"
+                           + "".join(f"; {h}" for h in hints))
+    r = _RANX_NAME.fullmatch(name)
+    if r and (r["sep"] != "." or r["m"] == "rbp"):
+        key = r["m"] + ("@{}" if r["k"] else "")
+        if key in RANX and r["sep"] != ".":
+            if r["l"] is not None and key not in _RANX_LEVELS:
+                raise MeasureError(
+                    f"ranx's {name!r}: a relevance level on a graded measure drops the grades "
+                    "below it in ranx, which no relkit measure does; give it without -l")
+            ours = RANX[key].format(r["k"])
+            return ours if r["l"] is None else _with_rel(ours, r["l"])
+        if r["m"] in RANX_DIFFERENT:
+            raise MeasureError(f"ranx's {name!r} has no identical measure in relkit: "
+                               f"{RANX_DIFFERENT[r['m']]}")
+    return _output_name(name) or name
+
+
+def _output_name(name: str) -> str | None:
+    """trec_eval's output name as its request: ``ndcg_cut_10`` -> ``ndcg_cut.10``,
+    ``iprec_at_recall_0.10`` -> ``iprec_at_recall.0.10`` (the longest family wins)."""
+    if "_" not in name or "(" in name or name.partition(".")[0] in REGISTRY:
+        return None     # not an output name (a request such as ndcg_cut.10, or own level)
+    def fits(f: Family) -> bool:
+        # A parameter text starts with a number, or is key=value pairs: dcg_cut_xep is a
+        # misspelt family to suggest for, not dcg_cut with a bad cutoff.
+        rest = name[len(f.name) + 1:]
+        return (f.param_kind != "none" and name.startswith(f.name + "_")
+                and bool(re.match(r"[-+]?\.?\d", rest) or (f.param_kind == "pairs"
+                                                            and "=" in rest)))
+
+    best = max((f.name for f in REGISTRY.values() if fits(f)), key=len, default=None)
+    return f"{best}.{name[len(best) + 1:]}" if best else None
 
 
 def suggest(name: str) -> str:
@@ -189,6 +302,7 @@ def suggest(name: str) -> str:
     >>> suggest("qqq")
     ''
     """
-    pool = [*REGISTRY, *NICKNAMES, *(r.replace("{}", "10") for r in _readable_table())]
+    pool = [*REGISTRY, *NICKNAMES, *(r.replace("{}", "10") for r in _readable_table()),
+            *(r.replace("{}", "10") for r in RANX), *(a.replace("{}", "10") for a in _ALIASES)]
     return (did_you_mean(name.split(".")[0].split("@")[0], pool)
             or did_you_mean(name, pool))

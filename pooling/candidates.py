@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
 from relkit.pooling.errors import PoolingError
@@ -89,6 +90,7 @@ class Candidates:
     @classmethod
     def from_runs(cls, runs: Mapping[str, Run], depth: int | Mapping[str, int] | None = None,
                   topics: Sequence[str] | None = None) -> Candidates:
+        runs = named_runs(runs)     # a path, frame, dict of dicts... per run
         if not runs:
             raise PoolingError("pooling needs at least one run")
         depths = (dict.fromkeys(runs, depth) if depth is None or isinstance(depth, int)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 
 ALL = 10 ** 9     # Judged at this depth is judged/retrieved over the whole ranking
@@ -21,6 +22,7 @@ def coverage(qrels: Qrels, runs: Mapping[str, Run], cutoffs: Sequence[int] = (10
     """``{run: {"Judged@10": ..., "unjudged": ...}}`` for each run, runs in name order."""
     from relkit.metrics.evaluator import Evaluator
 
+    runs = named_runs(runs)     # the evaluator coerces the qrels
     ks = sorted(set(cutoffs))
     names = [f"Judged@{k}" for k in ks]
     ev = Evaluator(qrels, names + [f"Judged@{ALL}"])

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Run
 from relkit.pooling.candidates import ranked_lists
 from relkit.pooling.errors import PoolingError
@@ -40,6 +41,7 @@ def run_name(path: str | Path) -> str:
 def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
                topics: Sequence[str] | None = None) -> Pool:
     """Pool the top ``depth`` documents of each run (a per-run mapping allowed)."""
+    runs = named_runs(runs)     # a path, frame, dict of dicts... per run
     if not runs:
         raise PoolingError("pooling needs at least one run")
     depths = {name: depth for name in runs} if isinstance(depth, int) else dict(depth)

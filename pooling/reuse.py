@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from relkit.metrics.convert import named_runs
 from relkit.metrics.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.depth import depth_pool
@@ -54,6 +55,7 @@ def leave_out(qrels: Qrels, runs: Mapping[str, Run], depth: int = 100,
     """One :class:`Reuse` row per run (grouped runs leave together)."""
     from relkit.metrics.evaluator import Evaluator
 
+    qrels, runs = Qrels.coerce(qrels), named_runs(runs)
     grades = grades_of(qrels, clip=False)
     pool = depth_pool(runs, depth)
     owner = {r: (groups or {}).get(r, r) for r in runs}

@@ -119,6 +119,7 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
                           for b in budgets):
         raise PoolingError(f"The 'budget' parameter of pool-simulate must be ints >= 1; "
                            f"got {list(budgets)!r}")
+    qrels = Qrels.coerce(qrels)
     grades = grades_of(qrels)
     cands = Candidates.from_runs(runs, depth)
     topics = [t for t in cands.topics if t in grades]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,11 @@ from helpers import BACKENDS, PG_URL, ROOT, fresh_pg_database
 # that makes `metrics/` importable as a top-level copy of relkit.metrics. Plain `pytest`
 # does not; drop it so both run the same modules (tests/test_import_paths.py).
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+
+# ir_datasets (imported by the ecosystem tests, and by ranx) makes its data folders on
+# import, under ~/.ir_datasets unless told otherwise: keep the tests out of the home folder.
+os.environ.setdefault("IR_DATASETS_HOME",
+                      str(Path(tempfile.gettempdir()) / "relkit-tests-ir_datasets"))
 
 
 @pytest.fixture(params=BACKENDS)

@@ -30,9 +30,9 @@ DOCUMENTED = [
     "relkit.metrics.statap",
 ]
 # Modules with examples on some helpers, not a documented public surface.
-WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.measures.context", "relkit.pooling.build",
-                 "relkit.metrics.core.options", "relkit.metrics.core.tables",
-                 "relkit.judging.conventions"]
+WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
+                 "relkit.pooling.build", "relkit.metrics.core.options",
+                 "relkit.metrics.core.tables", "relkit.judging.conventions"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

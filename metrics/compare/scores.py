@@ -202,9 +202,12 @@ def score_matrix(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
     array([[1. , 1. ],
            [0.5, 0. ]])
     """
-    from relkit.metrics.evaluator import Evaluator
+    from relkit.metrics.convert import coerce_qrels, coerce_runs
+    from relkit.metrics.evaluator import Evaluator, measure_requests
     from relkit.metrics.measures.base import REGISTRY
 
+    qrels, runs = coerce_qrels(qrels), coerce_runs(runs)   # any shape, once, here
+    measures = [str(m) for m in measure_requests(measures)]
     named = dict(runs) if isinstance(runs, Mapping) else {r.name: r for r in runs}
     if len(named) != len(runs):
         raise CompareError("two runs have the same name; pass a mapping name -> run")
