@@ -1,8 +1,13 @@
 """The judging screen: one keystroke grades, saves and advances.
 
-The save is synchronous in the key handler on purpose: the screen moves on
-only after :meth:`AssessorView.record` has returned, i.e. after the commit
-(a few milliseconds), and the state line then shows what the database holds.
+The key handler waits for the save on purpose: the screen moves on only after
+:meth:`AssessorView.record` has returned, i.e. after the commit (a few
+milliseconds), and the state line then shows what the database holds. The
+commit, and the reads of what comes next, run in a thread: the event loop keeps
+drawing meanwhile and the key handler awaits the result, so keys typed in the
+meantime are handled after it, as before. Everything the next document needs
+on screen was made while the assessor read the current one (its highlighted
+text and its wrapped lines), so after the commit only lines are swapped.
 If the database cannot be reached, the grade stays pending in the app's
 :class:`~relkit.judging.tui.outbox.Outbox`, a banner says so, and the save is
 retried every second until it goes through. Meanwhile nothing that reads the
@@ -16,6 +21,7 @@ are dropped with a note, never applied to a document nobody saw.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -25,12 +31,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 
 from relkit.judging.assessor import AssessorView
-from relkit.judging.models import ItemOut, StoreError, TopicOut
-from relkit.judging.tui.docview import DocView, Wrapped
+from relkit.judging.models import ItemOut, JudgmentOut, StoreError, TopicOut
+from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
+from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import (
@@ -42,30 +49,42 @@ from relkit.judging.tui.outbox import (
 )
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.topicpane import TopicPane, bar_text
+from relkit.judging.tui.topics import bar
+
+# What the commit thread read after the save: the item to show and (done, total).
+Follow = tuple[ItemOut | None, tuple[int, int]]
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None) -> JudgeScreen:
+                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 reading_width: int = READING_WIDTH) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
                         show=False) for g in scale.grades]
+    # Before the keymap's: while the find bar is open these take n, N and Esc (from the
+    # note and the topic list); closed, check_action passes the keys on.
+    bindings += [Binding("n", "find_next", show=False), Binding("N", "find_prev", show=False),
+                 Binding("escape", "find_close", show=False),
+                 Binding("enter", "find_done", show=False, priority=True)]
     bindings += [Binding(a.key, a.name, a.short or a.description,
                          show=a.name in ("flag", "note", "skip", "back", "revise", "help",
                                          "topics")) for a in actions.values()]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
     return cls(view, topic, actions, idle_after, clock,  # type: ignore[no-any-return]
-               min_view, outbox)
+               min_view, outbox, reading_width)
 
 
-class JudgeScreen(Screen[None]):
+class JudgeScreen(Finding, Screen[None]):
     """Judge one topic's documents in the assignment's presentation order."""
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None) -> None:
+                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 reading_width: int = READING_WIDTH) -> None:
         super().__init__()
+        self.reading_width = reading_width
         self.view = view
         self.topic = topic
         self.actions_ = actions
@@ -84,8 +103,11 @@ class JudgeScreen(Screen[None]):
         self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
-        # The next unjudged document, wrapped while the assessor reads this one.
+        # The next unjudged document, highlighted and wrapped while the assessor reads
+        # this one.
         self.ready: Wrapped | None = None
+        self._matches = []
+        self._current = 0
 
     @property
     def pending(self) -> dict[str, Any] | None:
@@ -98,11 +120,12 @@ class JudgeScreen(Screen[None]):
         with Horizontal(id="topbar"):
             yield Static(bar_text(t), id="topic-title")
             yield Static("", id="position")
-            yield ProgressBar(total=max(t.total, 1), show_eta=False, id="progress")
+            yield Static("", id="progress")
         marker = Static("", id="topic-more")
         yield TopicPane(t, self.terms, marker, id="topic")
         yield marker
-        yield DocView(id="doc")
+        yield DocView(reading_width=self.reading_width, id="doc")
+        yield FindBar(id="find")
         yield Static("", id="banner")
         yield Static("", id="state")
         yield Static(legend(self.view.scale()), id="scale")
@@ -119,17 +142,32 @@ class JudgeScreen(Screen[None]):
     def _fit_topic(self) -> None:
         self.query_one(TopicPane).fit(self.query_one("#topic-title").size.width)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("find_next", "find_prev", "find_close"):
+            return self.finding()
+        if action == "find_done":
+            return self.typing_query()
+        return True
+
     # -- navigation ------------------------------------------------------------------
-    def show(self, position: int, item: ItemOut | None = None) -> None:
-        self.item = item or self.view.item(self.topic.key, position)
-        self.flagged = self.item.flagged
-        self.note = self.item.note
+    def show(self, position: int, item: ItemOut | None = None,
+             progress: tuple[int, int] | None = None) -> None:
+        self.item = item = item or self.view.item(self.topic.key, position)
+        self.flagged = item.flagged
+        self.note = item.note
         self.complete = False
         self.ack, self._ack_next = self._ack_next, ""
         self._banner("")  # a new document: earlier notes and read errors are over
-        self.query_one(DocView).show(self.item.doc, safe(self.item.title, self.terms),
-                                     safe(self.item.text, self.terms), self.ready)
-        self._refresh_state()
+        if self.finding():
+            self.action_find_close()  # matches belong to the document they were found in
+        ready = self.ready if self.ready is not None and self.ready.key == item.doc else None
+        doc = self.query_one(DocView)
+        if ready is not None:  # highlighted already: do not do it again on the key's path
+            doc.show(item.doc, ready.title, ready.body, ready)
+        else:
+            doc.show(item.doc, safe(item.title, self.terms), safe(item.text, self.terms))
+        doc.border_title = safe(item.doc)
+        self._refresh_state(progress)
         self.timer.start()
         # Not seen yet: the grade keys wait for the first refresh that draws it.
         self.drawn_at = None
@@ -143,8 +181,8 @@ class JudgeScreen(Screen[None]):
             self.drawn_at = self.clock()
 
     def _prepare_next(self, current: ItemOut) -> None:
-        if self.item is not current:
-            return  # the assessor has moved on already
+        if self.item is not current or self.pending is not None:
+            return  # the assessor has moved on already, or a save is using the store
         try:
             nxt = self.view.next_item(self.topic.key, current.position)
         except UNREACHABLE:
@@ -154,9 +192,11 @@ class JudgeScreen(Screen[None]):
                 nxt.doc, safe(nxt.title, self.terms), safe(nxt.text, self.terms))
 
     def show_next_unjudged(self, after: int = 0) -> None:
-        nxt = self.view.next_item(self.topic.key, after)
+        self._go_next(self.view.next_item(self.topic.key, after))
+
+    def _go_next(self, nxt: ItemOut | None, progress: tuple[int, int] | None = None) -> None:
         if nxt is not None:
-            self.show(nxt.position, nxt)
+            self.show(nxt.position, nxt, progress)
             return
         if self.item is None:
             try:
@@ -169,15 +209,15 @@ class JudgeScreen(Screen[None]):
                 return
         self.complete = True
         self.ack, self._ack_next = self._ack_next or self.ack, ""
-        self._refresh_state()
+        self._refresh_state(progress)
 
-    def _refresh_state(self) -> None:
+    def _refresh_state(self, progress: tuple[int, int] | None = None) -> None:
         item = self.item
         if item is None:
             return
-        done, _ = self.view.progress(self.topic.key)
+        done, _ = progress or self.view.progress(self.topic.key)
         self.query_one("#position", Static).update(f" {item.position} / {item.total} ")
-        self.query_one("#progress", ProgressBar).update(total=max(item.total, 1), progress=done)
+        self.query_one("#progress", Static).update(f"{bar(done, item.total)} {done} judged ")
         parts = [self.ack] if self.ack else []
         if item.grade is not None:
             parts.append(f"Your grade: {item.grade} {self.view.scale().grade(item.grade).label}")
@@ -210,7 +250,7 @@ class JudgeScreen(Screen[None]):
                      f"(typed ahead?). Read it, then press the key again.", note=True)
         return False
 
-    def _save(self, fields: dict[str, Any], advance: bool) -> None:
+    async def _save(self, fields: dict[str, Any], advance: bool) -> None:
         if self.item is None:
             return
         if self.pending is not None:
@@ -219,14 +259,28 @@ class JudgeScreen(Screen[None]):
         record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
                       flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
         self.outbox.put(record)
-        self._attempt(advance)
+        await self._attempt(advance)
 
-    def _attempt(self, advance: bool) -> None:
+    def _commit(self, record: dict[str, Any], position: int,
+                advance: bool) -> tuple[JudgmentOut, Follow | None]:
+        """In a thread: save ``record``, then read what the screen shows next (``None``:
+        saved, but that read failed)."""
+        saved = self.view.record(source="tui", **record)
+        try:
+            key = self.topic.key
+            nxt = (self.view.next_item(key, after=position) if advance
+                   else self.view.item(key, position))
+            return saved, (nxt, self.view.progress(key))
+        except UNREACHABLE:
+            return saved, None
+
+    async def _attempt(self, advance: bool) -> None:
         record = self.outbox.record
         if record is None:
             return
+        position = self.item.position if self.item else 0
         try:
-            saved = self.view.record(source="tui", **record)
+            saved, follow = await asyncio.to_thread(self._commit, record, position, advance)
         except StoreError as exc:
             self.outbox.clear()
             self._waiting = ""
@@ -246,19 +300,19 @@ class JudgeScreen(Screen[None]):
         if self.item is not None and self.item.doc == saved.doc:
             self.item = replace(self.item, grade=saved.grade, status=saved.status,
                                 note=saved.note, flagged=saved.flagged)
-        position = self.item.position if self.item else 0
         self.last_saved = position
-        self._after_save(position, advance)
-        if self._ack_next:  # loading what comes next failed: the state line still says it
+        if follow is not None:
+            nxt, progress = follow
+            if advance:
+                self._go_next(nxt, progress)
+            else:
+                self.show(position, nxt, progress)
+        else:  # loading what comes next failed: the state line still says it was saved
+            self._banner("Database unreachable: loading the next document is not possible "
+                         "now. Every judgment acknowledged as saved is saved; try again in a "
+                         "moment.")
             self.ack, self._ack_next = self._ack_next, ""
             self._guard("showing the saved state", self._refresh_state)
-
-    @reads_store("loading the next document")
-    def _after_save(self, position: int, advance: bool) -> None:
-        if advance:
-            self.show_next_unjudged(after=position)
-        else:
-            self.show(position)
 
     def _guard(self, doing: str, fn: Callable[[], None]) -> None:
         try:
@@ -286,32 +340,33 @@ class JudgeScreen(Screen[None]):
         banner.set_class(bool(text) and note, "note")
 
     # -- actions ---------------------------------------------------------------------
-    def action_grade(self, value: int) -> None:
+    async def action_grade(self, value: int) -> None:
         if self._seen(grade_key(value)):
-            self._save({"grade": value, "status": "judged"}, advance=True)
+            await self._save({"grade": value, "status": "judged"}, advance=True)
 
-    def action_skip(self) -> None:
+    async def action_skip(self) -> None:
         if self._seen(self.actions_["skip"].key):
-            self._save({"grade": None, "status": "skipped"}, advance=True)
+            await self._save({"grade": None, "status": "skipped"}, advance=True)
 
-    def action_later(self) -> None:
+    async def action_later(self) -> None:
         if self._seen(self.actions_["later"].key):
-            self._save({"grade": None, "status": "later"}, advance=True)
+            await self._save({"grade": None, "status": "later"}, advance=True)
 
-    def _resave_if_recorded(self) -> None:
+    async def _resave_if_recorded(self) -> None:
         # A flag or note on an already judged document is saved at once (its history
         # keeps the change); on an unjudged one it goes with the grade.
         if self.item is not None and self.item.status is not None:
-            self._save({"grade": self.item.grade, "status": self.item.status}, advance=False)
+            await self._save({"grade": self.item.grade, "status": self.item.status},
+                             advance=False)
         else:
             self._guard("showing the state", self._refresh_state)
 
-    def action_flag(self) -> None:
+    async def action_flag(self) -> None:
         if self.pending is not None:
             self._unsaved("The flag waits until it is saved.")
             return
         self.flagged = not self.flagged
-        self._resave_if_recorded()
+        await self._resave_if_recorded()
 
     def action_note(self) -> None:
         from relkit.judging.tui.modals import NoteScreen
@@ -320,10 +375,10 @@ class JudgeScreen(Screen[None]):
             self._unsaved("The note waits until it is saved.")
             return
 
-        def done(text: str | None) -> None:
+        async def done(text: str | None) -> None:
             if text is not None and self.pending is None:
                 self.note = text
-                self._resave_if_recorded()
+                await self._resave_if_recorded()
 
         self.app.push_screen(NoteScreen(self.note), done)
 

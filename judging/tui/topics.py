@@ -26,8 +26,10 @@ BAR = 12
 JUMP_RESET = 1.5  # seconds: a pause this long starts a new topic key
 
 
-def _bar(done: int, total: int, width: int = BAR) -> str:
-    filled = round(width * done / total) if total else 0
+def bar(done: int, total: int, width: int = BAR) -> str:
+    """A progress bar that is full only when all is done (it rounds down: 32 of 33 is
+    not drawn as finished)."""
+    filled = width * done // total if total else 0
     return "█" * filled + "░" * (width - filled)
 
 
@@ -53,6 +55,19 @@ class TopicsScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.refresh_topics()
+        self.move_past_finished()
+
+    def move_past_finished(self) -> None:
+        """Back from a topic now finished: highlight the next one with work left."""
+        ol = self.query_one(OptionList)
+        i = ol.highlighted
+        if i is None or i >= len(self.topics) or self.topics[i].done < self.topics[i].total:
+            return
+        n = len(self.topics)
+        nxt = next((j % n for j in range(i + 1, i + n) if
+                    self.topics[j % n].done < self.topics[j % n].total), None)
+        if nxt is not None:
+            ol.highlighted = nxt
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.draw)
@@ -80,7 +95,7 @@ class TopicsScreen(Screen[None]):
         lines = []
         for t in self.topics:
             counts = " ".join(f"{g}:{t.grade_counts.get(g, 0)}" for g in scale.values)
-            right = f" {_bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}"
+            right = f" {bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}"
             lines.append((t, right))
         # Textual reports 0 before the first layout: then a width that fits 80 columns.
         width = ol.scrollable_content_region.width - 2 or 74  # 2: the scrollbar
