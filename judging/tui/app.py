@@ -22,7 +22,8 @@ CSS = """
 #position { width: auto; }
 #progress { width: auto; }
 #topic-more { height: 1; color: $warning; text-style: bold; display: none; }
-#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%; }
+#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%;
+       border-title-color: $foreground; border-title-style: bold; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
 #banner.note { background: $warning 30%; color: $text; padding: 0 1; }
