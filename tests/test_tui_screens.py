@@ -18,7 +18,6 @@ from relkit.judging.store import Store
 from relkit.judging.tui import prefs
 from relkit.judging.tui.app import JudgeApp, Settings, make_app
 from relkit.judging.tui.docview import DocView
-from relkit.judging.tui.topics import bar
 from tui_helpers import Clock, drive, read_and_press, screen
 
 
@@ -36,6 +35,8 @@ def project(tmp_path: Path, docs: int = 3, topics: int = 3) -> Store:
 
 
 def test_a_bar_is_full_only_when_all_is_done(tmp_path: Path) -> None:
+    from relkit.judging.tui.topics import bar
+
     assert bar(32, 33) != bar(33, 33) and "░" in bar(32, 33) and "░" not in bar(33, 33)
     assert bar(1, 33) == "░" * 12 and bar(0, 0) == "░" * 12
     store = project(tmp_path, docs=33, topics=1)
