@@ -120,6 +120,11 @@ class DocView(ScrollView, can_focus=True):
         """The lines were wrapped again (a resize): find marks must follow them."""
 
     @property
+    def wrapped(self) -> Wrapped | None:
+        """The lines on screen now."""
+        return self._wrapped
+
+    @property
     def rows(self) -> list[str]:
         """The text of each wrapped line (trailing spaces dropped)."""
         return [line.text.rstrip() for line in self._wrapped.lines] if self._wrapped else []

@@ -46,6 +46,7 @@ from relkit.judging.tui.outbox import (
     acknowledgement,
     describe_record,
     reads_store,
+    what,
 )
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.topicpane import TopicPane, bar_text
@@ -103,9 +104,15 @@ class JudgeScreen(Finding, Screen[None]):
         self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
+        self._shown = 0
         # The next unjudged document, highlighted and wrapped while the assessor reads
         # this one.
         self.ready: Wrapped | None = None
+        self.ready_item: ItemOut | None = None  # ... and its item, as read before the save
+        # The document whose grade is being saved while the next one is already shown,
+        # with its lines (to come back to if the save fails).
+        self._saving: tuple[ItemOut, Wrapped | None] | None = None
+        self._progress: tuple[int, int] | None = None  # (done, total) as last read
         self._matches = []
         self._current = 0
 
@@ -171,13 +178,14 @@ class JudgeScreen(Finding, Screen[None]):
         self.timer.start()
         # Not seen yet: the grade keys wait for the first refresh that draws it.
         self.drawn_at = None
-        self.call_after_refresh(self._drawn, self.item)
+        self._shown += 1  # which show() this is (the item is replaced when a save confirms it)
+        self.call_after_refresh(self._drawn, self._shown)
         # Wrap the document a grade key would bring up next once this one is on screen.
-        self.ready = None
+        self.ready = self.ready_item = None
         self.call_after_refresh(self._prepare_next, self.item)
 
-    def _drawn(self, item: ItemOut) -> None:
-        if self.item is item and self.drawn_at is None:
+    def _drawn(self, shown: int) -> None:
+        if self._shown == shown and self.drawn_at is None:
             self.drawn_at = self.clock()
 
     def _prepare_next(self, current: ItemOut) -> None:
@@ -188,6 +196,7 @@ class JudgeScreen(Finding, Screen[None]):
         except UNREACHABLE:
             return  # only a head start: the grade key reads it again
         if nxt is not None and nxt.doc != current.doc:
+            self.ready_item = nxt
             self.ready = self.query_one(DocView).prepare(
                 nxt.doc, safe(nxt.title, self.terms), safe(nxt.text, self.terms))
 
@@ -215,7 +224,11 @@ class JudgeScreen(Finding, Screen[None]):
         item = self.item
         if item is None:
             return
-        done, _ = progress or self.view.progress(self.topic.key)
+        if progress is None:  # while a save is pending the store is not read: as last read
+            progress = (self._progress if self.pending is not None and self._progress
+                        else self.view.progress(self.topic.key))
+        self._progress = progress
+        done, _ = progress
         self.query_one("#position", Static).update(f" {item.position} / {item.total} ")
         self.query_one("#progress", Static).update(f"{bar(done, item.total)} {done} judged ")
         parts = [self.ack] if self.ack else []
@@ -259,7 +272,33 @@ class JudgeScreen(Finding, Screen[None]):
         record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
                       flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
         self.outbox.put(record)
+        self._saving = (self.item, self.query_one(DocView).wrapped)
+        if advance:
+            self._show_ahead(record)
         await self._attempt(advance)
+
+    def _show_ahead(self, record: dict[str, Any]) -> None:
+        """Draw the next document while the grade commits (the commit is an fsync: it can
+        take longer than a frame). Nothing moves on before the commit: the grade keys, and
+        every key that reads the store, wait for it; the state line says "saving", then
+        "saved" with what the database returned, and a failed save brings the graded
+        document back. Only a next document read and wrapped beforehand is drawn ahead."""
+        nxt, ready = self.ready_item, self.ready
+        if nxt is None or ready is None or self.item is None or nxt.doc == self.item.doc:
+            return
+        grade = what(record.get("grade"), record.get("status"), self.view.scale())
+        self._ack_next = f"saving: {grade}, {record['doc']} …"
+        self.show(nxt.position, nxt, self._progress)
+
+    def _come_back(self) -> None:
+        """The save failed: back to the document it was for, from memory."""
+        if self._saving is None:
+            return
+        item, wrapped = self._saving
+        if self.item is not item and wrapped is not None:
+            self.ack = self._ack_next = ""
+            self.ready, self.ready_item = wrapped, item
+            self.show(item.position, item, self._progress)
 
     def _commit(self, record: dict[str, Any], position: int,
                 advance: bool) -> tuple[JudgmentOut, Follow | None]:
@@ -278,20 +317,28 @@ class JudgeScreen(Finding, Screen[None]):
         record = self.outbox.record
         if record is None:
             return
-        position = self.item.position if self.item else 0
+        if self._saving is not None:
+            position = self._saving[0].position
+        else:
+            position = self.item.position if self.item else 0
         try:
             saved, follow = await asyncio.to_thread(self._commit, record, position, advance)
         except StoreError as exc:
             self.outbox.clear()
+            self._come_back()
+            self._saving = None
             self._waiting = ""
             self._banner(f"Not saved: {exc}")
             return
         except UNREACHABLE:
             self.outbox.attempts += 1
+            self._come_back()
             self._unsaved()
             self.set_timer(1.0, lambda: self._attempt(advance))
             return
         self.outbox.clear()
+        ahead = self._saving is not None and self.item is not self._saving[0]
+        self._saving = None
         self._waiting = ""
         self._banner("")
         # From here on the screen shows what the database holds (the returned row),
@@ -303,7 +350,14 @@ class JudgeScreen(Finding, Screen[None]):
         self.last_saved = position
         if follow is not None:
             nxt, progress = follow
-            if advance:
+            if ahead and nxt is not None and self.item is not None and nxt.doc == self.item.doc:
+                # Drawn ahead and confirmed: the state line from what was read after the
+                # commit, and the document after it wrapped now that the store is free.
+                self.item, self.ack, self._ack_next = nxt, self._ack_next, ""
+                self.flagged, self.note = nxt.flagged, nxt.note
+                self._refresh_state(progress)
+                self._prepare_next(nxt)
+            elif advance:
                 self._go_next(nxt, progress)
             else:
                 self.show(position, nxt, progress)
