@@ -1,40 +1,24 @@
 """The judging screen: one keystroke grades, saves and advances.
 
-The key handler waits for the save on purpose: the screen moves on only after
-:meth:`AssessorView.record` has returned, i.e. after the commit (a few
-milliseconds), and the state line then shows what the database holds. The
-commit, and the reads of what comes next, run in a thread: the event loop keeps
-drawing meanwhile and the key handler awaits the result, so keys typed in the
-meantime are handled after it, as before. Everything the next document needs
-on screen was made while the assessor read the current one (its highlighted
-text and its wrapped lines), so after the commit only lines are swapped.
-If the database cannot be reached, the grade stays pending in the app's
-:class:`~relkit.judging.tui.outbox.Outbox`, a banner says so, and the save is
-retried every second until it goes through. Meanwhile nothing that reads the
-store runs (it would fail the same way, and moving on would leave the grade
-behind): those keys say that they wait for the save.
-
-A grade applies only to a document that has been drawn and on screen for
-``min_view`` seconds: keys typed ahead while the previous save was committing
-are dropped with a note, never applied to a document nobody saw.
+How a grade is saved (the commit in a thread, the next document drawn ahead, the
+outbox while the database is away) is :mod:`relkit.judging.tui.saving`; finding
+words in the document is :mod:`relkit.judging.tui.find`. Everything the next
+document needs on screen is made while the assessor reads the current one (its
+highlighted text and its wrapped lines), so a grade key only swaps lines.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from relkit.judging.assessor import AssessorView
-from relkit.judging.models import ItemOut, JudgmentOut, StoreError, TopicOut
+from relkit.judging.models import ItemOut, StoreError, TopicOut
 from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
@@ -43,17 +27,12 @@ from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import (
     UNREACHABLE,
     Outbox,
-    acknowledgement,
-    describe_record,
     reads_store,
-    what,
 )
 from relkit.judging.tui.safe import query_terms, safe
+from relkit.judging.tui.saving import Saving
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 from relkit.judging.tui.topics import bar
-
-# What the commit thread read after the save: the item to show and (done, total).
-Follow = tuple[ItemOut | None, tuple[int, int]]
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
@@ -77,7 +56,7 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
                min_view, outbox, reading_width)
 
 
-class JudgeScreen(Finding, Screen[None]):
+class JudgeScreen(Saving, Finding):
     """Judge one topic's documents in the assignment's presentation order."""
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
@@ -115,11 +94,6 @@ class JudgeScreen(Finding, Screen[None]):
         self._progress: tuple[int, int] | None = None  # (done, total) as last read
         self._matches = []
         self._current = 0
-
-    @property
-    def pending(self) -> dict[str, Any] | None:
-        """The judgment sent and not yet committed, if any."""
-        return self.outbox.record
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -251,147 +225,6 @@ class JudgeScreen(Finding, Screen[None]):
 
     def on_mouse_scroll_down(self) -> None:
         self.timer.touch()
-
-    # -- saving ----------------------------------------------------------------------
-    def _seen(self, key: str) -> bool:
-        """Whether the current document has been on screen long enough for ``key`` to judge it."""
-        shown = 0.0 if self.drawn_at is None else self.clock() - self.drawn_at
-        if shown >= self.min_view:
-            return True
-        doc = self.item.doc if self.item else "the document"
-        self._banner(f"Key {key} ignored: {doc} was on screen for {shown * 1000:.0f} ms only "
-                     f"(typed ahead?). Read it, then press the key again.", note=True)
-        return False
-
-    async def _save(self, fields: dict[str, Any], advance: bool) -> None:
-        if self.item is None:
-            return
-        if self.pending is not None:
-            self._unsaved("The next judgment waits until it is saved.")
-            return
-        record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
-                      flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
-        self.outbox.put(record)
-        self._saving = (self.item, self.query_one(DocView).wrapped)
-        if advance:
-            self._show_ahead(record)
-        await self._attempt(advance)
-
-    def _show_ahead(self, record: dict[str, Any]) -> None:
-        """Draw the next document while the grade commits (the commit is an fsync: it can
-        take longer than a frame). Nothing moves on before the commit: the grade keys, and
-        every key that reads the store, wait for it; the state line says "saving", then
-        "saved" with what the database returned, and a failed save brings the graded
-        document back. Only a next document read and wrapped beforehand is drawn ahead."""
-        nxt, ready = self.ready_item, self.ready
-        if nxt is None or ready is None or self.item is None or nxt.doc == self.item.doc:
-            return
-        grade = what(record.get("grade"), record.get("status"), self.view.scale())
-        self._ack_next = f"saving: {grade}, {record['doc']} …"
-        self.show(nxt.position, nxt, self._progress)
-
-    def _come_back(self) -> None:
-        """The save failed: back to the document it was for, from memory."""
-        if self._saving is None:
-            return
-        item, wrapped = self._saving
-        if self.item is not item and wrapped is not None:
-            self.ack = self._ack_next = ""
-            self.ready, self.ready_item = wrapped, item
-            self.show(item.position, item, self._progress)
-
-    def _commit(self, record: dict[str, Any], position: int,
-                advance: bool) -> tuple[JudgmentOut, Follow | None]:
-        """In a thread: save ``record``, then read what the screen shows next (``None``:
-        saved, but that read failed)."""
-        saved = self.view.record(source="tui", **record)
-        try:
-            key = self.topic.key
-            nxt = (self.view.next_item(key, after=position) if advance
-                   else self.view.item(key, position))
-            return saved, (nxt, self.view.progress(key))
-        except UNREACHABLE:
-            return saved, None
-
-    async def _attempt(self, advance: bool) -> None:
-        record = self.outbox.record
-        if record is None:
-            return
-        if self._saving is not None:
-            position = self._saving[0].position
-        else:
-            position = self.item.position if self.item else 0
-        try:
-            saved, follow = await asyncio.to_thread(self._commit, record, position, advance)
-        except StoreError as exc:
-            self.outbox.clear()
-            self._come_back()
-            self._saving = None
-            self._waiting = ""
-            self._banner(f"Not saved: {exc}")
-            return
-        except UNREACHABLE:
-            self.outbox.attempts += 1
-            self._come_back()
-            self._unsaved()
-            self.set_timer(1.0, lambda: self._attempt(advance))
-            return
-        self.outbox.clear()
-        ahead = self._saving is not None and self.item is not self._saving[0]
-        self._saving = None
-        self._waiting = ""
-        self._banner("")
-        # From here on the screen shows what the database holds (the returned row),
-        # not what the screen held before the save.
-        self._ack_next = acknowledgement(saved, self.view.scale())
-        if self.item is not None and self.item.doc == saved.doc:
-            self.item = replace(self.item, grade=saved.grade, status=saved.status,
-                                note=saved.note, flagged=saved.flagged)
-        self.last_saved = position
-        if follow is not None:
-            nxt, progress = follow
-            if ahead and nxt is not None and self.item is not None and nxt.doc == self.item.doc:
-                # Drawn ahead and confirmed: the state line from what was read after the
-                # commit, and the document after it wrapped now that the store is free.
-                self.item, self.ack, self._ack_next = nxt, self._ack_next, ""
-                self.flagged, self.note = nxt.flagged, nxt.note
-                self._refresh_state(progress)
-                self._prepare_next(nxt)
-            elif advance:
-                self._go_next(nxt, progress)
-            else:
-                self.show(position, nxt, progress)
-        else:  # loading what comes next failed: the state line still says it was saved
-            self._banner("Database unreachable: loading the next document is not possible "
-                         "now. Every judgment acknowledged as saved is saved; try again in a "
-                         "moment.")
-            self.ack, self._ack_next = self._ack_next, ""
-            self._guard("showing the saved state", self._refresh_state)
-
-    def _guard(self, doing: str, fn: Callable[[], None]) -> None:
-        try:
-            fn()
-        except UNREACHABLE:
-            self._banner(f"Database unreachable: {doing} is not possible now; try again in a "
-                         "moment.")
-
-    def _unsaved(self, then: str = "") -> None:
-        """The banner for a pending save, with what the last key is waiting for."""
-        record = self.outbox.record
-        if record is None:
-            return
-        # The retry redraws the banner every second: it keeps the last key's note.
-        self._waiting = then = then or self._waiting
-        self._banner(f"Database unreachable: {describe_record(record, self.view.scale())} "
-                     f"is NOT saved yet; retrying every second (attempt "
-                     f"{self.outbox.attempts})." + (f"\n{then[:1].upper()}{then[1:]}"
-                                                    if then else ""))
-
-    def _banner(self, text: str, note: bool = False) -> None:
-        banner = self.query_one("#banner", Static)
-        banner.update(safe(text))
-        banner.set_class(bool(text) and not note, "error")
-        banner.set_class(bool(text) and note, "note")
 
     # -- actions ---------------------------------------------------------------------
     async def action_grade(self, value: int) -> None:
