@@ -43,17 +43,20 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
                         show=False) for g in scale.grades]
-    # Before the keymap's: while the find bar is open these take n, N and Esc (from the
-    # note and the topic list); closed, check_action passes the keys on.
-    bindings += [Binding("n", "find_next", show=False), Binding("N", "find_prev", show=False),
-                 Binding("escape", "find_close", show=False),
-                 Binding("enter", "find_done", show=False, priority=True)]
     bindings += [Binding(a.key, a.name, a.short or a.description,
                          show=a.name in ("flag", "note", "skip", "back", "revise", "help",
                                          "topics")) for a in actions.values()]
+    # While the find bar is open these take n, N and Esc (check_action turns off the
+    # note and topic-list actions bound to them meanwhile); closed, they do nothing.
+    bindings += [Binding("n", "find_next", show=False), Binding("N", "find_prev", show=False),
+                 Binding("escape", "find_close", show=False),
+                 Binding("enter", "find_done", show=False, priority=True)]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
     return cls(view, topic, actions, idle_after, clock,  # type: ignore[no-any-return]
                min_view, outbox, reading_width)
+
+
+FIND_KEYS = ("n", "N", "escape")  # the find bar's own keys while it is open
 
 
 class JudgeScreen(Saving, Finding):
@@ -126,6 +129,8 @@ class JudgeScreen(Saving, Finding):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("find_next", "find_prev", "find_close"):
             return self.finding()
+        if action in self.actions_ and self.actions_[action].key in FIND_KEYS:
+            return not self.finding()
         if action == "find_done":
             return self.typing_query()
         return True
