@@ -26,6 +26,7 @@ dropped with a note, never applied to a document nobody saw.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -105,11 +106,17 @@ class Saving(Screen[None]):
                       flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
         self.outbox.put(record)
         self._saving = (self.item, self.query_one(DocView).wrapped)
-        if advance:
-            self._show_ahead(record)
+        if advance and self._show_ahead(record):
+            # The commit starts once the next document is drawn: its Python half would
+            # otherwise share the interpreter with the drawing. Until then, as during the
+            # commit, the record is in the outbox and every key that moves on waits.
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            with contextlib.suppress(TimeoutError):  # never held up by a refresh that
+                await asyncio.wait_for(drawn.wait(), 0.1)  # does not come
         await self._attempt(advance)
 
-    def _show_ahead(self, record: dict[str, Any]) -> None:
+    def _show_ahead(self, record: dict[str, Any]) -> bool:
         """Draw the next document while the grade commits (the commit is an fsync: it can
         take longer than a frame). Nothing moves on before the commit: the grade keys, and
         every key that reads the store, wait for it; the state line says "saving", then
@@ -117,10 +124,11 @@ class Saving(Screen[None]):
         document back. Only a next document read and wrapped beforehand is drawn ahead."""
         nxt, ready = self.ready_item, self.ready
         if nxt is None or ready is None or self.item is None or nxt.doc == self.item.doc:
-            return
+            return False
         grade = what(record.get("grade"), record.get("status"), self.view.scale())
         self._ack_next = f"saving: {grade}, {record['doc']} …"
         self.show(nxt.position, nxt, self._progress)
+        return True
 
     def _come_back(self) -> None:
         """The save failed: back to the document it was for, from memory."""
