@@ -24,7 +24,7 @@ from rich.console import Console, Group
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -78,6 +78,7 @@ class DocView(ScrollView, can_focus=True):
         self.reading_width = reading_width
         self._wrapped: Wrapped | None = None
         self._source: tuple[str, Text, Text] | None = None
+        self._style: Style | None = None  # during render_lines
         # Find matches per row: (first cell, end cell, is the current match).
         self.marks: dict[int, list[tuple[int, int, bool]]] = {}
 
@@ -146,10 +147,18 @@ class DocView(ScrollView, can_focus=True):
             self.scroll_to(y=max(0, row - height // 3), animate=False, immediate=True)
 
     # -- drawing ---------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The style is worked out once per draw, not per line (it walks the ancestors).
+        self._style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._style = None
+
     def render_line(self, y: int) -> Strip:
         _, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
-        style = self.rich_style
+        style = self._style or self.rich_style
         wrapped = self._wrapped
         row = scroll_y + y
         if wrapped is None or row >= len(wrapped.lines):

@@ -17,6 +17,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 if TYPE_CHECKING:
@@ -179,9 +180,11 @@ class Finding:
 
     def finding(self) -> bool:
         """Whether n, N and Esc belong to the find bar now."""
-        return self._find_parts()[0].is_open
+        try:
+            return self._find_parts()[0].is_open
+        except NoMatches:  # asked before the screen is composed (the footer's bindings)
+            return False
 
     def typing_query(self) -> bool:
         """Whether Enter ends the query (the find box has the focus)."""
-        bar, _ = self._find_parts()
-        return bar.is_open and bar.query_one(Input).has_focus
+        return self.finding() and self._find_parts()[0].query_one(Input).has_focus
