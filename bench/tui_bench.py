@@ -110,35 +110,32 @@ async def grade_loop(store: Store, n: int) -> tuple[list[float], list[float], li
 
 
 async def open_modals(pilot: Any, app: Any, repeats: int = 10) -> dict[str, list[float]]:
-    """ms from the key to the refresh after which the modal's widgets are all mounted."""
+    """ms from the key to the first screen update the modal draws (``App._display``, which
+    the headless driver also goes through up to the terminal write)."""
     out: dict[str, list[float]] = {}
-    push = app.push_screen
-    opened: list[float] = []
+    drawn: list[tuple[float, object]] = []
+    display = app._display
 
-    def timed_push(screen: Any, *args: Any, **kwargs: Any) -> Any:
-        result = push(screen, *args, **kwargs)
+    def timed_display(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            drawn.append((time.perf_counter(), screen))
+        display(screen, renderable)
 
-        def check() -> None:
-            kids = list(screen.walk_children())
-            if kids and all(k.is_mounted for k in kids):
-                opened.append(time.perf_counter())
-            else:
-                app.call_after_refresh(check)
-        app.call_after_refresh(check)
-        return result
-
-    app.push_screen = timed_push
+    app._display = timed_display
     for name, key in (("help", "question_mark"), ("note", "n"), ("revise", "r")):
         for _ in range(repeats):
-            opened.clear()
+            before = app.screen
+            drawn.clear()
             t0 = time.perf_counter()
             await pilot.press(key)
             await pilot.pause()
-            assert opened, f"the {name} screen never opened"
-            out.setdefault(name, []).append((opened[0] - t0) * 1000)
+            modal = app.screen
+            assert modal is not before, f"the {name} screen never opened"
+            t = next(t for t, screen in drawn if screen is modal)
+            out.setdefault(name, []).append((t - t0) * 1000)
             await pilot.press("escape")
             await pilot.pause()
-    app.push_screen = push
+    app._display = display
     return out
 
 
@@ -173,7 +170,7 @@ def main() -> int:
             print(f"| {words} words | {statistics.median(ts):.1f} | {pct(ts, 95):.1f} | "
                   f"{statistics.median(sent):.1f} | {pct(sent, 95):.1f} | {max(sent):.1f} | "
                   f"{target} |")
-        print(f"\nmodal open, key → mounted and drawn (ms; target 50; revise lists the "
+        print(f"\nmodal open, key → first update drawn (ms; target 50; revise lists the "
               f"{args.judgments} judged):\n\n| document | modal | p50 | max |\n|---|---|---|---|")
         for words, modals in opens:
             for name, xs in modals.items():

@@ -37,7 +37,7 @@ App.-light-mode #state, App.-light-mode #topic-more { color: $text-primary; }
 #summary { height: 1; color: $text-muted; }
 .dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
           background: $surface; padding: 1 2; }
-NoteScreen, ReviseScreen, HelpScreen { align: center middle; background: $background; }
+NoteScreen, ReviseScreen, HelpScreen { align: center middle; }
 """
 
 
