@@ -67,6 +67,9 @@ def test_the_topic_list_moves_on_after_a_finished_topic(tmp_path: Path) -> None:
         await pilot.pause()
         await read_and_press(pilot, clock, "2", "escape")  # topic 1 finished, back
         assert ol.highlighted == 2  # past 1 (finished) and 2 (finished before)
+        line = str(ol.get_option_at_index(0).prompt)  # its line was made again ...
+        assert "1/1" in line and "2:1" in line and "░" not in line
+        assert "0/1" in str(ol.get_option_at_index(2).prompt)  # ... the others are as were
         await pilot.press("up", "up", "escape")  # a finished topic chosen by hand ...
         await pilot.press("enter")
         await pilot.pause()

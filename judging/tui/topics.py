@@ -42,6 +42,9 @@ class TopicsScreen(Screen[None]):
         self.topics: list[TopicOut] = []
         self.typed = ""
         self._typed_at = 0.0
+        # What the list shows: (key width, title width, keys) and each line's topic.
+        self._layout: tuple[int, int, list[str]] | None = None
+        self._drawn: dict[str, TopicOut] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(safe(f"relkit · assessor {self.view.name} · choose a topic "
@@ -101,13 +104,26 @@ class TopicsScreen(Screen[None]):
         width = ol.scrollable_content_region.width - 2 or 74  # 2: the scrollbar
         fixed = keyw + 1 + max((cell_len(r) for _, r in lines), default=0)
         titlew = max(10, width - fixed)
-        ol.clear_options()
-        for t, right in lines:
+        layout = (keyw, titlew, [t.key for t in self.topics])
+
+        def prompt(t: TopicOut, right: str) -> Text:
             line = Text()
             line.append(f"{t.key:>{keyw}} ", style="bold")
             line.append_text(cut(t.title, titlew))
             line.append(right)
-            ol.add_option(Option(line, id=t.key))
+            return line
+
+        if layout == self._layout:
+            # Back from a topic: only the lines whose counts changed are made again
+            # (Cranfield has 225; remaking them all took longer than a frame).
+            for i, (t, right) in enumerate(lines):
+                if self._drawn.get(t.key) != t:
+                    ol.replace_option_prompt_at_index(i, prompt(t, right))
+        else:
+            ol.clear_options()
+            ol.add_options([Option(prompt(t, right), id=t.key) for t, right in lines])
+        self._layout = layout
+        self._drawn = {t.key: t for t in self.topics}
         if self.topics:
             first_open = next((i for i, t in enumerate(self.topics) if t.done < t.total), 0)
             ol.highlighted = highlighted if highlighted is not None else first_open
