@@ -10,7 +10,9 @@ drawn *ahead* while it runs, with "saving: ..." on the state line. Nothing moves
 before the commit: the grade keys and every key that reads the store wait for it,
 the topic list and quitting too; the document drawn ahead is confirmed against what
 is read after the commit (else the right one is shown), and a save that fails brings
-the graded document back, from memory.
+the graded document back, from memory. On an adaptive pool the next pick depends on
+the grade: read ahead, the strategy's pick is still the current document, so nothing
+is drawn ahead there and the screen moves after the commit.
 
 If the database cannot be reached, the grade stays pending in the app's
 :class:`~relkit.judging.tui.outbox.Outbox`, a banner says so, and the save is
