@@ -1,6 +1,8 @@
 """Snapshots of each screen at 80x24 (pytest-textual-snapshot; SVGs in __snapshots__).
 
 Update after an intended change with: pytest tests/test_tui_snapshots.py --snapshot-update
+The README's screenshots are some of these SVGs, copied to docs/img/ by
+``python docs/export_screens.py`` (checked below: they cannot drift).
 """
 
 from __future__ import annotations
@@ -96,3 +98,33 @@ def test_lead_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -
 
 def test_lead_help(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(_lead_app(tmp_path), press=["question_mark"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_readme_judge_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int],
+                             theme: str) -> None:
+    async def setup(pilot: Any) -> None:
+        pilot.app.theme = f"textual-{theme}"
+
+    assert snap_compare(_app(tmp_path), press=["enter"], terminal_size=size,
+                        run_before=setup)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_readme_find_in_document(snap_compare: Any, tmp_path: Path,
+                                 size: tuple[int, int]) -> None:
+    assert snap_compare(_app(tmp_path), press=["enter", "slash", *"panels", "enter", "n"],
+                        terminal_size=size)
+
+
+def test_readme_images_are_the_snapshots() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "export_screens", Path(__file__).parents[1] / "docs" / "export_screens.py")
+    assert spec and spec.loader
+    export = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(export)
+    stale = export.stale()
+    assert not stale, f"run python docs/export_screens.py: {stale} differ from the snapshots"

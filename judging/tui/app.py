@@ -11,7 +11,7 @@ from textual.app import App
 
 from relkit.judging.models import TopicOut
 from relkit.judging.store import Store
-from relkit.judging.tui import keymap
+from relkit.judging.tui import keymap, prefs
 from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
 from relkit.judging.tui.topics import TopicsScreen
@@ -20,13 +20,17 @@ CSS = """
 #topbar { height: 1; }
 #topic-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
 #position { width: auto; }
-#progress { width: 24; }
+#progress { width: auto; }
 #topic-more { height: 1; color: $warning; text-style: bold; display: none; }
-#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%; }
+#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%;
+       border-title-color: $foreground; border-title-style: bold; }
 #banner { height: auto; }
 #banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
 #banner.note { background: $warning 30%; color: $text; padding: 0 1; }
-#state { height: auto; color: $accent; }
+#state { height: auto; color: $text-accent; }
+/* The accent colours are too pale on a light background (contrast 3.3 and 1.5 to 1):
+   tests/test_tui_screens.py checks WCAG AA, 4.5 to 1, on what is drawn. */
+App.-light-mode #state, App.-light-mode #topic-more { color: $text-primary; }
 #scale { height: auto; color: $text-muted; }
 #head { height: 1; text-style: bold; }
 #topic-list { height: 1fr; }
@@ -44,6 +48,13 @@ class Settings:
     clock: Callable[[], float] = field(default=time.monotonic)  # tests drive dwell time
     # Seconds a document must have been on screen before a grade key judges it.
     min_view: float = 0.2
+    # Where the theme and the reading width are remembered (None: nowhere; the CLI
+    # passes prefs.default_path(), tests a temporary file).
+    prefs_path: Path | None = None
+    # Draw the next document while the grade commits ("saving: ..." until it has). Off:
+    # the house rule is that a judgment is committed before the screen moves on, so the
+    # default waits for the commit; bench/tui_bench.py measures both.
+    draw_ahead: bool = False
 
 
 class JudgeApp(App[None]):
@@ -60,14 +71,29 @@ class JudgeApp(App[None]):
         # a crash left unsaved.
         self.outbox = Outbox()
         self._quit_warned: object = None  # the unsaved record the last warning was about
+        self.prefs = prefs.load(settings.prefs_path)  # checked now, before any screen
 
     def on_mount(self) -> None:
+        if self.prefs.theme in self.available_themes:
+            self.theme = self.prefs.theme
+        # Subscribed after the remembered theme is set: only the assessor's changes are saved.
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(TopicsScreen(self.view))
+
+    def _remember_theme(self, theme: object) -> None:
+        path = self.settings.prefs_path
+        if path is None or self.theme == self.prefs.theme:
+            return
+        try:
+            self.prefs = prefs.save(path, self.prefs, theme=self.theme)
+        except OSError as exc:  # the theme is not worth stopping for: say it, go on
+            self.notify(f"The theme is not remembered: cannot write {path} ({exc})",
+                        severity="warning")
 
     def open_topic(self, topic: TopicOut) -> None:
         s = self.settings
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
-                                      s.min_view, self.outbox))
+                                      s.min_view, self.outbox, self.prefs.reading_width))
 
     async def action_quit(self) -> None:
         # Quitting with a judgment still unsaved takes it off the screen: say so once per
@@ -85,4 +111,5 @@ class JudgeApp(App[None]):
 
 def make_app(store: Store, assessor: str, settings: Settings | None = None) -> JudgeApp:
     """The app for ``assessor`` on ``store`` (keymap checked now, before any screen)."""
-    return JudgeApp(store, assessor, settings or Settings(keymap_path=keymap.default_path()))
+    return JudgeApp(store, assessor, settings or Settings(keymap_path=keymap.default_path(),
+                                                          prefs_path=prefs.default_path()))

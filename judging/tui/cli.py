@@ -41,6 +41,7 @@ def judge(
                                  param_hint="--idle")
     from relkit.judging.store import Store
     from relkit.judging.tui import keymap as km
+    from relkit.judging.tui import prefs
     from relkit.judging.tui.app import Settings, make_app
 
     # A write command: an older database is upgraded (with a backup), and it says so.
@@ -68,7 +69,7 @@ def judge(
                                      param_hint="--assessor")
         assessor = people[0]
     settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
-                        min_view=min_view / 1000)
+                        min_view=min_view / 1000, prefs_path=prefs.default_path())
     app = make_app(store, assessor, settings)
     need_terminal()
     app.run()

@@ -8,8 +8,12 @@ API*), and :meth:`DocView.prepare` does that work for the next document while
 the assessor is still reading the current one, so the grade key only swaps a
 list of lines and draws one screenful.
 
+Lines are at most ``reading_width`` cells (default 100) and centred: on a 200-column
+terminal a line of text 190 cells long is hard to follow back to its start.
+
 Text arrives as :class:`rich.text.Text` built by :func:`relkit.judging.tui.safe.safe`;
-nothing here parses markup.
+nothing here parses markup. Find-in-document matches (:mod:`relkit.judging.tui.find`)
+are drawn as styles over the wrapped lines, so a search never re-wraps the document.
 """
 
 from __future__ import annotations
@@ -17,19 +21,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.console import Console, Group
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+READING_WIDTH = 100  # cells; 0: as wide as the pane
+# Drawn over the text's own styles (reverse=False: a highlighted query term is drawn
+# reversed, which would swap these colours back).
+# Truecolour: Textual maps the named ANSI colours through its own palette.
+MATCH = Style(color="#000000", bgcolor="#ffe066", reverse=False)
+CURRENT = Style(color="#000000", bgcolor="#ff9f1c", bold=True, underline=True, reverse=False)
 
 
 @dataclass(frozen=True)
 class Wrapped:
-    """A document's lines at one width; ``key`` says which document they show."""
+    """A document's lines at one width; ``key`` says which document they show.
+
+    ``title`` and ``body`` are the highlighted texts they were made from (kept to wrap
+    again after a resize, so the grade key never highlights a document twice)."""
 
     key: str
     width: int
     lines: list[Strip]
+    title: Text
+    body: Text
 
 
 def wrap(console: Console, key: str, title: Text, body: Text, width: int) -> Wrapped:
@@ -41,7 +60,7 @@ def wrap(console: Console, key: str, title: Text, body: Text, width: int) -> Wra
                                      height=None, no_wrap=False, overflow="fold")
     group = Group(heading, Text(""), body) if heading.plain else body
     rows = console.render_lines(group, options, pad=False, new_lines=False)
-    return Wrapped(key, width, [Strip(row) for row in rows])
+    return Wrapped(key, width, [Strip(row) for row in rows], title, body)
 
 
 class DocView(ScrollView, can_focus=True):
@@ -53,16 +72,22 @@ class DocView(ScrollView, can_focus=True):
     DocView { height: 1fr; padding: 0 1; scrollbar-gutter: stable; overflow-x: hidden; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+    def __init__(self, *, reading_width: int = READING_WIDTH,
+                 id: str | None = None) -> None:  # noqa: A002 - Textual's name
         super().__init__(id=id)
-        self._source: tuple[str, Text, Text] | None = None
+        self.reading_width = reading_width
         self._wrapped: Wrapped | None = None
+        self._source: tuple[str, Text, Text] | None = None
+        self._style: Style | None = None  # during render_lines
+        # Find matches per row: (first cell, end cell, is the current match).
+        self.marks: dict[int, list[tuple[int, int, bool]]] = {}
 
     # -- content ---------------------------------------------------------------------
     @property
     def wrap_width(self) -> int:
         """Cells available for text (0 before the first layout)."""
-        return self.scrollable_content_region.width
+        width = self.scrollable_content_region.width
+        return min(width, self.reading_width) if self.reading_width > 0 else width
 
     def prepare(self, key: str, title: Text, body: Text) -> Wrapped | None:
         """Wrap a document at the current width, ready for :meth:`show`."""
@@ -73,9 +98,10 @@ class DocView(ScrollView, can_focus=True):
 
     def show(self, key: str, title: Text, body: Text, ready: Wrapped | None = None) -> None:
         """Show a document from the top; ``ready`` is used if it fits the current width."""
-        self._source = (key, title, body)
         if ready is None or ready.key != key or ready.width != self.wrap_width:
             ready = self.prepare(key, title, body)
+        self._source = (key, title, body)
+        self.marks = {}
         self._set(ready)
         self.scroll_to(0, 0, animate=False, immediate=True)
 
@@ -89,21 +115,65 @@ class DocView(ScrollView, can_focus=True):
         if self._source is not None and (self._wrapped is None
                                          or self._wrapped.width != self.wrap_width):
             self._set(self.prepare(*self._source))
+            self.post_message(self.Rewrapped())
+
+    class Rewrapped(Message):
+        """The lines were wrapped again (a resize): find marks must follow them."""
+
+    @property
+    def wrapped(self) -> Wrapped | None:
+        """The lines on screen now."""
+        return self._wrapped
+
+    @property
+    def rows(self) -> list[str]:
+        """The text of each wrapped line (trailing spaces dropped)."""
+        return [line.text.rstrip() for line in self._wrapped.lines] if self._wrapped else []
 
     @property
     def plain(self) -> str:
         """The text as shown, one line per row (for tests and copy)."""
-        if self._wrapped is None:
-            return ""
-        return "\n".join(line.text.rstrip() for line in self._wrapped.lines)
+        return "\n".join(self.rows)
+
+    # -- find ------------------------------------------------------------------------
+    def mark(self, marks: dict[int, list[tuple[int, int, bool]]]) -> None:
+        self.marks = marks
+        self.refresh()
+
+    def reveal_row(self, row: int) -> None:
+        """Scroll so that ``row`` is on screen (a third of the way down if it was not)."""
+        top, height = round(self.scroll_y), self.scrollable_content_region.height
+        if not top <= row < top + height:
+            self.scroll_to(y=max(0, row - height // 3), animate=False, immediate=True)
 
     # -- drawing ---------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The style is worked out once per draw, not per line (it walks the ancestors).
+        self._style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._style = None
+
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        _, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
-        style = self.rich_style
-        lines = self._wrapped.lines if self._wrapped else []
+        style = self._style or self.rich_style
+        wrapped = self._wrapped
         row = scroll_y + y
-        if row >= len(lines):
+        if wrapped is None or row >= len(wrapped.lines):
             return Strip.blank(width, style)
-        return lines[row].apply_style(style).crop_extend(scroll_x, scroll_x + width, style)
+        line = wrapped.lines[row].apply_style(style).crop_extend(0, wrapped.width, style)
+        for start, end, current in self.marks.get(row, ()):
+            hit = _over(line.crop(start, end), CURRENT if current else MATCH)
+            line = Strip.join([line.crop(0, start), hit, line.crop(end)])
+        left = (width - wrapped.width) // 2  # centred when narrower than the pane
+        if left > 0:
+            line = Strip.join([Strip.blank(left, style), line])
+        return line.crop_extend(0, width, style)
+
+
+def _over(strip: Strip, style: Style) -> Strip:
+    """``strip`` with ``style`` on top of each segment's own style."""
+    return Strip([Segment(text, seg_style + style if seg_style else style, control)
+                  for text, seg_style, control in strip], strip.cell_length)

@@ -1,52 +1,44 @@
 """The judging screen: one keystroke grades, saves and advances.
 
-The save is synchronous in the key handler on purpose: the screen moves on
-only after :meth:`AssessorView.record` has returned, i.e. after the commit
-(a few milliseconds), and the state line then shows what the database holds.
-If the database cannot be reached, the grade stays pending in the app's
-:class:`~relkit.judging.tui.outbox.Outbox`, a banner says so, and the save is
-retried every second until it goes through. Meanwhile nothing that reads the
-store runs (it would fail the same way, and moving on would leave the grade
-behind): those keys say that they wait for the save.
-
-A grade applies only to a document that has been drawn and on screen for
-``min_view`` seconds: keys typed ahead while the previous save was committing
-are dropped with a note, never applied to a document nobody saw.
+How a grade is saved (the commit in a thread, the next document drawn ahead, the
+outbox while the database is away) is :mod:`relkit.judging.tui.saving`; finding
+words in the document is :mod:`relkit.judging.tui.find`. Everything the next
+document needs on screen is made while the assessor reads the current one (its
+highlighted text and its wrapped lines), so a grade key only swaps lines.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import ItemOut, StoreError, TopicOut
-from relkit.judging.tui.docview import DocView, Wrapped
+from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
+from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import (
     UNREACHABLE,
     Outbox,
-    acknowledgement,
-    describe_record,
     reads_store,
 )
 from relkit.judging.tui.safe import query_terms, safe
+from relkit.judging.tui.saving import Saving
 from relkit.judging.tui.topicpane import TopicPane, bar_text
+from relkit.judging.tui.topics import bar
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None) -> JudgeScreen:
+                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 reading_width: int = READING_WIDTH) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
@@ -54,18 +46,28 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
     bindings += [Binding(a.key, a.name, a.short or a.description,
                          show=a.name in ("flag", "note", "skip", "back", "revise", "help",
                                          "topics")) for a in actions.values()]
+    # While the find bar is open these take n, N and Esc (check_action turns off the
+    # note and topic-list actions bound to them meanwhile); closed, they do nothing.
+    bindings += [Binding("n", "find_next", show=False), Binding("N", "find_prev", show=False),
+                 Binding("escape", "find_close", show=False),
+                 Binding("enter", "find_done", show=False, priority=True)]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
     return cls(view, topic, actions, idle_after, clock,  # type: ignore[no-any-return]
-               min_view, outbox)
+               min_view, outbox, reading_width)
 
 
-class JudgeScreen(Screen[None]):
+FIND_KEYS = ("n", "N", "escape")  # the find bar's own keys while it is open
+
+
+class JudgeScreen(Saving, Finding):
     """Judge one topic's documents in the assignment's presentation order."""
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None) -> None:
+                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 reading_width: int = READING_WIDTH) -> None:
         super().__init__()
+        self.reading_width = reading_width
         self.view = view
         self.topic = topic
         self.actions_ = actions
@@ -84,13 +86,17 @@ class JudgeScreen(Screen[None]):
         self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
-        # The next unjudged document, wrapped while the assessor reads this one.
+        self._shown = 0
+        # The next unjudged document, highlighted and wrapped while the assessor reads
+        # this one.
         self.ready: Wrapped | None = None
-
-    @property
-    def pending(self) -> dict[str, Any] | None:
-        """The judgment sent and not yet committed, if any."""
-        return self.outbox.record
+        self.ready_item: ItemOut | None = None  # ... and its item, as read before the save
+        # The document whose grade is being saved while the next one is already shown,
+        # with its lines (to come back to if the save fails).
+        self._saving: tuple[ItemOut, Wrapped | None] | None = None
+        self._progress: tuple[int, int] | None = None  # (done, total) as last read
+        self._matches = []
+        self._current = 0
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -98,11 +104,12 @@ class JudgeScreen(Screen[None]):
         with Horizontal(id="topbar"):
             yield Static(bar_text(t), id="topic-title")
             yield Static("", id="position")
-            yield ProgressBar(total=max(t.total, 1), show_eta=False, id="progress")
+            yield Static("", id="progress")
         marker = Static("", id="topic-more")
         yield TopicPane(t, self.terms, marker, id="topic")
         yield marker
-        yield DocView(id="doc")
+        yield DocView(reading_width=self.reading_width, id="doc")
+        yield FindBar(id="find")
         yield Static("", id="banner")
         yield Static("", id="state")
         yield Static(legend(self.view.scale()), id="scale")
@@ -119,44 +126,65 @@ class JudgeScreen(Screen[None]):
     def _fit_topic(self) -> None:
         self.query_one(TopicPane).fit(self.query_one("#topic-title").size.width)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("find_next", "find_prev", "find_close"):
+            return self.finding()
+        if action in self.actions_ and self.actions_[action].key in FIND_KEYS:
+            return not self.finding()
+        if action == "find_done":
+            return self.typing_query()
+        return True
+
     # -- navigation ------------------------------------------------------------------
-    def show(self, position: int, item: ItemOut | None = None) -> None:
-        self.item = item or self.view.item(self.topic.key, position)
-        self.flagged = self.item.flagged
-        self.note = self.item.note
+    def show(self, position: int, item: ItemOut | None = None,
+             progress: tuple[int, int] | None = None) -> None:
+        self.item = item = item or self.view.item(self.topic.key, position)
+        self.flagged = item.flagged
+        self.note = item.note
         self.complete = False
         self.ack, self._ack_next = self._ack_next, ""
         self._banner("")  # a new document: earlier notes and read errors are over
-        self.query_one(DocView).show(self.item.doc, safe(self.item.title, self.terms),
-                                     safe(self.item.text, self.terms), self.ready)
-        self._refresh_state()
+        if self.finding():
+            self.action_find_close()  # matches belong to the document they were found in
+        ready = self.ready if self.ready is not None and self.ready.key == item.doc else None
+        doc = self.query_one(DocView)
+        if ready is not None:  # highlighted already: do not do it again on the key's path
+            doc.show(item.doc, ready.title, ready.body, ready)
+        else:
+            doc.show(item.doc, safe(item.title, self.terms), safe(item.text, self.terms))
+        doc.border_title = safe(item.doc)
+        self._refresh_state(progress)
         self.timer.start()
         # Not seen yet: the grade keys wait for the first refresh that draws it.
         self.drawn_at = None
-        self.call_after_refresh(self._drawn, self.item)
+        self._shown += 1  # which show() this is (the item is replaced when a save confirms it)
+        self.call_after_refresh(self._drawn, self._shown)
         # Wrap the document a grade key would bring up next once this one is on screen.
-        self.ready = None
+        self.ready = self.ready_item = None
         self.call_after_refresh(self._prepare_next, self.item)
 
-    def _drawn(self, item: ItemOut) -> None:
-        if self.item is item and self.drawn_at is None:
+    def _drawn(self, shown: int) -> None:
+        if self._shown == shown and self.drawn_at is None:
             self.drawn_at = self.clock()
 
     def _prepare_next(self, current: ItemOut) -> None:
-        if self.item is not current:
-            return  # the assessor has moved on already
+        if self.item is not current or self.pending is not None:
+            return  # the assessor has moved on already, or a save is using the store
         try:
             nxt = self.view.next_item(self.topic.key, current.position)
         except UNREACHABLE:
             return  # only a head start: the grade key reads it again
         if nxt is not None and nxt.doc != current.doc:
+            self.ready_item = nxt
             self.ready = self.query_one(DocView).prepare(
                 nxt.doc, safe(nxt.title, self.terms), safe(nxt.text, self.terms))
 
     def show_next_unjudged(self, after: int = 0) -> None:
-        nxt = self.view.next_item(self.topic.key, after)
+        self._go_next(self.view.next_item(self.topic.key, after))
+
+    def _go_next(self, nxt: ItemOut | None, progress: tuple[int, int] | None = None) -> None:
         if nxt is not None:
-            self.show(nxt.position, nxt)
+            self.show(nxt.position, nxt, progress)
             return
         if self.item is None:
             try:
@@ -169,15 +197,19 @@ class JudgeScreen(Screen[None]):
                 return
         self.complete = True
         self.ack, self._ack_next = self._ack_next or self.ack, ""
-        self._refresh_state()
+        self._refresh_state(progress)
 
-    def _refresh_state(self) -> None:
+    def _refresh_state(self, progress: tuple[int, int] | None = None) -> None:
         item = self.item
         if item is None:
             return
-        done, _ = self.view.progress(self.topic.key)
+        if progress is None:  # while a save is pending the store is not read: as last read
+            progress = (self._progress if self.pending is not None and self._progress
+                        else self.view.progress(self.topic.key))
+        self._progress = progress
+        done, _ = progress
         self.query_one("#position", Static).update(f" {item.position} / {item.total} ")
-        self.query_one("#progress", ProgressBar).update(total=max(item.total, 1), progress=done)
+        self.query_one("#progress", Static).update(f"{bar(done, item.total)} {done} judged ")
         parts = [self.ack] if self.ack else []
         if item.grade is not None:
             parts.append(f"Your grade: {item.grade} {self.view.scale().grade(item.grade).label}")
@@ -202,96 +234,10 @@ class JudgeScreen(Screen[None]):
     def on_mouse_scroll_down(self) -> None:
         self.timer.touch()
 
-    # -- saving ----------------------------------------------------------------------
-    def _seen(self, key: str) -> bool:
-        """Whether the current document has been on screen long enough for ``key`` to judge it."""
-        shown = 0.0 if self.drawn_at is None else self.clock() - self.drawn_at
-        if shown >= self.min_view:
-            return True
-        doc = self.item.doc if self.item else "the document"
-        self._banner(f"Key {key} ignored: {doc} was on screen for {shown * 1000:.0f} ms only "
-                     f"(typed ahead?). Read it, then press the key again.", note=True)
-        return False
-
-    def _save(self, fields: dict[str, Any], advance: bool) -> None:
-        if self.item is None:
-            return
-        if self.pending is not None:
-            self._unsaved("The next judgment waits until it is saved.")
-            return
-        record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
-                      flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
-        self.outbox.put(record)
-        self._attempt(advance)
-
-    def _attempt(self, advance: bool) -> None:
-        record = self.outbox.record
-        if record is None:
-            return
-        try:
-            saved = self.view.record(source="tui", **record)
-        except StoreError as exc:
-            self.outbox.clear()
-            self._waiting = ""
-            self._banner(f"Not saved: {exc}")
-            return
-        except UNREACHABLE:
-            self.outbox.attempts += 1
-            self._unsaved()
-            self.set_timer(1.0, lambda: self._attempt(advance))
-            return
-        self.outbox.clear()
-        self._waiting = ""
-        self._banner("")
-        # From here on the screen shows what the database holds (the returned row),
-        # not what the screen held before the save.
-        self._ack_next = acknowledgement(saved, self.view.scale())
-        if self.item is not None and self.item.doc == saved.doc:
-            self.item = replace(self.item, grade=saved.grade, status=saved.status,
-                                note=saved.note, flagged=saved.flagged)
-        position = self.item.position if self.item else 0
-        self.last_saved = position
-        self._after_save(position, advance)
-        if self._ack_next:  # loading what comes next failed: the state line still says it
-            self.ack, self._ack_next = self._ack_next, ""
-            self._guard("showing the saved state", self._refresh_state)
-
-    @reads_store("loading the next document")
-    def _after_save(self, position: int, advance: bool) -> None:
-        if advance:
-            self.show_next_unjudged(after=position)
-        else:
-            self.show(position)
-
-    def _guard(self, doing: str, fn: Callable[[], None]) -> None:
-        try:
-            fn()
-        except UNREACHABLE:
-            self._banner(f"Database unreachable: {doing} is not possible now; try again in a "
-                         "moment.")
-
-    def _unsaved(self, then: str = "") -> None:
-        """The banner for a pending save, with what the last key is waiting for."""
-        record = self.outbox.record
-        if record is None:
-            return
-        # The retry redraws the banner every second: it keeps the last key's note.
-        self._waiting = then = then or self._waiting
-        self._banner(f"Database unreachable: {describe_record(record, self.view.scale())} "
-                     f"is NOT saved yet; retrying every second (attempt "
-                     f"{self.outbox.attempts})." + (f"\n{then[:1].upper()}{then[1:]}"
-                                                    if then else ""))
-
-    def _banner(self, text: str, note: bool = False) -> None:
-        banner = self.query_one("#banner", Static)
-        banner.update(safe(text))
-        banner.set_class(bool(text) and not note, "error")
-        banner.set_class(bool(text) and note, "note")
-
     # -- actions ---------------------------------------------------------------------
-    def action_grade(self, value: int) -> None:
+    async def action_grade(self, value: int) -> None:
         if self._seen(grade_key(value)):
-            self._save({"grade": value, "status": "judged"}, advance=True)
+            await self._save({"grade": value, "status": "judged"}, advance=True)
 
     def action_skip(self) -> None:
         # Set aside for good (the revise list reaches it), with an optional reason: the note.
@@ -302,28 +248,30 @@ class JudgeScreen(Screen[None]):
         elif self.item is not None and self._seen(self.actions_["skip"].key):
             self.app.push_screen(SkipScreen(self.item.doc, self.note), self._skip)
 
-    def _skip(self, reason: str | None) -> None:
+    async def _skip(self, reason: str | None) -> None:
         if reason is not None:
-            self._save({"grade": None, "status": "skipped", "note": reason}, advance=True)
+            await self._save({"grade": None, "status": "skipped", "note": reason},
+                             advance=True)
 
-    def action_later(self) -> None:
+    async def action_later(self) -> None:
         if self._seen(self.actions_["later"].key):
-            self._save({"grade": None, "status": "later"}, advance=True)
+            await self._save({"grade": None, "status": "later"}, advance=True)
 
-    def _resave_if_recorded(self) -> None:
+    async def _resave_if_recorded(self) -> None:
         # A flag or note on an already judged document is saved at once (its history
         # keeps the change); on an unjudged one it goes with the grade.
         if self.item is not None and self.item.status is not None:
-            self._save({"grade": self.item.grade, "status": self.item.status}, advance=False)
+            await self._save({"grade": self.item.grade, "status": self.item.status},
+                             advance=False)
         else:
             self._guard("showing the state", self._refresh_state)
 
-    def action_flag(self) -> None:
+    async def action_flag(self) -> None:
         if self.pending is not None:
             self._unsaved("The flag waits until it is saved.")
             return
         self.flagged = not self.flagged
-        self._resave_if_recorded()
+        await self._resave_if_recorded()
 
     def action_note(self) -> None:
         from relkit.judging.tui.modals import NoteScreen
@@ -332,10 +280,10 @@ class JudgeScreen(Screen[None]):
             self._unsaved("The note waits until it is saved.")
             return
 
-        def done(text: str | None) -> None:
+        async def done(text: str | None) -> None:
             if text is not None and self.pending is None:
                 self.note = text
-                self._resave_if_recorded()
+                await self._resave_if_recorded()
 
         self.app.push_screen(NoteScreen(self.note), done)
 

@@ -133,7 +133,8 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-KEY_NAMES = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←"}
+KEY_NAMES = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←",
+             "slash": "/"}
 
 # The document pane's own keys (Textual's scrolling bindings) and the mouse.
 SCROLL_KEYS = (

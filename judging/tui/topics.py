@@ -26,8 +26,10 @@ BAR = 12
 JUMP_RESET = 1.5  # seconds: a pause this long starts a new topic key
 
 
-def _bar(done: int, total: int, width: int = BAR) -> str:
-    filled = round(width * done / total) if total else 0
+def bar(done: int, total: int, width: int = BAR) -> str:
+    """A progress bar that is full only when all is done (it rounds down: 32 of 33 is
+    not drawn as finished)."""
+    filled = width * done // total if total else 0
     return "█" * filled + "░" * (width - filled)
 
 
@@ -40,6 +42,9 @@ class TopicsScreen(Screen[None]):
         self.topics: list[TopicOut] = []
         self.typed = ""
         self._typed_at = 0.0
+        # What the list shows: (key width, title width, keys) and each line's topic.
+        self._layout: tuple[int, int, list[str]] | None = None
+        self._drawn: dict[str, TopicOut] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(safe(f"relkit · assessor {self.view.name} · choose a topic "
@@ -53,6 +58,19 @@ class TopicsScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.refresh_topics()
+        self.move_past_finished()
+
+    def move_past_finished(self) -> None:
+        """Back from a topic now finished: highlight the next one with work left."""
+        ol = self.query_one(OptionList)
+        i = ol.highlighted
+        if i is None or i >= len(self.topics) or self.topics[i].done < self.topics[i].total:
+            return
+        n = len(self.topics)
+        nxt = next((j % n for j in range(i + 1, i + n) if
+                    self.topics[j % n].done < self.topics[j % n].total), None)
+        if nxt is not None:
+            ol.highlighted = nxt
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.draw)
@@ -80,19 +98,32 @@ class TopicsScreen(Screen[None]):
         lines = []
         for t in self.topics:
             counts = " ".join(f"{g}:{t.grade_counts.get(g, 0)}" for g in scale.values)
-            right = f" {_bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}"
+            right = f" {bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}"
             lines.append((t, right))
         # Textual reports 0 before the first layout: then a width that fits 80 columns.
         width = ol.scrollable_content_region.width - 2 or 74  # 2: the scrollbar
         fixed = keyw + 1 + max((cell_len(r) for _, r in lines), default=0)
         titlew = max(10, width - fixed)
-        ol.clear_options()
-        for t, right in lines:
+        layout = (keyw, titlew, [t.key for t in self.topics])
+
+        def prompt(t: TopicOut, right: str) -> Text:
             line = Text()
             line.append(f"{t.key:>{keyw}} ", style="bold")
             line.append_text(cut(t.title, titlew))
             line.append(right)
-            ol.add_option(Option(line, id=t.key))
+            return line
+
+        if layout == self._layout:
+            # Back from a topic: only the lines whose counts changed are made again
+            # (Cranfield has 225; remaking them all took longer than a frame).
+            for i, (t, right) in enumerate(lines):
+                if self._drawn.get(t.key) != t:
+                    ol.replace_option_prompt_at_index(i, prompt(t, right))
+        else:
+            ol.clear_options()
+            ol.add_options([Option(prompt(t, right), id=t.key) for t, right in lines])
+        self._layout = layout
+        self._drawn = {t.key: t for t in self.topics}
         if self.topics:
             first_open = next((i for i, t in enumerate(self.topics) if t.done < t.total), 0)
             ol.highlighted = highlighted if highlighted is not None else first_open

@@ -1,0 +1,209 @@
+"""The judging screen measured from outside, as the assessor feels it: under tmux.
+
+    .venv/bin/python bench/tui_tmux_bench.py [--judgments 60] [--items 100000]
+
+``relkit judge`` runs in a tmux pane (80x24); the script types a grade with
+``tmux send-keys`` and polls ``tmux capture-pane`` until the next document's id is
+on screen. The time includes tmux itself (two processes per poll, the pane's
+terminal emulation), so the same loop drives two trivial full-screen programs as
+peers: ``less`` paging a file (one key, next page) and a ten-line Textual app that
+redraws a counter per key. What ``relkit judge`` adds over them is its own cost.
+Start-up: a shell in the pane, ``relkit judge`` typed at its prompt, time to the
+topic list; then Enter, time to the first document (100,000 items assigned).
+A grade key is sent 0.3 s after a document appears: past the 200 ms on-screen
+minimum, as a fast reader would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tui_bench import build, pct  # noqa: E402
+
+SOCKET = "relkit-bench"  # our own tmux server: nobody else's sessions are touched
+ROOT = Path(__file__).resolve().parents[1]
+RELKIT = str(Path(sys.executable).with_name("relkit"))
+# The bench documents are titled "Title N": the heading of the document pane (found the
+# same way in a checkout that does not show the document id).
+DOC_ID = re.compile(r"\bTitle (\d+)\b")
+
+TINY_APP = '''
+from textual.app import App
+from textual.widgets import Static
+class Tiny(App):
+    n = 0
+    def compose(self):
+        yield Static("count 0", id="c")
+    def on_key(self, event):
+        self.n += 1
+        self.query_one("#c", Static).update(f"count {self.n}")
+Tiny().run()
+'''
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def screen() -> str:
+    return tmux("capture-pane", "-p", "-t", "bench")
+
+
+def wait_for(test: Callable[[str], str | None], timeout: float = 30.0) -> tuple[float, str]:
+    """Poll the pane until ``test`` finds something; (seconds waited, what it found)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        found = test(screen())
+        if found:
+            return time.perf_counter() - t0, found
+    raise TimeoutError(f"not on screen after {timeout} s:\n{screen()}")
+
+
+def start(command: str, env: dict[str, str] | None = None) -> None:
+    stop()
+    while _running():  # the old server is still going away
+        time.sleep(0.05)
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+    tmux("new-session", "-d", "-s", "bench", "-x", "80", "-y", "24",
+         f"env {exports} {command}; sleep 60")
+
+
+def _running() -> bool:
+    return subprocess.run(["tmux", "-L", SOCKET, "has-session"],
+                          capture_output=True).returncode == 0
+
+
+def stop() -> None:
+    if _running():
+        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+
+
+def keys_to_change(n: int, key: str, seen: Callable[[str], str | None],
+                   think: float) -> list[float]:
+    """ms from each key sent to the screen showing something new, ``n`` times."""
+    _, last = wait_for(seen)
+    out = []
+    for _ in range(n):
+        time.sleep(think)
+        t0 = time.perf_counter()
+        tmux("send-keys", "-t", "bench", key)
+        while True:
+            now = seen(screen())
+            if now and now != last:
+                break
+            if time.perf_counter() - t0 > 10:
+                raise TimeoutError(f"the screen did not change after {key!r}:\n{screen()}")
+        out.append((time.perf_counter() - t0) * 1000)
+        last = now
+    return out
+
+
+def prompt(text: str) -> str | None:
+    return "ok" if re.search(r"[$#] *$", text.rstrip("\n")) else None
+
+
+def doc_id(text: str) -> str | None:
+    m = DOC_ID.search(text)
+    return m.group(1) if m else None
+
+
+def first_line(text: str) -> str | None:
+    return text.splitlines()[0] if text.strip() else None
+
+
+def counter(text: str) -> str | None:
+    m = re.search(r"count \d+", text)
+    return m.group() if m else None
+
+
+def row(name: str, xs: list[float]) -> str:
+    return (f"| {name} | {len(xs)} | {statistics.median(xs):.1f} | {pct(xs, 95):.1f} | "
+            f"{max(xs):.1f} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judgments", type=int, default=60)
+    ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--think", type=float, default=0.3, help="seconds between keys")
+    ap.add_argument("--relkit", default=RELKIT, help="the command that runs relkit (to "
+                    "measure another checkout: 'env PYTHONPATH=TREE python -m relkit')")
+    ap.add_argument("--only-relkit", action="store_true", help="skip the peers")
+    args = ap.parse_args()
+    relkit = args.relkit
+    env = {"XDG_CONFIG_HOME": tempfile.mkdtemp(), "RELKIT_KEYMAP": "",
+           "PATH": os.environ["PATH"], "TERM": "xterm-256color"}
+    n = args.judgments
+    version = subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip()
+    print(f"{version}, 80x24; load average {os.getloadavg()[0]:.2f}\n")
+    print("| program: key → screen changed | keys | p50 ms | p95 ms | max ms |\n"
+          "|---|---|---|---|---|")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            pages = Path(tmp) / "pages.txt"
+            pages.write_text("".join(f"page {p:05d}\n" + "text\n" * 22 for p in range(n + 5)))
+            tiny = Path(tmp) / "tiny.py"
+            tiny.write_text(TINY_APP)
+            if not args.only_relkit:
+                start(f"less -S {pages}", env)
+                print(row("less (next page)", keys_to_change(n, "Space", first_line,
+                                                             args.think)))
+                start(f"{sys.executable} {tiny}", env)
+                print(row("tiny Textual app (counter)", keys_to_change(n, "x", counter,
+                                                                       args.think)))
+            for words in (300, 3000):
+                db = Path(tmp) / f"w{words}.db"
+                build(db, n + 10, words).engine.dispose()
+                start(f"{relkit} judge --db {db} --assessor ann", env)
+                wait_for(lambda s: "choose a topic" in s and "ok")
+                tmux("send-keys", "-t", "bench", "Enter")
+                grades = keys_to_change(n, "1", doc_id, args.think)
+                print(row(f"relkit judge, grade → next document ({words} words)", grades))
+            big = Path(tmp) / "big.db"
+            build(big, args.items, 40).engine.dispose()
+            print()
+            print("| start-up (100,000 items) | s |\n|---|---|")
+            starts, opens = [], []
+            for _ in range(3):
+                start("bash --norc --noprofile", env)
+                wait_for(prompt)
+                t0 = time.perf_counter()
+                tmux("send-keys", "-t", "bench",
+                     f"{relkit} judge --db {big} --assessor ann", "Enter")
+                wait_for(lambda s: "choose a topic" in s and "ok")
+                starts.append(time.perf_counter() - t0)
+                t1 = time.perf_counter()
+                tmux("send-keys", "-t", "bench", "Enter")
+                wait_for(doc_id)
+                opens.append(time.perf_counter() - t1)
+            print(f"| prompt → topic list (best of 3) | {min(starts):.2f} |")
+            print(f"| Enter → first document (best of 3) | {min(opens):.2f} |")
+            print(f"| prompt → first document, without the reader's Enter | "
+                  f"{min(starts) + min(opens):.2f} |")
+            start("bash --norc --noprofile", env)
+            wait_for(prompt)
+            t0 = time.perf_counter()
+            tmux("send-keys", "-t", "bench", f"{sys.executable} {tiny}", "Enter")
+            wait_for(counter)
+            print(f"| peer: the tiny Textual app, prompt → drawn | "
+                  f"{time.perf_counter() - t0:.2f} |")
+    finally:
+        stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
