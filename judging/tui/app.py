@@ -93,7 +93,8 @@ class JudgeApp(App[None]):
     def open_topic(self, topic: TopicOut) -> None:
         s = self.settings
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
-                                      s.min_view, self.outbox, self.prefs.reading_width))
+                                      s.min_view, self.outbox, self.prefs.reading_width,
+                                      s.draw_ahead))
 
     async def action_quit(self) -> None:
         # Quitting with a judgment still unsaved takes it off the screen: say so once per

@@ -38,7 +38,7 @@ from relkit.judging.tui.topics import bar
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float, clock: Callable[[], float] = time.monotonic,
                  min_view: float = 0.2, outbox: Outbox | None = None,
-                 reading_width: int = READING_WIDTH) -> JudgeScreen:
+                 reading_width: int = READING_WIDTH, draw_ahead: bool = False) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
@@ -53,7 +53,7 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
                  Binding("enter", "find_done", show=False, priority=True)]
     cls = type("BoundJudgeScreen", (JudgeScreen,), {"BINDINGS": bindings})
     return cls(view, topic, actions, idle_after, clock,  # type: ignore[no-any-return]
-               min_view, outbox, reading_width)
+               min_view, outbox, reading_width, draw_ahead)
 
 
 FIND_KEYS = ("n", "N", "escape")  # the find bar's own keys while it is open
@@ -65,9 +65,10 @@ class JudgeScreen(Saving, Finding):
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic,
                  min_view: float = 0.2, outbox: Outbox | None = None,
-                 reading_width: int = READING_WIDTH) -> None:
+                 reading_width: int = READING_WIDTH, draw_ahead: bool = False) -> None:
         super().__init__()
         self.reading_width = reading_width
+        self.draw_ahead = draw_ahead  # see relkit.judging.tui.saving
         self.view = view
         self.topic = topic
         self.actions_ = actions

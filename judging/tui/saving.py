@@ -64,6 +64,7 @@ class Saving(Screen[None]):
     timer: DwellTimer
     clock: Callable[[], float]
     min_view: float
+    draw_ahead: bool
     note: str
     flagged: bool
     ack: str
@@ -109,7 +110,7 @@ class Saving(Screen[None]):
                       flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
         self.outbox.put(record)
         self._saving = (self.item, self.query_one(DocView).wrapped)
-        if advance and self.app.settings.draw_ahead and self._show_ahead(record):
+        if advance and self.draw_ahead and self._show_ahead(record):
             # The commit starts once the next document is drawn: its Python half would
             # otherwise share the interpreter with the drawing. Until then, as during the
             # commit, the record is in the outbox and every key that moves on waits.
