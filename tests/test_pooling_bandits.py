@@ -178,3 +178,23 @@ def test_cranfield_mm_ns_finds_at_least_what_depth_k_finds_at_10_percent() -> No
         mm_ns = found_at(Plan("mm-ns", "bandit", {"policy": "mm-ns"}), cands, grades, 0.10,
                          seed)
         assert mm_ns >= depth, seed
+
+
+# ---- what a strategy looks at --------------------------------------------------------------
+
+def test_candidate_depth_is_stated_from_one_spec() -> None:
+    import inspect
+
+    from helpers import run_cli
+    from relkit.judging.commands import pool
+    from relkit.pooling.strategies import CANDIDATE_DEPTH
+
+    k = CANDIDATE_DEPTH.default
+    # `relkit pool --depth` defaults to what the listing says
+    assert inspect.signature(pool).parameters["depth"].default.default == k
+    assert get("depth").validate({})["depth"] == k
+    code, out, _ = run_cli(["pool-strategies"])
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    assert code == 0 and {r[0] for r in rows} == set(names())
+    assert all(f"looks at each run's top {k} per topic (--depth, default {k})" in r[3]
+               for r in rows)
