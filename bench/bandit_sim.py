@@ -4,7 +4,8 @@ Replays strategies (``relkit.pooling.simulate.sequences``) on a synthetic collec
 40 runs of unequal quality (deterministic, ``--seed``) and, when present, on Cranfield
 (``../shared/corpora/cranfield``), and prints one markdown table per collection: for each
 strategy the share of the relevant documents in the pool found after judging 5%, 10% and
-20% of each topic's pool (bandits: the mean over 5 seeds). This is the measurement behind the table in docs/pooling.md.
+20% of each topic's pool (bandits: the mean over 5 seeds). This is the measurement
+behind the tables in docs/pooling.md.
 
 Run: ``.venv/bin/python bench/bandit_sim.py [--seed 0] [--topics 50]``
 """
@@ -24,7 +25,9 @@ PLANS = [Plan("depth-k", "depth", {}), Plan("mtf", "mtf", {}),
          Plan("MM (pulled only: bandit policy=maxmean)", "bandit", {"policy": "maxmean"}),
          Plan("MM (published crediting: policy=mm)", "bandit", {"policy": "mm"}),
          Plan("MM-NS (policy=mm-ns, rate 0.9)", "bandit", {"policy": "mm-ns"}),
+         Plan("MM-NS (policy=mm-ns, rate 0.99)", "bandit", {"policy": "mm-ns", "rate": 0.99}),
          Plan("TS (pulled only: policy=thompson)", "bandit", {"policy": "thompson"}),
+         Plan("TS (published crediting: policy=ts)", "bandit", {"policy": "ts"}),
          Plan("hedge", "hedge", {}), Plan("fusion (RRF)", "fusion", {})]
 SHARES = (0.05, 0.10, 0.20)
 SEEDS = 5
@@ -77,7 +80,8 @@ def table(name: str, runs: dict[str, Run], qrels: Qrels, depth: int | None,
     size = {t: len(cands.provenance(t)) for t in topics}
     rel_in = sum(1 for t in topics for d in cands.provenance(t) if grades[t].get(d, 0) >= 1)
     top = max(int(np.ceil(max(SHARES) * n)) for n in size.values())
-    out = [f"### {name}: {len(runs)} runs, {len(topics)} topics, pool {sum(size.values()) / len(topics):.0f} "
+    per = sum(size.values()) / len(topics)
+    out = [f"### {name}: {len(runs)} runs, {len(topics)} topics, pool {per:.0f} "
            f"documents per topic, {rel_in:,} relevant in the pool", "",
            "| strategy | " + " | ".join(f"found @{s:.0%}" for s in SHARES) + " |",
            "|---|" + "---|" * len(SHARES)]

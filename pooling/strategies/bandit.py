@@ -134,7 +134,8 @@ register(Strategy(
      Param("rate", float, 0.9, "forgetting rate gamma of the non-stationary policies "
            "(mm-ns, ts-ns): evidence <- gamma * evidence + reward; 1 is stationary",
            low=0, high=1, open_low=True)),
-    "runs as bandit arms rewarded by relevant documents (published MaxMean by default; MM-NS, Thompson)",
+    "runs as bandit arms rewarded by relevant documents, credited to every run that "
+    "retrieved them (MaxMean by default; MM-NS, Thompson; maxmean/thompson: pulled run only)",
     "Losada, Parapar & Barreiro, SAC 2016; IP&M 2017",
     policy=Bandit,
 ))
