@@ -198,3 +198,19 @@ def test_candidate_depth_is_stated_from_one_spec() -> None:
     assert code == 0 and {r[0] for r in rows} == set(names())
     assert all(f"looks at each run's top {k} per topic (--depth, default {k})" in r[3]
                for r in rows)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_every_policy_resumes_where_it_stopped(policy: str) -> None:
+    first = AdaptivePool("bandit", three(), {"policy": policy}, seed=4)
+    seq = []
+    while (d := first.next("1")) is not None:
+        first.record("1", d, 1 if d in REL else 0)
+        seq.append(d)
+    again = AdaptivePool("bandit", three(), {"policy": policy}, seed=4)
+    again.resume(first.log[:4])
+    rest = []
+    while (d := again.next("1")) is not None:
+        again.record("1", d, 1 if d in REL else 0)
+        rest.append(d)
+    assert seq[:4] + rest == seq and sorted(seq) == sorted(set(A + B + C))
