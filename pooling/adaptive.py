@@ -16,7 +16,8 @@ for a topic, show the document, and :meth:`~AdaptivePool.record` the grade.
   (``rbp-adaptive``) use the grade as a gain of ``grade / max_grade``.
 * A document judged out of turn (recorded without being the pending one) is
   marked judged; strategies that learn from every judgment (hedge,
-  rbp-adaptive) use it, the others skip it.
+  rbp-adaptive, and the bandit's published policies, which credit every run
+  that retrieved it) use it, the others skip it.
 * A skipped document (:meth:`~AdaptivePool.skip`) is set aside: never offered
   again, nothing learned from it.
 """

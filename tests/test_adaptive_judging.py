@@ -203,7 +203,8 @@ def test_definition_is_stored_with_the_pool(db_url: str) -> None:
         d = adaptive.Definition.of_pool(row)
         rebuilt = adaptive.candidates(s, row.id, 1, "1")  # type: ignore[arg-type]
     assert row.strategy == "bandit" and quotas == [10, 10]
-    assert d == adaptive.Definition("bandit", {"policy": "thompson"}, 9, 10, None, 2, 3)
+    assert d == adaptive.Definition("bandit", {"policy": "thompson", "rate": 0.9}, 9, 10, None,
+                                    2, 3)
     assert rebuilt.lists["1"] == cands.lists["1"]  # the runs, rebuilt from provenance
 
 

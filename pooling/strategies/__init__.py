@@ -27,6 +27,15 @@ if TYPE_CHECKING:
 
 Kind = Literal["static", "adaptive"]
 
+# What every strategy looks at: each run's top DEPTH documents per topic (the
+# candidates, `relkit.pooling.candidates.Candidates`). `relkit pool --depth` defaults to
+# this spec's default (a test checks it), and each strategy's summary states it, so the
+# listing cannot drift from what the pool command does. Fusion and RBP weights in
+# particular change with it: over whole runs RRF orders pairs differently.
+CANDIDATE_DEPTH = Param("depth", int, 100, "each run's top DEPTH documents per topic are "
+                        "the candidates every strategy chooses from (relkit pool --depth)",
+                        low=1)
+
 
 class Policy(Protocol):
     """An adaptive strategy's choice rule for one topic; ``judged`` is shared with
@@ -47,13 +56,21 @@ PolicyFactory = Callable[["TopicMatrix", dict[str, Any], Any], Policy]
 
 @dataclass(frozen=True)
 class Strategy:
+    """A registered strategy; ``what`` says what it does, :attr:`summary` adds what it
+    looks at (the candidate depth, from :data:`CANDIDATE_DEPTH`)."""
+
     name: str
     kind: Kind
     params: tuple[Param, ...]
-    summary: str
+    what: str
     reference: str
     order: StaticOrder | None = None
     policy: PolicyFactory | None = None
+
+    @property
+    def summary(self) -> str:
+        k = CANDIDATE_DEPTH.default
+        return f"{self.what}; looks at each run's top {k} per topic (--depth, default {k})"
 
     def validate(self, given: Mapping[str, Any]) -> dict[str, Any]:
         return validate(self.name, self.params, given, PoolingError)

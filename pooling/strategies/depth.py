@@ -15,7 +15,7 @@ from typing import Any
 
 from relkit.metrics.core.params import Param
 from relkit.pooling.candidates import Candidates
-from relkit.pooling.strategies import Strategy, register
+from relkit.pooling.strategies import CANDIDATE_DEPTH, Strategy, register
 from relkit.pooling.strategies._common import ordered
 
 
@@ -30,7 +30,8 @@ def _order(cands: Candidates, params: dict[str, Any]) -> dict[str, list[tuple[st
 
 register(Strategy(
     "depth", "static",
-    (Param("depth", int, 100, "pool the top DEPTH documents of every run", low=1),),
+    (Param("depth", int, CANDIDATE_DEPTH.default,
+           "pool the top DEPTH documents of every run", low=1),),
     "the union of every run's top k documents",
     "Spärck Jones & van Rijsbergen 1975; Voorhees & Harman 2005",
     order=_order,

@@ -12,6 +12,11 @@ For document d, over the runs s that retrieved it at rank :math:`r_s(d)`
 * ``combmnz``: ``combsum`` times the number of runs that retrieved d.
 
 Ties are broken by best rank, then docno. The priority written is the fused score.
+
+What it looks at: the candidates, each run's top ``--depth`` documents per topic
+(default 100, :data:`relkit.pooling.strategies.CANDIDATE_DEPTH`), not whole runs: a
+document's fused score counts only the runs that have it within that depth, and
+:math:`L_s` is the cut list's length, so the order changes with the depth.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ over the runs s that retrieved d at rank :math:`r_s(d)`. Judging in
 decreasing w reduces the summed RBP residual of all runs fastest. Ties are
 broken by best rank, then docno.
 
+What it looks at: each run's top ``--depth`` documents per topic (default 100,
+:data:`relkit.pooling.strategies.CANDIDATE_DEPTH`); a document a run ranks below that
+depth adds nothing to its weight.
+
 Reference: A. Moffat, W. Webber, J. Zobel, "Strategic system comparisons via
 targeted relevance judgments", SIGIR 2007, section 4 (method A).
 """
