@@ -59,7 +59,7 @@ The ranking is trec_eval's (:func:`relkit.metrics.ranking.ranked_docnos`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -70,16 +70,27 @@ from relkit.metrics.prels import Design, Prels
 
 EPS = 0.00001
 Smoothing = Literal["trec_eval", "sample_eval"]
+Ranking = Run | Mapping[str, Sequence[str]]    # a run, or its topics' docnos in trec_eval order
 
 
-def xinf_ap(run: Run, prels: Prels, level: int = 1, smoothing: Smoothing = "trec_eval"
+def ranked(run: Ranking) -> Mapping[str, Sequence[str]]:
+    """Each topic's docnos in trec_eval's order (passed through if already ranked, so
+    that many samples are scored against one ranking without re-sorting it)."""
+    if isinstance(run, Run):
+        from relkit.metrics.ranking import ranked_docnos
+
+        return ranked_docnos(run)
+    return run
+
+
+def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "trec_eval"
             ) -> dict[str, float]:
     r"""xinfAP per topic of ``prels`` (formula in the module docstring).
 
     Parameters
     ----------
-    run : Run
-        The ranking (trec_eval's order).
+    run : Run or Mapping[str, Sequence[str]]
+        The run, or its ranking (:func:`ranked`).
     prels : Prels
         The sampled universe with strata and grades.
     level : int, default 1
@@ -110,10 +121,8 @@ def xinf_ap(run: Run, prels: Prels, level: int = 1, smoothing: Smoothing = "trec
     >>> round(xinf_ap(run, p)["q1"], 4), round((1 + (2 / 3) / 0.5) / 3, 4)
     (0.7778, 0.7778)
     """
-    from relkit.metrics.ranking import ranked_docnos
-
     den_eps = 2 * EPS if smoothing == "trec_eval" else 3 * EPS
-    ranked = ranked_docnos(run)
+    order = ranked(run)
     out: dict[str, float] = {}
     for t, docs in prels.topics.items():
         sizes = prels.strata(t)
@@ -127,7 +136,7 @@ def xinf_ap(run: Run, prels: Prels, level: int = 1, smoothing: Smoothing = "trec
             continue
         above = {s: [0, 0, 0] for s in sizes}      # pooled, sampled, sampled relevant
         sums = dict.fromkeys(sizes, 0.0)
-        for j, d in enumerate(ranked.get(t, [])):
+        for j, d in enumerate(order.get(t, ())):
             hit = docs.get(d)
             if hit is None:
                 continue
@@ -150,7 +159,7 @@ def xinf_ap(run: Run, prels: Prels, level: int = 1, smoothing: Smoothing = "trec
     return out
 
 
-def inf_ndcg(run: Run, prels: Prels, level: int = 1, depth: int = 1000) -> dict[str, float]:
+def inf_ndcg(run: Ranking, prels: Prels, level: int = 1, depth: int = 1000) -> dict[str, float]:
     r"""infNDCG per topic of ``prels`` (formula in the module docstring).
 
     ``level`` is accepted for a uniform signature; gains are the positive grades.
@@ -172,9 +181,7 @@ def inf_ndcg(run: Run, prels: Prels, level: int = 1, depth: int = 1000) -> dict[
     0.8597
     """
     del level
-    from relkit.metrics.ranking import ranked_docnos
-
-    ranked = ranked_docnos(run)
+    order = ranked(run)
     out: dict[str, float] = {}
     for t, docs in prels.topics.items():
         sizes = prels.strata(t)
@@ -194,7 +201,7 @@ def inf_ndcg(run: Run, prels: Prels, level: int = 1, depth: int = 1000) -> dict[
             out[t] = 0.0
             continue
         seen = {s: [0, 0, 0.0] for s in sizes}     # retrieved pooled, sampled, gain
-        for k, d in enumerate(ranked.get(t, [])[:depth], 1):
+        for k, d in enumerate(order.get(t, ())[:depth], 1):
             hit = docs.get(d)
             if hit is None:
                 continue
@@ -210,15 +217,18 @@ def inf_ndcg(run: Run, prels: Prels, level: int = 1, depth: int = 1000) -> dict[
     return out
 
 
-def stat_ap(run: Run, prels: Prels, level: int = 1) -> dict[str, float]:
+def stat_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
     """statAP (:func:`relkit.metrics.statap.stat_ap`) with each stratum's n_c/N_c."""
-    from relkit.metrics.statap import stat_ap as _stat_ap
+    from relkit.metrics.statap import stat_ap_ranked
 
-    return _stat_ap(run, prels.probabilities(), level)
+    return stat_ap_ranked(ranked(run), prels.probabilities(), level)
 
 
-def inf_ap(run: Run, prels: Prels, level: int = 1) -> dict[str, float]:
+def inf_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
     """trec_eval's infAP on the prels read as qrels (unsampled documents at -1)."""
+    if not isinstance(run, Run):
+        run = Run.read("".join(f"{t} Q0 {d} {i} {len(ds) - i} r\n" for t, ds in run.items()
+                               for i, d in enumerate(ds, 1)))
     from relkit.metrics.data import Qrels
     from relkit.metrics.evaluator import Evaluator
 
@@ -233,7 +243,7 @@ def inf_ap(run: Run, prels: Prels, level: int = 1) -> dict[str, float]:
 class Estimator:
     name: str
     fits: frozenset[str]
-    compute: Callable[[Run, Prels, int], dict[str, float]]
+    compute: Callable[[Ranking, Prels, int], dict[str, float]]
     description: str
 
 

@@ -23,7 +23,7 @@ document scores 0 (as AP does with R = 0). Ranking order is trec_eval's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from relkit.metrics.data import Run
 from relkit.metrics.ranking import ranked_docnos
@@ -100,7 +100,12 @@ def stat_ap(run: Run, prels: Prels, level: int = 1) -> dict[str, float]:
     >>> stat_ap(run, {"q9": {"d1": (1, 1.0)}})
     {'q9': 0.0}
     """
-    ranked = ranked_docnos(run)
+    return stat_ap_ranked(ranked_docnos(run), prels, level)
+
+
+def stat_ap_ranked(ranked: Mapping[str, Sequence[str]], prels: Prels, level: int = 1
+                   ) -> dict[str, float]:
+    """:func:`stat_ap` of a run already in trec_eval's order (topic -> docnos)."""
     r_hat = estimated_relevant(prels, level)
     out: dict[str, float] = {}
     for t, docs in prels.items():

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from relkit.metrics.core.errors import FormatError
+from relkit.metrics.prels import Prels, judged_prels
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import Pool, natural
 
@@ -60,20 +61,37 @@ class SampledDoc:
     probability: float
 
 
+def _layers(pool: Pool, t: str, strata: Sequence[tuple[int, float]]) -> dict[int, list[str]]:
+    """Stratum index -> documents of topic ``t`` (past the last stratum: left out)."""
+    layers: dict[int, list[str]] = {}
+    for e in pool.for_topic(t):
+        best = e.best_rank
+        if best is None:
+            raise PoolingError(f"topic {t!r} document {e.doc!r} has no provenance: "
+                               "stratified sampling needs the runs' ranks")
+        h = next((i for i, (k, _) in enumerate(strata) if best <= k), None)
+        if h is not None:
+            layers.setdefault(h, []).append(e.doc)
+    return layers
+
+
+def universe(pool: Pool, strata: Sequence[tuple[int, float]]) -> dict[str, dict[str, str]]:
+    """``{topic: {doc: stratum}}``: every document a sample of ``pool`` is drawn from,
+    strata numbered from 1 as in the sample file."""
+    out: dict[str, dict[str, str]] = {}
+    for t in pool.topics():
+        for h, docs in sorted(_layers(pool, t, strata).items()):
+            for d in sorted(docs):
+                out.setdefault(t, {})[d] = str(h + 1)
+    return out
+
+
 def stratified_sample(pool: Pool, strata: Sequence[tuple[int, float]], seed: int = 0
                       ) -> list[SampledDoc]:
     """Sample ``pool`` by strata of best rank (documents past the last stratum are dropped)."""
     out: list[SampledDoc] = []
     for t in pool.topics():
-        layers: dict[int, list[str]] = {}
-        for e in pool.for_topic(t):
-            best = e.best_rank
-            if best is None:
-                raise PoolingError(f"topic {t!r} document {e.doc!r} has no provenance: "
-                                   "stratified sampling needs the runs' ranks")
-            h = next((i for i, (k, _) in enumerate(strata) if best <= k), None)
-            if h is not None:
-                layers.setdefault(h, []).append(e.doc)
+        layers = _layers(pool, t, strata)
         rng = random.Random(f"sample:{seed}:{t}")
         for h in sorted(layers):
             docs = sorted(layers[h])
@@ -128,6 +146,19 @@ def infap_qrels(pool: Pool, sample: Sequence[SampledDoc],
         else:
             out.setdefault(e.topic, {})[e.doc] = -1
     return out
+
+
+def sample_prels(pool: Pool, strata: Sequence[tuple[int, float]],
+                 sample: Sequence[SampledDoc], judgments: Mapping[str, Mapping[str, int]],
+                 source: str = "<prels>") -> Prels:
+    """The prels of a judged sample (NIST ``sample_eval``'s format,
+    :mod:`relkit.metrics.prels`): every document of the strata, the sampled ones
+    with their grade in ``judgments`` (``{topic: {doc: grade}}``), the rest -1.
+
+    A sampled document without a judgment raises (the estimate would be biased).
+    """
+    return judged_prels(universe(pool, strata), [(s.topic, s.doc) for s in sample],
+                        judgments, source)
 
 
 def prels(sample: Sequence[SampledDoc], judgments: Mapping[tuple[str, str], int]
