@@ -54,7 +54,7 @@ def leave_out(qrels: Qrels, runs: Mapping[str, Run], depth: int = 100,
     """One :class:`Reuse` row per run (grouped runs leave together)."""
     from relkit.metrics.evaluator import Evaluator
 
-    grades = grades_of(qrels, clip=False)
+    grades = grades_of(qrels)
     pool = depth_pool(runs, depth)
     owner = {r: (groups or {}).get(r, r) for r in runs}
     full_ev = Evaluator(qrels, [measure], level=level)
