@@ -59,6 +59,7 @@ The ranking is trec_eval's (:func:`relkit.metrics.ranking.ranked_docnos`).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -277,3 +278,34 @@ def check_fits(name: str, prels: Prels) -> Estimator:
         raise MeasureError(f"{name} does not fit the {design} sample in {prels.source} "
                            f"(strata sampled at different rates: biased); use {fit}")
     return est
+
+
+def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLike[str] | str],
+                   measures: Sequence[str], *, per_query: bool = False, summary: bool = True,
+                   complete: bool = False, level: int = 1) -> str:
+    """``relkit eval -R prels``: trec_eval-style lines for each run (4 decimals).
+
+    ``measures`` empty: every estimator that fits the prels' design. As in
+    trec_eval and ``sample_eval.pl``, a prels topic the run lacks is left out of
+    the mean unless ``complete`` (then it scores 0).
+    """
+    from relkit.metrics.trec_eval.format import fmt_float, labelled, line
+
+    prels = Prels.read(prels_path)
+    names = list(measures) or default_estimators(prels.design())
+    ests = [check_fits(n, prels) for n in names]
+    out = []
+    for path in runs:
+        run = Run.read(path)
+        order = ranked(run)
+        topics = [t for t in prels.topics if complete or t in order]
+        text = []
+        for est in ests:
+            values = est.compute(order, prels, level)
+            if per_query:
+                text += [line(est.name, t, fmt_float(values[t])) for t in topics]
+            if summary:
+                mean = sum(values[t] for t in topics) / len(topics) if topics else 0.0
+                text.append(line(est.name, "all", fmt_float(mean)))
+        out.append("".join(labelled(text, run.name) if len(runs) > 1 else text))
+    return "".join(out)

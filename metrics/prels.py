@@ -98,7 +98,8 @@ class Prels:
         return "uniform"
 
     def probabilities(self) -> dict[str, dict[str, tuple[int, float]]]:
-        """``{topic: {sampled doc: (grade, n_c/N_c)}}`` for :func:`relkit.metrics.statap.stat_ap`."""
+        """``{topic: {sampled doc: (grade, n_c/N_c)}}`` for statAP
+        (:func:`relkit.metrics.statap.stat_ap`)."""
         out: dict[str, dict[str, tuple[int, float]]] = {}
         for t, docs in self.topics.items():
             sizes = self.strata(t)

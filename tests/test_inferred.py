@@ -206,8 +206,11 @@ def test_cli_prels_written_by_pool_sample_and_read_by_eval(tmp_path: Path) -> No
     code, _, err = run_cli(["pool", *runs, "--strategy", "depth", "--depth", "20",
                             "-o", str(tmp_path / "pool.tsv")])
     assert code == 0, err
+    grades = _cran_grades(depth_pool({p: Run.read(p) for p in runs}, 20))
+    (tmp_path / "judged").write_text("".join(f"{t} 0 {d} {g}\n" for t, docs in grades.items()
+                                             for d, g in docs.items()))
     code, _, err = run_cli(["pool-sample", str(tmp_path / "pool.tsv"), "--strata",
-                            "5:1,20:0.5", "--qrels", str(CRAN / "cranqrel"),
+                            "5:1,20:0.5", "--qrels", str(tmp_path / "judged"),
                             "--prels", str(tmp_path / "prels.txt"),
                             "-o", str(tmp_path / "sample.tsv")])
     assert code == 0, err
@@ -222,3 +225,8 @@ def test_cli_prels_written_by_pool_sample_and_read_by_eval(tmp_path: Path) -> No
                               str(tmp_path / "prels.txt"), runs[0]])
     assert code != 0 and len(err.strip().splitlines()) == 1
     assert "infAP does not fit the stratified sample" in err
+    (tmp_path / "partial").write_text("1 0 nope 0\n")
+    code, _, err = run_cli(["pool-sample", str(tmp_path / "pool.tsv"), "--qrels",
+                            str(tmp_path / "partial"), "--prels", str(tmp_path / "p2")])
+    assert code != 0 and "has no judgment" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "p2").exists()
