@@ -62,7 +62,7 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.grades import is_judged
@@ -71,7 +71,7 @@ from relkit.metrics.prels import Design, Prels
 
 EPS = 0.00001
 Smoothing = Literal["trec_eval", "sample_eval"]
-Ranking = Run | Mapping[str, Sequence[str]]    # a run, or its topics' docnos in trec_eval order
+Ranking: TypeAlias = "Run | Mapping[str, Sequence[str]]"   # a run, or its ranked docnos
 
 
 def ranked(run: Ranking) -> Mapping[str, Sequence[str]]:
