@@ -12,12 +12,15 @@ File format (``sample.tsv``), sorted like a pool file::
 
     topic<TAB>doc<TAB>stratum<TAB>probability
 
-Estimators: judge the sampled documents, then evaluate with
+Estimators: judge the sampled documents, then write the judged sample as NIST
+``sample_eval`` prels (:func:`sample_prels`; every document of the strata, the
+unsampled ones at -1; format in :mod:`relkit.metrics.prels`) and evaluate with
+:mod:`relkit.metrics.inferred` (``relkit eval -R prels``):
 
-* ``infAP`` (trec_eval, :mod:`relkit.metrics.measures.trec_judged`): export qrels where
-  pooled-but-unsampled documents are ``-1`` (:func:`infap_qrels`);
-* ``statAP`` (:func:`relkit.metrics.statap.stat_ap`): needs the probabilities
-  (:func:`prels`).
+* ``xinfAP``, ``infNDCG`` and ``statAP`` fit every design;
+* ``infAP`` (trec_eval's) assumes a uniform sample: it is refused on a stratified one,
+  where it is biased (+8% to +35% in ``tests/test_inferred.py``; +42% to +78% in the
+  audit of issue 18). :func:`infap_qrels` still writes its qrels for a uniform design.
 """
 
 from __future__ import annotations
