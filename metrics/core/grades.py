@@ -16,12 +16,24 @@ you want those documents counted as judged non-relevant.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
 NOT_JUDGED = -1
 """The grade written for a pooled document without a judgment."""
 
 
-def is_judged(grade: int) -> bool:
+@overload
+def is_judged(grade: int) -> bool: ...
+@overload
+def is_judged(grade: NDArray[np.int64]) -> NDArray[np.bool_]: ...
+def is_judged(grade: int | NDArray[np.int64]) -> bool | NDArray[np.bool_]:
     """True for a grade that is a judgment (0 or more); False for "pooled, not judged".
+
+    Elementwise on a numpy array of grades (how ``relkit eval`` reads a qrels).
 
     >>> from relkit.metrics.core.grades import is_judged
     >>> [is_judged(g) for g in (-2, -1, 0, 3)]
