@@ -19,7 +19,7 @@ unsampled ones at -1; format in :mod:`relkit.metrics.prels`) and evaluate with
 
 * ``xinfAP``, ``infNDCG`` and ``statAP`` fit every design;
 * ``infAP`` (trec_eval's) assumes a uniform sample: it is refused on a stratified one,
-  where it is biased (+8% to +35% in ``tests/test_inferred.py``; +42% to +78% in the
+  where it is biased (+10% to +41% in ``tests/test_inferred.py``; +42% to +78% in the
   audit of issue 18). :func:`infap_qrels` still writes its qrels for a uniform design.
 """
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import subprocess
 import statistics
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import SHARED, run_cli
 from relkit.metrics import inferred
@@ -182,9 +184,9 @@ def _bias(design: str, estimators: list[str], check: bool = True) -> dict[str, l
 def test_estimators_unbiased_on_a_stratified_sample() -> None:
     # pool-sample's documented design: top 10 all, 11-30 half, 31-100 a tenth.
     bias = _bias("10:1,30:0.5,100:0.1", ["xinfAP", "statAP", "infNDCG"])
-    assert max(map(abs, bias["xinfAP"])) < 0.04       # measured: +0.0% to +2.5%
-    assert max(map(abs, bias["statAP"])) < 0.02       # measured: -0.4% to +0.6%
-    assert max(map(abs, bias["infNDCG"])) < 0.02      # measured: +0.0% to +0.4%
+    assert max(map(abs, bias["xinfAP"])) < 0.04       # measured: -0.1% to +2.5%
+    assert max(map(abs, bias["statAP"])) < 0.02       # measured: -0.6% to +0.9%
+    assert max(map(abs, bias["infNDCG"])) < 0.02      # measured: +0.0% to +0.8%
 
 
 @pytest.mark.slow
@@ -196,12 +198,12 @@ def test_infap_is_biased_on_a_stratified_sample_and_fine_on_a_uniform_one() -> N
     with pytest.raises(MeasureError, match="does not fit"):
         inferred.check_fits("infAP", p)
     uniform = _bias("100:0.5", ["infAP", "statAP", "infNDCG"])
-    assert max(map(abs, uniform["infAP"])) < 0.05     # measured: -2% to -3%
-    assert max(map(abs, uniform["statAP"])) < 0.05
-    assert max(map(abs, uniform["infNDCG"])) < 0.02
+    assert max(map(abs, uniform["infAP"])) < 0.03     # measured: -0.7% to -1.2%
+    assert max(map(abs, uniform["statAP"])) < 0.03    # measured: -1.0% to -1.5%
+    assert max(map(abs, uniform["infNDCG"])) < 0.01   # measured: -0.3% to +0.1%
     # ... because there it is biased: what it would say, averaged over 300 samples
     biased = _bias("10:1,30:0.5,100:0.1", ["infAP"], check=False)
-    assert min(biased["infAP"]) > 0.05                # measured: +8% to +35%
+    assert min(biased["infAP"]) > 0.05                # measured: +10% to +41%
 
 
 def test_cli_prels_written_by_pool_sample_and_read_by_eval(tmp_path: Path) -> None:
@@ -259,3 +261,45 @@ def test_agrees_with_nists_sample_eval(tmp_path: Path) -> None:
             if t != "all" and m in ("infAP", "infNDCG"):
                 mine = x[t] if m == "infAP" else nd[t]
                 assert abs(mine - float(v)) <= 5e-5, (m, t)
+
+
+@st.composite
+def _sampled_topic(draw: st.DrawFn) -> tuple[Run, Prels, dict[str, int]]:
+    """A topic of up to 30 pooled documents in up to 3 strata, some sampled (at least
+    one per stratum), and a run over some of them plus unpooled ones."""
+    n = draw(st.integers(1, 30))
+    grades = {f"d{i}": draw(st.sampled_from([0, 0, 1, 2])) for i in range(n)}
+    strata = {d: str(draw(st.integers(1, 3))) for d in grades}
+    sampled = {d for d in grades if draw(st.booleans())}
+    for s in set(strata.values()):   # a stratum with nothing sampled says nothing
+        sampled.add(min(d for d in grades if strata[d] == s))
+    prels = Prels.from_rows([("q", d, strata[d], grades[d] if d in sampled else -1)
+                             for d in grades])
+    shown = draw(st.permutations([*grades, "x1", "x2"]))[:draw(st.integers(1, n + 2))]
+    run = Run.read("".join(f"q Q0 {d} {i} {len(shown) - i} r\n"
+                           for i, d in enumerate(shown, 1)))
+    return run, prels, grades
+
+
+@settings(max_examples=150, deadline=None)
+@given(_sampled_topic())
+def test_registry_properties(case: tuple[Run, Prels, dict[str, int]]) -> None:
+    run, prels, grades = case
+    design = prels.design()
+    for name, est in inferred.ESTIMATORS.items():
+        if design not in est.fits:
+            with pytest.raises(MeasureError, match="does not fit"):
+                inferred.check_fits(name, prels)
+            continue
+        value = est.compute(run, prels, 1)["q"]
+        assert value >= 0 and value == value and value < float("inf"), name
+    assert ("infAP" in inferred.default_estimators(design)) == (design == "uniform")
+    # everything judged, one stratum: each estimator is the full-judgment measure
+    full = Prels.from_rows([("q", d, "1", g) for d, g in grades.items()])
+    ev = Evaluator(Qrels.from_dict({"q": grades}), ["map", "ndcg"])
+    res = ev.compute(run)
+    ap, ndcg = (float(v[0]) if v is not None and len(res.topics) else 0.0 for v in res.values)
+    assert inferred.stat_ap(run, full)["q"] == pytest.approx(ap, abs=1e-12)
+    assert inferred.inf_ndcg(run, full)["q"] == pytest.approx(ndcg, abs=1e-12)
+    assert inferred.xinf_ap(run, full)["q"] == pytest.approx(ap, abs=1e-4)   # the eps
+    assert inferred.xinf_ap(run, full) == inferred.inf_ap(run, full)
