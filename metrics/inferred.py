@@ -299,13 +299,12 @@ def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLik
         run = Run.read(path)
         order = ranked(run)
         topics = [t for t in prels.topics if complete or t in order]
+        values = {est.name: est.compute(order, prels, level) for est in ests}
         text = []
-        for est in ests:
-            values = est.compute(order, prels, level)
-            if per_query:
-                text += [line(est.name, t, fmt_float(values[t])) for t in topics]
-            if summary:
-                mean = sum(values[t] for t in topics) / len(topics) if topics else 0.0
-                text.append(line(est.name, "all", fmt_float(mean)))
+        if per_query:   # topic by topic, as trec_eval -q and sample_eval.pl -q print
+            text += [line(n, t, fmt_float(v[t])) for t in topics for n, v in values.items()]
+        if summary:
+            text += [line(n, "all", fmt_float(sum(v[t] for t in topics) / len(topics)
+                                              if topics else 0.0)) for n, v in values.items()]
         out.append("".join(labelled(text, run.name) if len(runs) > 1 else text))
     return "".join(out)

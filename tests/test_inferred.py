@@ -226,6 +226,12 @@ def test_cli_prels_written_by_pool_sample_and_read_by_eval(tmp_path: Path) -> No
     assert [x.split()[0] for x in out.splitlines()] == ["xinfAP", "infNDCG", "statAP"]
     want = statistics.fmean(inferred.xinf_ap(Run.read(runs[0]), p).values())
     assert float(out.splitlines()[0].split()[2]) == pytest.approx(want, abs=5e-5)
+    code, out, err = run_cli(["eval", "-R", "prels", "-q", "-m", "statAP", "-m", "xinfAP",
+                              str(tmp_path / "prels.txt"), runs[0]])
+    assert code == 0, err
+    rows = [x.split() for x in out.splitlines()]
+    assert [r[0] for r in rows[:2]] == ["statAP", "xinfAP"] and rows[0][1] == rows[1][1]
+    assert [r[1] for r in rows[-2:]] == ["all", "all"]
     code, out, err = run_cli(["eval", "-R", "prels", "-m", "infAP",
                               str(tmp_path / "prels.txt"), runs[0]])
     assert code != 0 and len(err.strip().splitlines()) == 1
