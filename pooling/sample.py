@@ -80,10 +80,14 @@ def _layers(pool: Pool, t: str, strata: Sequence[tuple[int, float]]) -> dict[int
 
 def universe(pool: Pool, strata: Sequence[tuple[int, float]]) -> dict[str, dict[str, str]]:
     """``{topic: {doc: stratum}}``: every document a sample of ``pool`` is drawn from,
-    strata numbered from 1 as in the sample file."""
+    strata numbered from 1 as in the sample file. A stratum at rate 0 is left out, like
+    the documents past the last stratum: nothing is known of it, so the estimators
+    count it as non-relevant (kept, its documents would pass for half relevant)."""
     out: dict[str, dict[str, str]] = {}
     for t in pool.topics():
         for h, docs in sorted(_layers(pool, t, strata).items()):
+            if strata[h][1] == 0:
+                continue
             for d in sorted(docs):
                 out.setdefault(t, {})[d] = str(h + 1)
     return out

@@ -309,3 +309,13 @@ def test_registry_properties(case: tuple[Run, Prels, dict[str, int]]) -> None:
     assert inferred.inf_ndcg(run, full)["q"] == pytest.approx(ndcg, abs=1e-12)
     assert inferred.xinf_ap(run, full)["q"] == pytest.approx(ap, abs=1e-4)   # the eps
     assert inferred.xinf_ap(run, full) == inferred.inf_ap(run, full)
+
+
+def test_a_stratum_at_rate_zero_is_outside_the_universe() -> None:
+    runs = {p.stem: Run.read(p) for p in sorted(CRAN.glob("runs/*/*.txt"))[:2]}
+    pool = depth_pool(runs, 20)
+    strata = parse_strata("5:1,20:0")
+    u = universe(pool, strata)
+    assert set(u["1"].values()) == {"1"}
+    p = sample_prels(pool, strata, stratified_sample(pool, strata), _cran_grades(pool))
+    assert all(g >= 0 for docs in p.topics.values() for _, g in docs.values())
