@@ -69,8 +69,8 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from relkit.metrics.core.errors import MeasureError
-from relkit.metrics.core.grades import is_judged
 from relkit.metrics.data import Run
+from relkit.metrics.grades import is_judged
 from relkit.metrics.prels import Design, Prels
 
 EPS = 0.00001

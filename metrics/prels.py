@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from relkit.metrics.core.errors import FormatError
-from relkit.metrics.core.grades import NOT_JUDGED, is_judged
+from relkit.metrics.grades import NOT_JUDGED, is_judged
 
 Design = Literal["uniform", "stratified"]
 

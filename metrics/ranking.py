@@ -25,9 +25,9 @@ import numpy as np
 
 from relkit.metrics import io as _io
 from relkit.metrics._arrow import loaded, to_np, true_positions
-from relkit.metrics.core.grades import is_judged
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError
+from relkit.metrics.grades import is_judged
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 TieOrder = Literal["descending", "ascending"]
 
 # Codes of a ranked row, not qrels grades: outside the qrels, and in it without a
-# judgment (a grade that is not one by the rule of relkit.metrics.core.grades).
+# judgment (a grade that is not one by the rule of relkit.metrics.grades).
 NONPOOL = -1
 UNJUDGED = -2
 

@@ -35,7 +35,7 @@ def is_judged(grade: int | NDArray[np.int64]) -> bool | NDArray[np.bool_]:
 
     Elementwise on a numpy array of grades (how ``relkit eval`` reads a qrels).
 
-    >>> from relkit.metrics.core.grades import is_judged
+    >>> from relkit.metrics.grades import is_judged
     >>> [is_judged(g) for g in (-2, -1, 0, 3)]
     [False, False, True, True]
     """
@@ -46,7 +46,7 @@ def relevance(grade: int) -> int:
     """The grade a judging strategy learns from: a pooled-not-judged document teaches
     "not relevant" (0), a judgment its own grade.
 
-    >>> from relkit.metrics.core.grades import relevance
+    >>> from relkit.metrics.grades import relevance
     >>> relevance(-1), relevance(2)
     (0, 2)
     """
