@@ -31,6 +31,7 @@ DOCUMENTED = [
 ]
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.measures.context", "relkit.pooling.build",
+                 "relkit.metrics.inferred", "relkit.metrics.grades",
                  "relkit.metrics.core.options", "relkit.metrics.core.tables",
                  "relkit.judging.conventions"]
 
