@@ -33,8 +33,18 @@ def is_judged(grade: NDArray[np.int64]) -> NDArray[np.bool_]: ...
 def is_judged(grade: int | NDArray[np.int64]) -> bool | NDArray[np.bool_]:
     """True for a grade that is a judgment (0 or more); False for "pooled, not judged".
 
-    Elementwise on a numpy array of grades (how ``relkit eval`` reads a qrels).
+    Parameters
+    ----------
+    grade : int or numpy.ndarray
+        A qrels grade, or an array of them (how ``relkit eval`` reads a qrels).
 
+    Returns
+    -------
+    bool or numpy.ndarray
+        Whether it is a judgment (elementwise for an array).
+
+    Examples
+    --------
     >>> from relkit.metrics.grades import is_judged
     >>> [is_judged(g) for g in (-2, -1, 0, 3)]
     [False, False, True, True]
@@ -46,6 +56,18 @@ def relevance(grade: int) -> int:
     """The grade a judging strategy learns from: a pooled-not-judged document teaches
     "not relevant" (0), a judgment its own grade.
 
+    Parameters
+    ----------
+    grade : int
+        A qrels grade.
+
+    Returns
+    -------
+    int
+        ``grade`` if it is a judgment, else 0.
+
+    Examples
+    --------
     >>> from relkit.metrics.grades import relevance
     >>> relevance(-1), relevance(2)
     (0, 2)

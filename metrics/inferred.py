@@ -79,8 +79,26 @@ Ranking: TypeAlias = "Run | Mapping[str, Sequence[str]]"   # a run, or its ranke
 
 
 def ranked(run: Ranking) -> Mapping[str, Sequence[str]]:
-    """Each topic's docnos in trec_eval's order (passed through if already ranked, so
-    that many samples are scored against one ranking without re-sorting it)."""
+    r"""Each topic's docnos in trec_eval's order (passed through if already ranked, so
+    that many samples are scored against one ranking without re-sorting it).
+
+    Parameters
+    ----------
+    run : Run or Mapping[str, Sequence[str]]
+        A run, or a ranking already.
+
+    Returns
+    -------
+    Mapping[str, Sequence[str]]
+        Topic -> docnos, best first.
+
+    Examples
+    --------
+    >>> from relkit.metrics.data import Run
+    >>> from relkit.metrics.inferred import ranked
+    >>> ranked(Run.read("q1 Q0 a 1 1 r\nq1 Q0 b 2 2 r\n"))
+    {'q1': ['b', 'a']}
+    """
     if isinstance(run, Run):
         from relkit.metrics.ranking import ranked_docnos
 
@@ -167,7 +185,21 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
 def inf_ndcg(run: Ranking, prels: Prels, level: int = 1, depth: int = 1000) -> dict[str, float]:
     r"""infNDCG per topic of ``prels`` (formula in the module docstring).
 
-    ``level`` is accepted for a uniform signature; gains are the positive grades.
+    Parameters
+    ----------
+    run : Run or Mapping[str, Sequence[str]]
+        The run, or its ranking (:func:`ranked`).
+    prels : Prels
+        The sampled universe with strata and grades.
+    level : int, default 1
+        Accepted for a uniform signature; gains are the positive grades.
+    depth : int, default 1000
+        Ranks counted in the run and in the ideal ranking (``sample_eval.pl``'s).
+
+    Returns
+    -------
+    dict[str, float]
+        Topic -> estimated nDCG; 0 for a topic with no sampled relevant document.
 
     Examples
     --------
@@ -223,14 +255,61 @@ def inf_ndcg(run: Ranking, prels: Prels, level: int = 1, depth: int = 1000) -> d
 
 
 def stat_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
-    """statAP (:func:`relkit.metrics.statap.stat_ap`) with each stratum's n_c/N_c."""
+    """statAP (:func:`relkit.metrics.statap.stat_ap`) with each stratum's n_c/N_c.
+
+    Parameters
+    ----------
+    run : Run or Mapping[str, Sequence[str]]
+        The run, or its ranking (:func:`ranked`).
+    prels : Prels
+        The sampled universe with strata and grades.
+    level : int, default 1
+        Lowest grade that counts as relevant.
+
+    Returns
+    -------
+    dict[str, float]
+        Topic -> estimated AP.
+
+    Examples
+    --------
+    >>> from relkit.metrics.prels import Prels
+    >>> from relkit.metrics.inferred import stat_ap
+    >>> p = Prels.from_rows([("q1", "d1", "1", 1), ("q1", "d3", "2", 1),
+    ...                      ("q1", "d4", "2", -1)])
+    >>> round(stat_ap({"q1": ["d1", "d2", "d3"]}, p)["q1"], 4)   # (1 + (2/3)/(1/2)) / 3
+    0.7778
+    """
     from relkit.metrics.statap import stat_ap_ranked
 
     return stat_ap_ranked(ranked(run), prels.probabilities(), level)
 
 
 def inf_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
-    """trec_eval's infAP on the prels read as qrels (unsampled documents at -1)."""
+    """trec_eval's infAP on the prels read as qrels (unsampled documents at -1).
+
+    Parameters
+    ----------
+    run : Run or Mapping[str, Sequence[str]]
+        The run, or its ranking (:func:`ranked`).
+    prels : Prels
+        The sampled universe; fits a uniform design only (:func:`check_fits`).
+    level : int, default 1
+        Lowest grade that counts as relevant.
+
+    Returns
+    -------
+    dict[str, float]
+        Topic -> infAP as ``m_infap.c`` computes it.
+
+    Examples
+    --------
+    >>> from relkit.metrics.prels import Prels
+    >>> from relkit.metrics.inferred import inf_ap
+    >>> p = Prels.from_rows([("q1", "a", "1", 1), ("q1", "b", "1", -1), ("q1", "c", "1", 1)])
+    >>> round(inf_ap({"q1": ["a", "b", "c"]}, p)["q1"], 4)   # (1 + 1/3 + (2/3)(2/2)(1/1)) / 2
+    1.0
+    """
     if not isinstance(run, Run):
         run = Run.read("".join(f"{t} Q0 {d} {i} {len(ds) - i} r\n" for t, ds in run.items()
                                for i, d in enumerate(ds, 1)))
@@ -246,6 +325,26 @@ def inf_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class Estimator:
+    """An estimator of :data:`ESTIMATORS`.
+
+    Attributes
+    ----------
+    name : str
+        As ``relkit eval -R prels -m`` takes it.
+    fits : frozenset[str]
+        The designs (``uniform``, ``stratified``) it is unbiased on.
+    compute : Callable
+        ``(run or ranking, prels, level) -> {topic: value}``.
+    description : str
+        One line.
+
+    Examples
+    --------
+    >>> from relkit.metrics.inferred import ESTIMATORS
+    >>> sorted(ESTIMATORS["infAP"].fits)
+    ['uniform']
+    """
+
     name: str
     fits: frozenset[str]
     compute: Callable[[Ranking, Prels, int], dict[str, float]]
@@ -265,13 +364,57 @@ ESTIMATORS: Mapping[str, Estimator] = {e.name: e for e in (
 
 
 def default_estimators(design: Design) -> list[str]:
-    """The estimators that fit ``design``, in :data:`ESTIMATORS` order."""
+    """The estimators that fit ``design``, in :data:`ESTIMATORS` order.
+
+    Parameters
+    ----------
+    design : {"uniform", "stratified"}
+        A prels' design (:meth:`Prels.design`).
+
+    Returns
+    -------
+    list[str]
+        Estimator names.
+
+    Examples
+    --------
+    >>> from relkit.metrics.inferred import default_estimators
+    >>> default_estimators("uniform")
+    ['xinfAP', 'infNDCG', 'statAP', 'infAP']
+    """
     return [n for n, e in ESTIMATORS.items() if design in e.fits]
 
 
 def check_fits(name: str, prels: Prels) -> Estimator:
-    """The estimator ``name``; :class:`MeasureError` if unknown or if it does not fit
-    the design ``prels`` records."""
+    """The estimator ``name``, if it fits the design ``prels`` records.
+
+    Parameters
+    ----------
+    name : str
+        An estimator of :data:`ESTIMATORS`.
+    prels : Prels
+        The sample it would read.
+
+    Returns
+    -------
+    Estimator
+
+    Raises
+    ------
+    MeasureError
+        Unknown, or not fit for the design (one line naming the file and the
+        estimators that fit).
+
+    Examples
+    --------
+    >>> from relkit.metrics.prels import Prels
+    >>> from relkit.metrics.inferred import check_fits
+    >>> p = Prels.from_rows([("q", "a", "1", 1), ("q", "b", "2", 0), ("q", "c", "2", -1)])
+    >>> check_fits("infAP", p)
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.core.errors.MeasureError: infAP does not fit the stratified sample in <prels> ...
+    """
     est = ESTIMATORS.get(name)
     if est is None:
         raise MeasureError(f"unknown estimator {name!r} for prels (known: "
@@ -287,11 +430,40 @@ def check_fits(name: str, prels: Prels) -> Estimator:
 def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLike[str] | str],
                    measures: Sequence[str], *, per_query: bool = False, summary: bool = True,
                    complete: bool = False, level: int = 1) -> str:
-    """``relkit eval -R prels``: trec_eval-style lines for each run (4 decimals).
+    r"""``relkit eval -R prels``: trec_eval-style lines for each run (4 decimals).
 
-    ``measures`` empty: every estimator that fits the prels' design. As in
-    trec_eval and ``sample_eval.pl``, a prels topic the run lacks is left out of
-    the mean unless ``complete`` (then it scores 0).
+    Parameters
+    ----------
+    prels_path : path
+        A prels file (:mod:`relkit.metrics.prels`).
+    runs : Sequence of paths
+        TREC run files.
+    measures : Sequence[str]
+        Estimator names; empty: every estimator that fits the prels' design.
+    per_query : bool
+        Per-topic lines too (topic by topic).
+    summary : bool
+        The ``all`` lines.
+    complete : bool
+        As in trec_eval and ``sample_eval.pl``, a prels topic the run lacks is
+        left out of the mean unless ``complete`` (then it scores 0).
+    level : int
+        Lowest grade that counts as relevant.
+
+    Returns
+    -------
+    str
+        The lines; with several runs each block starts with its ``runid`` line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from relkit.metrics.inferred import evaluate_prels
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "prels").write_text("q1 0 a 1 1\nq1 0 b 2 -1\nq1 0 c 2 0\n")
+    >>> _ = (d / "run").write_text("q1 Q0 a 1 2 r\nq1 Q0 c 2 1 r\n")
+    >>> print(evaluate_prels(d / "prels", [d / "run"], ["statAP"]), end="")
+    statAP                 all 1.0000
     """
     from relkit.metrics.trec_eval.format import fmt_float, labelled, line
 

@@ -40,7 +40,27 @@ Design = Literal["uniform", "stratified"]
 
 @dataclass
 class Prels:
-    """Topic -> document -> (stratum, grade); grade :data:`NOT_JUDGED` when not sampled."""
+    """Topic -> document -> (stratum, grade); grade :data:`NOT_JUDGED` when not sampled.
+
+    Attributes
+    ----------
+    topics : dict[str, dict[str, tuple[str, int]]]
+        Topic -> document of the universe -> (stratum, grade).
+    source : str
+        Where it was read from (named in errors).
+
+    Examples
+    --------
+    Stratum 1 judged whole, stratum 2 half sampled:
+
+    >>> from relkit.metrics.prels import Prels
+    >>> p = Prels.from_rows([("q1", "a", "1", 1), ("q1", "b", "1", 0),
+    ...                      ("q1", "c", "2", 2), ("q1", "d", "2", -1)])
+    >>> p.design(), p.strata("q1")
+    ('stratified', {'1': (2, 2), '2': (1, 2)})
+    >>> p.probabilities()["q1"]["c"]
+    (2, 0.5)
+    """
 
     topics: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
     source: str = "<prels>"
@@ -116,9 +136,34 @@ def judged_prels(universe: Mapping[str, Mapping[str, str]], sampled: Iterable[tu
                  grades: Mapping[str, Mapping[str, int]], source: str = "<prels>") -> Prels:
     """Prels from a universe ``{topic: {doc: stratum}}``, the sampled pairs and their grades.
 
-    A sampled pair without a grade (or with a negative one) raises
-    :class:`~relkit.metrics.core.errors.MeasureError`: dropping it would bias
-    every estimate.
+    Parameters
+    ----------
+    universe : Mapping[str, Mapping[str, str]]
+        Topic -> every document the sample was drawn from -> its stratum.
+    sampled : Iterable[tuple[str, str]]
+        The sampled (topic, doc) pairs.
+    grades : Mapping[str, Mapping[str, int]]
+        Topic -> doc -> grade; must cover every sampled pair.
+    source : str
+        A name for errors.
+
+    Returns
+    -------
+    Prels
+        Unsampled documents at :data:`NOT_JUDGED`.
+
+    Raises
+    ------
+    MeasureError
+        A sampled pair without a grade (or with a negative one): dropping it
+        would bias every estimate.
+
+    Examples
+    --------
+    >>> from relkit.metrics.prels import judged_prels
+    >>> p = judged_prels({"q1": {"a": "1", "b": "2"}}, [("q1", "a")], {"q1": {"a": 1}})
+    >>> p.topics
+    {'q1': {'a': ('1', 1), 'b': ('2', -1)}}
     """
     from relkit.metrics.core.errors import MeasureError
 

@@ -20,6 +20,9 @@ import pytest
 # Examples section, functions Parameters and Returns (STYLE.md, "Writing"). The
 # evaluator, the readers (data, io) and the CLI join after the perf branch merges.
 DOCUMENTED = [
+    "relkit.metrics.grades",
+    "relkit.metrics.inferred",
+    "relkit.metrics.prels",
     "relkit.metrics.compare.core",
     "relkit.metrics.compare.scores",
     "relkit.metrics.correlation",
@@ -31,7 +34,6 @@ DOCUMENTED = [
 ]
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.measures.context", "relkit.pooling.build",
-                 "relkit.metrics.inferred", "relkit.metrics.grades",
                  "relkit.metrics.core.options", "relkit.metrics.core.tables",
                  "relkit.judging.conventions"]
 
