@@ -240,7 +240,7 @@ def eval_cmd(
     from relkit.metrics.core.options import option_value
 
     if relformat == "prels":
-        from relkit.metrics.inferred import evaluate_prels
+        from relkit.metrics.estimators import evaluate_prels
 
         if stdin:
             raise typer.BadParameter("'-' (stdin) is read with -R qrels only; give -R "

@@ -21,6 +21,7 @@ import pytest
 # evaluator, the readers (data, io) and the CLI join after the perf branch merges.
 DOCUMENTED = [
     "relkit.metrics.grades",
+    "relkit.metrics.estimators",
     "relkit.metrics.inferred",
     "relkit.metrics.prels",
     "relkit.metrics.compare.core",

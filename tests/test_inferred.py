@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import SHARED, run_cli
-from relkit.metrics import inferred
+from relkit.metrics import estimators, inferred
 from relkit.metrics.core.errors import FormatError, MeasureError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
@@ -127,9 +127,9 @@ def test_prels_round_trip_and_errors(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=r"bad.txt.*2"):
         Prels.read(tmp_path / "bad.txt")
     with pytest.raises(MeasureError, match="infAP does not fit the stratified sample"):
-        inferred.check_fits("infAP", back)
-    assert inferred.check_fits("xinfAP", back).name == "xinfAP"
-    assert inferred.default_estimators("stratified") == ["xinfAP", "infNDCG", "statAP"]
+        estimators.check_fits("infAP", back)
+    assert estimators.check_fits("xinfAP", back).name == "xinfAP"
+    assert estimators.default_estimators("stratified") == ["xinfAP", "infNDCG", "statAP"]
     uniform = Prels.from_rows([("q", "a", "1", 1), ("q", "b", "1", -1),
                                ("q", "c", "2", 0), ("q", "d", "2", -1)])
     assert uniform.design() == "uniform"                      # 1/2 and 1/2
@@ -172,10 +172,10 @@ def _bias(design: str, estimators: list[str], check: bool = True) -> dict[str, l
         p = sample_prels(pool, strata, stratified_sample(pool, strata, seed), grades)
         for e in estimators:
             if check:
-                inferred.check_fits(e, p)
+                estimators.check_fits(e, p)
             for n in runs:
                 sums[(e, n)] += statistics.fmean(
-                    inferred.ESTIMATORS[e].compute(ranked[n], p, 1).values())
+                    estimators.ESTIMATORS[e].compute(ranked[n], p, 1).values())
     return {e: [sums[(e, n)] / SAMPLES / float(truth[n].iloc[1 if e == "infNDCG" else 0])
                 - 1 for n in runs] for e in estimators}
 
@@ -196,7 +196,7 @@ def test_infap_is_biased_on_a_stratified_sample_and_fine_on_a_uniform_one() -> N
     strata = parse_strata("10:1,30:0.5,100:0.1")
     p = sample_prels(pool, strata, stratified_sample(pool, strata, 0), grades)
     with pytest.raises(MeasureError, match="does not fit"):
-        inferred.check_fits("infAP", p)
+        estimators.check_fits("infAP", p)
     uniform = _bias("100:0.5", ["infAP", "statAP", "infNDCG"])
     assert max(map(abs, uniform["infAP"])) < 0.03     # measured: -0.7% to -1.2%
     assert max(map(abs, uniform["statAP"])) < 0.03    # measured: -1.0% to -1.5%
@@ -292,14 +292,14 @@ def _sampled_topic(draw: st.DrawFn) -> tuple[Run, Prels, dict[str, int]]:
 def test_registry_properties(case: tuple[Run, Prels, dict[str, int]]) -> None:
     run, prels, grades = case
     design = prels.design()
-    for name, est in inferred.ESTIMATORS.items():
+    for name, est in estimators.ESTIMATORS.items():
         if design not in est.fits:
             with pytest.raises(MeasureError, match="does not fit"):
-                inferred.check_fits(name, prels)
+                estimators.check_fits(name, prels)
             continue
         value = est.compute(run, prels, 1)["q"]
         assert value >= 0 and value == value and value < float("inf"), name
-    assert ("infAP" in inferred.default_estimators(design)) == (design == "uniform")
+    assert ("infAP" in estimators.default_estimators(design)) == (design == "uniform")
     # everything judged, one stratum: each estimator is the full-judgment measure
     full = Prels.from_rows([("q", d, "1", g) for d, g in grades.items()])
     ev = Evaluator(Qrels.from_dict({"q": grades}), ["map", "ndcg"])
