@@ -157,7 +157,7 @@ def _collection(topics: int, docs: int, nruns: int, seed: int = 1
 SAMPLES = 300
 
 
-def _bias(design: str, estimators: list[str], check: bool = True) -> dict[str, list[float]]:
+def _bias(design: str, names: list[str], check: bool = True) -> dict[str, list[float]]:
     """Relative bias (mean over SAMPLES samples / full-judgment value - 1) per run;
     ``check``: refuse an estimator that does not fit the design."""
     grades, runs = _collection(topics=10, docs=300, nruns=4)
@@ -167,17 +167,17 @@ def _bias(design: str, estimators: list[str], check: bool = True) -> dict[str, l
     ev = Evaluator(Qrels.from_dict(full), ["map", "ndcg"])
     truth = {n: ev.aggregate(r) for n, r in runs.items()}
     ranked = {n: inferred.ranked(r) for n, r in runs.items()}
-    sums = {(e, n): 0.0 for e in estimators for n in runs}
+    sums = {(e, n): 0.0 for e in names for n in runs}
     for seed in range(SAMPLES):
         p = sample_prels(pool, strata, stratified_sample(pool, strata, seed), grades)
-        for e in estimators:
+        for e in names:
             if check:
                 estimators.check_fits(e, p)
             for n in runs:
                 sums[(e, n)] += statistics.fmean(
                     estimators.ESTIMATORS[e].compute(ranked[n], p, 1).values())
     return {e: [sums[(e, n)] / SAMPLES / float(truth[n].iloc[1 if e == "infNDCG" else 0])
-                - 1 for n in runs] for e in estimators}
+                - 1 for n in runs] for e in names}
 
 
 @pytest.mark.slow
