@@ -104,7 +104,7 @@ COMMANDS: dict[str, Entry] = {
                            "Replay strategies against a complete qrels: relevant found, tau, "
                            "Judged@10 per budget."),
     "pool-sample": Entry("relkit.pooling.cli:app", POOLING,
-                         "Stratified sample of a pool with inclusion probabilities (for infAP "
+                         "Stratified sample of a pool with inclusion probabilities (for xinfAP "
                          "and statAP)."),
     "corpora": Entry("relkit.corpora.cli:app", COLLECTIONS,
                      "Test collections: list the known ones, describe one, fetch one.",

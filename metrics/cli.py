@@ -198,7 +198,9 @@ def eval_cmd(
     zscores: Annotated[Path | None, typer.Option(
         "-Z", help="Z-score file: lines 'qid measure mean stddev'")] = None,
     relformat: Annotated[str, typer.Option(
-        "-R", help="Judgment format: qrels, prefs, qrels_prefs, qrels_jg")] = "qrels",
+        "-R", help="Judgment format: qrels, prefs, qrels_prefs, qrels_jg, or prels "
+        "(a sampled pool in NIST sample_eval's format: xinfAP, infNDCG, statAP, infAP)")]
+        = "qrels",
     compat: Annotated[int, typer.Option(
         "--compat", help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
     fmt: Annotated[str, typer.Option(
@@ -237,6 +239,16 @@ def eval_cmd(
         raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
     from relkit.metrics.core.options import option_value
 
+    if relformat == "prels":
+        from relkit.metrics.estimators import evaluate_prels
+
+        if stdin:
+            raise typer.BadParameter("'-' (stdin) is read with -R qrels only; give -R "
+                                     "prels files by name")
+        sys.stdout.write(evaluate_prels(qrels, runs, measure or [], per_query=query,
+                                        summary=not no_summary, complete=complete,
+                                        level=level))
+        return
     if relformat != "qrels":
         from relkit.metrics.trec_eval.modes import REL_FORMATS, run_mode
 

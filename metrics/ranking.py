@@ -27,12 +27,15 @@ from relkit.metrics import io as _io
 from relkit.metrics._arrow import loaded, to_np, true_positions
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError
+from relkit.metrics.grades import is_judged
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 TieOrder = Literal["descending", "ascending"]
 
+# Codes of a ranked row, not qrels grades: outside the qrels, and in it without a
+# judgment (a grade that is not one by the rule of relkit.metrics.grades).
 NONPOOL = -1
 UNJUDGED = -2
 
@@ -439,14 +442,14 @@ class JudgedTopics:
                 rows, j = order[cand], q_order[at[cand]]
                 ok = (self.q[j] == q[rows]) & (mine[j] == docs[rows])
                 g = self.rel[j[ok]]
-                out[rows[ok]] = np.where(g < 0, UNJUDGED, g)
+                out[rows[ok]] = np.where(is_judged(g), g, UNJUDGED)
                 unsettled = rows[~ok]                # a key shared with another pair
         if len(unsettled):
             exact = self._exact
             for r in unsettled.tolist():
                 g = exact.get((int(q[r]), _value(docs, r)))
                 if g is not None:
-                    out[r] = UNJUDGED if g < 0 else g
+                    out[r] = g if is_judged(g) else UNJUDGED
         return out, dup
 
     @cached_property
@@ -683,7 +686,7 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings
                 judged.for_topics(q), keys=["q", "d"], join_type="inner",
                 use_threads=False)
             g = to_np(joined["rel"])
-            grades[to_np(joined["i"])] = np.where(g < 0, UNJUDGED, g)
+            grades[to_np(joined["i"])] = np.where(is_judged(g), g, UNJUDGED)
             del joined
         dup = pending.result()
     if dup is not None:

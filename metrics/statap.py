@@ -23,7 +23,7 @@ document scores 0 (as AP does with R = 0). Ranking order is trec_eval's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from relkit.metrics.data import Run
 from relkit.metrics.ranking import ranked_docnos
@@ -100,7 +100,35 @@ def stat_ap(run: Run, prels: Prels, level: int = 1) -> dict[str, float]:
     >>> stat_ap(run, {"q9": {"d1": (1, 1.0)}})
     {'q9': 0.0}
     """
-    ranked = ranked_docnos(run)
+    return stat_ap_ranked(ranked_docnos(run), prels, level)
+
+
+def stat_ap_ranked(ranked: Mapping[str, Sequence[str]], prels: Prels, level: int = 1
+                   ) -> dict[str, float]:
+    r"""statAP of a run already in trec_eval's order (many samples, one ranking).
+
+    Parameters
+    ----------
+    ranked : Mapping[str, Sequence[str]]
+        Topic -> docnos in trec_eval's order
+        (:func:`relkit.metrics.ranking.ranked_docnos`).
+    prels : Mapping[str, Mapping[str, tuple[int, float]]]
+        Topic -> sampled document -> (grade, inclusion probability).
+    level : int, default 1
+        Lowest grade that counts as relevant.
+
+    Returns
+    -------
+    dict[str, float]
+        As :func:`stat_ap`.
+
+    Examples
+    --------
+    >>> from relkit.metrics.statap import stat_ap_ranked
+    >>> sample = {"q1": {"d1": (1, 1.0), "d2": (0, 1.0), "d3": (2, 0.5)}}
+    >>> round(stat_ap_ranked({"q1": ["d1", "d2", "d3"]}, sample)["q1"], 4)
+    0.7778
+    """
     r_hat = estimated_relevant(prels, level)
     out: dict[str, float] = {}
     for t, docs in prels.items():

@@ -296,9 +296,17 @@ def sample_cmd(
     pool: Path = typer.Argument(..., help="A pool file with provenance (relkit pool -o)"),
     strata: str = typer.Option("10:1,30:0.5,100:0.1", help="'max_rank:rate,...' by best rank"),
     seed: int = typer.Option(0, help="Seed of the sample"),
-    output: Path = typer.Option(..., "-o", "--output", help="Write the sample here"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the sample here"),
+    qrels: Path | None = typer.Option(
+        None, "--qrels", help="Judgments of the sampled documents (needed by --prels)"),
+    prels: Path | None = typer.Option(
+        None, "--prels", help="Write the judged sample as NIST sample_eval prels "
+        "(every stratum document; unsampled -1) for relkit eval -R prels"),
 ) -> None:
-    """Stratified sample of a pool with inclusion probabilities (for infAP and statAP).
+    """Stratified sample of a pool with inclusion probabilities (for xinfAP and statAP).
+
+    The same pool, strata and seed give the same sample: draw it (-o), judge it, then
+    run again with --qrels and --prels to write the prels that relkit eval -R prels reads.
 
     Example: relkit pool-sample pool.tsv --strata 10:1,30:0.5,100:0.1 --seed 7 -o sample.tsv
     """
@@ -306,9 +314,22 @@ def sample_cmd(
     from relkit.pooling.pool import Pool
     from relkit.pooling.sample import parse_strata, stratified_sample, write_sample
 
+    if output is None and prels is None:
+        raise typer.BadParameter("give -o (the sample) or --prels (with --qrels)")
+    if (prels is None) != (qrels is None):
+        raise typer.BadParameter("--prels and --qrels go together")
     with option_value("--strata"):
         layers = parse_strata(strata)
     p, _ = Pool.read(pool)
     s = stratified_sample(p, layers, seed)
-    write_sample(s, output)
-    _say(f"relkit: sampled {len(s):,} of {len(p):,} pooled pairs into {output}")
+    if prels is not None and qrels is not None:
+        from relkit.metrics.data import Qrels
+        from relkit.pooling.sample import sample_prels
+        from relkit.pooling.simulate import grades_of
+
+        judged = sample_prels(p, layers, s, grades_of(Qrels.read(qrels)), str(prels))
+        judged.write(prels)
+        _say(f"relkit: wrote the {judged.design()} sample's prels to {prels}")
+    if output is not None:
+        write_sample(s, output)
+        _say(f"relkit: sampled {len(s):,} of {len(p):,} pooled pairs into {output}")

@@ -1,10 +1,12 @@
 """Coverage of runs by a qrels: Judged@k and the unjudged rate (``relkit pool-coverage``).
 
 Judged@k is the share of a run's top k (over min(k, retrieved)) that has a
-non-negative grade in the qrels, averaged over the qrels' topics the run
-answers (``metrics`` measure ``Judged@k``; ir_measures' ``Judged``). The
-unjudged rate is 1 - Judged over the whole ranking. A run with low coverage
-is scored on documents nobody looked at: its scores are lower bounds.
+non-negative grade in the qrels (a -1 is "pooled, not judged":
+:mod:`relkit.metrics.grades`, the rule ``pool-simulate`` follows too),
+averaged over the qrels' topics the run answers (``metrics`` measure
+``Judged@k``; ir_measures' ``Judged``). The unjudged rate is 1 - Judged over
+the whole ranking. A run with low coverage is scored on documents nobody
+looked at: its scores are lower bounds.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def leave_out(qrels: Qrels, runs: Mapping[str, Run], depth: int = 100,
     from relkit.metrics.evaluator import Evaluator
 
     qrels, runs = Qrels.coerce(qrels), named_runs(runs)
-    grades = grades_of(qrels, clip=False)
+    grades = grades_of(qrels)
     pool = depth_pool(runs, depth)
     owner = {r: (groups or {}).get(r, r) for r in runs}
     full_ev = Evaluator(qrels, [measure], level=level)

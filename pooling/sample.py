@@ -12,12 +12,15 @@ File format (``sample.tsv``), sorted like a pool file::
 
     topic<TAB>doc<TAB>stratum<TAB>probability
 
-Estimators: judge the sampled documents, then evaluate with
+Estimators: judge the sampled documents, then write the judged sample as NIST
+``sample_eval`` prels (:func:`sample_prels`; every document of the strata, the
+unsampled ones at -1; format in :mod:`relkit.metrics.prels`) and evaluate with
+:mod:`relkit.metrics.inferred` (``relkit eval -R prels``):
 
-* ``infAP`` (trec_eval, :mod:`relkit.metrics.measures.trec_judged`): export qrels where
-  pooled-but-unsampled documents are ``-1`` (:func:`infap_qrels`);
-* ``statAP`` (:func:`relkit.metrics.statap.stat_ap`): needs the probabilities
-  (:func:`prels`).
+* ``xinfAP``, ``infNDCG`` and ``statAP`` fit every design;
+* ``infAP`` (trec_eval's) assumes a uniform sample: it is refused on a stratified one,
+  where it is biased (+10% to +41% in ``tests/test_inferred.py``; +42% to +78% in the
+  audit of issue 18). :func:`infap_qrels` still writes its qrels for a uniform design.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from relkit.metrics.core.errors import FormatError
+from relkit.metrics.prels import Prels, judged_prels
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import Pool, natural
 
@@ -60,20 +64,41 @@ class SampledDoc:
     probability: float
 
 
+def _layers(pool: Pool, t: str, strata: Sequence[tuple[int, float]]) -> dict[int, list[str]]:
+    """Stratum index -> documents of topic ``t`` (past the last stratum: left out)."""
+    layers: dict[int, list[str]] = {}
+    for e in pool.for_topic(t):
+        best = e.best_rank
+        if best is None:
+            raise PoolingError(f"topic {t!r} document {e.doc!r} has no provenance: "
+                               "stratified sampling needs the runs' ranks")
+        h = next((i for i, (k, _) in enumerate(strata) if best <= k), None)
+        if h is not None:
+            layers.setdefault(h, []).append(e.doc)
+    return layers
+
+
+def universe(pool: Pool, strata: Sequence[tuple[int, float]]) -> dict[str, dict[str, str]]:
+    """``{topic: {doc: stratum}}``: every document a sample of ``pool`` is drawn from,
+    strata numbered from 1 as in the sample file. A stratum at rate 0 is left out, like
+    the documents past the last stratum: nothing is known of it, so the estimators
+    count it as non-relevant (kept, its documents would pass for half relevant)."""
+    out: dict[str, dict[str, str]] = {}
+    for t in pool.topics():
+        for h, docs in sorted(_layers(pool, t, strata).items()):
+            if strata[h][1] == 0:
+                continue
+            for d in sorted(docs):
+                out.setdefault(t, {})[d] = str(h + 1)
+    return out
+
+
 def stratified_sample(pool: Pool, strata: Sequence[tuple[int, float]], seed: int = 0
                       ) -> list[SampledDoc]:
     """Sample ``pool`` by strata of best rank (documents past the last stratum are dropped)."""
     out: list[SampledDoc] = []
     for t in pool.topics():
-        layers: dict[int, list[str]] = {}
-        for e in pool.for_topic(t):
-            best = e.best_rank
-            if best is None:
-                raise PoolingError(f"topic {t!r} document {e.doc!r} has no provenance: "
-                                   "stratified sampling needs the runs' ranks")
-            h = next((i for i, (k, _) in enumerate(strata) if best <= k), None)
-            if h is not None:
-                layers.setdefault(h, []).append(e.doc)
+        layers = _layers(pool, t, strata)
         rng = random.Random(f"sample:{seed}:{t}")
         for h in sorted(layers):
             docs = sorted(layers[h])
@@ -128,6 +153,19 @@ def infap_qrels(pool: Pool, sample: Sequence[SampledDoc],
         else:
             out.setdefault(e.topic, {})[e.doc] = -1
     return out
+
+
+def sample_prels(pool: Pool, strata: Sequence[tuple[int, float]],
+                 sample: Sequence[SampledDoc], judgments: Mapping[str, Mapping[str, int]],
+                 source: str = "<prels>") -> Prels:
+    """The prels of a judged sample (NIST ``sample_eval``'s format,
+    :mod:`relkit.metrics.prels`): every document of the strata, the sampled ones
+    with their grade in ``judgments`` (``{topic: {doc: grade}}``), the rest -1.
+
+    A sampled document without a judgment raises (the estimate would be biased).
+    """
+    return judged_prels(universe(pool, strata), [(s.topic, s.doc) for s in sample],
+                        judgments, source)
 
 
 def prels(sample: Sequence[SampledDoc], judgments: Mapping[tuple[str, str], int]

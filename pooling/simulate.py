@@ -1,9 +1,13 @@
 """Replay pooling strategies against a complete qrels (``relkit pool-simulate``).
 
 For each strategy and topic, a simulated assessor answers with the reference
-qrels' grade (a document absent from them is non-relevant; a negative grade,
-such as Cranfield's -1 "of no interest", is a judgment of non-relevance, so
-grades are read as ``max(grade, 0)``). A static strategy judges in its
+qrels' grade (a document absent from them is judged non-relevant, 0). A
+negative grade means what it means everywhere in relkit
+(:mod:`relkit.metrics.grades`): *pooled, not judged*. The simulated
+assessor has no judgment to give for such a document: the strategy learns
+"not relevant" from it (:func:`~relkit.metrics.grades.relevance`), and the
+judgments so far keep it at -1, so Judged@10 here and in ``relkit
+pool-coverage`` / ``relkit eval`` agree. A static strategy judges in its
 priority order; an adaptive one through ``next()``/``record()``. After B
 judgments per topic we report:
 
@@ -24,6 +28,7 @@ from typing import Any
 
 from relkit.metrics.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
+from relkit.metrics.grades import relevance
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.build import judging_order
 from relkit.pooling.candidates import Candidates
@@ -65,13 +70,13 @@ class Simulation:
     curves: dict[str, list[int]]     # label -> relevant found after n judgments per topic
 
 
-def grades_of(qrels: Qrels, clip: bool = True) -> dict[str, dict[str, int]]:
-    """``{topic: {doc: grade}}``; ``clip`` reads negative grades as 0 (judged non-relevant)."""
+def grades_of(qrels: Qrels) -> dict[str, dict[str, int]]:
+    """``{topic: {doc: grade}}`` as the qrels give them (-1: pooled, not judged)."""
     t = qrels.arrow()
     out: dict[str, dict[str, int]] = {}
     for q, d, g in zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(),
                        t["relevance"].to_pylist(), strict=True):
-        out.setdefault(q, {})[d] = max(int(g), 0) if clip else int(g)
+        out.setdefault(q, {})[d] = int(g)
     return out
 
 
@@ -93,7 +98,9 @@ def sequences(plan: Plan, cands: Candidates, grades: Mapping[str, Mapping[str, i
                         max_grade=max(top, level))
     for t in cands.topics:
         g = grades.get(t, {})
-        out[t] = pool.run(t, lambda d, g=g: g.get(d, 0), max_budget)   # type: ignore[misc]
+        seq = pool.run(t, lambda d, g=g: relevance(g.get(d, 0)), max_budget)  # type: ignore[misc]
+        # the strategy learnt "not relevant" from a -1; what was judged keeps the -1
+        out[t] = [Judgment(t, j.doc, g.get(j.doc, 0)) for j in seq]
     return out
 
 

@@ -166,10 +166,12 @@ def expected_code(path: list[str], opt: str, param: Any, ann: Any, value: str) -
         return 1  # a database that is not one: a failure, named
     if ann is Path:
         # A file that cannot be read or written is a failure, except a plot whose type
-        # (its suffix) relkit cannot write, and pool's --docs without --db (an option
-        # that needs another: refused before the file is looked at).
+        # (its suffix) relkit cannot write, and pool's --docs without --db and
+        # pool-sample's --qrels without --prels and vice versa (an option that needs
+        # another: refused before the file is looked at).
         if opt == "--plot" and value.endswith("no-such-file.txt") \
-                or (path, opt) == (["pool"], "--docs"):
+                or (path, opt) in ((["pool"], "--docs"), (["pool-sample"], "--qrels"),
+                                   (["pool-sample"], "--prels")):
             return 2
         return 1
     if ann in (int, float) or getattr(ann, "__members__", None) is not None \

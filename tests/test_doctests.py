@@ -20,6 +20,10 @@ import pytest
 # Examples section, functions Parameters and Returns (STYLE.md, "Writing"). The
 # evaluator, the readers (data, io) and the CLI join after the perf branch merges.
 DOCUMENTED = [
+    "relkit.metrics.grades",
+    "relkit.metrics.estimators",
+    "relkit.metrics.inferred",
+    "relkit.metrics.prels",
     "relkit.metrics.compare.core",
     "relkit.metrics.compare.scores",
     "relkit.metrics.correlation",
