@@ -37,13 +37,27 @@ def run_name(path: str | Path) -> str:
     return Path(path).name.removesuffix(".gz").rsplit(".", 1)[0] or Path(path).name
 
 
-def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
+def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int | None] | None,
                topics: Sequence[str] | None = None) -> Pool:
-    """Pool the top ``depth`` documents of each run (a per-run mapping allowed)."""
+    """Pool the top ``depth`` documents of each run.
+
+    Parameters
+    ----------
+    runs
+        Runs by name (the name goes into the provenance).
+    depth
+        One depth for every run, a per-run mapping (TREC's per-run depths), or
+        None (in the mapping too) for the whole run.
+    topics
+        Only these topics (None: every topic of every run).
+    """
     if not runs:
         raise PoolingError("pooling needs at least one run")
-    depths = {name: depth for name in runs} if isinstance(depth, int) else dict(depth)
+    depths = (dict.fromkeys(runs, depth) if depth is None or isinstance(depth, int)
+              else dict(depth))
     for name, k in depths.items():
+        if k is None:
+            continue
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise PoolingError(f"The 'depth' parameter of depth pooling must be an int >= 1; "
                                f"got {k!r} for run {name!r}")

@@ -1,0 +1,94 @@
+"""`relkit pool` builds with the vectorised path where a strategy has one, same output.
+
+The ``depth`` strategy has two builders: the generic one (order the candidates
+topic by topic, ``relkit.pooling.strategies.depth``) and
+:func:`relkit.pooling.depth.depth_pool` (numpy). ``build_pool`` and so the CLI
+take the second; these tests hold the two to identical pools, and the CLI to
+the fast one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import SHARED, run_cli
+from relkit.metrics.data import Run
+from relkit.pooling import build
+from relkit.pooling.build import FAST, build_pool
+from relkit.pooling.depth import run_name
+from relkit.pooling.pool import Pool
+
+CRAN = SHARED / "corpora" / "cranfield"
+
+
+def _both(runs: dict[str, Run], **kw: object) -> tuple[Pool, Pool]:
+    params = kw.pop("params", None)
+    fast = build_pool("depth", runs, params, vectorised=True, **kw)  # type: ignore[arg-type]
+    slow = build_pool("depth", runs, params, vectorised=False, **kw)  # type: ignore[arg-type]
+    return fast, slow
+
+
+@pytest.mark.skipif(not CRAN.is_dir(), reason=f"shared corpora not at {CRAN}")
+@pytest.mark.parametrize("kw", [
+    {"depth": 10, "params": {"depth": 10}},
+    {"depth": 20, "params": {"depth": 5}},            # provenance deeper than the pool
+    {"depth": 10, "params": {"depth": 10}, "budget": 7},
+    {"depth": 10, "params": {"depth": 10}, "total": 1000},
+    {"depth": 10, "params": {"depth": 10}, "topics": ["1", "5", "225"]},
+])
+def test_cranfield_fast_and_generic_paths_agree(kw: dict[str, object]) -> None:
+    paths = sorted(CRAN.glob("runs/*/*.txt"))
+    runs = {run_name(p): Run.read(p) for p in paths}
+    fast, slow = _both(runs, **kw)
+    assert len(fast) > 0
+    assert fast.entries == slow.entries
+
+
+# Runs with many tied scores (few distinct values), short runs and missing topics.
+_docs = st.lists(st.tuples(st.sampled_from([f"d{i}" for i in range(12)]),
+                           st.sampled_from([0.5, 1.0, 2.0])),
+                 min_size=1, max_size=10, unique_by=lambda x: x[0])
+_runs = st.dictionaries(st.sampled_from(["r1", "r2", "r3", "r4"]),
+                        st.dictionaries(st.sampled_from(["1", "2", "10", "q1"]), _docs,
+                                        min_size=1, max_size=3),
+                        min_size=1, max_size=4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_runs, st.integers(1, 6), st.integers(1, 6), st.none() | st.integers(1, 8),
+       st.booleans())
+def test_tied_runs_fast_and_generic_paths_agree(spec: dict[str, dict[str, list[tuple[str, float]]]],
+                                                depth: int, k: int, cut: int | None,
+                                                total: bool) -> None:
+    runs = {name: Run.read("".join(f"{t} Q0 {d} 0 {s} {name}\n" for t, docs in topics.items()
+                                   for d, s in docs))
+            for name, topics in spec.items()}
+    budget = {"total": cut * 2} if total and cut else {"budget": cut}
+    fast, slow = _both(runs, depth=depth, params={"depth": k}, **budget)
+    assert fast.entries == slow.entries
+
+
+def test_cli_takes_the_vectorised_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = FAST["depth"]
+
+    def spy(*args: object, **kw: object) -> Pool:
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setitem(build.FAST, "depth", spy)
+
+    def generic(*args: object, **kw: object) -> None:
+        raise AssertionError("the generic path was taken")
+
+    monkeypatch.setattr(build, "judging_order", generic)
+    run = tmp_path / "a.txt"
+    run.write_text("1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n")
+    code, out, err = run_cli(["pool", str(run), "--depth", "1"])
+    assert code == 0, err
+    assert len(calls) == 1
+    assert out.splitlines()[1:] == ["1\td1\t1.0\ta:1"]
