@@ -124,7 +124,10 @@ def _depth_fast(runs: Mapping[str, Run], params: dict[str, Any], topics: Sequenc
     k = params["depth"]
     # Cut at the candidates' depth, not k: the provenance lists every candidate rank.
     full = depth_pool(runs, depth, topics)
-    entries = [e for e in full if (e.best_rank or 0) <= k]
+    if isinstance(depth, int) and depth <= k:
+        entries = list(full)      # every candidate is within k
+    else:
+        entries = [e for e in full if (e.best_rank or 0) <= k]
     if budget is None and total is None:
         return full if len(entries) == len(full) else Pool.presorted(tuple(entries))
     by_topic: dict[str, list[PoolEntry]] = {}

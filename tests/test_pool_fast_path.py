@@ -92,3 +92,41 @@ def test_cli_takes_the_vectorised_path(tmp_path: Path, monkeypatch: pytest.Monke
     assert code == 0, err
     assert len(calls) == 1
     assert out.splitlines()[1:] == ["1\td1\t1.0\ta:1"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "2", "q3"]), st.integers(1, 6),
+                          st.sampled_from([0.5, 1.0, 2.0, 3.0])), min_size=1, max_size=20),
+       st.booleans())
+def test_rank_disagreements_vectorised_agrees_with_row_by_row(
+        rows: list[tuple[str, int, float]], arrow: bool) -> None:
+    from relkit.metrics import io as _io
+    from relkit.pooling.candidates import _rank_disagreements_rows, rank_disagreements
+
+    text = "".join(f"{t} Q0 d{i} {k} {x} r\n" for i, (t, k, x) in enumerate(rows))
+    old = _io.SMALL_INPUT_BYTES
+    _io.SMALL_INPUT_BYTES = 0 if arrow else old   # both readers' column forms
+    try:
+        run = Run.read(text)
+    finally:
+        _io.SMALL_INPUT_BYTES = old
+    assert rank_disagreements(run) == _rank_disagreements_rows(run)
+
+
+def test_many_large_runs_read_with_arrow_same_pool(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the small-input size together, runs are read by pyarrow: same pool."""
+    from relkit.metrics import io as _io
+
+    paths = []
+    for r in range(3):
+        p = tmp_path / f"r{r}.txt"
+        p.write_text("".join(f"{t} Q0 d{(d * (r + 3)) % 50} {d + 1} {50 - d} r{r}\n"
+                             for t in (1, 2) for d in range(40)))
+        paths.append(p)
+    code, small, err = run_cli(["pool", *map(str, paths), "--depth", "7"])
+    assert code == 0, err
+    monkeypatch.setattr(_io, "SMALL_INPUT_BYTES", 100)
+    code, big, err = run_cli(["pool", *map(str, paths), "--depth", "7"])
+    assert code == 0, err
+    assert big == small and _io.SMALL_INPUT_BYTES == 100
