@@ -10,8 +10,8 @@ process (read 100 run files, pool, write the pool file) within 2 s on a quiet
 machine and at most 0.2x trectools' whole process (read the same files with
 ``TrecRun``, ``make_pool(strategy="topX")``, ``export_document_list``), run
 side by side here with the load average printed; and the generic strategy path
-(``build_pool(vectorised=False)``) against the vectorised one the CLI takes. Then the same through the judging store (SQLite in a
-temporary directory): an assessor's ``next_item`` on an adaptive pool (bandit,
+(``build_pool(vectorised=False)``) against the vectorised one the CLI takes.
+Then the same through the judging store (SQLite in a temporary directory): an assessor's ``next_item`` on an adaptive pool (bandit,
 one topic, the runs' top ``--depth``, budget 100) cold (first call: candidates
 loaded from the database), warm (cached strategy, an index probe for new
 judgments), and a cold view's first call after 100 judgments (full replay).

@@ -14,6 +14,7 @@ every candidate (for ``depth``: the depth-k pool).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from relkit.metrics.data import Run
@@ -69,12 +70,15 @@ def judging_order(strategy: str, cands: Candidates, params: Mapping[str, Any] | 
 def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any] | None = None,
                *, topics: Sequence[str] | None = None, depth: int | Mapping[str, int] | None = None,
                budget: int | None = None, total: int | None = None,
+               topic_budgets: Mapping[str, int] | None = None,
                vectorised: bool = True) -> Pool:
     """Pool ``runs`` with a static strategy.
 
     ``depth`` cuts each run before the strategy sees it (the candidates; for
     the ``depth`` strategy its own ``depth`` parameter does that). ``budget``
-    (per topic) and ``total`` (global) cut the strategy's order.
+    (per topic) and ``total`` (global) cut the strategy's order;
+    ``topic_budgets`` gives some topics their own budget (the others take
+    ``budget``, or keep every candidate without one).
     ``vectorised=False`` takes the generic path even where :data:`FAST` has a
     builder (the tests and ``bench/pool_bench.py`` compare the two).
     """
@@ -84,17 +88,22 @@ def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any]
                                or budget < 1):
         raise PoolingError(f"The 'budget' parameter of pooling must be an int >= 1; "
                            f"got {budget!r}")
+    if topic_budgets is not None:
+        if total is not None:
+            raise PoolingError("give per-topic budgets or a total budget, not both")
+        for t, b in topic_budgets.items():
+            if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+                raise PoolingError(f"The budget of topic {t!r} must be an int >= 1; got {b!r}")
     fast = FAST.get(strategy) if vectorised else None
     if fast is not None:
         from relkit.pooling.strategies import get
 
-        return fast(runs, get(strategy).validate(params or {}), topics, depth, budget, total)
+        return fast(runs, get(strategy).validate(params or {}), topics, depth,
+                    _Budget(budget, topic_budgets or {}), total)
     cands = Candidates.from_runs(runs, depth, topics)
     order = judging_order(strategy, cands, params)
-    if total is not None:
-        keep = split_budget(total, {t: len(v) for t, v in order.items()})
-    else:
-        keep = {t: len(v) if budget is None else budget for t, v in order.items()}
+    keep = _keep(total, _Budget(budget, topic_budgets or {}),
+                 {t: len(v) for t, v in order.items()})
     entries = []
     for t, docs in order.items():
         prov = cands.provenance(t)
@@ -103,14 +112,30 @@ def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any]
     return Pool(tuple(entries))
 
 
-def _keep(total: int | None, budget: int | None, sizes: Mapping[str, int]) -> dict[str, int]:
+@dataclass(frozen=True)
+class _Budget:
+    """The per-topic budget: ``per_topic`` overrides ``default`` (None: no cut)."""
+
+    default: int | None
+    per_topic: Mapping[str, int]
+
+    def of(self, topic: str) -> int | None:
+        return self.per_topic.get(topic, self.default)
+
+    @property
+    def none(self) -> bool:
+        return self.default is None and not self.per_topic
+
+
+def _keep(total: int | None, budget: _Budget, sizes: Mapping[str, int]) -> dict[str, int]:
     if total is not None:
         return split_budget(total, sizes)
-    return {t: n if budget is None else budget for t, n in sizes.items()}
+    return {t: n if budget.of(t) is None else min(n, budget.of(t) or 0)
+            for t, n in sizes.items()}
 
 
 def _depth_fast(runs: Mapping[str, Run], params: dict[str, Any], topics: Sequence[str] | None,
-                depth: int | Mapping[str, int] | None, budget: int | None,
+                depth: int | Mapping[str, int] | None, budget: _Budget,
                 total: int | None) -> Pool:
     """The ``depth`` strategy through :func:`~relkit.pooling.depth.depth_pool`.
 
@@ -128,13 +153,13 @@ def _depth_fast(runs: Mapping[str, Run], params: dict[str, Any], topics: Sequenc
         entries = list(full)      # every candidate is within k
     else:
         entries = [e for e in full if (e.best_rank or 0) <= k]
-    if budget is None and total is None:
+    if budget.none and total is None:
         return full if len(entries) == len(full) else Pool.presorted(tuple(entries))
     by_topic: dict[str, list[PoolEntry]] = {}
     for e in entries:
         by_topic.setdefault(e.topic, []).append(e)
     keep = _keep(total, budget, {t: len(v) for t, v in by_topic.items()})
-    chosen = set()
+    chosen: set[int] = set()
     for t, es in by_topic.items():
         es.sort(key=lambda e: (e.best_rank, e.doc))
         chosen.update(id(e) for e in es[:keep[t]])

@@ -335,3 +335,33 @@ def sample_cmd(
     s = stratified_sample(p, layers, seed)
     write_sample(s, output)
     _say(f"relkit: sampled {len(s):,} of {len(p):,} pooled pairs into {output}")
+
+
+def select_run_files(paths: Sequence[Path], group_file: Path | None, prefix: str | None,
+                     per_group: int | None) -> list[Path]:
+    """``relkit pool --groups/--group-prefix --runs-per-group``: the run files pooled.
+
+    The selection rule is :func:`relkit.pooling.groups.select_runs`'s; says on
+    stderr how many runs and groups were kept.
+    """
+    from relkit.metrics.core.options import OptionError
+    from relkit.pooling.depth import run_name
+    from relkit.pooling.groups import prefix_groups, read_groups, select_runs
+
+    if group_file is not None and prefix is not None:
+        raise OptionError("--group-prefix", "give --groups FILE or --group-prefix, not both")
+    if group_file is None and prefix is None:
+        if per_group is not None:
+            raise OptionError("--runs-per-group", "needs --groups FILE or --group-prefix SEP")
+        return list(paths)
+    if per_group is not None and per_group < 1:
+        raise OptionError("--runs-per-group", f"must be an int >= 1; got {per_group}")
+    names = [run_name(p) for p in paths]
+    groups = read_groups(group_file) if group_file is not None else prefix_groups(
+        names, prefix or "")
+    keep = set(select_runs(names, groups, per_group))
+    out = [p for p, n in zip(paths, names, strict=True) if n in keep]
+    n_groups = len({groups.group[n] for n in names})
+    _say(f"relkit: pooling {len(out)} of {len(paths)} runs "
+         f"({per_group or 'all'} per group, {n_groups} groups)")
+    return out
