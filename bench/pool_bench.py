@@ -11,9 +11,10 @@ machine and at most 0.2x trectools' whole process (read the same files with
 ``TrecRun``, ``make_pool(strategy="topX")``, ``export_document_list``), run
 side by side here with the load average printed; and the generic strategy path
 (``build_pool(vectorised=False)``) against the vectorised one the CLI takes.
-Then the same through the judging store (SQLite in a temporary directory): an assessor's ``next_item`` on an adaptive pool (bandit,
-one topic, the runs' top ``--depth``, budget 100) cold (first call: candidates
-loaded from the database), warm (cached strategy, an index probe for new
+Then the same through the judging store (SQLite in a temporary directory): an
+assessor's ``next_item`` on an adaptive pool (bandit, one topic, the runs' top
+``--depth``, budget 100) cold (first call: candidates loaded from the
+database), warm (cached strategy, an index probe for new
 judgments), and a cold view's first call after 100 judgments (full replay).
 With trectools installed (optional peer), its
 ``TrecPoolMaker().make_pool(..., strategy="topX", topX=100)`` is timed on the
