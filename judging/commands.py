@@ -128,6 +128,9 @@ def pool(
                                        "(repeatable; run named by file stem)"),
     budget_of: list[str] = typer.Option([], "--budget-of", help="TOPIC=N: this topic's own "
                                         "budget (repeatable; others take --budget)"),
+    floor: int | None = typer.Option(None, "--floor", help="Hybrid: every run's top K first "
+                                     "(never cut by the budget), then the strategy fills the "
+                                     "budget (static strategies)"),
 ) -> None:
     """Pool runs with a strategy: to a file (-o), into a judging database (--db), or stdout.
 
@@ -166,10 +169,10 @@ def pool(
                                  "give one or the other", param_hint="--budget-of")
     runs = select_run_files(runs, group_file, group_prefix, per_group)
     if kind == "adaptive":
-        if depth_of or topic_budgets:
+        if depth_of or topic_budgets or floor is not None:
             raise typer.BadParameter("is for static strategies (an adaptive pool takes one "
                                      "depth and budget)", param_hint="--depth-of" if depth_of
-                                     else "--budget-of")
+                                     else "--budget-of" if topic_budgets else "--floor")
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
         return
@@ -181,7 +184,7 @@ def pool(
         params.setdefault("depth", str(depth if isinstance(depths, int)
                                        else max(depths.values())))
     p = build_pool(strategy, loaded, params, topics=topics, depth=depths, budget=budget,
-                   total=total, topic_budgets=topic_budgets or None)
+                   total=total, topic_budgets=topic_budgets or None, floor=floor)
     sizes = p.sizes()
     pooled = (f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from "
               f"{len(loaded)} runs ({strategy}, depth {depth})")

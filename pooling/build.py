@@ -70,7 +70,7 @@ def judging_order(strategy: str, cands: Candidates, params: Mapping[str, Any] | 
 def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any] | None = None,
                *, topics: Sequence[str] | None = None, depth: int | Mapping[str, int] | None = None,
                budget: int | None = None, total: int | None = None,
-               topic_budgets: Mapping[str, int] | None = None,
+               topic_budgets: Mapping[str, int] | None = None, floor: int | None = None,
                vectorised: bool = True) -> Pool:
     """Pool ``runs`` with a static strategy.
 
@@ -79,6 +79,8 @@ def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any]
     (per topic) and ``total`` (global) cut the strategy's order;
     ``topic_budgets`` gives some topics their own budget (the others take
     ``budget``, or keep every candidate without one).
+    ``floor`` makes the pool a hybrid (:func:`with_floor`): every run's top
+    ``floor`` documents first, then the strategy's order fills the budget.
     ``vectorised=False`` takes the generic path even where :data:`FAST` has a
     builder (the tests and ``bench/pool_bench.py`` compare the two).
     """
@@ -94,7 +96,10 @@ def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any]
         for t, b in topic_budgets.items():
             if isinstance(b, bool) or not isinstance(b, int) or b < 1:
                 raise PoolingError(f"The budget of topic {t!r} must be an int >= 1; got {b!r}")
-    fast = FAST.get(strategy) if vectorised else None
+    if floor is not None and (isinstance(floor, bool) or not isinstance(floor, int)
+                              or floor < 1):
+        raise PoolingError(f"The 'floor' of a hybrid pool must be an int >= 1; got {floor!r}")
+    fast = FAST.get(strategy) if vectorised and floor is None else None
     if fast is not None:
         from relkit.pooling.strategies import get
 
@@ -102,14 +107,43 @@ def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any]
                     _Budget(budget, topic_budgets or {}), total)
     cands = Candidates.from_runs(runs, depth, topics)
     order = judging_order(strategy, cands, params)
+    floors: dict[str, int] = {}
+    if floor is not None:
+        order, floors = with_floor(cands, order, floor)
     keep = _keep(total, _Budget(budget, topic_budgets or {}),
                  {t: len(v) for t, v in order.items()})
+    keep = {t: max(k, floors.get(t, 0)) for t, k in keep.items()}
     entries = []
     for t, docs in order.items():
         prov = cands.provenance(t)
         for d, prio in docs[:keep[t]]:
             entries.append(PoolEntry(t, d, prio, tuple(prov[d])))
     return Pool(tuple(entries))
+
+
+def with_floor(cands: Candidates, order: Mapping[str, list[tuple[str, float]]], floor: int
+               ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, int]]:
+    """A hybrid order: the depth-``floor`` pool first, then the strategy's order.
+
+    The floor is TREC's guarantee (every run's top ``floor`` judged, so no run
+    is unjudged near the top) and the strategy spends the rest of the budget
+    where it expects relevant documents. Floor documents go in depth order (best rank,
+    then docno), with priority ``top + 1 / best rank`` (``top``: the strategy's
+    highest priority on the topic) so "priority order" presents them first;
+    the others keep the strategy's priority. A budget smaller than a topic's
+    floor is raised to it: the floor is never cut. Returns the order and each
+    topic's floor size.
+    """
+    out: dict[str, list[tuple[str, float]]] = {}
+    sizes: dict[str, int] = {}
+    for t, docs in order.items():
+        best = {d: min(k for _, k in p) for d, p in cands.provenance(t).items()}
+        fl = sorted((d for d, k in best.items() if k <= floor), key=lambda d: (best[d], d))
+        top = max((p for _, p in docs), default=0.0)
+        head = set(fl)
+        out[t] = [(d, top + 1.0 / best[d]) for d in fl] + [x for x in docs if x[0] not in head]
+        sizes[t] = len(fl)
+    return out, sizes
 
 
 @dataclass(frozen=True)

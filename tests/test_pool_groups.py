@@ -185,3 +185,57 @@ def test_topic_budgets_over_the_static_registry(per: dict[str, int], default: in
 def test_parse_run_depths_default_is_one_depth() -> None:
     assert parse_run_depths([], {"a": 1}, 7) == 7
     assert parse_run_depths(["a=3"], {"a": 1, "b": 1}, 7) == {"a": 3, "b": 7}
+
+
+def test_hybrid_floor_hand_worked() -> None:
+    # rbp, p = 0.5: a weight of 0.5 at rank 1, 0.25 at rank 2. y is every run's second
+    # document: 3 x 0.25 = 0.75, ahead of v, w, x (0.5 each; ties by docno).
+    runs = {n: Run.read(f"1 Q0 {top} 1 2.0 {n}\n1 Q0 y 2 1.0 {n}\n")
+            for n, top in (("a", "x"), ("b", "w"), ("c", "v"))}
+    plain = build_pool("rbp", runs, {"p": 0.5}, budget=2)
+    assert [e.doc for e in plain] == ["v", "y"]
+    # floor 1: the three rank-1 documents first, never cut, though the budget is 2.
+    hybrid = build_pool("rbp", runs, {"p": 0.5}, budget=2, floor=1)
+    assert [(e.doc, e.priority) for e in hybrid] == [("v", 1.75), ("w", 1.75), ("x", 1.75)]
+    # budget 4: then the strategy's order fills the rest (y, priority unchanged).
+    wide = build_pool("rbp", runs, {"p": 0.5}, budget=4, floor=1)
+    assert {(e.doc, e.priority) for e in wide} == {("v", 1.75), ("w", 1.75), ("x", 1.75),
+                                                   ("y", 0.75)}
+    with pytest.raises(PoolingError, match="floor' of a hybrid pool must be an int >= 1"):
+        build_pool("rbp", runs, floor=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.none() | st.integers(1, 6))
+def test_hybrid_floor_over_the_static_registry(floor: int, budget: int | None) -> None:
+    runs = {n: Run.read("".join(f"{t} Q0 d{(i * 5 + j * 3) % 11} {j + 1} {9 - j} {n}\n"
+                                for t in ("1", "2") for j in range(6)))
+            for i, n in enumerate(["a", "b", "c"])}
+    floor_pool = depth_pool(runs, floor)
+    for name, s in sorted(load_all().items()):
+        if s.kind != "static":
+            continue
+        hybrid = build_pool(name, runs, depth=6, budget=budget, floor=floor)
+        assert floor_pool.pairs() <= hybrid.pairs(), name          # the floor is all in
+        for t, n in hybrid.sizes().items():
+            floor_n = floor_pool.sizes()[t]
+            assert n == max(floor_n, budget) if budget is not None else True, name
+        ranked = sorted(hybrid, key=lambda e: -e.priority)
+        in_floor = [(e.topic, e.doc) in floor_pool.pairs() for e in ranked
+                    if e.topic == "1"]
+        assert in_floor == sorted(in_floor, reverse=True), name   # floor first by priority
+
+
+def test_cli_floor(tmp_path: Path) -> None:
+    paths = _write_runs(tmp_path)
+    runs = {p.stem: Run.read(p) for p in paths}
+    out = tmp_path / "p.tsv"
+    code, _, err = run_cli(["pool", *map(str, paths), "-s", "rbp", "--budget", "1",
+                            "--floor", "1", "-o", str(out)])
+    assert code == 0, err
+    assert Pool.read(out)[0] == build_pool("rbp", runs, depth=100, budget=1, floor=1)
+    assert Pool.read(out)[0].pairs() == depth_pool(runs, 1).pairs()
+    code, _, err = run_cli(["pool", *map(str, paths), "-s", "bandit", "--budget", "1",
+                            "--floor", "1", "--db", str(tmp_path / "x.db")])
+    assert code == 2 and "--floor" in err and "static strategies" in err
+    assert not (tmp_path / "x.db").exists()
