@@ -215,16 +215,23 @@ def reuse_cmd(
 ) -> None:
     """Leave-one-run-out (or group-out) reusability: score drop, rank drop, Kendall's tau.
 
+    Also says (stderr) the pool's estimated bias against a new system: the mean
+    drop, to add to a non-contributing system's score (Webber & Park, SIGIR 2009).
+
     Example: relkit pool-reuse qrels.txt runs/*/*.txt --depth 50 --group-by dir
     """
     from relkit.metrics.core.tables import write_table
-    from relkit.pooling.reuse import leave_out
+    from relkit.pooling.reuse import leave_out, pool_bias
 
     _check_measure(measure)
     _table_options(fmt, output)
     loaded = load_runs(runs)
     rows = leave_out(_read_qrels(qrels), loaded, depth, _groups(runs, group_by, group_file),
                      measure)
+    bias = pool_bias(rows)
+    _say(f"relkit: estimated pool bias against a new system (Webber & Park 2009): "
+         f"{measure} +{bias.adjustment:.4f} (mean leave-out drop over {bias.runs} runs, "
+         f"sd {bias.stdev:.4f}); add it to a non-contributing system's score")
     write_table(["left_out", "run", "removed", "removed_relevant", "full", "left_out_score",
                  "drop", "rank_full", "rank_left_out", "rank_drop", "tau"],
                 [[r.name, r.run, r.removed, r.removed_relevant, float(r.full),
