@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from relkit.metrics._arrow import to_np
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
 from relkit.pooling.errors import PoolingError
@@ -30,11 +31,14 @@ from relkit.pooling.pool import natural
 
 def ranked_lists(run: Run, depth: int | None) -> Ranked:
     """Every topic of ``run`` in trec_eval order, top ``depth`` kept (duplicates raise)."""
-    src = run.arrow()
-    topics = topic_order(column_values(src["query_id"]))
-    fake = Qrels(pa.table({"query_id": pa.array(topics, pa.string()),
-                           "doc_id": pa.array([""] * len(topics), pa.string()),
-                           "relevance": pa.array([0] * len(topics), pa.int64())}))
+    topics = topic_order(column_values(run.column("query_id")))
+    # Columns as the small-input reader gives them (fixed-width UTF-8 bytes): building
+    # Arrow arrays from lists here imported pandas (~0.3 s of `relkit pool`).
+    n = len(topics)
+    fake = Qrels({"query_id": np.array([t.encode("utf-8", "surrogateescape") for t in topics],
+                                       dtype=bytes),
+                  "doc_id": np.array([b""] * n, dtype=bytes),
+                  "relevance": np.zeros(n, dtype=np.int64)})
     return rank(run, JudgedTopics.prepare(fake), max_docs=depth)
 
 
@@ -71,7 +75,7 @@ def rank_disagreements(run: Run) -> list[str]:
     else:
         enc = pa.chunked_array(topics).combine_chunks().dictionary_encode()
         uniq = np.asarray(enc.dictionary.to_pylist(), dtype=object)
-        codes = enc.indices.to_numpy()
+        codes = to_np(enc.indices)
     order = np.lexsort((ranks, codes))       # stable: equal ranks keep file order
     c, x = codes[order], scores[order]
     up = (c[1:] == c[:-1]) & (x[1:] > x[:-1])
@@ -85,11 +89,8 @@ def _numpy(column: object, dtype: type) -> np.ndarray:
         return column.astype(dtype)
     import pyarrow.compute as pc
 
-    cast = pc.cast(column, pa.from_numpy_dtype(dtype))
-    # Chunk by chunk: ChunkedArray.to_numpy imports pandas (~0.3 s) to check for it.
-    chunks = cast.chunks if isinstance(cast, pa.ChunkedArray) else [cast]
-    return np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False)) for c in chunks]
-                          or [np.empty(0, dtype)])
+    # to_np: a view on the buffer; Arrow's to_numpy imports pandas (~0.3 s) to probe for it.
+    return to_np(pc.cast(column, pa.from_numpy_dtype(dtype)))
 
 
 def _text(value: object) -> str:

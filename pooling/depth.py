@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from relkit.metrics._arrow import to_np
 from relkit.metrics.data import Run
 from relkit.pooling.candidates import ranked_lists
 from relkit.pooling.errors import PoolingError
@@ -123,4 +124,4 @@ def _doc_codes(parts: list[pa.Array]) -> tuple[np.ndarray, list[str]]:
     perm = sorted(range(len(uniq)), key=uniq.__getitem__)
     rank_of = np.empty(len(uniq), dtype=np.int64)
     rank_of[perm] = np.arange(len(uniq))
-    return rank_of[enc.indices.to_numpy(zero_copy_only=False)], [uniq[i] for i in perm]
+    return rank_of[to_np(enc.indices)], [uniq[i] for i in perm]
