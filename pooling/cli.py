@@ -101,25 +101,12 @@ def _read_qrels(path: Path) -> Any:
 
 def _groups(paths: Sequence[Path], by: str, group_file: Path | None) -> dict[str, str] | None:
     from relkit.pooling.depth import run_name
-    from relkit.pooling.errors import PoolingError
 
     if group_file is not None:
-        out = {}
-        from relkit.metrics.core.errors import check_utf8, open_error
+        # The same map file as `relkit pool --groups` (a priority column is allowed).
+        from relkit.pooling.groups import read_groups
 
-        try:
-            text = group_file.read_text(encoding="utf-8", errors="surrogateescape")
-        except OSError as exc:
-            raise open_error(group_file, exc) from None
-        for n, line in enumerate(text.splitlines(), 1):
-            check_utf8(str(group_file), n, line)
-            if not line.strip() or line.startswith("#"):
-                continue
-            parts = line.split()
-            if len(parts) != 2:
-                raise PoolingError(f"{group_file}:{n}: expected 'run group', got {line!r}")
-            out[parts[0]] = parts[1]
-        return out
+        return read_groups(group_file).group
     if by == "dir":
         return {run_name(p): p.resolve().parent.name for p in paths}
     if by == "run":

@@ -239,3 +239,16 @@ def test_cli_floor(tmp_path: Path) -> None:
                             "--floor", "1", "--db", str(tmp_path / "x.db")])
     assert code == 2 and "--floor" in err and "static strategies" in err
     assert not (tmp_path / "x.db").exists()
+
+
+def test_pool_stats_reads_the_same_map_file(tmp_path: Path) -> None:
+    paths = _write_runs(tmp_path)
+    code, _, err = run_cli(["pool", *map(str, paths), "--depth", "1", "-o",
+                            str(tmp_path / "p.tsv")])
+    assert code == 0, err
+    m = tmp_path / "teams.txt"
+    m.write_text("uwat-bm25 uwat 2\nuwat-dense uwat 1\ncmu-x cmu\ncmu-y cmu\nsolo solo\n")
+    code, out, err = run_cli(["pool-stats", str(tmp_path / "p.tsv"), "--groups", str(m)])
+    assert code == 0, err
+    assert {line.split("\t")[1] for line in out.splitlines() if line.startswith("group\t")} \
+        == {"uwat", "cmu", "solo"}
