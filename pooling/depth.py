@@ -77,12 +77,12 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int | None] | 
                          dtype=np.int64)
         t_rows = np.repeat(codes, counts)
         k_rows = np.arange(len(t_rows)) - np.repeat(ranked.offsets[:-1], counts) + 1
-        docs = ranked.docs
+        rows = ranked.rows
         if wanted is not None:
             keep = np.array([t in wanted for t in ranked.topics], dtype=bool)
             sel = np.flatnonzero(np.repeat(keep, counts))
-            t_rows, k_rows = t_rows[sel], k_rows[sel]
-            docs = docs.take(pa.array(sel))
+            t_rows, k_rows, rows = t_rows[sel], k_rows[sel], rows[sel]
+        docs = _docs(ranked.source_docs, rows)
         t_parts.append(t_rows)
         k_parts.append(k_rows)
         r_parts.append(np.full(len(t_rows), j, dtype=np.int64))
@@ -110,6 +110,37 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int | None] | 
     entries = [PoolEntry(t, d, p, tuple(prov[a:b])) for t, d, p, a, b in
                zip(topic_of, doc_of, prio, starts.tolist(), ends, strict=True)]
     return Pool.presorted(tuple(entries))
+
+
+def _docs(source: object, rows: np.ndarray) -> pa.Array:
+    """The docnos at ``rows`` of a run's doc column (numpy bytes or Arrow) as Arrow strings.
+
+    The positions go to Arrow as a buffer, not through ``pa.array``: pyarrow's first
+    numpy conversion imports pandas (~0.3 s of `relkit pool`) to probe for it.
+    """
+    if isinstance(source, np.ndarray):
+        return _bytes_to_arrow(source[rows])
+    idx = np.ascontiguousarray(rows, dtype=np.int64)
+    positions = pa.Array.from_buffers(pa.int64(), len(idx), [None, pa.py_buffer(idx)])
+    col = source.take(positions)  # type: ignore[attr-defined]
+    out: pa.Array = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    return out
+
+
+def _bytes_to_arrow(values: np.ndarray) -> pa.Array:
+    """Fixed-width UTF-8 bytes (numpy ``S``, NUL-padded) as an Arrow string array, built
+    from its buffers (no Python string per row, and no ``pa.array``; see :func:`_docs`)."""
+    n = len(values)
+    width = values.dtype.itemsize
+    if n == 0 or width == 0:
+        return pa.array([""] * n, pa.string()) if n else pa.array([], pa.string())
+    lengths = np.char.str_len(values).astype(np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    chars = np.frombuffer(np.ascontiguousarray(values).tobytes(), dtype=np.uint8).reshape(n, width)
+    data = chars[np.arange(width)[None, :] < lengths[:, None]].tobytes()
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(data)])
 
 
 def _doc_codes(parts: list[pa.Array]) -> tuple[np.ndarray, list[str]]:

@@ -130,3 +130,28 @@ def test_many_large_runs_read_with_arrow_same_pool(tmp_path: Path,
     code, big, err = run_cli(["pool", *map(str, paths), "--depth", "7"])
     assert code == 0, err
     assert big == small and _io.SMALL_INPUT_BYTES == 100
+
+
+def test_pool_imports_no_pandas_on_either_reader_path(tmp_path: Path) -> None:
+    """`relkit pool` needs neither pandas nor the database stack (~0.3 s and more)."""
+    import json
+    import subprocess
+    import sys
+
+    runs = []
+    for r in range(2):
+        p = tmp_path / f"r{r}.txt"
+        p.write_text("".join(f"{t} Q0 d{d} {d + 1} {50 - d} r{r}\n"
+                             for t in (1, 2) for d in range(30)))
+        runs.append(str(p))
+    probe = ("import json, sys\nfrom relkit.metrics import io\n"
+             "io.SMALL_INPUT_BYTES = int(sys.argv[1])\nfrom relkit.judging.cli import main\n"
+             "code = main(sys.argv[2:])\nprint(json.dumps([code, sorted({m.split('.')[0] "
+             "for m in sys.modules})]))")
+    for small in (0, 8 << 20):          # pyarrow's reader, then the small-input one
+        proc = subprocess.run([sys.executable, "-c", probe, str(small), "pool", *runs,
+                               "--depth", "5", "-o", str(tmp_path / "p.tsv")],
+                              capture_output=True, text=True, timeout=120)
+        code, modules = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert code == 0, proc.stderr
+        assert not set(modules) & {"pandas", "sqlalchemy", "sqlmodel", "textual"}, small
