@@ -5,10 +5,16 @@ and the latency of choosing the next document in each adaptive strategy.
     .venv/bin/python bench/pool_bench.py --runs 20 --topics 10    # quicker
 
 Targets (issue 5): the pool in a couple of seconds; ``next()`` well under a
-millisecond at that size. Then the same through the judging store (SQLite in a
-temporary directory): an assessor's ``next_item`` on an adaptive pool (bandit,
-one topic, the runs' top ``--depth``, budget 100) cold (first call: candidates
-loaded from the database), warm (cached strategy, an index probe for new
+millisecond at that size. Issue 18: the whole ``relkit pool --strategy depth``
+process (read 100 run files, pool, write the pool file) within 2 s on a quiet
+machine and at most 0.2x trectools' whole process (read the same files with
+``TrecRun``, ``make_pool(strategy="topX")``, ``export_document_list``), run
+side by side here with the load average printed; and the generic strategy path
+(``build_pool(vectorised=False)``) against the vectorised one the CLI takes.
+Then the same through the judging store (SQLite in a temporary directory): an
+assessor's ``next_item`` on an adaptive pool (bandit, one topic, the runs' top
+``--depth``, budget 100) cold (first call: candidates loaded from the
+database), warm (cached strategy, an index probe for new
 judgments), and a cold view's first call after 100 judgments (full replay).
 With trectools installed (optional peer), its
 ``TrecPoolMaker().make_pool(..., strategy="topX", topX=100)`` is timed on the
@@ -68,12 +74,26 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--docs", type=int, default=1000)
     ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--process-only", action="store_true",
+                    help="Only the whole-process comparison with trectools")
     args = ap.parse_args()
     runs = make_runs(args.runs, args.topics, args.docs)
+    if args.process_only:
+        whole_process(runs, args.depth)
+        return
     t = timed(lambda: depth_pool(runs, args.depth))
     pool = depth_pool(runs, args.depth)
     print(f"depth-{args.depth} pool, {args.runs} runs x {args.topics} topics x {args.docs} "
           f"docs: {t:.2f} s ({len(pool):,} pairs)")
+    from relkit.pooling.build import build_pool
+
+    tg = timed(lambda: build_pool("depth", runs, {"depth": args.depth}, depth=args.depth,
+                                  vectorised=False), repeat=1)
+    tf = timed(lambda: build_pool("depth", runs, {"depth": args.depth}, depth=args.depth),
+               repeat=1)
+    print(f"  build_pool('depth'): generic path {tg:.2f} s, vectorised {tf:.2f} s "
+          f"({tg / tf:.1f}x)")
+    whole_process(runs, args.depth)
     try:
         import pandas as pd
         from trectools import TrecPoolMaker, TrecRun  # type: ignore[import-not-found]
@@ -115,6 +135,53 @@ def main() -> None:
             print(f"  next() {label:<18} p50 {statistics.median(lat) * 1e6:7.1f} us   "
                   f"p95 {lat[int(len(lat) * 0.95)] * 1e6:7.1f} us")
     store_next_item(runs, args.depth)
+
+
+TRECTOOLS = """
+import sys
+from trectools import TrecPoolMaker, TrecRun
+runs = [TrecRun(p) for p in sys.argv[3:]]
+pool = TrecPoolMaker().make_pool(runs, strategy="topX", topX=int(sys.argv[1]))
+pool.export_document_list(sys.argv[2])
+"""
+
+
+def whole_process(runs: dict[str, Run], depth: int, repeat: int = 3) -> None:
+    """``relkit pool`` and trectools as whole processes on the same run files."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for name, r in runs.items():
+            paths.append(str(Path(tmp) / f"{name}.txt"))
+            r.write(paths[-1])
+        relkit = [str(Path(sys.executable).with_name("relkit")), "pool", "--strategy", "depth",
+                  "--depth", str(depth), "-o", str(Path(tmp) / "pool.tsv"), *paths]
+        peer = [sys.executable, "-c", TRECTOOLS, str(depth), str(Path(tmp) / "tt.txt"), *paths]
+
+        def run(cmd: list[str]) -> float:
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True)
+            return time.perf_counter() - t0
+
+        ours, theirs = [], []
+        have_peer = subprocess.run([sys.executable, "-c", "import trectools"],
+                                   capture_output=True).returncode == 0
+        for _ in range(repeat):   # interleaved: both see the same load
+            ours.append(run(relkit))
+            if have_peer:
+                theirs.append(run(peer))
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        line = (f"whole process, depth-{depth} pool of {len(runs)} run files: relkit pool "
+                f"{min(ours):.2f} s (best of {repeat})")
+        if have_peer:
+            line += (f"; trectools {min(theirs):.2f} s; ratio {min(ours) / min(theirs):.2f}x "
+                     "(target <= 0.2x; relkit <= 2 s on a quiet machine)")
+        else:
+            line += "; trectools not installed: no peer ratio"
+        print(f"{line}; load average {load}")
 
 
 def store_next_item(runs: dict[str, Run], depth: int, budget: int = 100) -> None:

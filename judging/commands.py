@@ -117,6 +117,20 @@ def pool(
                                      "recorded)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
     seed: int = typer.Option(0, help="Seed of an adaptive strategy (same seed, same sequence)"),
+    group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group "
+                                           "[priority]' lines: pool by group (TREC)"),
+    group_prefix: str | None = typer.Option(None, "--group-prefix", help="A run's group is "
+                                            "its name up to the first SEP (e.g. '-')"),
+    per_group: int | None = typer.Option(None, "--runs-per-group", help="Pool the first K "
+                                         "runs of each group: by the map's priority column, "
+                                         "else its line order, else command-line order"),
+    depth_of: list[str] = typer.Option([], "--depth-of", help="RUN=K: this run's own depth "
+                                       "(repeatable; run named by file stem)"),
+    budget_of: list[str] = typer.Option([], "--budget-of", help="TOPIC=N: this topic's own "
+                                        "budget (repeatable; others take --budget)"),
+    floor: int | None = typer.Option(None, "--floor", help="Hybrid: every run's top K first "
+                                     "(never cut by the budget), then the strategy fills the "
+                                     "budget (static strategies)"),
 ) -> None:
     """Pool runs with a strategy: to a file (-o), into a judging database (--db), or stdout.
 
@@ -129,11 +143,14 @@ def pool(
     Example: relkit pool runs/*.txt --depth 20 --db project.db
 
     Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --db project.db
+
+    Example: relkit pool runs/*.txt --groups teams.txt --runs-per-group 1 --depth 100 -o pool.tsv
     """
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import option_value
     from relkit.pooling.build import build_pool
-    from relkit.pooling.cli import load_runs
+    from relkit.pooling.cli import load_runs, select_run_files
+    from relkit.pooling.groups import parse_run_depths, parse_topic_budgets
     from relkit.pooling.strategies import get, parse_params
 
     with option_value("--strategy"):
@@ -145,16 +162,29 @@ def pool(
     if docs is not None and into is None:
         raise typer.BadParameter("is used only with --db (to copy pooled documents' text)",
                                  param_hint="--docs")
+    with option_value("--budget-of"):
+        topic_budgets = parse_topic_budgets(budget_of)
+    if topic_budgets and total is not None:
+        raise typer.BadParameter("gives per-topic budgets; --total splits one budget, "
+                                 "give one or the other", param_hint="--budget-of")
+    runs = select_run_files(runs, group_file, group_prefix, per_group)
     if kind == "adaptive":
+        if depth_of or topic_budgets or floor is not None:
+            raise typer.BadParameter("is for static strategies (an adaptive pool takes one "
+                                     "depth and budget)", param_hint="--depth-of" if depth_of
+                                     else "--budget-of" if topic_budgets else "--floor")
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
                        pool_name, docs, docs_format, seed)
         return
     store = _open(into) if into is not None else None  # a bad --db fails before pooling
     loaded = load_runs(runs)
+    with option_value("--depth-of"):
+        depths = parse_run_depths(depth_of, loaded, depth)
     if strategy == "depth":
-        params.setdefault("depth", str(depth))
-    p = build_pool(strategy, loaded, params, topics=topics, depth=depth, budget=budget,
-                   total=total)
+        params.setdefault("depth", str(depth if isinstance(depths, int)
+                                       else max(depths.values())))
+    p = build_pool(strategy, loaded, params, topics=topics, depth=depths, budget=budget,
+                   total=total, topic_budgets=topic_budgets or None, floor=floor)
     sizes = p.sizes()
     pooled = (f"relkit: pooled {len(p):,} documents over {len(sizes)} topics from "
               f"{len(loaded)} runs ({strategy}, depth {depth})")

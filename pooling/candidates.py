@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from relkit.metrics._arrow import to_np
 from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import JudgedTopics, Ranked, column_values, rank, topic_order
@@ -31,11 +32,14 @@ from relkit.pooling.pool import natural
 
 def ranked_lists(run: Run, depth: int | None) -> Ranked:
     """Every topic of ``run`` in trec_eval order, top ``depth`` kept (duplicates raise)."""
-    src = run.arrow()
-    topics = topic_order(column_values(src["query_id"]))
-    fake = Qrels(pa.table({"query_id": pa.array(topics, pa.string()),
-                           "doc_id": pa.array([""] * len(topics), pa.string()),
-                           "relevance": pa.array([0] * len(topics), pa.int64())}))
+    topics = topic_order(column_values(run.column("query_id")))
+    # Columns as the small-input reader gives them (fixed-width UTF-8 bytes): building
+    # Arrow arrays from lists here imported pandas (~0.3 s of `relkit pool`).
+    n = len(topics)
+    fake = Qrels({"query_id": np.array([t.encode("utf-8", "surrogateescape") for t in topics],
+                                       dtype=bytes),
+                  "doc_id": np.array([b""] * n, dtype=bytes),
+                  "relevance": np.zeros(n, dtype=np.int64)})
     return rank(run, JudgedTopics.prepare(fake), max_docs=depth)
 
 
@@ -57,9 +61,46 @@ def rank_disagreements(run: Run) -> list[str]:
     score. Ties ordered differently from trec_eval's docno rule are not: the
     rank column cannot say how trec_eval breaks ties.
     """
-    frame = run.arrow()
-    if "rank" not in frame.column_names:
+    if "rank" not in run.columns:
         return []
+    # Vectorised (one sort over the run): the row-by-row check cost more than the
+    # pool itself on 100 runs x 50,000 lines (bench/pool_bench.py).
+    try:
+        ranks = _numpy(run.column("rank"), np.int64)
+    except (ValueError, OverflowError, TypeError, pa.ArrowInvalid):
+        return _rank_disagreements_rows(run)   # a non-numeric rank: row by row
+    scores = _numpy(run.column("score"), np.float64)
+    topics = run.column("query_id")
+    if isinstance(topics, np.ndarray):
+        uniq, codes = np.unique(topics, return_inverse=True)
+    else:
+        enc = pa.chunked_array(topics).combine_chunks().dictionary_encode()
+        uniq = np.asarray(enc.dictionary.to_pylist(), dtype=object)
+        codes = to_np(enc.indices)
+    order = np.lexsort((ranks, codes))       # stable: equal ranks keep file order
+    c, x = codes[order], scores[order]
+    up = (c[1:] == c[:-1]) & (x[1:] > x[:-1])
+    bad = [_text(t) for t in uniq[np.unique(c[1:][up])]]
+    return sorted(bad, key=natural)
+
+
+def _numpy(column: object, dtype: type) -> np.ndarray:
+    """A column as read (numpy for small inputs, else Arrow) as a numpy array of ``dtype``."""
+    if isinstance(column, np.ndarray):
+        return column.astype(dtype)
+    import pyarrow.compute as pc
+
+    # to_np: a view on the buffer; Arrow's to_numpy imports pandas (~0.3 s) to probe for it.
+    return to_np(pc.cast(column, pa.from_numpy_dtype(dtype)))
+
+
+def _text(value: object) -> str:
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+
+
+def _rank_disagreements_rows(run: Run) -> list[str]:
+    """:func:`rank_disagreements` row by row, skipping rows whose rank is not a number."""
+    frame = run.arrow()
     rows: dict[str, list[tuple[int, float]]] = {}
     for t, k, x in zip(frame["query_id"].to_pylist(), frame["rank"].to_pylist(),
                        frame["score"].to_pylist(), strict=True):

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
+from relkit.metrics._arrow import to_np
 from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Run
 from relkit.pooling.candidates import ranked_lists
@@ -38,14 +38,28 @@ def run_name(path: str | Path) -> str:
     return Path(path).name.removesuffix(".gz").rsplit(".", 1)[0] or Path(path).name
 
 
-def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
+def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int | None] | None,
                topics: Sequence[str] | None = None) -> Pool:
-    """Pool the top ``depth`` documents of each run (a per-run mapping allowed)."""
+    """Pool the top ``depth`` documents of each run.
+
+    Parameters
+    ----------
+    runs
+        Runs by name (the name goes into the provenance).
+    depth
+        One depth for every run, a per-run mapping (TREC's per-run depths), or
+        None (in the mapping too) for the whole run.
+    topics
+        Only these topics (None: every topic of every run).
+    """
     runs = named_runs(runs)     # a path, frame, dict of dicts... per run
     if not runs:
         raise PoolingError("pooling needs at least one run")
-    depths = {name: depth for name in runs} if isinstance(depth, int) else dict(depth)
+    depths = (dict.fromkeys(runs, depth) if depth is None or isinstance(depth, int)
+              else dict(depth))
     for name, k in depths.items():
+        if k is None:
+            continue
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise PoolingError(f"The 'depth' parameter of depth pooling must be an int >= 1; "
                                f"got {k!r} for run {name!r}")
@@ -65,16 +79,16 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
                          dtype=np.int64)
         t_rows = np.repeat(codes, counts)
         k_rows = np.arange(len(t_rows)) - np.repeat(ranked.offsets[:-1], counts) + 1
-        docs = ranked.docs
+        rows = ranked.rows
         if wanted is not None:
             keep = np.array([t in wanted for t in ranked.topics], dtype=bool)
             sel = np.flatnonzero(np.repeat(keep, counts))
-            t_rows, k_rows = t_rows[sel], k_rows[sel]
-            docs = docs.take(pa.array(sel))
+            t_rows, k_rows, rows = t_rows[sel], k_rows[sel], rows[sel]
+        docs = _docs(ranked.source_docs, rows)
         t_parts.append(t_rows)
         k_parts.append(k_rows)
         r_parts.append(np.full(len(t_rows), j, dtype=np.int64))
-        d_parts.append(docs.to_numpy(zero_copy_only=False))
+        d_parts.append(docs.cast(pa.string()))
     if not t_parts or not sum(len(t) for t in t_parts):
         return Pool(())
     t_row = np.concatenate(t_parts)
@@ -84,7 +98,7 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
     by_topic = sorted(topic_ids, key=natural)
     t_rank = np.empty(len(by_topic), dtype=np.int64)
     t_rank[[topic_ids[t] for t in by_topic]] = np.arange(len(by_topic))
-    d_code, d_uniq = pd.factorize(np.concatenate(d_parts), sort=True)
+    d_code, d_uniq = _doc_codes(d_parts)
     order = np.lexsort((r_row, d_code, t_rank[t_row]))
     t_s, d_s, k_s, r_s = t_rank[t_row][order], d_code[order], k_row[order], r_row[order]
     new = np.ones(len(order), dtype=bool)
@@ -94,7 +108,53 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int],
     prio = (1.0 / np.minimum.reduceat(k_s, starts)).tolist()
     prov = list(zip([names[j] for j in r_s.tolist()], k_s.tolist(), strict=True))
     topic_of = [by_topic[i] for i in t_s[starts].tolist()]
-    doc_of = d_uniq[d_s[starts]].tolist()
+    doc_of = [d_uniq[i] for i in d_s[starts].tolist()]
     entries = [PoolEntry(t, d, p, tuple(prov[a:b])) for t, d, p, a, b in
                zip(topic_of, doc_of, prio, starts.tolist(), ends, strict=True)]
     return Pool.presorted(tuple(entries))
+
+
+def _docs(source: object, rows: np.ndarray) -> pa.Array:
+    """The docnos at ``rows`` of a run's doc column (numpy bytes or Arrow) as Arrow strings.
+
+    The positions go to Arrow as a buffer, not through ``pa.array``: pyarrow's first
+    numpy conversion imports pandas (~0.3 s of `relkit pool`) to probe for it.
+    """
+    if isinstance(source, np.ndarray):
+        return _bytes_to_arrow(source[rows])
+    idx = np.ascontiguousarray(rows, dtype=np.int64)
+    positions = pa.Array.from_buffers(pa.int64(), len(idx), [None, pa.py_buffer(idx)])
+    col = source.take(positions)  # type: ignore[attr-defined]
+    out: pa.Array = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    return out
+
+
+def _bytes_to_arrow(values: np.ndarray) -> pa.Array:
+    """Fixed-width UTF-8 bytes (numpy ``S``, NUL-padded) as an Arrow string array, built
+    from its buffers (no Python string per row, and no ``pa.array``; see :func:`_docs`)."""
+    n = len(values)
+    width = values.dtype.itemsize
+    if n == 0 or width == 0:
+        return pa.array([""] * n, pa.string()) if n else pa.array([], pa.string())
+    lengths = np.char.str_len(values).astype(np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    chars = np.frombuffer(np.ascontiguousarray(values).tobytes(), dtype=np.uint8).reshape(n, width)
+    data = chars[np.arange(width)[None, :] < lengths[:, None]].tobytes()
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(data)])
+
+
+def _doc_codes(parts: list[pa.Array]) -> tuple[np.ndarray, list[str]]:
+    """Each row's document as a code ordered like the docnos (code point order).
+
+    Arrow's dictionary encoding, then only the distinct docnos sorted in Python:
+    no pandas import (~0.5 s of `relkit pool`'s start-up) and no object array
+    of every row's string.
+    """
+    enc = pa.concat_arrays(parts).dictionary_encode()
+    uniq = enc.dictionary.to_pylist()
+    perm = sorted(range(len(uniq)), key=uniq.__getitem__)
+    rank_of = np.empty(len(uniq), dtype=np.int64)
+    rank_of[perm] = np.arange(len(uniq))
+    return rank_of[to_np(enc.indices)], [uniq[i] for i in perm]

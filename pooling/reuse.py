@@ -9,11 +9,22 @@ for large collections", IRJ 2007). Reported per run: the score drop, the rank
 drop in the system ordering (others keep their full-qrels scores), and
 Kendall's tau between that ordering and the full one. A drop near 0 and tau
 near 1 say the pool is reusable for systems like the left-out one.
+
+The same experiment estimates the pool's bias against a new system
+(:func:`pool_bias`; W. Webber and L. A. F. Park, "Score adjustment for
+correction of pooling bias", SIGIR 2009): each left-out run stands for a
+system that did not contribute, so the mean of their drops is what a new
+system's score is expected to lose to unjudged relevant documents, and
+``observed + adjustment`` is its adjusted score (:meth:`PoolBias.adjust`).
+Webber and Park add the adjustment topic by topic; for a measure averaged over
+a fixed set of topics (MAP, mean nDCG) the mean of per-topic adjustments is
+the mean of the runs' overall drops, which is what is computed here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from relkit.metrics.convert import named_runs
@@ -79,3 +90,33 @@ def leave_out(qrels: Qrels, runs: Mapping[str, Run], depth: int = 100,
                              sum(1 for t, d in removed if grades[t][d] >= level),
                              full[r], scores[r], _rank(full, r), _rank(scores, r), tau))
     return out
+
+
+@dataclass(frozen=True)
+class PoolBias:
+    """The leave-one-out estimate of a pool's bias against a new system."""
+
+    adjustment: float     # mean drop over the left-out runs
+    stdev: float          # sample standard deviation of the drops (0 for one run)
+    runs: int
+
+    def adjust(self, observed: float) -> float:
+        """A non-contributing system's score, corrected for the pool's bias."""
+        return observed + self.adjustment
+
+
+def pool_bias(rows: Sequence[Reuse]) -> PoolBias:
+    """Webber & Park's adjustment: the mean leave-one-out drop over the runs in ``rows``.
+
+    >>> r = [Reuse("x", "x", 1, 1, 0.6, 0.5, 1, 1, None),
+    ...      Reuse("y", "y", 0, 0, 0.4, 0.4, 2, 2, None)]
+    >>> b = pool_bias(r)
+    >>> round(b.adjustment, 10), round(b.adjust(0.3), 10)
+    (0.05, 0.35)
+    """
+    if not rows:
+        raise ValueError("no leave-one-out rows to estimate the pool bias from")
+    drops = [r.drop for r in rows]
+    mean = sum(drops) / len(drops)
+    var = (sum((d - mean) ** 2 for d in drops) / (len(drops) - 1)) if len(drops) > 1 else 0.0
+    return PoolBias(mean, math.sqrt(var), len(drops))
