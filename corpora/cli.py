@@ -7,6 +7,7 @@ Data (tables, JSON) goes to stdout; progress and notes to stderr. Registered in
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -118,11 +119,22 @@ def fetch(
     """
     from relkit.corpora.fetch import fetch as do_fetch
 
+    if source is not None:  # a source the collection does not have: the option's value
+        from relkit.corpora.known import get_known
+        from relkit.metrics.core.options import OptionError, option_value
+
+        with option_value("--source"):
+            sources = get_known(name).sources
+        if source not in sources:
+            raise OptionError("--source", f"{name} has no source {source!r}; it has "
+                              f"{', '.join(sources)}")
     with Bar(name, size=True) as bar:
         root = do_fetch(name, dest=dest, url_base=url_base, source=source,
                         unverified=unverified, say=_say,
                         progress=lambda label, done, total: bar.update(done, total, label))
-    _say(f"{name} is in {root}; try: relkit corpora info {name}")
+    # Fetched elsewhere than the cache, the name does not find it: the path does.
+    _say(f"{name} is in {root}; try: relkit corpora info "
+         f"{name if dest is None else shlex.quote(str(root))}")
     typer.echo(str(root))
 
 

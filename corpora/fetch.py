@@ -237,7 +237,7 @@ def _fetch_source(kc: KnownCollection, source: str, root: Path, url_base: str | 
 
 def _source(kc: KnownCollection, source: str) -> tuple[RemoteFile, ...]:
     if source not in kc.sources:
-        raise FetchError(f"{kc.name}: no source {source!r}; it has {list(kc.sources)}")
+        raise FetchError(f"{kc.name}: no source {source!r}; it has {', '.join(kc.sources)}")
     return kc.sources[source]
 
 

@@ -104,7 +104,7 @@ class RelevanceScale:
             if g.value == value:
                 return g
         raise ScaleError(f"grade {value} is not on the {self.name!r} scale "
-                         f"(expected one of {list(self.values)})")
+                         f"(expected one of {', '.join(map(str, self.values))})")
 
     def __contains__(self, value: object) -> bool:
         return any(g.value == value for g in self.grades)

@@ -270,7 +270,7 @@ class AssessorView:
         assert isinstance(j, JudgmentIn)
         if j.grade is not None and j.grade not in self.scale():
             raise StoreError(f"grade {j.grade} is not on the {self.scale().name!r} scale "
-                             f"(expected one of {list(self.scale().values)})")
+                             f"(expected one of {', '.join(map(str, self.scale().values))})")
         stamp = now()
         try:
             with self.store.write() as s, s.begin():

@@ -100,8 +100,8 @@ def pool(
     strategy: str = typer.Option("depth", "-s", "--strategy",
                                  help="A strategy (see `relkit pool-strategies`); an adaptive "
                                  "one needs --db and a budget"),
-    depth: int = typer.Option(100, help="Pool the top DEPTH documents of every run (the "
-                              "candidates of every strategy)"),
+    depth: int = typer.Option(100, min=1, help="Pool the top DEPTH documents of every run "
+                              "(the candidates of every strategy)"),
     param: list[str] = typer.Option([], "--param", help="Strategy parameter name=value "
                                     "(repeatable), e.g. method=rrf or p=0.8"),
     budget: int | None = typer.Option(None, help="Keep at most this many documents per topic"),
@@ -303,7 +303,7 @@ def assign(
     from relkit.judging.schema import ORDERS
 
     if order not in ORDERS:
-        raise typer.BadParameter(f"expected one of {list(ORDERS)}; got {order!r}",
+        raise typer.BadParameter(f"expected one of {', '.join(ORDERS)}; got {order!r}",
                                  param_hint="--order")
     if not assessors and not lead:
         raise typer.BadParameter("name at least one assessor (or a lead with --lead NAME)",
@@ -351,7 +351,8 @@ def status(db: str | None = DbOpt,
     from relkit.judging.reports import status as get_status
 
     if fmt not in get_args(Fmt):
-        raise typer.BadParameter(f"expected one of {list(get_args(Fmt))}", param_hint="--format")
+        raise typer.BadParameter(f"expected one of {', '.join(get_args(Fmt))}",
+                                 param_hint="--format")
     if output is not None:
         from relkit.metrics.core.errors import check_output
 
@@ -427,7 +428,7 @@ def export_qrels(
     from relkit.judging.reports import export_qrels as run
 
     if method not in METHODS:
-        raise typer.BadParameter(f"expected one of {list(METHODS)}; got {method!r}",
+        raise typer.BadParameter(f"expected one of {', '.join(METHODS)}; got {method!r}",
                                  param_hint="--method")
     rows = run(_read(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
                unjudged=unjudged)

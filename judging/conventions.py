@@ -131,6 +131,13 @@ def go_quiet(value: bool) -> None:
         sys.stderr = _Sink(sys.stderr)  # type: ignore[assignment]
 
 
+def _also_quiet(callback: Any) -> Any:
+    def both(ctx: Any, param: Any, value: Any) -> Any:
+        go_quiet(bool(value))
+        return callback(ctx, param, value) if callback is not None else value
+    return both
+
+
 def error_stream() -> IO[str]:
     """Where a command writes an error it reports itself: stderr, even under ``--quiet``.
 
@@ -154,8 +161,13 @@ class RelkitCommand(typer.core.TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if not any("--quiet" in getattr(p, "opts", ()) for p in self.params):
+        own = [p for p in self.params if "--quiet" in getattr(p, "opts", ())]
+        if not own:
             self.params.append(quiet_option())
+        for p in own:
+            # A command's own --quiet (it also silences its warnings) silences the rest of
+            # its stderr too, like everyone else's: one meaning for the flag.
+            p.callback = _also_quiet(p.callback)
         for p in self.params:
             if _many_files(p):
                 opt: Any = p  # an Option: it has help (a Parameter in general has not)

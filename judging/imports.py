@@ -74,8 +74,9 @@ def check_lines(rows: Sequence[JudgmentLine], values: Iterable[int], scale_name:
     seen: dict[tuple[str, str, str], JudgmentLine] = {}
     for r in rows:
         if r.grade not in allowed:
+            expected = ", ".join(map(str, sorted(allowed)))
             raise StoreError(f"{r.source}:{r.line}: grade {r.grade} is not on the "
-                             f"{scale_name!r} scale (expected one of {sorted(allowed)}); "
+                             f"{scale_name!r} scale (expected one of {expected}); "
                              "nothing was imported")
         key = (r.assessor, r.topic, r.doc)
         first = seen.setdefault(key, r)

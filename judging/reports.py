@@ -212,7 +212,7 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
     differently) the majority rule decided, and the ties among them broken low.
     """
     if method not in METHODS:
-        raise StoreError(f"unknown export method {method!r}; expected one of {list(METHODS)}")
+        raise StoreError(f"unknown export method {method!r}; expected one of {', '.join(METHODS)}")
     if method in ("assessor", "primary"):
         if assessor is None:
             raise StoreError(f"export method {method!r} needs --assessor NAME")
@@ -345,7 +345,7 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
     scale = store.scale()
     if grade not in scale:
         raise StoreError(f"grade {grade} is not on the {scale.name!r} scale "
-                         f"(expected one of {list(scale.values)})")
+                         f"(expected one of {', '.join(map(str, scale.values))})")
     try:
         with store.write() as s, s.begin():
             c = store.collection_row(s)

@@ -309,4 +309,5 @@ def rank_correlation(a: Mapping[str, float], b: Mapping[str, float],
         return tau_ap(a, b)
     if method == "tau_ap_sym":
         return tau_ap_symmetric(a, b)
-    raise CorrelationError(f"unknown rank correlation {method!r}; expected one of {METHODS}")
+    raise CorrelationError(f"unknown rank correlation {method!r}; "
+                           f"expected one of {', '.join(METHODS)}")

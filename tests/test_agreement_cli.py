@@ -45,7 +45,7 @@ def test_agree_bad_input_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "bad.qrels").write_text("1 0 d1 2\n1 0 d2 7\n")
     code, out, err = run_cli(["agree", files[0], str(tmp_path / "bad.qrels"), "--scale",
                               "trec-dl"])
-    assert code == 1 and err.strip().endswith("expected one of [0, 1, 2, 3])")
+    assert code == 1 and err.strip().endswith("expected one of 0, 1, 2, 3)")
     assert f"{tmp_path / 'bad.qrels'}:2: grade 7 is not on" in err
     code, _, err = run_cli(["agree", files[0], "--scale", "trec-dl"])
     assert code == 1 and "two or more assessors" in err

@@ -76,7 +76,7 @@ def agree(
 
         check_output(output)
     if repeats not in REPEATS:
-        raise typer.BadParameter(f"expected one of {list(REPEATS)}; got {repeats!r}",
+        raise typer.BadParameter(f"expected one of {', '.join(REPEATS)}; got {repeats!r}",
                                  param_hint="--repeats")
     if replicates < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--replicates")
@@ -117,11 +117,13 @@ def agree(
              f"{'column' if judgments else 'table'}; --gold NAME chooses another assessor)")
     if threshold is not None and threshold not in sc:
         raise AgreementError(f"--threshold {threshold} is not a grade of the {sc.name!r} scale "
-                             f"{list(sc.values)}")
+                             f"({', '.join(map(str, sc.values))})")
     ratings = Ratings.from_frame(frame, sc, repeats)  # type: ignore[arg-type]
     if len(ratings.assessors) < 2:
+        hint = (" (judgment files after --runs are read as runs: put them first, or end "
+                "the run list with --)" if runs and judgments else "")
         raise AgreementError(f"agreement needs two or more assessors; found "
-                             f"{list(ratings.assessors)}")
+                             f"{', '.join(ratings.assessors) or 'none'}{hint}")
     _say(f"relkit: {len(frame):,} judgments by {len(ratings.assessors)} assessors on "
          f"{len(ratings):,} items")
     result = analyse(ratings, threshold, gold=gold,

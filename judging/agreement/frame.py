@@ -84,8 +84,9 @@ def validate(frame: pd.DataFrame, scale: RelevanceScale, repeats: Repeats = "err
         i = int(np.flatnonzero(~ok)[0])
         g = frame["grade"].iat[i]
         shown = repr(g) if isinstance(g, str) else str(g)
+        allowed = ", ".join(map(str, scale.values))
         raise AgreementError(f"{_where(frame, i)}: grade {shown} is not on "
-                             f"the {scale.name!r} scale (expected one of {list(scale.values)})")
+                             f"the {scale.name!r} scale (expected one of {allowed})")
     out = frame.assign(grade=grade.astype("int64"))
     key = ["assessor", "topic", "doc"]
     dup = out.duplicated(key, keep=False)
@@ -98,7 +99,7 @@ def validate(frame: pd.DataFrame, scale: RelevanceScale, repeats: Repeats = "err
         second = next(r for r in rows[1:] if tuple(out.iloc[r][key]) == k)
         raise AgreementError(f"{_where(out, second)}: {k[0]!r} judged topic {k[1]!r} document "
                              f"{k[2]!r} already at {_where(out, first)} (choose a repeats "
-                             f"policy: {list(REPEATS[1:])})")
+                             f"policy: {', '.join(REPEATS[1:])})")
     if repeats in ("first", "last"):
         return out.drop_duplicates(key, keep=repeats).reset_index(drop=True)  # type: ignore[arg-type]
     once = out[~dup]

@@ -54,7 +54,7 @@ def weight_matrix(values: np.ndarray, kind: Weights) -> np.ndarray:
         return 1.0 - d
     if kind == "quadratic":
         return 1.0 - d ** 2
-    raise ValueError(f"unknown weights {kind!r}; expected one of {list(WEIGHTS)}")
+    raise ValueError(f"unknown weights {kind!r}; expected one of {', '.join(WEIGHTS)}")
 
 
 def _props(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -59,6 +59,10 @@ def judge(
         need_terminal()
         LeadApp(store, lead).run()
         return
+    if assessor is not None and assessor in store.assessors(role="lead"):
+        # A lead has no assignment: the judging screen would open empty.
+        raise typer.BadParameter(f"{assessor} is a lead, not an assessor: open the lead's "
+                                 f"screen with --lead {assessor}", param_hint="--assessor")
     if assessor is None:
         # Leads (who adjudicate) are not offered: they judge with --lead.
         people = store.assessors(role="assessor")

@@ -135,7 +135,7 @@ def resolve_measures(
             chosen.add(name)
         else:
             raise MeasureError(f"unknown measure {name!r} for the {mode} mode; "
-                               f"expected one of {sorted(set(table) | set(nicknames))}")
+                               f"expected one of {', '.join(sorted(set(table) | set(nicknames)))}")
     return {name: params.get(name) for name in table if name in chosen}
 
 
