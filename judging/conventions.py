@@ -21,6 +21,8 @@ tests/test_cli_conventions.py walks :func:`relkit.judging.cli.full_app` to check
 from __future__ import annotations
 
 import sys
+import typing
+from pathlib import Path
 from typing import IO, Any
 
 import typer
@@ -131,6 +133,29 @@ def go_quiet(value: bool) -> None:
         sys.stderr = _Sink(sys.stderr)  # type: ignore[assignment]
 
 
+_LABELS = {Path: "FILE", int: "INT", float: "NUMBER", str: "TEXT"}
+
+
+def _plain_type_label(param: Any) -> None:
+    """Help shows ``FILE...``, ``INT``, ``TEXT`` where Typer 0.2x prints Python's type
+    names (``<list[Path]>``, ``<int range>``, ``<str>``); choices keep their list."""
+    desc = getattr(param, "type_descriptor", None)
+    if desc is None or desc.is_choice or not hasattr(param, "display_type"):
+        return  # an older Typer: it already prints click's labels
+    ann = desc.annotation
+    if desc.is_list:
+        args = typing.get_args(ann)
+        ann = args[0] if args else str
+    if desc.is_ranged:
+        ann = {"int": int, "float": float}.get(str(desc.ranged_type_name), ann)
+    label = _LABELS.get(ann)
+    if label is not None:
+        # Several values after one flag only for file lists (see spread); other lists
+        # repeat the option (--param a=1 --param b=2).
+        label += "..." if desc.is_list and ann is Path else ""
+        param.display_type = lambda ctx, label=label: label
+
+
 def _also_quiet(callback: Any) -> Any:
     def both(ctx: Any, param: Any, value: Any) -> Any:
         go_quiet(bool(value))
@@ -169,6 +194,7 @@ class RelkitCommand(typer.core.TyperCommand):
             # its stderr too, like everyone else's: one meaning for the flag.
             p.callback = _also_quiet(p.callback)
         for p in self.params:
+            _plain_type_label(p)
             if _many_files(p):
                 opt: Any = p  # an Option: it has help (a Parameter in general has not)
                 many = MANY.format(opt=max(opt.opts, key=len))

@@ -109,3 +109,20 @@ def test_fetch_to_a_folder_suggests_a_command_that_works(tmp_path: Path,
     assert hint.endswith(f"try: relkit corpora info {dest}")
     code, out, err = run_cli(["corpora", "info", str(dest)])
     assert code == 0, err
+
+
+def test_help_shows_plain_value_labels() -> None:
+    # Before (Typer 0.29): `<list[Path]>`, `<int range>`, `<str>` after the options.
+    import typer
+
+    from relkit.judging.cli import full_app
+    from relkit.judging.clidoc import _walk
+
+    leaves = [path[1:] for path, cmd in _walk(typer.main.get_command(full_app()), ["relkit"])
+              if not getattr(cmd, "commands", None)]
+    assert len(leaves) > 20
+    for path in leaves:
+        code, out, _ = run_cli([*path, "--help"])
+        assert code == 0, path
+        for typename in ("<list[", "<str>", "<int", "<float", "<Path", "<bool"):
+            assert typename not in out, (path, typename)
