@@ -121,7 +121,6 @@ def test_db_upgrade_keep_backup(tmp_path: Path) -> None:
 
 def test_failed_upgrade_keeps_the_backup_and_the_database(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from relkit.judging import migrate
 
     db = tmp_path / "old.db"
     old_database(str(db))
@@ -133,7 +132,9 @@ def test_failed_upgrade_keeps_the_backup_and_the_database(
         conn.execute(text("UPDATE topic SET key = 'changed'"))  # a half-done migration
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(migrate.command, "upgrade", boom)
+    import alembic.command  # imported by relkit.judging.migrate only to migrate
+
+    monkeypatch.setattr(alembic.command, "upgrade", boom)
     code, _, err = run_cli(["db", "upgrade", "--db", str(db)])
     assert code == 1 and err.count("\n") == 3, err  # upgrading, backed up, the error
     assert seen and "disk on fire" in err and str(seen[0]) in err
