@@ -18,7 +18,8 @@ from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(help="Test collections: list the known ones, describe one, fetch one.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False,
+                  epilog="Example: relkit corpora fetch cranfield")
 Fmt = Literal["text", "json"]
 
 

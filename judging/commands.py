@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 
 app = typer.Typer(no_args_is_help=True)
 export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump.",
-                         no_args_is_help=True)
+                         no_args_is_help=True,
+                         epilog="Example: relkit export qrels --db project.db -o qrels.txt")
 import_app = typer.Typer(help="Bring outside judgments into the database.",
-                         no_args_is_help=True)
+                         no_args_is_help=True,
+                         epilog="Example: relkit import judgments ann.qrels bob.qrels "
+                                "--db project.db")
 
 Fmt = Literal["text", "tsv", "json"]
 

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection
 
 app = typer.Typer(help="Look after a judging database: check it, upgrade its schema.",
-                  no_args_is_help=True)
+                  no_args_is_help=True,
+                  epilog="Example: relkit db check --db project.db")
 
 
 @app.command()

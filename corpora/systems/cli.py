@@ -18,6 +18,7 @@ from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  epilog="Example: relkit systems run --collection sample -s bm25 -o bm25.txt",
                   help="Baseline retrieval systems (BM25, TF-IDF, query likelihood) that "
                        "turn a collection and topics into TREC runs.")
 
