@@ -126,3 +126,23 @@ def test_help_shows_plain_value_labels() -> None:
         assert code == 0, path
         for typename in ("<list[", "<str>", "<int", "<float", "<Path", "<bool"):
             assert typename not in out, (path, typename)
+
+
+def test_compare_reads_a_run_from_stdin() -> None:
+    # Before: "-: expected an existing file; found no such file".
+    import subprocess
+    import sys
+
+    sample = Path(__file__).parents[1] / "corpora" / "sample"
+    qrels, (a, b) = sample / "qrels.txt", sorted((sample / "runs").glob("*.txt"))[:2]
+
+    def compare(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "relkit", "compare", "--format", "csv",
+                               *args], input=stdin, capture_output=True)
+
+    files = compare(str(qrels), str(a), str(b))
+    piped = compare(str(qrels), "-", str(b), stdin=a.read_bytes())
+    assert files.returncode == piped.returncode == 0, piped.stderr
+    assert piped.stdout.decode().replace("stdin", a.stem) == files.stdout.decode()
+    twice = compare("-", "-", str(b), stdin=a.read_bytes())
+    assert twice.returncode == 2 and b"not both" in twice.stderr

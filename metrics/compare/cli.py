@@ -35,7 +35,8 @@ def compare_cmd(
     qrels: Annotated[Path, typer.Argument(
         help="Qrels file (4 or 3 columns; .gz ok; '-' reads it from stdin)")],
     runs: Annotated[list[Path], typer.Argument(
-        help="Two or more TREC run files; systems are named by file (stem)")],
+        help="Two or more TREC run files; systems are named by file (stem); '-' reads "
+        "one from stdin (named 'stdin')")],
     measure: Annotated[list[str] | None, typer.Option(
         "-m", "--measure", help="Measure averaged over topics (AP, nDCG@10, P.10...). "
         "Repeatable. Default: AP, nDCG@10, P@10")] = None,
@@ -102,7 +103,11 @@ def compare_cmd(
         raise OptionError("--ci", f"expected a confidence level in (0, 1); got {ci}")
     if len(runs) < 2:  # a missing argument: a usage error (exit 2)
         raise typer.BadParameter("give at least two RUN files to compare")
-    names = system_names(runs)
+    if [str(p) for p in (qrels, *runs)].count("-") > 1:
+        raise typer.BadParameter("stdin ('-') can feed the qrels or one run, not "
+                                 f"{'both' if str(qrels) == '-' else 'two runs'}")
+    names = [n if str(p) != "-" else "stdin"
+             for p, n in zip(runs, system_names(runs), strict=True)]
     if len(set(names)) != len(names):
         twice = sorted({str(p) for p, n in zip(runs, names, strict=True) if names.count(n) > 1})
         raise CompareError(f"the same run file is given twice: {', '.join(twice)}")
@@ -110,7 +115,8 @@ def compare_cmd(
         by_file = {str(p): n for p, n in zip(runs, names, strict=True)}
         baseline = by_file.get(baseline, baseline)
     q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
-    loaded = {n: Run.read(p) for n, p in zip(names, runs, strict=True)}
+    loaded = {n: Run.read(sys.stdin.buffer if str(p) == "-" else p)  # '-': stdin
+              for n, p in zip(names, runs, strict=True)}
     with Bar("evaluating runs", len(loaded), unit="runs") as bar:
         cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
                       test=test, correction=correction, alpha=alpha, samples=samples,
