@@ -108,3 +108,24 @@ def test_find_across_a_line_break_and_wide_characters() -> None:
     assert m2.spans == ((1, 13, 20),)  # cells: the two wide characters take four
     assert find(rows, "   ") == [] and find(rows, "a.b") == []  # literal, not a regex
     assert MATCH.bgcolor != CURRENT.bgcolor
+
+
+def test_the_footer_gets_its_keys_back_after_find(tmp_path: Path) -> None:
+    # Before: after / Enter Esc, the footer kept hiding "Note" and "Topics" (bound to n and
+    # Esc, which the find bar takes while open) until some modal redrew it.
+    def footer(app: JudgeApp) -> list[str]:
+        return [str(k.description) for k in app.screen.query("FooterKey")]
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        before = footer(app)
+        assert "Note" in before and "Topics" in before
+        await pilot.press("slash", "x", "enter")
+        await pilot.pause()
+        assert "Note" not in footer(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert footer(app) == before
+
+    drive(project(tmp_path), steps)

@@ -124,6 +124,7 @@ class Finding:
         box = bar.query_one(Input)
         box.focus()
         box.select_all()
+        self.refresh_bindings()  # type: ignore[attr-defined]  # n, N, Esc: the bar's now
 
     def _search(self, query: str) -> None:
         bar, doc = self._find_parts()
@@ -177,6 +178,9 @@ class Finding:
         self._matches = []
         doc.mark({})
         doc.focus()
+        # check_action gives n and Esc back to note and the topic list: the footer is
+        # drawn from the bindings as they were, so it must be told.
+        self.refresh_bindings()  # type: ignore[attr-defined]
 
     def finding(self) -> bool:
         """Whether n, N and Esc belong to the find bar now."""
