@@ -110,8 +110,12 @@ class Filter:
         return ", ".join(parts)
 
 
-def cases(store: Store) -> list[Case]:
-    """Every pair with a disagreement, a flag, a note or a final grade; by topic, then doc."""
+def cases(store: Store, include_automatic: bool = False) -> list[Case]:
+    """Every pair with a disagreement, a flag, a note or a final grade; by topic, then doc.
+
+    Automatic assessors' judgments are not opinions here unless ``include_automatic``:
+    a machine's grade alone does not make a disagreement for the lead to settle.
+    """
     opinions: dict[tuple[str, str], list[Opinion]] = defaultdict(list)
     finals: dict[tuple[str, str], tuple[int, str, str]] = {}
     with store.read() as s:
@@ -123,7 +127,8 @@ def cases(store: Store) -> list[Case]:
                 .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
                 .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
                 .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.collection_id == c.id)):
+                .where(JudgmentRow.collection_id == c.id,
+                       *([] if include_automatic else [AssessorRow.kind == "human"]))):
             opinions[(t, d)].append(Opinion(a, grade, status, note or "", bool(flagged),
                                             int(dwell or 0)))
         for t, d, g, note, lead in s.execute(
@@ -159,9 +164,14 @@ def assessor_pairs(found: Iterable[Case]) -> list[tuple[str, str]]:
 def check_lead(store: Store, name: str) -> None:
     """Raise :class:`StoreError` (one line) unless ``name`` is registered as a lead."""
     with store.read() as s:
-        role = s.execute(select(AssessorRow.role).where(AssessorRow.name == name)).scalar()
+        row = s.execute(select(AssessorRow.role, AssessorRow.kind)
+                        .where(AssessorRow.name == name)).first()
+    role, kind = row if row is not None else (None, None)
     if role == "lead":
         return
+    if kind == "automatic":
+        raise StoreError(f"{name} is an automatic assessor, not a lead: a lead is a person "
+                         "who settles what others judged")
     if role is not None:
         raise StoreError(f"{name} is an assessor, not a lead: the lead's screen shows every "
                          f"assessor's grades (judge with --assessor {name})")
@@ -187,10 +197,18 @@ def check_leads_free(store: Store, names: Sequence[str]) -> None:
             raise StoreError("a lead's name cannot be empty")
     with store.read() as s:
         roles = _roles(s, names)
+    machines = [n for n in names if n in _automatic(store)]
+    if machines:
+        raise StoreError(f"{', '.join(machines)}: an automatic assessor here; a lead is a "
+                         "person who settles what others judged (nothing was changed)")
     judging = [n for n in names if roles.get(n) == "assessor"]
     if judging:
         raise StoreError(f"{', '.join(judging)}: already an assessor here; a lead must be "
                          "someone else (nothing was changed)")
+
+
+def _automatic(store: Store) -> set[str]:
+    return set(store.assessors(kind="automatic"))
 
 
 def register_leads(store: Store, names: Sequence[str]) -> list[str]:

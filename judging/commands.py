@@ -371,7 +371,8 @@ def status(db: str | None = DbOpt,
 def _status_text(st: Any, fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"topics": [asdict(t) for t in st.topics],
-                           "assessors": [asdict(a) for a in st.assessors]}, indent=2)
+                           "assessors": [asdict(a) for a in st.assessors],
+                           "automatic": [asdict(a) for a in st.automatic]}, indent=2)
     sep = "\t" if fmt == "tsv" else "  "
 
     def num(x: float | None, spec: str) -> str:
@@ -388,6 +389,11 @@ def _status_text(st: Any, fmt: str) -> str:
     rows += [[t.topic, str(t.assessors), str(t.items), str(t.done), str(t.skipped),
               " ".join(f"{g}:{n}" for g, n in sorted(t.grade_counts.items())) or "-"]
              for t in st.topics]
+    if st.automatic:  # apart from the people: imported, not judged (relkit judges)
+        rows += [[], ["automatic", "topics", "judgments", "grades"]]
+        rows += [[a.assessor, str(a.topics), str(a.judgments),
+                  " ".join(f"{g}:{n}" for g, n in a.grade_counts.items()) or "-"]
+                 for a in st.automatic]
     if fmt == "tsv":
         return "\n".join(sep.join(r) for r in rows)
     blocks: list[list[list[str]]] = [[]]
@@ -417,6 +423,9 @@ def export_qrels(
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
     quiet: bool = typer.Option(False, "--quiet", help="No warning about disagreements "
                                "settled by the majority rule"),
+    include_automatic: bool = typer.Option(False, "--include-automatic", help="Count "
+                                           "automatic assessors' grades as a human's "
+                                           "(default: humans only)"),
 ) -> None:
     """Write qrels from the judgments.
 
@@ -424,6 +433,8 @@ def export_qrels(
     (rounded half up), assessor (one assessor's grades), primary (the assessor's grade,
     else the others' majority), adjudicated (the lead's grade where there is one, else
     the majority as above; a warning counts the disagreements settled that way).
+    Automatic assessors (imported with --kind automatic) count only with
+    --include-automatic, or as the one --assessor named.
 
     Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
     """
@@ -434,7 +445,7 @@ def export_qrels(
         raise typer.BadParameter(f"expected one of {', '.join(METHODS)}; got {method!r}",
                                  param_hint="--method")
     rows = run(_read(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
-               unjudged=unjudged)
+               unjudged=unjudged, include_automatic=include_automatic)
     if output is None:
         write_qrels(rows, sys.stdout)
     else:
@@ -476,11 +487,25 @@ def import_judgments(
     db: str | None = DbOpt,
     add_missing: bool = typer.Option(False, help="Add unknown topics/documents (no text)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary"),
+    assessor: str | None = typer.Option(None, help="The assessor of every judgment in the "
+                                        "files (default: a qrels file's stem, a table's "
+                                        "assessor column)"),
+    kind: str = typer.Option("human", help="human, or automatic (an LLM or other "
+                             "automatic judge: kept apart from humans in status and exports)"),
 ) -> None:
     """Import judgments, all or nothing; they mark the assessors' assigned items done.
 
     Example: relkit import judgments alice.qrels bob.qrels
+
+    Example: relkit import judgments umbrela.qrels --assessor umbrela --kind automatic
     """
+    from relkit.judging.schema import KINDS
+
+    if kind not in KINDS:
+        raise typer.BadParameter(f"expected one of {', '.join(KINDS)}; got {kind!r}",
+                                 param_hint="--kind")
+    if assessor is not None and not assessor.strip():
+        raise typer.BadParameter("an assessor's name cannot be empty", param_hint="--assessor")
     from relkit.judging.imports import import_judgments as run
     from relkit.judging.judgment_files import read_judgment_files
 
@@ -501,6 +526,17 @@ def import_judgments(
             if not got:
                 raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
                                  "nothing was imported")
+            if assessor is not None:
+                import dataclasses
+
+                named = sorted({r.assessor for r in got})
+                if len(named) > 1:
+                    raise typer.BadParameter(f"{f} names {len(named)} assessors ("
+                                             f"{', '.join(named[:3])}...); --assessor is for "
+                                             "files of one assessor", param_hint="--assessor")
+
+                got = JudgmentLines([dataclasses.replace(r, assessor=assessor) for r in got],
+                                    got.notes)
             lines.extend(got)
             notes.extend(got.notes)
             if reading is not None:
@@ -510,7 +546,7 @@ def import_judgments(
             _say(f"relkit: {note}")
     store = _open(db)
     with bar("importing judgments", len(lines), "judgments") as importing:
-        done = run(store, lines, add_missing=add_missing, progress=importing)
+        done = run(store, lines, add_missing=add_missing, kind=kind, progress=importing)
     if not quiet:
         _say(f"relkit: imported {done.judgments:,} judgments ({done.new:,} new, "
              f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"
@@ -540,10 +576,14 @@ def disagreements(
     db: str | None = DbOpt,
     fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
     output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    include_automatic: bool = typer.Option(False, "--include-automatic", help="Count "
+                                           "automatic assessors' grades (default: humans "
+                                           "only)"),
 ) -> None:
     """List pairs that assessors graded differently (TSV: topic, doc, grades, adjudication).
 
-    Not yet adjudicated: '-' (null in JSON).
+    Not yet adjudicated: '-' (null in JSON). Automatic assessors count only with
+    --include-automatic.
 
     Example: relkit disagreements --db team.db --format csv -o disagreements.csv
     """
@@ -552,5 +592,5 @@ def disagreements(
 
     check_table_options(fmt, output)
     rows = [[d.topic, d.doc, " ".join(f"{a}={g}" for a, g in sorted(d.grades.items())),
-             d.adjudicated] for d in run(_read(db))]
+             d.adjudicated] for d in run(_read(db), include_automatic)]
     write_table(["topic", "doc", "grades", "adjudicated"], rows, fmt, output, missing="-")

@@ -307,30 +307,42 @@ class Database:
             return list(s.execute(select(PoolRow.name).order_by(PoolRow.id)).scalars())
 
     # -- assessors and assignments -------------------------------------------------------
-    def add_assessor(self, name: str, role: str = "assessor") -> None:
+    def add_assessor(self, name: str, role: str = "assessor", kind: str = "human") -> None:
         with self.write() as s, s.begin():
-            self.ensure_assessors(s, [name], role)
+            self.ensure_assessors(s, [name], role, kind)
 
     @staticmethod
-    def ensure_assessors(s: Session, names: Iterable[str], role: str = "assessor"
-                         ) -> dict[str, int]:
-        """Create the assessors that do not exist yet, inside the caller's transaction."""
+    def ensure_assessors(s: Session, names: Iterable[str], role: str = "assessor",
+                         kind: str = "human") -> dict[str, int]:
+        """Create the assessors that do not exist yet, inside the caller's transaction.
+
+        New ones get ``role`` and ``kind`` ("human" or "automatic"); existing ones are
+        left as they are (callers that care check :meth:`kinds` first).
+        """
         have = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
         for name in names:
             if name not in have:
-                row = AssessorRow(name=name, role=role, created_at=now())
+                row = AssessorRow(name=name, role=role, kind=kind, created_at=now())
                 s.add(row)
                 s.flush()
                 have[name] = row.id  # type: ignore[assignment]
         return have
 
-    def assessors(self, role: str | None = None) -> list[str]:
-        """Everyone's names, or only those with ``role`` ("assessor", "lead"), sorted."""
+    def assessors(self, role: str | None = None, kind: str | None = None) -> list[str]:
+        """Everyone's names, or only those with ``role`` ("assessor", "lead") and
+        ``kind`` ("human", "automatic"), sorted."""
         q = select(AssessorRow.name).order_by(AssessorRow.name)
         if role is not None:
             q = q.where(AssessorRow.role == role)
+        if kind is not None:
+            q = q.where(AssessorRow.kind == kind)
         with self.read() as s:
             return list(s.execute(q).scalars())
+
+    def kinds(self) -> dict[str, str]:
+        """Each assessor's kind ("human" or "automatic"), by name."""
+        with self.read() as s:
+            return dict(s.execute(select(AssessorRow.name, AssessorRow.kind)).all())  # type: ignore[arg-type]
 
 
 def integrity_error(exc: IntegrityError, where: str) -> StoreError:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -38,6 +38,8 @@ from relkit.judging.database import bulk_insert, integrity_error, now
 from relkit.judging.judgment_files import JudgmentLine
 from relkit.judging.models import StoreError
 from relkit.judging.schema import (
+    KINDS,
+    AssessorRow,
     DocumentRow,
     JudgmentRow,
     TopicRow,
@@ -87,7 +89,7 @@ def check_lines(rows: Sequence[JudgmentLine], values: Iterable[int], scale_name:
 
 
 def import_judgments(store: Store, lines: Iterable[JudgmentLine], *,
-                     add_missing: bool = False,
+                     add_missing: bool = False, kind: str = "human",
                      progress: Progress | None = None) -> ImportSummary:
     """Import judgments all or nothing; returns what was written.
 
@@ -96,9 +98,14 @@ def import_judgments(store: Store, lines: Iterable[JudgmentLine], *,
     agreement only). A pair given twice for one assessor is an error; an
     existing judgment is revised, its old value kept in the history. Each
     imported judgment marks the assessor's matching assignment item done (see
-    the module docstring for a judgment with none). ``progress(done, total)`` is
-    called after each batch of judgments written.
+    the module docstring for a judgment with none). ``kind`` ("human" or
+    "automatic") is the kind of every assessor in the input: new ones are created
+    so, and an existing assessor of the other kind is refused (one kind per name,
+    or a human's judgments would silently count as a machine's, or the reverse).
+    ``progress(done, total)`` is called after each batch of judgments written.
     """
+    if kind not in KINDS:
+        raise StoreError(f"unknown assessor kind {kind!r}; expected one of {', '.join(KINDS)}")
     rows = list(lines)
     if not rows:
         raise StoreError("no judgments to import")
@@ -106,14 +113,15 @@ def import_judgments(store: Store, lines: Iterable[JudgmentLine], *,
     check_lines(rows, scale.values, scale.name)
     try:
         with store.write() as s, s.begin():
-            return _write(store, s, rows, add_missing, progress)
+            return _write(store, s, rows, add_missing, kind, progress)
     except IntegrityError as exc:
         raise integrity_error(exc, "import") from None
 
 
 def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool,
-           progress: Progress | None) -> ImportSummary:
+           kind: str, progress: Progress | None) -> ImportSummary:
     c = store.collection_row(s)
+    _check_kinds(s, rows, kind)
     topics = store.topic_ids(s, c.id)
     docs = store.doc_ids(s, c.id)
     new_topics = sorted({r.topic for r in rows} - set(topics))
@@ -133,7 +141,7 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
         bulk_insert(conn, DocumentRow, [dict(collection_id=c.id, key=Document(d).id,
                                              text="", fields_json="{}") for d in new_docs])
         docs = store.doc_ids(s, c.id)
-    people = store.ensure_assessors(s, sorted({r.assessor for r in rows}))
+    people = store.ensure_assessors(s, sorted({r.assessor for r in rows}), kind=kind)
     aids = sorted({people[r.assessor] for r in rows})
     keys = [(people[r.assessor], topics[r.topic], docs[r.doc]) for r in rows]
     db = _Raw(conn)
@@ -177,6 +185,19 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
     if progress is not None:
         progress(total, total)
     return ImportSummary(total, len(fresh), len(again), len(todo), unassigned)
+
+
+def _check_kinds(s: Session, rows: Sequence[JudgmentLine], kind: str) -> None:
+    """Refuse judgments for an existing assessor of the other kind (file:line)."""
+    names = {r.assessor for r in rows}
+    kinds = dict(s.execute(select(AssessorRow.name, AssessorRow.kind)
+                           .where(AssessorRow.name.in_(sorted(names)))).all())
+    bad = next((r for r in rows if kinds.get(r.assessor, kind) != kind), None)
+    if bad is not None:
+        have = kinds[bad.assessor]
+        raise StoreError(f"{bad.source}:{bad.line}: {bad.assessor!r} is a{'n' if have[0] == 'a' else ''}"
+                         f" {have} assessor in this database, not {kind} (--kind {kind}); "
+                         "nothing was imported")
 
 
 class _Raw:

@@ -66,9 +66,21 @@ class AssessorProgress:
 
 
 @dataclass(frozen=True)
+class AutomaticProgress:
+    """An automatic assessor (an LLM judge): what it was imported with, by grade."""
+
+    assessor: str
+    topics: int
+    judgments: int
+    grade_counts: dict[int, int]
+
+
+@dataclass(frozen=True)
 class Status:
     topics: list[TopicProgress]
     assessors: list[AssessorProgress]
+    # Apart from the people: their judgments are not in `topics` or `assessors`.
+    automatic: list[AutomaticProgress] = field(default_factory=list)
 
 
 
@@ -79,6 +91,8 @@ def status(store: Store) -> Status:
     judge-later ones included): ``done + skipped + pending == items``.
     ``per_hour`` is judgments per hour of active judging (the sum of dwell
     times, idle excluded); ``median_dwell_s`` the median dwell per judgment.
+    Automatic assessors are counted apart (``automatic``): their grades are not
+    in the topics' grade counts, nor they among the assessors.
     """
     with store.read() as s:
         items = s.execute(
@@ -90,7 +104,7 @@ def status(store: Store) -> Status:
             .group_by(TopicRow.key, AssessorRow.name)).all()
         judged = s.execute(
             select(TopicRow.key, AssessorRow.name, JudgmentRow.status, JudgmentRow.grade,
-                   JudgmentRow.dwell_ms)
+                   JudgmentRow.dwell_ms, AssessorRow.kind)
             .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
             .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)).all()
     t_items: dict[str, int] = Counter()
@@ -111,7 +125,14 @@ def status(store: Store) -> Status:
     skipped: dict[str, int] = Counter()
     later: dict[str, int] = Counter()
     t_skipped: dict[str, int] = Counter()
-    for topic, name, st, grade, ms in judged:
+    machine_topics: dict[str, set[str]] = defaultdict(set)
+    machine_grades: dict[str, Counter[int]] = defaultdict(Counter)
+    for topic, name, st, grade, ms, kind in judged:
+        if kind == "automatic":
+            machine_topics[name].add(topic)
+            if st == "judged":
+                machine_grades[name][grade] += 1
+            continue
         if st == "judged":
             grades[topic][grade] += 1
             dwell[name].append(ms)
@@ -132,7 +153,10 @@ def status(store: Store) -> Status:
             len(ms) / total_h if total_h > 0 else None,
             statistics.median(ms) / 1000 if ms else None, later[name],
             max(0, a_items[name] - a_done[name] - skipped[name])))
-    return Status(topics, people)
+    machines = [AutomaticProgress(n, len(machine_topics[n]), sum(machine_grades[n].values()),
+                                  dict(sorted(machine_grades[n].items())))
+                for n in sorted(machine_topics)]
+    return Status(topics, people, machines)
 
 
 @dataclass
@@ -142,8 +166,13 @@ class _Pair:
     adjudicated: int | None = None
 
 
-def _pairs(store: Store) -> dict[tuple[str, str], _Pair]:
+def _pairs(store: Store, automatic: bool | str = True) -> dict[tuple[str, str], _Pair]:
+    """Every pooled or judged pair; ``automatic``: whose grades count besides the humans'
+    (``True``: every automatic assessor's, ``False``: none, a name: that one's)."""
     pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
+    whose = (AssessorRow.kind == "human") if automatic is False else (
+        (AssessorRow.kind == "human") | (AssessorRow.name == automatic)
+        if isinstance(automatic, str) else None)
     with store.read() as s:
         for t, d in s.execute(select(TopicRow.key, DocumentRow.key)
                               .join(PoolEntryRow, PoolEntryRow.topic_id == TopicRow.id)
@@ -154,7 +183,7 @@ def _pairs(store: Store) -> dict[tuple[str, str], _Pair]:
                 .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
                 .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
                 .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.status == "judged")):
+                .where(JudgmentRow.status == "judged", *([whose] if whose is not None else []))):
             pairs[(t, d)].grades[a] = g
         for t, d, g in s.execute(
                 select(TopicRow.key, DocumentRow.key, AdjudicationRow.grade)
@@ -196,8 +225,8 @@ def mean_rounded(grades: list[int]) -> int:
 
 
 def export_qrels(store: Store, method: Method = "majority", *, assessor: str | None = None,
-                 threshold: int | None = None, unjudged: bool = True
-                 ) -> QrelsRows:
+                 threshold: int | None = None, unjudged: bool = True,
+                 include_automatic: bool = False) -> QrelsRows:
     """Qrels rows ``(topic, doc, grade)`` from the judgments, sorted by topic and doc.
 
     ``method``: ``majority`` (ties to the lower grade), ``mean`` (rounded half
@@ -210,6 +239,9 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
 
     The result's ``settled`` and ``ties_low`` count the disagreements (pairs graded
     differently) the majority rule decided, and the ties among them broken low.
+
+    Automatic assessors' grades count only with ``include_automatic`` (or when
+    one is the ``assessor`` named): otherwise a machine would vote as a person.
     """
     if method not in METHODS:
         raise StoreError(f"unknown export method {method!r}; expected one of {', '.join(METHODS)}")
@@ -219,7 +251,8 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
         if assessor not in store.assessors():
             raise StoreError(f"no assessor named {assessor!r}; there are {store.assessors()}")
     out = QrelsRows()
-    for (t, d), p in _pairs(store).items():
+    counted: bool | str = include_automatic or (assessor if assessor is not None else False)
+    for (t, d), p in _pairs(store, counted).items():
         grade: int | None
         if method == "assessor":
             grade = p.grades.get(assessor)  # type: ignore[arg-type]
@@ -315,8 +348,11 @@ class Disagreement:
     adjudicated: int | None
 
 
-def disagreements(store: Store) -> list[Disagreement]:
-    """Pairs that two or more assessors graded differently, with every grade and note."""
+def disagreements(store: Store, include_automatic: bool = False) -> list[Disagreement]:
+    """Pairs that two or more assessors graded differently, with every grade and note.
+
+    Automatic assessors' grades are left out unless ``include_automatic``.
+    """
     rows: dict[tuple[str, str], dict[str, tuple[int, str]]] = defaultdict(dict)
     with store.read() as s:
         for t, d, a, g, note in s.execute(
@@ -325,7 +361,8 @@ def disagreements(store: Store) -> list[Disagreement]:
                 .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
                 .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
                 .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.status == "judged")):
+                .where(JudgmentRow.status == "judged",
+                       *([] if include_automatic else [AssessorRow.kind == "human"]))):
             rows[(t, d)][a] = (g, note)
     adj = {k: p.adjudicated for k, p in _pairs(store).items() if p.adjudicated is not None}
     out = [Disagreement(t, d, {a: g for a, (g, _) in v.items()},
@@ -355,8 +392,11 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                                                          DocumentRow.key == doc)).scalar()
             if tid is None or did is None:
                 raise StoreError(f"adjudicate: unknown topic {topic!r} or document {doc!r}")
-            lid, role = s.execute(select(AssessorRow.id, AssessorRow.role)
-                                  .where(AssessorRow.name == lead)).one()
+            lid, role, kind = s.execute(select(AssessorRow.id, AssessorRow.role,
+                                               AssessorRow.kind)
+                                        .where(AssessorRow.name == lead)).one()
+            if kind == "automatic":
+                raise StoreError(f"adjudicate: {lead} is an automatic assessor, not a lead")
             if role != "lead":
                 # An assessor does not settle pairs they may have judged themselves.
                 raise StoreError(f"adjudicate: {lead} is an assessor, not a lead")

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Column,
     ForeignKeyConstraint,
     Index,
+    String,
     Text,
     UniqueConstraint,
 )
@@ -34,6 +35,8 @@ Order = Literal["docno", "random", "priority"]
 ORDERS: tuple[str, ...] = get_args(Order)
 Role = Literal["assessor", "lead"]
 ROLES: tuple[str, ...] = get_args(Role)
+Kind = Literal["human", "automatic"]
+KINDS: tuple[str, ...] = get_args(Kind)
 Source = Literal["tui", "api", "import", "adjudication"]
 SOURCES: tuple[str, ...] = get_args(Source)
 
@@ -117,12 +120,23 @@ class PoolEntryRow(SQLModel, table=True):
 
 
 class AssessorRow(SQLModel, table=True):
+    """A person (``kind="human"``) or an automatic judge (an LLM: ``"automatic"``).
+
+    An automatic assessor's judgments are imported, never made on the judging
+    screen; it is never a lead, and exports count it only when asked.
+    """
+
     __tablename__ = "assessor"
-    __table_args__ = (CheckConstraint(_in("role", ROLES), name="assessor_role"),)
+    __table_args__ = (CheckConstraint(_in("role", ROLES), name="assessor_role"),
+                      CheckConstraint(_in("kind", KINDS), name="assessor_kind"),
+                      CheckConstraint("kind = 'human' OR role = 'assessor'",
+                                      name="assessor_kind_role"))
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True)
     role: str = "assessor"
     created_at: datetime
+    kind: str = Field(default="human", sa_column=Column(
+        String, nullable=False, default="human", server_default="human"))
 
 
 class AssignmentRow(SQLModel, table=True):

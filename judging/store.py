@@ -58,6 +58,11 @@ class Store(Database):
             raise StoreError("assign: overlap needs at least two assessors")
         for a in assessors:
             validated(AssignIn, "assign", assessor=a, topic="-", ordering=ordering, seed=seed)
+        machines = sorted(set(assessors) & set(self.assessors(kind="automatic")))
+        if machines:
+            raise StoreError(f"assign: {', '.join(machines)}: an automatic assessor; its "
+                             "judgments are imported (relkit import judgments --kind "
+                             "automatic), not judged on screen; nothing was changed")
         with self.write() as s, s.begin():
             c = self.collection_row(s, collection)
             pools = list(s.execute(select(PoolRow).where(PoolRow.collection_id == c.id)

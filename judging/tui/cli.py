@@ -59,13 +59,18 @@ def judge(
         need_terminal()
         LeadApp(store, lead).run()
         return
+    if assessor is not None and assessor in store.assessors(kind="automatic"):
+        # Its judgments are imported; the screen is for people.
+        raise typer.BadParameter(f"{assessor} is an automatic assessor: its judgments are "
+                                 "imported (relkit import judgments --kind automatic), not "
+                                 "made on the judging screen", param_hint="--assessor")
     if assessor is not None and assessor in store.assessors(role="lead"):
         # A lead has no assignment: the judging screen would open empty.
         raise typer.BadParameter(f"{assessor} is a lead, not an assessor: open the lead's "
                                  f"screen with --lead {assessor}", param_hint="--assessor")
     if assessor is None:
         # Leads (who adjudicate) are not offered: they judge with --lead.
-        people = store.assessors(role="assessor")
+        people = store.assessors(role="assessor", kind="human")
         if len(people) != 1:
             raise typer.BadParameter(f"name yourself with --assessor: one of "
                                      f"{', '.join(people)}"
