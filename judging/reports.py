@@ -306,6 +306,7 @@ def dump(store: Store) -> Iterator[dict[str, object]]:
                 {"pool": pname, "priority": e.priority,
                  "provenance": [list(p) for p in json.loads(e.provenance_json)]})
         names = {i: n for i, n in s.execute(select(AssessorRow.id, AssessorRow.name))}
+        kinds = {i: k for i, k in s.execute(select(AssessorRow.id, AssessorRow.kind))}
         history: dict[int, list[dict[str, object]]] = defaultdict(list)
         for ev in s.execute(select(JudgmentEventRow).order_by(JudgmentEventRow.id)).scalars():
             history[ev.judgment_id].append(
@@ -315,7 +316,8 @@ def dump(store: Store) -> Iterator[dict[str, object]]:
         judgments: dict[tuple[int, int], list[dict[str, object]]] = defaultdict(list)
         for j in s.execute(select(JudgmentRow).order_by(JudgmentRow.id)).scalars():
             judgments[(j.topic_id, j.document_id)].append(
-                {"assessor": names[j.assessor_id], "grade": j.grade, "status": j.status,
+                {"assessor": names[j.assessor_id], "kind": kinds[j.assessor_id],
+                 "grade": j.grade, "status": j.status,
                  "note": j.note, "flagged": j.flagged, "dwell_ms": j.dwell_ms,
                  "version": j.version, "created_at": j.created_at.isoformat(),
                  "updated_at": j.updated_at.isoformat(), "history": history[j.id]})
