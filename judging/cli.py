@@ -86,6 +86,9 @@ COMMANDS: dict[str, Entry] = {
     "agree": Entry("relkit.judging.agreement.cli:app", AGREE,
                    "Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect "
                    "on rankings."),
+    "judges": Entry("relkit.judging.agreement.judges_cli:app", AGREE,
+                    "Automatic judges against human grades: kappa, alpha, confusion, shift; "
+                    "tau with runs."),
     "disagreements": Entry("relkit.judging.commands:app", AGREE,
                            "List pairs that assessors graded differently (TSV: topic, doc, "
                            "grades, adjudication)."),
