@@ -195,8 +195,9 @@ def _check_kinds(s: Session, rows: Sequence[JudgmentLine], kind: str) -> None:
     bad = next((r for r in rows if kinds.get(r.assessor, kind) != kind), None)
     if bad is not None:
         have = kinds[bad.assessor]
-        raise StoreError(f"{bad.source}:{bad.line}: {bad.assessor!r} is a{'n' if have[0] == 'a' else ''}"
-                         f" {have} assessor in this database, not {kind} (--kind {kind}); "
+        article = "an" if have == "automatic" else "a"
+        raise StoreError(f"{bad.source}:{bad.line}: {bad.assessor!r} is {article} {have} "
+                         f"assessor in this database, not {kind} (--kind {kind}); "
                          "nothing was imported")
 
 
