@@ -40,14 +40,15 @@ SKIP = {
 # but needed to reach the option under test), by command; filled in by Project.
 EXTRA: dict[tuple[str, ...], list[str]] = {}
 # ...except when they would make the option under test moot.
-NO_EXTRA = {("systems run", "--docs"), ("systems run", "--topics"), ("agree", "--db")}
+NO_EXTRA = {("systems run", "--docs"), ("systems run", "--topics"), ("agree", "--db"),
+            ("judges", "--db")}
 # String options naming something the data may or may not hold (not a fixed set of
 # names): refusing one is a failure (exit 1), not a usage error.
 DATA_NAMES = {
     ("assign", "--pool"), ("assign", "--topic"), ("pool", "--topic"), ("pool", "--name"),
     ("export qrels", "--assessor"), ("adjudicate", "--lead"), ("adjudicate", "--note"),
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
-    ("demo", "--assessor"), ("assign", "--lead"),
+    ("demo", "--assessor"), ("assign", "--lead"), ("import judgments", "--assessor"),
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {
@@ -107,6 +108,7 @@ class Project:
         EXTRA.update({("eval",): [qrels, str(RUNS[0])],
                       ("compare",): [qrels, str(RUNS[0]), str(RUNS[1])],
                       ("agree",): [ann, bob, "--replicates", "0", "--quiet"],
+                      ("judges",): [ann, "--qrels", qrels],
                       ("systems", "run"): ["--collection", str(SAMPLE)],
                       # Assessors became optional (a lead alone may be registered):
                       # name one, so the option under test is what assign meets.
