@@ -181,6 +181,10 @@ def test_store_refusals(tmp_path: Path) -> None:
     make_project(db)
     code, _, err = run_cli(["judges", "--db", db])
     assert code == 1 and "no automatic assessors" in err
+    llm = _write(tmp_path / "x.qrels", [("1", "d00", 1)])
+    assert run_cli(["import", "judgments", str(llm), "--db", db, "--kind", "automatic"])[0] == 0
+    code, _, err = run_cli(["judges", "--db", db])
+    assert code == 1 and err.count("\n") == 1 and "no human grades in this database" in err
     db = _store(tmp_path)
     code, _, err = run_cli(["judges", "--db", db, "--judge", "ann"])
     assert code == 1 and "--judge ann: not an automatic assessor" in err

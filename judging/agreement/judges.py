@@ -24,7 +24,7 @@ whose conclusion is lost, gained or reversed under the other.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -215,7 +215,7 @@ def compare(human: Grades, judges: Mapping[str, Grades], scale: RelevanceScale, 
     if runs:
         level = scale.threshold if threshold is None else threshold
         means, effects = ranking_effect(human, judges, runs, measure, level)
-        rows = [JudgeAgreement(**{**r.__dict__, "ranking": effects[r.judge]}) for r in rows]
+        rows = [replace(r, ranking=effects[r.judge]) for r in rows]
     return JudgesReport(list(scale.values), scale.threshold if threshold is None else threshold,
                         len(human), rows, measure if runs else None,
                         sorted(runs) if runs else [], means)

@@ -216,6 +216,9 @@ def _from_store(db: str | None, human: str | None, only: list[str],
     finally:
         store.close()
     truth = {(t, d): g for t, d, g in rows}
+    if not truth:
+        raise AgreementError("no human grades in this database yet to compare the judges "
+                             "with" + (f" (--human {human} graded nothing)" if human else ""))
     frame, _, _ = from_store(db)
     names = only or machines_known
     machines = {n: {(t, d): int(g) for t, d, g in frame.loc[
