@@ -5,8 +5,8 @@ unweighted, linearly and quadratically weighted, and on the grades binarised at
 the scale's threshold; Krippendorff's alpha (ordinal and interval); the
 confusion matrix (rows: human grade, columns: judge grade) and the mean grade
 shift (judge minus human). These are the statistics the LLMJudge challenge
-(Rahmani et al., "LLMJudge: LLMs for relevance judgments", LLM4Eval @ SIGIR
-2024; "Report on the 1st workshop on LLM4Eval", SIGIR Forum 2024) and UMBRELA
+(Rahmani et al., "LLMJudge: LLMs for relevance judgments", LLM4Eval workshop at
+SIGIR 2024, arXiv:2408.08896) and UMBRELA
 (Upadhyay et al., "UMBRELA: UMbrela is the (open-source reproduction of the)
 Bing RELevance Assessor", arXiv:2406.06519, 2024) report, computed with
 relkit's own agreement code (:mod:`relkit.judging.agreement.pairwise`,

@@ -44,7 +44,7 @@ def judges(
                                            "this automatic assessor (repeatable)"),
     scale: str | None = typer.Option(None, help=f"Relevance scale of files ({', '.join(SCALES)}"
                                      "; default: every grade from the lowest to the highest "
-                                     "seen)"),
+                                     "human grade)"),
     threshold: int | None = typer.Option(None, help="Binarise at grade >= THRESHOLD for the "
                                          "binary kappa (default: the scale's)"),
     runs: list[Path] | None = typer.Option(None, "--runs", help="Run files: rank them under "
