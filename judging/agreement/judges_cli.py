@@ -265,7 +265,8 @@ def render(report: JudgesReport, fmt: str) -> str:
         rows = [[*r, "|".join(" ".join(map(str, c)) for c in j.confusion)]
                 for r, j in zip(rows, report.judges, strict=True)]
         return "".join("\t".join(r) + "\n" for r in [header, *rows])
-    out = [f"{len(report.judges)} automatic judges against {report.human_pairs:,} human "
+    n = len(report.judges)
+    out = [f"{n} automatic judge{'s' * (n != 1)} against {report.human_pairs:,} human "
            f"grades (scale {report.grades}; binary kappa at grade >= {report.threshold}); "
            "shift = mean(judge - human)"]
     if report.measure is not None:
