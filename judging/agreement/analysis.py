@@ -29,7 +29,7 @@ SAME_ON_BINARY = ("cohen_kappa_linear", "cohen_kappa_quadratic", "gwet_ac2_linea
                   "fleiss_kappa_ordinal", "brennan_prediger_linear",
                   "brennan_prediger_quadratic", "brennan_prediger_ordinal",
                   "scott_pi_linear", "scott_pi_quadratic", "conger_kappa_linear",
-                  "conger_kappa_quadratic")
+                  "conger_kappa_quadratic", "conger_kappa_ordinal", "gwet_ac2_ordinal")
 AGAINST_STATS = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear",
                  "cohen_kappa_quadratic", "positive_agreement", "negative_agreement")
 

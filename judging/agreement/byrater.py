@@ -16,7 +16,7 @@ from relkit.judging.agreement.result import Interval, Stat, defined, undefined
 from relkit.judging.agreement.weights import matrix
 
 CONGER = {"conger_kappa": "identity", "conger_kappa_linear": "linear",
-          "conger_kappa_quadratic": "quadratic"}
+          "conger_kappa_quadratic": "quadratic", "conger_kappa_ordinal": "ordinal"}
 ICC_NAMES = {f: f"icc_{f[3]}_{'k' if f.endswith('k') else '1'}" for f in FORMS}
 
 

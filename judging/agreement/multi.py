@@ -210,6 +210,9 @@ for _kind in ("linear", "quadratic", "ordinal"):
     REGISTRY.register(MultiStatistic(
         f"fleiss_kappa_{_kind}", many.coefficient("fleiss", _kind), _ONE,
         se=many.se("fleiss", _kind), parts=many.parts("fleiss", _kind)))
+REGISTRY.register(MultiStatistic(
+    "gwet_ac2_ordinal", many.coefficient("gwet", "ordinal"), _CHANCE1,
+    se=many.se("gwet", "ordinal"), parts=many.parts("gwet", "ordinal")))
 for _kind in ("identity", "linear", "quadratic", "ordinal"):
     REGISTRY.register(MultiStatistic(
         "brennan_prediger" + ("" if _kind == "identity" else f"_{_kind}"),
