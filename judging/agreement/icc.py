@@ -73,14 +73,18 @@ def mean_squares(x: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _div(a: float, b: float) -> float:
-    return a / b if b != 0 else float("nan")
+    """Every denominator here is a sum of mean squares that should be positive; with
+    degenerate data the ANOVA estimate can be 0 or negative (ICC(2,k) of 4.0 on 3 x 2
+    data), and a value there would be an artefact, not an ICC: undefined instead."""
+    return a / b if b > 0 else float("nan")
 
 
 def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
     """The six ICC forms of the (n targets, k judges) matrix ``x``, each with its interval.
 
     NaN values (and intervals) mark an undefined form: fewer than 2 targets or
-    judges, or no variance at all.
+    judges, no variance, or a denominator whose ANOVA estimate is not positive
+    (pingouin returns the artefact there, e.g. ICC(2,k) = 4).
     """
     from scipy.stats import f as fdist  # scipy: only when an ICC is asked for
 
