@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import irrCAC.raw as raw  # noqa: E402  (make setup installs it with --no-deps)
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,8 +21,6 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from relkit.judging.agreement import conger, multi, pairwise, weights
 
-raw = pytest.importorskip("irrCAC.raw", reason="irrCAC not installed (make setup installs it "
-                          "with --no-deps)")
 VALS = np.arange(1.0, 6.0)
 CATS = [1, 2, 3, 4, 5]
 # Gwet's values for cac.raw4raters (Handbook of Inter-Rater Reliability, 4th ed., 2014;

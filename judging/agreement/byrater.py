@@ -62,8 +62,8 @@ def icc_stats(codes: np.ndarray, values: np.ndarray, *, level: float = 0.95
                                   f"{k} assessors ({dropped:,} items judged by some)",
                                   chance_corrected=False)
         elif not np.isfinite(r.value):
-            out[name] = undefined(name, len(rows), "no variance between items (or the ANOVA estimate of "
-                                  "its denominator is not positive)",
+            out[name] = undefined(name, len(rows), "no variance between items (or the ANOVA "
+                                  "estimate of its denominator is not positive)",
                                   chance_corrected=False)
         else:
             iv = (Interval("analytic", r.low, r.high, level, distribution="F", df=r.df2)

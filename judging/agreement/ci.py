@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Literal, get_args
 from statistics import NormalDist
+from typing import Literal, get_args
 
 import numpy as np
 

@@ -123,5 +123,5 @@ def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
                       u2 * k / (1 + u2 * (k - 1)), f3, df3),
             "icc3k": (_div(msr - mse, msr), 1 - 1 / f3l, 1 - 1 / f3u, f3, df3),
         }
-    return {name: ICC(name, *(float(v) for v in (val, lo, hi, fs)), float(df1), float(d2), n, k)
-            for name, (val, lo, hi, fs, d2) in out.items()}
+    return {name: ICC(name, float(val), float(lo), float(hi), float(fs), float(df1), float(d2),
+                      n, k) for name, (val, lo, hi, fs, d2) in out.items()}
