@@ -23,8 +23,9 @@ from relkit.judging.agreement import conger, multi, pairwise, weights
 
 VALS = np.arange(1.0, 6.0)
 CATS = [1, 2, 3, 4, 5]
-# Gwet's values for cac.raw4raters (Handbook of Inter-Rater Reliability, 4th ed., 2014;
-# the R irrCAC package's documented output): coefficient, P_a, P_e.
+# Gwet's cac.raw4raters (Handbook of Inter-Rater Reliability, 4th ed., 2014), as the R irrCAC
+# package documents its output (5 decimals; the Python package prints the same): coefficient,
+# P_a, P_e.
 GWET_RAW4 = {"conger": (0.76282, 0.81818, 0.23343), "fleiss": (0.76117, 0.81818, 0.23872),
              "gwet": (0.77544, 0.81818, 0.19032), "bp": (0.77273, 0.81818, 0.2),
              "krippendorff": (0.74342, 0.805, 0.24)}

@@ -97,13 +97,6 @@ def se(family: str, kind: str) -> Fn:
     return f
 
 
-def percent_parts(C: np.ndarray, W: np.ndarray, values: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Percent agreement has no chance term: p_e is reported as 0 (the raw p_a)."""
-    pa, _ = parts("fleiss", "identity")(C, W, values)
-    return pa, np.zeros_like(pa)
-
-
 def alpha_parts(metric: str) -> Parts:
     r"""Krippendorff's alpha as Gwet (2011) writes it: :math:`\alpha = (p_a - p_e)/(1 - p_e)`.
 
