@@ -182,3 +182,16 @@ def test_json_has_pa_pe_and_interval_t(tmp_path: Path) -> None:
     assert ov["icc_2_1"]["analytic"]["distribution"] == "F"
     code, _, err = run_cli(["agree", *files, "--scale", "trec-dl", "--interval", "student"])
     assert code == 2 and "--interval" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("metric,kind", [("nominal", "identity"), ("interval", "quadratic"),
+                                         ("ratio", "ratio")])
+def test_alpha_parts_and_t_interval_match_irrcac(metric: str, kind: str) -> None:
+    d, codes = _raw4()
+    ref = raw.CAC(d, weights=kind, categories=CATS, digits=14).krippendorff()["est"]
+    s = multi.measure(multi.REGISTRY[f"krippendorff_alpha_{metric}"], multi.patterns(codes, 5),
+                      VALS, replicates=0, interval="t")
+    assert s.pa == pytest.approx(ref["pa"], abs=1e-9) and s.pe == pytest.approx(ref["pe"], abs=1e-9)
+    assert s.analytic is not None
+    assert s.analytic.low == pytest.approx(ref["confidence_interval"][0], abs=1e-9)
+    assert s.analytic.high == pytest.approx(ref["confidence_interval"][1], abs=1e-9)

@@ -178,6 +178,7 @@ class MultiStatistic:
     se: Fn | None = None
     parts: many.Parts | None = None     # (P_a, P_e) per batch row
     t_reference: bool = True            # irrCAC/Gwet give its interval from t(n - 1)
+    t_pairable: bool = False            # ... with n the items judged twice or more (alpha)
 
 
 _ONE = "every pairable judgment is the same grade (expected disagreement is 0)"
@@ -190,13 +191,15 @@ REGISTRY.register(
     MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE, se=V.fleiss_se,
                    parts=many.parts("fleiss", "identity")),
     MultiStatistic("krippendorff_alpha_nominal", krippendorff_alpha("nominal"), _ONE,
-                   se=V.krippendorff_se("nominal"), parts=many.alpha_parts("nominal")),
+                   se=V.krippendorff_se("nominal"), parts=many.alpha_parts("nominal"),
+                   t_pairable=True),
     MultiStatistic("krippendorff_alpha_ordinal", krippendorff_alpha("ordinal"), _ONE),
     MultiStatistic("krippendorff_alpha_interval", krippendorff_alpha("interval"), _ONE,
-                   se=V.krippendorff_se("interval"), parts=many.alpha_parts("interval")),
+                   se=V.krippendorff_se("interval"), parts=many.alpha_parts("interval"),
+                   t_pairable=True),
     MultiStatistic("krippendorff_alpha_ratio", krippendorff_alpha("ratio"),
                    _ONE + ", or grades are not positive ratios", se=V.krippendorff_se("ratio"),
-                   parts=many.alpha_parts("ratio")),
+                   parts=many.alpha_parts("ratio"), t_pairable=True),
     MultiStatistic("gwet_ac1", gwet_ac1, _CHANCE1, se=V.gwet_se("none"),
                    parts=many.parts("gwet", "identity")),
     MultiStatistic("gwet_ac2_linear", _gwet("linear"), _CHANCE1, se=V.gwet_se("linear"),
@@ -292,7 +295,8 @@ def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topic
             out.append(undefined(stat.name, n, why, cc))
             continue
         v = float(vals[t])
-        analytic = (_analytic(stat, float(ses[t]), v, level, interval, float(judged[t]))
+        df_n = float(pairable[t] if stat.t_pairable else judged[t])
+        analytic = (_analytic(stat, float(ses[t]), v, level, interval, df_n)
                     if ses is not None else None)
         b = None
         if boot:
