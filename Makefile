@@ -14,10 +14,14 @@ RUNTIME_STAMP := $(VENV)/.relkit-runtime
 # What the runtime install is built from: a change in any of them reinstalls it.
 PACKAGE_FILES := pyproject.toml $(shell git ls-files metrics pooling corpora judging 2>/dev/null)
 
+# irrCAC, the oracle of Gwet's agreement coefficients (tests only), pins scipy==1.12 and
+# pandas<3, which would downgrade the project's stack; its code runs on that stack, so it is
+# installed without its pins (--no-deps) rather than listed in the test extra.
 $(TEST_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps 'irrCAC==0.4.4'
 	@touch $@
 
 setup: $(TEST_STAMP)

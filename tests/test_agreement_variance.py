@@ -1,9 +1,9 @@
 """Analytic standard errors against irrCAC (Gwet's own formulas) and the delta method.
 
 The ``irrCAC`` Python package (0.4.4) pins scipy==1.12 and pandas<3, so it is not in the
-``test`` extra (it would downgrade the project's stack); install it beside them with
-``pip install --no-deps irrCAC`` to run the live oracle tests. The values it printed
-(``digits=10``) for the published data sets are also kept here, so the check always runs.
+``test`` extra (it would downgrade the project's stack): ``make setup`` installs it beside
+them with ``pip install --no-deps``, and the live oracle tests fail (not skip) without it.
+The values it printed (``digits=10``) for the published data sets are also kept here.
 """
 
 from __future__ import annotations
@@ -147,8 +147,9 @@ def test_per_topic_equals_each_topic_alone() -> None:
 
 
 def _irrcac():  # type: ignore[no-untyped-def]
-    return pytest.importorskip("irrCAC.raw", reason="irrCAC not installed "
-                               "(pip install --no-deps irrCAC)")
+    import irrCAC.raw  # make setup installs it (--no-deps); a skip would hide the oracle
+
+    return irrCAC.raw
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

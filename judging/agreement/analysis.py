@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from relkit.judging.agreement import multi, pairwise
+from relkit.judging.agreement import byrater, multi, pairwise
 from relkit.judging.agreement.frame import Ratings
 from relkit.judging.agreement.result import Stat
 
@@ -25,7 +25,11 @@ TOPIC_STATS = ("percent_agreement", "fleiss_kappa", "krippendorff_alpha_nominal"
                "krippendorff_alpha_ratio", "gwet_ac1", "gwet_ac2_linear", "gwet_ac2_quadratic")
 # On two grades every weighting gives the same number: shown once.
 SAME_ON_BINARY = ("cohen_kappa_linear", "cohen_kappa_quadratic", "gwet_ac2_linear",
-                  "gwet_ac2_quadratic")
+                  "gwet_ac2_quadratic", "fleiss_kappa_linear", "fleiss_kappa_quadratic",
+                  "fleiss_kappa_ordinal", "brennan_prediger_linear",
+                  "brennan_prediger_quadratic", "brennan_prediger_ordinal",
+                  "scott_pi_linear", "scott_pi_quadratic", "conger_kappa_linear",
+                  "conger_kappa_quadratic", "conger_kappa_ordinal", "gwet_ac2_ordinal")
 AGAINST_STATS = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear",
                  "cohen_kappa_quadratic", "positive_agreement", "negative_agreement")
 
@@ -33,12 +37,15 @@ AGAINST_STATS = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear",
 @dataclass(frozen=True)
 class Options:
     """``topic_replicates``: the per-topic bootstrap (only for statistics without an
-    analytic SE: ordinal alpha), kept smaller because it runs once per topic."""
+    analytic SE: ordinal alpha), kept smaller because it runs once per topic.
+    ``interval``: ``"normal"`` (the default) or ``"t"``: t(n - 1) analytic intervals for
+    the statistics whose reference (irrCAC, Gwet 2014) uses them."""
 
     level: float = 0.95
     replicates: int = 1000
     seed: int = 0
     topic_replicates: int = 200
+    interval: str = "normal"
 
 
 @dataclass
@@ -67,6 +74,7 @@ class Level:
     gold: list[Pair] = field(default_factory=list)
     majority: list[Pair] = field(default_factory=list)
     topic_pairs: dict[str, list[Pair]] = field(default_factory=dict)
+    icc_dropped: int = 0       # judged items left out of the ICC (not judged by everyone)
 
     def to_dict(self) -> dict[str, Any]:
         return {"grades": self.grades, "labels": self.labels,
@@ -77,7 +85,8 @@ class Level:
                 "per_topic_pairs": {t: [p.to_dict() for p in ps]
                                     for t, ps in self.topic_pairs.items()},
                 "gold": [p.to_dict() for p in self.gold],
-                "majority_of_others": [p.to_dict() for p in self.majority]}
+                "majority_of_others": [p.to_dict() for p in self.majority],
+                "icc_items_dropped": self.icc_dropped}
 
 
 def _pair_stats(tables: np.ndarray, values: np.ndarray, binary: bool, opts: Options,
@@ -92,7 +101,8 @@ def _pair_stats(tables: np.ndarray, values: np.ndarray, binary: bool, opts: Opti
         if (st.binary_only and not binary) or (binary and name in SAME_ON_BINARY):
             continue
         stats = pairwise.measure_many(st, tables, values, level=opts.level,
-                                      replicates=opts.replicates if boot else 0, seed=opts.seed)
+                                      replicates=opts.replicates if boot else 0, seed=opts.seed,
+                                      interval=opts.interval)
         for d, s in zip(out, stats, strict=True):
             d[name] = s
     return out
@@ -129,9 +139,15 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
         if binary and sname in SAME_ON_BINARY:
             continue
         overall[sname] = multi.measure(st, pat, values, level=opts.level,
-                                       replicates=opts.replicates, seed=opts.seed)
+                                       replicates=opts.replicates, seed=opts.seed,
+                                       interval=opts.interval)
     overall["mean_pairwise_cohen_kappa"] = multi.mean_pairwise_cohen(
         codes, q, values, level=opts.level, replicates=opts.replicates, seed=opts.seed)
+    conger_names = tuple(c for c in byrater.CONGER if not (binary and c in SAME_ON_BINARY))
+    overall.update(byrater.conger_stats(codes, values, level=opts.level,
+                                        interval=opts.interval, names=conger_names))
+    icc_stats, icc_dropped = byrater.icc_stats(codes, values, level=opts.level)
+    overall.update(icc_stats)
     tabs = multi.pair_tables(codes, q)
     boot = len(tabs) <= MAX_BOOT_PAIRS
     stack = np.stack(list(tabs.values())) if tabs else np.zeros((0, q, q), dtype=np.int64)
@@ -145,7 +161,8 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
             continue
         vals = multi.per_topic(multi.REGISTRY[sname], pat, pr.item_topic, T, values,
                                level=opts.level, replicates=opts.topic_replicates,
-                               seed=opts.seed, boot_only_without_se=True)
+                               seed=opts.seed, boot_only_without_se=True,
+                               interval=opts.interval)
         for t, s in enumerate(vals):
             per_topic[r.topics[t]][sname] = s
     # every pairwise statistic per (pair, topic), analytic intervals only (each has one)
@@ -159,7 +176,7 @@ def level(r: Ratings, name: str, opts: Options, gold: str | None = None) -> Leve
             Pair(pr.assessors[i], pr.assessors[j], tab, pst))
     per_topic = {t: d for t, d in per_topic.items() if any(s.n for s in d.values())}
     out = Level(name, list(r.scale.values), [g.label for g in r.scale.grades], overall, pairs,
-                per_topic, topic_pairs=topic_pairs)
+                per_topic, topic_pairs=topic_pairs, icc_dropped=icc_dropped)
     few = len(peers) <= MAX_BOOT_PAIRS
     if gold is not None:
         g = r.index(gold)
@@ -199,6 +216,7 @@ class Analysis:
                 "assessors": list(self.assessors), "gold": self.gold, "items": self.items,
                 "judgments": self.judgments, "topics": self.topics,
                 "confidence_level": self.options.level,
+                "interval": self.options.interval,
                 "bootstrap": {"replicates": self.options.replicates, "seed": self.options.seed,
                               "resampling": "items"},
                 "graded": self.graded.to_dict(), "binary": self.binary.to_dict(),
@@ -238,6 +256,9 @@ def limits(a: Analysis) -> list[str]:
     if o.replicates and peers > MAX_BOOT_PAIRS and (a.graded.gold or a.graded.majority):
         notes.append(f"{peers:,} assessors (> {MAX_BOOT_PAIRS}): bootstrap intervals against "
                      "gold / the majority skipped; analytic intervals given")
+    if a.graded.icc_dropped:
+        notes.append(f"ICC: {a.graded.icc_dropped:,} items not judged by every assessor left "
+                     "out (ICC needs complete ratings)")
     mpk = a.graded.overall.get("mean_pairwise_cohen_kappa")
     if o.replicates and mpk is not None and mpk.value is not None and mpk.bootstrap is None:
         notes.append(f"mean pairwise kappa: bootstrap skipped above "

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -34,6 +35,31 @@ def normal(value: float, se: float, level: float = 0.95,
     z = _z(level)
     lo, hi = max(value - z * se, bounds[0]), min(value + z * se, bounds[1])
     return Interval("analytic", lo, hi, level, se=se)
+
+
+Distribution = Literal["normal", "t"]
+DISTRIBUTIONS: tuple[str, ...] = get_args(Distribution)
+
+
+def t(value: float, se: float, df: float, level: float = 0.95,
+      bounds: tuple[float, float] = (-np.inf, np.inf)) -> Interval:
+    r""":math:`\hat\theta \pm t_{1-\alpha/2,\,df}\,SE`, clipped to ``bounds``: irrCAC's
+    (and Gwet's) interval for its coefficients, with df = n - 1 (n items judged)."""
+    from scipy.stats import t as tdist  # scipy: only when t intervals are asked for
+
+    if df < 1:
+        raise ValueError(f"a t interval needs df >= 1; got {df}")
+    q = float(tdist.ppf(0.5 + level / 2, df))
+    lo, hi = max(value - q * se, bounds[0]), min(value + q * se, bounds[1])
+    return Interval("analytic", lo, hi, level, se=se, distribution="t", df=df)
+
+
+def analytic(value: float, se: float, level: float, bounds: tuple[float, float],
+             distribution: str, df: float | None) -> Interval:
+    """The ``distribution`` interval when it is "t" and a df is known, else the normal one."""
+    if distribution == "t" and df is not None and df >= 1:
+        return t(value, se, df, level, bounds)
+    return normal(value, se, level, bounds)
 
 
 def percentile(values: np.ndarray, level: float, seed: int) -> Interval | None:

@@ -39,6 +39,9 @@ def agree(
     measure: str = typer.Option("nDCG@10", help="Measure for the effect on conclusions"),
     replicates: int = typer.Option(1000, help="Bootstrap replicates (0: none)"),
     seed: int = typer.Option(0, help="Bootstrap seed"),
+    interval: str = typer.Option("normal", "--interval", help="Analytic intervals: normal, or "
+                                 "t (t with n - 1 df for the coefficients whose reference, "
+                                 "irrCAC / Gwet 2014, uses it; normal for the others; ICC: F)"),
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
 ) -> None:
     """Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect on rankings.
@@ -80,6 +83,11 @@ def agree(
                                  param_hint="--repeats")
     if replicates < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--replicates")
+    from relkit.judging.agreement.ci import DISTRIBUTIONS
+
+    if interval not in DISTRIBUTIONS:
+        raise typer.BadParameter(f"expected one of {', '.join(DISTRIBUTIONS)}; got {interval!r}",
+                                 param_hint="--interval")
     found_gold = None
     if judgments:
         frame = read_files(judgments)
@@ -127,7 +135,10 @@ def agree(
     _say(f"relkit: {len(frame):,} judgments by {len(ratings.assessors)} assessors on "
          f"{len(ratings):,} items")
     result = analyse(ratings, threshold, gold=gold,
-                     opts=Options(replicates=replicates, seed=seed))
+                     opts=Options(replicates=replicates, seed=seed, interval=interval))
+    if result.graded.icc_dropped:
+        _say(f"relkit: ICC: {result.graded.icc_dropped:,} of {len(ratings):,} items were not "
+             "judged by every assessor and were left out (ICC needs complete ratings)")
     if runs:
         from relkit.judging.agreement.ir import effect
         from relkit.metrics.data import Run

@@ -20,7 +20,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from relkit.judging.agreement import ci
+from relkit.judging.agreement import ci, many
 from relkit.judging.agreement import variance as V
 from relkit.judging.agreement.frame import AgreementError
 from relkit.judging.agreement.pairwise import cohen_kappa, weight_matrix
@@ -176,6 +176,9 @@ class MultiStatistic:
     undefined_reason: str
     chance_corrected: bool = True
     se: Fn | None = None
+    parts: many.Parts | None = None     # (P_a, P_e) per batch row
+    t_reference: bool = True            # irrCAC/Gwet give its interval from t(n - 1)
+    t_pairable: bool = False            # ... with n the items judged twice or more (alpha)
 
 
 _ONE = "every pairable judgment is the same grade (expected disagreement is 0)"
@@ -184,20 +187,40 @@ _CHANCE1 = "chance agreement is 1"
 REGISTRY: Registry[MultiStatistic] = Registry("many-assessor statistic", AgreementError)
 REGISTRY.register(
     MultiStatistic("percent_agreement", percent_agreement, "no items", False,
-                   V.percent_agreement_se),
-    MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE, se=V.fleiss_se),
+                   V.percent_agreement_se, t_reference=False),
+    MultiStatistic("fleiss_kappa", fleiss_kappa, _ONE, se=V.fleiss_se,
+                   parts=many.parts("fleiss", "identity")),
     MultiStatistic("krippendorff_alpha_nominal", krippendorff_alpha("nominal"), _ONE,
-                   se=V.krippendorff_se("nominal")),
+                   se=V.krippendorff_se("nominal"), parts=many.alpha_parts("nominal"),
+                   t_pairable=True),
     MultiStatistic("krippendorff_alpha_ordinal", krippendorff_alpha("ordinal"), _ONE),
     MultiStatistic("krippendorff_alpha_interval", krippendorff_alpha("interval"), _ONE,
-                   se=V.krippendorff_se("interval")),
+                   se=V.krippendorff_se("interval"), parts=many.alpha_parts("interval"),
+                   t_pairable=True),
     MultiStatistic("krippendorff_alpha_ratio", krippendorff_alpha("ratio"),
-                   _ONE + ", or grades are not positive ratios", se=V.krippendorff_se("ratio")),
-    MultiStatistic("gwet_ac1", gwet_ac1, _CHANCE1, se=V.gwet_se("none")),
-    MultiStatistic("gwet_ac2_linear", _gwet("linear"), _CHANCE1, se=V.gwet_se("linear")),
+                   _ONE + ", or grades are not positive ratios", se=V.krippendorff_se("ratio"),
+                   parts=many.alpha_parts("ratio"), t_pairable=True),
+    MultiStatistic("gwet_ac1", gwet_ac1, _CHANCE1, se=V.gwet_se("none"),
+                   parts=many.parts("gwet", "identity")),
+    MultiStatistic("gwet_ac2_linear", _gwet("linear"), _CHANCE1, se=V.gwet_se("linear"),
+                   parts=many.parts("gwet", "linear")),
     MultiStatistic("gwet_ac2_quadratic", _gwet("quadratic"), _CHANCE1,
-                   se=V.gwet_se("quadratic")),
+                   se=V.gwet_se("quadratic"), parts=many.parts("gwet", "quadratic")),
 )
+# Gwet (2014) ch. 2-3: weighted Fleiss and Brennan-Prediger (see .many); on two grades
+# every weighting equals the unweighted coefficient (analysis.SAME_ON_BINARY).
+for _kind in ("linear", "quadratic", "ordinal"):
+    REGISTRY.register(MultiStatistic(
+        f"fleiss_kappa_{_kind}", many.coefficient("fleiss", _kind), _ONE,
+        se=many.se("fleiss", _kind), parts=many.parts("fleiss", _kind)))
+REGISTRY.register(MultiStatistic(
+    "gwet_ac2_ordinal", many.coefficient("gwet", "ordinal"), _CHANCE1,
+    se=many.se("gwet", "ordinal"), parts=many.parts("gwet", "ordinal")))
+for _kind in ("identity", "linear", "quadratic", "ordinal"):
+    REGISTRY.register(MultiStatistic(
+        "brennan_prediger" + ("" if _kind == "identity" else f"_{_kind}"),
+        many.coefficient("brennan_prediger", _kind), _CHANCE1,
+        se=many.se("brennan_prediger", _kind), parts=many.parts("brennan_prediger", _kind)))
 
 
 def _pairable_reason(n: int) -> str | None:
@@ -211,18 +234,21 @@ def _pairable_reason(n: int) -> str | None:
 _BOUNDS = (-np.inf, 1.0)       # analytic intervals: a coefficient never exceeds 1
 
 
-def _analytic(stat: MultiStatistic, se: float, v: float, level: float) -> Interval | None:
+def _analytic(stat: MultiStatistic, se: float, v: float, level: float, interval: str = "normal",
+              n: float | None = None) -> Interval | None:
+    """Normal, or with ``interval="t"`` and a t reference, t with n - 1 df (n: items judged)."""
     if not np.isfinite(se):
         return None
     bounds = (0.0, 1.0) if not stat.chance_corrected else _BOUNDS
-    return ci.normal(v, se, level, bounds)
+    df = n - 1 if (stat.t_reference and n is not None) else None
+    return ci.analytic(v, se, level, bounds, interval, df)
 
 
 def measure(stat: MultiStatistic, pat: Patterns, values: np.ndarray, *, level: float = 0.95,
-            replicates: int = 1000, seed: int = 0) -> Stat:
+            replicates: int = 1000, seed: int = 0, interval: str = "normal") -> Stat:
     """``stat`` over all items, with its analytic interval (if any) and a bootstrap one."""
     return per_topic(stat, pat, np.zeros(len(pat.item_pattern), dtype=np.int64), 1, values,
-                     level=level, replicates=replicates, seed=seed)[0]
+                     level=level, replicates=replicates, seed=seed, interval=interval)[0]
 
 
 def _on(fn: Fn, C: np.ndarray, values: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -239,18 +265,22 @@ def topic_weights(pat: Patterns, item_topic: np.ndarray, topics: int) -> np.ndar
 
 def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topics: int,
               values: np.ndarray, *, level: float = 0.95, replicates: int = 0,
-              seed: int = 0, boot_only_without_se: bool = False) -> list[Stat]:
+              seed: int = 0, boot_only_without_se: bool = False,
+              interval: str = "normal") -> list[Stat]:
     """``stat`` within each topic: values and analytic SEs in one vectorised call.
 
     The bootstrap (``replicates`` > 0) resamples each topic's own items, seeded
     by ``seed`` and the topic's position; with ``boot_only_without_se`` it runs
-    only for statistics that have no analytic SE.
+    only for statistics that have no analytic SE. ``interval="t"``: t-based analytic
+    intervals for the statistics whose reference (irrCAC, Gwet) uses them.
     """
     cc = stat.chance_corrected
     W = topic_weights(pat, item_topic, topics)
     P = len(pat.freq)
     vals = stat.compute(pat.counts, W, values) if P else np.full(topics, np.nan)
     ses = stat.se(pat.counts, W, values) if (P and stat.se is not None) else None
+    pa_pe = stat.parts(pat.counts, W, values) if (P and stat.parts is not None) else None
+    judged = W.sum(axis=1)
     pairable = W[:, pat.m >= 2].sum(axis=1).astype(int)
     boot = replicates > 0 and not (boot_only_without_se and stat.se is not None)
     out = []
@@ -265,14 +295,21 @@ def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topic
             out.append(undefined(stat.name, n, why, cc))
             continue
         v = float(vals[t])
-        analytic = _analytic(stat, float(ses[t]), v, level) if ses is not None else None
+        df_n = float(pairable[t] if stat.t_pairable else judged[t])
+        analytic = (_analytic(stat, float(ses[t]), v, level, interval, df_n)
+                    if ses is not None else None)
         b = None
         if boot:
             used = np.flatnonzero(W[t])
             C = pat.counts[used]
             b = ci.bootstrap_weights(partial(_on, stat.compute, C, values), W[t, used],
                                      replicates, seed + t, level)
-        out.append(defined(stat.name, v, n, cc).with_intervals(analytic, b))
+        st = defined(stat.name, v, n, cc).with_intervals(analytic, b)
+        if pa_pe is not None:
+            st = st.with_parts(float(pa_pe[0][t]), float(pa_pe[1][t]))
+        elif stat.name == "percent_agreement":
+            st = st.with_parts(v, None)
+        out.append(st)
     return out
 
 

@@ -223,6 +223,59 @@ def scott_pi_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(var, 0.0))
 
 
+def scott_parts(t: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted observed agreement and Scott's chance agreement from the pooled marginals."""
+    p, _ = _props(t)
+    m = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
+    return (w * p).sum(axis=(-2, -1)), np.einsum("...k,kl,...l->...", m, w, m)
+
+
+def _scott_w(kind: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def f(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+        from relkit.judging.agreement.weights import matrix
+
+        po, pe = scott_parts(t, matrix(values, kind))
+        return _div(po - pe, 1.0 - pe)
+    f.__doc__ = rf"""Scott's pi with {kind} weights: :math:`p_e = \sum_{{kl}} w_{{kl}} m_k m_l`
+    (Gwet 2014, section 3.2; ``irrCAC.table.CAC(weights=...).scott``)."""
+    return f
+
+
+def _scott_w_se(kind: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    r""":func:`scott_pi_se` with weights: :math:`\bar\pi_k = \sum_l w_{kl} m_l`."""
+    def se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+        from relkit.judging.agreement.weights import matrix
+
+        w = matrix(values, kind)
+        p, n = _props(t)
+        m = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
+        po, pe = scott_parts(t, w)
+        pi = _div(po - pe, 1 - pe)
+        pb = (m @ w + m @ w.T) / 2
+        dev = w - (1 - pi)[..., None, None] * (pb[..., :, None] + pb[..., None, :])
+        inner = (p * dev ** 2).sum(axis=(-2, -1))
+        var = _div(inner - (po - 2 * (1 - pi) * pe) ** 2, n * (1 - pe) ** 2)
+        return np.sqrt(np.maximum(var, 0.0))
+    return se
+
+
+def _parts_cohen(kind: Weights) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, ...]]:
+    return lambda t, values: kappa_parts(t, weight_matrix(values, kind))[:2]
+
+
+def _parts_scott(kind: str) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, ...]]:
+    def f(t: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:
+        from relkit.judging.agreement.weights import matrix
+
+        return scott_parts(t, matrix(values, kind))
+    return f
+
+
+def _parts_pabak(t: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:
+    po = percent_agreement(t, values)
+    return po, np.full_like(po, 1.0 / t.shape[-1])
+
+
 def _diff_se(i: tuple[int, int], j: tuple[int, int]) -> Callable[[np.ndarray, np.ndarray],
                                                                    np.ndarray]:
     """SE of a difference of two multinomial cell shares: (p_i + p_j - (p_i - p_j)^2) / n."""
@@ -262,6 +315,9 @@ class PairStatistic:
     chance_corrected: bool = True
     binary_only: bool = False
     bounds: tuple[float, float] = (-1.0, 1.0)   # analytic intervals are clipped to these
+    # (P_a, P_e) of a chance-corrected coefficient, per table
+    parts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, ...]] | None = None
+    t_reference: bool = False           # its reference (irrCAC) gives a t(n - 1) interval
 
 
 _ONE_GRADE = "chance agreement is 1 (both assessors used one and the same grade)"
@@ -269,12 +325,19 @@ REGISTRY: Registry[PairStatistic] = Registry("pairwise statistic", AgreementErro
 REGISTRY.register(
     PairStatistic("percent_agreement", percent_agreement, "no items", _prop_se,
                   chance_corrected=False, bounds=(0.0, 1.0)),
-    PairStatistic("cohen_kappa", cohen_kappa, _ONE_GRADE, _kappa_se("none")),
-    PairStatistic("cohen_kappa_linear", _cohen("linear"), _ONE_GRADE, _kappa_se("linear")),
+    PairStatistic("cohen_kappa", cohen_kappa, _ONE_GRADE, _kappa_se("none"),
+                  parts=_parts_cohen("none")),
+    PairStatistic("cohen_kappa_linear", _cohen("linear"), _ONE_GRADE, _kappa_se("linear"),
+                  parts=_parts_cohen("linear")),
     PairStatistic("cohen_kappa_quadratic", _cohen("quadratic"), _ONE_GRADE,
-                  _kappa_se("quadratic")),
-    PairStatistic("scott_pi", scott_pi, _ONE_GRADE, scott_pi_se),
-    PairStatistic("pabak", pabak, "no items", _pabak_se),
+                  _kappa_se("quadratic"), parts=_parts_cohen("quadratic")),
+    PairStatistic("scott_pi", scott_pi, _ONE_GRADE, scott_pi_se, parts=_parts_scott("identity"),
+                  t_reference=True),
+    PairStatistic("scott_pi_linear", _scott_w("linear"), _ONE_GRADE, _scott_w_se("linear"),
+                  parts=_parts_scott("linear"), t_reference=True),
+    PairStatistic("scott_pi_quadratic", _scott_w("quadratic"), _ONE_GRADE,
+                  _scott_w_se("quadratic"), parts=_parts_scott("quadratic"), t_reference=True),
+    PairStatistic("pabak", pabak, "no items", _pabak_se, parts=_parts_pabak),
     PairStatistic("prevalence_index", prevalence_index, "no items", _diff_se((1, 1), (0, 0)),
                   chance_corrected=False, binary_only=True),
     PairStatistic("bias_index", bias_index, "no items", _diff_se((1, 0), (0, 1)),
@@ -294,21 +357,27 @@ def get(name: str) -> PairStatistic:
 
 
 def measure(stat: PairStatistic, t: np.ndarray, values: np.ndarray, *, level: float = 0.95,
-            replicates: int = 1000, seed: int = 0) -> Stat:
+            replicates: int = 1000, seed: int = 0, interval: str = "normal") -> Stat:
     """``stat`` on one table, with its analytic interval (if any) and a bootstrap one."""
     return measure_many(stat, np.asarray(t)[None], values, level=level, replicates=replicates,
-                        seed=seed)[0]
+                        seed=seed, interval=interval)[0]
 
 
 def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
-                 level: float = 0.95, replicates: int = 1000, seed: int = 0) -> list[Stat]:
-    """``stat`` on each of a stack of tables (n, k, k): values and SEs in one call."""
+                 level: float = 0.95, replicates: int = 1000, seed: int = 0,
+                 interval: str = "normal") -> list[Stat]:
+    """``stat`` on each of a stack of tables (n, k, k): values and SEs in one call.
+
+    ``interval="t"``: a t(n - 1) analytic interval for statistics whose reference uses
+    one (``t_reference``), the normal one for the others.
+    """
     from relkit.judging.agreement import ci
 
     tables = np.asarray(tables)
     ns = tables.sum(axis=(-2, -1)).astype(int)
     vals = stat.compute(tables, values)
     ses = stat.se(tables, values) if stat.se is not None else None
+    parts = stat.parts(tables, values) if stat.parts is not None else None
     cc = stat.chance_corrected
     out = []
     for i, n in enumerate(ns.tolist()):
@@ -324,10 +393,16 @@ def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
             continue
         analytic = None
         if ses is not None and np.isfinite(ses[i]):
-            analytic = ci.normal(v, float(ses[i]), level, stat.bounds)
+            analytic = ci.analytic(v, float(ses[i]), level, stat.bounds, interval,
+                                   n - 1 if stat.t_reference else None)
         boot: Interval | None = None
         if replicates > 0:
             boot = ci.bootstrap_table(lambda b: stat.compute(b, values), tables[i], replicates,
                                       seed, level)
-        out.append(defined(stat.name, v, n, cc).with_intervals(analytic, boot))
+        st = defined(stat.name, v, n, cc).with_intervals(analytic, boot)
+        if parts is not None:
+            st = st.with_parts(float(parts[0][i]), float(parts[1][i]))
+        elif stat.name == "percent_agreement":
+            st = st.with_parts(v, None)
+        out.append(st)
     return out

@@ -7,7 +7,7 @@ give ``status="undefined"`` and a reason: never NaN, never a silent 1.0.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 Status = Literal["ok", "undefined"]
@@ -42,6 +42,10 @@ class Interval:
     se: float | None = None            # analytic standard error
     replicates: int | None = None      # bootstrap: replicates with a defined value
     seed: int | None = None
+    # analytic: the reference distribution of the interval ("normal", "t" with ``df``
+    # degrees of freedom, as irrCAC/Gwet use for their coefficients, or "F" for the ICC)
+    distribution: str = "normal"
+    df: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class Stat:
     analytic: Interval | None = None
     bootstrap: Interval | None = None
     chance_corrected: bool = True
+    pa: float | None = None             # observed agreement P_a of a chance-corrected coefficient
+    pe: float | None = None             # its chance agreement P_e (None: no chance term)
 
     @property
     def band(self) -> str | None:
@@ -67,9 +73,14 @@ class Stat:
 
     def with_intervals(self, analytic: Interval | None = None,
                        bootstrap: Interval | None = None) -> Stat:
-        return Stat(self.name, self.value, self.n, self.status, self.reason,
-                    analytic or self.analytic, bootstrap or self.bootstrap,
-                    self.chance_corrected)
+        return replace(self, analytic=analytic or self.analytic,
+                       bootstrap=bootstrap or self.bootstrap)
+
+    def with_parts(self, pa: float | None, pe: float | None) -> Stat:
+        """The same statistic with its observed and chance agreement (NaN: not given)."""
+        def ok(x: float | None) -> float | None:
+            return float(x) if x is not None and math.isfinite(x) else None
+        return replace(self, pa=ok(pa), pe=ok(pe))
 
     def to_dict(self) -> dict[str, Any]:
         def iv(i: Interval | None) -> dict[str, Any] | None:
@@ -78,6 +89,10 @@ class Stat:
             d: dict[str, Any] = {"low": i.low, "high": i.high, "level": i.level}
             if i.se is not None:
                 d["se"] = i.se
+            if i.method == "analytic":
+                d["distribution"] = i.distribution
+                if i.df is not None:
+                    d["df"] = i.df
             if i.replicates is not None:
                 d["replicates"] = i.replicates
                 d["seed"] = i.seed
@@ -85,6 +100,7 @@ class Stat:
 
         return {"value": self.value, "n": self.n, "status": self.status,
                 "reason": self.reason or None, "band": self.band,
+                "pa": self.pa, "pe": self.pe,
                 "analytic": iv(self.analytic), "bootstrap": iv(self.bootstrap)}
 
 

@@ -54,14 +54,16 @@ def cell(s: Stat) -> str:
 def _overall(lv: Level) -> Section:
     rows = []
     for name, s in lv.overall.items():
-        rows.append([name, num(s.value), str(s.n),
+        rows.append([name, num(s.value), str(s.n), num(s.pa), num(s.pe),
                      f"{s.analytic.low:.3f}–{s.analytic.high:.3f}" if s.analytic else "-",
                      f"{s.bootstrap.low:.3f}–{s.bootstrap.high:.3f}" if s.bootstrap else "-",
                      s.band or "-", s.reason or ""])
     return Section(f"All assessors ({lv.name})",
-                   ["statistic", "value", "n", "analytic CI", "bootstrap CI", "Landis-Koch",
-                    "note"], rows,
-                   "n: items judged by two or more assessors (pairs, for the mean pairwise kappa)",
+                   ["statistic", "value", "n", "P_a", "P_e", "analytic CI", "bootstrap CI",
+                    "Landis-Koch", "note"], rows,
+                   "n: items judged by two or more assessors (pairs, for the mean pairwise "
+                   "kappa; for ICC, items judged by every assessor); P_a, P_e: observed and "
+                   "chance agreement, value = (P_a - P_e)/(1 - P_e)",
                    f"overall-{lv.name}")
 
 

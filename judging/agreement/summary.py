@@ -57,6 +57,10 @@ def headline(a: Analysis) -> Headline:
     if peers > 2:
         names.append(("Fleiss' kappa", "fleiss_kappa"))
     names += [("Krippendorff's alpha", None), ("Gwet's AC1", "gwet_ac1")]
+    icc = lvs[0].overall.get("icc_2_1")
+    if icc is not None and icc.value is not None:
+        # only when every assessor judged common items (crowd data: undefined, not shown)
+        names.append(("ICC(2,1), absolute agreement", "icc_2_1"))
     rows = []
     for label, key in names:
         stats = [lv.overall.get(key or _alpha_name(lv)) for lv in lvs]
