@@ -68,15 +68,23 @@ def mean_squares(x: np.ndarray) -> tuple[float, float, float, float]:
     ssc = n * ((x.mean(axis=0) - grand) ** 2).sum()
     sst = ((x - grand) ** 2).sum()
     sse = sst - ssr - ssc
+    # The sums of squares come from differences of sums: a part that is 0 in exact
+    # arithmetic comes out as rounding noise (+-1e-16 of the total), which would then
+    # divide into an ICC of -1e16 in one judge order and be undefined in another.
+    # Noise is snapped to 0 so a degenerate form is undefined in every order.
+    tiny = 1e-12 * sst
+    ssr, ssc, sse = (0.0 if v <= tiny else v for v in (ssr, ssc, sse))
     return (ssr / (n - 1), ssc / (k - 1), sse / ((n - 1) * (k - 1)),
             (ssc + sse) / (n * (k - 1)))
 
 
-def _div(a: float, b: float) -> float:
+def _div(a: float, b: float, scale: float = 0.0) -> float:
     """Every denominator here is a sum of mean squares that should be positive; with
     degenerate data the ANOVA estimate can be 0 or negative (ICC(2,k) of 4.0 on 3 x 2
-    data), and a value there would be an artefact, not an ICC: undefined instead."""
-    return a / b if b > 0 else float("nan")
+    data), and a value there would be an artefact, not an ICC: undefined instead.
+    A combination of mean squares that is 0 in exact arithmetic comes out as rounding
+    noise: below ``1e-12 * scale`` (the sum of the mean squares) it counts as 0."""
+    return a / b if b > 1e-12 * scale else float("nan")
 
 
 def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
@@ -94,18 +102,19 @@ def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
     if n < 2 or k < 2:
         return {f: ICC(f, nan, nan, nan, nan, nan, nan, n, k) for f in FORMS}
     msr, msc, mse, msw = mean_squares(x)
+    scale = msr + msc + mse + msw
     a = 1 - level
     with np.errstate(invalid="ignore", divide="ignore"):
-        icc1 = _div(msr - msw, msr + (k - 1) * msw)
-        icc2 = _div(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n)
-        icc3 = _div(msr - mse, msr + (k - 1) * mse)
-        f1, df1, df1w = _div(msr, msw), n - 1, n * (k - 1)
-        f3, df3 = _div(msr, mse), (n - 1) * (k - 1)
+        icc1 = _div(msr - msw, msr + (k - 1) * msw, scale)
+        icc2 = _div(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n, scale)
+        icc3 = _div(msr - mse, msr + (k - 1) * mse, scale)
+        f1, df1, df1w = _div(msr, msw, scale), n - 1, n * (k - 1)
+        f3, df3 = _div(msr, mse, scale), (n - 1) * (k - 1)
         f1l = f1 / fdist.ppf(1 - a / 2, df1, df1w)
         f1u = f1 * fdist.ppf(1 - a / 2, df1w, df1)
         f3l = f3 / fdist.ppf(1 - a / 2, df1, df3)
         f3u = f3 * fdist.ppf(1 - a / 2, df3, df1)
-        fj = _div(msc, mse)
+        fj = _div(msc, mse, scale)
         # Satterthwaite's df for ICC(2,1) (McGraw & Wong 1996, Table 7, case 2A)
         vn = df3 * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         vd = df1 * k ** 2 * icc2 ** 2 * fj ** 2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
@@ -118,10 +127,10 @@ def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
             "icc1": (icc1, (f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1), f1, df1w),
             "icc2": (icc2, l2, u2, f3, df3),
             "icc3": (icc3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1), f3, df3),
-            "icc1k": (_div(msr - msw, msr), 1 - 1 / f1l, 1 - 1 / f1u, f1, df1w),
-            "icc2k": (_div(msr - mse, msr + (msc - mse) / n), l2 * k / (1 + l2 * (k - 1)),
+            "icc1k": (_div(msr - msw, msr, scale), 1 - 1 / f1l, 1 - 1 / f1u, f1, df1w),
+            "icc2k": (_div(msr - mse, msr + (msc - mse) / n, scale), l2 * k / (1 + l2 * (k - 1)),
                       u2 * k / (1 + u2 * (k - 1)), f3, df3),
-            "icc3k": (_div(msr - mse, msr), 1 - 1 / f3l, 1 - 1 / f3u, f3, df3),
+            "icc3k": (_div(msr - mse, msr, scale), 1 - 1 / f3l, 1 - 1 / f3u, f3, df3),
         }
     return {name: ICC(name, float(val), float(lo), float(hi), float(fs), float(df1), float(d2),
                       n, k) for name, (val, lo, hi, fs, d2) in out.items()}
