@@ -217,7 +217,10 @@ def reuse_cmd(
     """Leave-one-run-out (or group-out) reusability: score drop, rank drop, Kendall's tau.
 
     Also says (stderr) the pool's estimated bias against a new system: the mean
-    drop, to add to a non-contributing system's score (Webber & Park, SIGIR 2009).
+    drop, to add to a non-contributing system's score (Webber & Park, SIGIR 2009),
+    and for P@10 the share of a new run's unjudged top-10 documents estimated
+    relevant, from what the left-out runs lost in precision and anti-precision
+    (after Lipani, Lupu & Hanbury, SIGIR 2015): P@10 + share x unjudged@10.
 
     Example: relkit pool-reuse qrels.txt runs/*/*.txt --depth 50 --group-by dir
     """
@@ -227,12 +230,20 @@ def reuse_cmd(
     _check_measure(measure)
     _table_options(fmt, output)
     loaded = load_runs(runs)
-    rows = leave_out(_read_qrels(qrels), loaded, depth, _groups(runs, group_by, group_file),
-                     measure)
+    q = _read_qrels(qrels)   # once: '-' is stdin
+    groups = _groups(runs, group_by, group_file)
+    rows = leave_out(q, loaded, depth, groups, measure)
     bias = pool_bias(rows)
     _say(f"relkit: estimated pool bias against a new system (Webber & Park 2009): "
          f"{measure} +{bias.adjustment:.4f} (mean leave-out drop over {bias.runs} runs, "
          f"sd {bias.stdev:.4f}); add it to a non-contributing system's score")
+    from relkit.pooling.bias import anti_precision_split, leave_out_parts
+
+    split = anti_precision_split(leave_out_parts(q, loaded, depth, 10, groups))
+    _say(f"relkit: P@10 anti-precision split (after Lipani et al. 2015): {split.share:.1%} "
+         f"of a non-contributing run's unjudged top-10 documents estimated relevant "
+         f"(left-out runs lost P@10 {split.precision_lost:.4f}, anti-precision "
+         f"{split.anti_precision_lost:.4f}); its P@10 + {split.share:.4f} x unjudged@10")
     write_table(["left_out", "run", "removed", "removed_relevant", "full", "left_out_score",
                  "drop", "rank_full", "rank_left_out", "rank_drop", "tau"],
                 [[r.name, r.run, r.removed, r.removed_relevant, float(r.full),
