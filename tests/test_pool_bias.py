@@ -11,7 +11,7 @@ import pytest
 from helpers import SHARED
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
-from relkit.pooling.bias import Parts, anti_precision_split, leave_out_parts, parts
+from relkit.pooling.bias import Parts, anti_precision_split, leave_out_parts
 from relkit.pooling.depth import depth_pool, run_name
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.simulate import grades_of
