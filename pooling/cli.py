@@ -54,17 +54,21 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
         # (bench/pool_bench.py). Results, warnings and the first error come in
         # command-line order either way.
         pool = ThreadPoolExecutor(4 if big else 1)
+
+        def read(path: Path) -> tuple[Run, list[str]]:
+            # The rank check in the worker too: in the main thread it waited for the GIL.
+            run = Run.read(path)
+            return run, rank_disagreements(run) if warn else []
+
         try:
-            for done, (path, name, run) in enumerate(
-                    zip(paths, names, pool.map(Run.read, paths), strict=True), start=1):
+            for done, (path, name, (run, bad)) in enumerate(
+                    zip(paths, names, pool.map(read, paths), strict=True), start=1):
                 loaded[name] = run
                 bar.update(done)
-                if warn:
-                    bad = rank_disagreements(run)
-                    if bad:
-                        _say(f"relkit: warning: {path}: the rank column disagrees with the "
-                             f"scores on {len(bad)} topic(s) (first: {bad[0]}); scores decide, "
-                             "as in trec_eval")
+                if warn and bad:
+                    _say(f"relkit: warning: {path}: the rank column disagrees with the "
+                         f"scores on {len(bad)} topic(s) (first: {bad[0]}); scores decide, "
+                         "as in trec_eval")
         finally:
             pool.shutdown(cancel_futures=True)
     return loaded
