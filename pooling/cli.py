@@ -301,10 +301,16 @@ def simulate_cmd(
     level: int = typer.Option(1, "-l", "--level", help="Lowest grade that counts as relevant"),
     measure: str = typer.Option("map", "-m", "--measure", help="Measure for Kendall's tau"),
     plot_file: Path | None = typer.Option(None, "--plot", help="Write the curve (SVG or PNG)"),
+    stop: str | None = typer.Option(None, "--stop", help="Stop each topic of an adaptive "
+                                    "strategy early: knee, target or target:T (Cormack & "
+                                    "Grossman); static strategies judge their order"),
     fmt: str = FormatOpt,
     output: Path | None = OutputOpt,
 ) -> None:
     """Replay strategies against a complete qrels: relevant found, tau, Judged@10 per budget.
+
+    With --stop, the judged column counts what each adaptive strategy judged
+    before its rule stopped the topic, and stderr says how many topics stopped.
 
     Strategies: see `relkit pool-strategies`.
 
@@ -315,6 +321,12 @@ def simulate_cmd(
 
     plans = _plans(strategy, param)
     budgets = _parse_budgets(budget)
+    if stop is not None:
+        from relkit.metrics.core.options import option_value
+        from relkit.pooling.stopping import parse_stop
+
+        with option_value("--stop"):
+            parse_stop(stop)
     _check_measure(measure)
     _table_options(fmt, output)
     if plot_file is not None:  # before the simulation, not after it
@@ -326,7 +338,10 @@ def simulate_cmd(
             raise OptionError("--plot", f"{plot_file}: write an .svg, .png or .pdf file")
     sim = simulate(_read_qrels(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
                    level=level, measure=measure,
-                   progress=lambda label: _say(f"relkit: simulating {label}"))
+                   progress=lambda label: _say(f"relkit: simulating {label}"), stop=stop)
+    for label, at in sim.stopped.items():
+        _say(f"relkit: {label}: the {stop} rule stopped {len(at)} topic(s), after "
+             f"{sum(at.values()) / len(at):.1f} judgments on average")
     write_table(["strategy", "budget", "judged", "relevant", "found_share", "recall", "tau",
                  "judged@10"],
                 [[r.label, r.budget, r.judged, r.relevant, float(r.found_share),

@@ -236,3 +236,27 @@ def test_cli_pool_stop(tmp_path: Path) -> None:
     assert "stop target:3" in err
     code, out, err = run_cli(["status", "--db", str(db)])
     assert code == 0 and "stopped" not in out       # nothing judged yet
+
+
+def test_simulate_with_a_stopping_rule() -> None:
+    from relkit.metrics.data import Qrels
+    from relkit.pooling.simulate import Plan, simulate
+
+    cands, grades = synthetic(n_topics=2, n_docs=800, n_rel=160, n_runs=6)
+    runs = {r: Run.from_dict({t: {d: float(-k) for k, d in enumerate(cands.lists[t][r])}
+                              for t in cands.topics}) for r in cands.runs}
+    qrels = Qrels.from_dict(grades)
+    plans = [Plan("depth", "depth", {}), Plan("bandit", "bandit", {})]
+    free = simulate(qrels, runs, plans, [800])
+    ruled = simulate(qrels, runs, plans, [800], stop="knee")
+    pool = AdaptivePool("bandit", cands, {}, seed=0, stop="knee")
+    want = {}
+    for t in cands.topics:
+        pool.run(t, grades[t].__getitem__, 800)
+        want[t] = pool.stopped_after(t)
+    assert ruled.stopped == {"bandit": want} and free.stopped == {}
+    by = {(r.label, r.budget): r for r in ruled.rows}
+    assert by[("bandit", 800)].judged == sum(want.values())          # stopped early
+    assert by[("depth", 800)] == {(r.label, r.budget): r for r in free.rows}[("depth", 800)]
+    code, _, err = run_cli(["pool-simulate", "-", "--stop", "nope", "x.txt"])
+    assert code == 2 and "--stop" in err
