@@ -385,11 +385,16 @@ def status(db: str | None = DbOpt,
             [asdict(x) for x in halted]) + "\n}"
     elif halted:
         # Adaptive topics whose stopping rule said stop (short of their budget).
-        sep = "\t" if fmt == "tsv" else "  "
-        text += "\n\n" + "\n".join(sep.join(r) for r in [
-            ["stopped", "assessor", "pool", "rule", "judged", "budget"],
-            *[[x.topic, x.assessor, x.pool, x.rule, str(x.judged), str(x.budget)]
-              for x in halted]])
+        rows = [["stopped", "assessor", "pool", "rule", "judged", "budget"],
+                *[[x.topic, x.assessor, x.pool, x.rule, str(x.judged), str(x.budget)]
+                  for x in halted]]
+        if fmt == "tsv":
+            text += "\n\n" + "\n".join("\t".join(r) for r in rows)
+        else:
+            width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+            text += "\n\n" + "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width,
+                                                                               strict=True))
+                                        .rstrip() for r in rows)
     if output is not None:
         with open_output(output) as fp:
             fp.write(text + "\n")

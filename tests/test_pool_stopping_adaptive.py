@@ -8,6 +8,7 @@ without a rule.
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -212,6 +213,15 @@ def test_store_stops_the_primary_and_status_reports_it(db_url: str) -> None:
     assert (only.topic, only.assessor, only.pool, only.rule, only.judged, only.budget) == \
         ("1", "ann", "ad", "knee", s, 280)
     assert store.assessor("ann").next_item("1") is None   # a cold view agrees
+    code, out, err = run_cli(["status", "--db", db_url])
+    assert code == 0, err
+    assert out.splitlines()[-2:] == ["stopped  assessor  pool  rule  judged  budget",
+                                     f"1        ann       ad    knee  {s:<6}  280"]
+    code, out, err = run_cli(["status", "--db", db_url, "--format", "tsv"])
+    assert out.splitlines()[-1] == f"1\tann\tad\tknee\t{s}\t280"
+    code, out, err = run_cli(["status", "--db", db_url, "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["stopped"][0]["judged"] == s
 
 
 def test_cli_pool_stop(tmp_path: Path) -> None:
