@@ -409,8 +409,9 @@ def _stops(store: Any) -> list[Any]:
     from relkit.judging.schema import PoolRow
 
     with store.read() as s:
-        if not any('"stop"' in (p or "") for p in s.execute(select(PoolRow.params_json))
-                   .scalars()):
+        params = s.execute(select(PoolRow).with_only_columns(  # type: ignore[call-overload]
+            PoolRow.params_json)).scalars()
+        if not any('"stop"' in (p or "") for p in params):
             return []
     from relkit.judging.adaptive import stops
 

@@ -108,4 +108,5 @@ class Columns:
             line = line.combine_chunks()
         offs = np.frombuffer(line.buffers()[1], dtype=np.int32, count=len(line) + 1,
                              offset=4 * line.offset)
-        return line.buffers()[2].to_pybytes()[int(offs[0]):int(offs[-1])]
+        data: bytes = line.buffers()[2].to_pybytes()
+        return data[int(offs[0]):int(offs[-1])]
