@@ -25,7 +25,7 @@ What this module implements is the estimator above, the anti-precision
 split of the unjudged share; the paper's estimator was written from the
 paper's idea here, its exact form not re-checked against the printed
 equations in this session (see docs/pooling.md). The leave-one-run-out test
-on Cranfield (tests/test_pool_bias.py) shows the published direction: the
+on Cranfield (tests/test_pool_bias_split.py) shows the published direction: the
 corrected P@10 of a left-out run is closer to its full-pool value than the
 uncorrected one, on average.
 """
