@@ -30,6 +30,11 @@ as for a static pool.
   available once the primary has been shown it. So agreement is measured on
   documents the strategy chose, and a second assessor cannot change the choices.
 * Gold pairs and ``--order`` do not apply (the strategy decides what is shown).
+* **Stopping rule** (``relkit pool ... --stop knee|target[:T]``, stored in the
+  definition): once the primary's judgments meet it, the topic offers no new
+  document (the TUI shows the topic complete, short of its budget) and
+  ``relkit status`` names the topic, the rule and the judgments it took
+  (:func:`stops`). Like the picks, it is a pure function of the history.
 
 Speed: each assessor's view keeps one :class:`Picker`, which keeps one
 :class:`_Driver` per topic (the strategy's state and the last history id it has
@@ -58,6 +63,7 @@ from sqlmodel import Session, col
 from relkit.judging.database import Database, DocLookup, now
 from relkit.judging.models import Assigned, AssignSummary, PoolEntryIn, PoolSummary, StoreError
 from relkit.judging.schema import (
+    AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
     DocumentRow,
@@ -71,6 +77,7 @@ from relkit.pooling.build import split_budget
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import natural
+from relkit.pooling.stopping import parse_stop
 from relkit.pooling.strategies import get
 
 KEY = "adaptive"
@@ -90,6 +97,7 @@ class Definition:
     total: int | None = None           # or a global budget split across topics
     level: int = 1                     # lowest relevant grade (the scale's threshold)
     max_grade: int = 1                 # full gain (graded strategies)
+    stop: str | None = None            # a stopping rule: knee, target, target:T
 
     def validated(self) -> Definition:
         s = get(self.strategy)
@@ -102,8 +110,10 @@ class Definition:
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise PoolingError(f"The '{what}' parameter of adaptive pooling must be an "
                                    f"int >= 1; got {v!r}")
+        rule = parse_stop(self.stop)
         return Definition(self.strategy, s.validate(self.params), self.seed, self.budget,
-                          self.total, self.level, self.max_grade)
+                          self.total, self.level, self.max_grade,
+                          None if rule is None else str(rule))
 
     def quotas(self, sizes: Mapping[str, int]) -> dict[str, int]:
         """Documents to pick per topic: the budget, never more than the candidates."""
@@ -113,7 +123,10 @@ class Definition:
         return {t: min(self.budget, n) for t, n in sizes.items()}
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if out["stop"] is None:
+            del out["stop"]  # a pool without a rule keeps the digest it had before rules
+        return out
 
     @classmethod
     def of_pool(cls, row: PoolRow) -> Definition | None:
@@ -144,7 +157,7 @@ def import_pool(store: Database, cands: Candidates, definition: Definition, *, n
     scale = store.scale()
     d = definition.validated()
     d = Definition(d.strategy, d.params, d.seed, d.budget, d.total,
-                   level=scale.threshold, max_grade=max(scale.values))
+                   level=scale.threshold, max_grade=max(scale.values), stop=d.stop)
     params = {**dict(extra or {}), KEY: d.to_json()}
     # The digest identifies a pool by its pairs; an adaptive pool over the same
     # candidates as a depth pool (or with another seed) is a different pool.
@@ -259,7 +272,7 @@ class Picker:
                 raise StoreError(f"pool {prow.name!r} is not adaptive")
             cands = candidates(s, a.pool_id, a.topic_id, topic)
             pool = AdaptivePool(d.strategy, cands, d.params, seed=d.seed, level=d.level,
-                                max_grade=d.max_grade)
+                                max_grade=d.max_grade, stop=d.stop)
             drv = _Driver(pool, frozenset(cands.provenance(topic)))
             self._drivers[topic] = drv
         # Only judgments newer than the last one seen: usually none (an index probe).
@@ -282,6 +295,15 @@ class Picker:
             else:
                 drv.pool.skip(topic, doc)
         return drv
+
+    def stopped(self, a: Assigned, topic: str) -> tuple[str, int] | None:
+        """The stopping rule's verdict on a primary assignment: (why, judgments) or None."""
+        if a.follows_id is not None:
+            return None  # overlap assessors follow the primary's sequence
+        with self.db.read() as s:
+            pool = self._driver(s, a, topic).pool
+            why = pool.stopped(topic)
+            return None if why is None else (why, pool.stopped_after(topic) or 0)
 
     def _followed(self, s: Session, a: Assigned, n: int, topic: str) -> str | None:
         """The overlap assessor's (n+1)-th document: a sampled position of the primary's."""
@@ -336,3 +358,48 @@ class Picker:
                 continue
         raise StoreError(f"topic {topic!r}: could not add the next document (another "
                          "session keeps adding items to this assignment)")
+
+
+# -- stopping rules ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stopped:
+    """A topic whose stopping rule said stop (``relkit status``)."""
+
+    topic: str
+    assessor: str
+    pool: str
+    rule: str
+    judged: int          # the primary's judgments when the rule said stop
+    budget: int
+    reason: str
+
+
+def stops(store: Database) -> list[Stopped]:
+    """Every primary assignment of an adaptive pool with a stopping rule that has stopped.
+
+    Reads only: each is the replay :class:`Picker` does for the assessor.
+    """
+    with store.read() as s:
+        pools = {p.id: p for p in s.execute(select(PoolRow)).scalars()}
+        ruled = {pid: d for pid, p in pools.items()
+                 if (d := Definition.of_pool(p)) is not None and d.stop}
+        if not ruled:
+            return []
+        rows = s.execute(
+            select(AssignmentRow.id, AssignmentRow.assessor_id, AssessorRow.name,
+                   AssignmentRow.topic_id, TopicRow.key, AssignmentRow.pool_id,
+                   AssignmentRow.quota, TopicRow.collection_id)
+            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
+            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
+            .where(col(AssignmentRow.pool_id).in_(list(ruled)),
+                   col(AssignmentRow.follows_id).is_(None))).all()
+    out = []
+    pickers: dict[int, Picker] = {}
+    for aid, who_id, who, tid, topic, pid, quota, cid in rows:
+        picker = pickers.setdefault(who_id, Picker(store, who_id, who, cid))
+        verdict = picker.stopped(Assigned(tid, aid, quota or 0, pid, True, None), topic)
+        if verdict is not None:
+            d = ruled[pid]
+            out.append(Stopped(topic, who, pools[pid].name, str(d.stop), verdict[1],
+                               quota or 0, verdict[0]))
+    return sorted(out, key=lambda x: (natural(x.topic), x.assessor))

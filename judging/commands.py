@@ -134,6 +134,10 @@ def pool(
     floor: int | None = typer.Option(None, "--floor", help="Hybrid: every run's top K first "
                                      "(never cut by the budget), then the strategy fills the "
                                      "budget (static strategies)"),
+    stop: str | None = typer.Option(None, "--stop", help="Adaptive: stop a topic early by "
+                                    "Cormack & Grossman's knee or target method: knee, "
+                                    "target or target:T (T relevant in a random sample "
+                                    "first; default 10)"),
 ) -> None:
     """Pool runs with a strategy: to a file (-o), into a judging database (--db), or stdout.
 
@@ -146,6 +150,8 @@ def pool(
     Example: relkit pool runs/*.txt --depth 20 --db project.db
 
     Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --db project.db
+
+    Example: relkit pool runs/*.txt --strategy bandit --budget 500 --stop knee --db project.db
 
     Example: relkit pool runs/*.txt --groups teams.txt --runs-per-group 1 --depth 100 -o pool.tsv
     """
@@ -177,8 +183,11 @@ def pool(
                                      "depth and budget)", param_hint="--depth-of" if depth_of
                                      else "--budget-of" if topic_budgets else "--floor")
         _pool_adaptive(runs, strategy, params, depth, budget, total, topics, into, output,
-                       pool_name, docs, docs_format, seed)
+                       pool_name, docs, docs_format, seed, stop)
         return
+    if stop is not None:
+        raise typer.BadParameter("is for adaptive strategies (a static pool is judged "
+                                 "whole)", param_hint="--stop")
     store = _open(into) if into is not None else None  # a bad --db fails before pooling
     loaded = load_runs(runs)
     with option_value("--depth-of"):
@@ -254,7 +263,8 @@ def _doc_lookup(store: Store, docs: Path | None, docs_format: str | None) -> Any
 def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], depth: int,
                    budget: int | None, total: int | None, topics: list[str] | None,
                    into: str | None, output: Path | None, pool_name: str | None,
-                   docs: Path | None, docs_format: str | None, seed: int) -> None:
+                   docs: Path | None, docs_format: str | None, seed: int,
+                   stop: str | None = None) -> None:
     import hashlib
 
     from relkit.judging.adaptive import Definition, import_pool
@@ -266,7 +276,12 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
         raise PoolingError(f"{strategy!r} is adaptive: it picks each document as judgments "
                            "arrive, so there is no pool file to write; import it with --db "
                            "DB (or replay it against qrels with `relkit pool-simulate`)")
-    definition = Definition(strategy, params, seed, budget, total).validated()
+    from relkit.metrics.core.options import option_value
+    from relkit.pooling.stopping import parse_stop
+
+    with option_value("--stop"):
+        parse_stop(stop)
+    definition = Definition(strategy, params, seed, budget, total, stop=stop).validated()
     store = _open(into)
     loaded = load_runs(runs)
     cands = Candidates.from_runs(loaded, depth, topics)
@@ -279,8 +294,9 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
                           lookup=_doc_lookup(store, docs, docs_format),
                           extra={"depth": depth, "runs": files}, source=str(runs[0]))
     per = f"{budget} per topic" if budget is not None else f"{total} in all"
+    rule = f", stop {definition.stop}" if definition.stop else ""
     _say(f"relkit: imported adaptive pool {summary.name!r} ({strategy}, seed {seed}, budget "
-         f"{per}): {summary.entries:,} candidates over {summary.topics} topics, "
+         f"{per}{rule}): {summary.entries:,} candidates over {summary.topics} topics, "
          f"{summary.new_documents:,} documents copied in")
 
 
@@ -360,12 +376,46 @@ def status(db: str | None = DbOpt,
         from relkit.metrics.core.errors import check_output
 
         check_output(output)
-    st = get_status(_read(db))
+    store = _read(db)
+    st = get_status(store)
+    text = _status_text(st, fmt)
+    halted = _stops(store)
+    if halted and fmt == "json":
+        text = text[:-2] + ',\n  "stopped": ' + json.dumps(
+            [asdict(x) for x in halted]) + "\n}"
+    elif halted:
+        # Adaptive topics whose stopping rule said stop (short of their budget).
+        rows = [["stopped", "assessor", "pool", "rule", "judged", "budget"],
+                *[[x.topic, x.assessor, x.pool, x.rule, str(x.judged), str(x.budget)]
+                  for x in halted]]
+        if fmt == "tsv":
+            text += "\n\n" + "\n".join("\t".join(r) for r in rows)
+        else:
+            width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+            text += "\n\n" + "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width,
+                                                                               strict=True))
+                                        .rstrip() for r in rows)
     if output is not None:
         with open_output(output) as fp:
-            fp.write(_status_text(st, fmt) + "\n")
+            fp.write(text + "\n")
         return
-    typer.echo(_status_text(st, fmt))
+    typer.echo(text)
+
+
+def _stops(store: Any) -> list[Any]:
+    """The stopping rules' verdicts, if any pool has a rule (only then the strategies load)."""
+    from sqlalchemy import select
+
+    from relkit.judging.schema import PoolRow
+
+    with store.read() as s:
+        params = s.execute(select(PoolRow).with_only_columns(  # type: ignore[call-overload]
+            PoolRow.params_json)).scalars()
+        if not any('"stop"' in (p or "") for p in params):
+            return []
+    from relkit.judging.adaptive import stops
+
+    return stops(store)
 
 
 def _status_text(st: Any, fmt: str) -> str:

@@ -20,6 +20,22 @@ for a topic, show the document, and :meth:`~AdaptivePool.record` the grade.
   that retrieved it) use it, the others skip it.
 * A skipped document (:meth:`~AdaptivePool.skip`) is set aside: never offered
   again, nothing learned from it.
+
+**Stopping rules** (``stop``, :mod:`relkit.pooling.stopping`; Cormack & Grossman,
+SIGIR 2016). Once a topic's rule says stop, :meth:`~AdaptivePool.next` returns
+None and :meth:`~AdaptivePool.stopped` says why.
+
+* ``knee``: checked after every judgment of the topic (skips do not count).
+* ``target:T`` (``target``: T = 10): the topic starts with a simple random sample
+  of its candidates (a generator of its own, seeded from ``(seed, "target",
+  topic)``), judged until it holds T relevant documents: the target set. Only
+  then does the strategy pick. The sample's judgments are kept from the
+  strategy, so its review is independent of the sample, as the method's
+  guarantee needs; when the strategy picks a document the sample judged, its
+  grade is known: it is recorded at once (not shown again, not a new
+  judgment) and the strategy learns from it then. The topic stops when the
+  strategy has picked every target document. A sample without any relevant
+  document judged every candidate: the topic stops there.
 """
 
 from __future__ import annotations
@@ -33,6 +49,7 @@ import numpy as np
 
 from relkit.pooling.candidates import Candidates, TopicMatrix
 from relkit.pooling.errors import PoolingError
+from relkit.pooling.stopping import KneeState, StopRule, parse_stop
 from relkit.pooling.strategies import Policy, get
 
 
@@ -50,6 +67,16 @@ class _Topic:
     judged: np.ndarray
     pending: int | None = None
     count: int = 0
+    knee: KneeState | None = None
+    # The target method: its sample order and position, the sample's gains
+    # (hidden from the strategy), the target set and the target documents the
+    # strategy has not picked yet; sampling until ``left`` is set.
+    sample: list[int] | None = None
+    at: int = 0
+    sampled: dict[int, float] | None = None
+    left: set[int] | None = None
+    targets: int = 0
+    stopped: str | None = None
 
 
 class AdaptivePool:
@@ -63,11 +90,12 @@ class AdaptivePool:
     seed : base seed of every topic's generator.
     level : lowest grade that counts as relevant.
     max_grade : grade that counts as full gain (graded strategies).
+    stop : a stopping rule: ``"knee"``, ``"target"``, ``"target:T"`` (see the module doc).
     """
 
     def __init__(self, strategy: str, candidates: Candidates,
                  params: Mapping[str, Any] | None = None, *, seed: int = 0, level: int = 1,
-                 max_grade: int = 1) -> None:
+                 max_grade: int = 1, stop: str | StopRule | None = None) -> None:
         self.strategy = get(strategy)
         if self.strategy.kind != "adaptive":
             raise PoolingError(f"{strategy!r} is a static strategy; build its pool with "
@@ -77,6 +105,7 @@ class AdaptivePool:
         self.seed = seed
         self.level = level
         self.max_grade = max(max_grade, level, 1)
+        self.stop = parse_stop(stop)
         self.log: list[Judgment] = []
         self._topics: dict[str, _Topic] = {}
 
@@ -91,15 +120,79 @@ class AdaptivePool:
             assert self.strategy.policy is not None
             st = _Topic(m, self.strategy.policy(m, self.params, rng),
                         np.zeros(len(m.docs), dtype=bool))
+            if self.stop is not None and self.stop.method == "knee":
+                st.knee = KneeState()
+            elif self.stop is not None:
+                st.sample = list(range(len(m.docs)))
+                random.Random(f"{self.seed}:target:{topic}").shuffle(st.sample)
+                st.sampled = {}
             self._topics[topic] = st
         return st
 
+    def _relevant(self, grade: int) -> bool:
+        return grade >= self.level
+
+    def _gain(self, grade: int) -> float:
+        return 0.0 if grade < self.level else min(grade, self.max_grade) / self.max_grade
+
+    def _sampling(self, st: _Topic) -> bool:
+        """In the target method's sample? Ends it when the target set is complete."""
+        if st.sample is None or st.left is not None:
+            return False
+        assert self.stop is not None and st.sampled is not None
+        while st.at < len(st.sample) and (st.judged[st.sample[st.at]]
+                                          or st.sample[st.at] in st.sampled):
+            st.at += 1  # judged out of turn or skipped: not sampled again
+        if st.targets < self.stop.target and st.at < len(st.sample):
+            return True
+        st.left = {i for i, g in st.sampled.items() if g > 0}
+        if not st.left:
+            st.stopped = (f"target:{self.stop.target}: the sample judged all {st.count} "
+                          "candidates and found nothing relevant")
+        return False
+
     def next(self, topic: str) -> str | None:
-        """The next document to judge for ``topic`` (None when all are judged)."""
+        """The next document to judge for ``topic`` (None when all are judged or the
+        stopping rule says stop)."""
         st = self._topic(topic)
-        if st.pending is None:
-            st.pending = st.policy.choose(st.judged)
+        if st.pending is None and st.stopped is None:
+            if self._sampling(st):
+                assert st.sample is not None
+                st.pending = st.sample[st.at]
+            else:
+                st.pending = self._choose(st)
         return None if st.pending is None else st.m.docs[st.pending]
+
+    def _choose(self, st: _Topic) -> int | None:
+        while st.stopped is None:
+            i = st.policy.choose(st.judged)
+            if i is None or st.sampled is None or i not in st.sampled:
+                return i
+            # A document the target sample judged: its grade is known, the strategy
+            # learns it now (as if it had just been judged) and picks again.
+            st.judged[i] = True
+            st.policy.update(i, st.sampled[i], True)
+            assert st.left is not None and self.stop is not None
+            st.left.discard(i)
+            if not st.left:
+                st.stopped = (f"target:{self.stop.target}: every target document found "
+                              f"after {st.count} judgments")
+        return None
+
+    def stopped(self, topic: str) -> str | None:
+        """Why the stopping rule stopped ``topic`` (None: it has not, or there is no rule)."""
+        st = self._topic(topic)
+        if st.stopped is None and st.pending is None and st.sample is not None \
+                and st.left is None:
+            self.next(topic)  # the target method decides on the next pick
+        return st.stopped
+
+    def stopped_after(self, topic: str) -> int | None:
+        """Judgments of ``topic`` when its rule said stop (None: it has not)."""
+        st = self._topic(topic)
+        if self.stopped(topic) is None:
+            return None
+        return st.knee.stopped_at if st.knee is not None else st.count
 
     def record(self, topic: str, doc: str, grade: int) -> None:
         """Record a judgment; the strategy learns from it."""
@@ -107,14 +200,22 @@ class AdaptivePool:
         i = st.m.index.get(doc)
         if i is None:
             raise PoolingError(f"document {doc!r} is not a candidate of topic {topic!r}")
-        if st.judged[i]:
+        if st.judged[i] or (st.sampled is not None and i in st.sampled):
             raise PoolingError(f"topic {topic!r} document {doc!r} is already judged")
         pulled = st.pending == i
-        st.judged[i] = True
         st.pending = None
         st.count += 1
-        gain = 0.0 if grade < self.level else min(grade, self.max_grade) / self.max_grade
-        st.policy.update(i, gain, pulled)
+        gain = self._gain(grade)
+        if self._sampling(st):
+            # The target sample: kept from the strategy until it picks this document.
+            assert st.sampled is not None
+            st.sampled[i] = gain
+            st.targets += self._relevant(grade)
+        else:
+            st.judged[i] = True
+            st.policy.update(i, gain, pulled)
+        if st.knee is not None and st.knee.add(self._relevant(grade)) and st.stopped is None:
+            st.stopped = f"knee: slope ratio reached after {st.knee.stopped_at} judgments"
         self.log.append(Judgment(topic, doc, grade))
 
     def skip(self, topic: str, doc: str) -> None:
@@ -124,7 +225,7 @@ class AdaptivePool:
         i = st.m.index.get(doc)
         if i is None:
             raise PoolingError(f"document {doc!r} is not a candidate of topic {topic!r}")
-        if st.judged[i]:
+        if st.judged[i] or (st.sampled is not None and i in st.sampled):
             raise PoolingError(f"topic {topic!r} document {doc!r} is already judged")
         st.judged[i] = True
         st.pending = None

@@ -183,6 +183,8 @@ def _depth_fast(runs: Mapping[str, Run], params: dict[str, Any], topics: Sequenc
     k = params["depth"]
     # Cut at the candidates' depth, not k: the provenance lists every candidate rank.
     full = depth_pool(runs, depth, topics)
+    if isinstance(depth, int) and depth <= k and budget.none and total is None:
+        return full               # every candidate is within k, nothing cut: still arrays
     if isinstance(depth, int) and depth <= k:
         entries = list(full)      # every candidate is within k
     else:

@@ -54,17 +54,21 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
         # (bench/pool_bench.py). Results, warnings and the first error come in
         # command-line order either way.
         pool = ThreadPoolExecutor(4 if big else 1)
+
+        def read(path: Path) -> tuple[Run, list[str]]:
+            # The rank check in the worker too: in the main thread it waited for the GIL.
+            run = Run.read(path)
+            return run, rank_disagreements(run) if warn else []
+
         try:
-            for done, (path, name, run) in enumerate(
-                    zip(paths, names, pool.map(Run.read, paths), strict=True), start=1):
+            for done, (path, name, (run, bad)) in enumerate(
+                    zip(paths, names, pool.map(read, paths), strict=True), start=1):
                 loaded[name] = run
                 bar.update(done)
-                if warn:
-                    bad = rank_disagreements(run)
-                    if bad:
-                        _say(f"relkit: warning: {path}: the rank column disagrees with the "
-                             f"scores on {len(bad)} topic(s) (first: {bad[0]}); scores decide, "
-                             "as in trec_eval")
+                if warn and bad:
+                    _say(f"relkit: warning: {path}: the rank column disagrees with the "
+                         f"scores on {len(bad)} topic(s) (first: {bad[0]}); scores decide, "
+                         "as in trec_eval")
         finally:
             pool.shutdown(cancel_futures=True)
     return loaded
@@ -217,7 +221,10 @@ def reuse_cmd(
     """Leave-one-run-out (or group-out) reusability: score drop, rank drop, Kendall's tau.
 
     Also says (stderr) the pool's estimated bias against a new system: the mean
-    drop, to add to a non-contributing system's score (Webber & Park, SIGIR 2009).
+    drop, to add to a non-contributing system's score (Webber & Park, SIGIR 2009),
+    and for P@10 the share of a new run's unjudged top-10 documents estimated
+    relevant, from what the left-out runs lost in precision and anti-precision
+    (after Lipani, Lupu & Hanbury, SIGIR 2015): P@10 + share x unjudged@10.
 
     Example: relkit pool-reuse qrels.txt runs/*/*.txt --depth 50 --group-by dir
     """
@@ -227,12 +234,20 @@ def reuse_cmd(
     _check_measure(measure)
     _table_options(fmt, output)
     loaded = load_runs(runs)
-    rows = leave_out(_read_qrels(qrels), loaded, depth, _groups(runs, group_by, group_file),
-                     measure)
+    q = _read_qrels(qrels)   # once: '-' is stdin
+    groups = _groups(runs, group_by, group_file)
+    rows = leave_out(q, loaded, depth, groups, measure)
     bias = pool_bias(rows)
     _say(f"relkit: estimated pool bias against a new system (Webber & Park 2009): "
          f"{measure} +{bias.adjustment:.4f} (mean leave-out drop over {bias.runs} runs, "
          f"sd {bias.stdev:.4f}); add it to a non-contributing system's score")
+    from relkit.pooling.bias import anti_precision_split, leave_out_parts
+
+    split = anti_precision_split(leave_out_parts(q, loaded, depth, 10, groups))
+    _say(f"relkit: P@10 anti-precision split (after Lipani et al. 2015): {split.share:.1%} "
+         f"of a non-contributing run's unjudged top-10 documents estimated relevant "
+         f"(left-out runs lost P@10 {split.precision_lost:.4f}, anti-precision "
+         f"{split.anti_precision_lost:.4f}); its P@10 + {split.share:.4f} x unjudged@10")
     write_table(["left_out", "run", "removed", "removed_relevant", "full", "left_out_score",
                  "drop", "rank_full", "rank_left_out", "rank_drop", "tau"],
                 [[r.name, r.run, r.removed, r.removed_relevant, float(r.full),
@@ -286,10 +301,16 @@ def simulate_cmd(
     level: int = typer.Option(1, "-l", "--level", help="Lowest grade that counts as relevant"),
     measure: str = typer.Option("map", "-m", "--measure", help="Measure for Kendall's tau"),
     plot_file: Path | None = typer.Option(None, "--plot", help="Write the curve (SVG or PNG)"),
+    stop: str | None = typer.Option(None, "--stop", help="Stop each topic of an adaptive "
+                                    "strategy early: knee, target or target:T (Cormack & "
+                                    "Grossman); static strategies judge their order"),
     fmt: str = FormatOpt,
     output: Path | None = OutputOpt,
 ) -> None:
     """Replay strategies against a complete qrels: relevant found, tau, Judged@10 per budget.
+
+    With --stop, the judged column counts what each adaptive strategy judged
+    before its rule stopped the topic, and stderr says how many topics stopped.
 
     Strategies: see `relkit pool-strategies`.
 
@@ -300,6 +321,12 @@ def simulate_cmd(
 
     plans = _plans(strategy, param)
     budgets = _parse_budgets(budget)
+    if stop is not None:
+        from relkit.metrics.core.options import option_value
+        from relkit.pooling.stopping import parse_stop
+
+        with option_value("--stop"):
+            parse_stop(stop)
     _check_measure(measure)
     _table_options(fmt, output)
     if plot_file is not None:  # before the simulation, not after it
@@ -311,7 +338,10 @@ def simulate_cmd(
             raise OptionError("--plot", f"{plot_file}: write an .svg, .png or .pdf file")
     sim = simulate(_read_qrels(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
                    level=level, measure=measure,
-                   progress=lambda label: _say(f"relkit: simulating {label}"))
+                   progress=lambda label: _say(f"relkit: simulating {label}"), stop=stop)
+    for label, at in sim.stopped.items():
+        _say(f"relkit: {label}: the {stop} rule stopped {len(at)} topic(s), after "
+             f"{sum(at.values()) / len(at):.1f} judgments on average")
     write_table(["strategy", "budget", "judged", "relevant", "found_share", "recall", "tau",
                  "judged@10"],
                 [[r.label, r.budget, r.judged, r.relevant, float(r.found_share),

@@ -27,8 +27,9 @@ from relkit.metrics._arrow import to_np
 from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Run
 from relkit.pooling.candidates import ranked_lists
+from relkit.pooling.columns import Columns
 from relkit.pooling.errors import PoolingError
-from relkit.pooling.pool import Pool, PoolEntry, natural
+from relkit.pooling.pool import Pool, natural
 
 __all__ = ["PoolingError", "depth_pool", "run_name"]
 
@@ -104,14 +105,9 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int | None] | 
     new = np.ones(len(order), dtype=bool)
     new[1:] = (t_s[1:] != t_s[:-1]) | (d_s[1:] != d_s[:-1])
     starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], len(order)).tolist()
-    prio = (1.0 / np.minimum.reduceat(k_s, starts)).tolist()
-    prov = list(zip([names[j] for j in r_s.tolist()], k_s.tolist(), strict=True))
-    topic_of = [by_topic[i] for i in t_s[starts].tolist()]
-    doc_of = [d_uniq[i] for i in d_s[starts].tolist()]
-    entries = [PoolEntry(t, d, p, tuple(prov[a:b])) for t, d, p, a, b in
-               zip(topic_of, doc_of, prio, starts.tolist(), ends, strict=True)]
-    return Pool.presorted(tuple(entries))
+    # Entries only when read: `relkit pool` writes the file from the arrays.
+    return Pool.from_columns(Columns(by_topic, d_uniq, names, t_s[starts], d_s[starts],
+                                     starts, r_s, k_s))
 
 
 def _docs(source: object, rows: np.ndarray) -> pa.Array:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from relkit.metrics.core.errors import FormatError
 
@@ -77,6 +77,27 @@ class Pool:
             self.entries, key=lambda e: (natural(e.topic), e.doc))))
 
     @classmethod
+    def from_columns(cls, columns: Any) -> Pool:
+        """A pool kept as sorted arrays (:class:`relkit.pooling.columns.Columns`): its
+        entries are built on first use; :meth:`write`, ``len`` and :meth:`sizes` do not
+        need them."""
+        pool = object.__new__(cls)
+        object.__setattr__(pool, "_columns", columns)
+        return pool
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached while a column pool's entries are not built yet.
+        cols = self.__dict__.get("_columns")
+        if name != "entries" or cols is None:
+            raise AttributeError(name)
+        entries = cols.entries()
+        object.__setattr__(self, "entries", entries)
+        return entries
+
+    def _lazy(self) -> Any:
+        return None if "entries" in self.__dict__ else self.__dict__.get("_columns")
+
+    @classmethod
     def presorted(cls, entries: tuple[PoolEntry, ...]) -> Pool:
         """A pool from entries already unique and in file order (topic, then doc).
 
@@ -91,7 +112,8 @@ class Pool:
         return iter(self.entries)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        cols = self._lazy()
+        return len(cols) if cols is not None else len(self.entries)
 
     def topics(self) -> list[str]:
         return sorted({e.topic for e in self.entries}, key=natural)
@@ -103,6 +125,9 @@ class Pool:
         return {(e.topic, e.doc) for e in self.entries}
 
     def sizes(self) -> dict[str, int]:
+        cols = self._lazy()
+        if cols is not None:
+            return dict(cols.sizes())
         out: dict[str, int] = {}
         for e in self.entries:
             out[e.topic] = out.get(e.topic, 0) + 1
@@ -128,6 +153,14 @@ class Pool:
 
     # -- file --------------------------------------------------------------------------
     def write(self, target: str | os.PathLike[str] | IO[str]) -> None:
+        cols = self._lazy()
+        if cols is not None:
+            body = HEADER.encode() + b"\n" + cols.lines()
+            if hasattr(target, "write"):
+                target.write(body.decode("utf-8"))
+            else:
+                Path(target).write_bytes(body)
+            return
         lines = [HEADER] + [
             f"{e.topic}\t{e.doc}\t{e.priority!r}\t"
             + ",".join(f"{r}:{k}" for r, k in e.provenance) for e in self.entries]

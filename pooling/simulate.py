@@ -23,7 +23,7 @@ judgments per topic we report:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from relkit.metrics.correlation import kendall_tau
@@ -68,6 +68,8 @@ class SimRow:
 class Simulation:
     rows: list[SimRow]
     curves: dict[str, list[int]]     # label -> relevant found after n judgments per topic
+    # label -> {topic: judgments when the stopping rule said stop} (adaptive, with --stop)
+    stopped: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def grades_of(qrels: Qrels) -> dict[str, dict[str, int]]:
@@ -81,8 +83,14 @@ def grades_of(qrels: Qrels) -> dict[str, dict[str, int]]:
 
 
 def sequences(plan: Plan, cands: Candidates, grades: Mapping[str, Mapping[str, int]],
-              max_budget: int, *, seed: int = 0, level: int = 1) -> dict[str, list[Judgment]]:
-    """Each topic's judgments, in the order the strategy asks for them."""
+              max_budget: int, *, seed: int = 0, level: int = 1, stop: str | None = None,
+              stopped: dict[str, int] | None = None) -> dict[str, list[Judgment]]:
+    """Each topic's judgments, in the order the strategy asks for them.
+
+    ``stop``: a stopping rule for an adaptive strategy (:mod:`relkit.pooling.stopping`;
+    static ones judge their order regardless); the topics it stopped go into
+    ``stopped`` with the judgments each took.
+    """
     from relkit.pooling.strategies import get
 
     s = get(plan.strategy)
@@ -95,10 +103,14 @@ def sequences(plan: Plan, cands: Candidates, grades: Mapping[str, Mapping[str, i
         return out
     top = max((g for per in grades.values() for g in per.values()), default=1)
     pool = AdaptivePool(plan.strategy, cands, plan.params, seed=seed, level=level,
-                        max_grade=max(top, level))
+                        max_grade=max(top, level), stop=stop)
     for t in cands.topics:
         g = grades.get(t, {})
         seq = pool.run(t, lambda d, g=g: relevance(g.get(d, 0)), max_budget)  # type: ignore[misc]
+        if stop is not None and stopped is not None:
+            at = pool.stopped_after(t)
+            if at is not None:
+                stopped[t] = at
         # the strategy learnt "not relevant" from a -1; what was judged keeps the -1
         out[t] = [Judgment(t, j.doc, g.get(j.doc, 0)) for j in seq]
     return out
@@ -120,8 +132,10 @@ def _scores(qrels: Qrels, runs: Mapping[str, Run], measure: str, level: int
 def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
              budgets: Sequence[int], *, depth: int | None = None, seed: int = 0,
              level: int = 1, measure: str = "map",
-             progress: Callable[[str], None] | None = None) -> Simulation:
-    """Simulate every plan at every per-topic budget (see the module docstring)."""
+             progress: Callable[[str], None] | None = None,
+             stop: str | None = None) -> Simulation:
+    """Simulate every plan at every per-topic budget (see the module docstring);
+    ``stop``: a stopping rule for the adaptive plans (a topic judges no more after it)."""
     if not budgets or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                           for b in budgets):
         raise PoolingError(f"The 'budget' parameter of pool-simulate must be ints >= 1; "
@@ -142,10 +156,12 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
     rows: list[SimRow] = []
     curves: dict[str, list[int]] = {}
     top = max(budgets)
+    halted: dict[str, dict[str, int]] = {}
     for plan in plans:
         if progress is not None:
             progress(plan.label)
-        seq = sequences(plan, cands, grades, top, seed=seed, level=level)
+        seq = sequences(plan, cands, grades, top, seed=seed, level=level, stop=stop,
+                        stopped=halted.setdefault(plan.label, {}))
         curve = [0] * (top + 1)
         for js in seq.values():
             hits = 0
@@ -162,7 +178,7 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
             tau = kendall_tau(ref, score).value
             rows.append(SimRow(plan.label, b, n, curve[b], in_runs, total, tau,
                                sum(j10.values()) / len(j10)))
-    return Simulation(rows, curves)
+    return Simulation(rows, curves, {k: v for k, v in halted.items() if v})
 
 
 def plot(sim: Simulation, path: str, *, title: str = "") -> None:

@@ -25,17 +25,26 @@ reliability in technology-assisted review", SIGIR 2016, pp. 75-84.
 
 A topic with no relevant document never meets the knee rule: the review runs
 to its end (:func:`knee_stop` returns None).
+
+Online use: :func:`parse_stop` reads a rule as the CLI takes it (``knee``,
+``target`` or ``target:T``) and :class:`KneeState` checks the knee rule one
+judgment at a time; :class:`relkit.pooling.adaptive.AdaptivePool` applies both
+(``relkit pool --strategy bandit --stop knee``, ``relkit pool-simulate --stop``).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
+
+import numpy as np
 
 from relkit.pooling.errors import PoolingError
 
-__all__ = ["draw_target", "knee", "knee_stop", "slope_ratio", "target_stop"]
+__all__ = ["KneeState", "StopRule", "draw_target", "knee", "knee_stop", "parse_stop",
+           "slope_ratio", "target_stop"]
 
 Doc = TypeVar("Doc", bound=Hashable)
 
@@ -138,3 +147,73 @@ def target_stop(judged: Sequence[Doc], target: Iterable[Doc]) -> int | None:
         if not left:
             return n
     return None
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """A stopping rule as the CLI names it: ``knee``, or ``target`` with its size ``T``."""
+
+    method: str
+    target: int = 10
+
+    def __str__(self) -> str:
+        return self.method if self.method == "knee" else f"target:{self.target}"
+
+
+def parse_stop(spec: str | StopRule | None) -> StopRule | None:
+    """``knee``, ``target`` (T = 10, the paper's) or ``target:T``; None or '' for no rule."""
+    if spec is None or isinstance(spec, StopRule):
+        return spec
+    text = str(spec).strip()
+    if not text:
+        return None
+    name, _, arg = text.partition(":")
+    if name == "knee" and not arg:
+        return StopRule("knee")
+    if name == "target":
+        if not arg:
+            return StopRule("target")
+        if arg.isdigit() and int(arg) >= 1:
+            return StopRule("target", int(arg))
+        raise PoolingError(f"The target method's size must be an int >= 1 (target:T); "
+                           f"got {arg!r}")
+    raise PoolingError(f"unknown stopping rule {text!r}: expected knee, target or target:T")
+
+
+class KneeState:
+    """The knee rule checked after each judgment, as :func:`knee_stop` over all of them.
+
+    ``add(relevant)`` returns True at the first judgment where the rule says
+    stop (and every later one). The knee search is one vectorised pass over
+    the gain curve per judgment.
+    """
+
+    def __init__(self, *, min_judged: int = 150, base: float = 156.0, cap: int = 150) -> None:
+        self.min_judged, self.base, self.cap = min_judged, base, cap
+        self._found = np.zeros(256, dtype=np.int64)
+        self.s = 0
+        self.stopped_at: int | None = None
+
+    def add(self, relevant: bool) -> bool:
+        if self.s + 1 >= len(self._found):
+            self._found = np.concatenate([self._found, np.zeros_like(self._found)])
+        self._found[self.s + 1] = self._found[self.s] + (1 if relevant else 0)
+        self.s += 1
+        if self.stopped_at is None and self._check():
+            self.stopped_at = self.s
+        return self.stopped_at is not None
+
+    def _check(self) -> bool:
+        s = self.s
+        if s < max(self.min_judged, 2):
+            return False
+        found = self._found[: s + 1]
+        r = int(found[s])
+        i = np.arange(1, s)
+        d = np.abs(r * i - s * found[1:s])
+        at = int(np.argmax(d)) + 1          # the first farthest point, as knee()
+        fi = int(found[at])
+        if fi == 0:
+            return False
+        rho = (fi / at) / ((r - fi + 1) / (s - at))
+        return bool(rho >= self.base - min(r, self.cap))
