@@ -199,5 +199,5 @@ def validate(log: LogSource, *, limit: int = 5, progress: Progress | None = None
                                 "page before it in its session", int(n_back),
                                 tuple(int(r) for r in backs), "impression"))
     step()
-    problems.sort(key=lambda p: p.rows[0] if p.rows else 0)
+    problems.sort(key=lambda p: (p.rows[0] if p.rows else 0, p.column, p.rule))
     return problems, Summary(int(total or 0), int(impressions))
