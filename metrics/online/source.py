@@ -178,6 +178,36 @@ class LogSource:
                                      expected(fld)))
         return out
 
+    def parquet_stats(self) -> dict[str, tuple[str, str, int]]:
+        """field -> (min, max, null count) over the whole file, from the Parquet footer.
+
+        Only for fields read straight from a column of a long-form Parquet file whose
+        every row group has statistics (min and max as the footer writes them, as text;
+        a bound, possibly truncated). Reads no data: the checks use it to skip a rule
+        the statistics prove cannot fire.
+        """
+        if self.format != "parquet" or self.wide:
+            return {}
+        by_col: dict[str, list[tuple[Any, Any, Any]]] = {}
+        for col, lo, hi, nulls in self.con.execute(
+                "SELECT path_in_schema, stats_min_value, stats_max_value, stats_null_count "
+                f"FROM parquet_metadata('{_sq(self.path)}')").fetchall():
+            by_col.setdefault(str(col), []).append((lo, hi, nulls))
+        out = {}
+        for name, (col, dtype) in self._sources.items():
+            groups = by_col.get(col, [])
+            if not groups or any(None in g for g in groups):
+                continue
+            numeric = not dtype.upper().startswith("VARCHAR")
+            key = (lambda v: float(v)) if numeric else (lambda v: v)  # noqa: E731
+            try:
+                lo = min((g[0] for g in groups), key=key)
+                hi = max((g[1] for g in groups), key=key)
+            except ValueError:
+                continue
+            out[name] = (lo, hi, sum(int(g[2]) for g in groups))
+        return out
+
     def check(self) -> None:
         """Raise :class:`FormatError` at the first value that is not of its field's type."""
         bad = self.bad_values(limit=1)
