@@ -64,9 +64,14 @@ def connect(memory_limit: str | None = None, threads: int | None = None
     """
     import duckdb  # deferred: the one heavy library of online evaluation
 
+    from relkit.metrics.core.errors import RelkitError
+
     con = duckdb.connect(":memory:")
     limit = memory_limit or os.environ.get("RELKIT_DUCKDB_MEMORY", DEFAULT_MEMORY_LIMIT)
-    con.execute(f"SET memory_limit = '{limit}'")
+    try:
+        con.execute(f"SET memory_limit = '{_sq(limit)}'")
+    except duckdb.Error:
+        raise RelkitError(f"expected a size such as 4GB or 500MB; got {limit!r}") from None
     spill = os.path.join(tempfile.gettempdir(), f"relkit-duckdb-{os.getpid()}")
     con.execute(f"SET temp_directory = '{_sq(spill)}'")
     if threads:
