@@ -87,7 +87,7 @@ def _open_error(path: str, exc: Exception) -> FormatError:
 
 
 def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
-         lists: tuple[str, ...]) -> str:
+             lists: tuple[str, ...]) -> str:
     """A view of the file's own columns plus ``_row``; text files as VARCHAR."""
     import duckdb
 
@@ -129,7 +129,7 @@ def schema_of(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
 
 
 def missing_column(path: str, name: str, mapping: dict[str, str], schema: dict[str, str],
-             also: str = "") -> FormatError:
+                   also: str = "") -> FormatError:
     col = mapping.get(name, name)
     have = [c for c in schema if c != "_row"]
     return FormatError(path, None, f"a column {col!r} for the {name}{also} "
