@@ -117,8 +117,9 @@ def stats(
                                      "to this SVG file"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Describe a click log: impressions, sessions, queries, users, CTR by rank, abandonment,
-    dwell time quantiles.
+    """Describe a click log: volumes, CTR by rank, abandonment, dwell time quantiles.
+
+    Volumes are rows, impressions, sessions, queries, users and clicks.
 
     Two tables: the summary (one row per group) and CTR by rank (one row per group and
     rank). In tsv, csv and markdown they follow each other, a blank line between; in json
@@ -171,8 +172,10 @@ def convert(
                                 "carry a RegionID before the URLs"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Convert a click log to the long form, as Parquet: the SERP-wide form, CSV/TSV/JSONL,
-    or the Yandex challenge's text format.
+    """Convert a click log (SERP-wide, CSV/TSV/JSONL, Yandex text) to long-form Parquet.
+
+    The output is written to a temporary file and renamed when complete: on any error
+    nothing is written.
     """
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import OptionError
