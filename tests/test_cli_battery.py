@@ -49,6 +49,7 @@ DATA_NAMES = {
     ("export qrels", "--assessor"), ("adjudicate", "--lead"), ("adjudicate", "--note"),
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
     ("demo", "--assessor"), ("assign", "--lead"), ("import judgments", "--assessor"),
+    ("clicks stats", "--by"),
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {
