@@ -43,7 +43,7 @@ def _start(nw: int, k: int, seed: int, noise: float) -> tuple[np.ndarray, np.nda
 
 def _e_step(t: LabelTable, spam: np.ndarray, theta: np.ndarray
             ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """Log marginal likelihood, posteriors, strategy counts ``(w, k)``, knowing counts ``(w, 2)``."""
+    """Log marginal likelihood, posteriors, strategy (w, k) and knowing (w, 2) counts."""
     a = spam[t.worker, 0] * theta[t.worker, t.label]     # P(spam and says g)
     b = spam[t.worker, 1]                               # P(knows)
     la, lab = np.log(a), np.log(a + b)
