@@ -95,7 +95,8 @@ def main() -> None:
     head = "| method | accuracy (grade) | accuracy (rel >= 1) | EM iterations | relkit s |"
     rule = "|---|---:|---:|---:|---:|"
     if peer:
-        head += " crowd-kit accuracy (grade) | crowd-kit (rel >= 1) | crowd-kit s | pairs labelled differently |"
+        head += (" crowd-kit accuracy (grade) | crowd-kit (rel >= 1) | crowd-kit s |"
+                 " pairs labelled differently |")
         rule += "---:|---:|---:|---:|"
     print(f"Accuracy against NIST's gold grades on the {n_gold:,} gold pairs (grades 0-2):")
     print()

@@ -154,12 +154,14 @@ def test_majority_and_wawa_match_crowdkit(data: tuple[np.ndarray, ...]) -> None:
     check_wawa(table, ck)
 
 
+@pytest.mark.slow
 @FEW
 @given(crowds())
 def test_dawid_skene_matches_crowdkit(data: tuple[np.ndarray, ...]) -> None:
     check_ds(*recoded(*data))
 
 
+@pytest.mark.slow
 @FEW
 @given(crowds())
 def test_mace_matches_crowdkit(data: tuple[np.ndarray, ...]) -> None:
@@ -191,6 +193,7 @@ def test_trec_crowd_majority_wawa_ds_match_crowdkit() -> None:
 
 
 @needs_crowd
+@pytest.mark.slow
 def test_trec_crowd_glad_matches_crowdkit_on_ten_topics() -> None:
     check_glad(*_trec(10))
 

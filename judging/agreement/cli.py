@@ -62,7 +62,13 @@ def agree(
             from relkit.metrics.core.errors import check_output
 
             check_output(output)
-        text, notes = workers_text(judgments, db, gold, method, fmt, seed)
+        stored = None
+        if not judgments:
+            from relkit.judging.agreement.store import from_store
+
+            frame, _, found = from_store(db)
+            stored = (frame, found)
+        text, notes = workers_text(judgments, stored, gold, method, fmt, seed)
         for note in notes:
             _say(f"relkit: {note}")
         if output is None:

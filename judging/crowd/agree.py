@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relkit.judging.crowd.table import CrowdError, LabelTable
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def workers_text(files: Sequence[Path] | None, db: str | None, gold: str | None,
-                 method: str, fmt: str, seed: int = 0) -> tuple[str, list[str]]:
+
+def workers_text(files: Sequence[Path] | None, stored: tuple[pd.DataFrame, str | None] | None,
+                 gold: str | None, method: str, fmt: str, seed: int = 0
+                 ) -> tuple[str, list[str]]:
     """The report's text and the notes to print (what was read, what gold is).
 
-    ``gold``: a qrels file of gold grades, or the name of the assessor whose
-    grades are gold; by default a label file's gold column or the database's
+    The labels are ``files``, else ``stored``: the database's long frame and the
+    name of its gold assessor (:func:`relkit.judging.agreement.store.from_store`,
+    read by the caller so this package never imports the agreement package).
+    ``gold``: a qrels file of gold grades, or the name of the worker whose
+    labels are gold; by default a label file's gold column or the database's
     gold pairs.
     """
     from relkit.judging.crowd.files import read_gold_qrels, read_labels
@@ -29,9 +37,9 @@ def workers_text(files: Sequence[Path] | None, db: str | None, gold: str | None,
         read = read_labels(files)
         table, gold_grades, notes = read.table, read.gold, list(read.notes)
     else:
-        from relkit.judging.agreement.store import from_store
-
-        frame, _, found = from_store(db)
+        if stored is None:
+            raise CrowdError("no labels: give label files or a database")
+        frame, found = stored
         if found is not None:
             g = frame[frame["assessor"] == found]
             gold_grades = {(str(t), str(d)): int(x) for t, d, x in

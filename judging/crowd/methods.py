@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from relkit.judging.crowd.result import Aggregate
-from relkit.judging.crowd.table import CrowdError, LabelTable
+from relkit.judging.crowd.errors import CrowdError
 from relkit.metrics.core.registry import Registry
+
+if TYPE_CHECKING:   # numpy loads only when a method runs (export qrels --help stays light)
+    from relkit.judging.crowd.result import Aggregate
+    from relkit.judging.crowd.table import LabelTable
 
 
 @dataclass(frozen=True)

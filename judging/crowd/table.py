@@ -13,14 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.core.errors import RelkitError
+from relkit.judging.crowd.errors import CrowdError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-
-class CrowdError(RelkitError):
-    """The labels cannot be aggregated (no labels, a bad option, an unknown name)."""
+__all__ = ["CrowdError", "LabelTable"]
 
 
 @dataclass(frozen=True)
