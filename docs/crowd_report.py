@@ -110,6 +110,17 @@ def main() -> None:
             a, b, s, d = peer[m]
             line += f" {a:.4f} | {b:.4f} | {s:.2f} | {d:,} |"
         print(line)
+    print()
+    print(f"Qrels that change with the method, on all {len(labels['majority']):,} pairs "
+          "(against majority):")
+    print()
+    print("| method | grade differs | relevance (>= 1) differs |")
+    print("|---|---:|---:|")
+    base = labels["majority"]
+    for m in ORDER[1:]:
+        lab = labels[m]
+        print(f"| {m} | {int((lab != base).sum()):,} | "
+              f"{int(((lab >= 1) != (base >= 1)).sum()):,} |")
 
 
 if __name__ == "__main__":

@@ -35,10 +35,10 @@ def m_step(table: LabelTable, probas: np.ndarray) -> np.ndarray:
     for t in range(k):     # k is small (a grade scale): one bincount per class
         counts[:, t] = np.bincount(idx, weights=probas[table.item, t], minlength=nw * k)
     used = np.bincount(idx, minlength=nw * k) > 0
-    counts = np.where(used[:, None], np.maximum(counts, EPS), 0.0).reshape(nw, k, k)
-    # counts[w, given, true] -> normalise over "given" for each (w, true)
-    counts /= counts.sum(axis=1, keepdims=True)
-    return np.ascontiguousarray(counts.transpose(0, 2, 1))
+    cube = np.where(used[:, None], np.maximum(counts, EPS), 0.0).reshape(nw, k, k)
+    # cube[w, given, true] -> normalise over "given" for each (w, true)
+    cube /= cube.sum(axis=1, keepdims=True)
+    return np.ascontiguousarray(cube.transpose(0, 2, 1))
 
 
 def _log_errors(table: LabelTable, confusion: np.ndarray) -> np.ndarray:

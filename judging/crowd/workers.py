@@ -75,7 +75,7 @@ def worker_report(model: Aggregate, ds: Aggregate,
             for w in range(nw)]
     from relkit.pooling.pool import natural
 
-    rows.sort(key=lambda r: natural(r["worker"]))   # w2 before w10
+    rows.sort(key=lambda r: natural(str(r["worker"])))   # w2 before w10
     return WorkerReport(model.method, [int(c) for c in t.classes], rows, gold_items)
 
 
