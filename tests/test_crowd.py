@@ -157,6 +157,7 @@ def test_agree_workers_against_gold_and_the_model(crowd_file: Path, tmp_path: Pa
     # majority: 1, 0, 0.  w1 1, 0, -2 -> 2/3; w2 1, 2, 0 -> 2/3; w3 0, 0, 0 -> 2/3
     assert [w["accuracy_aggregate"] for w in (w1, w2, w3)] == pytest.approx([2 / 3] * 3)
     assert len(w1["ds_confusion"]) == 4 and len(w1["ds_diagonal"]) == 4
+    assert w1["gold_confusion"] == {"1": {"1": 1}, "0": {"-2": 1}}
     q = tmp_path / "gold.qrels"
     q.write_text("20002 0 dA 0\n20002 0 dB 0\n")
     code, out, err = run_cli(["agree", "--workers", "--gold", str(q), "--format", "tsv",

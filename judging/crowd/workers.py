@@ -3,7 +3,8 @@
 For each worker: how many labels, accuracy against gold (on gold items),
 accuracy against the aggregate (the chosen method's labels), the method's own
 skill estimate, and Dawid-Skene's confusion diagonal (P(says c | true c) per
-class c). JSON adds the full Dawid-Skene confusion matrix.
+class c). JSON adds the full Dawid-Skene confusion matrix and the counts of each
+label given against each gold grade (``gold_confusion[gold][given]``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def worker_report(model: Aggregate, ds: Aggregate,
     gold_items = 0
     acc_gold = np.full(nw, np.nan)
     n_gold = np.zeros(nw)
+    gold_conf: dict[int, dict[str, dict[str, int]]] = {}   # worker -> gold -> given -> n
     if gold:
         g = np.array([gold.get((str(a), str(b)), -1)
                       for a, b in zip(t.topics, t.docs, strict=True)], dtype=np.int64)
@@ -59,6 +61,10 @@ def worker_report(model: Aggregate, ds: Aggregate,
         n_gold = np.bincount(t.worker[on], minlength=nw).astype(np.float64)
         hit = (given[on] == row_g[on]).astype(np.float64)
         acc_gold = _share(np.bincount(t.worker[on], weights=hit, minlength=nw), n_gold)
+        for w, gg, lab in zip(t.worker[on].tolist(), row_g[on].tolist(), given[on].tolist(),
+                              strict=True):
+            cell = gold_conf.setdefault(w, {}).setdefault(str(gg), {})
+            cell[str(lab)] = cell.get(str(lab), 0) + 1
     if ds.confusion is None:
         raise CrowdError("the Dawid-Skene aggregate has no confusion matrices")
     diag = np.diagonal(ds.confusion, axis1=1, axis2=2)
@@ -71,7 +77,8 @@ def worker_report(model: Aggregate, ds: Aggregate,
              "accuracy_gold": num(acc_gold[w]), "accuracy_aggregate": num(acc_agg[w]),
              "skill": num(skills[w]),
              "ds_diagonal": [float(x) for x in diag[w]],
-             "ds_confusion": [[float(x) for x in r] for r in ds.confusion[w]]}
+             "ds_confusion": [[float(x) for x in r] for r in ds.confusion[w]],
+             "gold_confusion": gold_conf.get(w, {})}
             for w in range(nw)]
     from relkit.pooling.pool import natural
 
