@@ -7,7 +7,7 @@ hypothesis-generated tables. Where relkit differs from crowd-kit on purpose,
 the test feeds both sides what makes them comparable and says why:
 
 - majority ties: relkit gives the lowest tied label; crowd-kit the tied label
-  that is most frequent in the whole table (its column order). Labels are
+  its ``value_counts`` meets first (its column order). Labels are
   compared where the vote is not tied; tied items must get the lowest.
 - Wawa's weights come from the majority vote, so crowd-kit's own pieces
   (``get_accuracy``, weighted ``MajorityVote``) are fed relkit's majority labels.
