@@ -464,8 +464,8 @@ def _status_text(st: Any, fmt: str) -> str:
 @export_app.command("qrels")
 def export_qrels(
     db: str | None = DbOpt,
-    method: str = typer.Option("majority", help="majority, mean, assessor, primary or "
-                               "adjudicated"),
+    method: str = typer.Option("majority", help="majority, mean, assessor, primary, "
+                               "adjudicated; crowd aggregation: wawa, dawid-skene, glad, mace"),
     assessor: str | None = typer.Option(None, help="The assessor (for assessor/primary)"),
     threshold: int | None = typer.Option(None, help="Binarise: grade >= threshold -> 1"),
     unjudged: bool = typer.Option(True, "--unjudged/--no-unjudged",
@@ -476,6 +476,16 @@ def export_qrels(
     include_automatic: bool = typer.Option(False, "--include-automatic", help="Count "
                                            "automatic assessors' grades as a human's "
                                            "(default: humans only)"),
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="Aggregate this label file (repeatable) instead of the "
+        "database: a CSV/TSV with worker, topic, doc, label columns (the TREC 2010 crowd "
+        "file as it ships) or a qrels file per worker; methods majority, wawa, "
+        "dawid-skene, glad, mace"),
+    max_iter: int | None = typer.Option(None, "--max-iter", min=1, help="Most EM "
+                                        "iterations (dawid-skene, glad: 100; mace: 50)"),
+    tol: float | None = typer.Option(None, "--tol", min=0.0, help="EM convergence "
+                                     "tolerance (dawid-skene, glad: 1e-5; mace: none)"),
+    seed: int = typer.Option(0, "--seed", help="Random starts' seed (mace)"),
 ) -> None:
     """Write qrels from the judgments.
 
@@ -485,17 +495,46 @@ def export_qrels(
     the majority as above; a warning counts the disagreements settled that way).
     Automatic assessors (imported with --kind automatic) count only with
     --include-automatic, or as the one --assessor named.
+    Crowd aggregation (every assessor's grade is one worker's label; docs/crowd.md):
+    wawa (majority weighted by agreement with it), dawid-skene (Dawid & Skene 1979),
+    glad (Whitehill et al. 2009), mace (Hovy et al. 2013); with --labels FILE they
+    read a label file instead of the database.
 
     Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
     """
+    from relkit.judging.crowd.methods import METHODS as CROWD
     from relkit.judging.reports import METHODS, write_qrels
     from relkit.judging.reports import export_qrels as run
 
-    if method not in METHODS:
-        raise typer.BadParameter(f"expected one of {', '.join(METHODS)}; got {method!r}",
+    known = [*METHODS, *(m for m in CROWD if m not in METHODS)]
+    if method not in known or (labels and method not in CROWD):
+        allowed = list(CROWD) if labels else known
+        raise typer.BadParameter(f"expected one of {', '.join(allowed)}"
+                                 f"{' (with --labels)' if labels else ''}; got {method!r}",
                                  param_hint="--method")
-    rows = run(_read(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
-               unjudged=unjudged, include_automatic=include_automatic)
+    opts = {"max_iter": max_iter, "tol": tol, "seed": seed}
+    if labels:
+        from relkit.judging.crowd.files import read_labels
+        from relkit.judging.crowd.methods import aggregate
+        from relkit.judging.reports import QrelsRows
+
+        read = read_labels(labels)
+        for note in read.notes:
+            _say(f"relkit: {note}")
+        agg = aggregate(read.table, method, **opts)
+        from relkit.pooling.pool import natural
+
+        rows = QrelsRows(sorted(((t, d, g if threshold is None else int(g >= threshold))
+                                 for t, d, g in agg.rows()),
+                                key=lambda r: (natural(r[0]), r[1])))
+    elif method not in METHODS:
+        from relkit.judging.crowd.store import store_qrels
+
+        rows = store_qrels(_read(db), method, threshold=threshold,  # type: ignore[assignment]
+                           unjudged=unjudged, include_automatic=include_automatic, **opts)
+    else:
+        rows = run(_read(db), method, assessor=assessor,  # type: ignore[arg-type]
+                   threshold=threshold, unjudged=unjudged, include_automatic=include_automatic)
     if output is None:
         write_qrels(rows, sys.stdout)
     else:

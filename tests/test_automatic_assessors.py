@@ -102,6 +102,16 @@ def test_exports_count_humans_only_unless_asked(tmp_path: Path, method: str) -> 
         assert both[:2] == ["1 0 d00 1", "1 0 d01 0"]
 
 
+@pytest.mark.parametrize("method", ["wawa", "dawid-skene"])
+def test_crowd_methods_count_humans_only_unless_asked(tmp_path: Path, method: str) -> None:
+    # The crowd methods read the store's labels through their own path: the machine's
+    # grades must stay out of it as out of majority (d02 is graded by the machine only).
+    db, _ = _project(tmp_path)
+    assert [r.split()[2] for r in _qrels(db, "--method", method)] == ["d00", "d01"]
+    assert "d02" in [r.split()[2] for r in _qrels(db, "--method", method,
+                                                   "--include-automatic")]
+
+
 def test_the_full_dump_says_who_is_automatic(tmp_path: Path) -> None:
     db, _ = _project(tmp_path)
     code, out, _ = run_cli(["export", "jsonl", "--db", db])

@@ -43,11 +43,43 @@ def agree(
                                  "t (t with n - 1 df for the coefficients whose reference, "
                                  "irrCAC / Gwet 2014, uses it; normal for the others; ICC: F)"),
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+    workers: bool = typer.Option(False, "--workers", help="Per worker instead: labels, "
+                                 "accuracy against gold and against the --method aggregate, "
+                                 "the method's skill, Dawid-Skene's confusion diagonal "
+                                 "(formats text, tsv, json, markdown; --gold may be a qrels "
+                                 "file)"),
+    method: str = typer.Option("dawid-skene", "--method", help="The aggregate the workers "
+                               "are compared with (--workers): majority, wawa, dawid-skene, "
+                               "glad or mace"),
 ) -> None:
     """Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect on rankings.
 
+    With --workers, a crowd's workers instead (docs/crowd.md).
+
     Example: relkit agree alice.qrels bob.qrels --threshold 2 --format html -o agree.html
     """
+    if workers:
+        from relkit.judging.crowd.agree import workers_text
+
+        if output is not None:
+            from relkit.metrics.core.errors import check_output
+
+            check_output(output)
+        stored = None
+        if not judgments:
+            from relkit.judging.agreement.store import from_store
+
+            frame, _, found = from_store(db)
+            stored = (frame, found)
+        text, notes = workers_text(judgments, stored, gold, method, fmt, seed)
+        for note in notes:
+            _say(f"relkit: {note}")
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
+            _say(f"relkit: wrote the per-worker {fmt} report to {output}")
+        return
     from relkit.corpora.types import get_scale
     from relkit.judging.agreement.analysis import Options, analyse
     from relkit.judging.agreement.frame import (
