@@ -218,7 +218,8 @@ class Measure:
 # textbook imports trec_table first, so the order holds whichever is imported first.
 REGISTRY: Registry[Family] = Registry(
     "measure", MeasureError, list_known=False,
-    providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook"])
+    providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook",
+               "relkit.metrics.measures.err"])
 
 
 _ORDER = itertools.count()
