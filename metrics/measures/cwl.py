@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import Param
 from relkit.metrics.measures import err  # noqa: F401  (the families before these come first)
 from relkit.metrics.measures.base import Family, register
@@ -48,6 +49,8 @@ def _gains(ctx: Ctx, v: dict[str, float], binary: bool, best: bool) -> np.ndarra
         lo = int(v["min_rel"])
         top = ctx.judged.levels.shape[1] - 1
         hi = int(v["max_rel"]) if v["max_rel"] is not None else max(top, lo + 1)
+        if hi <= lo:
+            raise MeasureError(f"max_rel ({hi}) must be greater than min_rel ({lo})")
         g = (np.clip(np.maximum(rel, 0), lo, hi) - lo) / (hi - lo)
         g[rel == NONPOOL] = 0.0
     if best:
