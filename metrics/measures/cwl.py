@@ -42,6 +42,7 @@ CFun = Callable[[dict[str, float], np.ndarray, np.ndarray, np.ndarray], np.ndarr
 def _gains(ctx: Ctx, v: dict[str, float], binary: bool, best: bool) -> np.ndarray:
     """Gain of each ranked row in [0, 1]; ``best``: unknown documents at 1."""
     rel = ctx.rel
+    g: np.ndarray
     if binary:
         g = (np.maximum(rel, 0) >= ctx.level).astype(np.float64)
         g[rel == NONPOOL] = 0.0
@@ -89,7 +90,8 @@ def _family(name: str, named: Named, c_fun: CFun, description: str, doc: str,
         v = dict(value)
         worst = _eu(ctx, v, c_fun, binary, best=False)
         if v.get("residual"):
-            return _eu(ctx, v, c_fun, binary, best=True) - worst
+            resid: np.ndarray = _eu(ctx, v, c_fun, binary, best=True) - worst
+            return resid
         return worst
 
     compute.__doc__ = doc
