@@ -280,6 +280,9 @@ def _dialect(name: str) -> str:
                            "no measure for; use RR")
     own = _IRM_PARAMS.fullmatch(name)
     if own and not re.fullmatch(r"rel=[+-]?\d+", own["params"]):
+        close = suggest(own["head"]) if own["head"] not in _readable_table() else ""
+        if close:
+            raise REGISTRY.unknown(name, hint=close)
         hints = [h for key, h in _IRM_HINTS.items() if key in own["params"]]
         raise MeasureError(f"ir_measures' {name!r}: of its parameters relkit takes rel= only"
                            + "".join(f"; {h}" for h in hints))

@@ -104,7 +104,7 @@ def segment_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 register(
     Family("compat", "mean", "float", "named", "", compat,
            "Compatibility: rank-biased overlap with the ideal ranking (Clarke et al.)",
-           doc=compat.__doc__ or "", trec=False,
+           doc=compat.__doc__ or "", trec=False, readable="Compat",
            named=Named("Compat", (Param("p", float, 0.95, "persistence", 0, 1, open_low=True),
                                   Param("normalize", bool, True, "divide by the ideal's")))),
 )

@@ -96,7 +96,7 @@ def _family(name: str, named: Named, c_fun: CFun, description: str, doc: str,
 
     compute.__doc__ = doc
     return Family(name, "mean", "float", "named", "", compute, description, doc=doc,
-                  trec=False, named=named)
+                  trec=False, named=named, readable=named.head)
 
 
 def _params(*extra: Param) -> tuple[Param, ...]:

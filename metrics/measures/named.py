@@ -61,10 +61,11 @@ class Named:
         return tuple(out)
 
     def text(self, value: Value) -> str:
-        """The canonical parameter text: keys sorted, defaults left out."""
+        """The canonical parameter text: keys sorted, defaults left out but the cutoff."""
         defaults = {p.name: p.default for p in self.params}
+        # The cutoff always shows (nerr8.k=10, output nerr8_k=10), as it does after "@".
         return ",".join(f"{k}={_spell(v)}" for k, v in sorted(value)
-                        if not _same(v, defaults[k]))
+                        if k == self.cutoff or not _same(v, defaults[k]))
 
     def spell(self, value: Value, rel: int | None) -> str:
         """ir_measures' spelling: ``INST(T=3.0)``, ``NERR8(max_rel=3)@10``, ``RBP(rel=2)``."""
