@@ -165,7 +165,10 @@ _EU = (r"EU = \sum_{{i=1}}^{{1000}} W(i) g_i, \quad "
 def _doc(title: str, c: str, ref: str, cls: str, zero: str = "0") -> str:
     return (f"{title}\n\n.. math:: {_EU.format()}\n\nwith continuation {c} (i = rank, g_i in "
             f"[0, 1]). {zero} on an empty ranking and on a topic without a positive gain. "
-            f"{ref} {_REF.format(cls)}")
+            + (f"{ref} " if ref else "")
+            + "``residual=True`` gives cwl_eval's residual instead: the same sum with the "
+            "documents outside the qrels and the ranks past the ranking at gain 1, minus "
+            f"EU (1 on an empty ranking). {_REF.format(cls)}")
 
 
 register(
