@@ -49,23 +49,26 @@ def segment_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def _err_at(ctx: Ctx, k: int | None) -> np.ndarray:
-    depth = ctx.n if k is None else np.minimum(ctx.n, k)
-    rel = ctx.rel if k is None else ctx.rel[ctx.pos < k]   # each topic's first k rows
+    if k is None:
+        rel, depth, tid, rank = ctx.rel, ctx.n, ctx.tid, ctx.rank
+    else:
+        first_k = ctx.pos < k                       # each topic's first k rows
+        rel, depth = ctx.rel[first_k], np.minimum(ctx.n, k)
+        tid, rank = ctx.tid[first_k], ctx.rank[first_k]
     top = int(rel.max()) if len(rel) else 0
     if top > MAX_GRADE:
         # gdeval stops on such qrels ("format error"); a silent cap would change ERR.
         raise MeasureError(f"ERR follows gdeval, whose grades go up to {MAX_GRADE}; "
                            f"a ranked document has grade {top}")
-    r = np.where(rel > 0, (np.exp2(np.maximum(rel, 0)) - 1.0) / 2.0 ** MAX_GRADE, 0.0)
+    # R(g) = (2^g - 1) / 2^4 by table (exact); unjudged and negative grades give 0
+    table = (np.exp2(np.arange(MAX_GRADE + 1)) - 1.0) / 2.0 ** MAX_GRADE
+    r = table[np.maximum(rel, 0)]
     offsets = np.concatenate(([0], np.cumsum(depth)))
     after = segment_cumprod(1.0 - r, offsets)
-    # Probability of reaching each row: the product over the rows above it.
-    decay = np.ones(len(r))
-    inner = np.ones(len(r), dtype=bool)
-    inner[offsets[:-1][depth > 0]] = False
-    decay[inner] = after[np.flatnonzero(inner) - 1]
-    tid = np.repeat(np.arange(ctx.T), depth)
-    rank = np.arange(len(r)) - offsets[:-1][tid] + 1.0
+    # Probability of reaching each row: the product over the rows above it (1 at the top).
+    decay = np.empty_like(r)
+    decay[1:] = after[:-1]
+    decay[offsets[:-1][depth > 0]] = 1.0
     # gdeval: $score += $r * $decay / ($i + 1), summed in rank order (bincount adds in
     # row order).
     return np.bincount(tid, weights=r * decay / rank, minlength=ctx.T)
