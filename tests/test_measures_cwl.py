@@ -117,6 +117,10 @@ def test_names_and_bad_parameters() -> None:
         parse_measure("INSQ(q=1)")
     with pytest.raises(MeasureError, match=r"max_rel \(1\) must be greater than min_rel \(1\)"):
         Evaluator({"1": {"a": 1}}, ["INST(min_rel=1,max_rel=1)"]).compute({"1": {"a": 1.0}})
+    with pytest.raises(MeasureError, match="INST takes no relevance level"):
+        parse_measure("inst(rel=2)")
+    with pytest.raises(MeasureError, match=r"The 'pair' parameter of inst must be"):
+        parse_measure("INST(rel=2)")
     with pytest.raises(MeasureError, match="INST takes no cutoff"):
         parse_measure("INST@10")
     with pytest.raises(MeasureError, match=r"The 'p' parameter of rbp_cwl must be a number in"):
