@@ -205,12 +205,12 @@ def parse_measure(name: str) -> list[Measure]:
             raise MeasureError(f"'{name}': a relevance level applies to one measure, not "
                                  f"to the nickname {base!r} (use -l {level} for all)")
         base_ms = parse_measure(base)
-        for m in base_ms:
-            spec = REGISTRY[m.family].named
+        for bm in base_ms:
+            spec = REGISTRY[bm.family].named
             if spec is not None and not spec.rel:   # graded C/W/L measures, Compat
                 raise MeasureError(f"'{name}': {spec.head} takes no relevance level "
                                    "(its gains come from the grades)")
-        return [replace(m, rel=level, output=_rel_output(m, level)) for m in base_ms]
+        return [replace(bm, rel=level, output=_rel_output(bm, level)) for bm in base_ms]
     if name in NICKNAMES:
         return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
     table = _readable_table()
