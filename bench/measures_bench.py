@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/measures_bench.py [--queries 10000] [--docs 1000] [--repeat 3]
+    .venv/bin/python bench/measures_bench.py [--queries 10000] [--docs 1000] [--repeat 5]
 
 The run and qrels come from ``bench/gen.py`` (cached in ``bench/data/<q>x<d>/``): 10,000
 topics x 1,000 documents by default, grades 0-3. Both are read once; then, taking turns,
