@@ -69,7 +69,6 @@ _IRM_HINTS = {
     "dcg=": "nDCG-exp@k has the gain 2^g - 1 (ir_measures takes nDCG(dcg='exp-log2') from "
             "gdeval, which rounds each topic to 5 decimals, so the numbers differ)",
     "gains=": "trec_eval's ndcg.1=3,2=9 and ndcg_cut give grades their own gains",
-    "p=": "relkit has trec_eval's rbp.p=0.8 (not compared with ir_measures' cwl_eval)",
 }
 _RANX_NAME = re.compile(r"(?P<m>[a-z][a-z0-9_-]*?)(?:(?P<sep>[@.])(?P<k>\d+))?(?:-l(?P<l>\d+))?")
 
@@ -188,7 +187,11 @@ def parse_measure(name: str) -> list[Measure]:
     ...
     relkit.metrics.core.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; ...
     """
-    name = _dialect(name.strip())
+    name = name.strip()
+    named = _named(name)
+    if named is not None:
+        return named
+    name = _dialect(name)
     own = _REL.fullmatch(name)
     if own:
         # ir_measures' per-measure relevance level: P(rel=2)@5, AP(rel=2), P.5(rel=2).
@@ -201,8 +204,13 @@ def parse_measure(name: str) -> list[Measure]:
         if base in NICKNAMES:
             raise MeasureError(f"'{name}': a relevance level applies to one measure, not "
                                  f"to the nickname {base!r} (use -l {level} for all)")
-        return [replace(m, rel=level, output=_rel_output(m, level))
-                for m in parse_measure(base)]
+        base_ms = parse_measure(base)
+        for bm in base_ms:
+            spec = REGISTRY[bm.family].named
+            if spec is not None and not spec.rel:   # graded C/W/L measures, Compat
+                raise MeasureError(f"'{name}': {spec.head} takes no relevance level "
+                                   "(its gains come from the grades)")
+        return [replace(bm, rel=level, output=_rel_output(bm, level)) for bm in base_ms]
     if name in NICKNAMES:
         return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
     table = _readable_table()
@@ -219,6 +227,41 @@ def parse_measure(name: str) -> list[Measure]:
     family, _, text = name.partition(".")
     get_family(family)  # raises with suggestions when unknown
     return expand(family, text if "." in name else None)
+
+
+# ir_measures' spelling of a measure with named parameters: INST(T=3.0), NERR8(max_rel=3)@10.
+_NAMED = re.compile(r"(?P<head>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^\s@()]*))?")
+
+
+def _named(name: str) -> list[Measure] | None:
+    """A measure with named parameters (:mod:`relkit.metrics.measures.named`), or None
+    when ``name`` is not one."""
+    m = _NAMED.fullmatch(name)
+    fam = None
+    if m:
+        fam = next((f for f in REGISTRY.values()
+                    if f.named is not None and f.named.head == m["head"]), None)
+    if m is None or fam is None or fam.named is None:
+        return None
+    parts = [p for p in (m["params"] or "").split(",") if p.strip()]
+    level = None
+    if fam.named.rel:
+        rels = [p for p in parts if p.partition("=")[0].strip() == "rel"]
+        parts = [p for p in parts if p not in rels]
+        if rels:
+            value = rels[-1].partition("=")[2].strip()
+            if len(rels) > 1 or not re.fullmatch(r"[+-]?\d+", value):
+                raise MeasureError(f"The 'rel' parameter of {fam.name} must be one int; "
+                                   f"got {','.join(rels)!r}")
+            level = int(value)
+    if m["k"] is not None:
+        if fam.named.cutoff is None:
+            raise MeasureError(f"{fam.named.head} takes no cutoff; got {name!r}")
+        parts.append(f"{fam.named.cutoff}={m['k']}")
+    (measure,) = expand(fam.name, ",".join(parts))
+    if level is None:
+        return [measure]
+    return [replace(measure, rel=level, output=_rel_output(measure, level))]
 
 
 def _with_rel(name: str, level: str) -> str:
@@ -242,6 +285,9 @@ def _dialect(name: str) -> str:
                            "no measure for; use RR")
     own = _IRM_PARAMS.fullmatch(name)
     if own and not re.fullmatch(r"rel=[+-]?\d+", own["params"]):
+        close = suggest(own["head"]) if own["head"] not in _readable_table() else ""
+        if close:
+            raise REGISTRY.unknown(name, hint=close)
         hints = [h for key, h in _IRM_HINTS.items() if key in own["params"]]
         raise MeasureError(f"ir_measures' {name!r}: of its parameters relkit takes rel= only"
                            + "".join(f"; {h}" for h in hints))
@@ -271,7 +317,7 @@ def _output_name(name: str) -> str | None:
         # misspelt family to suggest for, not dcg_cut with a bad cutoff.
         rest = name[len(f.name) + 1:]
         return (f.param_kind != "none" and name.startswith(f.name + "_")
-                and bool(re.match(r"[-+]?\.?\d", rest) or (f.param_kind == "pairs"
+                and bool(re.match(r"[-+]?\.?\d", rest) or (f.param_kind in ("pairs", "named")
                                                             and "=" in rest)))
 
     best = max((f.name for f in REGISTRY.values() if fits(f)), key=len, default=None)

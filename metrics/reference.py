@@ -41,6 +41,11 @@ def measures_markdown() -> str:
         readable = (fam.readable or "").replace("{}", "k")
         default = f"{fam.param_kind} ({fam.default})" if fam.default else fam.param_kind
         origin = ("trec_eval 10" if fam.v10_only else "trec_eval") if fam.trec else "relkit"
+        if fam.named is not None:    # ir_measures' named parameters, with their defaults
+            default = "named (" + ", ".join(
+                f"{p.name}={'largest grade' if p.default is None else repr(p.default)}"
+                for p in fam.named.params) + ")"
+            readable = f"{fam.named.head}(...)" + ("@k" if fam.named.cutoff else "")
         out.append(f"| `{fam.name}` | {readable and f'`{readable}`'} | {default} | "
                    f"{fam.summary} | {origin} | {fam.description} |")
     out += ["", "Nicknames: " + "; ".join(f"`{k}` = {' '.join(v)}" for k, v in

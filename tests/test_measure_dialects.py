@@ -37,6 +37,14 @@ def test_every_trec_eval_output_name_parses_back_to_its_measure(family: str) -> 
     ("Bpref", "bpref"), ("SetP", "set_P"), ("SetR", "set_recall"), ("SetF", "set_F"),
     ("SetAP", "set_map"), ("IPrec@0.1", "iP@0.1"), ("NumRet(rel=1)", "NumRelRet(rel=1)"),
     ("Rprec", "R-prec"), ("Judged@10", "Judged@10"), ("infAP", "infAP"),
+    ("ERR@10", "ERR@10"), ("INST(T=3.0,max_rel=3)", "INST(T=3.0,max_rel=3)"),
+    ("RBP(p=0.9,rel=1)", "RBP(p=0.9,rel=1)"),
+    ("BPM(T=2.0,max_rel=2)@1000", "BPM(T=2.0,max_rel=2)@1000"),
+    ("NERR8(max_rel=3)@10", "NERR8(max_rel=3)@10"), ("SDCG(max_rel=3)@10", "SDCG(max_rel=3)@10"),
+    ("Compat(p=0.9,normalize=False)", "Compat(normalize=False,p=0.9)"),
+    # C/W/L and Compat in trec_eval's syntax, and their output names
+    ("inst.T=3", "INST(T=3.0)"), ("inst_T=3.0", "INST(T=3.0)"), ("bpm.K=1000", "BPM@1000"),
+    ("err_cut_10", "ERR@10"), ("rbp_cwl.p=0.9(rel=2)", "RBP(p=0.9,rel=2)"),
     # ranx's names
     ("ndcg@10", "nDCG@10"), ("precision@10", "P@10"), ("recall@100", "R@100"),
     ("map@100", "AP@100"), ("map", "AP"), ("mrr", "RR"), ("hit_rate@10", "Success@10"),
@@ -63,7 +71,7 @@ def test_every_ranx_name_is_mapped_or_explained() -> None:
     ("rbp.95", "maps\\s+grades into \\[0, 1\\]"), ("hit_rate", "give a cutoff"),
     ("ndcg@10-l2", "drops the grades"), ("RR@10", "RR cut at rank k"),
     ("nDCG(dcg='exp-log2')@10", "rounds each topic to 5 decimals"),
-    ("nDCG(judged_only=True)@10", "judged_only=True"), ("RBP(p=0.8)", "rbp.p=0.8"),
+    ("nDCG(judged_only=True)@10", "judged_only=True"),
 ])
 def test_a_ranx_name_with_other_numbers_is_refused_with_the_reason(name: str, reason: str) -> None:
     with pytest.raises(MeasureError, match=reason):
@@ -83,6 +91,15 @@ def test_trec_eval_meaning_wins_where_ranx_reuses_a_word() -> None:
 def test_an_unknown_name_suggests_a_close_one(typo: str, near: str) -> None:
     with pytest.raises(MeasureError, match=f"did you mean '{near}"):
         parse_measure(typo)
+
+
+def test_ir_measures_measure_objects_with_named_parameters_are_taken() -> None:
+    objs = [ir_measures.ERR @ 10, ir_measures.INST(T=3.0, max_rel=3),
+            ir_measures.NERR8(max_rel=3) @ 10, ir_measures.Compat(p=0.9),
+            ir_measures.RBP(rel=2, p=0.9), ir_measures.BPM(T=2.0, max_rel=3) @ 100]
+    assert [str(m) for m in resolve(objs)] == [
+        "ERR@10", "INST(T=3.0,max_rel=3)", "RBP(p=0.9,rel=2)", "BPM(T=2.0,max_rel=3)@100",
+        "NERR8(max_rel=3)@10", "Compat(p=0.9)"]
 
 
 def test_ir_measures_objects_are_taken_as_their_names() -> None:

@@ -65,7 +65,11 @@ RANGES: dict[str, Bound] = {
         "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
         "set_relative_P", "set_recall", "set_map", "set_F", "rbp", "rbp_resid", "unj", "F",
         "E", "fallout", "noise", "miss", "correct_rejection", "generality", "accuracy",
-        "ndcg_cut_exp", "judged"], UNIT),
+        "ndcg_cut_exp", "judged",
+        # ERR; the C/W/L measures (expected utility per document, gains in [0, 1], and
+        # their residuals); Compat (an overlap ratio)
+        "err", "err_cut", "inst", "insq", "rbp_cwl", "bpm", "nerr8", "nerr9", "nerr10",
+        "nerr11", "sdcg", "compat"], UNIT),
     "num_ret": lambda s: (s.n, s.n),
     "num_rel": lambda s: (s.R, s.R),
     "num_rel_ret": lambda s: (s.a, s.a),
@@ -186,7 +190,8 @@ def graded_qrels(draw: st.DrawFn) -> dict:
 IDEAL_ONE = ["ndcg", "ndcg_cut", "ndcg_cut_exp", "G", "ndcg_rel", "judged"]
 # Rndcg ignores -l except for its "0 when R = 0" rule (m_Rndcg.c).
 IDEAL_ONE_IF_REL = ["Rndcg", "map", "Rprec", "recip_rank", "bpref", "binG", "iprec_at_recall",
-                    "11pt_avg", "success", "relative_P", "set_recall", "set_relative_P"]
+                    "11pt_avg", "success", "relative_P", "set_recall", "set_relative_P",
+                    "compat"]
 
 
 @settings(PROFILE)
@@ -259,7 +264,10 @@ def test_invariant_to_common_prefix(data: tuple[dict, dict], prefix: str, compat
 UNCHANGED = ["P", "recall", "ndcg_cut", "map_cut", "success", "map", "ndcg", "ndcg_cut_exp",
              "cg_cut", "dcg_cut", "dcg_cut_exp", "Rprec", "recip_rank", "bpref", "infAP",
              "relative_P", "iprec_at_recall", "num_rel", "num_rel_ret", "G", "binG",
-             "ndcg_rel", "MR", "set_recall", "miss"]
+             "ndcg_rel", "MR", "set_recall", "miss",
+             # gain 0 past the ranking is what the C/W/L measures pad it with
+             "err", "err_cut", "inst", "insq", "rbp_cwl", "bpm", "nerr8", "nerr9", "nerr10",
+             "nerr11", "sdcg"]
 
 
 @pytest.mark.slow
@@ -281,7 +289,10 @@ def test_unjudged_tail_changes_nothing(data: tuple[dict, dict], extra: int,
 
 # ---------------------------------------------------------------- names
 READABLE = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Judged@10", "nDCG-exp@10", "R-prec",
-            "Success@1", "AP@5", "iP@0.5", "CG@5", "DCG@10", "IDCG@3", "F1", "MR", "GMAP"]
+            "Success@1", "AP@5", "iP@0.5", "CG@5", "DCG@10", "IDCG@3", "F1", "MR", "GMAP",
+            "ERR", "ERR@10", "INST(T=3.0)", "INSQ(max_rel=2)", "RBP(p=0.5,rel=2)", "BPM@100",
+            "NERR8(max_rel=3)@10", "NERR10(p=0.5)", "NERR11(T=2.0)", "SDCG@5",
+            "Compat(normalize=False,p=0.9)", "INST(residual=True)"]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -299,7 +310,12 @@ def test_readable_names_round_trip(name: str) -> None:
 
 
 CUSTOM = {"utility": "2,-1,0,0", "11pt_avg": "0.25,0.5,0.75", "set_F": "0.5",
-          "relstring": "20", "rbp": "p=0.95,2=3", "F": "beta=2", "E": "alpha=0.25"}
+          "relstring": "20", "rbp": "p=0.95,2=3", "F": "beta=2", "E": "alpha=0.25",
+          # named parameters (ir_measures' spelling): any order, defaults or not
+          "inst": "max_rel=3,T=2", "insq": "T=0.5,residual=true", "rbp_cwl": "p=0.95",
+          "bpm": "K=50,T=1.0", "nerr8": "k=5,min_rel=1,max_rel=3", "nerr9": "k=20",
+          "nerr10": "p=0.5,max_rel=2", "nerr11": "T=3", "sdcg": "k=10,max_rel=4",
+          "compat": "normalize=0,p=0.5"}
 
 
 @settings(PROFILE)
@@ -365,7 +381,8 @@ def test_any_name_parses_or_raises_measure_error(name: str) -> None:
 # ---------------------------------------------------------------- bad parameters
 BAD: dict[str, list[str]] = {"none": ["5", "x"], "cutoffs": ["0", "-1", "abc", "", "5,,10"],
                              "points": ["abc", "inf", "nan", ""],
-                             "pairs": ["1:3", "zz=3", "=3", "1="]}  # "" is the default
+                             "pairs": ["1:3", "zz=3", "=3", "1="],  # "" is the default
+                             "named": ["1:3", "zz=3", "=3", "1=", "T=1,T=2"]}
 BAD_RAW = {"utility": ["1,2", "1,-1,0,0,0", "a,b,c,d"], "set_F": ["1,2", "x"],
            "relstring": ["a", "1,2"], "11pt_avg": ["abc", "nan", "0.5,,1"]}
 
@@ -374,7 +391,7 @@ BAD_RAW = {"utility": ["1,2", "1,-1,0,0,0", "a,b,c,d"], "set_F": ["1,2", "x"],
 def test_bad_parameters_raise_uniform_message(family: str) -> None:
     kind = REGISTRY[family].param_kind
     texts = BAD_RAW[family] if kind == "raw" else BAD[kind]
-    pattern = rf"^The '[a-z ]+' parameter of {re.escape(family)} must be .+; got .+$"
+    pattern = rf"^The '[A-Za-z_ ]+' parameter of {re.escape(family)} must be .+; got .+$"
     for text in texts:
         with pytest.raises(MeasureError, match=pattern):
             resolve([f"{family}.{text}"])

@@ -19,7 +19,7 @@ def load_all() -> None:
     >>> from relkit.metrics.measures.base import REGISTRY
     >>> load_all()
     >>> list(REGISTRY)[:3], list(REGISTRY)[-2:]
-    (['runid', 'num_q', 'num_ret'], ['ndcg_cut_exp', 'judged'])
+    (['runid', 'num_q', 'num_ret'], ['sdcg', 'compat'])
     """
     from relkit.metrics.measures.base import REGISTRY
 

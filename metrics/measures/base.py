@@ -16,6 +16,8 @@ Parameter kinds follow trec_eval's ``meas_init.c``:
 ``points``    a list of doubles, sorted; output ``name_%3.2f``.
 ``raw``       a list kept as typed (unsorted); output ``name_<text>``.
 ``pairs``     ``key=value`` pairs; output ``name_<text>``.
+``named``     ir_measures' named parameters (``INST(T=3.0)``, ``NERR8(max_rel=3)@10``),
+              see :mod:`relkit.metrics.measures.named`; output ``name_<canonical text>``.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ import numpy as np
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import bad_param
 from relkit.metrics.core.registry import Registry
+from relkit.metrics.measures.named import Named
 
-ParamKind = Literal["none", "cutoffs", "points", "raw", "pairs"]
+ParamKind = Literal["none", "cutoffs", "points", "raw", "pairs", "named"]
 Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q", "nanmean"]
 ValueKind = Literal["float", "int", "str"]
 PARAM_KINDS = frozenset(get_args(ParamKind))
@@ -75,6 +78,7 @@ class Family:
     readable: str | None = None    # e.g. "P@{}" or "AP"
     micro: Compute | None = None   # pooled-count value over all topics (micro average)
     order: int = field(default=0, compare=False)
+    named: Named | None = None     # param_kind "named": the parameters' spec
 
     def values(self, text: str | None) -> list[tuple[Any, str]]:
         """Parse a parameter text into ``(value, output_name)`` pairs."""
@@ -89,6 +93,11 @@ class Family:
         if self.param_kind == "points":
             xs = sorted({_point(self.name, p) for p in _split(self.name, use)})
             return [(x, f"{self.name}_{x:3.2f}") for x in xs]
+        if self.param_kind == "named":
+            assert self.named is not None
+            value = self.named.parse(self.name, use or "")
+            canon = self.named.text(value)
+            return [(value, f"{self.name}_{canon}" if canon else self.name)]
         assert self.parse is not None
         value = self.parse(use or "")
         return [(value, self.name if text is None else f"{self.name}_{text}")]
@@ -185,6 +194,8 @@ class Measure:
         It parses back to an equal measure (:func:`relkit.metrics.names.parse_measure`).
         """
         fam = REGISTRY[self.family]
+        if fam.named is not None:
+            return fam.named.spell(self.value, self.rel)
         if fam.readable and self.text is None:
             if "{}" in fam.readable:
                 v = self.value
@@ -209,6 +220,9 @@ class Measure:
             name = f"{fam.name}.{self.value}"
         elif fam.param_kind == "points":
             name = f"{fam.name}.{self.value!r}"
+        elif fam.named is not None:
+            canon = fam.named.text(self.value)
+            name = f"{fam.name}.{canon}" if canon else fam.name
         else:
             name = fam.name if self.text is None else f"{fam.name}.{self.text}"
         return name if self.rel is None else f"{name}(rel={self.rel})"
@@ -218,7 +232,9 @@ class Measure:
 # textbook imports trec_table first, so the order holds whichever is imported first.
 REGISTRY: Registry[Family] = Registry(
     "measure", MeasureError, list_known=False,
-    providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook"])
+    providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook",
+               "relkit.metrics.measures.err", "relkit.metrics.measures.cwl",
+               "relkit.metrics.measures.compat"])
 
 
 _ORDER = itertools.count()
