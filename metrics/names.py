@@ -188,6 +188,11 @@ def parse_measure(name: str) -> list[Measure]:
     ...
     relkit.metrics.core.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; ...
     """
+    from relkit.metrics.measures.diversity import is_diversity
+
+    if is_diversity(name):   # ir_measures' pyndeval names: not measures of plain qrels
+        raise MeasureError(f"{name.strip()!r} is a diversity measure: it needs subtopic "
+                           "qrels (relkit eval -R subtopics; DiversityEvaluator)")
     name = _dialect(name.strip())
     own = _REL.fullmatch(name)
     if own:
