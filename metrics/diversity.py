@@ -109,22 +109,14 @@ class _Prepared:
     """Subtopic qrels at one relevance level, arranged for evaluation."""
 
     def __init__(self, q: SubtopicQrels, level: int) -> None:
-        qid = np.array(q.query_id, dtype=str)
-        sub = np.array(q.subtopic, dtype=str)
-        doc = np.array(q.doc_id, dtype=str)
-        self.topics, qc = np.unique(qid, return_inverse=True)   # code point = strcmp order
+        self.topics = q.topics
         T = len(self.topics)
-        # Subtopics numbered in order of first appearance over the whole file, as
-        # pyndeval numbers them: ndeval adds a document's gains in that order.
-        _, first, sc = np.unique(sub, return_index=True, return_inverse=True)
-        rank_of = np.empty(len(first), np.int64)
-        rank_of[np.argsort(first, kind="stable")] = np.arange(len(first))
-        sc = rank_of[sc]
-        docs, dc = np.unique(doc, return_inverse=True)
-        pair, jp = np.unique(qc.astype(np.int64) * max(len(docs), 1) + dc,
+        qc, sc, docs = q.q, q.s, q.docs
+        n_docs = max(len(docs), 1)
+        pair, jp = np.unique(qc.astype(np.int64) * n_docs + q.d,
                              return_inverse=True)          # judged (topic, doc), doc ascending
-        p_topic = pair // max(len(docs), 1)
-        p_doc = pair % max(len(docs), 1)
+        p_topic = pair // n_docs
+        p_doc = pair % n_docs
         positive = q.relevance >= level
         relevant = np.zeros(len(pair), bool)
         relevant[jp[positive]] = True
@@ -144,22 +136,23 @@ class _Prepared:
         self.pair_sub = s[order]
         self.pair_off = np.concatenate(([0], np.cumsum(np.bincount(g, minlength=len(rp)))))
         # Subtopics with a relevant document per topic (|S|), and their relevant counts.
-        ts, ts_count = np.unique(qc[positive].astype(np.int64) * max(len(first), 1) + s,
+        self.n_sub = max(q.n_subtopics, 1)
+        ts, ts_count = np.unique(qc[positive].astype(np.int64) * self.n_sub + s,
                                  return_counts=True)
-        self.ts_topic = ts // max(len(first), 1)
-        self.ts_sub = ts % max(len(first), 1)
+        self.ts_topic = ts // self.n_sub
+        self.ts_sub = ts % self.n_sub
         self.ts_count = ts_count
         self.S = np.bincount(self.ts_topic, minlength=T)
-        self.n_sub = max(len(first), 1)
         # Plain qrels for the ranking module: grade = 1 + the document's number for a
         # relevant document, 0 for a judged one relevant to nothing.
         grade = np.where(relevant, local + 1, 0)
-        plain = Qrels({"query_id": self.topics[p_topic].tolist(),
-                       "doc_id": docs[p_doc].tolist(), "relevance": grade.astype(np.int64)},
-                      q.source)
+        ids = {"query_id": q.topic_ids[p_topic], "doc_id": docs[p_doc]}
+        if any(v.dtype.kind == "O" for v in ids.values()):
+            ids = {k: v.tolist() for k, v in ids.items()}     # ids bytes cannot hold
+        plain = Qrels({**ids, "relevance": grade.astype(np.int64)}, q.source)
         self.judged = JudgedTopics.prepare(plain)
         # both orders are strcmp's, so a topic's code is the same in each
-        assert self.judged.topics == self.topics.tolist()
+        assert self.judged.topics == self.topics
         self._ideal: dict[tuple[float, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def rows(self, tid: np.ndarray, pos: np.ndarray, g: np.ndarray, alpha: float) -> _Rows:

@@ -34,38 +34,54 @@ EXPECTED = "4 fields 'topic subtopic docno grade'"
 class SubtopicQrels:
     """Subtopic judgments: one row per (topic, subtopic, document) with an int grade.
 
+    Ids are kept as codes into sorted tables of distinct ids, computed once here and
+    used by every evaluation (:mod:`relkit.metrics.diversity`).
+
     Attributes
     ----------
-    query_id, subtopic, doc_id : list of str
-        The ids of each row, as read.
+    topics : list of str
+        The distinct topic ids in trec_eval's order (``strcmp``).
+    q, s, d : numpy.ndarray
+        Per row: the topic's index in ``topics``; the subtopic's number in order of
+        first appearance in the file (pyndeval numbers them so, and ndeval adds a
+        document's gains in that order); the document's index in ``docs``.
+    docs : numpy.ndarray
+        The distinct docnos in byte order (fixed-width UTF-8 bytes, or ``str`` objects
+        for ids that form cannot hold).
     relevance : numpy.ndarray
         The int64 grade of each row.
     source : str
         The file name (or ``<text>``, ``<records>``) for messages.
     lines : numpy.ndarray or None
-        The 1-based line of each row in ``source`` (None when not read from text).
+        The 1-based line of each row in ``source`` (None: row i is line i + 1).
 
     Examples
     --------
     >>> from relkit.metrics.subtopics import SubtopicQrels
     >>> q = SubtopicQrels.read("1 a d1 1\\n1 b d1 1\\n1 b d2 0\\n")
-    >>> len(q), q.topics()
-    (3, ['1'])
+    >>> len(q), q.topics, q.s.tolist()
+    (3, ['1'], [0, 1, 1])
     """
 
-    def __init__(self, query_id: list[str], subtopic: list[str], doc_id: list[str],
-                 relevance: np.ndarray, source: str = "<records>",
-                 lines: np.ndarray | None = None) -> None:
-        self.query_id = query_id
-        self.subtopic = subtopic
-        self.doc_id = doc_id
+    def __init__(self, query_id: Any, subtopic: Any, doc_id: Any, relevance: Any,
+                 source: str = "<records>", lines: np.ndarray | None = None) -> None:
         self.relevance = np.asarray(relevance, dtype=np.int64)
         self.source = source
         self.lines = lines
+        topics, self.q = np.unique(_ids(query_id), return_inverse=True)
+        self.topic_ids = topics
+        self.topics = [t.decode() if isinstance(t, bytes) else t for t in topics.tolist()]
+        subs, first, s = np.unique(_ids(subtopic), return_index=True, return_inverse=True)
+        order = np.empty(len(first), np.int64)
+        order[np.argsort(first, kind="stable")] = np.arange(len(first))
+        self.s = order[s]
+        self.n_subtopics = len(subs)
+        self.subtopic_ids = subs[np.argsort(first, kind="stable")]
+        self.docs, self.d = np.unique(_ids(doc_id), return_inverse=True)
         self._check_unique()
 
     def __len__(self) -> int:
-        return len(self.query_id)
+        return len(self.relevance)
 
     def __repr__(self) -> str:
         return f"SubtopicQrels({len(self)} judgments from {self.source})"
@@ -74,24 +90,22 @@ class SubtopicQrels:
         """The line of row ``row`` in the source (its 1-based row number otherwise)."""
         return int(self.lines[row]) if self.lines is not None else row + 1
 
-    def topics(self) -> list[str]:
-        """The topic ids, in trec_eval's order (``strcmp``)."""
-        from relkit.metrics.ranking import topic_order
-
-        return topic_order(self.query_id)
-
     def _check_unique(self) -> None:
         """One grade per (topic, subtopic, document): ndeval would count a repeated line
         twice in a subtopic's relevant total, so a repeat is refused."""
-        seen: set[tuple[str, str, str]] = set()
-        for row, key in enumerate(zip(self.query_id, self.subtopic, self.doc_id,
-                                      strict=True)):
-            if key in seen:
-                raise FormatError(self.source, self.line_of(row),
-                                  "each (topic, subtopic, document) at most once",
-                                  f"document {key[2]!r} again for topic {key[0]!r}, "
-                                  f"subtopic {key[1]!r}")
-            seen.add(key)
+        if not len(self):
+            return
+        key = (self.q.astype(np.int64) * max(self.n_subtopics, 1) + self.s) * max(
+            len(self.docs), 1) + self.d
+        order = np.argsort(key, kind="stable")
+        again = order[1:][key[order][1:] == key[order][:-1]]
+        if len(again):
+            row = int(again.min())
+            raise FormatError(self.source, self.line_of(row),
+                              "each (topic, subtopic, document) at most once",
+                              f"document {_text(self.docs[self.d[row]])!r} again for topic "
+                              f"{self.topics[self.q[row]]!r}, subtopic "
+                              f"{_text(self.subtopic_ids[self.s[row]])!r}")
 
     @classmethod
     def read(cls, source: _io.Source) -> SubtopicQrels:
@@ -103,31 +117,26 @@ class SubtopicQrels:
             A line without exactly four fields, or a grade that is not an integer,
             naming ``file:line``; a (topic, subtopic, document) given twice.
         """
+        import io
+
+        from relkit.metrics.ranking import _strings
+
         name = _io.source_name(source)
         data = _io._read_bytes(source)
-        qid: list[str] = []
-        sub: list[str] = []
-        doc: list[str] = []
-        grades: list[int] = []
-        lines: list[int] = []
         for number, fields in _io._lines(data, name):
+            # plain qrels' reader takes 3 fields too; subtopic qrels are 4 on every line
+            # (it checks that each line has as many as the first)
             if len(fields) != 4:
                 raise FormatError(name, number, EXPECTED,
                                   f"{len(fields)} field(s): {' '.join(fields)!r}")
-            try:
-                value = int(fields[3])
-            except ValueError:
-                raise FormatError(name, number, "an integer grade in the last field",
-                                  repr(fields[3])) from None
-            if not _io.GRADE_MIN <= value <= _io.GRADE_MAX:
-                raise FormatError(name, number, _io.GRADE_EXPECTED, repr(fields[3]))
-            qid.append(fields[0])
-            sub.append(fields[1])
-            doc.append(fields[2])
-            grades.append(value)
-            lines.append(number)
-        return cls(qid, sub, doc, np.asarray(grades, dtype=np.int64), name,
-                   np.asarray(lines, dtype=np.int64))
+            break
+        stream = io.BytesIO(data)
+        stream.name = name
+        cols, lines, _ = _io.read_qrels_columns(stream)
+        get = cols.__getitem__ if isinstance(cols, dict) else cols.column
+        return cls(_strings(get("query_id")), _strings(get("iteration")),
+                   _strings(get("doc_id")), np.asarray(_to_np(get("relevance")), np.int64),
+                   name, lines)
 
     @classmethod
     def from_records(cls, records: Iterable[Any], source: str = "<records>"
@@ -171,6 +180,31 @@ class SubtopicQrels:
                 getattr(obj, "read", None)):
             return cls.read(obj)
         return cls.from_records(obj)
+
+
+def _to_np(column: Any) -> np.ndarray:
+    if isinstance(column, np.ndarray):
+        return column
+    from relkit.metrics._arrow import to_np
+
+    return np.asarray(to_np(column))
+
+
+def _ids(values: Any) -> np.ndarray:
+    """Ids as fixed-width UTF-8 bytes, or ``str`` objects when that form cannot hold
+    them (an id with a NUL byte, or longer than relkit's limit)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "SO":
+        return values
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    if not isinstance(values, list):          # an Arrow column ranking could not convert
+        values = values.to_pylist()
+    as_b = _io.as_bytes([str(v) for v in values])
+    return as_b if as_b is not None else np.array(values, dtype=object)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def as_plain_qrels_error(qrels: Any, exc: DuplicateDocumentError) -> RelkitError:

@@ -54,7 +54,8 @@ def trec_order(run: pd.DataFrame) -> list[tuple[str, str, float]]:
     out = []
     for qid, group in run.groupby("query_id", sort=True):
         rows = sorted(zip(group["doc_id"], group["score"], strict=True),
-                      key=lambda r: (-r[1], tuple(-b for b in r[0].encode())))
+                      key=lambda r: r[0].encode(), reverse=True)
+        rows.sort(key=lambda r: -r[1])        # stable: equal scores keep docno descending
         out.extend((str(qid), d, float(-i)) for i, (d, _) in enumerate(rows))
     return out
 
@@ -241,7 +242,11 @@ def test_plain_eval_points_diversity_names_to_subtopics() -> None:
 def test_reader_errors_name_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "sub.txt"
     bad.write_text("1 s1 a 1\n1 s1 b\n")
-    with pytest.raises(FormatError, match=r"sub.txt:2: expected 4 fields 'topic subtopic "
+    with pytest.raises(FormatError, match=r"sub.txt:2: expected 4 fields like the first "
+                                          r"line of the file; found 3 field\(s\)"):
+        SubtopicQrels.read(bad)
+    bad.write_text("1 a 1\n")
+    with pytest.raises(FormatError, match=r"sub.txt:1: expected 4 fields 'topic subtopic "
                                           r"docno grade'; found 3 field\(s\)"):
         SubtopicQrels.read(bad)
     bad.write_text("# comment\n1 s1 a x\n")
