@@ -314,3 +314,81 @@ NDEVAL_DEFAULT = ("ERR_IA@5", "ERR_IA@10", "ERR_IA@20", "nERR_IA@5", "nERR_IA@10
                   "alpha_nDCG@5", "alpha_nDCG@10", "alpha_nDCG@20", "NRBP", "nNRBP",
                   "AP_IA", "P_IA@5", "P_IA@10", "P_IA@20", "StRecall@5", "StRecall@10",
                   "StRecall@20")
+
+
+_CONVENTIONS = """\
+Subtopic qrels (the TREC Web track's diversity qrels, what ndeval reads) have four
+fields per line, `topic subtopic docno grade`; a document judged for several subtopics
+has a line for each. Evaluate them with `relkit eval -R subtopics` (default: ndeval's 21
+columns) or `DiversityEvaluator(qrels, measures).compute(run)` in Python:
+
+    relkit eval -R subtopics -m alpha_nDCG@20 -m ERR_IA@20 -m NRBP diversity.qrels run.txt
+
+Plain qrels have four fields too (`qid iter docno grade`); a subtopic file passed as
+plain qrels is refused when a document is judged twice for a topic under different
+second fields (one line naming the file, the line and `-R subtopics`), and a diversity
+measure asked of plain qrels names `-R subtopics` too.
+
+The numbers are ndeval's (ndeval.c 4.5 as pyndeval 0.0.8 wraps it), equal bit for bit
+on every measure and topic: `tests/test_diversity.py` compares 300 generated cases (ties,
+topics without relevant documents, run topics without judgments, unjudged run
+documents, alpha/beta of 0.5/0.5, 0.3/0.8, 1.0/0.5, 0.0/0.9) and Cranfield's 225 topics
+and six real runs with subtopics derived by a fixed rule (a judged document is in
+subtopic `c<grade>`, and with grade <= 3 also in `m<docno mod 3>`), plus a hand-worked
+example. The conventions, each found against pyndeval:
+
+- **Relevance**: a grade >= the level (`-l`, 1 by default; a measure's `rel=`) makes the
+  document relevant to that subtopic; grades are binary above it. Lower grades,
+  negatives included, are not relevant (pyndeval's rule; ndeval itself refuses negative
+  grades). A document judged for some subtopics only is not relevant to the others.
+- **Subtopics counted**: |S| is the topic's subtopics with at least one relevant
+  document; a subtopic judged only non-relevant is ignored.
+- **Topics**: a topic is evaluated when it is in both the run and the qrels; a run topic
+  without judgments is ignored, a qrels topic without run lines too unless `-c` (then it
+  scores 0). A topic whose judgments are all non-relevant scores 0 on every measure and
+  counts in the mean (pyndeval gives NaN for its nNRBP, 0/0; relkit 0).
+- **Run documents** not in the qrels are not relevant and take their rank. A document
+  twice in a topic of the run is an error (ndeval's too); so is a (topic, subtopic,
+  document) twice in the qrels (ndeval would count it twice in MAP-IA's totals).
+- **Ties**: the run is ranked as everywhere in relkit, by score, then docno descending
+  (trec_eval's order, ndeval's `-traditional`); the rank column is ignored. ndeval's
+  default sorts by the rank column, and pyndeval by score then docno *ascending*: the
+  tests hand pyndeval the run in relkit's order.
+- **Ideal ranking** (alpha-nDCG, nERR-IA, nNRBP): ndeval's greedy one over the judged
+  documents, at each rank the largest gain given the ranks above, ties to the greatest
+  docno. Greedy is not always optimal (the problem is NP-hard), so alpha-nDCG can exceed
+  1 on rare qrels, as in ndeval.
+- **Normalisation**: alpha-DCG and ERR-IA divide by the "ideal ideal" ranking
+  (|S| (1-alpha)^(i-1) at rank i), except at k = 1, where ndeval does not divide:
+  alpha_DCG@1 and ERR_IA@1 are the raw gain of rank 1 (up to |S|). ERR-IA is ndeval's
+  form (alpha-DCG with 1/i in place of the log discount); ir_measures gives it no alpha,
+  so its alpha is 0.5.
+- **Depth**: ndeval computes cutoffs up to 20 (pyndeval refuses more); relkit takes any
+  k with the same formula. NRBP, nNRBP and AP-IA cover the whole ranking; `-M` cuts the
+  run first, as ndeval's `-M`.
+- **Order of addition**: a document's gains are added in the subtopics' order of first
+  appearance in the file, as pyndeval numbers them; running gains and discounts are
+  kept by repeated multiplication and C's `log`, as in ndeval (the difference would be
+  in the last bit, and only for alpha other than 0.5).
+- **Ids** are strings; ndeval's C program wants integer topics and subtopics and strips
+  a `wt09-` style prefix from run topics, which relkit does not.
+"""
+
+
+def diversity_markdown() -> list[str]:
+    """The diversity section of docs/measures.md: the families, the conventions, and
+    each family's formula and reference (see :mod:`relkit.metrics.reference`)."""
+    out = ["# Diversity measures (subtopic qrels)", "",
+           "| ir_measures name | ndeval name | parameters (default) | what |",
+           "| --- | --- | --- | --- |"]
+    for fam in REGISTRY.values():
+        params = ", ".join([*(f"{p}=0.5" for p in fam.params), "rel=1"])
+        name = f"{fam.name}@k" if fam.cutoff else fam.name
+        ndeval = f"{fam.ndeval}@k" if fam.cutoff else fam.ndeval
+        out.append(f"| `{name}` | `{ndeval}` | {params} | {fam.description} |")
+    out += ["", _CONVENTIONS]
+    import inspect
+
+    for fam in REGISTRY.values():
+        out += [f"## {fam.name}", "", inspect.cleandoc(fam.doc), ""]
+    return out
