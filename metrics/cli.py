@@ -257,11 +257,15 @@ def eval_cmd(
         from relkit.metrics.diversity_cli import check_options, evaluate_subtopics
 
         check_options(judged_only=judged_only, num_docs=num_docs, zscores=zscores)
-        text = evaluate_subtopics(qrels, runs, measure or [], query=query,
-                                  summary=not no_summary, complete=complete, level=level,
-                                  max_docs=max_docs, fmt=fmt, output=output)
-        if text is not None:
-            sys.stdout.write(text)
+        got = evaluate_subtopics(qrels, runs, measure or [], query=query,
+                                 summary=not no_summary, complete=complete, level=level,
+                                 max_docs=max_docs, fmt=fmt)
+        if not isinstance(got, str):
+            _write_tidy([got], fmt, output)
+        elif output is not None:
+            output.write_text(got, encoding="utf-8")
+        else:
+            sys.stdout.write(got)
         return
     if relformat != "qrels":
         from relkit.metrics.trec_eval.modes import REL_FORMATS, run_mode
@@ -341,10 +345,9 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     # its optional pandas probe (~0.3 s)
     _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
     from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import labelled, lines
-
-    from relkit.metrics.errors import DuplicateDocumentError
 
     q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
     try:

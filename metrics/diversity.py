@@ -72,7 +72,7 @@ def _ideal_ideal(S: np.ndarray, k: int, alpha: float, dcg: bool) -> np.ndarray:
         total = 0.0
         for i in range(k):
             total += gains[i] * disc[i] if dcg else gains[i] / (i + 1.0)
-        out[S == s] = total
+        out[s == S] = total
     return out
 
 
@@ -84,7 +84,14 @@ def _starts(n: np.ndarray) -> np.ndarray:
 def _ranges(first: np.ndarray, n: np.ndarray) -> np.ndarray:
     """``first[i], first[i]+1, ..., first[i]+n[i]-1`` for every i, back to back."""
     total = int(n.sum())
-    return np.repeat(first, n) + np.arange(total) - np.repeat(_starts(n), n)
+    out: np.ndarray = np.repeat(first, n) + np.arange(total) - np.repeat(_starts(n), n)
+    return out
+
+
+def _div(a: np.ndarray, b: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``a / b`` where ``where``, else 0 (a topic without relevant documents)."""
+    out: np.ndarray = np.divide(a, b, out=np.zeros(len(a)), where=where)
+    return out
 
 
 @dataclass
@@ -365,13 +372,12 @@ class DiversityEvaluator:
         r: _Rows = memo[key]
         fam, k = m.family, m.cutoff
         ok = S > 0
-        out = np.zeros(T)
         if fam in ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA"):
             assert k is not None
             run_v = _cut_sum(r.tid, r.pos, r.score, k, T, fam)
             # ndeval divides from rank 2 on only: @1 is the raw gain
             norm = _ideal_ideal(S, k, m.alpha, "DCG" in fam) if k >= 2 else np.ones(T)
-            run_v = np.divide(run_v, norm, out=np.zeros(T), where=ok)
+            run_v = _div(run_v, norm, ok)
             if fam in ("alpha_DCG", "ERR_IA"):
                 return run_v
             it, ip, isc = prep.ideal(k, m.alpha)
@@ -379,8 +385,8 @@ class DiversityEvaluator:
             where_topic[codes] = np.arange(T)
             sel = where_topic[it] >= 0
             ideal_v = _cut_sum(where_topic[it[sel]], ip[sel], isc[sel], k, T, fam)
-            ideal_v = np.divide(ideal_v, norm, out=np.zeros(T), where=ok)
-            return np.divide(run_v, ideal_v, out=out, where=run_v != 0)
+            ideal_v = _div(ideal_v, norm, ok)
+            return _div(run_v, ideal_v, run_v != 0)
         if fam in ("NRBP", "nNRBP"):
             run_v = _nrbp(r.tid, r.pos, r.score, T, S, m.alpha, m.beta)
             if fam == "NRBP":
@@ -391,16 +397,16 @@ class DiversityEvaluator:
             where_topic[codes] = np.arange(T)
             sel = where_topic[it] >= 0
             ideal_v = _nrbp(where_topic[it[sel]], ip[sel], isc[sel], T, S, m.alpha, m.beta)
-            return np.divide(run_v, ideal_v, out=out, where=ideal_v != 0)
+            return _div(run_v, ideal_v, ideal_v != 0)
         if fam == "P_IA":
             assert k is not None
             count = np.bincount(r.p_tid[r.p_pos < k], minlength=T).astype(np.float64)
-            return np.divide(count, (k * S).astype(np.float64), out=out, where=ok)
+            return _div(count, (k * S).astype(np.float64), ok)
         if fam == "StRecall":
             assert k is not None
             first = (r.p_prior == 0) & (r.p_pos < k)
             count = np.bincount(r.p_tid[first], minlength=T).astype(np.float64)
-            return np.divide(count, S.astype(np.float64), out=out, where=ok)
+            return _div(count, S.astype(np.float64), ok)
         if fam == "AP_IA":
             return _ap_ia(prep, r, codes, T, S)
         raise AssertionError(f"no computation for {fam}")   # every family is above
@@ -427,10 +433,8 @@ def _cut_sum(tid: np.ndarray, pos: np.ndarray, score: np.ndarray, k: int, T: int
     (ERR) over the top k, added in rank order as ndeval does."""
     top = pos < k
     p = pos[top]
-    if "DCG" in fam:
-        w = score[top] * _discounts(k)[p]
-    else:
-        w = score[top] / (p + 1.0)
+    # ndeval multiplies by the discount but divides by the rank: so do we
+    w = score[top] * _discounts(k)[p] if "DCG" in fam else score[top] / (p + 1.0)
     return np.bincount(tid[top], weights=w, minlength=T)
 
 
@@ -459,7 +463,7 @@ def _ap_ia(prep: _Prepared, r: _Rows, codes: np.ndarray, T: int, S: np.ndarray) 
     code_key = codes[groups // prep.n_sub] * prep.n_sub + groups % prep.n_sub
     nrel = prep.ts_count[np.searchsorted(ts_key, code_key)]
     sums = np.bincount(groups // prep.n_sub, weights=total / nrel, minlength=T)
-    return np.divide(sums, S.astype(np.float64), out=np.zeros(T), where=S > 0)
+    return _div(sums, S.astype(np.float64), S > 0)
 
 
 def ndeval_families() -> list[str]:

@@ -10,9 +10,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relkit.metrics.core.options import option_value
 from relkit.metrics.errors import MeasureError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def check_options(*, judged_only: bool, num_docs: int, zscores: Path | None) -> None:
@@ -26,8 +30,9 @@ def check_options(*, judged_only: bool, num_docs: int, zscores: Path | None) -> 
 
 def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str], *,
                        query: bool, summary: bool, complete: bool, level: int,
-                       max_docs: int | None, fmt: str, output: Path | None) -> str | None:
-    """Evaluate ``runs`` on subtopic qrels; the trec text (None when written as a table).
+                       max_docs: int | None, fmt: str) -> str | pd.DataFrame:
+    """Evaluate ``runs`` on subtopic qrels: the trec text, or for the other formats the
+    tidy table (``run_id, query_id, measure, trec_name, value``) to write.
 
     Measures default to ndeval's 21 columns; an unknown or non-diversity measure is a
     usage error naming ``-m``.
@@ -64,18 +69,10 @@ def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str
             if summary:
                 rows.append((res.run_id, "all", str(m), m.output, s))
     if fmt == "trec":
-        text = "".join(blocks)
-        if output is None:
-            return text
-        output.write_text(text, encoding="utf-8")
-        return None
+        return "".join(blocks)
     import pandas as pd
 
-    from relkit.metrics.cli import _write_tidy
-
-    frame = pd.DataFrame(rows, columns=["run_id", "query_id", "measure", "trec_name", "value"])
-    _write_tidy([frame], fmt, output)
-    return None
+    return pd.DataFrame(rows, columns=["run_id", "query_id", "measure", "trec_name", "value"])
 
 
 def _lines(res: object, query: bool, summary: bool) -> Iterator[str]:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
-from helpers import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import run_cli
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.diversity import DiversityEvaluator
 from relkit.metrics.errors import FormatError

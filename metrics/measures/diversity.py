@@ -242,7 +242,7 @@ def is_diversity(name: str) -> bool:
     (True, True, False)
     """
     m = _NAME.fullmatch(name.strip())
-    return bool(m) and ALIASES.get(m["head"], m["head"]) in REGISTRY
+    return m is not None and ALIASES.get(m["head"], m["head"]) in REGISTRY
 
 
 def parse_diversity(name: str) -> DiversityMeasure:
