@@ -294,7 +294,7 @@ class DiversityEvaluator:
     >>> run = "1 Q0 d1 1 3 r\\n1 Q0 d3 2 2 r\\n1 Q0 d2 3 1 r\\n"
     >>> ev = DiversityEvaluator(qrels, ["alpha_nDCG@3", "StRecall@2"])
     >>> [round(x, 4) for x in ev.aggregate(run)]
-    [0.8808, 0.5]
+    [0.9652, 0.5]
     """
 
     def __init__(self, qrels: SubtopicQrels | Any,

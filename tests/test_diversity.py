@@ -286,3 +286,14 @@ def test_cli_refuses_subtopic_qrels_as_plain_qrels(tmp_path: Path) -> None:
                    "evaluate them with -R subtopics\n")
     code, out, err = run_cli(["eval", "-m", "alpha_nDCG@20", str(q), str(r)])
     assert code == 2 and "-R subtopics" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["relkit.metrics.subtopics", "relkit.metrics.diversity",
+                                  "relkit.metrics.measures.diversity"])
+def test_examples_run(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name),
+                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
