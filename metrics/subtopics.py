@@ -68,16 +68,16 @@ class SubtopicQrels:
         self.relevance = np.asarray(relevance, dtype=np.int64)
         self.source = source
         self.lines = lines
-        topics, self.q = np.unique(_ids(query_id), return_inverse=True)
+        topics, _, self.q = _unique(_ids(query_id))
         self.topic_ids = topics
         self.topics = [t.decode() if isinstance(t, bytes) else t for t in topics.tolist()]
-        subs, first, s = np.unique(_ids(subtopic), return_index=True, return_inverse=True)
+        subs, first, s = _unique(_ids(subtopic))
         order = np.empty(len(first), np.int64)
         order[np.argsort(first, kind="stable")] = np.arange(len(first))
         self.s = order[s]
         self.n_subtopics = len(subs)
         self.subtopic_ids = subs[np.argsort(first, kind="stable")]
-        self.docs, self.d = np.unique(_ids(doc_id), return_inverse=True)
+        self.docs, _, self.d = _unique(_ids(doc_id))
         self._check_unique()
 
     def __len__(self) -> int:
@@ -201,6 +201,36 @@ def _ids(values: Any) -> np.ndarray:
         values = values.to_pylist()
     as_b = _io.as_bytes([str(v) for v in values])
     return as_b if as_b is not None else np.array(values, dtype=object)
+
+
+def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(ids, return_index=True, return_inverse=True)``, in byte order.
+
+    Fixed-width bytes are sorted as rows of big-endian 64-bit words (the order of
+    ``strcmp``, zero padding first as a shorter prefix): a numeric sort, several times
+    faster than numpy's sort of strings on millions of judgments.
+    """
+    if ids.dtype.kind != "S" or not len(ids):
+        found: tuple[np.ndarray, np.ndarray, np.ndarray] = np.unique(
+            ids, return_index=True, return_inverse=True)
+        return found
+    from relkit.metrics.ranking import _words
+
+    words = _words(ids)
+    n = len(ids)
+    new = np.ones(n, bool)
+    if words.shape[1] == 1:
+        order = np.argsort(words[:, 0], kind="stable")
+        w = words[order, 0]
+        new[1:] = w[1:] != w[:-1]
+    else:
+        order = np.lexsort([words[:, j] for j in reversed(range(words.shape[1]))])
+        w2 = words[order]
+        new[1:] = (w2[1:] != w2[:-1]).any(axis=1)
+    inverse = np.empty(n, np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    first = order[new]            # stable: each value's first row
+    return ids[first], first, inverse
 
 
 def _text(value: Any) -> str:
