@@ -26,7 +26,7 @@ import numpy as np
 
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import EvaluationError
-from relkit.metrics.evaluator import measure_requests
+from relkit.metrics.evaluator import CHUNK_ROWS, _topic_chunks, measure_requests
 from relkit.metrics.measures.context import seq_sum
 from relkit.metrics.measures.diversity import (
     NDEVAL_DEFAULT,
@@ -348,22 +348,37 @@ class DiversityEvaluator:
         return DiversityResult(run.name, topics, self.measures, values, summary)
 
     def _ranked(self, run: Run, level: int) -> tuple[list[str], np.ndarray, np.ndarray,
-                                                      np.ndarray, np.ndarray, np.ndarray]:
+                                                      np.ndarray, np.ndarray]:
+        """The evaluated topics (codes into the qrels' topics) and the run's relevant
+        rows: topic (evaluated index), 0-based rank, relevant-document number.
+
+        A large run is ranked a group of whole topics at a time, as ``Evaluator`` does
+        (smaller sorts, bounded memory); only the relevant rows are kept.
+        """
         prep = self._prep(level)
-        ranked = rank(run, prep.judged, max_docs=self.max_docs, complete=self.complete)
-        T = len(ranked.topics)
-        n = np.diff(ranked.offsets)
-        tid = np.repeat(np.arange(T), n)
-        hit = np.flatnonzero(ranked.rel >= 1)
-        pos = hit - ranked.offsets[:-1][tid[hit]]
-        codes = ranked.topic_codes
-        g = prep.doc_base[codes[tid[hit]]] + ranked.rel[hit] - 1
-        return ranked.topics, codes, tid[hit], pos, g, n
+        parts_code, parts_pos, parts_g, seen = [], [], [], []
+        for part, part_codes in _topic_chunks(run, prep.judged, CHUNK_ROWS):
+            ranked = rank(part, prep.judged, max_docs=self.max_docs, codes=part_codes)
+            n = np.diff(ranked.offsets)
+            tid = np.repeat(np.arange(len(ranked.topics)), n)
+            hit = np.flatnonzero(ranked.rel >= 1)
+            code = ranked.topic_codes[tid[hit]]
+            parts_code.append(code)
+            parts_pos.append(hit - ranked.offsets[:-1][tid[hit]])
+            parts_g.append(prep.doc_base[code] + ranked.rel[hit] - 1)
+            seen.append(ranked.topic_codes)
+        codes = (np.arange(len(prep.topics)) if self.complete
+                 else np.sort(np.concatenate(seen)) if seen else np.zeros(0, np.int64))
+        code, pos, g = (np.concatenate(x) if x else np.zeros(0, np.int64)
+                        for x in (parts_code, parts_pos, parts_g))
+        order = np.lexsort((pos, code))          # chunks in topic order, ranks in order
+        tid = np.searchsorted(codes, code[order])
+        return [prep.topics[c] for c in codes.tolist()], codes, tid, pos[order], g[order]
 
     def _value(self, m: DiversityMeasure, level: int, ctx: tuple[Any, ...],
                memo: dict[tuple[Any, ...], Any]) -> np.ndarray:
         prep = self._prep(level)
-        topics, codes, tid, pos, g, n = ctx
+        topics, codes, tid, pos, g = ctx
         T = len(topics)
         S = prep.S[codes]
         key = ("rows", level, m.alpha)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -297,3 +298,23 @@ def test_examples_run(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name),
                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_large_runs_ranked_in_chunks_give_the_same_values(
+        monkeypatch: pytest.MonkeyPatch, complete: bool) -> None:
+    """A run above CHUNK_ROWS is ranked a group of topics at a time (as Evaluator does);
+    the values are those of one piece, topics interleaved in the file or not."""
+    import relkit.metrics.diversity as div
+
+    rng = np.random.default_rng(3)
+    records = [(f"t{t}", f"s{s}", f"d{d}", int(rng.integers(0, 2)))
+               for t in range(7) for d in range(9) for s in range(3) if rng.random() < 0.5]
+    rows = [(f"t{t}", f"d{d}", float(rng.integers(0, 4))) for d in range(12) for t in range(8)]
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    names = ["alpha_nDCG@5", "ERR_IA@10", "NRBP", "nNRBP", "AP_IA", "P_IA@3", "StRecall@4"]
+    whole = DiversityEvaluator(records, names, complete=complete).compute(run)
+    monkeypatch.setattr(div, "CHUNK_ROWS", 10)
+    pieces = DiversityEvaluator(records, names, complete=complete).compute(run)
+    assert pieces.topics == whole.topics
+    assert all((a == b).all() for a, b in zip(pieces.values, whole.values, strict=True))
