@@ -150,10 +150,16 @@ class _Prepared:
         self.ts_sub = ts % self.n_sub
         self.ts_count = ts_count
         self.S = np.bincount(self.ts_topic, minlength=T)
-        # Plain qrels for the ranking module: grade = 1 + the document's number for a
-        # relevant document, 0 for a judged one relevant to nothing.
-        grade = np.where(relevant, local + 1, 0)
-        ids = {"query_id": q.topic_ids[p_topic], "doc_id": docs[p_doc]}
+        # Plain qrels for the ranking module: grade = 1 + the document's number, for the
+        # relevant documents only (any other run document is not relevant, judged or
+        # not); a topic without one keeps a judged document at grade 0, so that it is
+        # still a qrels topic (evaluated, scoring 0).
+        first_of_topic = np.flatnonzero(np.concatenate(([True], p_topic[1:] != p_topic[:-1])))
+        keep = relevant.copy()
+        keep[first_of_topic[n_rel[p_topic[first_of_topic]] == 0]] = True
+        rows = np.flatnonzero(keep)
+        grade = np.where(relevant[rows], local[rows] + 1, 0)
+        ids = {"query_id": q.topic_ids[p_topic[rows]], "doc_id": docs[p_doc[rows]]}
         if any(v.dtype.kind == "O" for v in ids.values()):
             ids = {k: v.tolist() for k, v in ids.items()}     # ids bytes cannot hold
         plain = Qrels({**ids, "relevance": grade.astype(np.int64)}, q.source)
