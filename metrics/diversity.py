@@ -76,6 +76,20 @@ def _ideal_ideal(S: np.ndarray, k: int, alpha: float, dcg: bool) -> np.ndarray:
     return out
 
 
+def _by_topic_docno_descending(rows: np.ndarray, topic: np.ndarray, docs: np.ndarray
+                               ) -> np.ndarray:
+    """``rows`` sorted by topic, then docno descending (byte order)."""
+    if docs.dtype.kind == "S":
+        from relkit.metrics.ranking import _words
+
+        words = ~_words(docs[rows])            # inverted words: descending byte order
+        keys = [words[:, j] for j in reversed(range(words.shape[1]))]
+        return rows[np.lexsort([*keys, topic[rows]])]
+    ordered = sorted(rows.tolist(), key=lambda r: str(docs[r]).encode(), reverse=True)
+    ordered.sort(key=lambda r: int(topic[r]))     # stable: docnos stay descending
+    return np.asarray(ordered, dtype=np.int64)
+
+
 def _starts(n: np.ndarray) -> np.ndarray:
     """Where each of consecutive blocks of sizes ``n`` starts."""
     return np.concatenate(([0], np.cumsum(n)[:-1])).astype(np.int64) if len(n) else n
@@ -118,23 +132,18 @@ class _Prepared:
     def __init__(self, q: SubtopicQrels, level: int) -> None:
         self.topics = q.topics
         T = len(self.topics)
-        qc, sc, docs = q.q, q.s, q.docs
-        n_docs = max(len(docs), 1)
-        pair, jp = np.unique(qc.astype(np.int64) * n_docs + q.d,
-                             return_inverse=True)          # judged (topic, doc), doc ascending
-        p_topic = pair // n_docs
-        p_doc = pair % n_docs
+        qc, sc, jp = q.q, q.s, q.pair
+        p_topic = q.pair_topic                     # per judged (topic, doc) pair
         positive = q.relevance >= level
-        relevant = np.zeros(len(pair), bool)
+        relevant = np.zeros(len(p_topic), bool)
         relevant[jp[positive]] = True
         # Relevant documents numbered per topic in docno *descending* order, so that the
         # greedy ideal's argmax (first of equal gains) takes the greatest docno, as ndeval.
-        rp = np.flatnonzero(relevant)
+        rp = _by_topic_docno_descending(np.flatnonzero(relevant), p_topic, q.pair_doc)
         n_rel = np.bincount(p_topic[rp], minlength=T)
         self.doc_base = np.concatenate(([0], np.cumsum(n_rel)))
-        within = np.arange(len(rp)) - self.doc_base[p_topic[rp]]
-        local = np.full(len(pair), -1, np.int64)
-        local[rp] = n_rel[p_topic[rp]] - 1 - within
+        local = np.full(len(p_topic), -1, np.int64)
+        local[rp] = np.arange(len(rp)) - self.doc_base[p_topic[rp]]
         self.n_rel = n_rel
         # (relevant doc, subtopic) pairs, subtopics ascending within a document.
         g = self.doc_base[qc[positive]] + local[jp[positive]]
@@ -154,14 +163,17 @@ class _Prepared:
         # relevant documents only (any other run document is not relevant, judged or
         # not); a topic without one keeps a judged document at grade 0, so that it is
         # still a qrels topic (evaluated, scoring 0).
-        first_of_topic = np.flatnonzero(np.concatenate(([True], p_topic[1:] != p_topic[:-1])))
         keep = relevant.copy()
-        keep[first_of_topic[n_rel[p_topic[first_of_topic]] == 0]] = True
+        one_each = np.full(T, -1)
+        one_each[p_topic] = np.arange(len(p_topic))      # some judged pair of each topic
+        keep[one_each[n_rel == 0]] = True
         rows = np.flatnonzero(keep)
         grade = np.where(relevant[rows], local[rows] + 1, 0)
-        ids = {"query_id": q.topic_ids[p_topic[rows]], "doc_id": docs[p_doc[rows]]}
+        ids = {"query_id": q.topic_ids[p_topic[rows]], "doc_id": q.pair_doc[rows]}
         if any(v.dtype.kind == "O" for v in ids.values()):
-            ids = {k: v.tolist() for k, v in ids.items()}     # ids bytes cannot hold
+            # ids bytes cannot hold: as str, which the ranking keeps as Arrow strings
+            ids = {k: [x.decode() if isinstance(x, bytes) else x for x in v.tolist()]
+                   for k, v in ids.items()}
         plain = Qrels({**ids, "relevance": grade.astype(np.int64)}, q.source)
         self.judged = JudgedTopics.prepare(plain)
         # both orders are strcmp's, so a topic's code is the same in each

@@ -41,13 +41,16 @@ class SubtopicQrels:
     ----------
     topics : list of str
         The distinct topic ids in trec_eval's order (``strcmp``).
-    q, s, d : numpy.ndarray
+    q, s : numpy.ndarray
         Per row: the topic's index in ``topics``; the subtopic's number in order of
         first appearance in the file (pyndeval numbers them so, and ndeval adds a
-        document's gains in that order); the document's index in ``docs``.
-    docs : numpy.ndarray
-        The distinct docnos in byte order (fixed-width UTF-8 bytes, or ``str`` objects
-        for ids that form cannot hold).
+        document's gains in that order).
+    pair : numpy.ndarray
+        Per row: the index of its (topic, document) among the distinct pairs (in no
+        particular order).
+    pair_topic, pair_doc : numpy.ndarray
+        Per distinct pair: its topic's index in ``topics``, and its docno (fixed-width
+        UTF-8 bytes, or ``str`` objects for ids that form cannot hold).
     relevance : numpy.ndarray
         The int64 grade of each row.
     source : str
@@ -77,7 +80,7 @@ class SubtopicQrels:
         self.s = order[s]
         self.n_subtopics = len(subs)
         self.subtopic_ids = subs[np.argsort(first, kind="stable")]
-        self.docs, _, self.d = _unique(_ids(doc_id))
+        self.pair, self.pair_topic, self.pair_doc = _pairs(self.q, _ids(doc_id))
         self._check_unique()
 
     def __len__(self) -> int:
@@ -95,15 +98,14 @@ class SubtopicQrels:
         twice in a subtopic's relevant total, so a repeat is refused."""
         if not len(self):
             return
-        key = (self.q.astype(np.int64) * max(self.n_subtopics, 1) + self.s) * max(
-            len(self.docs), 1) + self.d
+        key = self.pair * max(self.n_subtopics, 1) + self.s
         order = np.argsort(key, kind="stable")
         again = order[1:][key[order][1:] == key[order][:-1]]
         if len(again):
             row = int(again.min())
             raise FormatError(self.source, self.line_of(row),
                               "each (topic, subtopic, document) at most once",
-                              f"document {_text(self.docs[self.d[row]])!r} again for topic "
+                              f"document {_text(self.pair_doc[self.pair[row]])!r} again for topic "
                               f"{self.topics[self.q[row]]!r}, subtopic "
                               f"{_text(self.subtopic_ids[self.s[row]])!r}")
 
@@ -231,6 +233,35 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     inverse[order] = np.cumsum(new) - 1
     first = order[new]            # stable: each value's first row
     return ids[first], first, inverse
+
+
+def _pairs(q: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's (topic, document) pair as an index into the distinct pairs, and each
+    pair's topic and docno.
+
+    Pairs are found by a 63-bit hash of (topic, docno) and one numeric sort (millions of
+    judgments: sorting the docno strings themselves costs several times more); every
+    row is then checked against its pair's first row, and the exact, sorting path runs
+    if two pairs ever shared a hash.
+    """
+    n = len(q)
+    if docs.dtype.kind == "S" and n:
+        from relkit.metrics.ranking import _hash
+
+        h = _hash(docs, q)
+        order = np.argsort(h)
+        hs = h[order]
+        new = np.ones(n, bool)
+        new[1:] = hs[1:] != hs[:-1]
+        pair = np.empty(n, np.int64)
+        pair[order] = np.cumsum(new) - 1
+        first = order[new]
+        if (q[first][pair] == q).all() and (docs[first][pair] == docs).all():
+            return pair, q[first], docs[first]
+    names, _, d = _unique(docs)
+    width = max(len(names), 1)
+    keys, pair = np.unique(q.astype(np.int64) * width + d, return_inverse=True)
+    return pair.astype(np.int64), keys // width, names[keys % width]
 
 
 def _text(value: Any) -> str:

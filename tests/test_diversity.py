@@ -318,3 +318,27 @@ def test_large_runs_ranked_in_chunks_give_the_same_values(
     pieces = DiversityEvaluator(records, names, complete=complete).compute(run)
     assert pieces.topics == whole.topics
     assert all((a == b).all() for a, b in zip(pieces.values, whole.values, strict=True))
+
+
+def test_hash_collisions_and_long_ids_take_the_exact_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """(topic, doc) pairs are coded by a hash, checked row by row: a collision falls back
+    to sorting the docnos, and so do ids too long for fixed-width bytes; same values."""
+    import relkit.metrics.ranking as ranking
+    from relkit.metrics import io as _io
+
+    records = [("1", "s1", "a", 1), ("1", "s2", "a", 1), ("1", "s1", "b", 1),
+               ("1", "s3", "c", 1), ("2", "s1", "a", 1), ("2", "s2", "z", 0)]
+    run = pd.DataFrame([("1", "b", 3.0), ("1", "a", 2.0), ("1", "c", 2.0), ("2", "a", 1.0)],
+                       columns=["query_id", "doc_id", "score"])
+    names = ["alpha_nDCG@3", "NRBP", "AP_IA", "StRecall@2"]
+    expected = DiversityEvaluator(records, names).compute(run).values
+    monkeypatch.setattr(ranking, "_hash", lambda values, q: np.zeros(len(q), np.uint64))
+    collided = DiversityEvaluator(records, names).compute(run).values
+    assert all((a == b).all() for a, b in zip(collided, expected, strict=True))
+    monkeypatch.undo()
+    long = "x" * (_io.MAX_ID_BYTES + 1)
+    renamed = [(t, s, d + long, g) for t, s, d, g in records]
+    run_long = run.assign(doc_id=run["doc_id"] + long)
+    got = DiversityEvaluator(renamed, names).compute(run_long).values
+    assert all((a == b).all() for a, b in zip(got, expected, strict=True))
