@@ -99,6 +99,8 @@ class SubtopicQrels:
         if not len(self):
             return
         key = self.pair * max(self.n_subtopics, 1) + self.s
+        if not (np.diff(np.sort(key)) == 0).any():
+            return                                    # the usual case: one quick sort
         order = np.argsort(key, kind="stable")
         again = order[1:][key[order][1:] == key[order][:-1]]
         if len(again):
@@ -216,6 +218,15 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         found: tuple[np.ndarray, np.ndarray, np.ndarray] = np.unique(
             ids, return_index=True, return_inverse=True)
         return found
+    # A column grouped as files are (a topic's lines together) has few runs of equal
+    # values: sort the first row of each run only.
+    change = np.ones(len(ids), bool)
+    change[1:] = ids[1:] != ids[:-1]
+    heads = np.flatnonzero(change)
+    if len(heads) < len(ids):
+        names, first, inverse = _unique(ids[heads])
+        lengths = np.diff(np.append(heads, len(ids)))
+        return names, heads[first], np.repeat(inverse, lengths)
     from relkit.metrics.ranking import _words
 
     words = _words(ids)
