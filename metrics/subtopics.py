@@ -229,10 +229,16 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return names, heads[first], np.repeat(inverse, lengths)
     from relkit.metrics.ranking import _words
 
-    words = _words(ids)
     n = len(ids)
+    words = _words(ids) if ids.dtype.itemsize > 2 else np.zeros((0, 1), np.uint64)
     new = np.ones(n, bool)
-    if words.shape[1] == 1:
+    if ids.dtype.itemsize <= 2:
+        # short ids (subtopic numbers): 8- or 16-bit keys, which numpy radix-sorts
+        small = ids.view(np.uint8) if ids.dtype.itemsize == 1 else ids.view(">u2")
+        order = np.argsort(small, kind="stable")
+        w1 = small[order]
+        new[1:] = w1[1:] != w1[:-1]
+    elif words.shape[1] == 1:
         order = np.argsort(words[:, 0], kind="stable")
         w = words[order, 0]
         new[1:] = w[1:] != w[:-1]

@@ -342,3 +342,17 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
     run_long = run.assign(doc_id=run["doc_id"] + long)
     got = DiversityEvaluator(renamed, names).compute(run_long).values
     assert all((a == b).all() for a, b in zip(got, expected, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=12).filter(lambda b: b"\x00" not in b),
+                min_size=1, max_size=30), st.integers(1, 3))
+def test_id_coding_is_numpys_unique(values: list[bytes], repeat: int) -> None:
+    """The subtopic qrels' id coding (numeric sort of the bytes, runs collapsed) gives
+    numpy's unique: strcmp order, first rows, inverse."""
+    from relkit.metrics.subtopics import _unique
+
+    ids = np.array([v for v in values for _ in range(repeat)])
+    got = _unique(ids)
+    want = np.unique(ids, return_index=True, return_inverse=True)
+    assert all((a == b).all() for a, b in zip(got, want, strict=True))
