@@ -41,6 +41,7 @@ def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str
     from relkit.metrics.diversity import DiversityEvaluator
     from relkit.metrics.measures.diversity import NDEVAL_DEFAULT, parse_diversity
     from relkit.metrics.subtopics import SubtopicQrels
+    from relkit.metrics.trec_eval.format import labelled
 
     names = list(measures) or list(NDEVAL_DEFAULT)
     with option_value("'-m'"):
@@ -60,8 +61,9 @@ def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str
     for path in runs:
         source = sys.stdin.buffer if str(path) == "-" else path
         res = ev.compute(Run.read(source, eval_only=True))
-        text = "".join(_lines(res, query, summary))
-        blocks.append(text if len(runs) == 1 else f"runid\tall\t{res.run_id}\n{text}")
+        block = list(_lines(res, query, summary))
+        # several runs: each block starts with its runid line, as plain relkit eval's
+        blocks.append("".join(block if len(runs) == 1 else labelled(block, res.run_id)))
         for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
             if query:
                 rows.extend((res.run_id, t, str(m), m.output, float(x))
