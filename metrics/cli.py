@@ -52,6 +52,8 @@ EPILOG = """Examples:
   relkit eval -q -m all_trec -l2 qrels.txt run1 run2  # per topic, grade >= 2 relevant
 
   relkit eval -m nDCG@10 -m P@5 --format csv qrels.txt run.txt
+
+  relkit eval -R subtopics -m alpha_nDCG@20 -m ERR_IA@20 diversity.qrels run.txt
 """
 
 
@@ -199,7 +201,9 @@ def eval_cmd(
         "-Z", help="Z-score file: lines 'qid measure mean stddev'")] = None,
     relformat: Annotated[str, typer.Option(
         "-R", help="Judgment format: qrels, prefs, qrels_prefs, qrels_jg, or prels "
-        "(a sampled pool in NIST sample_eval's format: xinfAP, infNDCG, statAP, infAP)")]
+        "(a sampled pool in NIST sample_eval's format: xinfAP, infNDCG, statAP, infAP), "
+        "or subtopics (diversity qrels 'topic subtopic docno grade': alpha_nDCG@k, "
+        "ERR_IA@k, NRBP, P_IA@k, StRecall@k as ndeval computes them)")]
         = "qrels",
     compat: Annotated[int, typer.Option(
         "--compat", help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
@@ -248,6 +252,20 @@ def eval_cmd(
         sys.stdout.write(evaluate_prels(qrels, runs, measure or [], per_query=query,
                                         summary=not no_summary, complete=complete,
                                         level=level))
+        return
+    if relformat == "subtopics":
+        from relkit.metrics.diversity_cli import check_options, evaluate_subtopics
+
+        check_options(judged_only=judged_only, num_docs=num_docs, zscores=zscores)
+        got = evaluate_subtopics(qrels, runs, measure or [], query=query,
+                                 summary=not no_summary, complete=complete, level=level,
+                                 max_docs=max_docs, fmt=fmt)
+        if not isinstance(got, str):
+            _write_tidy([got], fmt, output)
+        elif output is not None:
+            output.write_text(got, encoding="utf-8")
+        else:
+            sys.stdout.write(got)
         return
     if relformat != "qrels":
         from relkit.metrics.trec_eval.modes import REL_FORMATS, run_mode
@@ -327,13 +345,19 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     # its optional pandas probe (~0.3 s)
     _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
     from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import labelled, lines
 
     q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
-    ev = Evaluator(q, measures, level=level, judged_only=judged_only,
-                   max_docs=max_docs, complete=complete, num_docs=num_docs,
-                   compat=compat)  # type: ignore[arg-type]
+    try:
+        ev = Evaluator(q, measures, level=level, judged_only=judged_only,
+                       max_docs=max_docs, complete=complete, num_docs=num_docs,
+                       compat=compat)  # type: ignore[arg-type]
+    except DuplicateDocumentError as exc:
+        from relkit.metrics.subtopics import as_plain_qrels_error
+
+        raise as_plain_qrels_error(q, exc) from None   # subtopic qrels given as plain
     z = _load_zscores(zscores) if zscores else None
     frames = []
     evaluated: set[str] = set()
