@@ -1,0 +1,1 @@
+"""Online evaluation: click logs (reading, validation) and A/B tests over them."""
