@@ -1,0 +1,449 @@
+"""Open a click log or an assignment table in DuckDB, with relkit's canonical columns.
+
+:func:`open_log` reads a Parquet, CSV, TSV or JSONL impression log, in the long form
+(one row per displayed result) or the SERP-wide form (one row per impression, list
+columns ``doc_ids``, ``clicks``... unnested here), and gives a :class:`LogSource`: a
+DuckDB view whose columns are the canonical fields of
+:mod:`relkit.metrics.online.fields` with their canonical types, plus ``_row``. Nothing
+is scanned to open a Parquet file; every later aggregation runs in DuckDB, out of core
+(``memory_limit``, spilling to a temporary directory), and Python sees aggregates only.
+
+Text files (CSV, TSV, JSONL) are read with every value as text (so ``007`` stays
+``007``) into a temporary DuckDB table, in file order, and converted by SQL: a value
+that does not convert is ``NULL`` in the view and reported by :meth:`LogSource.check`
+(a :class:`~relkit.metrics.errors.FormatError` naming file, line and column) and by
+``relkit clicks validate`` (every problem, counted).
+
+duckdb is imported inside the functions: importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from relkit.metrics.core.errors import FormatError, InputError
+from relkit.metrics.online.fields import (
+    ASSIGN_FIELDS,
+    FIELDS,
+    LOG_FIELDS,
+    WIDE_LISTS,
+    convert_sql,
+    expected,
+    needs_check,
+    parse_map,
+)
+
+if TYPE_CHECKING:
+    import duckdb
+
+LogFormat = Literal["parquet", "csv", "tsv", "jsonl"]
+_SUFFIXES: dict[str, LogFormat] = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+    ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+}
+# The first line of data: a header line comes first in CSV/TSV.
+_FIRST_LINE = {"parquet": 1, "csv": 2, "tsv": 2, "jsonl": 1}
+_names = itertools.count(1)
+
+# DuckDB's default is 80% of RAM; logs are shared machines' business, so a bound.
+DEFAULT_MEMORY_LIMIT = "4GB"
+
+
+def connect(memory_limit: str | None = None, threads: int | None = None
+            ) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with a memory bound and a private spill directory.
+
+    ``memory_limit`` defaults to ``$RELKIT_DUCKDB_MEMORY`` or 4GB; past it DuckDB spills
+    to a directory under the system's temporary directory (never the working directory:
+    reading never writes there). ``threads`` defaults to DuckDB's (all cores).
+    """
+    import duckdb  # deferred: the one heavy library of online evaluation
+
+    con = duckdb.connect(":memory:")
+    limit = memory_limit or os.environ.get("RELKIT_DUCKDB_MEMORY", DEFAULT_MEMORY_LIMIT)
+    con.execute(f"SET memory_limit = '{limit}'")
+    spill = os.path.join(tempfile.gettempdir(), f"relkit-duckdb-{os.getpid()}")
+    con.execute(f"SET temp_directory = '{_sq(spill)}'")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    return con
+
+
+def _sq(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def _q(name: str) -> str:
+    """An SQL identifier, quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def log_format(path: str | Path, fmt: str | None = None) -> LogFormat:
+    """The format of ``path``: ``fmt`` if given, else from its suffix (``.gz`` ignored)."""
+    if fmt is not None:
+        if fmt not in ("parquet", "csv", "tsv", "jsonl"):
+            raise FormatError("--input-format", None, "parquet, csv, tsv or jsonl", repr(fmt))
+        return fmt  # type: ignore[return-value]
+    name = str(path).lower().removesuffix(".gz")
+    suffix = os.path.splitext(name)[1]
+    if suffix not in _SUFFIXES:
+        raise FormatError(str(path), None, "a file ending in .parquet, .csv, .tsv or .jsonl "
+                          "(or name the format with --input-format)", f"{suffix or 'no suffix'!r}")
+    return _SUFFIXES[suffix]
+
+
+@dataclass(frozen=True)
+class BadValues:
+    """Values of one column that are not of its field's type: how many, first rows."""
+
+    field: str
+    column: str
+    count: int
+    rows: tuple[int, ...]
+    first: str | None
+    expected: str
+
+
+@dataclass
+class LogSource:
+    """A click log opened in DuckDB: :attr:`view` has the canonical columns.
+
+    Attributes
+    ----------
+    con
+        The DuckDB connection holding the view (run SQL on it: ``con.execute(...)``).
+    path
+        The file as given (for messages).
+    format
+        ``"parquet"``, ``"csv"``, ``"tsv"`` or ``"jsonl"``.
+    view
+        Name of the view: columns ``_row`` (BIGINT: the line number in a text file, the
+        1-based row number in Parquet; in the SERP-wide form the impression's row) and
+        each field of :attr:`fields`, typed: ids and ``query`` VARCHAR, ``rank``,
+        ``clicked``, ``page`` BIGINT, ``dwell_s`` DOUBLE, ``ts``/``click_ts`` DOUBLE
+        seconds (a timestamp becomes seconds since the Unix epoch).
+    fields
+        The canonical fields the view has, in canonical order; always the required ones
+        (``impression_id``, ``query_id``, ``rank``, ``doc_id``, ``clicked``).
+    columns
+        field -> the column it was read from, as the file names it (``rank`` in the
+        SERP-wide form: ``"position in doc_ids"``; a derived ``impression_id``:
+        ``"session_id+ts+query_id"``).
+    wide
+        Whether the file was in the SERP-wide form.
+    """
+
+    con: duckdb.DuckDBPyConnection
+    path: str
+    format: LogFormat
+    view: str
+    fields: tuple[str, ...]
+    columns: dict[str, str]
+    wide: bool = False
+    _flat: str = ""
+    _sources: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def relation(self) -> duckdb.DuckDBPyRelation:
+        """The view as a DuckDB relation."""
+        return self.con.table(self.view)
+
+    def where(self, row: int) -> str:
+        """``path:row`` (``row`` as in ``_row``)."""
+        return f"{self.path}:{row}"
+
+    def has(self, *names: str) -> bool:
+        """Whether the log has every field named."""
+        return all(n in self.fields for n in names)
+
+    def bad_values(self, limit: int = 5) -> list[BadValues]:
+        """Values that did not convert to their field's type (one scan; none for a typed
+        Parquet file, whose columns convert or are refused when opened)."""
+        out = []
+        for name, (src, dtype) in self._sources.items():
+            fld = FIELDS[name]
+            if not needs_check(fld, dtype):
+                continue
+            conv = convert_sql(fld, _q(src), dtype)
+            n, rows, first = self.con.execute(
+                f"SELECT count(*), list(_row ORDER BY _row)[1:{limit}], "
+                f"arg_min(CAST({_q(src)} AS VARCHAR), _row) FROM {self._flat} "
+                f"WHERE {_q(src)} IS NOT NULL AND ({conv}) IS NULL").fetchone() or (0, [], None)
+            if n:
+                out.append(BadValues(name, self.columns[name], int(n), tuple(rows), first,
+                                     expected(fld)))
+        return out
+
+    def check(self) -> None:
+        """Raise :class:`FormatError` at the first value that is not of its field's type."""
+        bad = self.bad_values(limit=1)
+        if bad:
+            b = min(bad, key=lambda b: b.rows[0])
+            raise FormatError(self.path, b.rows[0], f"{expected(FIELDS[b.field])} in column "
+                              f"{b.column!r}", repr(b.first))
+
+
+def _open_error(path: str, exc: Exception) -> FormatError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return FormatError(path, None, "a readable file", first)
+
+
+def _raw(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
+         lists: tuple[str, ...]) -> str:
+    """A view of the file's own columns plus ``_row``; text files as VARCHAR."""
+    import duckdb
+
+    name = f"relkit_raw_{next(_names)}"
+    p = _sq(path)
+    first = _FIRST_LINE[fmt]
+    try:
+        if fmt == "parquet":
+            con.execute(f"CREATE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
+                        f"file_row_number + 1 AS _row "
+                        f"FROM read_parquet('{p}', file_row_number = true)")
+            return name
+        table = f"{name}_t"
+        if fmt in ("csv", "tsv"):
+            delim = "," if fmt == "csv" else "\\t"
+            con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_csv('{p}', "
+                        f"all_varchar = true, header = true, delim = E'{delim}', "
+                        f"quote = '\"', escape = '\"', null_padding = false)")
+        else:
+            src = f"read_json_objects('{p}', format = 'newline_delimited')"
+            keys = [k for (k,) in con.execute(
+                f"SELECT DISTINCT unnest(json_keys(json)) AS k FROM {src} ORDER BY k"
+            ).fetchall()]
+            if not keys:
+                raise FormatError(path, 1, "JSON objects, one per line", "no keys")
+            cols = [f"CAST(json -> '{_sq(k)}' AS VARCHAR[]) AS {_q(k)}" if k in lists
+                    else f"json ->> '{_sq(k)}' AS {_q(k)}" for k in keys]
+            con.execute(f"CREATE TEMP TABLE {table} AS SELECT {', '.join(cols)} FROM {src}")
+        con.execute(f"CREATE TEMP VIEW {name} AS SELECT *, rowid + {first} AS _row "
+                    f"FROM {table}")
+    except duckdb.Error as exc:
+        raise _open_error(path, exc) from None
+    return name
+
+
+def _schema(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
+    return {c: str(t) for c, t in zip(con.table(view).columns, con.table(view).types,
+                                      strict=True)}
+
+
+def _missing(path: str, name: str, mapping: dict[str, str], schema: dict[str, str],
+             also: str = "") -> FormatError:
+    col = mapping.get(name, name)
+    have = [c for c in schema if c != "_row"]
+    return FormatError(path, None, f"a column {col!r} for the {name}{also} "
+                       f"(map one with --map {name}=COLUMN)", f"columns {have}")
+
+
+def _wide(con: duckdb.DuckDBPyConnection, raw: str, schema: dict[str, str],
+          lists: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The SERP-wide view unnested: one row per position, list columns as scalars.
+
+    ``lists`` maps a list field (``doc_ids``...) to its column. Returns the flat view
+    and the mapping of the long-form fields to its columns.
+    """
+    cols = [lists[k] for k in WIDE_LISTS if k in lists]
+    longest = "greatest(" + ", ".join(f"coalesce(len({_q(c)}), 0)" for c in cols) + ")" \
+        if len(cols) > 1 else f"coalesce(len({_q(cols[0])}), 0)"
+    scalars = [_q(c) for c in schema if c not in cols and c != "_row"]
+    # unnest() of several lists in one SELECT zips them, padding the shorter with NULL:
+    # a click past the shown results becomes a row with no doc_id (validate reports it).
+    name = f"relkit_flat_{next(_names)}"
+    select = [*scalars, "_row", f"unnest(range(1, {longest} + 1)) AS relkit_rank",
+              *(f"unnest({_q(c)}) AS {_q(c)}" for c in cols)]
+    con.execute(f"CREATE TEMP VIEW {name} AS SELECT {', '.join(select)} FROM {raw}")
+    remap = {WIDE_LISTS[k]: lists[k] for k in WIDE_LISTS if k in lists}
+    remap["rank"] = "relkit_rank"
+    return name, remap
+
+
+def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
+             con: duckdb.DuckDBPyConnection | None = None, fmt: str | None = None
+             ) -> LogSource:
+    """Open an impression log as a DuckDB view with the canonical columns.
+
+    Parameters
+    ----------
+    path
+        A ``.parquet``, ``.csv``, ``.tsv`` or ``.jsonl`` file (``.gz`` for the text ones),
+        long form or SERP-wide form (a list column ``doc_ids``).
+    mapping
+        Canonical field -> the file's column name (``{"rank": "position"}``), as
+        ``--map rank=position`` gives it (:func:`~relkit.metrics.online.fields.parse_map`);
+        for the SERP-wide form also ``doc_ids``, ``clicks``, ``click_ts_list`` and
+        ``dwell_s_list``. Fields not mapped are read from the column of their own name.
+    con
+        The DuckDB connection to use (default: a new one from :func:`connect`).
+    fmt
+        ``"parquet"``, ``"csv"``, ``"tsv"`` or ``"jsonl"``; default from the suffix.
+
+    Returns
+    -------
+    LogSource
+        Its ``view`` has ``_row`` and the fields present, typed (see :class:`LogSource`);
+        ``impression_id`` is derived from ``session_id``, ``ts`` and ``query_id``
+        (joined by ``|``) when the file has no such column.
+
+    Raises
+    ------
+    InputError
+        The file does not exist or is a directory.
+    FormatError
+        The file cannot be read in its format; a required column (or a mapped one) is
+        missing; a column's type cannot hold its field (a list for ``rank``, a float for
+        an id); a ``mapping`` key is not a field. The message names file and column.
+        Values are not scanned here: call :meth:`LogSource.check` (or ``relkit clicks
+        validate``) for values that do not convert.
+    """
+    path = str(path)
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory, not a file")
+    form = log_format(path, fmt)
+    mapping = parse_map(mapping, [*FIELDS, *WIDE_LISTS])
+    con = con if con is not None else connect()
+    lists = tuple(mapping.get(k, k) for k in WIDE_LISTS)
+    raw = _raw(con, path, form, lists)
+    schema = _schema(con, raw)
+    for name, col in mapping.items():
+        if col not in schema:
+            raise _missing(path, name, mapping, schema)
+    doc_ids = mapping.get("doc_ids", "doc_ids")
+    wide = doc_ids in schema and schema[doc_ids].endswith("[]")
+    flat, colmap = raw, {f.name: mapping.get(f.name, f.name) for f in LOG_FIELDS}
+    if wide:
+        present = {k: mapping.get(k, k) for k in WIDE_LISTS if mapping.get(k, k) in schema}
+        if "clicks" not in present:
+            raise _missing(path, "clicks", mapping, schema, " (a list, the SERP-wide form)")
+        for k, c in present.items():
+            if not schema[c].endswith("[]"):
+                raise FormatError(path, None, f"a list column {c!r} for the {k} "
+                                  "(the SERP-wide form)", f"type {schema[c]}")
+        flat, remap = _wide(con, raw, schema, present)
+        colmap.update(remap)
+        schema = _schema(con, flat)
+    selects = ["_row"]
+    fields: list[str] = []
+    columns: dict[str, str] = {}
+    sources: dict[str, tuple[str, str]] = {}
+    for f in LOG_FIELDS:
+        col = colmap[f.name]
+        if col not in schema:
+            if f.name == "impression_id":
+                continue  # derived below, or reported missing
+            if f.required:
+                raise _missing(path, f.name, mapping, schema)
+            continue
+        conv = convert_sql(f, _q(col), schema[col])
+        if conv is None:
+            raise FormatError(path, None, f"column {col!r} (the {f.name}) to hold "
+                              f"{expected(f)}", f"type {schema[col]}")
+        selects.append(f"{conv} AS {f.name}")
+        fields.append(f.name)
+        columns[f.name] = "position in " + colmap["doc_id"] if col == "relkit_rank" else col
+        sources[f.name] = (col, schema[col])
+    if "impression_id" not in fields:
+        parts = [colmap[n] for n in ("session_id", "ts", "query_id")]
+        if not all(p in schema for p in parts):
+            raise _missing(path, "impression_id", mapping, schema,
+                           " (or session_id, ts and query_id to derive it from)")
+        derived = ", ".join(f"CAST({_q(p)} AS VARCHAR)" for p in parts)
+        selects.insert(1, f"concat_ws('|', {derived}) AS impression_id")
+        fields.insert(0, "impression_id")
+        columns["impression_id"] = "+".join(parts)
+    view = f"relkit_log_{next(_names)}"
+    con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(selects)} FROM {flat}")
+    return LogSource(con, path, form, view, tuple(fields), columns, wide, flat, sources)
+
+
+@dataclass
+class AssignmentSource:
+    """An assignment table opened in DuckDB.
+
+    :attr:`view` has ``_row``, ``unit_id`` and ``variant`` (VARCHAR),
+    ``first_exposure_ts`` (DOUBLE seconds) when the table has it, and every other column
+    of the table under its own name (:attr:`extra`: pre-period metrics for CUPED),
+    DOUBLE when all its values are numbers, else VARCHAR.
+    """
+
+    con: duckdb.DuckDBPyConnection
+    path: str
+    format: LogFormat
+    view: str
+    fields: tuple[str, ...]
+    extra: tuple[str, ...]
+    columns: dict[str, str]
+
+
+def open_assignments(path: str | Path, mapping: dict[str, str] | None = None, *,
+                     con: duckdb.DuckDBPyConnection | None = None, fmt: str | None = None
+                     ) -> AssignmentSource:
+    """Open an assignment table (``unit_id, variant[, first_exposure_ts, ...]``).
+
+    ``mapping``, ``con`` and ``fmt`` as in :func:`open_log` (mapping keys: ``unit_id``,
+    ``variant``, ``first_exposure_ts``). Raises :class:`InputError` or
+    :class:`FormatError` as :func:`open_log` does; a value of ``unit_id`` or ``variant``
+    that is missing, or a ``first_exposure_ts`` that is not a time, raises
+    :class:`FormatError` naming file, row and column (the table is scanned once: it has
+    one row per unit, not per impression).
+    """
+    path = str(path)
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory, not a file")
+    form = log_format(path, fmt)
+    known = {f.name: f for f in ASSIGN_FIELDS}
+    mapping = parse_map(mapping, list(known))
+    con = con if con is not None else connect()
+    raw = _raw(con, path, form, ())
+    schema = _schema(con, raw)
+    selects, fields, columns = ["_row"], [], {}
+    used = set()
+    for f in ASSIGN_FIELDS:
+        col = mapping.get(f.name, f.name)
+        if col not in schema:
+            if f.required or f.name in mapping:
+                raise _missing(path, f.name, mapping, schema)
+            continue
+        conv = convert_sql(f, _q(col), schema[col])
+        if conv is None:
+            raise FormatError(path, None, f"column {col!r} (the {f.name}) to hold "
+                              f"{expected(f)}", f"type {schema[col]}")
+        bad = f"{_q(col)} IS NOT NULL AND ({conv}) IS NULL"
+        if f.required:
+            bad += f" OR {_q(col)} IS NULL OR trim(CAST({_q(col)} AS VARCHAR)) = ''"
+        row = con.execute(f"SELECT min(_row) FROM {raw} WHERE {bad}").fetchone()
+        if row and row[0] is not None:
+            raise FormatError(path, int(row[0]), f"{expected(f)} in column {col!r}",
+                              "a missing or mistyped value")
+        selects.append(f"{conv} AS {f.name}")
+        fields.append(f.name)
+        columns[f.name] = col
+        used.add(col)
+    extra = [c for c in schema if c not in used and c != "_row"]
+    for c in extra:
+        t = schema[c]
+        if t.startswith("VARCHAR"):
+            (nonnum,) = con.execute(f"SELECT count(*) FROM {raw} WHERE {_q(c)} IS NOT NULL AND "
+                                f"TRY_CAST(trim({_q(c)}) AS DOUBLE) IS NULL").fetchone() or (1,)
+            selects.append(f"TRY_CAST(trim({_q(c)}) AS DOUBLE) AS {_q(c)}" if nonnum == 0
+                           else _q(c))
+        else:
+            selects.append(_q(c))
+    view = f"relkit_assign_{next(_names)}"
+    con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(selects)} FROM {raw}")
+    return AssignmentSource(con, path, form, view, tuple(fields), tuple(extra), columns)
+
+
+def fetch(log: LogSource | AssignmentSource, sql: str) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` run on the log's connection (``{view}`` stands for its view)."""
+    return log.con.execute(sql.format(view=log.view)).fetchall()
