@@ -49,6 +49,7 @@ JUDGE = "Judge"
 AGREE = "Agree"
 POOLING = "Pooling analysis"
 COLLECTIONS = "Collections"
+ONLINE = "Online evaluation"
 
 # In the order `relkit --help` lists them, grouped by section. The help lines repeat each
 # command's docstring summary so that `--help` needs no import; tests/test_cli_startup.py
@@ -112,6 +113,9 @@ COMMANDS: dict[str, Entry] = {
     "systems": Entry("relkit.corpora.systems.cli:app", COLLECTIONS,
                      "Baseline retrieval systems (BM25, TF-IDF, query likelihood) that turn a "
                      "collection and topics into TREC runs.", group=True),
+    "ab": Entry("relkit.metrics.online.ab.cli:app", ONLINE,
+                "A/B tests over click logs: sample-ratio mismatch, metrics at the user with "
+                "the delta method, power, sequential looks.", group=True),
 }
 
 ROOT_OPTIONS = [

@@ -36,13 +36,18 @@ def _open(log: Path | None, assign: Path, log_map: list[str] | None,
           assign_map: list[str] | None, pre: Path | None = None
           ) -> tuple[duckdb.DuckDBPyConnection, str | None, str, str | None]:
     """The log, assignment and pre-period views on one DuckDB connection."""
-    from relkit.metrics.online.fields import parse_map
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.fields import ASSIGN_FIELDS, FIELDS, WIDE_LISTS, parse_map
     from relkit.metrics.online.source import connect, open_assignments, open_log
 
+    with option_value("--map"):
+        lmap = parse_map(log_map, [*FIELDS, *WIDE_LISTS])
+    with option_value("--assign-map"):
+        amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
     con = connect()
-    a = open_assignments(assign, parse_map(assign_map or []), con=con)
-    view = open_log(log, mapping=parse_map(log_map or []), con=con).view if log else None
-    pre_view = open_log(pre, mapping=parse_map(log_map or []), con=con).view if pre else None
+    a = open_assignments(assign, amap, con=con)
+    view = open_log(log, mapping=lmap, con=con).view if log else None
+    pre_view = open_log(pre, mapping=lmap, con=con).view if pre else None
     return con, view, a.view, pre_view
 
 
@@ -79,7 +84,7 @@ def srm_cmd(
         design = parse_expected(expected)
     con, _, view, _ = _open(None, assign, None, assign_map)
     counts = {str(v): int(n) for v, n in
-              con.sql(f"SELECT variant, count(*) FROM {view} GROUP BY 1").fetchall()}
+              con.execute(f"SELECT variant, count(*) FROM {view} GROUP BY 1").fetchall()}
     res = srm_test(counts, design)
     total = sum(res.observed)
     rows = [[a, o, e, o / total if total else None, res.p]
@@ -147,8 +152,8 @@ def analyze_cmd(
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.core.tables import check_table_options, write_table
-    from relkit.metrics.online.ab.analysis import (HEADER, RELATIVE, UNITS, VARIANCES,
-                                                   analyze, table_rows)
+    from relkit.metrics.online.ab.analysis import HEADER, UNITS, VARIANCES, analyze, table_rows
+    from relkit.metrics.online.ab.effect import RELATIVE
     from relkit.metrics.online.ab.srm import parse_expected
     from relkit.metrics.online.ab.users import get_metric, user_table
 
@@ -266,8 +271,8 @@ def monitor_cmd(
         "(always-valid p-values)")] = "obf",
     alpha: Annotated[float, typer.Option("--alpha", help="Overall type I error")] = 0.05,
     planned: Annotated[int | None, typer.Option(
-        "--planned-users", help="The design's total users (information fraction); "
-        "default: the last look's")] = None,
+        "--planned-users", help="The design's total users: the planned information is the "
+        "last look's scaled by it (default: the last look is final)")] = None,
     tau: Annotated[float | None, typer.Option(
         "--tau", help="mSPRT mixture scale (default: 1% of the control mean)")] = None,
     control: Annotated[str | None, typer.Option("--control", help="The control arm")] = None,

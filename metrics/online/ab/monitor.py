@@ -46,7 +46,7 @@ class Look:
 
 def cutoffs(con: duckdb.DuckDBPyConnection, log: str, looks: int) -> list[float]:
     """``looks`` equally spaced cut-offs from the first impression to the last (``ts``)."""
-    row = con.sql(f"SELECT min(ts), max(ts) FROM {log}").fetchone()
+    row = con.execute(f"SELECT min(ts), max(ts) FROM {log}").fetchone()
     if row is None or row[0] is None:
         raise ABError("the log has no impression times (ts): cannot cut it into looks")
     lo, hi = float(row[0]), float(row[1])
@@ -75,22 +75,25 @@ def monitor(over_time: Sequence[tuple[float, Effect]], *, method: Method = "obf"
             tau: float | None = None) -> list[Look]:
     """Test each look: O'Brien–Fleming-type bounds or mSPRT always-valid p-values.
 
-    ``planned_units`` is the design's total units (the information fraction of a look is
-    its units over it; default: the last look's, i.e. the last look spends all alpha).
-    ``tau``, the mSPRT mixture's scale in the metric's units, defaults to 1% of the
-    control mean at the last look (a prior centred on changes of about that size).
+    The information of a look is :math:`1/SE^2` of its delta, and its information
+    fraction that over the planned information: the last look's, scaled by
+    ``planned_units`` over the last look's units when given (default: the last look is
+    the final analysis and spends all of alpha). ``tau``, the mSPRT mixture's scale in
+    the metric's units, defaults to 1% of the control mean at the last look (a prior
+    centred on changes of about that size).
     """
     if not over_time:
         return []
-    units = [e.n_control + e.n_treatment for _, e in over_time]
-    planned = planned_units or units[-1]
+    info = [1 / e.se ** 2 if e.se > 0 else 0.0 for _, e in over_time]
+    units = over_time[-1][1].n_control + over_time[-1][1].n_treatment
+    planned = info[-1] * (planned_units / units if planned_units else 1.0)
     looks: list[Look] = []
     if method == "obf":
-        # Only looks with new information count (a look with as many units as the one
-        # before adds no information and keeps its bound).
-        fractions = [min(u / planned, 1.0) for u in units]
+        # Only looks with new information count (a look with no more information than
+        # the one before keeps that one's bound).
+        fractions = [min(i / planned, 1.0) for i in info]
         keep = [i for i, f in enumerate(fractions)
-                if f > 0 and (i == 0 or f > fractions[i - 1])]
+                if f > 0 and (i == 0 or f > max(fractions[:i]))]
         bounds = obrien_fleming_bounds([fractions[i] for i in keep], alpha)
         bound_of = dict(zip(keep, bounds, strict=True))
         crossed = False

@@ -198,7 +198,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
                  else " WHERE c.user_id IS NOT NULL")
     sql = (f"SELECT {', '.join(select)} FROM {assign} a {joins}{where} "
            "ORDER BY a.unit_id")
-    data = con.sql(sql).fetchnumpy()
+    data = con.execute(sql).fetchnumpy()
     names = [m.name for m in metrics]
 
     def arr(key: str) -> FloatArray:
@@ -216,13 +216,13 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
 
 def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
                  has_variant: bool) -> None:
-    stray = con.sql(f"SELECT l.user_id::VARCHAR FROM {users} l "
+    stray = con.execute(f"SELECT l.user_id::VARCHAR FROM {users} l "
                     f"ANTI JOIN {assign} a ON a.unit_id = l.user_id "
                     "ORDER BY 1 LIMIT 1").fetchone()
     if stray is not None:
         raise ABError(f"user {stray[0]!r} is in the log but not in the assignment table")
     if has_variant:
-        bad = con.sql(
+        bad = con.execute(
             f"SELECT l.user_id::VARCHAR, CASE WHEN l.vmin IS DISTINCT FROM a.variant::VARCHAR "
             f"THEN l.vmin ELSE l.vmax END, a.variant::VARCHAR FROM {users} l "
             f"JOIN {assign} a ON a.unit_id = l.user_id "
@@ -236,7 +236,7 @@ def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
 def ctr_by_rank(con: duckdb.DuckDBPyConnection, log: str, assign: str,
                 max_rank: int = 10) -> list[tuple[str, int, float]]:
     """(variant, rank, CTR) for ranks 1..``max_rank``: clicked rows / shown rows."""
-    rows = con.sql(
+    rows = con.execute(
         f"SELECT a.variant::VARCHAR, l.rank::INTEGER, avg(CASE WHEN l.clicked > 0 THEN 1.0 "
         f"ELSE 0.0 END) FROM {log} l JOIN {assign} a ON a.unit_id = l.user_id "
         f"WHERE l.rank <= {int(max_rank)} GROUP BY ALL ORDER BY 1, 2").fetchall()
