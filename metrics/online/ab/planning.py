@@ -21,10 +21,7 @@ def parse_mde(text: str, baseline: float) -> float:
     """``"1%"`` is relative to the baseline (0.01 x baseline), ``"0.004"`` absolute."""
     t = text.strip()
     try:
-        if t.endswith("%"):
-            value = float(t[:-1]) / 100 * baseline
-        else:
-            value = float(t)
+        value = float(t[:-1]) / 100 * baseline if t.endswith("%") else float(t)
     except ValueError:
         raise OptionError("--mde", f"expected a number or a percentage (1%); got {text!r}")\
             from None
