@@ -37,6 +37,7 @@ def _open(log: Path | None, assign: Path, log_map: list[str] | None,
           ) -> tuple[duckdb.DuckDBPyConnection, str | None, str, str | None]:
     """The log, assignment and pre-period views on one DuckDB connection."""
     from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.ab.errors import ABError
     from relkit.metrics.online.fields import ASSIGN_FIELDS, FIELDS, WIDE_LISTS, parse_map
     from relkit.metrics.online.source import connect, open_assignments, open_log
 
@@ -46,9 +47,18 @@ def _open(log: Path | None, assign: Path, log_map: list[str] | None,
         amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
     con = connect()
     a = open_assignments(assign, amap, con=con)
-    view = open_log(log, mapping=lmap, con=con).view if log else None
-    pre_view = open_log(pre, mapping=lmap, con=con).view if pre else None
-    return con, view, a.view, pre_view
+    views: list[str | None] = []
+    for path in (log, pre):
+        if path is None:
+            views.append(None)
+            continue
+        source = open_log(path, mapping=lmap, con=con)
+        source.check()  # a value not of its field's type: file, row and column named
+        if not source.has("user_id"):
+            raise ABError(f"{path}: the log has no user_id column (map one with "
+                          "--map user_id=COLUMN): A/B tests need the randomisation unit")
+        views.append(source.view)
+    return con, views[0], a.view, views[1]
 
 
 def _fmt_p(x: float | None) -> str:

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 CSS = """
 body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222}
 h1{font-size:1.4em} h2{font-size:1.1em;margin-top:1.6em}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.9em}
-th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.85em}
+.scroll{overflow-x:auto}
+th,td{padding:3px 6px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
 th:first-child,td:first-child,td.text{text-align:left}
 td.text{white-space:normal}
 .flag{color:#a40000;font-weight:600} .note{color:#555;font-size:.9em;max-width:70em}
@@ -122,7 +123,7 @@ def table_html(analysis: Analysis) -> str:
         out.append("<tr>" + "".join(
             f'<td class="text">{c}</td>' if i in (0, 1, 12) else f"<td>{_esc(c)}</td>"
             for i, c in enumerate(cells)) + "</tr>")
-    return "\n".join(out) + "</table>"
+    return '<div class="scroll">' + "\n".join(out) + "</table></div>"
 
 
 def render(analysis: Analysis, *, title: str, over_time: list[tuple[float, Effect]],
