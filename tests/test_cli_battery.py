@@ -48,6 +48,7 @@ DATA_NAMES = {
     ("export qrels", "--assessor"), ("adjudicate", "--lead"), ("adjudicate", "--note"),
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
     ("demo", "--assessor"), ("assign", "--lead"),
+    ("ab analyze", "--control"), ("ab monitor", "--control"),
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {
@@ -110,7 +111,9 @@ class Project:
                       ("systems", "run"): ["--collection", str(SAMPLE)],
                       # Assessors became optional (a lead alone may be registered):
                       # name one, so the option under test is what assign meets.
-                      ("assign",): ["ann"]})
+                      ("assign",): ["ann"],
+                      # power needs a baseline and an effect (or a log) to compute anything
+                      ("ab", "power"): ["--baseline", "0.4", "--mde", "1%"]})
 
     def valid(self, name: str, ann: Any, db: str) -> str:
         """A valid value for a required parameter."""
@@ -126,7 +129,7 @@ class Project:
             return "1"
         if ann is float:
             return "0.5"
-        return {"assessors": "ann", "topic": "101", "doc": "D006", "lead": "lee",
+        return {"expected": "control=50,treatment=50", "assessors": "ann", "topic": "101", "doc": "D006", "lead": "lee",
                 "ref": "sample", "name": "sample"}.get(name, "x")
 
     def bad(self, param: Any, ann: Any, tmp: Path, command: str) -> list[tuple[str, bool]]:

@@ -32,7 +32,7 @@ def _say(msg: str) -> None:
     sys.stderr.write(f"relkit: {msg}\n")
 
 
-def _open(log: Path | None, assign: Path, log_map: list[str] | None,
+def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
           assign_map: list[str] | None, pre: Path | None = None
           ) -> tuple[duckdb.DuckDBPyConnection, str | None, str, str | None]:
     """The log, assignment and pre-period views on one DuckDB connection."""
@@ -46,7 +46,9 @@ def _open(log: Path | None, assign: Path, log_map: list[str] | None,
     with option_value("--assign-map"):
         amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
     con = connect()
-    a = open_assignments(assign, amap, con=con)
+    # Without an assignment table (``power --from-log``) every user of the log is one
+    # unit of one arm: the variance is of the users, pooled.
+    aview = open_assignments(assign, amap, con=con).view if assign is not None else None
     views: list[str | None] = []
     for path in (log, pre):
         if path is None:
@@ -58,7 +60,13 @@ def _open(log: Path | None, assign: Path, log_map: list[str] | None,
             raise ABError(f"{path}: the log has no user_id column (map one with "
                           "--map user_id=COLUMN): A/B tests need the randomisation unit")
         views.append(source.view)
-    return con, views[0], a.view, views[1]
+    if aview is None:
+        assert views[0] is not None
+        aview = "relkit_ab_units"
+        arm = "min(variant)" if "variant" in con.table(views[0]).columns else "'all'"
+        con.execute(f"CREATE TEMP VIEW {aview} AS SELECT user_id AS unit_id, {arm} AS "
+                    f"variant FROM {views[0]} GROUP BY user_id")
+    return con, views[0], aview, views[1]
 
 
 def _fmt_p(x: float | None) -> str:
@@ -242,7 +250,7 @@ def power_cmd(
         "--from-log", help="Click log: the per-user delta-method SD and baseline from it")]
         = None,
     assign: Annotated[Path | None, typer.Option(
-        "--assign", help="Assignment table of --from-log")] = None,
+        "--assign", help="Assignment table of --from-log (default: its users)")] = None,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
     output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
 ) -> None:
@@ -259,10 +267,13 @@ def power_cmd(
     check_table_options(fmt, output)
     view = aview = None
     con = None
-    if from_log is not None:
-        if assign is None:
+    if from_log is not None or assign is not None:
+        if from_log is None:
             from relkit.metrics.core.options import OptionError
-            raise OptionError("--from-log", "needs --assign (the users' arms)")
+            from relkit.metrics.online.source import connect, open_assignments
+
+            open_assignments(assign, con=connect())  # an unreadable file is named first
+            raise OptionError("--assign", "goes with --from-log (the log's arms)")
         con, view, aview, _ = _open(from_log, assign, None, None)
     header, rows = plan(metric, baseline=baseline, mde=mde, n=n, power=power, alpha=alpha,
                         sd=sd, con=con, log=view, assign=aview)
