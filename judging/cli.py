@@ -113,6 +113,9 @@ COMMANDS: dict[str, Entry] = {
     "systems": Entry("relkit.corpora.systems.cli:app", COLLECTIONS,
                      "Baseline retrieval systems (BM25, TF-IDF, query likelihood) that turn a "
                      "collection and topics into TREC runs.", group=True),
+    "clicks": Entry("relkit.metrics.online.cli:app", ONLINE,
+                    "Click logs: check one, describe one, convert one to the long form.",
+                    group=True),
     "ab": Entry("relkit.metrics.online.ab.cli:app", ONLINE,
                 "A/B tests over click logs: sample-ratio mismatch, metrics at the user with "
                 "the delta method, power, sequential looks.", group=True),

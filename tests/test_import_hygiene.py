@@ -30,6 +30,12 @@ CASES = {
     # The systems' CLI reads the registry at start-up; indexing and scoring load the rest.
     "systems": (["relkit.corpora.systems.cli", "relkit.corpora.systems.retrieve"],
                 ["relkit.corpora.systems"], {"scipy", "sklearn", "bm25s", "Stemmer", "pandas"}),
+    # Click logs: DuckDB and pyarrow when a command reads a log, matplotlib for --plot.
+    "clicks": (["relkit.metrics.online.cli", "relkit.metrics.online.source",
+                "relkit.metrics.online.validate", "relkit.metrics.online.stats",
+                "relkit.metrics.online.report", "relkit.metrics.online.plot",
+                "relkit.metrics.online.convert"], [],
+               {"duckdb", "pyarrow", "pandas", "numpy", "matplotlib"}),
 }
 
 
