@@ -129,8 +129,9 @@ class Project:
             return "1"
         if ann is float:
             return "0.5"
-        return {"expected": "control=50,treatment=50", "assessors": "ann", "topic": "101", "doc": "D006", "lead": "lee",
-                "ref": "sample", "name": "sample"}.get(name, "x")
+        return {"assessors": "ann", "topic": "101", "doc": "D006", "lead": "lee",
+                "ref": "sample", "name": "sample",
+                "expected": "control=50,treatment=50"}.get(name, "x")
 
     def bad(self, param: Any, ann: Any, tmp: Path, command: str) -> list[tuple[str, bool]]:
         """Invalid values for ``param``, each with whether succeeding is acceptable.

@@ -272,6 +272,7 @@ def power_cmd(
             from relkit.metrics.core.options import OptionError
             from relkit.metrics.online.source import connect, open_assignments
 
+            assert assign is not None
             open_assignments(assign, con=connect())  # an unreadable file is named first
             raise OptionError("--assign", "goes with --from-log (the log's arms)")
         con, view, aview, _ = _open(from_log, assign, None, None)
