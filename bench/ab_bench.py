@@ -76,16 +76,21 @@ print(exp.analyze(data.reset_index(), control="control"))
 
 
 def run(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS (GiB) and exit code of one whole process."""
+    """Wall seconds, peak RSS (GiB) and exit code of one whole process.
+
+    The peak RSS is GNU time's (%M): ``wait4``'s would include this process's own pages
+    from before the child's exec (Linux keeps the high-water mark across exec).
+    """
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb=%M", *args],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        print(f"  exit {code}: {err.strip().splitlines()[-1:]}", file=sys.stderr)
-    return wall, usage.ru_maxrss / 2 ** 20, code
+    lines = proc.stderr.strip().splitlines()
+    kb = next((int(x.split("=")[1]) for x in reversed(lines) if x.startswith("maxrss_kb=")),
+              0)
+    if proc.returncode != 0:
+        print(f"  exit {proc.returncode}: {lines[-2:]}", file=sys.stderr)
+    return wall, kb / 2 ** 20, proc.returncode
 
 
 def prepare(where: Path, rows: int, seed: int) -> tuple[Path, Path, Path]:
