@@ -192,3 +192,31 @@ def test_html_report_in_a_browser(data: tuple, tmp_path: Path) -> None:
     keep(shot)
     assert info["svgs"] == 3 and info["rows"] == len(ALL) + 1
     assert info["w"] <= 1280
+
+
+def test_cuped_with_bootstrap_is_a_usage_error(data: tuple) -> None:
+    log_path, assign_path, *_ = data
+    code, _, err = run_cli(f"ab analyze {log_path} --assign {assign_path} --variance "
+                           f"bootstrap --cuped {log_path}")
+    assert code == 2 and "--cuped" in err and len(err.strip().splitlines()) == 1
+
+
+def test_three_arms_each_against_control() -> None:
+    from relkit.metrics.online.ab.analysis import analyze
+    from relkit.metrics.online.ab.users import UserTable
+
+    rng = np.random.default_rng(20)
+    n = 3000
+    variant = [("control", "b", "c")[i % 3] for i in range(n)]
+    y = rng.integers(1, 6, n).astype(float)
+    x = rng.binomial(y.astype(int), 0.4).astype(float)
+    table = UserTable([f"u{i}" for i in range(n)], variant, {"ctr@1": x}, {"ctr@1": y},
+                      {"ctr@1": x}, {}, {})
+    res = analyze(table, ["ctr@1"], expected={"control": 1, "b": 1, "c": 1})
+    assert res.srm is not None and res.srm.df == 2
+    assert [(r.control_arm, r.treatment_arm) for r in res.rows] == [("control", "b"),
+                                                                     ("control", "c")]
+    v = np.asarray(variant)
+    c, b = v == "control", v == "b"
+    want = ratio_effect(Arm(x[c], y[c]), Arm(x[b], y[b]))
+    assert res.rows[0].effect.p == pytest.approx(want.p, abs=1e-12)

@@ -190,6 +190,8 @@ def analyze_cmd(
 
     if cuped is not None and unit == "impression":
         raise OptionError("--cuped", "CUPED needs --unit user")
+    if cuped is not None and variance == "bootstrap":
+        raise OptionError("--cuped", "CUPED works with --variance delta, not bootstrap")
     names = metric or ["ctr@1", "first_page_ctr", "abandonment"]
     with option_value("--metric"):
         defs = [get_metric(n) for n in names]
