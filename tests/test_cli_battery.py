@@ -48,6 +48,7 @@ DATA_NAMES = {
     ("export qrels", "--assessor"), ("adjudicate", "--lead"), ("adjudicate", "--note"),
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
     ("demo", "--assessor"), ("assign", "--lead"),
+    ("clicks stats", "--by"),
     ("ab analyze", "--control"), ("ab monitor", "--control"),
 }
 # Options not fed bad values, and why.

@@ -112,7 +112,7 @@ def test_root_help_groups_the_commands_in_sections() -> None:
 
     sections = list(dict.fromkeys(e.section for e in COMMANDS.values()))
     assert sections == ["Evaluate", "Build a collection", "Judge", "Agree",
-                        "Pooling analysis", "Collections"]
+                        "Pooling analysis", "Collections", "Online evaluation"]
     # each section's commands together, so each heading appears once
     order = [e.section for e in COMMANDS.values()]
     assert order == sorted(order, key=sections.index)

@@ -170,3 +170,32 @@ def test_convert_wide_to_long_and_bad_value_writes_nothing(tmp_path: Path) -> No
                    "found 'first'\n")
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [
         "bad.csv", "wide.jsonl"]
+
+
+def test_assignment_table(tmp_path: Path) -> None:
+    from relkit.metrics.online.source import open_assignments
+
+    (path := tmp_path / "assign.csv").write_text(
+        "user,arm,first_exposure_ts,pre_ctr,segment\n"
+        "007,control,2024-01-01T00:00:01,0.25,a\n"
+        "8,treatment,1704067300,1,b\n", encoding="utf-8")
+    a = open_assignments(path, {"unit_id": "user", "variant": "arm"})
+    assert a.fields == ("unit_id", "variant", "first_exposure_ts")
+    assert a.extra == ("pre_ctr", "segment")
+    rows = a.con.execute(f"SELECT unit_id, variant, first_exposure_ts, pre_ctr, segment "
+                         f"FROM {a.view} ORDER BY _row").fetchall()
+    assert rows == [("007", "control", 1704067201.0, 0.25, "a"),
+                    ("8", "treatment", 1704067300.0, 1.0, "b")]
+    types = dict(zip(a.con.table(a.view).columns, map(str, a.con.table(a.view).types),
+                     strict=True))
+    assert types["pre_ctr"] == "DOUBLE" and types["unit_id"] == "VARCHAR"
+
+
+def test_assignment_table_missing_unit_names_the_line(tmp_path: Path) -> None:
+    from relkit.metrics.online.source import open_assignments
+
+    (path := tmp_path / "assign.csv").write_text("unit_id,variant\nu1,A\n,B\n",
+                                                 encoding="utf-8")
+    with pytest.raises(FormatError, match=r"assign.csv:3: expected an id \(a string\) in "
+                       r"column 'unit_id'; found a missing or mistyped value"):
+        open_assignments(path)

@@ -32,6 +32,7 @@ CASES = {
                 ["relkit.corpora.systems"], {"scipy", "sklearn", "bm25s", "Stemmer", "pandas"}),
     # Click logs: DuckDB and pyarrow when a command reads a log, matplotlib for --plot.
     "clicks": (["relkit.metrics.online.cli", "relkit.metrics.online.source",
+                "relkit.metrics.online.duck",
                 "relkit.metrics.online.validate", "relkit.metrics.online.stats",
                 "relkit.metrics.online.report", "relkit.metrics.online.plot",
                 "relkit.metrics.online.convert"], [],

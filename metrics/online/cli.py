@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import OUTPUT_HELP
+
+if TYPE_CHECKING:
+    import duckdb
 
 app = typer.Typer(help="Click logs: check one, describe one, convert one to the long form.",
                   no_args_is_help=True, add_completion=False,
@@ -53,12 +57,12 @@ def validate(
     clean, 1 when it has problems, 2 when it cannot be read (no such file, a required
     column missing, a column of the wrong type).
     """
-    from relkit.metrics.online.source import connect, open_log
+    from relkit.metrics.online.source import open_log
     from relkit.metrics.online.validate import validate as check
 
+    con, mapping, form = _connect(memory_limit), _mapping(map_), _input_format(input_format)
     try:
-        source = open_log(log, mapping=_mapping(map_), fmt=input_format,
-                          con=connect(memory_limit))
+        source = open_log(log, mapping=mapping, fmt=form, con=con)
     except RelkitError as exc:
         raise UnreadableLog(str(exc)) from None
     with Bar(f"checking {log.name}", total=4, unit="steps") as bar:
@@ -70,6 +74,25 @@ def validate(
         _say(f"{what}: {len(problems)} kind(s) of problem")
         raise typer.Exit(1)
     _say(f"{what}: no problems")
+
+
+def _connect(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.source import connect
+
+    with option_value("--memory-limit"):
+        return connect(memory_limit)
+
+
+def _input_format(fmt: str | None) -> str | None:
+    """``--input-format``'s value, checked before any work (a usage error)."""
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.source import log_format
+
+    if fmt is not None:
+        with option_value("--input-format"):
+            log_format("-", fmt)
+    return fmt
 
 
 def _mapping(specs: list[str]) -> dict[str, str]:
@@ -94,18 +117,19 @@ def stats(
                                      "to this SVG file"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Describe a click log: impressions, sessions, queries, users, CTR by rank, abandonment,
-    dwell time quantiles.
+    """Describe a click log: volumes, CTR by rank, abandonment, dwell time quantiles.
+
+    Volumes are rows, impressions, sessions, queries, users and clicks.
 
     Two tables: the summary (one row per group) and CTR by rank (one row per group and
     rank). In tsv, csv and markdown they follow each other, a blank line between; in json
     they are one object {"summary": [...], "ctr_by_rank": [...]}.
     """
     from relkit.metrics.core.errors import check_output
-    from relkit.metrics.core.options import option_value
+    from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.core.tables import TABLE_FORMATS
     from relkit.metrics.online.report import render
-    from relkit.metrics.online.source import connect, open_log
+    from relkit.metrics.online.source import open_log
     from relkit.metrics.online.stats import stats as describe
 
     if fmt != "text":
@@ -114,8 +138,10 @@ def stats(
     for path, option in ((output, "-o"), (plot, "--plot")):
         if path is not None:
             check_output(path, option)
-    source = open_log(log, mapping=_mapping(map_), fmt=input_format,
-                      con=connect(memory_limit))
+    if plot is not None and plot.suffix.lower() != ".svg":
+        raise OptionError("--plot", f"expected a file name ending in .svg; got {str(plot)!r}")
+    source = open_log(log, mapping=_mapping(map_), fmt=_input_format(input_format),
+                      con=_connect(memory_limit))
     with Bar(f"checking {log.name}", total=None, unit="columns"):
         source.check()
     with Bar(f"summarising {log.name}", total=3, unit="steps") as bar:
@@ -146,22 +172,25 @@ def convert(
                                 "carry a RegionID before the URLs"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Convert a click log to the long form, as Parquet: the SERP-wide form, CSV/TSV/JSONL,
-    or the Yandex challenge's text format.
+    """Convert a click log (SERP-wide, CSV/TSV/JSONL, Yandex text) to long-form Parquet.
+
+    The output is written to a temporary file and renamed when complete: on any error
+    nothing is written.
     """
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import OptionError
     from relkit.metrics.online.convert import from_yandex, write_long
-    from relkit.metrics.online.source import connect, open_log
+    from relkit.metrics.online.source import open_log
 
     if from_ not in ("log", "yandex"):
         raise OptionError("--from", f"expected log or yandex; got {from_!r}")
     check_output(output)
-    con = connect(memory_limit)
+    con = _connect(memory_limit)
     with Bar(f"converting {source.name}", total=None, unit="steps"):
         if from_ == "yandex":
             rows = from_yandex(source, output, con=con, region=region)
         else:
-            log = open_log(source, mapping=_mapping(map_), fmt=input_format, con=con)
+            log = open_log(source, mapping=_mapping(map_), fmt=_input_format(input_format),
+                           con=con)
             rows = write_long(log, output)
     _say(f"{source} -> {output}: {rows:,} rows")

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relkit.metrics.core.errors import FormatError, InputError
-from relkit.metrics.online.source import LogSource, _sq, connect
+from relkit.metrics.online.duck import _sq, connect
+from relkit.metrics.online.source import LogSource
 
 if TYPE_CHECKING:
     import duckdb

@@ -19,14 +19,23 @@ duckdb is imported inside the functions: importing this module costs nothing.
 
 from __future__ import annotations
 
-import itertools
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.core.errors import FormatError, InputError
+from relkit.metrics.online.duck import (
+    LogFormat,
+    _names,
+    _q,
+    _sq,
+    connect,
+    log_format,
+    missing_column,
+    raw_view,
+    schema_of,
+)
 from relkit.metrics.online.fields import (
     ASSIGN_FIELDS,
     FIELDS,
@@ -41,60 +50,9 @@ from relkit.metrics.online.fields import (
 if TYPE_CHECKING:
     import duckdb
 
-LogFormat = Literal["parquet", "csv", "tsv", "jsonl"]
-_SUFFIXES: dict[str, LogFormat] = {
-    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
-    ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-}
-# The first line of data: a header line comes first in CSV/TSV.
-_FIRST_LINE = {"parquet": 1, "csv": 2, "tsv": 2, "jsonl": 1}
-_names = itertools.count(1)
-
-# DuckDB's default is 80% of RAM; logs are shared machines' business, so a bound.
-DEFAULT_MEMORY_LIMIT = "4GB"
-
-
-def connect(memory_limit: str | None = None, threads: int | None = None
-            ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with a memory bound and a private spill directory.
-
-    ``memory_limit`` defaults to ``$RELKIT_DUCKDB_MEMORY`` or 4GB; past it DuckDB spills
-    to a directory under the system's temporary directory (never the working directory:
-    reading never writes there). ``threads`` defaults to DuckDB's (all cores).
-    """
-    import duckdb  # deferred: the one heavy library of online evaluation
-
-    con = duckdb.connect(":memory:")
-    limit = memory_limit or os.environ.get("RELKIT_DUCKDB_MEMORY", DEFAULT_MEMORY_LIMIT)
-    con.execute(f"SET memory_limit = '{limit}'")
-    spill = os.path.join(tempfile.gettempdir(), f"relkit-duckdb-{os.getpid()}")
-    con.execute(f"SET temp_directory = '{_sq(spill)}'")
-    if threads:
-        con.execute(f"SET threads = {int(threads)}")
-    return con
-
-
-def _sq(text: str) -> str:
-    return text.replace("'", "''")
-
-
-def _q(name: str) -> str:
-    """An SQL identifier, quoted."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def log_format(path: str | Path, fmt: str | None = None) -> LogFormat:
-    """The format of ``path``: ``fmt`` if given, else from its suffix (``.gz`` ignored)."""
-    if fmt is not None:
-        if fmt not in ("parquet", "csv", "tsv", "jsonl"):
-            raise FormatError("--input-format", None, "parquet, csv, tsv or jsonl", repr(fmt))
-        return fmt  # type: ignore[return-value]
-    name = str(path).lower().removesuffix(".gz")
-    suffix = os.path.splitext(name)[1]
-    if suffix not in _SUFFIXES:
-        raise FormatError(str(path), None, "a file ending in .parquet, .csv, .tsv or .jsonl "
-                          "(or name the format with --input-format)", f"{suffix or 'no suffix'!r}")
-    return _SUFFIXES[suffix]
+# connect and LogFormat are part of this module's API (the readers' users need them).
+__all__ = ["AssignmentSource", "BadValues", "LogFormat", "LogSource", "connect", "fetch",
+           "log_format", "open_assignments", "open_log"]
 
 
 @dataclass(frozen=True)
@@ -178,6 +136,36 @@ class LogSource:
                                      expected(fld)))
         return out
 
+    def parquet_stats(self) -> dict[str, tuple[str, str, int]]:
+        """field -> (min, max, null count) over the whole file, from the Parquet footer.
+
+        Only for fields read straight from a column of a long-form Parquet file whose
+        every row group has statistics (min and max as the footer writes them, as text;
+        a bound, possibly truncated). Reads no data: the checks use it to skip a rule
+        the statistics prove cannot fire.
+        """
+        if self.format != "parquet" or self.wide:
+            return {}
+        by_col: dict[str, list[tuple[Any, Any, Any]]] = {}
+        for col, lo, hi, nulls in self.con.execute(
+                "SELECT path_in_schema, stats_min_value, stats_max_value, stats_null_count "
+                f"FROM parquet_metadata('{_sq(self.path)}')").fetchall():
+            by_col.setdefault(str(col), []).append((lo, hi, nulls))
+        out = {}
+        for name, (col, dtype) in self._sources.items():
+            groups = by_col.get(col, [])
+            if not groups or any(None in g for g in groups):
+                continue
+            numeric = not dtype.upper().startswith("VARCHAR")
+            key = (lambda v: float(v)) if numeric else (lambda v: v)  # noqa: E731
+            try:
+                lo = min((g[0] for g in groups), key=key)
+                hi = max((g[1] for g in groups), key=key)
+            except ValueError:
+                continue
+            out[name] = (lo, hi, sum(int(g[2]) for g in groups))
+        return out
+
     def check(self) -> None:
         """Raise :class:`FormatError` at the first value that is not of its field's type."""
         bad = self.bad_values(limit=1)
@@ -185,61 +173,6 @@ class LogSource:
             b = min(bad, key=lambda b: b.rows[0])
             raise FormatError(self.path, b.rows[0], f"{expected(FIELDS[b.field])} in column "
                               f"{b.column!r}", repr(b.first))
-
-
-def _open_error(path: str, exc: Exception) -> FormatError:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return FormatError(path, None, "a readable file", first)
-
-
-def _raw(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
-         lists: tuple[str, ...]) -> str:
-    """A view of the file's own columns plus ``_row``; text files as VARCHAR."""
-    import duckdb
-
-    name = f"relkit_raw_{next(_names)}"
-    p = _sq(path)
-    first = _FIRST_LINE[fmt]
-    try:
-        if fmt == "parquet":
-            con.execute(f"CREATE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
-                        f"file_row_number + 1 AS _row "
-                        f"FROM read_parquet('{p}', file_row_number = true)")
-            return name
-        table = f"{name}_t"
-        if fmt in ("csv", "tsv"):
-            delim = "," if fmt == "csv" else "\\t"
-            con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_csv('{p}', "
-                        f"all_varchar = true, header = true, delim = E'{delim}', "
-                        f"quote = '\"', escape = '\"', null_padding = false)")
-        else:
-            src = f"read_json_objects('{p}', format = 'newline_delimited')"
-            keys = [k for (k,) in con.execute(
-                f"SELECT DISTINCT unnest(json_keys(json)) AS k FROM {src} ORDER BY k"
-            ).fetchall()]
-            if not keys:
-                raise FormatError(path, 1, "JSON objects, one per line", "no keys")
-            cols = [f"CAST(json -> '{_sq(k)}' AS VARCHAR[]) AS {_q(k)}" if k in lists
-                    else f"json ->> '{_sq(k)}' AS {_q(k)}" for k in keys]
-            con.execute(f"CREATE TEMP TABLE {table} AS SELECT {', '.join(cols)} FROM {src}")
-        con.execute(f"CREATE TEMP VIEW {name} AS SELECT *, rowid + {first} AS _row "
-                    f"FROM {table}")
-    except duckdb.Error as exc:
-        raise _open_error(path, exc) from None
-    return name
-
-
-def _schema(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
-    return {c: str(t) for c, t in zip(con.table(view).columns, con.table(view).types,
-                                      strict=True)}
-
-
-def _missing(path: str, name: str, mapping: dict[str, str], schema: dict[str, str],
-             also: str = "") -> FormatError:
-    col = mapping.get(name, name)
-    have = [c for c in schema if c != "_row"]
-    return FormatError(path, None, f"a column {col!r} for the {name}{also} "
-                       f"(map one with --map {name}=COLUMN)", f"columns {have}")
 
 
 def _wide(con: duckdb.DuckDBPyConnection, raw: str, schema: dict[str, str],
@@ -311,25 +244,25 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
     mapping = parse_map(mapping, [*FIELDS, *WIDE_LISTS])
     con = con if con is not None else connect()
     lists = tuple(mapping.get(k, k) for k in WIDE_LISTS)
-    raw = _raw(con, path, form, lists)
-    schema = _schema(con, raw)
+    raw = raw_view(con, path, form, lists)
+    schema = schema_of(con, raw)
     for name, col in mapping.items():
         if col not in schema:
-            raise _missing(path, name, mapping, schema)
+            raise missing_column(path, name, mapping, schema)
     doc_ids = mapping.get("doc_ids", "doc_ids")
     wide = doc_ids in schema and schema[doc_ids].endswith("[]")
     flat, colmap = raw, {f.name: mapping.get(f.name, f.name) for f in LOG_FIELDS}
     if wide:
         present = {k: mapping.get(k, k) for k in WIDE_LISTS if mapping.get(k, k) in schema}
         if "clicks" not in present:
-            raise _missing(path, "clicks", mapping, schema, " (a list, the SERP-wide form)")
+            raise missing_column(path, "clicks", mapping, schema, " (a list, the SERP-wide form)")
         for k, c in present.items():
             if not schema[c].endswith("[]"):
                 raise FormatError(path, None, f"a list column {c!r} for the {k} "
                                   "(the SERP-wide form)", f"type {schema[c]}")
         flat, remap = _wide(con, raw, schema, present)
         colmap.update(remap)
-        schema = _schema(con, flat)
+        schema = schema_of(con, flat)
     selects = ["_row"]
     fields: list[str] = []
     columns: dict[str, str] = {}
@@ -340,7 +273,7 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
             if f.name == "impression_id":
                 continue  # derived below, or reported missing
             if f.required:
-                raise _missing(path, f.name, mapping, schema)
+                raise missing_column(path, f.name, mapping, schema)
             continue
         conv = convert_sql(f, _q(col), schema[col])
         if conv is None:
@@ -353,7 +286,7 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
     if "impression_id" not in fields:
         parts = [colmap[n] for n in ("session_id", "ts", "query_id")]
         if not all(p in schema for p in parts):
-            raise _missing(path, "impression_id", mapping, schema,
+            raise missing_column(path, "impression_id", mapping, schema,
                            " (or session_id, ts and query_id to derive it from)")
         derived = ", ".join(f"CAST({_q(p)} AS VARCHAR)" for p in parts)
         selects.insert(1, f"concat_ws('|', {derived}) AS impression_id")
@@ -404,15 +337,15 @@ def open_assignments(path: str | Path, mapping: dict[str, str] | None = None, *,
     known = {f.name: f for f in ASSIGN_FIELDS}
     mapping = parse_map(mapping, list(known))
     con = con if con is not None else connect()
-    raw = _raw(con, path, form, ())
-    schema = _schema(con, raw)
+    raw = raw_view(con, path, form, ())
+    schema = schema_of(con, raw)
     selects, fields, columns = ["_row"], [], {}
     used = set()
     for f in ASSIGN_FIELDS:
         col = mapping.get(f.name, f.name)
         if col not in schema:
             if f.required or f.name in mapping:
-                raise _missing(path, f.name, mapping, schema)
+                raise missing_column(path, f.name, mapping, schema)
             continue
         conv = convert_sql(f, _q(col), schema[col])
         if conv is None:

@@ -1,0 +1,138 @@
+"""DuckDB plumbing of the click-log readers: the connection, file formats, raw views.
+
+:func:`connect` makes the bounded connection every reader uses; :func:`raw_view` opens a
+file's own columns (text files as VARCHAR, numbered by line) for
+:mod:`relkit.metrics.online.source` to map to the canonical fields. duckdb is imported
+inside the functions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from relkit.metrics.core.errors import FormatError
+
+if TYPE_CHECKING:
+    import duckdb
+
+LogFormat = Literal["parquet", "csv", "tsv", "jsonl"]
+_SUFFIXES: dict[str, LogFormat] = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+    ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+}
+# The first line of data: a header line comes first in CSV/TSV.
+_FIRST_LINE = {"parquet": 1, "csv": 2, "tsv": 2, "jsonl": 1}
+_names = itertools.count(1)
+
+# DuckDB's default is 80% of RAM; logs are shared machines' business, so a bound.
+DEFAULT_MEMORY_LIMIT = "4GB"
+
+
+def connect(memory_limit: str | None = None, threads: int | None = None
+            ) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with a memory bound and a private spill directory.
+
+    ``memory_limit`` defaults to ``$RELKIT_DUCKDB_MEMORY`` or 4GB; past it DuckDB spills
+    to a directory under the system's temporary directory (never the working directory:
+    reading never writes there). ``threads`` defaults to DuckDB's (all cores).
+    """
+    import duckdb  # deferred: the one heavy library of online evaluation
+
+    from relkit.metrics.core.errors import RelkitError
+
+    con = duckdb.connect(":memory:")
+    limit = memory_limit or os.environ.get("RELKIT_DUCKDB_MEMORY", DEFAULT_MEMORY_LIMIT)
+    try:
+        con.execute(f"SET memory_limit = '{_sq(limit)}'")
+    except duckdb.Error:
+        raise RelkitError(f"expected a size such as 4GB or 500MB; got {limit!r}") from None
+    spill = os.path.join(tempfile.gettempdir(), f"relkit-duckdb-{os.getpid()}")
+    con.execute(f"SET temp_directory = '{_sq(spill)}'")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    return con
+
+
+def _sq(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def _q(name: str) -> str:
+    """An SQL identifier, quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def log_format(path: str | Path, fmt: str | None = None) -> LogFormat:
+    """The format of ``path``: ``fmt`` if given, else from its suffix (``.gz`` ignored)."""
+    if fmt is not None:
+        if fmt not in ("parquet", "csv", "tsv", "jsonl"):
+            raise FormatError("--input-format", None, "parquet, csv, tsv or jsonl", repr(fmt))
+        return fmt  # type: ignore[return-value]
+    name = str(path).lower().removesuffix(".gz")
+    suffix = os.path.splitext(name)[1]
+    if suffix not in _SUFFIXES:
+        raise FormatError(str(path), None, "a file ending in .parquet, .csv, .tsv or .jsonl "
+                          "(or name the format with --input-format)", f"{suffix or 'no suffix'!r}")
+    return _SUFFIXES[suffix]
+
+
+
+def _open_error(path: str, exc: Exception) -> FormatError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return FormatError(path, None, "a readable file", first)
+
+
+def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
+             lists: tuple[str, ...]) -> str:
+    """A view of the file's own columns plus ``_row``; text files as VARCHAR."""
+    import duckdb
+
+    name = f"relkit_raw_{next(_names)}"
+    p = _sq(path)
+    first = _FIRST_LINE[fmt]
+    try:
+        if fmt == "parquet":
+            con.execute(f"CREATE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
+                        f"file_row_number + 1 AS _row "
+                        f"FROM read_parquet('{p}', file_row_number = true)")
+            return name
+        table = f"{name}_t"
+        if fmt in ("csv", "tsv"):
+            delim = "," if fmt == "csv" else "\\t"
+            con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_csv('{p}', "
+                        f"all_varchar = true, header = true, delim = E'{delim}', "
+                        f"quote = '\"', escape = '\"', null_padding = false)")
+        else:
+            src = f"read_json_objects('{p}', format = 'newline_delimited')"
+            keys = [k for (k,) in con.execute(
+                f"SELECT DISTINCT unnest(json_keys(json)) AS k FROM {src} ORDER BY k"
+            ).fetchall()]
+            if not keys:
+                raise FormatError(path, 1, "JSON objects, one per line", "no keys")
+            cols = [f"CAST(json -> '{_sq(k)}' AS VARCHAR[]) AS {_q(k)}" if k in lists
+                    else f"json ->> '{_sq(k)}' AS {_q(k)}" for k in keys]
+            con.execute(f"CREATE TEMP TABLE {table} AS SELECT {', '.join(cols)} FROM {src}")
+        con.execute(f"CREATE TEMP VIEW {name} AS SELECT *, rowid + {first} AS _row "
+                    f"FROM {table}")
+    except duckdb.Error as exc:
+        raise _open_error(path, exc) from None
+    return name
+
+
+def schema_of(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
+    return {c: str(t) for c, t in zip(con.table(view).columns, con.table(view).types,
+                                      strict=True)}
+
+
+def missing_column(path: str, name: str, mapping: dict[str, str], schema: dict[str, str],
+                   also: str = "") -> FormatError:
+    col = mapping.get(name, name)
+    have = [c for c in schema if c != "_row"]
+    return FormatError(path, None, f"a column {col!r} for the {name}{also} "
+                       f"(map one with --map {name}=COLUMN)", f"columns {have}")
+
+
