@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 if TYPE_CHECKING:
@@ -202,18 +203,29 @@ def analyze_cmd(
     if expected is not None:
         with option_value("--expected"):
             design = parse_expected(expected)
-    con, view, aview, pre_view = _open(log, assign, log_map, assign_map, cuped)
-    assert view is not None
-    table = user_table(con, view, aview, defs, pre=pre_view, good_dwell=good_dwell)
-    if design is None:
-        design = {a: 1.0 for a in sorted(set(table.variant))}
-    try:
-        res = analyze(table, [d.name for d in defs], expected=design, srm_alpha=srm_alpha,
-                      ignore_srm=ignore_srm, control=control, unit=unit,  # type: ignore[arg-type]
-                      variance=variance, relative=relative,  # type: ignore[arg-type]
-                      level=level, correction=correction, samples=samples, seed=seed)
-    except ABError as exc:
-        raise ABError(f"{log}: {exc}") from None
+    steps = 3 + (html is not None)
+    with Bar(f"opening {log.name}", total=steps, unit="steps") as bar:
+        con, view, aview, pre_view = _open(log, assign, log_map, assign_map, cuped)
+        assert view is not None
+        bar.update(1, label=f"aggregating {log.name} per user")
+        table = user_table(con, view, aview, defs, pre=pre_view, good_dwell=good_dwell)
+        if design is None:
+            design = {a: 1.0 for a in sorted(set(table.variant))}
+        bar.update(2, label="testing")
+        try:
+            res = analyze(table, [d.name for d in defs], expected=design,
+                          srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
+                          unit=unit, variance=variance,  # type: ignore[arg-type]
+                          relative=relative,  # type: ignore[arg-type]
+                          level=level, correction=correction, samples=samples, seed=seed)
+        except ABError as exc:
+            raise ABError(f"{log}: {exc}") from None
+        if html is not None:
+            from relkit.metrics.online.ab.report import write_report
+
+            bar.update(3, label=f"writing {html.name}")
+            write_report(html, con, view, aview, res, title=f"A/B test: {log.name}",
+                         good_dwell=good_dwell)
     rows = table_rows(res)
     if fmt.lower() != "json":  # p-values need significant digits, not four decimals
         for r in rows:
@@ -223,11 +235,6 @@ def analyze_cmd(
     if any(r.flag for r in res.rows):
         _say("WARNING: per-impression test on user-randomised data (--unit impression): "
              "the standard errors are too small")
-    if html is not None:
-        from relkit.metrics.online.ab.report import write_report
-
-        write_report(html, con, view, aview, res, title=f"A/B test: {log.name}",
-                     good_dwell=good_dwell)
     write_table(HEADER, rows, fmt, output)
 
 
@@ -277,7 +284,8 @@ def power_cmd(
             assert assign is not None
             open_assignments(assign, con=connect())  # an unreadable file is named first
             raise OptionError("--assign", "goes with --from-log (the log's arms)")
-        con, view, aview, _ = _open(from_log, assign, None, None)
+        with Bar(f"reading {from_log.name}", total=None, unit="steps"):
+            con, view, aview, _ = _open(from_log, assign, None, None)
     header, rows = plan(metric, baseline=baseline, mde=mde, n=n, power=power, alpha=alpha,
                         sd=sd, con=con, log=view, assign=aview)
     write_table(header, rows, fmt, output)
@@ -318,10 +326,12 @@ def monitor_cmd(
         raise OptionError("--method", f"{method!r} is not one of {', '.join(METHODS)}")
     with option_value("--metric"):
         get_metric(metric)
-    con, view, aview, _ = _open(log, assign, log_map, None)
-    assert view is not None
-    over = effects_over_time(con, view, aview, metric, cutoffs(con, view, looks),
-                             control=control)
+    with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar:
+        con, view, aview, _ = _open(log, assign, log_map, None)
+        assert view is not None
+        over = effects_over_time(con, view, aview, metric, cutoffs(con, view, looks),
+                                 control=control,
+                                 progress=lambda done: bar.update(done))
     res = monitor(over, method=method, alpha=alpha, planned_units=planned,  # type: ignore[arg-type]
                   tau=tau)
     header = ["look", "cutoff_ts", "users", "control", "treatment", "delta", "z"]

@@ -9,7 +9,7 @@ impressions by then) and tests the effect with a group-sequential bound
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -55,8 +55,13 @@ def cutoffs(con: duckdb.DuckDBPyConnection, log: str, looks: int) -> list[float]
 
 def effects_over_time(con: duckdb.DuckDBPyConnection, log: str, assign: str, metric: str,
                       times: Sequence[float], *, control: str | None = None,
-                      good_dwell: float = 30.0) -> list[tuple[float, Effect]]:
-    """The metric's delta-method effect (first treatment arm) on the data up to each time."""
+                      good_dwell: float = 30.0,
+                      progress: Callable[[int], None] | None = None
+                      ) -> list[tuple[float, Effect]]:
+    """The metric's delta-method effect (first treatment arm) on the data up to each time.
+
+    ``progress(k)`` is called after the k-th time.
+    """
     m = get_metric(metric)
     out = []
     for t in times:
@@ -67,6 +72,8 @@ def effects_over_time(con: duckdb.DuckDBPyConnection, log: str, assign: str, met
         eff = ratio_effect(Arm(table.num[m.name][c], table.den[m.name][c]),
                            Arm(table.num[m.name][tr], table.den[m.name][tr]))
         out.append((float(t), eff))
+        if progress is not None:
+            progress(len(out))
     return out
 
 
