@@ -119,6 +119,9 @@ COMMANDS: dict[str, Entry] = {
     "clicks": Entry("relkit.metrics.online.cli:app", ONLINE,
                     "Click logs: check one, describe one, convert one to the long form.",
                     group=True),
+    "ab": Entry("relkit.metrics.online.ab.cli:app", ONLINE,
+                "A/B tests over click logs: sample-ratio mismatch, metrics at the user with "
+                "the delta method, power, sequential looks.", group=True),
 }
 
 ROOT_OPTIONS = [

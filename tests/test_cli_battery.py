@@ -50,6 +50,7 @@ DATA_NAMES = {
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
     ("demo", "--assessor"), ("assign", "--lead"), ("import judgments", "--assessor"),
     ("clicks stats", "--by"),
+    ("ab analyze", "--control"), ("ab monitor", "--control"),
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {
@@ -113,7 +114,9 @@ class Project:
                       ("systems", "run"): ["--collection", str(SAMPLE)],
                       # Assessors became optional (a lead alone may be registered):
                       # name one, so the option under test is what assign meets.
-                      ("assign",): ["ann"]})
+                      ("assign",): ["ann"],
+                      # power needs a baseline and an effect (or a log) to compute anything
+                      ("ab", "power"): ["--baseline", "0.4", "--mde", "1%"]})
 
     def valid(self, name: str, ann: Any, db: str) -> str:
         """A valid value for a required parameter."""
@@ -130,7 +133,8 @@ class Project:
         if ann is float:
             return "0.5"
         return {"assessors": "ann", "topic": "101", "doc": "D006", "lead": "lee",
-                "ref": "sample", "name": "sample"}.get(name, "x")
+                "ref": "sample", "name": "sample",
+                "expected": "control=50,treatment=50"}.get(name, "x")
 
     def bad(self, param: Any, ann: Any, tmp: Path, command: str) -> list[tuple[str, bool]]:
         """Invalid values for ``param``, each with whether succeeding is acceptable.

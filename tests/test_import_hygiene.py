@@ -37,6 +37,12 @@ CASES = {
                 "relkit.metrics.online.report", "relkit.metrics.online.plot",
                 "relkit.metrics.online.convert"], [],
                {"duckdb", "pyarrow", "pandas", "numpy", "matplotlib"}),
+    # A/B tests: the help, option checks and power arithmetic's module load none of the
+    # numerical stack; numpy/scipy/DuckDB come when a command computes.
+    "ab": (["relkit.metrics.online.ab.cli", "relkit.metrics.online.ab.srm",
+            "relkit.metrics.online.ab.power", "relkit.metrics.online.ab.planning",
+            "relkit.metrics.online.ab.users"], [],
+           {"duckdb", "pyarrow", "pandas", "numpy", "scipy", "matplotlib"}),
 }
 
 

@@ -1,0 +1,348 @@
+"""``relkit ab``: A/B tests over click logs (srm, analyze, power, monitor).
+
+numpy, scipy and DuckDB are imported inside the commands, so ``relkit --help`` and
+the other commands do not pay for them. Registered in ``judging/cli.py`` as a group.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from relkit.metrics.core.progress import Bar
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+
+if TYPE_CHECKING:
+    import duckdb
+
+app = typer.Typer(help="A/B tests over click logs: sample-ratio mismatch, metrics at the "
+                  "user with the delta method, power, sequential looks.",
+                  no_args_is_help=True, add_completion=False,
+                  epilog="Example: relkit ab analyze clicks.parquet --assign assign.csv "
+                  "-m ctr@1 -m abandonment")
+
+MAP_HELP = "Map a canonical field to the file's column: name=column (repeatable)"
+METRIC_HELP = ("Metric (repeatable): ctr@1, first_page_ctr, abandonment, good_click_rate, "
+               "time_to_first_click, sessions_per_user")
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(f"relkit: {msg}\n")
+
+
+def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
+          assign_map: list[str] | None, pre: Path | None = None
+          ) -> tuple[duckdb.DuckDBPyConnection, str | None, str, str | None]:
+    """The log, assignment and pre-period views on one DuckDB connection."""
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.ab.errors import ABError
+    from relkit.metrics.online.fields import ASSIGN_FIELDS, FIELDS, WIDE_LISTS, parse_map
+    from relkit.metrics.online.source import connect, open_assignments, open_log
+
+    with option_value("--map"):
+        lmap = parse_map(log_map, [*FIELDS, *WIDE_LISTS])
+    with option_value("--assign-map"):
+        amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
+    con = connect()
+    # Without an assignment table (``power --from-log``) every user of the log is one
+    # unit of one arm: the variance is of the users, pooled.
+    aview = open_assignments(assign, amap, con=con).view if assign is not None else None
+    views: list[str | None] = []
+    for path in (log, pre):
+        if path is None:
+            views.append(None)
+            continue
+        source = open_log(path, mapping=lmap, con=con)
+        source.check()  # a value not of its field's type: file, row and column named
+        if not source.has("user_id"):
+            raise ABError(f"{path}: the log has no user_id column (map one with "
+                          "--map user_id=COLUMN): A/B tests need the randomisation unit")
+        views.append(source.view)
+    if aview is None:
+        assert views[0] is not None
+        aview = "relkit_ab_units"
+        arm = "min(variant)" if "variant" in con.table(views[0]).columns else "'all'"
+        con.execute(f"CREATE TEMP VIEW {aview} AS SELECT user_id AS unit_id, {arm} AS "
+                    f"variant FROM {views[0]} GROUP BY user_id")
+    return con, views[0], aview, views[1]
+
+
+def _fmt_p(x: float | None) -> str:
+    return "" if x is None else f"{x:.3g}"
+
+
+@app.command("srm", epilog="Example: relkit ab srm assign.csv --expected control=50,"
+             "treatment=50")
+def srm_cmd(
+    assign: Annotated[Path, typer.Argument(help="Assignment table (unit_id, variant, ...)")],
+    expected: Annotated[str, typer.Option(
+        "--expected", help="The design's shares: name=weight,... (weights normalised)")],
+    alpha: Annotated[float, typer.Option(
+        "--alpha", help="Fail (exit 1) when the p-value is below this")] = 0.001,
+    assign_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+) -> None:
+    """Sample-ratio mismatch: chi-squared test of units per arm against the design.
+
+    One row per arm (observed, expected, share); the p-value on stderr. Exit 1 when
+    p < --alpha: the assignment or the logging is broken.
+
+    Example: relkit ab srm assign.parquet --expected control=50,treatment=50
+    """
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.core.tables import check_table_options, write_table
+    from relkit.metrics.online.ab.errors import ABError
+    from relkit.metrics.online.ab.srm import parse_expected, srm_test
+
+    check_table_options(fmt, output)
+    with option_value("--expected"):
+        design = parse_expected(expected)
+    con, _, view, _ = _open(None, assign, None, assign_map)
+    counts = {str(v): int(n) for v, n in
+              con.execute(f"SELECT variant, count(*) FROM {view} GROUP BY 1").fetchall()}
+    res = srm_test(counts, design)
+    total = sum(res.observed)
+    rows = [[a, o, e, o / total if total else None, res.p]
+            for a, o, e in zip(res.arms, res.observed, res.expected, strict=True)]
+    write_table(["arm", "observed", "expected", "share", "p"], rows, fmt, output)
+    _say(f"SRM chi2 = {res.chi2:.4f} (df {res.df}), p = {res.p:.3g}")
+    if res.p < alpha:
+        raise ABError(f"sample-ratio mismatch in {assign}: p = {res.p:.3g} < {alpha}")
+
+
+@app.command("analyze", epilog="Example: relkit ab analyze clicks.parquet --assign "
+             "assign.csv -m ctr@1 -m first_page_ctr --cuped pre.parquet --html ab.html")
+def analyze_cmd(
+    log: Annotated[Path, typer.Argument(help="Click log (Parquet, CSV/TSV, JSONL)")],
+    assign: Annotated[Path, typer.Option("--assign", help="Assignment table")],
+    metric: Annotated[list[str] | None, typer.Option("-m", "--metric", help=METRIC_HELP)]
+        = None,
+    unit: Annotated[str, typer.Option(
+        "--unit", help="Analysis unit: user (the randomisation unit) or impression "
+        "(naive; needs --i-know)")] = "user",
+    i_know: Annotated[bool, typer.Option(
+        "--i-know", help="Run the per-impression test on user-randomised data anyway "
+        "(the rows are flagged)")] = False,
+    variance: Annotated[str, typer.Option(
+        "--variance", help="delta (the delta method) or bootstrap (cluster bootstrap over "
+        "users)")] = "delta",
+    relative: Annotated[str, typer.Option(
+        "--relative", help="Interval of the relative change: log (delta method on the log "
+        "ratio) or fieller")] = "log",
+    cuped: Annotated[Path | None, typer.Option(
+        "--cuped", help="Pre-period click log: CUPED with each metric's pre-period value")]
+        = None,
+    correction: Annotated[str, typer.Option(
+        "--correction", help="Multiple-comparison correction: holm, bh, bonferroni, none")]
+        = "holm",
+    expected: Annotated[str | None, typer.Option(
+        "--expected", help="The design's shares for the SRM check (default: equal)")] = None,
+    ignore_srm: Annotated[bool, typer.Option(
+        "--ignore-srm", help="Go on after a sample-ratio mismatch")] = False,
+    srm_alpha: Annotated[float, typer.Option("--srm-alpha", help="SRM threshold")] = 0.001,
+    control: Annotated[str | None, typer.Option(
+        "--control", help="The control arm (default: 'control', else the first by name)")]
+        = None,
+    level: Annotated[float, typer.Option("--level", help="Confidence level")] = 0.95,
+    good_dwell: Annotated[float, typer.Option(
+        "--good-dwell", help="Seconds of dwell that make a good click")] = 30.0,
+    samples: Annotated[int, typer.Option("--samples", help="Bootstrap samples")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed")] = 0,
+    log_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
+    assign_map: Annotated[list[str] | None, typer.Option(
+        "--assign-map", help="Like --map, for the assignment table")] = None,
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Also write a self-contained HTML report here")] = None,
+) -> None:
+    """Analyse an A/B test: SRM first, then each metric at the user with the delta method.
+
+    One row per metric and treatment arm: n, mean per arm, delta, relative delta with
+    its interval, p and adjusted p. A sample-ratio mismatch stops the analysis (exit 1)
+    unless --ignore-srm.
+
+    Example: relkit ab analyze clicks.parquet --assign assign.csv -m ctr@1 -m abandonment
+    """
+    from relkit.metrics.core.errors import check_output
+    from relkit.metrics.core.options import OptionError, option_value
+    from relkit.metrics.core.tables import check_table_options, write_table
+    from relkit.metrics.online.ab.analysis import HEADER, UNITS, VARIANCES, analyze, table_rows
+    from relkit.metrics.online.ab.effect import RELATIVE
+    from relkit.metrics.online.ab.srm import parse_expected
+    from relkit.metrics.online.ab.users import get_metric, user_table
+
+    check_table_options(fmt, output)
+    if html is not None:
+        check_output(html)
+    for opt, value, allowed in (("--unit", unit, UNITS), ("--variance", variance, VARIANCES),
+                                ("--relative", relative, RELATIVE)):
+        if value not in allowed:
+            raise OptionError(opt, f"{value!r} is not one of {', '.join(allowed)}")
+    if unit == "impression" and not i_know:
+        raise OptionError("--unit", "impression: the arms were randomised by user, so a "
+                          "per-impression test understates the variance; add --i-know to "
+                          "run it anyway")
+    from relkit.metrics.online.ab.errors import ABError
+
+    if cuped is not None and unit == "impression":
+        raise OptionError("--cuped", "CUPED needs --unit user")
+    if cuped is not None and variance == "bootstrap":
+        raise OptionError("--cuped", "CUPED works with --variance delta, not bootstrap")
+    names = metric or ["ctr@1", "first_page_ctr", "abandonment"]
+    with option_value("--metric"):
+        defs = [get_metric(n) for n in names]
+    with option_value("--correction"):
+        from relkit.metrics.compare.corrections import get_correction
+        get_correction(correction)
+    design = None
+    if expected is not None:
+        with option_value("--expected"):
+            design = parse_expected(expected)
+    steps = 3 + (html is not None)
+    with Bar(f"opening {log.name}", total=steps, unit="steps") as bar:
+        con, view, aview, pre_view = _open(log, assign, log_map, assign_map, cuped)
+        assert view is not None
+        bar.update(1, label=f"aggregating {log.name} per user")
+        table = user_table(con, view, aview, defs, pre=pre_view, good_dwell=good_dwell)
+        if design is None:
+            design = {a: 1.0 for a in sorted(set(table.variant))}
+        bar.update(2, label="testing")
+        try:
+            res = analyze(table, [d.name for d in defs], expected=design,
+                          srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
+                          unit=unit, variance=variance,  # type: ignore[arg-type]
+                          relative=relative,  # type: ignore[arg-type]
+                          level=level, correction=correction, samples=samples, seed=seed)
+        except ABError as exc:
+            raise ABError(f"{log}: {exc}") from None
+        if html is not None:
+            from relkit.metrics.online.ab.report import write_report
+
+            bar.update(3, label=f"writing {html.name}")
+            write_report(html, con, view, aview, res, title=f"A/B test: {log.name}",
+                         good_dwell=good_dwell)
+    rows = table_rows(res)
+    if fmt.lower() != "json":  # p-values need significant digits, not four decimals
+        for r in rows:
+            r[12], r[13] = _fmt_p(r[12]), _fmt_p(r[13])  # type: ignore[arg-type]
+    if res.srm is not None:
+        _say(f"SRM p = {res.srm.p:.3g} ({', '.join(f'{a}={o}' for a, o in zip(res.srm.arms, res.srm.observed, strict=True))})")  # noqa: E501
+    if any(r.flag for r in res.rows):
+        _say("WARNING: per-impression test on user-randomised data (--unit impression): "
+             "the standard errors are too small")
+    write_table(HEADER, rows, fmt, output)
+
+
+@app.command("power", epilog="Example: relkit ab power -m ctr@1 --baseline 0.42 --mde 1%")
+def power_cmd(
+    metric: Annotated[str, typer.Option("-m", "--metric", help=METRIC_HELP)] = "ctr@1",
+    baseline: Annotated[float | None, typer.Option(
+        "--baseline", help="The control's value of the metric (default: from --from-log)")]
+        = None,
+    mde: Annotated[str | None, typer.Option(
+        "--mde", help="Effect to detect: absolute (0.004) or relative to the baseline (1%)")]
+        = None,
+    n: Annotated[int | None, typer.Option(
+        "--n", help="Users per arm: report the power (and the MDE) at this n")] = None,
+    power: Annotated[float, typer.Option("--power", help="Target power")] = 0.8,
+    alpha: Annotated[float, typer.Option("--alpha", help="Two-sided significance level")]
+        = 0.05,
+    sd: Annotated[float | None, typer.Option(
+        "--sd", help="Per-user standard deviation (default: binomial, or from --from-log)")]
+        = None,
+    from_log: Annotated[Path | None, typer.Option(
+        "--from-log", help="Click log: the per-user delta-method SD and baseline from it")]
+        = None,
+    assign: Annotated[Path | None, typer.Option(
+        "--assign", help="Assignment table of --from-log (default: its users)")] = None,
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+) -> None:
+    """Power analysis: users per arm for an MDE, or the power and MDE at a given n.
+
+    Without a log a rate metric is a proportion (R's power.prop.test); with --from-log
+    the per-user SD of the ratio metric comes from the delta method (power.t.test).
+
+    Example: relkit ab power -m ctr@1 --baseline 0.42 --mde 1% --from-log pre.parquet --assign a.csv
+    """
+    from relkit.metrics.core.tables import check_table_options, write_table
+    from relkit.metrics.online.ab.planning import plan
+
+    check_table_options(fmt, output)
+    view = aview = None
+    con = None
+    if from_log is not None or assign is not None:
+        if from_log is None:
+            from relkit.metrics.core.options import OptionError
+            from relkit.metrics.online.source import connect, open_assignments
+
+            assert assign is not None
+            open_assignments(assign, con=connect())  # an unreadable file is named first
+            raise OptionError("--assign", "goes with --from-log (the log's arms)")
+        with Bar(f"reading {from_log.name}", total=None, unit="steps"):
+            con, view, aview, _ = _open(from_log, assign, None, None)
+    header, rows = plan(metric, baseline=baseline, mde=mde, n=n, power=power, alpha=alpha,
+                        sd=sd, con=con, log=view, assign=aview)
+    write_table(header, rows, fmt, output)
+
+
+@app.command("monitor", epilog="Example: relkit ab monitor clicks.parquet --assign a.csv "
+             "-m ctr@1 --looks 5")
+def monitor_cmd(
+    log: Annotated[Path, typer.Argument(help="Click log (with ts)")],
+    assign: Annotated[Path, typer.Option("--assign", help="Assignment table")],
+    metric: Annotated[str, typer.Option("-m", "--metric", help=METRIC_HELP)] = "ctr@1",
+    looks: Annotated[int, typer.Option("--looks", min=1, help="Equally spaced looks")] = 5,
+    method: Annotated[str, typer.Option(
+        "--method", help="obf (O'Brien-Fleming-type alpha spending) or msprt "
+        "(always-valid p-values)")] = "obf",
+    alpha: Annotated[float, typer.Option("--alpha", help="Overall type I error")] = 0.05,
+    planned: Annotated[int | None, typer.Option(
+        "--planned-users", help="The design's total users: the planned information is the "
+        "last look's scaled by it (default: the last look is final)")] = None,
+    tau: Annotated[float | None, typer.Option(
+        "--tau", help="mSPRT mixture scale (default: 1% of the control mean)")] = None,
+    control: Annotated[str | None, typer.Option("--control", help="The control arm")] = None,
+    log_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+) -> None:
+    """Sequential looks at one metric: one row per look, with its bound or always-valid p.
+
+    Example: relkit ab monitor clicks.parquet --assign assign.csv -m ctr@1 --method msprt
+    """
+    from relkit.metrics.core.options import OptionError, option_value
+    from relkit.metrics.core.tables import check_table_options, write_table
+    from relkit.metrics.online.ab.monitor import METHODS, cutoffs, effects_over_time, monitor
+    from relkit.metrics.online.ab.users import get_metric
+
+    check_table_options(fmt, output)
+    if method not in METHODS:
+        raise OptionError("--method", f"{method!r} is not one of {', '.join(METHODS)}")
+    with option_value("--metric"):
+        get_metric(metric)
+    with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar:
+        con, view, aview, _ = _open(log, assign, log_map, None)
+        assert view is not None
+        over = effects_over_time(con, view, aview, metric, cutoffs(con, view, looks),
+                                 control=control,
+                                 progress=lambda done: bar.update(done))
+    res = monitor(over, method=method, alpha=alpha, planned_units=planned,  # type: ignore[arg-type]
+                  tau=tau)
+    header = ["look", "cutoff_ts", "users", "control", "treatment", "delta", "z"]
+    header += (["fraction", "bound", "alpha_spent", "reject"] if method == "obf"
+               else ["p_always_valid", "low", "high", "reject"])
+    rows: list[list[str | int | float | None]] = []
+    for lk in res:
+        e = lk.effect
+        row: list[str | int | float | None] = [lk.index, lk.cutoff, e.n_control + e.n_treatment,
+                                               e.control, e.treatment, e.delta, e.statistic]
+        row += ([lk.fraction, lk.bound, lk.alpha_spent] if method == "obf"
+                else [lk.p, lk.low, lk.high])
+        rows.append([*row, "yes" if lk.reject else "no"])
+    write_table(header, rows, fmt, output)

@@ -1,0 +1,246 @@
+"""Per-user sufficient statistics of the query metrics, aggregated by DuckDB.
+
+The log (one row per displayed result) is reduced in SQL twice: to one row per
+impression (query), then to one row per user with, for each metric, the numerator sum
+and the denominator (the user's query count, or their clicked queries for the time to
+first click). Python receives those per-user sums only, as numpy arrays, so a log of
+10^8 rows costs the memory of its users, not of its rows (DuckDB spills to disk when
+its hash tables outgrow memory).
+
+The metrics (see docs/ab.md), per impression *q*:
+
+- ``ctr@1``: the result at rank 1 was clicked;
+- ``first_page_ctr``: any result at ranks 1..10 of page 1 was clicked;
+- ``abandonment``: no result was clicked;
+- ``good_click_rate``: some clicked result was dwelt on for at least ``good_dwell``
+  seconds;
+- ``time_to_first_click``: seconds from the impression (``ts``) to its first click
+  (``click_ts``), over clicked impressions only;
+- ``sessions_per_user``: distinct sessions of the user (a per-user count, denominator 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from relkit.metrics.online.ab.errors import ABError
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from relkit.metrics.online.ab.moments import FloatArray
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """One query metric: its per-impression SQL value and what it needs."""
+
+    name: str
+    description: str
+    value: str            # per-impression value (SQL over the impression's rows)
+    denominator: str      # per-impression denominator (1, or 1 when clicked)
+    needs: tuple[str, ...]
+    binary: bool = True   # a 0/1 value per impression (two-proportion z per impression)
+    per_user: bool = False  # a per-user count, not a ratio over queries
+
+
+_CLICK = "clicked > 0"
+METRICS: dict[str, MetricDef] = {m.name: m for m in (
+    MetricDef("ctr@1", "share of queries whose rank-1 result was clicked",
+              f"max(CASE WHEN rank = 1 AND {_CLICK} THEN 1 ELSE 0 END)", "1", ()),
+    MetricDef("first_page_ctr", "share of queries with a click in ranks 1..10 of page 1",
+              f"max(CASE WHEN rank <= 10 AND {{page1}} AND {_CLICK} THEN 1 ELSE 0 END)", "1",
+              ()),
+    MetricDef("abandonment", "share of queries with no click at all",
+              f"1 - max(CASE WHEN {_CLICK} THEN 1 ELSE 0 END)", "1", ()),
+    MetricDef("good_click_rate", "share of queries with a click dwelt on >= the good dwell",
+              f"max(CASE WHEN {_CLICK} AND dwell_s >= {{good_dwell}} THEN 1 ELSE 0 END)",
+              "1", ("dwell_s",)),
+    MetricDef("time_to_first_click", "seconds from the query to its first click "
+              "(clicked queries only)",
+              f"min(CASE WHEN {_CLICK} THEN {{click_s}} - {{ts_s}} END)",
+              f"max(CASE WHEN {_CLICK} AND click_ts IS NOT NULL THEN 1 ELSE 0 END)",
+              ("ts", "click_ts"), binary=False),
+    MetricDef("sessions_per_user", "distinct sessions per user",
+              "", "", ("session_id",), binary=False, per_user=True),
+)}
+
+
+def get_metric(name: str) -> MetricDef:
+    """The metric called ``name``; :class:`ABError` listing the known ones otherwise."""
+    try:
+        return METRICS[name.strip().lower()]
+    except KeyError:
+        raise ABError(f"unknown metric {name!r}; known: {', '.join(METRICS)}") from None
+
+
+@dataclass
+class UserTable:
+    """Per-user sums of one log (rows aligned with ``users``), per arm via :meth:`arm`.
+
+    ``num[m]``/``den[m]`` are metric *m*'s numerator and denominator per user, and
+    ``sq[m]`` the sum of squared per-impression values (the naive per-impression test's
+    variance); ``pre_num``/``pre_den`` the pre-period's (CUPED), when given.
+    """
+
+    users: list[str]
+    variant: list[str]
+    num: dict[str, FloatArray]
+    den: dict[str, FloatArray]
+    sq: dict[str, FloatArray]
+    pre_num: dict[str, FloatArray]
+    pre_den: dict[str, FloatArray]
+
+
+def _seconds(column: str, types: dict[str, str]) -> str:
+    t = types.get(column, "").upper()
+    if "TIMESTAMP" in t or t == "DATE":
+        return f"epoch({column})"
+    return f"CAST({column} AS DOUBLE)"
+
+
+def impression_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str, str], *,
+                   good_dwell: float = 30.0, until: str | None = None) -> str:
+    """SQL: one row per (user, impression) with each metric's value and denominator.
+
+    ``columns`` maps the log's column names to their DuckDB types. ``until`` (an SQL
+    expression) keeps the impressions shown at or before it.
+    """
+    for m in metrics:
+        missing = [c for c in m.needs if c not in columns]
+        if missing:
+            raise ABError(f"metric {m.name} needs the column(s) {', '.join(missing)}, "
+                          "which the log does not have")
+    fmt = {"page1": "coalesce(page, 1) = 1" if "page" in columns else "TRUE",
+           "good_dwell": repr(float(good_dwell)),
+           "click_s": _seconds("click_ts", columns), "ts_s": _seconds("ts", columns)}
+    # One row per impression: impression ids are unique to one page view (clicks
+    # validate checks it), so the impression alone is the key and its user any row's;
+    # hashing one string key instead of two is the cheaper group-by on 10^8 rows.
+    cols = ["any_value(user_id) AS user_id"]
+    if "session_id" in columns:
+        cols.append("any_value(session_id) AS session_id")
+    if "ts" in columns:
+        cols.append("min(ts) AS ts")
+    if "variant" in columns:
+        cols += ["any_value(variant) AS variant"]
+    for i, m in enumerate(metrics):
+        if m.per_user:
+            continue
+        cols.append(f"{m.value.format(**fmt)} AS v{i}")
+        cols.append(f"{m.denominator.format(**fmt)} AS d{i}")
+    where = f" WHERE ts <= {until}" if until is not None else ""
+    return (f"SELECT {', '.join(cols)} FROM {source}{where} "
+            "GROUP BY impression_id")
+
+
+def user_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str, str], *,
+             good_dwell: float = 30.0, until: str | None = None) -> str:
+    """SQL: one row per user: ``user_id``, then ``n{i}``, ``d{i}``, ``s{i}`` per metric."""
+    imp = impression_sql(source, metrics, columns, good_dwell=good_dwell, until=until)
+    out = ["user_id"]
+    if "variant" in columns:
+        out += ["min(variant)::VARCHAR AS vmin", "max(variant)::VARCHAR AS vmax"]
+    for i, m in enumerate(metrics):
+        if m.per_user:
+            out += [f"count(DISTINCT session_id)::DOUBLE AS n{i}", f"1.0 AS d{i}",
+                    f"0.0 AS s{i}"]
+        else:
+            # ttfc's value is NULL on unclicked queries: sum() skips them
+            out += [f"coalesce(sum(v{i}), 0)::DOUBLE AS n{i}", f"sum(d{i})::DOUBLE AS d{i}",
+                    f"coalesce(sum(v{i} * v{i}), 0)::DOUBLE AS s{i}"]
+    return f"SELECT {', '.join(out)} FROM ({imp}) GROUP BY user_id"
+
+
+def column_types(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
+    """The view's columns and their DuckDB types."""
+    rel = con.table(view)
+    return {c: str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
+
+
+def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
+               metrics: Sequence[MetricDef], *, pre: str | None = None,
+               good_dwell: float = 30.0, until: str | None = None) -> UserTable:
+    """Aggregate the log (view ``log``) to per-user sums, arms from the assignment view.
+
+    Every unit of ``assign`` (columns ``unit_id``, ``variant``) is a row, with zeros
+    when it has no impressions (intent to treat: an assigned user who never searched
+    still counts). A user in the log but not in the assignment, or logged under a
+    variant other than their assigned one, is an :class:`ABError` naming the first.
+    With ``until``, only impressions up to that time, and the units exposed by then.
+    """
+    import numpy as np
+
+    types = column_types(con, log)
+    # The per-user sums are small (one row per user): kept in a temporary table so the
+    # unit checks below do not scan the log again.
+    con.execute("CREATE OR REPLACE TEMP TABLE ab_cur AS "
+                + user_sql(log, metrics, types, good_dwell=good_dwell, until=until))
+    _check_units(con, "ab_cur", assign, "variant" in types)
+    cur = "ab_cur"
+    select = ["a.unit_id::VARCHAR AS unit_id", "a.variant::VARCHAR AS variant"]
+    for i, m in enumerate(metrics):
+        one = "1.0" if m.per_user else "0.0"
+        select += [f"coalesce(c.n{i}, 0.0) AS n{i}", f"coalesce(c.d{i}, {one}) AS d{i}",
+                   f"coalesce(c.s{i}, 0.0) AS s{i}"]
+    joins = f"LEFT JOIN {cur} c ON c.user_id = a.unit_id"
+    if pre is not None:
+        pre_sql = user_sql(pre, metrics, column_types(con, pre), good_dwell=good_dwell)
+        joins += f" LEFT JOIN ({pre_sql}) p ON p.user_id = a.unit_id"
+        for i, m in enumerate(metrics):
+            one = "1.0" if m.per_user else "0.0"
+            select += [f"coalesce(p.n{i}, 0.0) AS pn{i}", f"coalesce(p.d{i}, {one}) AS pd{i}"]
+    where = ""
+    if until is not None:
+        # The units exposed by then: by the assignment's exposure time when it has one,
+        # else those with an impression by then.
+        where = (f" WHERE a.first_exposure_ts <= {until}"
+                 if "first_exposure_ts" in column_types(con, assign)
+                 else " WHERE c.user_id IS NOT NULL")
+    sql = (f"SELECT {', '.join(select)} FROM {assign} a {joins}{where} "
+           "ORDER BY a.unit_id")
+    data = con.execute(sql).fetchnumpy()
+    names = [m.name for m in metrics]
+
+    def arr(key: str) -> FloatArray:
+        out: FloatArray = np.asarray(data[key], dtype=np.float64)
+        return out
+
+    return UserTable(
+        users=[str(u) for u in data["unit_id"]], variant=[str(v) for v in data["variant"]],
+        num={n: arr(f"n{i}") for i, n in enumerate(names)},
+        den={n: arr(f"d{i}") for i, n in enumerate(names)},
+        sq={n: arr(f"s{i}") for i, n in enumerate(names)},
+        pre_num={n: arr(f"pn{i}") for i, n in enumerate(names)} if pre else {},
+        pre_den={n: arr(f"pd{i}") for i, n in enumerate(names)} if pre else {})
+
+
+def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
+                 has_variant: bool) -> None:
+    stray = con.execute(f"SELECT l.user_id::VARCHAR FROM {users} l "
+                    f"ANTI JOIN {assign} a ON a.unit_id = l.user_id "
+                    "ORDER BY 1 LIMIT 1").fetchone()
+    if stray is not None:
+        raise ABError(f"user {stray[0]!r} is in the log but not in the assignment table")
+    if has_variant:
+        bad = con.execute(
+            f"SELECT l.user_id::VARCHAR, CASE WHEN l.vmin IS DISTINCT FROM a.variant::VARCHAR "
+            f"THEN l.vmin ELSE l.vmax END, a.variant::VARCHAR FROM {users} l "
+            f"JOIN {assign} a ON a.unit_id = l.user_id "
+            "WHERE l.vmin IS DISTINCT FROM a.variant::VARCHAR "
+            "OR l.vmax IS DISTINCT FROM a.variant::VARCHAR ORDER BY 1 LIMIT 1").fetchone()
+        if bad is not None:
+            raise ABError(f"user {bad[0]!r} is logged under variant {bad[1]!r} but assigned "
+                          f"to {bad[2]!r}")
+
+
+def ctr_by_rank(con: duckdb.DuckDBPyConnection, log: str, assign: str,
+                max_rank: int = 10) -> list[tuple[str, int, float]]:
+    """(variant, rank, CTR) for ranks 1..``max_rank``: clicked rows / shown rows."""
+    rows = con.execute(
+        f"SELECT a.variant::VARCHAR, l.rank::INTEGER, avg(CASE WHEN l.clicked > 0 THEN 1.0 "
+        f"ELSE 0.0 END) FROM {log} l JOIN {assign} a ON a.unit_id = l.user_id "
+        f"WHERE l.rank <= {int(max_rank)} GROUP BY ALL ORDER BY 1, 2").fetchall()
+    return [(str(v), int(r), float(c)) for v, r, c in rows]
