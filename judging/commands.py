@@ -360,7 +360,16 @@ def status(db: str | None = DbOpt,
         from relkit.metrics.core.errors import check_output
 
         check_output(output)
-    st = get_status(_read(db))
+    store = _read(db)
+    st = get_status(store)
+    from relkit.judging.access.identity import who
+
+    me = who(store)
+    if me.assessor:
+        # An assessor sees their own progress only: the topics' counts and the automatic
+        # judges' grades are everyone's (on PostgreSQL the database hides them anyway).
+        st = type(st)(topics=[], assessors=[a for a in st.assessors if a.assessor == me.name],
+                      automatic=[])
     if output is not None:
         with open_output(output) as fp:
             fp.write(_status_text(st, fmt) + "\n")
@@ -444,7 +453,11 @@ def export_qrels(
     if method not in METHODS:
         raise typer.BadParameter(f"expected one of {', '.join(METHODS)}; got {method!r}",
                                  param_hint="--method")
-    rows = run(_read(db), method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
+    from relkit.judging.access.identity import check_export
+
+    store = _read(db)
+    check_export(store, method, assessor)  # an assessor exports only their own grades
+    rows = run(store, method, assessor=assessor, threshold=threshold,  # type: ignore[arg-type]
                unjudged=unjudged, include_automatic=include_automatic)
     if output is None:
         write_qrels(rows, sys.stdout)
@@ -469,9 +482,11 @@ def export_jsonl(
 
     Example: relkit export jsonl -o judgments.jsonl
     """
+    from relkit.judging.access.identity import refuse_assessor
     from relkit.judging.reports import write_jsonl
 
     store = _read(db)
+    refuse_assessor(store, "export jsonl")
     if output is None:
         write_jsonl(store, sys.stdout)
         return
@@ -565,9 +580,12 @@ def adjudicate(
 
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
+    from relkit.judging.access.identity import check_acts_as
     from relkit.judging.reports import adjudicate as run
 
-    run(_open(db), lead, topic, doc, grade, note)
+    store = _open(db)
+    check_acts_as(store, lead, f"adjudicate --lead {lead}")
+    run(store, lead, topic, doc, grade, note)
     _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
 
 
@@ -587,10 +605,13 @@ def disagreements(
 
     Example: relkit disagreements --db team.db --format csv -o disagreements.csv
     """
+    from relkit.judging.access.identity import refuse_assessor
     from relkit.judging.reports import disagreements as run
     from relkit.metrics.core.tables import check_table_options, write_table
 
     check_table_options(fmt, output)
+    store = _read(db)
+    refuse_assessor(store, "relkit disagreements")
     rows = [[d.topic, d.doc, " ".join(f"{a}={g}" for a, g in sorted(d.grades.items())),
-             d.adjudicated] for d in run(_read(db), include_automatic)]
+             d.adjudicated] for d in run(store, include_automatic)]
     write_table(["topic", "doc", "grades", "adjudicated"], rows, fmt, output, missing="-")

@@ -129,6 +129,14 @@ def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
     rev = check(engine)
     if rev == head():
         return None
+    if rev is not None:
+        from relkit.judging.access.identity import may_migrate
+
+        owner = may_migrate(engine)
+        if owner is not None:  # an assessor's or a lead's login (relkit team init)
+            raise DatabaseError(f"{describe(engine.url)} is at schema revision {rev}, older "
+                                f"than this relkit's {head()}, and only its owner ({owner}) "
+                                "can upgrade it: ask them to run `relkit db upgrade`")
     path = sqlite_path(engine)
     if path is None or rev is None:  # PostgreSQL: the one transaction is the safety net;
         # an empty database has nothing to lose.

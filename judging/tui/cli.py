@@ -59,6 +59,14 @@ def judge(
         need_terminal()
         LeadApp(store, lead).run()
         return
+    from relkit.judging.access.identity import who
+
+    me = who(store)  # the login (PostgreSQL, after `relkit team init`) or $RELKIT_USER
+    if me.name is not None and assessor is None and me.assessor:
+        assessor = me.name
+    if me.name is not None and assessor is not None and assessor != me.name:
+        raise typer.BadParameter(f"{me.name} ({me.via}) cannot judge as {assessor}",
+                                 param_hint="--assessor")
     if assessor is not None and assessor in store.assessors(kind="automatic"):
         # Its judgments are imported; the screen is for people.
         raise typer.BadParameter(f"{assessor} is an automatic assessor: its judgments are "
