@@ -340,6 +340,11 @@ def assign(
         new = register_leads(store, lead)
         _say(f"relkit: leads registered: {', '.join(new) or 'none new'} (they settle "
              "disagreements with `relkit judge --lead NAME`)")
+    from relkit.judging.access.identity import missing_logins
+
+    need = missing_logins(store, [*(assessors or ()), *(lead or ())])
+    if need:  # a team database (PostgreSQL): the database grants nothing to them yet
+        _say(f"relkit: run `relkit team init` to give {', '.join(need)} a login")
 
 
 @app.command()

@@ -267,7 +267,8 @@ def test_only_the_owner_migrates(team: Team) -> None:
 
 def test_team_init_is_idempotent_and_adds_new_people(team: Team) -> None:
     before = team.owner_scalar("SELECT count(*) FROM pg_policies")
-    team.store.assign(["dave"], topics=["1"])
+    code, _, err = run_cli(["assign", "dave", "--topic", "1", "--db", team.owner])
+    assert code == 0 and "run `relkit team init` to give dave a login" in err, err
     rep = init_team(team.store)
     assert rep.created == [("dave", f"{team.prefix}dave")]
     assert {n for n, _ in rep.existing} == {"ann", "bob", "carol"}
@@ -369,3 +370,38 @@ def test_team_init_on_sqlite_says_what_it_cannot_enforce(sqlite_team: str) -> No
     code, _, err = run_cli(["team", "init", "--db", sqlite_team])
     assert code == 1 and len(err.splitlines()) == 1
     assert "anyone who can read the file can read it all" in err
+
+
+def test_adaptive_pool_under_row_level_security() -> None:
+    """The picker's writes and reads (candidates, the primary's items) work with logins."""
+    from test_adaptive_judging import judge_all, reference
+    from test_adaptive_judging import project as adaptive_project
+
+    admin = _need_pg()
+    url, drop = fresh_pg_database(admin)
+    owner, cands = adaptive_project(url, "hedge", assessors=("ann", "bob"), overlap=0.5)
+    prefix = init_team(owner).prefix
+    team = Team(url, prefix, owner)
+    try:
+        ann = Store.open(team.url("ann"), create=False)
+        bob = Store.open(team.url("bob"), create=False)
+        try:
+            t = sorted(x.key for x in ann.assessor("ann").topics() if x.total == 10)[0]
+            assert judge_all(ann, "ann", t) == reference(cands, "hedge", {}, t, 10)
+            view = bob.assessor("bob")
+            seen = []
+            while (item := view.next_item(t)) is not None:
+                seen.append(item.doc)
+                view.record(topic=t, doc=item.doc, grade=0)
+            assert len(seen) == 5
+            # bob follows ann's sequence but still cannot read her grades.
+            got = team.psql("bob", "SELECT count(*) FROM judgment WHERE assessor_id <> "
+                            "relkit_assessor()")
+            assert got.returncode == 0 and got.stdout.strip() == "0", got.stderr
+        finally:
+            ann.close()
+            bob.close()
+    finally:
+        owner.close()
+        drop()
+        _drop_roles(admin, prefix)

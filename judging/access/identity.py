@@ -117,3 +117,22 @@ def may_migrate(engine: object) -> str | None:
     if row is None or row[1]:
         return None
     return str(row[0])
+
+
+def missing_logins(db: Database, names: list[str]) -> list[str]:
+    """Of ``names``, the people without a login yet on a team database (PostgreSQL).
+
+    Empty on SQLite and on a database where ``relkit team init`` never ran.
+    """
+    if db.engine.dialect.name != "postgresql" or not names:
+        return []
+    with db.engine.connect() as conn:
+        if not conn.execute(text(
+                "SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")).scalar_one():
+            return []
+        have = set(conn.execute(text(
+            "SELECT a.name FROM assessor a JOIN pg_roles r "
+            "ON r.rolname = relkit_role_prefix() || a.name")).scalars())
+        humans = set(conn.execute(text("SELECT name FROM assessor WHERE kind = 'human'"))
+                     .scalars())
+    return [n for n in dict.fromkeys(names) if n in humans and n not in have]
