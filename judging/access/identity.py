@@ -97,28 +97,6 @@ def check_export(db: Database, method: str, assessor: str | None) -> None:
                          f"assessor and exports only their own judgments (--assessor {w.name})")
 
 
-def may_migrate(engine: object) -> str | None:
-    """None if this connection may upgrade the schema; else the owner's name.
-
-    Only the owner of the tables (or a superuser) migrates; an assessor's login
-    opening an older database gets a line saying so instead of a permission error.
-    """
-    from sqlalchemy import Engine
-
-    assert isinstance(engine, Engine)
-    if engine.dialect.name != "postgresql":
-        return None
-    with engine.connect() as conn:
-        row = conn.execute(text(
-            "SELECT tableowner, pg_has_role(current_user, tableowner, 'MEMBER') "
-            "OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
-            "FROM pg_tables WHERE tablename = 'alembic_version' "
-            "AND schemaname = current_schema()")).first()
-    if row is None or row[1]:
-        return None
-    return str(row[0])
-
-
 def missing_logins(db: Database, names: list[str]) -> list[str]:
     """Of ``names``, the people without a login yet on a team database (PostgreSQL).
 
