@@ -405,3 +405,57 @@ def test_adaptive_pool_under_row_level_security() -> None:
         owner.close()
         drop()
         _drop_roles(admin, prefix)
+
+
+def test_judging_screen_as_ann_login(team: Team) -> None:
+    """The real judging screen, logged in as ann: grades, a judge-later, all committed."""
+    from relkit.judging.tui.app import JudgeApp
+    from tui_helpers import Clock, drive, read_and_press, screen
+
+    ann = Store.open(team.url("ann"), create=False)
+    shown: list[str] = []
+
+    async def steps(pilot: object, app: JudgeApp, clock: Clock) -> None:
+        await read_and_press(pilot, clock, "enter")  # open the first topic
+        for key in ("2", "l", "0"):
+            item = screen(app).item
+            assert item is not None
+            shown.append(item.doc)
+            await read_and_press(pilot, clock, key)
+
+    try:
+        drive(ann, steps, min_view=0)
+    finally:
+        ann.close()
+    with team.store.read() as s:  # the owner sees exactly those three writes, as ann's
+        rows = s.execute(text(
+            "SELECT d.key, j.status, j.grade FROM judgment j JOIN document d "
+            "ON d.id = j.document_id JOIN assessor a ON a.id = j.assessor_id "
+            "WHERE a.name = 'ann' ORDER BY j.id")).all()
+    assert [(d, st, g) for d, st, g in rows] == [
+        (shown[0], "judged", 2), (shown[1], "later", None), (shown[2], "judged", 0)]
+
+
+def test_judge_opens_the_persons_own_screen(sqlite_team: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --assessor/--lead, `judge` opens the screen of the person relkit acts for."""
+    from relkit.judging.tui import app as tui_app
+    from relkit.judging.tui import cli as tui_cli
+    from relkit.judging.tui import lead as tui_lead
+
+    opened: list[tuple[str, str]] = []
+    monkeypatch.setattr(tui_cli, "need_terminal", lambda: None)
+    monkeypatch.setattr(tui_lead.LeadApp, "run",
+                        lambda self: opened.append(("lead", self.lead)))
+
+    def fake_app(store: Store, name: str, settings: object) -> object:
+        opened.append(("assessor", name))
+        raise SystemExit(0)  # stop before the screen would run
+
+    monkeypatch.setattr(tui_app, "make_app", fake_app)
+    monkeypatch.setenv("RELKIT_USER", "carol")
+    assert run_cli(["judge", "--db", sqlite_team])[0] == 0
+    monkeypatch.setenv("RELKIT_USER", "bob")
+    with pytest.raises(SystemExit):
+        run_cli(["judge", "--db", sqlite_team])
+    assert opened == [("lead", "carol"), ("assessor", "bob")]

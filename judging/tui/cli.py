@@ -46,6 +46,11 @@ def judge(
 
     # A write command: an older database is upgraded (with a backup), and it says so.
     store = Store.open(db, create=False, notify=say)
+    from relkit.judging.access.identity import who
+
+    me = who(store)  # the login (PostgreSQL, after `relkit team init`) or $RELKIT_USER
+    if me.role == "lead" and lead is None and assessor is None:
+        lead = me.name  # a lead's login opens the lead's screen
     if lead is not None:
         from relkit.judging.adjudication import check_lead
         from relkit.judging.models import StoreError
@@ -59,9 +64,6 @@ def judge(
         need_terminal()
         LeadApp(store, lead).run()
         return
-    from relkit.judging.access.identity import who
-
-    me = who(store)  # the login (PostgreSQL, after `relkit team init`) or $RELKIT_USER
     if me.name is not None and assessor is None and me.assessor:
         assessor = me.name
     if me.name is not None and assessor is not None and assessor != me.name:
