@@ -459,3 +459,19 @@ def test_judge_opens_the_persons_own_screen(sqlite_team: str,
     with pytest.raises(SystemExit):
         run_cli(["judge", "--db", sqlite_team])
     assert opened == [("lead", "carol"), ("assessor", "bob")]
+
+
+def test_cli_team_init_with_passwords(team: Team) -> None:
+    team.store.assign(["erin"], topics=["007"])
+    code, out, err = run_cli(["team", "init", "--db", team.owner, "--passwords"])
+    assert code == 0, err
+    role = f"{team.prefix}erin"
+    assert f"relkit: created login {role} for erin" in err
+    assert "refreshed 3 existing logins" in err
+    (line,) = out.splitlines()  # only the new login gets a password, shown once
+    name, password = line.split("\t")
+    assert name == role and len(password) >= 20
+    assert team.owner_scalar(f"SELECT rolpassword IS NOT NULL FROM pg_authid "
+                             f"WHERE rolname = '{role}'") is True
+    assert team.owner_scalar(f"SELECT rolpassword IS NULL FROM pg_authid "
+                             f"WHERE rolname = '{team.prefix}ann'") is True
