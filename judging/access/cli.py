@@ -29,14 +29,21 @@ def init(
 
     Example: relkit team init --db postgresql://owner@db.example.org/relevance
     """
+    from relkit.judging.access.names import check_prefix
     from relkit.judging.access.policies import init_team
     from relkit.judging.engine import resolve_url
+    from relkit.judging.models import StoreError
+
+    if role_prefix is not None:
+        try:
+            check_prefix(role_prefix)  # a value the option cannot take: a usage error
+        except StoreError:
+            raise typer.BadParameter(f"use letters, digits and _ only; got {role_prefix!r}",
+                                     param_hint="--role-prefix") from None
     from relkit.judging.store import Store
 
     url = resolve_url(db)
     if not str(url).startswith("postgresql"):
-        from relkit.judging.models import StoreError
-
         raise StoreError("team init: SQLite has no users or permissions, so it cannot "
                          "enforce who reads what (anyone who can read the file can read it "
                          "all); relkit's commands check $RELKIT_USER instead (docs/team.md)")
