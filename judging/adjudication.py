@@ -168,6 +168,10 @@ def check_lead(store: Store, name: str) -> None:
                         .where(AssessorRow.name == name)).first()
     role, kind = row if row is not None else (None, None)
     if role == "lead":
+        from relkit.judging.access.identity import check_acts_as
+
+        # A lead's screen as another person: the login (PostgreSQL) or $RELKIT_USER decides.
+        check_acts_as(store, name, f"the lead view of {name}")
         return
     if kind == "automatic":
         raise StoreError(f"{name} is an automatic assessor, not a lead: a lead is a person "

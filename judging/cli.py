@@ -73,6 +73,9 @@ COMMANDS: dict[str, Entry] = {
                     "Write judgments out: qrels or a full JSONL dump.", group=True),
     "db": Entry("relkit.judging.dbcli:app", BUILD,
                 "Look after a judging database: check it, upgrade its schema.", group=True),
+    "team": Entry("relkit.judging.access.cli:app", BUILD,
+                  "Database logins and row-level security for a judging team (PostgreSQL).",
+                  group=True),
     "judge": Entry("relkit.judging.tui.cli:app", JUDGE,
                    "Judge your assigned documents in the terminal: one key grades, saves, "
                    "moves on."),
@@ -343,6 +346,14 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
         sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
         return 1
     except Exception as exc:
+        # A permission the database refused (an assessor's login after `relkit team init`;
+        # SQLSTATE 42501, also a row-level security check): one line, not a traceback.
+        orig = getattr(exc, "orig", None)
+        if getattr(orig, "sqlstate", None) == "42501" and not debug:
+            reason = str(orig).strip().splitlines()[0]
+            sys.stderr.write(f"relkit: error: the database refused it ({reason}): this "
+                             "login may not do that (docs/team.md)\n")
+            return 1
         # Usage errors (bad option, missing argument) carry format_message() and exit_code:
         # one line, naming the command (`relkit pool: error: Invalid value for '--depth'...`).
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):

@@ -356,6 +356,11 @@ def assign(
         new = register_leads(store, lead)
         _say(f"relkit: leads registered: {', '.join(new) or 'none new'} (they settle "
              "disagreements with `relkit judge --lead NAME`)")
+    from relkit.judging.access.identity import missing_logins
+
+    need = missing_logins(store, [*(assessors or ()), *(lead or ())])
+    if need:  # a team database (PostgreSQL): the database grants nothing to them yet
+        _say(f"relkit: run `relkit team init` to give {', '.join(need)} a login")
 
 
 @app.command()
@@ -378,8 +383,18 @@ def status(db: str | None = DbOpt,
         check_output(output)
     store = _read(db)
     st = get_status(store)
+    from relkit.judging.access.identity import who
+
+    me = who(store)
+    if me.assessor:
+        # An assessor sees their own progress only: the topics' counts and the automatic
+        # judges' grades are everyone's (on PostgreSQL the database hides them anyway).
+        st = type(st)(topics=[], assessors=[a for a in st.assessors if a.assessor == me.name],
+                      automatic=[])
     text = _status_text(st, fmt)
     halted = _stops(store)
+    if me.assessor:
+        halted = [x for x in halted if x.assessor == me.name]
     if halted and fmt == "json":
         text = text[:-2] + ',\n  "stopped": ' + json.dumps(
             [asdict(x) for x in halted]) + "\n}"
@@ -527,14 +542,20 @@ def export_qrels(
         rows = QrelsRows(sorted(((t, d, g if threshold is None else int(g >= threshold))
                                  for t, d, g in agg.rows()),
                                 key=lambda r: (natural(r[0]), r[1])))
-    elif method not in METHODS:
-        from relkit.judging.crowd.store import store_qrels
-
-        rows = store_qrels(_read(db), method, threshold=threshold,  # type: ignore[assignment]
-                           unjudged=unjudged, include_automatic=include_automatic, **opts)
     else:
-        rows = run(_read(db), method, assessor=assessor,  # type: ignore[arg-type]
-                   threshold=threshold, unjudged=unjudged, include_automatic=include_automatic)
+        from relkit.judging.access.identity import check_export
+
+        store = _read(db)
+        check_export(store, method, assessor)  # an assessor exports only their own grades
+        if method not in METHODS:
+            from relkit.judging.crowd.store import store_qrels
+
+            rows = store_qrels(store, method, threshold=threshold,  # type: ignore[assignment]
+                               unjudged=unjudged, include_automatic=include_automatic, **opts)
+        else:
+            rows = run(store, method, assessor=assessor,  # type: ignore[arg-type]
+                       threshold=threshold, unjudged=unjudged,
+                       include_automatic=include_automatic)
     if output is None:
         write_qrels(rows, sys.stdout)
     else:
@@ -558,9 +579,11 @@ def export_jsonl(
 
     Example: relkit export jsonl -o judgments.jsonl
     """
+    from relkit.judging.access.identity import refuse_assessor
     from relkit.judging.reports import write_jsonl
 
     store = _read(db)
+    refuse_assessor(store, "export jsonl")
     if output is None:
         write_jsonl(store, sys.stdout)
         return
@@ -654,9 +677,12 @@ def adjudicate(
 
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
+    from relkit.judging.access.identity import check_acts_as
     from relkit.judging.reports import adjudicate as run
 
-    run(_open(db), lead, topic, doc, grade, note)
+    store = _open(db)
+    check_acts_as(store, lead, f"adjudicate --lead {lead}")
+    run(store, lead, topic, doc, grade, note)
     _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
 
 
@@ -676,10 +702,13 @@ def disagreements(
 
     Example: relkit disagreements --db team.db --format csv -o disagreements.csv
     """
+    from relkit.judging.access.identity import refuse_assessor
     from relkit.judging.reports import disagreements as run
     from relkit.metrics.core.tables import check_table_options, write_table
 
     check_table_options(fmt, output)
+    store = _read(db)
+    refuse_assessor(store, "relkit disagreements")
     rows = [[d.topic, d.doc, " ".join(f"{a}={g}" for a, g in sorted(d.grades.items())),
-             d.adjudicated] for d in run(_read(db), include_automatic)]
+             d.adjudicated] for d in run(store, include_automatic)]
     write_table(["topic", "doc", "grades", "adjudicated"], rows, fmt, output, missing="-")

@@ -129,6 +129,12 @@ def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
     rev = check(engine)
     if rev == head():
         return None
+    if rev is not None:
+        owner = _owner_unless_me(engine)
+        if owner is not None:  # an assessor's or a lead's login (relkit team init)
+            raise DatabaseError(f"{describe(engine.url)} is at schema revision {rev}, older "
+                                f"than this relkit's {head()}, and only its owner ({owner}) "
+                                "can upgrade it: ask them to run `relkit db upgrade`")
     path = sqlite_path(engine)
     if path is None or rev is None:  # PostgreSQL: the one transaction is the safety net;
         # an empty database has nothing to lose.
@@ -180,6 +186,26 @@ def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
         return bak
     bak.unlink()
     return None
+
+
+def _owner_unless_me(engine: Engine) -> str | None:
+    """None if this connection may upgrade the schema; else the tables' owner's name.
+
+    Only the owner of the tables (or a superuser) migrates on PostgreSQL; an assessor's
+    login (``relkit team init``) opening an older database gets a line saying so
+    instead of a permission error halfway through.
+    """
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as conn:
+        row = conn.execute(text(
+            "SELECT tableowner, pg_has_role(current_user, tableowner, 'MEMBER') "
+            "OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+            "FROM pg_tables WHERE tablename = 'alembic_version' "
+            "AND schemaname = current_schema()")).first()
+    if row is None or row[1]:
+        return None
+    return str(row[0])
 
 
 def _first_line(exc: BaseException) -> str:

@@ -196,6 +196,9 @@ def _from_store(db: str | None, human: str | None, only: list[str],
 
     store = Store.open(db, readonly=True)
     try:
+        from relkit.judging.access.identity import refuse_assessor
+
+        refuse_assessor(store, "relkit judges")  # the humans' grades: a lead's or the owner's
         kinds = store.kinds()
         machines_known = sorted(n for n, k in kinds.items() if k == "automatic")
         if not machines_known:

@@ -29,6 +29,9 @@ def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None
 
     store = Store.open(db, readonly=True)
     try:
+        from relkit.judging.access.identity import refuse_assessor
+
+        refuse_assessor(store, "relkit agree")  # every assessor's grades: a lead's or the owner's
         scale = store.scale()
         with store.read() as s:
             cid = store.collection_row(s).id

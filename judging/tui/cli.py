@@ -46,6 +46,11 @@ def judge(
 
     # A write command: an older database is upgraded (with a backup), and it says so.
     store = Store.open(db, create=False, notify=say)
+    from relkit.judging.access.identity import who
+
+    me = who(store)  # the login (PostgreSQL, after `relkit team init`) or $RELKIT_USER
+    if me.role == "lead" and lead is None and assessor is None:
+        lead = me.name  # a lead's login opens the lead's screen
     if lead is not None:
         from relkit.judging.adjudication import check_lead
         from relkit.judging.models import StoreError
@@ -59,6 +64,11 @@ def judge(
         need_terminal()
         LeadApp(store, lead).run()
         return
+    if me.name is not None and assessor is None and me.assessor:
+        assessor = me.name
+    if me.name is not None and assessor is not None and assessor != me.name:
+        raise typer.BadParameter(f"{me.name} ({me.via}) cannot judge as {assessor}",
+                                 param_hint="--assessor")
     if assessor is not None and assessor in store.assessors(kind="automatic"):
         # Its judgments are imported; the screen is for people.
         raise typer.BadParameter(f"{assessor} is an automatic assessor: its judgments are "

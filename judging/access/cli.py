@@ -1,0 +1,66 @@
+"""``relkit team``: give a team its database logins (PostgreSQL)."""
+
+from __future__ import annotations
+
+import typer
+
+from relkit.judging.cliopts import DbOpt, say
+
+app = typer.Typer(help="Database logins and row-level security for a judging team "
+                  "(PostgreSQL).", no_args_is_help=True,
+                  epilog="Example: relkit team init --db postgresql://owner@db.example.org/rel")
+
+
+@app.command("init")
+def init(
+    db: str | None = DbOpt,
+    role_prefix: str | None = typer.Option(
+        None, "--role-prefix", help="Prefix of every role made (roles are server-wide): "
+        "default the one used before, else the database's name and _; '' for none"),
+    passwords: bool = typer.Option(False, "--passwords", help="Give each new login a random "
+                                   "password, printed once on stdout (default: none; the "
+                                   "server's pg_hba.conf decides how they log in)"),
+) -> None:
+    """Create a login role per assessor and lead, with row-level security on the tables.
+
+    Run as the database's owner, again after `relkit assign` adds people. An assessor's
+    login reads only their own assignments, documents and judgments and writes only
+    their own judgments; a lead's reads everything and writes adjudications.
+
+    Example: relkit team init --db postgresql://owner@db.example.org/relevance
+    """
+    from relkit.judging.access.names import check_prefix
+    from relkit.judging.access.policies import init_team
+    from relkit.judging.engine import resolve_url
+    from relkit.judging.models import StoreError
+
+    if role_prefix is not None:
+        try:
+            check_prefix(role_prefix)  # a value the option cannot take: a usage error
+        except StoreError:
+            raise typer.BadParameter(f"use letters, digits and _ only; got {role_prefix!r}",
+                                     param_hint="--role-prefix") from None
+    from relkit.judging.store import Store
+
+    url = resolve_url(db)
+    if not str(url).startswith("postgresql"):
+        raise StoreError("team init: SQLite has no users or permissions, so it cannot "
+                         "enforce who reads what (anyone who can read the file can read it "
+                         "all); relkit's commands check $RELKIT_USER instead (docs/team.md)")
+    store = Store.open(db, create=False, notify=say)
+    try:
+        rep = init_team(store, role_prefix, passwords)
+    finally:
+        store.close()
+    for name, role in rep.created:
+        say(f"relkit: created login {role} for {name}")
+    if rep.existing:
+        say(f"relkit: refreshed {len(rep.existing)} existing login"
+            f"{'s' if len(rep.existing) != 1 else ''}")
+    if rep.automatic:
+        say(f"relkit: no login for automatic assessors ({', '.join(rep.automatic)}): the "
+            "owner imports their judgments")
+    for role, pw in rep.passwords.items():
+        typer.echo(f"{role}\t{pw}")
+    say(f"relkit: row-level security on {rep.tables} tables (role prefix {rep.prefix!r}); "
+        "connect as a person with --db postgresql://ROLE@HOST/DB")

@@ -1,0 +1,249 @@
+"""``relkit team init``: login roles and row-level security on PostgreSQL.
+
+Run as the database's owner (the role that ran ``relkit init`` and owns the tables;
+it keeps migrating and importing, and bypasses row-level security as the owner of
+the tables). Everything here is idempotent DDL in one transaction: run it again
+after ``relkit assign`` adds people.
+
+* Two NOLOGIN groups, ``<prefix>relkit_assessors`` and ``<prefix>relkit_leads``,
+  hold the privileges and are what the policies name; each person gets a LOGIN role
+  ``<prefix><name>`` in one of them (automatic assessors get none: their judgments
+  are imported by the owner).
+* ``relkit_assessor()`` maps ``current_user`` to the assessor's id; every policy
+  keys on it.
+* An assessor reads their own assignments (and, on an adaptive pool, the one their
+  overlap assignment follows), their items, the topics and documents of those (on an
+  adaptive pool, the candidates the strategy may pick), their own judgments and
+  history. They write exactly what the judging screen writes: their own judgment
+  (insert, or update on revision), its history row (insert), the ``done`` mark of
+  their own items, and on an adaptive pool the item the strategy picked (insert).
+* A lead reads everything and writes adjudications (insert, update; as themselves).
+* Nobody but the owner may update or delete history (no grant; and the triggers of
+  migration 0002 refuse it even to the owner). Tables not named here (say, a later
+  migration's tokens) get no grant at all.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sqlalchemy import text
+
+from relkit.judging.access.names import check_prefix, default_prefix, group_names, role_name
+from relkit.judging.models import StoreError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from relkit.judging.database import Database
+
+# Readable by every team role, whole: no person's data in them.
+SHARED = ("alembic_version", "collection", "scale_grade", "assessor")
+# Row-level security on these.
+GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_item",
+           "judgment", "judgment_history", "gold", "adjudication")
+
+
+@dataclass
+class TeamReport:
+    """What :func:`init_team` did."""
+
+    prefix: str
+    created: list[tuple[str, str]] = field(default_factory=list)   # (assessor, role)
+    existing: list[tuple[str, str]] = field(default_factory=list)
+    automatic: list[str] = field(default_factory=list)             # no login
+    passwords: dict[str, str] = field(default_factory=dict)        # role -> new password
+    tables: int = 0
+
+
+def init_team(db: Database, prefix: str | None = None,
+              passwords: bool = False) -> TeamReport:
+    """Create or refresh the team's roles and policies (see the module doc).
+
+    ``prefix``: the role-name prefix; by default the one an earlier run used, else the
+    database's name and ``_``. ``passwords``: give each role created now a random
+    password (returned once in the report); otherwise the roles log in however the
+    server's ``pg_hba.conf`` allows (certificates, peer, an admin's ``\\password``).
+    """
+    if db.engine.dialect.name != "postgresql":
+        raise StoreError("team init: SQLite has no users or permissions, so it cannot "
+                         "enforce who reads what (anyone who can read the file can read it "
+                         "all); relkit's commands check $RELKIT_USER instead (docs/team.md)")
+    with db.write() as s, s.begin():
+        conn = s.connection()
+        _must_own(conn)
+        schema = conn.execute(text("SELECT current_schema()")).scalar_one()
+        database = conn.execute(text("SELECT current_database()")).scalar_one()
+        old = conn.execute(text("SELECT to_regprocedure(:f) IS NOT NULL"),
+                           {"f": f"{schema}.relkit_role_prefix()"}).scalar_one()
+        if prefix is None:
+            prefix = (conn.execute(text(f"SELECT {_q(conn, schema)}.relkit_role_prefix()"))
+                      .scalar_one() if old else default_prefix(database))
+        check_prefix(prefix)
+        people = conn.execute(text(f"SELECT name, role, kind FROM {_q(conn, schema)}.assessor "
+                                   "ORDER BY name")).all()
+        report = TeamReport(prefix)
+        roles = [(n, r, role_name(prefix, n)) for n, r, k in people if k == "human"]
+        report.automatic = [n for n, _, k in people if k != "human"]
+        ga, gl = group_names(prefix)
+        for g in (ga, gl):
+            if not _exists(conn, g):
+                conn.execute(text(f"CREATE ROLE {_q(conn, g)} NOLOGIN"))
+        for name, role, login in roles:
+            q = _q(conn, login)
+            if _exists(conn, login):
+                conn.execute(text(f"ALTER ROLE {q} LOGIN"))
+                report.existing.append((name, login))
+            else:
+                conn.execute(text(f"CREATE ROLE {q} LOGIN"))
+                report.created.append((name, login))
+                if passwords:
+                    pw = secrets.token_urlsafe(18)
+                    conn.execute(text(f"ALTER ROLE {q} PASSWORD {_literal(pw)}"))
+                    report.passwords[login] = pw
+            mine, other = (gl, ga) if role == "lead" else (ga, gl)
+            conn.execute(text(f"GRANT {_q(conn, mine)} TO {q}"))
+            conn.execute(text(f"REVOKE {_q(conn, other)} FROM {q}"))
+        _grants(conn, schema, database, ga, gl)
+        _functions(conn, schema, prefix)
+        _policies(conn, schema, ga, gl)
+        report.tables = len(GUARDED)
+    return report
+
+
+def _q(conn: Connection, name: str) -> str:
+    """An identifier, always quoted (any assessor name survives it)."""
+    return conn.dialect.identifier_preparer.quote_identifier(name)
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _exists(conn: Connection, role: str) -> bool:
+    return bool(conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"),
+                             {"r": role}).first())
+
+
+def _must_own(conn: Connection) -> None:
+    owner, may = conn.execute(text(
+        "SELECT tableowner, pg_has_role(current_user, tableowner, 'MEMBER') "
+        "OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+        "FROM pg_tables WHERE tablename = 'alembic_version' "
+        "AND schemaname = current_schema()")).one()
+    if not may:
+        raise StoreError(f"team init: run it as the database's owner ({owner}), who owns "
+                         "the tables; nothing was changed")
+
+
+def _grants(conn: Connection, schema: str, database: str, ga: str, gl: str) -> None:
+    sch, a, lead = _q(conn, schema), _q(conn, ga), _q(conn, gl)
+    both = f"{a}, {lead}"
+
+    def t(name: str) -> str:
+        return f"{sch}.{_q(conn, name)}"
+
+    def seq(table: str) -> str:
+        return f"{sch}.{_q(conn, table + '_id_seq')}"
+
+    for stmt in (
+        f"GRANT CONNECT ON DATABASE {_q(conn, database)} TO {both}",
+        f"GRANT USAGE ON SCHEMA {sch} TO {both}",
+        # Start from nothing on relkit's tables, so a re-run takes back what it no longer gives.
+        f"REVOKE ALL ON {', '.join(t(n) for n in SHARED + GUARDED)} FROM {both}",
+        f"GRANT SELECT ON {', '.join(t(n) for n in SHARED + GUARDED)} TO {both}",
+        # The assessor's writes: exactly those of AssessorView.record and the adaptive picker.
+        f"GRANT INSERT, UPDATE ON {t('judgment')} TO {a}",
+        f"GRANT INSERT ON {t('judgment_history')} TO {a}",
+        f"GRANT INSERT, UPDATE (done) ON {t('assignment_item')} TO {a}",
+        f"GRANT USAGE ON SEQUENCE {seq('judgment')}, {seq('judgment_history')}, "
+        f"{seq('assignment_item')} TO {a}",
+        # The lead's: adjudications.
+        f"GRANT INSERT, UPDATE ON {t('adjudication')} TO {lead}",
+        f"GRANT USAGE ON SEQUENCE {seq('adjudication')} TO {lead}",
+    ):
+        conn.execute(text(stmt))
+
+
+def _functions(conn: Connection, schema: str, prefix: str) -> None:
+    sch = _q(conn, schema)
+    conn.execute(text(f"CREATE OR REPLACE FUNCTION {sch}.relkit_role_prefix() RETURNS text "
+                      f"LANGUAGE sql IMMUTABLE AS $$ SELECT {_literal(prefix)}::text $$"))
+    # Invoker's rights: current_user is the person querying (inside a SECURITY DEFINER
+    # function it would be the owner).
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_assessor() RETURNS integer "
+        f"LANGUAGE sql STABLE AS $$ SELECT id FROM {sch}.assessor WHERE kind = 'human' "
+        f"AND {sch}.relkit_role_prefix() || name = current_user::text $$"))
+    # Owner's rights, so a policy on `assignment` need not query `assignment` under its own
+    # policy (PostgreSQL refuses that recursion). They return ids only.
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_assignments(who integer) "
+        # ROWS: a person has a few assignments, not the 1000 rows PostgreSQL assumes of a
+        # set-returning function (which would mislead the planner on every policy).
+        f"RETURNS SETOF integer LANGUAGE sql STABLE SECURITY DEFINER ROWS 10 "
+        f"SET search_path = {sch}, pg_temp AS $$ "
+        f"SELECT id FROM {sch}.assignment WHERE assessor_id = who "
+        f"UNION SELECT follows_id FROM {sch}.assignment "
+        f"WHERE assessor_id = who AND follows_id IS NOT NULL $$"))
+
+
+def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
+    sch, a, lead = _q(conn, schema), _q(conn, ga), _q(conn, gl)
+    me = f"(SELECT {sch}.relkit_assessor())"
+    mine = f"(SELECT {sch}.relkit_assignments({me}))"
+    own_assignments = f"(SELECT x.id FROM {sch}.assignment x WHERE x.assessor_id = {me})"
+    rules: dict[str, list[tuple[str, str, str, str | None]]] = {
+        # table: [(policy, command, USING, WITH CHECK)] for the assessors' group
+        "assignment": [("select", "SELECT", f"id IN {mine}", None)],
+        "assignment_item": [
+            ("select", "SELECT", f"assignment_id IN {mine}", None),
+            ("insert", "INSERT", "", f"assignment_id IN {own_assignments}"),
+            ("update", "UPDATE", f"assignment_id IN {own_assignments}",
+             f"assignment_id IN {own_assignments}")],
+        "topic": [("select", "SELECT", f"id IN (SELECT x.topic_id FROM {sch}.assignment x "
+                                       f"WHERE x.assessor_id = {me})", None)],
+        "pool": [("select", "SELECT", f"id IN (SELECT x.pool_id FROM {sch}.assignment x "
+                                      f"WHERE x.assessor_id = {me})", None)],
+        "pool_entry": [("select", "SELECT", f"EXISTS (SELECT 1 FROM {sch}.assignment x "
+                        f"WHERE x.assessor_id = {me} AND x.quota IS NOT NULL "
+                        "AND x.pool_id = pool_entry.pool_id "
+                        "AND x.topic_id = pool_entry.topic_id)", None)],
+        # Probed per row through the (assignment, document) unique index, not a set of
+        # every document of the assessor's assignments built per query.
+        "document": [("select", "SELECT",
+                      f"EXISTS (SELECT 1 FROM {sch}.assignment_item i WHERE i.document_id = "
+                      f"document.id AND i.assignment_id IN {mine}) OR EXISTS (SELECT 1 FROM "
+                      f"{sch}.pool_entry e JOIN {sch}.assignment x ON x.pool_id = e.pool_id "
+                      "AND x.topic_id = e.topic_id WHERE e.document_id = document.id AND "
+                      f"x.assessor_id = {me} AND x.quota IS NOT NULL)", None)],
+        "judgment": [("select", "SELECT", f"assessor_id = {me}", None),
+                     ("insert", "INSERT", "", f"assessor_id = {me}"),
+                     ("update", "UPDATE", f"assessor_id = {me}", f"assessor_id = {me}")],
+        "judgment_history": [("select", "SELECT", f"assessor_id = {me}", None),
+                             ("insert", "INSERT", "", f"assessor_id = {me}")],
+        "gold": [],
+        "adjudication": [],
+    }
+    for table in GUARDED:
+        t = f"{sch}.{_q(conn, table)}"
+        conn.execute(text(f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY"))
+        # Re-runs replace relkit's policies; a policy someone else added stays.
+        for (name,) in conn.execute(text(
+                "SELECT policyname FROM pg_policies WHERE schemaname = :s AND tablename = :t "
+                "AND policyname LIKE 'relkit\\_%'"), {"s": schema, "t": table}).all():
+            conn.execute(text(f"DROP POLICY {_q(conn, name)} ON {t}"))
+        for name, command, using, check in rules[table]:
+            clause = (f" USING ({using})" if using else "") + (
+                f" WITH CHECK ({check})" if check else "")
+            conn.execute(text(f"CREATE POLICY relkit_assessor_{name} ON {t} FOR {command} "
+                              f"TO {a}{clause}"))
+        conn.execute(text(f"CREATE POLICY relkit_lead_select ON {t} FOR SELECT TO {lead} "
+                          "USING (true)"))
+    t = f"{sch}.adjudication"
+    conn.execute(text(f"CREATE POLICY relkit_lead_insert ON {t} FOR INSERT TO {lead} "
+                      f"WITH CHECK (lead_id = {me})"))
+    conn.execute(text(f"CREATE POLICY relkit_lead_update ON {t} FOR UPDATE TO {lead} "
+                      f"USING (true) WITH CHECK (lead_id = {me})"))
