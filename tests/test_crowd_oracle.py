@@ -200,7 +200,9 @@ def test_trec_crowd_glad_matches_crowdkit_on_ten_topics() -> None:
 
 @needs_crowd
 @pytest.mark.slow
-def test_trec_crowd_glad_and_mace_match_crowdkit() -> None:
+def test_trec_crowd_mace_matches_crowdkit() -> None:
+    # GLAD is checked on ten topics above: crowd-kit's GLAD takes 3-9 minutes on the whole
+    # file (per-item Python in its M-step), too long for CI; relkit's GLAD on the whole file
+    # is reported against crowd-kit's in docs/crowd.md (docs/crowd_report.py).
     table, ck = _trec()
-    check_glad(table, ck)
     check_mace(table, ck)
