@@ -297,6 +297,9 @@ def assign(
     lead: list[str] | None = typer.Option(None, "--lead", help="Register a lead, who settles "
                                           "disagreements with `relkit judge --lead NAME` "
                                           "(repeatable; no assessors needed)"),
+    token: bool = typer.Option(False, "--token", help="Also issue each named assessor and "
+                               "lead a sign-in token for `relkit serve` (printed once, as "
+                               "NAME<TAB>TOKEN lines on stdout)"),
 ) -> None:
     """Share the pool's topics among assessors, with overlap and gold pairs.
 
@@ -340,6 +343,12 @@ def assign(
         new = register_leads(store, lead)
         _say(f"relkit: leads registered: {', '.join(new) or 'none new'} (they settle "
              "disagreements with `relkit judge --lead NAME`)")
+    if token:
+        from relkit.judging.tokens import issue
+
+        for name in dict.fromkeys([*(assessors or ()), *(lead or ())]):
+            print(f"{name}\t{issue(store, name)}")
+        _say("relkit: sign-in tokens printed above, shown only this once (relkit serve)")
 
 
 @app.command()
