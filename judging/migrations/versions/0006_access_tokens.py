@@ -13,6 +13,7 @@ A new table only: nothing existing changes, so SQLite needs no batch copy.
 from __future__ import annotations
 
 import sqlalchemy as sa
+import sqlmodel
 from alembic import op
 
 revision = "0006"
@@ -29,8 +30,8 @@ def upgrade() -> None:
         sa.Column("assessor_id", sa.Integer(), nullable=False),
         sa.Column("salt", sa.String(), nullable=False),
         sa.Column("digest", sa.String(), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("revoked_at", sa.DateTime(), nullable=True),
+        sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+        sa.Column("revoked_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
         sa.ForeignKeyConstraint(["assessor_id"], ["assessor.id"]),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("key"),
