@@ -261,7 +261,7 @@ class RelkitServer(Server):
 
 # The judging screen takes keys: never inside another site's frame (clickjacking).
 HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
-           "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+           "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
 
 
 def run(store: Store, db: str, host: str, port: int, public_url: str | None) -> None:
