@@ -177,3 +177,49 @@ def judged(db: str, who: str) -> list[tuple[str, str, int]]:
                 "WHERE a.name = :who AND j.status = 'judged' ORDER BY j.id"), {"who": who})]
     finally:
         engine.dispose()
+
+
+def ws_screen(url: str, token: str | None, *, origin: str | None = None, query: str = "",
+              until: bytes = b"relkit \xc2\xb7", timeout: float = 20.0) -> tuple[int, bytes]:
+    """A raw websocket handshake (aiohttp's client, as textual-serve is aiohttp): the
+    HTTP status (101 when upgraded) and the app's screen bytes until ``until`` shows."""
+    import asyncio
+
+    import aiohttp
+
+    async def main() -> tuple[int, bytes]:
+        cookies = {"relkit_token": token} if token else {}
+        headers = {"Origin": origin} if origin else {}
+        ws_url = url.replace("http:", "ws:") + "/ws?width=100&height=30" + query
+        async with aiohttp.ClientSession(cookies=cookies) as session:
+            try:
+                ws = await session.ws_connect(ws_url, headers=headers)
+            except aiohttp.WSServerHandshakeError as exc:
+                return exc.status, b""
+            out = b""
+            try:
+                while until not in out:
+                    msg = await asyncio.wait_for(ws.receive(), timeout)
+                    if msg.type != aiohttp.WSMsgType.BINARY:
+                        break
+                    out += msg.data
+                # read a little more: the rest of the first screen
+                with contextlib.suppress(asyncio.TimeoutError):
+                    while True:
+                        msg = await asyncio.wait_for(ws.receive(), 1.0)
+                        if msg.type != aiohttp.WSMsgType.BINARY:
+                            break
+                        out += msg.data
+            finally:
+                await ws.close()
+            return 101, out
+
+    return asyncio.run(main())
+
+
+def plain(screen: bytes) -> str:
+    """The text of screen bytes: escape sequences (styles, cursor moves) taken out."""
+    import re
+
+    return re.sub(r"\x1b\[[0-9;?$<>=]*[a-zA-Z]|\x1b\][^\x07]*\x07", "",
+                  screen.decode("utf-8", "replace"))

@@ -9,7 +9,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from serve_helpers import chrome, judged, press, served, sign_in, wait_for_app, wait_until
+from serve_helpers import (
+    chrome,
+    judged,
+    plain,
+    press,
+    served,
+    sign_in,
+    wait_for_app,
+    wait_until,
+    ws_screen,
+)
 from store_helpers import make_project
 
 from relkit.judging.tokens import issue
@@ -63,3 +73,79 @@ def test_ann_judges_five_reloads_and_carries_on(tmp_path: Path) -> None:
                    ("007", "d08", 3), ("007", "d09", 1), ("007", "d10", 2)]
     assert judged(db, "bob") == []
     assert "ann (assessor) signed in" in server.log()
+
+
+def test_a_token_opens_only_its_owners_screen(tmp_path: Path) -> None:
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        # ann's token, whatever the request asks for: ann's assignments, never the lead's
+        code, out = ws_screen(server.url, toks["ann"], origin=server.url,
+                              query="&assessor=bob&lead=lee&role=lead")
+        text = plain(out)
+        assert code == 101
+        assert "assessor ann" in text and "bob" not in text and "lead" not in text
+        assert "bond films" in text and "solar power" not in text   # bob's topic
+        code, out = ws_screen(server.url, toks["bob"], origin=server.url)
+        assert code == 101 and "assessor bob" in plain(out) and "solar power" in plain(out)
+        code, out = ws_screen(server.url, toks["lee"], origin=server.url, until=b"lead lee")
+        assert code == 101 and "relkit · lead lee" in plain(out)
+
+
+def test_forged_origin_and_bad_tokens_are_refused(tmp_path: Path) -> None:
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        # a page on another site opening a websocket to this one, with ann's cookie
+        assert ws_screen(server.url, toks["ann"], origin="http://evil.example")[0] == 403
+        assert ws_screen(server.url, toks["ann"], origin="null")[0] == 403
+        assert ws_screen(server.url, None, origin=server.url)[0] == 403
+        wrong = toks["ann"][:-4] + "0000"
+        assert ws_screen(server.url, wrong, origin=server.url)[0] == 403
+        assert "refused a websocket from 127.0.0.1: Origin http://evil.example" in server.log()
+        assert "refused websocket from 127.0.0.1: wrong secret token, a token of ann" \
+            in server.log()
+        # revoked: refused from the next connection on, and logged with its owner
+        from relkit.judging.store import Store
+        from relkit.judging.tokens import revoke
+
+        store = Store.open(db, create=False)
+        revoke(store, "bob")
+        store.close()
+        assert ws_screen(server.url, toks["bob"], origin=server.url)[0] == 403
+        assert "revoked token, a token of bob" in server.log()
+        # a sign-in posted from another site is refused before the token is looked at
+        import urllib.error
+        import urllib.request
+
+        req = urllib.request.Request(server.url + "/signin", data=b"token=x",
+                                     headers={"Origin": "http://evil.example"})
+        try:
+            urllib.request.urlopen(req)
+            raise AssertionError("a cross-site sign-in was accepted")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 403
+
+
+def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        browser = chrome()
+        try:
+            sign_in(browser, server.url, toks["ann"])
+            time.sleep(READ)
+            press(browser, "\ue007")
+            judge_in_browser(browser, db, "ann", ["2", "2"])
+            server.restart()                   # every session's process goes with it
+            from selenium.webdriver.common.by import By
+
+            # textual-serve's page says "Session ended." with a Restart button
+            wait_until(lambda: browser.execute_script(
+                "return document.body.classList.contains('-closed')"), "the page to notice")
+            browser.find_element(By.CSS_SELECTOR, ".closed-dialog button").click()
+            wait_for_app(browser)              # signed in still: the token is in the cookie
+            time.sleep(READ)
+            press(browser, "\ue007")
+            judge_in_browser(browser, db, "ann", ["1", "0"])
+        finally:
+            browser.quit()
+    assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 2), ("007", "d06", 1),
+                                 ("007", "d07", 0)]
