@@ -180,9 +180,11 @@ def judged(db: str, who: str) -> list[tuple[str, str, int]]:
 
 
 def ws_screen(url: str, token: str | None, *, origin: str | None = None, query: str = "",
-              until: bytes = b"relkit \xc2\xb7", timeout: float = 20.0) -> tuple[int, bytes]:
+              until: bytes = b"relkit \xc2\xb7", timeout: float = 20.0,
+              keys: tuple[str, ...] = ()) -> tuple[int, bytes]:
     """A raw websocket handshake (aiohttp's client, as textual-serve is aiohttp): the
-    HTTP status (101 when upgraded) and the app's screen bytes until ``until`` shows."""
+    HTTP status (101 when upgraded) and the app's screen bytes until ``until`` shows,
+    then after each of ``keys`` (sent as the page sends typed text)."""
     import asyncio
 
     import aiohttp
@@ -203,13 +205,16 @@ def ws_screen(url: str, token: str | None, *, origin: str | None = None, query: 
                     if msg.type != aiohttp.WSMsgType.BINARY:
                         break
                     out += msg.data
-                # read a little more: the rest of the first screen
-                with contextlib.suppress(asyncio.TimeoutError):
-                    while True:
-                        msg = await asyncio.wait_for(ws.receive(), 1.0)
-                        if msg.type != aiohttp.WSMsgType.BINARY:
-                            break
-                        out += msg.data
+                # read a little more (the rest of the screen), after each key
+                for key in (None, *keys):
+                    if key is not None:
+                        await ws.send_json(["stdin", key])
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        while True:
+                            msg = await asyncio.wait_for(ws.receive(), 1.0)
+                            if msg.type != aiohttp.WSMsgType.BINARY:
+                                break
+                            out += msg.data
             finally:
                 await ws.close()
             return 101, out
@@ -223,3 +228,10 @@ def plain(screen: bytes) -> str:
 
     return re.sub(r"\x1b\[[0-9;?$<>=]*[a-zA-Z]|\x1b\][^\x07]*\x07", "",
                   screen.decode("utf-8", "replace"))
+
+
+def keep_shot(shot: Path) -> None:
+    """With ``RELKIT_KEEP_SCREENSHOTS=DIR``, copy a screenshot there to look at it."""
+    from browser import keep
+
+    keep(shot)

@@ -12,6 +12,7 @@ from pathlib import Path
 from serve_helpers import (
     chrome,
     judged,
+    keep_shot,
     plain,
     press,
     served,
@@ -58,7 +59,9 @@ def test_ann_judges_five_reloads_and_carries_on(tmp_path: Path) -> None:
             time.sleep(READ)
             press(browser, "\ue007")                 # Enter: the first topic
             judge_in_browser(browser, db, "ann", ["3", "0", "2", "1", "3"])
-            browser.save_screenshot(str(tmp_path / "judging.png"))
+            shot = tmp_path / "judging.png"
+            browser.save_screenshot(str(shot))
+            keep_shot(shot)
             browser.refresh()                          # a reload: a new app process
             wait_for_app(browser)
             time.sleep(READ)
@@ -149,3 +152,32 @@ def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
             browser.quit()
     assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 2), ("007", "d06", 1),
                                  ("007", "d07", 0)]
+
+
+def test_hostile_document_text_stays_literal_in_the_browser(tmp_path: Path) -> None:
+    # tests/test_tui_text.py's project: a title full of escape codes, bidi overrides
+    from test_tui_text import ESCAPED_TITLE, RLO, project as hostile
+
+    store = hostile(tmp_path)
+    db = str(store.engine.url.database)
+    token = issue(store, "ann")
+    store.close()
+    with served(db, tmp_path) as server:
+        code, out = ws_screen(server.url, token, origin=server.url, keys=("\r",))
+        assert code == 101
+        text = plain(out)
+        # the document's own escape codes never reach the browser's terminal: the
+        # title's underline+bold+red sequence is not in the bytes, its text is
+        assert ESCAPED_TITLE[:15].encode() not in out and "heat pump efficiency" in text
+        assert RLO not in out.decode() and "<U+202E>0001 ot 01<U+202E>" in text
+        browser = chrome()
+        try:
+            sign_in(browser, server.url, token)
+            time.sleep(READ)
+            press(browser, "\ue007")
+            time.sleep(1.5)
+            shot = tmp_path / "hostile.png"
+            browser.save_screenshot(str(shot))
+            keep_shot(shot)
+        finally:
+            browser.quit()
