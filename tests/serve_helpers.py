@@ -131,14 +131,14 @@ def chrome(size: tuple[int, int] = (1100, 700)) -> Any:
     return webdriver.Chrome(options=opts, service=Service(driver))
 
 
-def sign_in(browser: Any, url: str, token: str) -> None:
+def sign_in(browser: Any, url: str, token: str, timeout: float = 30.0) -> None:
     """Open the page, sign in, and wait until the app has drawn its first screen."""
     from selenium.webdriver.common.by import By
 
     browser.get(url)
     browser.find_element(By.ID, "token").send_keys(token)
     browser.find_element(By.ID, "signin").click()
-    wait_for_app(browser)
+    wait_for_app(browser, timeout)
 
 
 def wait_for_app(browser: Any, timeout: float = 30.0) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from relkit.judging.tokens import issue
 from serve_helpers import (
     chrome,
     judged,
@@ -22,8 +23,6 @@ from serve_helpers import (
     ws_screen,
 )
 from store_helpers import make_project
-
-from relkit.judging.tokens import issue
 
 # Each grade key is pressed only after the document has been on screen for longer than
 # Settings.min_view (0.2 s): a key typed sooner is dropped by design (typed ahead).
@@ -156,7 +155,8 @@ def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
 
 def test_hostile_document_text_stays_literal_in_the_browser(tmp_path: Path) -> None:
     # tests/test_tui_text.py's project: a title full of escape codes, bidi overrides
-    from test_tui_text import ESCAPED_TITLE, RLO, project as hostile
+    from test_tui_text import ESCAPED_TITLE, RLO
+    from test_tui_text import project as hostile
 
     store = hostile(tmp_path)
     db = str(store.engine.url.database)
@@ -181,3 +181,22 @@ def test_hostile_document_text_stays_literal_in_the_browser(tmp_path: Path) -> N
             keep_shot(shot)
         finally:
             browser.quit()
+
+
+def test_failed_sign_ins_are_slowed_down_per_address() -> None:
+    from relkit.judging.serve.server import FREE_FAILURES, MAX_DELAY, Backoff
+
+    now = [0.0]
+    b = Backoff(clock=lambda: now[0])
+    waits = []
+    for _ in range(FREE_FAILURES + 7):
+        waits.append(b.delay("10.0.0.7"))
+        b.failed("10.0.0.7")
+    assert waits == [0.0] * FREE_FAILURES + [1.0, 2.0, 4.0, 8.0, 16.0, MAX_DELAY, MAX_DELAY]
+    assert b.delay("10.0.0.8") == 0.0               # another address is not slowed
+    b.succeeded("10.0.0.7")
+    assert b.delay("10.0.0.7") == 0.0
+    for _ in range(FREE_FAILURES + 1):
+        b.failed("10.0.0.9")
+    now[0] += 16 * 60                                # a quarter of an hour later
+    assert b.delay("10.0.0.9") == 0.0

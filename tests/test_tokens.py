@@ -93,10 +93,9 @@ def test_cli_prints_the_token_once_on_stdout(tmp_path: Path) -> None:
 
 
 def test_assign_token_issues_one_per_person(tmp_path: Path) -> None:
-    from store_helpers import DOCS, POOL, TOPICS
-
     from relkit.corpora.types import TREC_DL
     from relkit.judging.store import Store
+    from store_helpers import DOCS, POOL, TOPICS
 
     db = tmp_path / "p.db"
     store = Store.open(db)
