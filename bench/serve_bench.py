@@ -41,38 +41,7 @@ from tui_bench import grade_loop, pct  # noqa: E402
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tokens import issue  # noqa: E402
-from serve_helpers import Served, chrome, press, wait_until  # noqa: E402
-
-HOOK = """
-window.__rk = {keys: [], msgs: []};
-document.addEventListener('keydown', e => window.__rk.keys.push(performance.now()), true);
-const RealWS = window.WebSocket;
-function HookedWS(url, protocols) {
-  const ws = protocols === undefined ? new RealWS(url) : new RealWS(url, protocols);
-  ws.addEventListener('message', ev => {
-    const rec = {t: performance.now(), painted: null, text: ''};
-    window.__rk.msgs.push(rec);
-    const d = ev.data;
-    if (typeof d === 'string') rec.text = d;
-    else if (d instanceof ArrayBuffer) rec.text = new TextDecoder().decode(d);
-    else if (d instanceof Blob) d.text().then(s => { rec.text = s; });
-    requestAnimationFrame(() => requestAnimationFrame(() => { rec.painted = performance.now(); }));
-  });
-  return ws;
-}
-HookedWS.prototype = RealWS.prototype;
-for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) HookedWS[k] = RealWS[k];
-window.WebSocket = HookedWS;
-"""
-
-# The first painted message at or after time t (page clock) whose text has `needle`.
-FIND = """
-const [t, needle] = arguments;
-for (const m of window.__rk.msgs) {
-  if (m.t >= t && m.painted !== null && m.text.includes(needle)) return m.painted;
-}
-return null;
-"""
+from serve_helpers import FIND, Served, chrome, press, wait_until  # noqa: E402
 
 PEOPLE = [f"a{i}" for i in range(8)]
 
@@ -105,7 +74,6 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
 
     browser = chrome()
     try:
-        browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
         browser.get(url)
         browser.find_element(By.ID, "token").send_keys(token)
         browser.find_element(By.ID, "signin").click()   # the app page, signed in

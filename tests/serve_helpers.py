@@ -116,6 +116,51 @@ def chrome_paths() -> tuple[str, str]:
     return exe, driver
 
 
+# Installed in every page before textual-serve's script: records each keydown and each
+# websocket message (its text, and two animation frames later, when xterm.js has
+# painted it), so tests wait for a screen to be drawn and the benchmark times it.
+HOOK = """
+window.__rk = {keys: [], msgs: []};
+document.addEventListener('keydown', e => window.__rk.keys.push(performance.now()), true);
+const RealWS = window.WebSocket;
+function HookedWS(url, protocols) {
+  const ws = protocols === undefined ? new RealWS(url) : new RealWS(url, protocols);
+  ws.addEventListener('message', ev => {
+    const rec = {t: performance.now(), painted: null, text: ''};
+    window.__rk.msgs.push(rec);
+    const d = ev.data;
+    if (typeof d === 'string') rec.text = d;
+    else if (d instanceof ArrayBuffer) rec.text = new TextDecoder().decode(d);
+    else if (d instanceof Blob) d.text().then(s => { rec.text = s; });
+    requestAnimationFrame(() => requestAnimationFrame(() => { rec.painted = performance.now(); }));
+  });
+  return ws;
+}
+HookedWS.prototype = RealWS.prototype;
+for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) HookedWS[k] = RealWS[k];
+window.WebSocket = HookedWS;
+"""
+
+# When the first message at or after page time t whose text has `needle` was painted.
+FIND = """
+const [t, needle] = arguments;
+for (const m of (window.__rk || {msgs: []}).msgs) {
+  if (m.t >= t && m.painted !== null && m.text.includes(needle)) return m.painted;
+}
+return null;
+"""
+
+
+def page_now(browser: Any) -> float:
+    return float(browser.execute_script("return performance.now()"))
+
+
+def drawn(browser: Any, needle: str, since: float = 0.0, timeout: float = 60.0) -> float:
+    """Wait until text ``needle`` has been painted (after page time ``since``); when."""
+    return float(wait_until(lambda: browser.execute_script(FIND, since, needle),
+                            f"{needle!r} drawn", timeout, every=0.01))
+
+
 def chrome(size: tuple[int, int] = (1100, 700)) -> Any:
     """A headless Chromium under Selenium (skips without chromium/chromedriver)."""
     exe, driver = chrome_paths()
@@ -128,7 +173,9 @@ def chrome(size: tuple[int, int] = (1100, 700)) -> Any:
                  "--no-first-run", "--disable-background-networking", "--disable-sync",
                  "--disable-extensions", f"--window-size={size[0]},{size[1]}"):
         opts.add_argument(flag)
-    return webdriver.Chrome(options=opts, service=Service(driver))
+    browser = webdriver.Chrome(options=opts, service=Service(driver))
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+    return browser
 
 
 def sign_in(browser: Any, url: str, token: str, timeout: float = 30.0) -> None:

@@ -12,8 +12,10 @@ from pathlib import Path
 from relkit.judging.tokens import issue
 from serve_helpers import (
     chrome,
+    drawn,
     judged,
     keep_shot,
+    page_now,
     plain,
     press,
     served,
@@ -29,11 +31,16 @@ from store_helpers import make_project
 READ = 0.5
 
 
-def judge_in_browser(browser: object, db: str, who: str, grades: list[str]) -> None:
-    """Press each grade key and wait until the database holds one more judgment."""
-    for g in grades:
+def judge_in_browser(browser: object, db: str, who: str, grades: list[str],
+                     docs: list[str]) -> None:
+    """For each document: wait until it is drawn, read, press its grade key, and wait
+    until the database holds one more judgment."""
+    since = 0.0
+    for g, doc in zip(grades, docs, strict=True):
+        drawn(browser, doc, since)
         before = len(judged(db, who))
         time.sleep(READ)
+        since = page_now(browser)
         press(browser, g)
         wait_until(lambda b=before: len(judged(db, who)) == b + 1, f"grade {g} committed")
 
@@ -57,7 +64,8 @@ def test_ann_judges_five_reloads_and_carries_on(tmp_path: Path) -> None:
             sign_in(browser, server.url, toks["ann"])
             time.sleep(READ)
             press(browser, "\ue007")                 # Enter: the first topic
-            judge_in_browser(browser, db, "ann", ["3", "0", "2", "1", "3"])
+            judge_in_browser(browser, db, "ann", ["3", "0", "2", "1", "3"],
+                             ["d04", "d05", "d06", "d07", "d08"])
             shot = tmp_path / "judging.png"
             browser.save_screenshot(str(shot))
             keep_shot(shot)
@@ -65,7 +73,7 @@ def test_ann_judges_five_reloads_and_carries_on(tmp_path: Path) -> None:
             wait_for_app(browser)
             time.sleep(READ)
             press(browser, "\ue007")
-            judge_in_browser(browser, db, "ann", ["1", "2"])
+            judge_in_browser(browser, db, "ann", ["1", "2"], ["d09", "d10"])
         finally:
             browser.quit()
     got = judged(db, "ann")
@@ -135,7 +143,7 @@ def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
             sign_in(browser, server.url, toks["ann"])
             time.sleep(READ)
             press(browser, "\ue007")
-            judge_in_browser(browser, db, "ann", ["2", "2"])
+            judge_in_browser(browser, db, "ann", ["2", "2"], ["d04", "d05"])
             server.restart()                   # every session's process goes with it
             from selenium.webdriver.common.by import By
 
@@ -146,7 +154,7 @@ def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
             wait_for_app(browser)              # signed in still: the token is in the cookie
             time.sleep(READ)
             press(browser, "\ue007")
-            judge_in_browser(browser, db, "ann", ["1", "0"])
+            judge_in_browser(browser, db, "ann", ["1", "0"], ["d06", "d07"])
         finally:
             browser.quit()
     assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 2), ("007", "d06", 1),

@@ -21,7 +21,17 @@ from helpers import PG_URL, fresh_pg_database
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import Store
 from relkit.judging.tokens import issue
-from serve_helpers import chrome, chrome_paths, judged, press, served, sign_in, wait_until
+from serve_helpers import (
+    chrome,
+    chrome_paths,
+    drawn,
+    judged,
+    page_now,
+    press,
+    served,
+    sign_in,
+    wait_until,
+)
 
 PEOPLE = [f"a{i}" for i in range(8)]
 SECONDS = float(os.environ.get("RELKIT_SERVE_LOAD_SECONDS", "120"))
@@ -61,10 +71,13 @@ def run(db: str, tmp_path: Path) -> None:
                 time.sleep(0.5)
                 press(browser, "\ue007")
                 stop = time.monotonic() + SECONDS   # judging time, after signing in
+                since = 0.0
                 while time.monotonic() < stop:
                     g = rng.randrange(4)
                     n = len(pressed[name])
+                    drawn(browser, f"d{n:03d}", since, timeout=120)
                     time.sleep(0.4)           # longer than min_view: the key counts
+                    since = page_now(browser)
                     press(browser, str(g))
                     pressed[name].append(g)
                     wait_until(lambda n=n: len(judged(db, name)) == n + 1,
