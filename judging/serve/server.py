@@ -25,6 +25,7 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -70,20 +71,20 @@ button {{ padding: .6em 2em; background: #5e0ba7; color: #fff; border: 0; font-s
 class Backoff:
     """Failed sign-ins per client address, and how long the next attempt waits."""
 
-    def __init__(self, clock: object = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.failures: dict[str, tuple[int, float]] = {}
 
     def delay(self, address: str) -> float:
         n, last = self.failures.get(address, (0, 0.0))
-        if n and self.clock() - last > FORGET_AFTER:  # type: ignore[operator]
+        if n and self.clock() - last > FORGET_AFTER:
             del self.failures[address]
             return 0.0
         return 0.0 if n < FREE_FAILURES else min(2.0 ** (n - FREE_FAILURES), MAX_DELAY)
 
     def failed(self, address: str) -> int:
         n = self.failures.get(address, (0, 0.0))[0] + 1
-        self.failures[address] = (n, self.clock())  # type: ignore[assignment]
+        self.failures[address] = (n, self.clock())
         return n
 
     def succeeded(self, address: str) -> None:
@@ -241,8 +242,12 @@ class RelkitServer(Server):
         service: AppService | None = None
         try:
             await websocket.prepare(request)
+
+            async def close() -> None:
+                await websocket.close()
+
             service = AppService(self.app_command(who), write_bytes=websocket.send_bytes,
-                                 write_str=websocket.send_str, close=websocket.close,
+                                 write_str=websocket.send_str, close=close,
                                  download_manager=self.download_manager, debug=self.debug)
             await service.start(width, height)
             try:
