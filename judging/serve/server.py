@@ -13,8 +13,10 @@ process exists, so a refused browser costs nothing but the check):
 - failed sign-ins are logged on stderr and slowed down per client address (1, 2, 4...
   up to 30 seconds once three have failed).
 
-The app command is built here from the token's owner (never from the request), so a
-session reaches only that person's assignments, or the lead's view for a lead.
+The app process is told the token's owner (never anything from the request), so a
+session reaches only that person's assignments, or the lead's view for a lead; it is
+taken from a warm spare (:mod:`relkit.judging.serve.warm`) that has already imported
+the app, so signing in does not wait for Python to start.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import html
 import os
-import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from relkit.judging import tokens
+from relkit.judging.serve.warm import WarmAppService, WarmPool
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
@@ -107,6 +109,7 @@ class RelkitServer(Server):
         self.store = store
         self.db = db
         self.backoff = Backoff()
+        self.pool = WarmPool(size=1)
 
     # -- what textual-serve does, made quiet and relkit's --------------------------
     def initialize_logging(self) -> None:
@@ -117,7 +120,13 @@ class RelkitServer(Server):
         logging.basicConfig(level="WARNING", format="relkit serve: %(message)s",
                             stream=sys.stderr)
 
+    async def on_shutdown(self, app: web.Application) -> None:
+        await self.pool.close()
+
     async def on_startup(self, app: web.Application) -> None:
+        self.pool.fill(AppService("", write_bytes=None, write_str=None,  # type: ignore[arg-type]
+                                  close=None, download_manager=self.download_manager)
+                       ._build_environment())
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
 
@@ -222,11 +231,6 @@ class RelkitServer(Server):
         raise resp
 
     # -- the websocket: one app process per connection --------------------------------
-    def app_command(self, who: tokens.Identity) -> str:
-        """The app process for ``who``: from the token's owner, nothing from the request."""
-        return " ".join(shlex.quote(a) for a in (
-            sys.executable, "-m", "relkit.judging.serve.session", who.role, who.name))
-
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         if not self.same_origin(request):
             log(f"refused a websocket from {self.address(request)}: Origin "
@@ -235,7 +239,7 @@ class RelkitServer(Server):
         who = await self.check(request, request.cookies.get(COOKIE), "websocket")
         if who is None:
             raise web.HTTPForbidden(text="sign in first")
-        # As textual-serve's handle_websocket, with the command of this person.
+        # As textual-serve's handle_websocket, with a warm process told who this is.
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
@@ -246,9 +250,10 @@ class RelkitServer(Server):
             async def close() -> None:
                 await websocket.close()
 
-            service = AppService(self.app_command(who), write_bytes=websocket.send_bytes,
-                                 write_str=websocket.send_str, close=close,
-                                 download_manager=self.download_manager, debug=self.debug)
+            service = WarmAppService(self.pool, who.role, who.name,
+                                     write_bytes=websocket.send_bytes,
+                                     write_str=websocket.send_str, close=close,
+                                     download_manager=self.download_manager, debug=self.debug)
             await service.start(width, height)
             try:
                 await self._process_messages(websocket, service)

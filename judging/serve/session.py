@@ -1,4 +1,5 @@
-"""The app process of one signed-in browser: ``python -m relkit.judging.serve.session ROLE NAME``.
+"""The app process of one signed-in browser: ``python -m relkit.judging.serve.session ROLE NAME``
+(or ``--warm FD``: started ahead, told ROLE and NAME on pipe FD by the server).
 
 Started by :mod:`relkit.judging.serve.server` after it has checked the token, with
 ``RELKIT_DB`` in the environment and textual-serve's web driver selected
@@ -15,7 +16,20 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    role, name = argv
+    if argv[0] == "--warm":
+        # A spare (relkit.judging.serve.warm): import now, learn who from the server.
+        from relkit.judging.store import Store
+        from relkit.judging.tui.app import make_app  # noqa: F401
+        from relkit.judging.tui.lead import LeadApp  # noqa: F401
+
+        fd = int(argv[1])
+        with os.fdopen(fd, "rb") as pipe:
+            line = pipe.readline().decode()
+        if not line.endswith("\n"):
+            return 0  # the server stopped before handing this spare out
+        role, name = line.rstrip("\n").split("\t")
+    else:
+        role, name = argv
     from relkit.judging.store import Store
 
     store = Store.open(os.environ.get("RELKIT_DB"), create=False)
