@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
             line = pipe.readline().decode()
         if not line.endswith("\n"):
             return 0  # the server stopped before handing this spare out
-        role, name = line.rstrip("\n").split("\t")
+        role, name, os.environ["COLUMNS"], os.environ["ROWS"] = line.rstrip("\n").split("\t")
     else:
         role, name = argv
     from relkit.judging.store import Store

@@ -4,9 +4,9 @@ A session's process spends most of its start importing Textual and SQLAlchemy (a
 0.7 s of CPU). The server keeps one such process ready (``session --warm FD``): it has
 imported everything and waits on a pipe of its own for whom it serves. When a browser
 connects, the server writes the token owner's role and name into that pipe (never
-anything from the request), tells the app the browser's terminal size, and starts the
-next spare. textual-serve's :class:`AppService` is used unchanged but for where its
-process comes from.
+anything from the request) with the browser's terminal size, and starts the next
+spare. textual-serve's :class:`AppService` is used unchanged but for where its process
+comes from.
 """
 
 from __future__ import annotations
@@ -76,14 +76,13 @@ class WarmAppService(AppService):
         self.pool, self.role, self.name = pool, role, name
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
-        # Spares start at 80x24 (the size textual-serve would give without a query);
-        # the browser's size follows as a resize, as on any later resize.
+        # The browser's terminal size goes down the pipe with the name: textual's web
+        # driver reads it from COLUMNS/ROWS when the app starts, after this.
         env = self._build_environment()
         spare = await self.pool.take(env)
         self._process = spare.process
         assert spare.process.stdin is not None
         self._stdin = spare.process.stdin
-        os.write(spare.identity_fd, f"{self.role}\t{self.name}\n".encode())
+        os.write(spare.identity_fd, f"{self.role}\t{self.name}\t{width}\t{height}\n".encode())
         os.close(spare.identity_fd)
-        await self.set_terminal_size(width, height)
         return spare.process
