@@ -9,10 +9,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from relkit.judging.tokens import issue
 from serve_helpers import (
     chrome,
     drawn,
+    grade,
     judged,
     keep_shot,
     page_now,
@@ -41,8 +44,8 @@ def judge_in_browser(browser: object, db: str, who: str, grades: list[str],
         before = len(judged(db, who))
         time.sleep(READ)
         since = page_now(browser)
-        press(browser, g)
-        wait_until(lambda b=before: len(judged(db, who)) == b + 1, f"grade {g} committed")
+        grade(browser, g, lambda b=before: len(judged(db, who)) == b + 1,
+              f"grade {g} committed")
 
 
 def project(tmp_path: Path) -> tuple[str, dict[str, str]]:
@@ -56,6 +59,7 @@ def project(tmp_path: Path) -> tuple[str, dict[str, str]]:
     return db, toks
 
 
+@pytest.mark.slow  # a real Chromium: seconds
 def test_ann_judges_five_reloads_and_carries_on(tmp_path: Path) -> None:
     db, toks = project(tmp_path)
     with served(db, tmp_path) as server:
@@ -135,6 +139,7 @@ def test_forged_origin_and_bad_tokens_are_refused(tmp_path: Path) -> None:
             assert exc.code == 403
 
 
+@pytest.mark.slow  # a real Chromium: seconds
 def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
     db, toks = project(tmp_path)
     with served(db, tmp_path) as server:
@@ -161,6 +166,7 @@ def test_server_restart_mid_session_ann_carries_on(tmp_path: Path) -> None:
                                  ("007", "d07", 0)]
 
 
+@pytest.mark.slow  # a real Chromium: seconds
 def test_hostile_document_text_stays_literal_in_the_browser(tmp_path: Path) -> None:
     # tests/test_tui_text.py's project: a title full of escape codes, bidi overrides
     from test_tui_text import ESCAPED_TITLE, RLO
@@ -208,3 +214,19 @@ def test_failed_sign_ins_are_slowed_down_per_address() -> None:
         b.failed("10.0.0.9")
     now[0] += 16 * 60                                # a quarter of an hour later
     assert b.delay("10.0.0.9") == 0.0
+
+
+def test_the_page_loads_nothing_from_other_sites(tmp_path: Path) -> None:
+    # textual-serve's page asks Google Fonts for its font: that tells Google who judges,
+    # and offline it held the first screen back ~2.5 s. The page uses the shipped copy.
+    import re
+    import urllib.request
+
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        req = urllib.request.Request(server.url + "/",
+                                     headers={"Cookie": f"relkit_token={toks['ann']}"})
+        page = urllib.request.urlopen(req).read().decode()
+    assert "textual.js" in page and "RobotoMono" in page
+    assert [u for u in re.findall(r"""(?:src|href)=["']([^"']+)""", page)
+            if not u.startswith(server.url)] == []

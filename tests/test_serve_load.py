@@ -25,12 +25,12 @@ from serve_helpers import (
     chrome,
     chrome_paths,
     drawn,
+    grade,
     judged,
     page_now,
     press,
     served,
     sign_in,
-    wait_until,
 )
 
 PEOPLE = [f"a{i}" for i in range(8)]
@@ -78,10 +78,9 @@ def run(db: str, tmp_path: Path) -> None:
                     drawn(browser, f"d{n:03d}", since, timeout=120)
                     time.sleep(0.4)           # longer than min_view: the key counts
                     since = page_now(browser)
-                    press(browser, str(g))
+                    grade(browser, str(g), lambda n=n: len(judged(db, name)) == n + 1,
+                          f"{name}'s judgment {n + 1}")
                     pressed[name].append(g)
-                    wait_until(lambda n=n: len(judged(db, name)) == n + 1,
-                               f"{name}'s judgment {n + 1}", timeout=60)
             except BaseException as exc:  # reported below, with the others
                 errors.append(exc)
             finally:
