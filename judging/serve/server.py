@@ -125,9 +125,10 @@ class RelkitServer(Server):
         await self.pool.close()
 
     async def on_startup(self, app: web.Application) -> None:
-        self.pool.fill(AppService("", write_bytes=None, write_str=None,  # type: ignore[arg-type]
-                                  close=None, download_manager=self.download_manager)
-                       ._build_environment())
+        # The spares' environment is the one textual-serve gives its app processes.
+        probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
+                           download_manager=self.download_manager)
+        self.pool.fill(probe._build_environment())
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
 
