@@ -194,7 +194,8 @@ def main() -> int:
                     time.sleep(1.0)
                 while any(t.is_alive() for t in threads):
                     rss.setdefault(k, [])
-                    got = rss_of_sessions()
+                    # k sessions and the warm spare (smaller: no app yet): the k largest
+                    got = sorted(rss_of_sessions(), reverse=True)[:k]
                     if len(got) == k:
                         rss[k] = got
                     time.sleep(1.0)
