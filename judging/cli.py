@@ -79,6 +79,11 @@ COMMANDS: dict[str, Entry] = {
     "judge": Entry("relkit.judging.tui.cli:app", JUDGE,
                    "Judge your assigned documents in the terminal: one key grades, saves, "
                    "moves on."),
+    "serve": Entry("relkit.judging.serve.cli:app", JUDGE,
+                   "Serve the judging screens to web browsers; people sign in with a token."),
+    "token": Entry("relkit.judging.serve.tokens_cli:app", JUDGE,
+                   "Sign-in tokens for `relkit serve`: issue (shown once) or revoke.",
+                   group=True),
     "demo": Entry("relkit.judging.demo:app", JUDGE,
                   "The quick start: the sample collection pooled, assigned and open for "
                   "judging."),

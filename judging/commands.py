@@ -313,6 +313,9 @@ def assign(
     lead: list[str] | None = typer.Option(None, "--lead", help="Register a lead, who settles "
                                           "disagreements with `relkit judge --lead NAME` "
                                           "(repeatable; no assessors needed)"),
+    token: bool = typer.Option(False, "--token", help="Also issue each named assessor and "
+                               "lead a sign-in token for `relkit serve` (printed once, as "
+                               "NAME<TAB>TOKEN lines on stdout)"),
 ) -> None:
     """Share the pool's topics among assessors, with overlap and gold pairs.
 
@@ -361,6 +364,12 @@ def assign(
     need = missing_logins(store, [*(assessors or ()), *(lead or ())])
     if need:  # a team database (PostgreSQL): the database grants nothing to them yet
         _say(f"relkit: run `relkit team init` to give {', '.join(need)} a login")
+    if token:
+        from relkit.judging.tokens import issue
+
+        for name in dict.fromkeys([*(assessors or ()), *(lead or ())]):
+            print(f"{name}\t{issue(store, name)}")
+        _say("relkit: sign-in tokens printed above, shown only this once (relkit serve)")
 
 
 @app.command()

@@ -261,3 +261,21 @@ class AdjudicationRow(SQLModel, table=True):
     lead_id: int = Field(foreign_key="assessor.id")
     note: str = ""
     updated_at: datetime
+
+
+class TokenRow(SQLModel, table=True):
+    """A sign-in secret for ``relkit serve`` (``relkit token issue``), one person's.
+
+    Only a salted hash is kept (:mod:`relkit.judging.tokens`): ``key`` is the public
+    part a token starts with, so a sign-in finds its row without trying every hash.
+    A revoked token stays, with ``revoked_at``, so the log can still name its owner.
+    """
+
+    __tablename__ = "access_token"
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)
+    assessor_id: int = Field(foreign_key="assessor.id", index=True)
+    salt: str
+    digest: str
+    created_at: datetime
+    revoked_at: datetime | None = None

@@ -221,7 +221,7 @@ def test_upgrade_from_0004_with_data_makes_everyone_human(db_url: str) -> None:
     assert current(store.engine) == "0004"
     store.engine.dispose()
     reopened = Store.open(db_url)          # a write open: upgraded to head
-    assert current(reopened.engine) == head() == "0005"
+    assert current(reopened.engine) == head() >= "0005"
     assert reopened.kinds() == {"ann": "human", "bob": "human", "lee": "human"}
     assert reopened.assessors(role="lead") == ["lee"]
     assert [j.grade for j in reopened.assessor("ann").judgments("1")] == [3]

@@ -1,0 +1,236 @@
+"""`relkit serve` benchmark: grade key in a real browser to the next document drawn.
+
+    RELKIT_TEST_PG=postgresql://postgres@127.0.0.1:54329/postgres \\
+        .venv/bin/python bench/serve_bench.py [--judgments 40] [--assessors 1 8]
+
+A real `relkit serve` process on a fresh PostgreSQL database, real headless Chromium
+sessions (Selenium, Debian's chromium + chromedriver), each signed in as its own
+assessor. The time is taken inside the page: a script installed before textual-serve's
+own wraps ``WebSocket`` and listens for ``keydown``; a key's latency runs from the
+keydown to two animation frames after the first websocket message that carries the
+next document's id (xterm.js draws on the frame after it writes: the second frame
+is when that screen is painted). So it includes the browser, the websocket, the
+server's relay, the app process (key, committed save, next document, render) and
+xterm.js. Peer, in the same run: bench/tui_bench.py's key→painted figure for the
+terminal app on the same kind of database (PostgreSQL), and the ratio.
+
+Also: a signed-in assessor's first document (the page opened with the cookie → the
+topic list drawn, then Enter → the first document drawn), and memory per connected
+assessor (RSS of each per-session app process, read from /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tui_bench import grade_loop, pct  # noqa: E402
+
+from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
+from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.tokens import issue  # noqa: E402
+from serve_helpers import FIND, Served, chrome, press, wait_until  # noqa: E402
+
+PEOPLE = [f"a{i}" for i in range(8)]
+
+
+def docno(i: int) -> str:
+    return f"D{i:05d}"
+
+
+def build(db: str, per_person: int, words: int = 300) -> dict[str, str]:
+    import random
+
+    rng = random.Random(0)
+    vocab = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "cost",
+             "roof", "inverter", "power", "sun", "light", "heat", "home", "market"]
+    store = Store.open(db)
+    topics = [Topic(str(100 + i), f"topic {i}", "Find documents on it.") for i in range(8)]
+    docs = [Document(docno(j), f"Title {j}", " ".join(rng.choice(vocab) for _ in range(words)))
+            for j in range(per_person)]
+    store.create_collection("bench", TREC_DL, topics, docs)
+    store.import_pool([(t.id, d.id) for t in topics for d in docs], name="p")
+    store.assign(PEOPLE)                       # one topic each, docno order
+    toks = {p: issue(store, p) for p in PEOPLE}
+    store.close()
+    return toks
+
+
+def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
+    """One browser: sign in, open the topic, grade ``n`` documents; times into ``out``."""
+    from selenium.webdriver.common.by import By
+
+    browser = chrome()
+    try:
+        browser.get(url)
+        browser.find_element(By.ID, "token").send_keys(token)
+        browser.find_element(By.ID, "signin").click()   # the app page, signed in
+        wait_until(lambda: browser.execute_script(
+            "return document.body.classList.contains('-first-byte')"), "first screen", 120)
+        topics_drawn = wait_until(lambda: browser.execute_script(FIND, 0, "choose a topic"),
+                                  "the topic list", 60)
+        browser.find_element(By.ID, "terminal").click()
+        time.sleep(0.3)
+        k0 = browser.execute_script("return performance.now()")
+        press(browser, "\ue007")
+        first = wait_until(lambda: browser.execute_script(FIND, k0, docno(0)),
+                           "the first document", 60)
+        out["topics_ms"] = topics_drawn
+        out["first_doc_ms"] = first - k0
+        lat = []
+        retries = 0
+        for i in range(n):
+            for _attempt in range(3):
+                time.sleep(0.4)               # longer than min_view: the key counts
+                k = browser.execute_script("return performance.now()")
+                press(browser, str(i % 4))
+                try:
+                    painted = wait_until(lambda k=k, i=i: browser.execute_script(
+                        FIND, k, docno(i + 1)), f"document {i + 1}", 20, every=0.01)
+                except AssertionError:
+                    # the key was dropped (the app saw the document for < min_view on a
+                    # loaded machine, and says so): press again, leave the sample out
+                    retries += 1
+                    continue
+                keydown = browser.execute_script(
+                    "return window.__rk.keys.filter(x => x >= arguments[0])[0]", k)
+                lat.append(painted - keydown)
+                break
+        out["lat"] = lat
+        out["retries"] = retries
+    finally:
+        browser.quit()
+
+
+def rss_of_sessions() -> list[int]:
+    """RSS (KiB) of every per-session app process (python -m relkit.judging.serve.session)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"relkit.judging.serve.session" not in cmd or cmd[0].endswith(b"sh"):
+                continue
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        out += [int(line.split()[1]) for line in status.splitlines()
+                if line.startswith("VmRSS:")]
+    return out
+
+
+def fresh_pg(admin: str) -> tuple[str, Any]:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"relkit_serve_bench_{uuid.uuid4().hex[:8]}"
+    eng = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with eng.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with eng.connect() as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        eng.dispose()
+
+    return make_url(admin).set(database=name).render_as_string(hide_password=False), drop
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judgments", type=int, default=40, help="grades per assessor")
+    ap.add_argument("--assessors", type=int, nargs="+", default=[1, 8])
+    args = ap.parse_args()
+    admin = os.environ.get("RELKIT_TEST_PG")
+    if not admin:
+        sys.stderr.write("serve_bench: set RELKIT_TEST_PG to a PostgreSQL admin URL\n")
+        return 2
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    print("| setting | key→drawn p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
+    # The peer: the terminal app on PostgreSQL, the same run (tui_bench's key→painted).
+    url, drop = fresh_pg(admin)
+    try:
+        store = Store.open(url)
+        docs = [Document(docno(j), f"Title {j}", "solar panel " * 150)
+                for j in range(args.judgments + 10)]
+        store.create_collection("b", TREC_DL, [Topic("1", "solar")], docs)
+        store.import_pool([("1", d.id) for d in docs], name="p")
+        store.assign(["ann"])
+        _, _, sent, _ = asyncio.run(grade_loop(store, args.judgments))
+        store.close()
+    finally:
+        drop()
+    term = statistics.median(sent), pct(sent, 95)
+    print(f"| terminal (tui_bench, Pilot, PostgreSQL) | {term[0]:.1f} | {term[1]:.1f} | "
+          f"{max(sent):.1f} | {len(sent)} |")
+    firsts: dict[int, list[float]] = {}
+    topics: dict[int, list[float]] = {}
+    rss: dict[int, list[int]] = {}
+    for k in args.assessors:
+        url, drop = fresh_pg(admin)
+        try:
+            toks = build(url, args.judgments + 10)
+            server = Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}.log"))
+            try:
+                outs: list[dict[str, Any]] = [{} for _ in range(k)]
+                threads = [threading.Thread(target=session, args=(server.url, toks[p],
+                                                                  args.judgments, o))
+                           for p, o in zip(PEOPLE[:k], outs, strict=False)]
+                for t in threads:
+                    t.start()
+                    time.sleep(1.0)
+                while any(t.is_alive() for t in threads):
+                    rss.setdefault(k, [])
+                    # k sessions and the warm spare (smaller: no app yet): the k largest
+                    got = sorted(rss_of_sessions(), reverse=True)[:k]
+                    if len(got) == k:
+                        rss[k] = got
+                    time.sleep(1.0)
+            finally:
+                server.stop()
+        finally:
+            drop()
+        lat = [x for o in outs for x in o.get("lat", [])]
+        if any("lat" not in o for o in outs):
+            print(f"| browser, {k} assessors | incomplete: {len(lat)} of "
+                  f"{k * args.judgments} | | | |")
+            continue
+        retried = sum(o.get("retries", 0) for o in outs)
+        if retried:
+            print(f"| (browser, {k}: {retried} key{'s' if retried > 1 else ''} dropped as "
+                  "typed ahead and pressed again, left out) | | | | |")
+        firsts[k] = [o["first_doc_ms"] for o in outs]
+        topics[k] = [o["topics_ms"] for o in outs]
+        p50, p95 = statistics.median(lat), pct(lat, 95)
+        print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | {p50:.1f} | "
+              f"{p95:.1f} | {max(lat):.1f} | {len(lat)} |  ratio to terminal: p50 "
+              f"{p50 / term[0]:.2f}x, p95 {p95 / term[1]:.2f}x (target <= 1.5x)")
+    for k in topics:
+        t, f = statistics.median(topics[k]), statistics.median(firsts[k])
+        print(f"\n{k} signed in at once: page opened → topic list drawn median {t:.0f} ms "
+              f"(max {max(topics[k]):.0f}); Enter → first document drawn median {f:.0f} ms "
+              f"(max {max(firsts[k]):.0f}); first document in all: median {t + f:.0f} ms "
+              "(target < 1000)")
+    for k, xs in rss.items():
+        if xs:
+            print(f"memory per connected assessor ({k} connected): RSS of the app process "
+                  f"median {statistics.median(xs) / 1024:.0f} MiB, max {max(xs) / 1024:.0f} MiB")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""``relkit serve``: the judging screens in web browsers, people signed in by token."""
+
+from __future__ import annotations
+
+import typer
+
+from relkit.judging.cliopts import DbOpt, say
+
+app = typer.Typer()
+
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+@app.command()
+def serve(
+    db: str | None = DbOpt,
+    host: str = typer.Option("127.0.0.1", help="Address to listen on (default: this machine "
+                             "only; put a TLS reverse proxy in front for others)"),
+    port: int = typer.Option(8000, help="Port to listen on", min=1, max=65535),
+    public_url: str | None = typer.Option(None, "--public-url", help="The https:// address "
+                                          "people open, when behind a reverse proxy"),
+) -> None:
+    """Serve the judging screens to web browsers; people sign in with a token.
+
+    The same screens as `relkit judge`: each signed-in person sees only their own
+    assignments (a lead: the lead's view). Tokens: `relkit token issue NAME` or
+    `relkit assign ... --token`.
+
+    Example: relkit serve --db postgresql://judge@db/project --port 8000
+    """
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        import click
+
+        raise click.ClickException("relkit serve needs textual-serve: pip install "
+                                   "'relkit[serve]' (or pip install textual-serve)") from None
+    import os
+
+    from relkit.judging.serve.server import run
+    from relkit.judging.store import Store
+
+    _can_listen(host, port)
+    url = db or os.environ.get("RELKIT_DB") or "relkit.db"
+    store = Store.open(url, create=False, notify=say)  # upgraded here, not per session
+    if host not in LOOPBACK:
+        say(f"relkit serve: listening on {host} in plain HTTP: tokens cross the network "
+            "in clear unless a TLS reverse proxy is in front (docs/serve.md)")
+    run(store, url, host, port, public_url)
+
+
+def _can_listen(host: str, port: int) -> None:
+    """Refuse, in one line, an address this machine cannot listen on (an unknown name, an
+    address not its own, a port in use), before the server starts and would fail in
+    aiohttp's start-up with a traceback."""
+    import socket
+
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port,
+                                                          type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot listen on {host}:{port}: "
+                                 f"{exc.strerror or exc}", param_hint="--host/--port") from None

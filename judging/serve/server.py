@@ -1,0 +1,291 @@
+"""textual-serve with sign-in: tokens checked before any app process starts.
+
+textual-serve's :class:`~textual_serve.server.Server` serves a page (xterm.js) and, per
+websocket, runs one shell command as the app process, relaying keys and screen bytes.
+This subclass puts three checks in front of that, in the server (one place, before a
+process exists, so a refused browser costs nothing but the check):
+
+- the page (``/``) shows a sign-in form until the browser holds a valid token in an
+  ``HttpOnly``, ``SameSite=Strict`` cookie (``POST /signin`` sets it);
+- a websocket upgrade is refused (403) when its ``Origin`` is another site's, or its
+  token is missing, wrong or revoked: the token is checked again on every connection,
+  so a revoked token ends at the next reload or reconnect;
+- failed sign-ins are logged on stderr and slowed down per client address (1, 2, 4...
+  up to 30 seconds once three have failed).
+
+The app process is told the token's owner (never anything from the request), so a
+session reaches only that person's assignments, or the lead's view for a lead; it is
+taken from a warm spare (:mod:`relkit.judging.serve.warm`) that has already imported
+the app, so signing in does not wait for Python to start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import aiohttp_jinja2
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from relkit.judging import tokens
+from relkit.judging.serve.warm import WarmAppService, WarmPool
+
+if TYPE_CHECKING:
+    from relkit.judging.store import Store
+
+COOKIE = "relkit_token"
+FREE_FAILURES = 3       # failures per address before sign-ins are slowed down
+MAX_DELAY = 30.0        # seconds, the longest wait a failing address gets
+FORGET_AFTER = 15 * 60  # seconds without a failure after which an address starts afresh
+
+SIGNIN = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>relkit judge: sign in</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body {{ background: #0c181f; color: #eee; font: 16px/1.5 system-ui, sans-serif;
+       display: flex; align-items: center; justify-content: center; height: 100vh;
+       margin: 0; }}
+form {{ background: #12232d; padding: 2em 2.5em; border-radius: 6px; min-width: 24em; }}
+input {{ width: 100%; font: 15px monospace; padding: .5em; margin: .5em 0 1em;
+        box-sizing: border-box; }}
+button {{ padding: .6em 2em; background: #5e0ba7; color: #fff; border: 0; font-size: 15px; }}
+.error {{ color: #ff8a80; }}
+</style></head>
+<body><form method="post" action="/signin">
+<h1>relkit judge</h1>
+<label for="token">Your sign-in token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" autofocus
+       required placeholder="rk_...">
+{message}
+<button type="submit" id="signin">Sign in</button>
+</form></body></html>
+"""
+
+
+class Backoff:
+    """Failed sign-ins per client address, and how long the next attempt waits."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.failures: dict[str, tuple[int, float]] = {}
+
+    def delay(self, address: str) -> float:
+        n, last = self.failures.get(address, (0, 0.0))
+        if n and self.clock() - last > FORGET_AFTER:
+            del self.failures[address]
+            return 0.0
+        return 0.0 if n < FREE_FAILURES else min(2.0 ** (n - FREE_FAILURES), MAX_DELAY)
+
+    def failed(self, address: str) -> int:
+        n = self.failures.get(address, (0, 0.0))[0] + 1
+        self.failures[address] = (n, self.clock())
+        return n
+
+    def succeeded(self, address: str) -> None:
+        self.failures.pop(address, None)
+
+
+def log(msg: str) -> None:
+    sys.stderr.write(f"relkit serve: {msg}\n")
+    sys.stderr.flush()
+
+
+class RelkitServer(Server):
+    """textual-serve's server, for relkit's judging app, behind sign-in tokens."""
+
+    def __init__(self, store: Store, db: str, host: str = "127.0.0.1", port: int = 8000,
+                 public_url: str | None = None) -> None:
+        super().__init__(command="relkit judge", host=host, port=port, title="relkit judge",
+                         public_url=public_url)
+        self.explicit_public_url = public_url
+        self.store = store
+        self.db = db
+        self.backoff = Backoff()
+        self.pool = WarmPool(size=1)
+
+    # -- what textual-serve does, made quiet and relkit's --------------------------
+    def initialize_logging(self) -> None:
+        # textual-serve logs through rich to stdout with a logo; relkit's diagnostics
+        # are one line each on stderr.
+        import logging
+
+        logging.basicConfig(level="WARNING", format="relkit serve: %(message)s",
+                            stream=sys.stderr)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        await self.pool.close()
+
+    async def on_startup(self, app: web.Application) -> None:
+        # The spares' environment is the one textual-serve gives its app processes.
+        probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
+                           download_manager=self.download_manager)
+        self.pool.fill(probe._build_environment())
+        log(f"serving the judging screens on {self.public_url} (sign in with a token from "
+            "`relkit token issue NAME`; Ctrl+C stops)")
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.router.add_post("/signin", self.handle_signin)
+        app.router.add_get("/signout", self.handle_signout)
+        return app
+
+    # -- identity -----------------------------------------------------------------
+    @staticmethod
+    def address(request: web.Request) -> str:
+        return request.remote or "?"
+
+    def same_origin(self, request: web.Request) -> bool:
+        """Whether the request's ``Origin`` (when sent) is this server's own."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True  # not a browser: it still needs a token
+        got = urlsplit(origin).netloc.lower()
+        allowed = {request.host.lower()}
+        if self.explicit_public_url:
+            allowed.add(urlsplit(self.explicit_public_url).netloc.lower())
+        return got in allowed
+
+    async def check(self, request: web.Request, token: str | None,
+                    what: str) -> tokens.Identity | None:
+        """The token's owner, or ``None`` (logged, and slowed down per address)."""
+        address = self.address(request)
+        wait = self.backoff.delay(address)
+        if wait:
+            await asyncio.sleep(wait)
+        if not token:
+            return None
+        # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
+        got = await asyncio.to_thread(tokens.verify, self.store, token)
+        if isinstance(got, tokens.Identity):
+            self.backoff.succeeded(address)
+            return got
+        n = self.backoff.failed(address)
+        owner = f", a token of {got.name}" if got.name else ""
+        log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
+            "this address)")
+        return None
+
+    def secure(self, request: web.Request) -> bool:
+        return (request.scheme == "https"
+                or request.headers.get("X-Forwarded-Proto", "").lower() == "https"
+                or (self.explicit_public_url or "").startswith("https:"))
+
+    # -- pages ----------------------------------------------------------------------
+    def signin_page(self, message: str = "", status: int = 200) -> web.Response:
+        body = SIGNIN.format(message=f'<p class="error" id="error">{html.escape(message)}</p>'
+                             if message else "")
+        return web.Response(text=body, content_type="text/html", status=status,
+                            headers=HEADERS)
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+        token = request.cookies.get(COOKIE)
+        if not token:
+            return self.signin_page()
+        who = await self.check(request, token, "page")
+        if who is None:
+            resp = self.signin_page("That token is not valid (wrong or revoked).", 403)
+            resp.del_cookie(COOKIE, path="/")
+            return resp
+        return self.render_app(request)
+
+    def render_app(self, request: web.Request) -> web.StreamResponse:
+        # textual-serve's own page, with the websocket URL of the address the browser
+        # used (textual-serve writes its --host into it, which breaks `localhost` vs
+        # `127.0.0.1`, and then the Origin check).
+        base = self.explicit_public_url or f"{request.scheme}://{request.host}"
+        ws = ("wss:" if base.startswith("https") else "ws:") + base.split(":", 1)[1] + "/ws"
+        context = {"font_size": to_int(request.query.get("fontsize", "16"), 16),
+                   "app_websocket_url": ws,
+                   "config": {"static": {"url": base + "/static/"}},
+                   "application": {"name": self.title}}
+        resp = aiohttp_jinja2.render_template("app_index.html", request, context)
+        # The page asks Google Fonts for Roboto Mono, a render-blocking stylesheet: it
+        # tells Google who judges, and without the internet it holds the page ~2.5 s.
+        # textual-serve ships the font itself: use that copy.
+        page = FONTS_LINK.sub(FONT_FACE.replace("STATIC", base + "/static/"), resp.text or "")
+        out = web.Response(text=page, content_type="text/html", headers=HEADERS)
+        return out
+
+    async def handle_signin(self, request: web.Request) -> web.StreamResponse:
+        if not self.same_origin(request):
+            log(f"refused sign-in from {self.address(request)}: posted from another site "
+                f"({request.headers.get('Origin')})")
+            raise web.HTTPForbidden(text="sign-in from another site refused")
+        form = await request.post()
+        token = str(form.get("token", "")).strip()
+        who = await self.check(request, token, "sign-in")
+        if who is None:
+            return self.signin_page("That token is not valid (wrong or revoked).", 403)
+        log(f"{who.name} ({who.role}) signed in from {self.address(request)}")
+        resp = web.HTTPSeeOther("/")
+        resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/",
+                        secure=self.secure(request), max_age=30 * 24 * 3600)
+        raise resp
+
+    async def handle_signout(self, request: web.Request) -> web.StreamResponse:
+        resp = web.HTTPSeeOther("/")
+        resp.del_cookie(COOKIE, path="/")
+        raise resp
+
+    # -- the websocket: one app process per connection --------------------------------
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        if not self.same_origin(request):
+            log(f"refused a websocket from {self.address(request)}: Origin "
+                f"{request.headers.get('Origin')} is not this server's")
+            raise web.HTTPForbidden(text="websocket from another origin refused")
+        who = await self.check(request, request.cookies.get(COOKIE), "websocket")
+        if who is None:
+            raise web.HTTPForbidden(text="sign in first")
+        # As textual-serve's handle_websocket, with a warm process told who this is.
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        service: AppService | None = None
+        try:
+            await websocket.prepare(request)
+
+            async def close() -> None:
+                await websocket.close()
+
+            service = WarmAppService(self.pool, who.role, who.name,
+                                     write_bytes=websocket.send_bytes,
+                                     write_str=websocket.send_str, close=close,
+                                     download_manager=self.download_manager, debug=self.debug)
+            await service.start(width, height)
+            try:
+                await self._process_messages(websocket, service)
+            finally:
+                await service.stop()
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as exc:  # one browser's failure must not stop the server
+            log(f"session of {who.name} ended on an error: {exc!r}")
+        finally:
+            if service is not None:
+                await service.stop()
+        return websocket
+
+
+FONTS_LINK = re.compile(r'<link\s+rel="stylesheet"\s+href="https://fonts\.googleapis\.com[^>]*>')
+FONT_FACE = ("<style>@font-face { font-family: 'Roboto Mono'; "
+             "src: url('STATIC" "fonts/RobotoMono-VariableFont_wght.ttf') format('truetype'); "
+             "font-weight: 100 700; }</style>")
+
+# The judging screen takes keys: never inside another site's frame (clickjacking).
+HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
+           "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
+
+
+def run(store: Store, db: str, host: str, port: int, public_url: str | None) -> None:
+    """Serve until interrupted; the app processes get ``RELKIT_DB`` from here."""
+    os.environ["RELKIT_DB"] = db
+    RelkitServer(store, db, host, port, public_url).serve()

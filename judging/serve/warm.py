@@ -1,0 +1,88 @@
+"""App processes started ahead of time, so a signed-in browser does not wait for Python.
+
+A session's process spends most of its start importing Textual and SQLAlchemy (about
+0.7 s of CPU). The server keeps one such process ready (``session --warm FD``): it has
+imported everything and waits on a pipe of its own for whom it serves. When a browser
+connects, the server writes the token owner's role and name into that pipe (never
+anything from the request) with the browser's terminal size, and starts the next
+spare. textual-serve's :class:`AppService` is used unchanged but for where its process
+comes from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from asyncio.subprocess import PIPE, Process
+
+from textual_serve.app_service import AppService
+
+
+class Spare:
+    """One warm process and the write end of its identity pipe."""
+
+    def __init__(self, process: Process, identity_fd: int) -> None:
+        self.process, self.identity_fd = process, identity_fd
+
+
+async def start_spare(env: dict[str, str]) -> Spare:
+    r, w = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "relkit.judging.serve.session", "--warm", str(r),
+            stdin=PIPE, stdout=PIPE, stderr=PIPE, env=env, pass_fds=(r,))
+    finally:
+        os.close(r)
+    return Spare(process, w)
+
+
+class WarmPool:
+    """At most ``size`` spare processes; :meth:`take` hands one out and starts the next."""
+
+    def __init__(self, size: int = 1) -> None:
+        self.size = size
+        self.spares: list[asyncio.Task[Spare]] = []
+
+    def fill(self, env: dict[str, str]) -> None:
+        while len(self.spares) < self.size:
+            self.spares.append(asyncio.ensure_future(start_spare(env)))
+
+    async def take(self, env: dict[str, str]) -> Spare:
+        task = self.spares.pop(0) if self.spares else asyncio.ensure_future(start_spare(env))
+        self.fill(env)
+        spare = await task
+        if spare.process.returncode is not None:  # died while waiting: start one now
+            os.close(spare.identity_fd)
+            spare = await start_spare(env)
+        return spare
+
+    async def close(self) -> None:
+        for task in self.spares:
+            spare = await task
+            os.close(spare.identity_fd)           # the spare reads EOF and exits
+            with contextlib.suppress(ProcessLookupError):
+                spare.process.kill()
+            await spare.process.wait()
+        self.spares.clear()
+
+
+class WarmAppService(AppService):
+    """textual-serve's AppService, its process taken from a :class:`WarmPool`."""
+
+    def __init__(self, pool: WarmPool, role: str, name: str, **kwargs: object) -> None:
+        super().__init__("relkit judge", **kwargs)  # type: ignore[arg-type]
+        self.pool, self.role, self.name = pool, role, name
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        # The browser's terminal size goes down the pipe with the name: textual's web
+        # driver reads it from COLUMNS/ROWS when the app starts, after this.
+        env = self._build_environment()
+        spare = await self.pool.take(env)
+        self._process = spare.process
+        assert spare.process.stdin is not None
+        self._stdin = spare.process.stdin
+        os.write(spare.identity_fd, f"{self.role}\t{self.name}\t{width}\t{height}\n".encode())
+        os.close(spare.identity_fd)
+        return spare.process

@@ -1,0 +1,114 @@
+"""Sign-in tokens for ``relkit serve``: per-person secrets, stored only as salted hashes.
+
+A token reads ``rk_<key>_<secret>``. ``key`` (public, 12 hex digits) finds the row;
+``secret`` (40 hex digits, 160 bits from :mod:`secrets`) is never stored: the row
+keeps ``scrypt(secret, salt)`` with a per-token random salt, and a sign-in compares
+digests with :func:`hmac.compare_digest`. A database dump therefore gives no one a
+working token, and two people's equal secrets (they never are) would not show.
+
+Issuing a token for a person revokes the ones they had (one live secret per person,
+so a lost one is replaced by issuing again); revoked rows stay with ``revoked_at``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+
+from relkit.judging.database import Database, now
+from relkit.judging.models import StoreError
+from relkit.judging.schema import AssessorRow, TokenRow
+
+# scrypt's cost: 2**14 x 8 x 128 bytes = 16 MiB and ~50 ms per sign-in; the parameters
+# Python's documentation and OWASP give for interactive logins. The secret has 160 bits
+# of entropy, so the cost is defence in depth, not what makes guessing hopeless.
+_N, _R, _P = 2 ** 14, 8, 1
+_FORM = re.compile(r"^rk_([0-9a-f]{12})_([0-9a-f]{40})$")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a valid token belongs to: ``role`` is "assessor" or "lead"."""
+
+    name: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a token was refused, for the server's log (never shown to the browser)."""
+
+    reason: str           # "malformed", "unknown", "wrong secret", "revoked"
+    name: str | None = None
+
+
+def _digest(secret: str, salt: bytes) -> str:
+    return hashlib.scrypt(secret.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32).hex()
+
+
+def issue(db: Database, name: str) -> str:
+    """A new token for person ``name`` (an assessor or a lead); their older ones are revoked.
+
+    Returns the token: the only time it exists in clear. Raises :class:`StoreError`
+    for an unknown name or an automatic assessor (which never signs in).
+    """
+    key, secret = secrets.token_hex(6), secrets.token_hex(20)
+    salt = secrets.token_bytes(16)
+    digest = _digest(secret, salt)
+    with db.write() as s, s.begin():
+        row = s.execute(select(AssessorRow.id, AssessorRow.kind)
+                        .where(AssessorRow.name == name)).first()
+        if row is None:
+            people = db.assessors(kind="human")
+            raise StoreError(f"no assessor or lead named {name!r} in this database; "
+                             + (f"there are {', '.join(people)}" if people else
+                                "add them with `relkit assign NAME` or `--lead NAME`"))
+        if row.kind == "automatic":
+            raise StoreError(f"{name} is an automatic assessor: it never signs in "
+                             "(its judgments are imported)")
+        when = now()
+        s.execute(update(TokenRow).where(TokenRow.assessor_id == row.id,
+                                         TokenRow.revoked_at.is_(None))
+                  .values(revoked_at=when))
+        s.add(TokenRow(key=key, assessor_id=row.id, salt=salt.hex(), digest=digest,
+                       created_at=when))
+    return f"rk_{key}_{secret}"
+
+
+def revoke(db: Database, name: str) -> int:
+    """Revoke every live token of ``name``; the number revoked (0: none was live)."""
+    with db.write() as s, s.begin():
+        aid = s.execute(select(AssessorRow.id).where(AssessorRow.name == name)).scalar()
+        if aid is None:
+            raise StoreError(f"no assessor or lead named {name!r} in this database")
+        res = s.execute(update(TokenRow).where(TokenRow.assessor_id == aid,
+                                               TokenRow.revoked_at.is_(None))
+                        .values(revoked_at=now()))
+        return int(res.rowcount or 0)
+
+
+def verify(db: Database, token: str) -> Identity | Refusal:
+    """The person ``token`` signs in, or why it is refused. Reads only."""
+    m = _FORM.match(token.strip())
+    if m is None:
+        return Refusal("malformed")
+    key, secret = m.groups()
+    with db.read() as s:
+        row = s.execute(select(TokenRow.salt, TokenRow.digest, TokenRow.revoked_at,
+                               AssessorRow.name, AssessorRow.role)
+                        .join(AssessorRow, AssessorRow.id == TokenRow.assessor_id)
+                        .where(TokenRow.key == key)).first()
+    if row is None:
+        # Spend the same time as a known key, so timing does not tell keys apart.
+        _digest(secret, b"\0" * 16)
+        return Refusal("unknown")
+    if not hmac.compare_digest(_digest(secret, bytes.fromhex(row.salt)), row.digest):
+        return Refusal("wrong secret", row.name)
+    if row.revoked_at is not None:
+        return Refusal("revoked", row.name)
+    return Identity(row.name, row.role)
