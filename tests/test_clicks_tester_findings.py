@@ -22,11 +22,64 @@ def test_a_clean_log_with_64_or_more_results_per_page_is_clean(tmp_path: Path, d
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", [["validate"], ["stats"]])
+@pytest.mark.parametrize("command", [["validate"], ["stats"], ["convert", "-o", "x.parquet"]])
 def test_a_rank_past_int64_is_one_line_not_a_traceback(tmp_path: Path, command: list[str]) -> None:
     log = tmp_path / "huge.csv"
     log.write_text(f"{HEADER}\ni1,q1,1,d1,0\ni1,q1,99999999999999999999,d2,1\n", encoding="utf-8")
-    code, _, err = run_cli(["clicks", *command, str(log)])
+    code, out, err = run_cli(["clicks", *command, str(log)])
     assert "Traceback" not in err and "ConversionException" not in err, err
     assert code in (1, 2)
-    assert len(err.strip().splitlines()) == 1 and "huge.csv:3" in err and "rank" in err, err
+    # validate lists problems on stdout (its summary on stderr); stats errors on stderr
+    said = out if command == ["validate"] else err
+    assert len(said.strip().splitlines()) == 1 and "huge.csv:3" in said and "rank" in said, said
+
+
+@pytest.mark.parametrize(("text", "where", "found"), [
+    # a long last row was taken for the header by DuckDB's sniffer
+    (f"{HEADER}\ni1,q1,1,d1,0\ni1,q1,2,d2,0\ni1,q1,3,d3,0,extra\n", ":4:", "found 6"),
+    # a ragged second line made the sniffer give up, naming no row
+    (f"{HEADER}\ni1,q1,1,d1,0,x\ni1,q1,2,d2,0\n", ":2:", "found 6"),
+    (f"{HEADER}\ni1,q1,1,d1,0\ni1,q1,2\ni1,q1,3,d3,0\n", ":3:", "found 3"),
+])
+@pytest.mark.parametrize("command", ["validate", "stats", "convert"])
+def test_a_ragged_csv_row_is_named_by_its_line(tmp_path: Path, text: str, where: str,
+                                               found: str, command: str) -> None:
+    log = tmp_path / "ragged.csv"
+    log.write_text(text, encoding="utf-8")
+    extra = ["-o", str(tmp_path / "out.parquet")] if command == "convert" else []
+    code, _, err = run_cli(["clicks", command, str(log), *extra])
+    assert code in (1, 2) and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert f"ragged.csv{where} expected 5 fields" in err and found in err, err
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_bad_jsonl_line_is_named_by_its_own_number(tmp_path: Path) -> None:
+    good = '{"impression_id": "i1", "query_id": "q1", "rank": %d, "doc_id": "d%d", "clicked": 0}'
+    log = tmp_path / "bad.jsonl"
+    log.write_text("\n".join([good % (1, 1), good % (2, 2), '{"impression_id": "i1",',
+                              good % (3, 3)]) + "\n", encoding="utf-8")
+    code, _, err = run_cli(["clicks", "validate", str(log)])
+    assert code == 2 and "Traceback" not in err
+    assert "bad.jsonl:3:" in err, err
+
+
+def test_an_empty_csv_says_so(tmp_path: Path) -> None:
+    log = tmp_path / "empty.csv"
+    log.write_text("", encoding="utf-8")
+    code, _, err = run_cli(["clicks", "validate", str(log)])
+    assert code == 2 and "Traceback" not in err
+    assert "empty.csv: empty file (no header)" in err, err
+    assert "column0" not in err
+
+
+def test_a_quoted_header_and_a_header_only_file_still_read(tmp_path: Path) -> None:
+    log = tmp_path / "quoted.csv"
+    log.write_text('"impression_id","query_id","rank","doc_id","clicked"\n"i,1",q1,1,d1,1\n',
+                   encoding="utf-8")
+    code, out, err = run_cli(["clicks", "validate", str(log)])
+    assert (code, out) == (0, ""), err
+    only = tmp_path / "only.csv"
+    only.write_text(HEADER + "\n", encoding="utf-8")
+    code, out, err = run_cli(["clicks", "validate", str(only)])
+    assert (code, out) == (0, ""), err
