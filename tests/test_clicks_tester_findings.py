@@ -83,3 +83,27 @@ def test_a_quoted_header_and_a_header_only_file_still_read(tmp_path: Path) -> No
     only.write_text(HEADER + "\n", encoding="utf-8")
     code, out, err = run_cli(["clicks", "validate", str(only)])
     assert (code, out) == (0, ""), err
+
+
+def _good(tmp_path: Path) -> Path:
+    log = tmp_path / "good.csv"
+    log.write_text(f"{HEADER}\ni1,q1,1,d1,1\ni1,q1,2,d2,0\n", encoding="utf-8")
+    return log
+
+
+def test_a_bad_input_format_names_the_option_once(tmp_path: Path) -> None:
+    code, _, err = run_cli(["clicks", "convert", str(_good(tmp_path)), "--input-format", "xls",
+                            "-o", str(tmp_path / "x.parquet")])
+    assert code == 2 and err.count("--input-format") == 1, err
+    assert "parquet, csv, tsv or jsonl" in err and "'xls'" in err
+
+
+def test_an_unknown_stats_format_lists_text_too(tmp_path: Path) -> None:
+    code, _, err = run_cli(["clicks", "stats", str(_good(tmp_path)), "--format", "xml"])
+    assert code == 2 and "text, tsv, csv, json, markdown" in err, err
+
+
+def test_an_unknown_by_lists_the_fields_it_may_name(tmp_path: Path) -> None:
+    code, _, err = run_cli(["clicks", "stats", str(_good(tmp_path)), "--by", "nosuch"])
+    assert code != 0 and "--map nosuch" not in err, err
+    assert "--by" in err and "impression_id, query_id, rank, doc_id, clicked" in err, err

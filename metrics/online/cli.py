@@ -86,12 +86,18 @@ def _connect(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
 
 def _input_format(fmt: str | None) -> str | None:
     """``--input-format``'s value, checked before any work (a usage error)."""
-    from relkit.metrics.core.options import option_value
+    from relkit.metrics.core.errors import FormatError
+    from relkit.metrics.core.options import OptionError
+    from relkit.metrics.core.registry import did_you_mean
     from relkit.metrics.online.source import log_format
 
     if fmt is not None:
-        with option_value("--input-format"):
+        try:
             log_format("-", fmt)
+        except FormatError as exc:  # its source is the option: name it once
+            raise OptionError("--input-format", f"expected {exc.expected}; got {fmt!r}"
+                              f"{did_you_mean(fmt, ('parquet', 'csv', 'tsv', 'jsonl'))}"
+                              ) from None
     return fmt
 
 
@@ -132,9 +138,9 @@ def stats(
     from relkit.metrics.online.source import open_log
     from relkit.metrics.online.stats import stats as describe
 
-    if fmt != "text":
+    if fmt != "text" and fmt.lower() not in TABLE_FORMATS:
         with option_value("--format"):
-            TABLE_FORMATS.lookup(fmt)
+            raise TABLE_FORMATS.unknown(fmt, among=["text", *TABLE_FORMATS.names()])
     for path, option in ((output, "-o"), (plot, "--plot")):
         if path is not None:
             check_output(path, option)
