@@ -107,3 +107,38 @@ def test_an_unknown_by_lists_the_fields_it_may_name(tmp_path: Path) -> None:
     code, _, err = run_cli(["clicks", "stats", str(_good(tmp_path)), "--by", "nosuch"])
     assert code != 0 and "--map nosuch" not in err, err
     assert "--by" in err and "impression_id, query_id, rank, doc_id, clicked" in err, err
+
+
+def test_convert_refuses_an_output_not_named_parquet(tmp_path: Path) -> None:
+    out = tmp_path / "x.csv"
+    code, _, err = run_cli(["clicks", "convert", str(_good(tmp_path)), "-o", str(out)])
+    assert code == 2 and "-o" in err and ".parquet" in err, err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize(("fmt", "sep"), [("tsv", "\t"), ("csv", ",")])
+@pytest.mark.parametrize("by", [None, "variant"])
+def test_stats_tsv_and_csv_are_one_parseable_table(tmp_path: Path, fmt: str, sep: str,
+                                                    by: str | None) -> None:
+    import csv
+    import io
+
+    log = tmp_path / "v.csv"
+    log.write_text(f"{HEADER},variant\ni1,q1,1,d1,1,A\ni1,q1,2,d2,0,A\ni2,q1,1,d1,0,B\n",
+                   encoding="utf-8")
+    code, out, err = run_cli(["clicks", "stats", str(log), "--format", fmt,
+                              *(["--by", by] if by else [])])
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out), delimiter=sep))
+    head = ["section", *([by] if by else []), "rank", "name", "value"]
+    assert rows[0] == head and all(len(r) == len(head) for r in rows), out
+    got = {tuple(r[:-1]): r[-1] for r in rows[1:]}
+    if by:
+        assert got["summary", "A", "", "impressions"] == "1"
+        assert got["summary", "B", "", "abandonment"] == "1.0000"
+        assert got["ctr_by_rank", "A", "2", "shown"] == "1"
+        assert got["ctr_by_rank", "A", "1", "ctr"] == "1.0000"
+    else:
+        assert got["summary", "", "rows"] == "3" and got["summary", "", "clicks"] == "1"
+        assert got["ctr_by_rank", "1", "ctr"] == "0.5000"
+        assert got["ctr_by_rank", "2", "clicked"] == "0"

@@ -191,6 +191,8 @@ def convert(
     if from_ not in ("log", "yandex"):
         raise OptionError("--from", f"expected log or yandex; got {from_!r}")
     check_output(output)
+    if output.suffix.lower() != ".parquet":  # Parquet in a file named .csv misleads
+        raise OptionError("-o", f"expected a file name ending in .parquet; got {str(output)!r}")
     con = _connect(memory_limit)
     with Bar(f"converting {source.name}", total=None, unit="steps"):
         if from_ == "yandex":
