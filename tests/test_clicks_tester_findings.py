@@ -142,3 +142,20 @@ def test_stats_tsv_and_csv_are_one_parseable_table(tmp_path: Path, fmt: str, sep
         assert got["summary", "", "rows"] == "3" and got["summary", "", "clicks"] == "1"
         assert got["ctr_by_rank", "1", "ctr"] == "0.5000"
         assert got["ctr_by_rank", "2", "clicked"] == "0"
+
+
+@pytest.mark.parametrize("command", ["validate", "stats", "convert"])
+def test_help_keeps_each_docstring_line_whole(command: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # rich keeps a docstring's line breaks and wraps lines past the panel's width:
+    # lines longer than that came out broken mid-sentence ("... one row per group" / "and")
+    import inspect
+
+    from relkit.metrics.online import cli
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(["clicks", command, "--help"])
+    assert code == 0
+    shown = [" ".join(r.replace("│", " ").split()) for r in out.splitlines()]
+    for line in (inspect.getdoc(getattr(cli, command)) or "").splitlines():
+        assert any(" ".join(line.split()) in r for r in shown), line
