@@ -159,3 +159,23 @@ def test_help_keeps_each_docstring_line_whole(command: str,
     shown = [" ".join(r.replace("│", " ").split()) for r in out.splitlines()]
     for line in (inspect.getdoc(getattr(cli, command)) or "").splitlines():
         assert any(" ".join(line.split()) in r for r in shown), line
+
+
+def test_parquet_ranks_far_past_63_and_past_int64(tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    rows = "SELECT 'i1' AS impression_id, 'q1' AS query_id, {rank} AS rank, 'd' || r AS doc_id, " \
+           "0 AS clicked FROM range(1, {n}) t(r)"
+    deep, far, wide = (tmp_path / f"{n}.parquet" for n in ("deep", "far", "wide"))
+    con.execute(f"COPY ({rows.format(rank='r::BIGINT', n=66)}) TO '{deep}'")
+    con.execute(f"COPY ({rows.format(rank='(CASE WHEN r = 2 THEN 4611686018427387904 ELSE r END)::BIGINT', n=3)}) TO '{far}'")  # noqa: E501
+    con.execute(f"COPY ({rows.format(rank='(CASE WHEN r = 2 THEN 18446744073709551615 ELSE r END)::UBIGINT', n=3)}) TO '{wide}'")  # noqa: E501
+    assert run_cli(["clicks", "validate", str(deep)])[:2] == (0, "")
+    code, out, err = run_cli(["clicks", "validate", str(far)])
+    assert code == 1 and "far.parquet:1: rank:" in out and "[rank-gap]" in out, err
+    code, out, err = run_cli(["clicks", "validate", str(wide)])
+    assert code == 1 and "wide.parquet:2: rank: expected an integer >= 1" in out, err
+    code, _, err = run_cli(["clicks", "stats", str(wide)])
+    assert code == 1 and err.strip().splitlines() == [
+        f"relkit: error: {wide}:2: expected an integer >= 1 in column 'rank'; "
+        "found '18446744073709551615'"], err

@@ -176,7 +176,7 @@ def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
             con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_csv('{p}', "
                         f"columns = {columns}, auto_detect = false, header = true, "
                         f"delim = E'{delim}', quote = '\"', escape = '\"', "
-                        f"null_padding = false, strict_mode = true)")
+                        f"null_padding = false)")  # strict by default: ragged rows fail
         else:
             src = f"read_json_objects('{p}', format = 'newline_delimited')"
             keys = [k for (k,) in con.execute(
