@@ -24,6 +24,7 @@ def test_a_clean_log_with_64_or_more_results_per_page_is_clean(tmp_path: Path, d
 
 @pytest.mark.parametrize("command", [["validate"], ["stats"], ["convert", "-o", "x.parquet"]])
 def test_a_rank_past_int64_is_one_line_not_a_traceback(tmp_path: Path, command: list[str]) -> None:
+    command = [str(tmp_path / c) if c.endswith(".parquet") else c for c in command]
     log = tmp_path / "huge.csv"
     log.write_text(f"{HEADER}\ni1,q1,1,d1,0\ni1,q1,99999999999999999999,d2,1\n", encoding="utf-8")
     code, out, err = run_cli(["clicks", *command, str(log)])
@@ -179,3 +180,15 @@ def test_parquet_ranks_far_past_63_and_past_int64(tmp_path: Path) -> None:
     assert code == 1 and err.strip().splitlines() == [
         f"relkit: error: {wide}:2: expected an integer >= 1 in column 'rank'; "
         "found '18446744073709551615'"], err
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    (b'i1,"q1,2,d2,0\ni1,q1,3,d3,0\n', "expected a closing quote"),
+    (b"i1,q1,2,d\xff2,0\n", "expected UTF-8 text"),
+])
+def test_other_csv_errors_name_the_line(tmp_path: Path, text: bytes, said: str) -> None:
+    log = tmp_path / "bad.csv"
+    log.write_bytes(f"{HEADER}\ni1,q1,1,d1,0\n".encode() + text)
+    code, _, err = run_cli(["clicks", "validate", str(log)])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"bad.csv:3: {said}" in err, err

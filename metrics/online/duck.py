@@ -92,6 +92,13 @@ def _open_error(path: str, exc: Exception, fmt: LogFormat = "parquet") -> Relkit
         if line and cols:
             return FormatError(path, int(line.group(1)), f"{cols.group(1)} fields",
                                cols.group(2))
+        if line:
+            n = int(line.group(1))
+            if "unterminated quote" in text:
+                return FormatError(path, n, "a closing quote", "a value with none")
+            if "unicode" in text.lower():
+                return FormatError(path, n, "UTF-8 text", "bytes that are not UTF-8")
+            return FormatError(path, n, "a well-formed row", "one DuckDB cannot read")
     if fmt == "jsonl" and "JSON" in text:
         bad = _first_bad_json(path)
         if bad is not None:
