@@ -176,7 +176,9 @@ def expected_code(path: list[str], opt: str, param: Any, ann: Any, value: str) -
         # (its suffix) relkit cannot write, and pool's --docs without --db and
         # pool-sample's --qrels without --prels and vice versa (an option that needs
         # another: refused before the file is looked at).
-        if opt == "--plot" and value.endswith("no-such-file.txt") \
+        # (clicks convert -o writes Parquet only: a .txt is a usage error too.)
+        if (opt == "--plot" or path == ["clicks", "convert"] and opt == "-o") \
+                and value.endswith("no-such-file.txt") \
                 or (path, opt) in ((["pool"], "--docs"), (["pool-sample"], "--qrels"),
                                    (["pool-sample"], "--prels")):
             return 2

@@ -50,12 +50,14 @@ def validate(
     first: int = typer.Option(5, "--first", min=1, help="Rows named per problem"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Check a click log: types, duplicate or missing ranks, unshown clicks, clock order.
+    """Check a click log: types, duplicate or missing ranks, unshown clicks, clock.
 
-    Each kind of problem is one line on stdout naming the column and the row (or the
-    count and the first rows); a summary goes to stderr. Exit status 0 when the log is
-    clean, 1 when it has problems, 2 when it cannot be read (no such file, a required
-    column missing, a column of the wrong type).
+    Each kind of problem is one line on stdout naming the column and the
+    row (or the count and the first rows); a summary goes to stderr.
+
+    Exit status 0 when the log is clean, 1 when it has problems, 2 when it
+    cannot be read (no such file, a required column missing, a column of
+    the wrong type).
     """
     from relkit.metrics.online.source import open_log
     from relkit.metrics.online.validate import validate as check
@@ -86,12 +88,18 @@ def _connect(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
 
 def _input_format(fmt: str | None) -> str | None:
     """``--input-format``'s value, checked before any work (a usage error)."""
-    from relkit.metrics.core.options import option_value
+    from relkit.metrics.core.errors import FormatError
+    from relkit.metrics.core.options import OptionError
+    from relkit.metrics.core.registry import did_you_mean
     from relkit.metrics.online.source import log_format
 
     if fmt is not None:
-        with option_value("--input-format"):
+        try:
             log_format("-", fmt)
+        except FormatError as exc:  # its source is the option: name it once
+            raise OptionError("--input-format", f"expected {exc.expected}; got {fmt!r}"
+                              f"{did_you_mean(fmt, ('parquet', 'csv', 'tsv', 'jsonl'))}"
+                              ) from None
     return fmt
 
 
@@ -117,13 +125,16 @@ def stats(
                                      "to this SVG file"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Describe a click log: volumes, CTR by rank, abandonment, dwell time quantiles.
+    """Describe a click log: volumes, CTR by rank, abandonment, dwell time.
 
-    Volumes are rows, impressions, sessions, queries, users and clicks.
+    Volumes are rows, impressions, sessions, queries, users and clicks;
+    dwell time is given as quantiles.
 
-    Two tables: the summary (one row per group) and CTR by rank (one row per group and
-    rank). In tsv, csv and markdown they follow each other, a blank line between; in json
-    they are one object {"summary": [...], "ctr_by_rank": [...]}.
+    Two tables: the summary (one row per group) and CTR by rank (one row
+    per group and rank). In text and markdown they follow each other; in
+    json they are one object {"summary": [...], "ctr_by_rank": [...]}; in
+    tsv and csv they are one table, a value per row: section, the --by
+    field (when given), rank, name, value (docs/clicks.md).
     """
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import OptionError, option_value
@@ -132,9 +143,9 @@ def stats(
     from relkit.metrics.online.source import open_log
     from relkit.metrics.online.stats import stats as describe
 
-    if fmt != "text":
+    if fmt != "text" and fmt.lower() not in TABLE_FORMATS:
         with option_value("--format"):
-            TABLE_FORMATS.lookup(fmt)
+            raise TABLE_FORMATS.unknown(fmt, among=["text", *TABLE_FORMATS.names()])
     for path, option in ((output, "-o"), (plot, "--plot")):
         if path is not None:
             check_output(path, option)
@@ -172,10 +183,10 @@ def convert(
                                 "carry a RegionID before the URLs"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
-    """Convert a click log (SERP-wide, CSV/TSV/JSONL, Yandex text) to long-form Parquet.
+    """Convert a click log (SERP-wide, CSV/TSV/JSONL, Yandex) to long-form Parquet.
 
-    The output is written to a temporary file and renamed when complete: on any error
-    nothing is written.
+    The output is written to a temporary file and renamed when complete:
+    on any error nothing is written.
     """
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import OptionError
@@ -185,6 +196,8 @@ def convert(
     if from_ not in ("log", "yandex"):
         raise OptionError("--from", f"expected log or yandex; got {from_!r}")
     check_output(output)
+    if output.suffix.lower() != ".parquet":  # Parquet in a file named .csv misleads
+        raise OptionError("-o", f"expected a file name ending in .parquet; got {str(output)!r}")
     con = _connect(memory_limit)
     with Bar(f"converting {source.name}", total=None, unit="steps"):
         if from_ == "yandex":

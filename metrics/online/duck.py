@@ -12,9 +12,9 @@ import itertools
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
-from relkit.metrics.core.errors import FormatError
+from relkit.metrics.core.errors import FormatError, InputError, RelkitError
 
 if TYPE_CHECKING:
     import duckdb
@@ -81,9 +81,84 @@ def log_format(path: str | Path, fmt: str | None = None) -> LogFormat:
 
 
 
-def _open_error(path: str, exc: Exception) -> FormatError:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+def _open_error(path: str, exc: Exception, fmt: LogFormat = "parquet") -> RelkitError:
+    """DuckDB's error reading ``path`` as one line, naming the line when it can."""
+    import re
+
+    text = str(exc)
+    if fmt in ("csv", "tsv"):
+        line = re.search(r"CSV Error on Line: (\d+)", text)
+        cols = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+        if line and cols:
+            return FormatError(path, int(line.group(1)), f"{cols.group(1)} fields",
+                               cols.group(2))
+        if line:
+            n = int(line.group(1))
+            if "unterminated quote" in text:
+                return FormatError(path, n, "a closing quote", "a value with none")
+            if "unicode" in text.lower():
+                return FormatError(path, n, "UTF-8 text", "bytes that are not UTF-8")
+            return FormatError(path, n, "a well-formed row", "one DuckDB cannot read")
+    if fmt == "jsonl" and "JSON" in text:
+        bad = _first_bad_json(path)
+        if bad is not None:
+            return FormatError(path, bad[0], "a JSON object", repr(bad[1]))
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return FormatError(path, None, "a readable file", first)
+
+
+def _open_text(path: str) -> IO[str]:
+    import gzip
+
+    if path.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+def _first_bad_json(path: str) -> tuple[int, str] | None:
+    """The first line of a JSONL file that is not a JSON object, and its start.
+
+    Only called when DuckDB has refused the file: its own line number is one past the
+    bad line (DuckDB 1.x), so the file is read again to name the line exactly.
+    """
+    import json
+
+    try:
+        with _open_text(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    return n, line.strip()[:40]
+                if not isinstance(obj, dict):
+                    return n, line.strip()[:40]
+    except OSError:
+        return None
+    return None
+
+
+def _csv_header(path: str, delim: str) -> list[str]:
+    """The header line's column names; DuckDB's sniffer is not trusted with it.
+
+    The sniffer takes a long row for the header or gives up on a ragged second line;
+    with the header read here, DuckDB reads the rest strictly and names the bad line.
+    """
+    import csv
+
+    try:
+        with _open_text(path) as f:
+            header = next(csv.reader(f, delimiter=delim), None)
+    except (OSError, csv.Error) as exc:
+        raise FormatError(path, 1, "a header line", str(exc)) from None
+    if not header:
+        raise InputError(f"{path}: empty file (no header)")
+    names = [h.removeprefix("\ufeff") if i == 0 else h for i, h in enumerate(header)]
+    twice = sorted({h for h in names if names.count(h) > 1})
+    if twice:
+        raise FormatError(path, 1, "distinct column names", f"{twice[0]!r} twice")
+    return names
 
 
 def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
@@ -103,9 +178,12 @@ def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
         table = f"{name}_t"
         if fmt in ("csv", "tsv"):
             delim = "," if fmt == "csv" else "\\t"
+            header = _csv_header(path, "," if fmt == "csv" else "\t")
+            columns = "{" + ", ".join(f"'{_sq(c)}': 'VARCHAR'" for c in header) + "}"
             con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_csv('{p}', "
-                        f"all_varchar = true, header = true, delim = E'{delim}', "
-                        f"quote = '\"', escape = '\"', null_padding = false)")
+                        f"columns = {columns}, auto_detect = false, header = true, "
+                        f"delim = E'{delim}', quote = '\"', escape = '\"', "
+                        f"null_padding = false)")  # strict by default: ragged rows fail
         else:
             src = f"read_json_objects('{p}', format = 'newline_delimited')"
             keys = [k for (k,) in con.execute(
@@ -119,7 +197,7 @@ def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
         con.execute(f"CREATE TEMP VIEW {name} AS SELECT *, rowid + {first} AS _row "
                     f"FROM {table}")
     except duckdb.Error as exc:
-        raise _open_error(path, exc) from None
+        raise _open_error(path, exc, fmt) from None
     return name
 
 

@@ -68,6 +68,7 @@ KIND_WORDS: dict[Kind, str] = {
 
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
                   "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT")
+_WIDE_INTEGERS = ("HUGEINT", "UBIGINT", "UHUGEINT")
 _FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
 
 
@@ -126,6 +127,8 @@ def convert_sql(field: Field, src: str, dtype: str) -> str | None:
             return None  # 1.0 vs 1: a float is never an id
         return f"CAST({src} AS VARCHAR)"
     if field.kind == "int":
+        if t in _WIDE_INTEGERS:  # past int64: NULL, reported as not an integer
+            return f"TRY_CAST({src} AS BIGINT)"
         if t in _INTEGER_TYPES:
             return f"CAST({src} AS BIGINT)"
         if t == "BOOLEAN":
@@ -133,7 +136,8 @@ def convert_sql(field: Field, src: str, dtype: str) -> str | None:
         num = f"TRY_CAST(trim({src}) AS DOUBLE)" if text else f"CAST({src} AS DOUBLE)"
         if not text and not (t in _FLOAT_TYPES or t.startswith("DECIMAL")):
             return None
-        exact = f"CASE WHEN {num} = trunc({num}) THEN CAST({num} AS BIGINT) END"
+        # TRY_CAST: a whole number past int64 (1e20) is NULL, reported as a bad value
+        exact = f"CASE WHEN {num} = trunc({num}) THEN TRY_CAST({num} AS BIGINT) END"
         if text and field.name == "clicked":
             return (f"CASE lower(trim({src})) WHEN 'true' THEN 1 WHEN 'false' THEN 0 "
                     f"ELSE {exact} END")
@@ -161,7 +165,7 @@ def needs_check(field: Field, dtype: str) -> bool:
     if field.kind in ("id", "text"):
         return False
     if field.kind == "int":
-        return t not in _INTEGER_TYPES and t != "BOOLEAN"
+        return t in _WIDE_INTEGERS or (t not in _INTEGER_TYPES and t != "BOOLEAN")
     if field.kind == "float":
         return t.startswith("VARCHAR") or t == "JSON"
     return t.startswith("VARCHAR") or t == "JSON"

@@ -52,6 +52,23 @@ def _grouped(head: list[str], rows: list[list[Cell]], groups: list[GroupStats],
     return [by, *head], [[g.group, *r] for g, r in zip(groups, rows, strict=True)]
 
 
+def tidy_table(tables: dict[str, Table], by: str | None) -> Table:
+    """Both tables as one, a value per row: ``section, [by,] rank, name, value``.
+
+    ``section`` is ``summary`` (``rank`` empty) or ``ctr_by_rank``; ``name`` is the
+    column of that table (``impressions``, ``ctr``...). One header, one parseable table.
+    """
+    keys = [by] if by is not None else []
+    out: list[list[Cell]] = []
+    for section, (head, rows) in tables.items():
+        fixed = len(keys) + (section == "ctr_by_rank")
+        for r in rows:
+            rank = r[len(keys)] if section == "ctr_by_rank" else None
+            out.extend([section, *r[:len(keys)], rank, name, value]
+                       for name, value in zip(head[fixed:], r[fixed:], strict=True))
+    return ["section", *keys, "rank", "name", "value"], out
+
+
 def _aligned(table: Table) -> str:
     head, rows = table
     cells = [head, *[[_text(x, "-") for x in r] for r in rows]]
@@ -71,6 +88,11 @@ def render(groups: list[GroupStats], by: str | None, fmt: str = "text") -> str:
         return json.dumps({name: [dict(zip(h, r, strict=True)) for r in rows]
                            for name, (h, rows) in tables.items()}, indent=2) + "\n"
     form = TABLE_FORMATS.lookup(fmt)
+    if fmt.lower() in ("tsv", "csv"):  # for programs: one table, not two in one file
+        head, rows = tidy_table(tables, by)
+        buf = io.StringIO()
+        form.write(head, rows, buf, "")
+        return buf.getvalue()
     out = []
     for head, rows in tables.values():
         buf = io.StringIO()

@@ -54,10 +54,15 @@ def stats(log: LogSource, by: str | None = None, *, progress: Progress | None = 
     group ``None``. Groups come sorted by name.
     """
     from relkit.metrics.core.errors import FormatError
+    from relkit.metrics.core.registry import did_you_mean
+    from relkit.metrics.online.fields import FIELDS
 
     if by is not None and by not in log.fields:
-        raise FormatError(log.path, None, f"a {by!r} field to group by (map one with "
-                          f"--map {by}=COLUMN)", f"fields {list(log.fields)}")
+        if by in FIELDS:  # a canonical field this log lacks: --map can supply it
+            raise FormatError(log.path, None, f"a {by!r} field to group by (map one with "
+                              f"--map {by}=COLUMN)", f"fields {list(log.fields)}")
+        raise FormatError("--by", None, f"a field of {log.path} "
+                          f"({', '.join(log.fields)})", f"{by!r}{did_you_mean(by, log.fields)}")
     con, v = log.con, log.view
     key = f"CAST({by} AS VARCHAR)" if by else "NULL::VARCHAR"
     steps, done = 3, 0
