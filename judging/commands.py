@@ -348,8 +348,13 @@ def assign(
     if assessors:
         s = store.assign(assessors, pool=pool, topics=topics, overlap=overlap,
                          ordering=order, seed=seed, gold=gold_pairs)  # type: ignore[arg-type]
-        _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} "
-             f"assessors ({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
+        if s.adaptive:
+            _say(f"relkit: {s.assignments} assignments, a quota of {s.items} judgments for "
+                 f"{s.assessors} assessors (adaptive pool: each document is picked as they "
+                 f"judge; {s.overlap_pairs} pairs judged twice)")
+        else:
+            _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} "
+                 f"assessors ({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
     if lead:
         from relkit.judging.adjudication import register_leads
 
