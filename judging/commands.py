@@ -539,6 +539,11 @@ def export_qrels(
         from relkit.judging.reports import QrelsRows
 
         read = read_labels(labels)
+        seen = [int(c) for c in read.table.classes]
+        if threshold is not None and threshold not in seen:
+            raise typer.BadParameter(f"{threshold} is not a label of "
+                                     f"{', '.join(map(str, labels))} "
+                                     f"({', '.join(map(str, seen))})", param_hint="--threshold")
         for note in read.notes:
             _say(f"relkit: {note}")
         agg = aggregate(read.table, method, **opts)
@@ -552,6 +557,11 @@ def export_qrels(
 
         store = _read(db)
         check_export(store, method, assessor)  # an assessor exports only their own grades
+        sc = store.scale()
+        if threshold is not None and threshold not in sc.values:
+            raise typer.BadParameter(f"{threshold} is not a grade of the {sc.name!r} scale "
+                                     f"({', '.join(map(str, sc.values))})",
+                                     param_hint="--threshold")
         if method not in METHODS:
             from relkit.judging.crowd.store import store_qrels
 

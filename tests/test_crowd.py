@@ -192,3 +192,17 @@ def test_export_and_agree_workers_on_the_store(tmp_path: Path) -> None:
     code, out, err = run_cli(["agree", "--workers", "--db", db, "--format", "json"])
     assert code == 0, err
     assert [w["worker"] for w in json.loads(out)["workers"]] == ["ann", "bob", "cy"]
+
+
+def test_export_qrels_refuses_a_threshold_beyond_the_labels(crowd_file: Path,
+                                                            tmp_path: Path) -> None:
+    """Tester: ``--threshold 5`` past every label wrote all zeros without a word."""
+    code, out, err = run_cli(["export", "qrels", "--method", "majority", "--labels",
+                              str(crowd_file), "--threshold", "5"])
+    assert code == 2 and out == ""
+    assert "--threshold" in err and "5" in err and len(err.strip().splitlines()) == 1
+    db = str(tmp_path / "p.db")
+    make_project(db).close()
+    code, out, err = run_cli(["export", "qrels", "--db", db, "--threshold", "9"])
+    assert code == 2 and out == ""
+    assert "--threshold" in err and "scale" in err and len(err.strip().splitlines()) == 1
