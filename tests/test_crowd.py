@@ -206,3 +206,16 @@ def test_export_qrels_refuses_a_threshold_beyond_the_labels(crowd_file: Path,
     code, out, err = run_cli(["export", "qrels", "--db", db, "--threshold", "9"])
     assert code == 2 and out == ""
     assert "--threshold" in err and "scale" in err and len(err.strip().splitlines()) == 1
+
+
+def test_agree_workers_markdown_escapes_the_bar_in_column_names(crowd_file: Path) -> None:
+    """Tester: the ``ds_p-2|-2`` header broke the Markdown table."""
+    code, out, err = run_cli(["agree", "--workers", "--format", "markdown", str(crowd_file)])
+    assert code == 0, err
+    head, rule, *body = out.splitlines()
+    assert "ds_p-2\\|-2" in head
+
+    def cells(line: str) -> int:  # unescaped bars delimit the cells
+        return line.replace("\\|", "").count("|") - 1
+
+    assert cells(head) == rule.count("|") - 1 == cells(body[0])
