@@ -219,3 +219,8 @@ def test_agree_workers_markdown_escapes_the_bar_in_column_names(crowd_file: Path
         return line.replace("\\|", "").count("|") - 1
 
     assert cells(head) == rule.count("|") - 1 == cells(body[0])
+
+
+def test_export_qrels_labels_a_directory_says_so(tmp_path: Path) -> None:
+    code, out, err = run_cli(["export", "qrels", "--method", "wawa", "--labels", str(tmp_path)])
+    assert code == 1 and out == "" and f"{tmp_path}: a directory" in err

@@ -357,3 +357,16 @@ def test_the_docs_table_is_fresh() -> None:
     done = subprocess.run([sys.executable, str(root / "docs" / "automatic_judges_table.py"),
                            "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_runs_without_a_judged_topic_name_the_grades(tmp_path: Path) -> None:
+    """Tester: the error named a literal '<qrels>' placeholder."""
+    nist, lenient, _ = _files(tmp_path)
+    runs = []
+    for name in ("x", "y"):
+        run = tmp_path / f"{name}.run"
+        run.write_text(f"999 Q0 a 1 1 {name}\n")
+        runs.append(str(run))
+    code, _, err = run_cli(["judges", str(lenient), "--qrels", str(nist), "--runs", *runs])
+    assert code == 1 and "<qrels>" not in err
+    assert "no topic has both run lines and judgments in the human grades" in err
