@@ -224,3 +224,12 @@ def test_agree_workers_markdown_escapes_the_bar_in_column_names(crowd_file: Path
 def test_export_qrels_labels_a_directory_says_so(tmp_path: Path) -> None:
     code, out, err = run_cli(["export", "qrels", "--method", "wawa", "--labels", str(tmp_path)])
     assert code == 1 and out == "" and f"{tmp_path}: a directory" in err
+
+
+def test_the_no_gold_note_does_not_read_as_pairs_dropped(crowd_file: Path) -> None:
+    """Tester: "pairs without a gold label skipped" read as if the qrels lost them."""
+    code, out, err = run_cli(["export", "qrels", "--method", "majority", "--labels",
+                              str(crowd_file)])
+    assert code == 0 and len(out.splitlines()) == 3
+    assert "skipped" not in err
+    assert "no gold label for 1 pairs (1 with gold -1): their labels are kept" in err
