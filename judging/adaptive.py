@@ -220,7 +220,7 @@ def assign(store: Database, s: Session, prow: PoolRow, definition: Definition,
             n_assign += 1
             n_items += n
         n_overlap += k
-    return AssignSummary(len(names), n_assign, n_items, n_overlap, 0)
+    return AssignSummary(len(names), n_assign, n_items, n_overlap, 0, adaptive=True)
 
 
 # -- the next document ------------------------------------------------------------------------

@@ -351,8 +351,13 @@ def assign(
     if assessors:
         s = store.assign(assessors, pool=pool, topics=topics, overlap=overlap,
                          ordering=order, seed=seed, gold=gold_pairs)  # type: ignore[arg-type]
-        _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} "
-             f"assessors ({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
+        if s.adaptive:
+            _say(f"relkit: {s.assignments} assignments, a quota of {s.items} judgments for "
+                 f"{s.assessors} assessors (adaptive pool: each document is picked as they "
+                 f"judge; {s.overlap_pairs} pairs judged twice)")
+        else:
+            _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} "
+                 f"assessors ({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
     if lead:
         from relkit.judging.adjudication import register_leads
 
@@ -543,6 +548,11 @@ def export_qrels(
         from relkit.judging.reports import QrelsRows
 
         read = read_labels(labels)
+        seen = [int(c) for c in read.table.classes]
+        if threshold is not None and threshold not in seen:
+            raise typer.BadParameter(f"{threshold} is not a label of "
+                                     f"{', '.join(map(str, labels))} "
+                                     f"({', '.join(map(str, seen))})", param_hint="--threshold")
         for note in read.notes:
             _say(f"relkit: {note}")
         agg = aggregate(read.table, method, **opts)
@@ -556,6 +566,11 @@ def export_qrels(
 
         store = _read(db)
         check_export(store, method, assessor)  # an assessor exports only their own grades
+        sc = store.scale()
+        if threshold is not None and threshold not in sc.values:
+            raise typer.BadParameter(f"{threshold} is not a grade of the {sc.name!r} scale "
+                                     f"({', '.join(map(str, sc.values))})",
+                                     param_hint="--threshold")
         if method not in METHODS:
             from relkit.judging.crowd.store import store_qrels
 

@@ -126,8 +126,9 @@ def read_long_table(path: str | Path) -> JudgmentLines:
     if gcol is not None:
         skipped = ", ".join(f"{len(v):,} with gold {k}" for k, v in sorted(no_gold.items()))
         out.notes.append(f"{p}: gold column read as assessor {GOLD!r}: {len(gold):,} pairs"
-                         + (f"; pairs without a gold label skipped: {skipped}" if skipped
-                            else ""))
+                         + (f"; no gold label for {sum(map(len, no_gold.values())):,} pairs "
+                            f"({skipped}): their labels are kept, only not compared with gold"
+                            if skipped else ""))
     return out
 
 

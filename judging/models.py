@@ -148,6 +148,9 @@ class AssignSummary:
     items: int
     overlap_pairs: int
     gold_items: int
+    # An adaptive pool: ``items`` are the quotas (judgments to make); the items
+    # themselves are created as the strategy picks them.
+    adaptive: bool = False
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,13 @@ def status(store: Store) -> Status:
             .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
             .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
             .group_by(TopicRow.key, AssessorRow.name)).all()
+        # An adaptive pool's assignment has a quota and only the items picked so
+        # far: its size is the quota (an assessor with nothing picked yet counts too).
+        quotas = s.execute(
+            select(TopicRow.key, AssessorRow.name, AssignmentRow.quota)
+            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
+            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
+            .where(AssignmentRow.quota.is_not(None))).all()  # type: ignore[union-attr]
         judged = s.execute(
             select(TopicRow.key, AssessorRow.name, JudgmentRow.status, JudgmentRow.grade,
                    JudgmentRow.dwell_ms, AssessorRow.kind)
@@ -113,7 +120,11 @@ def status(store: Store) -> Status:
     a_items: dict[str, int] = Counter()
     a_done: dict[str, int] = Counter()
     a_topics: dict[str, set[str]] = defaultdict(set)
-    for topic, name, n, done in items:
+    sized = {(topic, name): [n, int(done or 0)] for topic, name, n, done in items}
+    for topic, name, quota in quotas:
+        n_done = sized.setdefault((topic, name), [0, 0])
+        n_done[0] = max(n_done[0], int(quota))
+    for (topic, name), (n, done) in sized.items():
         t_items[topic] += n
         t_done[topic] += int(done or 0)
         t_people[topic].add(name)

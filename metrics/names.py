@@ -259,6 +259,12 @@ def _named(name: str) -> list[Measure] | None:
                 raise MeasureError(f"The 'rel' parameter of {fam.name} must be one int; "
                                    f"got {','.join(rels)!r}")
             level = int(value)
+    known = sorted([*fam.named.keys(), *(["rel"] if fam.named.rel else [])])
+    for p in parts:
+        key, sep, _ = p.partition("=")
+        if sep and key.strip() not in known:
+            raise MeasureError(f"unknown parameter {key.strip()!r} of {fam.named.head}; "
+                               f"known: {', '.join(known)}")
     if m["k"] is not None:
         if fam.named.cutoff is None:
             raise MeasureError(f"{fam.named.head} takes no cutoff; got {name!r}")

@@ -182,9 +182,12 @@ class AdaptivePool:
     def stopped(self, topic: str) -> str | None:
         """Why the stopping rule stopped ``topic`` (None: it has not, or there is no rule)."""
         st = self._topic(topic)
-        if st.stopped is None and st.pending is None and st.sample is not None \
-                and st.left is None:
-            self.next(topic)  # the target method decides on the next pick
+        if st.stopped is None and st.pending is None and st.sample is not None:
+            # The target method decides on the next pick: in the sample (it may end
+            # it) and in the review (documents the sample judged are skipped there,
+            # which may complete the targets). A replay of the history ends on a
+            # record, not a pick, so the verdict is only known after this one.
+            self.next(topic)
         return st.stopped
 
     def stopped_after(self, topic: str) -> int | None:

@@ -220,7 +220,8 @@ def reuse_cmd(
 ) -> None:
     """Leave-one-run-out (or group-out) reusability: score drop, rank drop, Kendall's tau.
 
-    Also says (stderr) the pool's estimated bias against a new system: the mean
+    Also gives (columns pool_bias, pool_bias_sd, p10_unjudged_share, the same on
+    every row; and a summary on stderr) the pool's estimated bias against a new system: the mean
     drop, to add to a non-contributing system's score (Webber & Park, SIGIR 2009),
     and for P@10 the share of a new run's unjudged top-10 documents estimated
     relevant, from what the left-out runs lost in precision and anti-precision
@@ -248,11 +249,15 @@ def reuse_cmd(
          f"of a non-contributing run's unjudged top-10 documents estimated relevant "
          f"(left-out runs lost P@10 {split.precision_lost:.4f}, anti-precision "
          f"{split.anti_precision_lost:.4f}); its P@10 + {split.share:.4f} x unjudged@10")
+    # The two estimates are the pool's, not a row's: repeated on every row so they are
+    # in the data in every format (stderr alone loses them to --quiet and to JSON).
     write_table(["left_out", "run", "removed", "removed_relevant", "full", "left_out_score",
-                 "drop", "rank_full", "rank_left_out", "rank_drop", "tau"],
+                 "drop", "rank_full", "rank_left_out", "rank_drop", "tau", "pool_bias",
+                 "pool_bias_sd", "p10_unjudged_share"],
                 [[r.name, r.run, r.removed, r.removed_relevant, float(r.full),
                   float(r.left_out), float(r.drop), r.rank_full, r.rank_left_out, r.rank_drop,
-                  None if r.tau is None else float(r.tau)] for r in rows], fmt, output)
+                  None if r.tau is None else float(r.tau), float(bias.adjustment),
+                  float(bias.stdev), float(split.share)] for r in rows], fmt, output)
 
 
 def _check_measure(name: str) -> None:

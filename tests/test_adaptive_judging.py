@@ -367,3 +367,37 @@ def test_migration_0004_round_trips_with_data(db_url: str) -> None:
         diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}),
                                 SQLModel.metadata)
     assert diff == []
+
+
+def test_assign_reports_quotas_and_status_lists_the_assessor(tmp_path: Path) -> None:
+    """Tester: ``assign`` on an adaptive pool said "N items" though no item exists yet
+    (they are picked as the assessor judges), and ``status`` left the assessor out."""
+    paths = []
+    for name, text in run_texts().items():
+        p = tmp_path / f"{name}.txt"
+        p.write_text(text)
+        paths.append(str(p))
+    (tmp_path / "topics.tsv").write_text("".join(f"{t}\ttopic {t}\n" for t in TOPICS))
+    (tmp_path / "docs.jsonl").write_text("".join(
+        json.dumps({"_id": d, "title": d, "text": f"Text of {d}."}) + "\n" for d in DOCS))
+    db = str(tmp_path / "p.db")
+    assert run_cli(["init", "--topics", str(tmp_path / "topics.tsv"), "--docs",
+                    str(tmp_path / "docs.jsonl"), "--db", db])[0] == 0
+    code, _, err = run_cli(["pool", *paths, "--strategy", "bandit", "--depth", "10",
+                            "--budget", "6", "--into", db])
+    assert code == 0, err
+    code, _, err = run_cli(["assign", "ann", "--db", db])
+    assert code == 0, err
+    n = len(TOPICS)
+    assert f"{n} assignments, a quota of {6 * n} judgments for 1 assessors" in err
+    assert "items" not in err.splitlines()[0]
+    code, out, err = run_cli(["status", "--db", db, "--format", "json"])
+    assert code == 0, err
+    (ann,) = json.loads(out)["assessors"]
+    assert (ann["assessor"], ann["topics"], ann["items"], ann["done"], ann["pending"]) == \
+        ("ann", n, 6 * n, 0, 6 * n)
+    store = Store.open(db)
+    judge_all(store, "ann", TOPICS[0], stop=2)
+    code, out, err = run_cli(["status", "--db", db, "--format", "json"])
+    (ann,) = json.loads(out)["assessors"]
+    assert (ann["items"], ann["done"], ann["pending"]) == (6 * n, 2, 6 * n - 2)

@@ -176,3 +176,13 @@ def test_gold_pairs_from_the_database(tmp_path: Path) -> None:
     alice = next(p for p in d["graded"]["gold"] if p["a"] == "alice")
     ref = cohen_kappa_score([2, 0, 3, 1, 2], list(gold.values()), labels=[0, 1, 2, 3])
     assert alice["stats"]["cohen_kappa"]["value"] == pytest.approx(ref)
+
+
+def test_agree_header_names_the_interval_kind(tmp_path: Path) -> None:
+    """Tester: the text header said "95% intervals" whatever --interval chose."""
+    files = _files(tmp_path)
+    code, out, err = run_cli(["agree", *files, "--scale", "trec-dl", "--interval", "t"])
+    assert code == 0, err
+    assert "95% intervals (analytic: t(n - 1))" in out
+    code, out, err = run_cli(["agree", *files, "--scale", "trec-dl"])
+    assert "95% intervals (analytic: normal)" in out

@@ -192,3 +192,44 @@ def test_export_and_agree_workers_on_the_store(tmp_path: Path) -> None:
     code, out, err = run_cli(["agree", "--workers", "--db", db, "--format", "json"])
     assert code == 0, err
     assert [w["worker"] for w in json.loads(out)["workers"]] == ["ann", "bob", "cy"]
+
+
+def test_export_qrels_refuses_a_threshold_beyond_the_labels(crowd_file: Path,
+                                                            tmp_path: Path) -> None:
+    """Tester: ``--threshold 5`` past every label wrote all zeros without a word."""
+    code, out, err = run_cli(["export", "qrels", "--method", "majority", "--labels",
+                              str(crowd_file), "--threshold", "5"])
+    assert code == 2 and out == ""
+    assert "--threshold" in err and "5" in err and len(err.strip().splitlines()) == 1
+    db = str(tmp_path / "p.db")
+    make_project(db).close()
+    code, out, err = run_cli(["export", "qrels", "--db", db, "--threshold", "9"])
+    assert code == 2 and out == ""
+    assert "--threshold" in err and "scale" in err and len(err.strip().splitlines()) == 1
+
+
+def test_agree_workers_markdown_escapes_the_bar_in_column_names(crowd_file: Path) -> None:
+    """Tester: the ``ds_p-2|-2`` header broke the Markdown table."""
+    code, out, err = run_cli(["agree", "--workers", "--format", "markdown", str(crowd_file)])
+    assert code == 0, err
+    head, rule, *body = out.splitlines()
+    assert "ds_p-2\\|-2" in head
+
+    def cells(line: str) -> int:  # unescaped bars delimit the cells
+        return line.replace("\\|", "").count("|") - 1
+
+    assert cells(head) == rule.count("|") - 1 == cells(body[0])
+
+
+def test_export_qrels_labels_a_directory_says_so(tmp_path: Path) -> None:
+    code, out, err = run_cli(["export", "qrels", "--method", "wawa", "--labels", str(tmp_path)])
+    assert code == 1 and out == "" and f"{tmp_path}: a directory" in err
+
+
+def test_the_no_gold_note_does_not_read_as_pairs_dropped(crowd_file: Path) -> None:
+    """Tester: "pairs without a gold label skipped" read as if the qrels lost them."""
+    code, out, err = run_cli(["export", "qrels", "--method", "majority", "--labels",
+                              str(crowd_file)])
+    assert code == 0 and len(out.splitlines()) == 3
+    assert "skipped" not in err
+    assert "no gold label for 1 pairs (1 with gold -1): their labels are kept" in err

@@ -141,6 +141,24 @@ def test_a_pair_twice_names_both_lines(tmp_path: Path) -> None:
     assert code == 1 and f"{twice}:2" in err and f"{twice}:1" in err
 
 
+def test_two_files_naming_the_same_judge(tmp_path: Path) -> None:
+    """Tester: u1.qrels and d2/u1.qrels read as one judge grading pairs twice."""
+    nist, lenient, _ = _files(tmp_path)
+    (tmp_path / "d2").mkdir()
+    other = tmp_path / "d2" / lenient.name
+    other.write_text(lenient.read_text())
+    code, out, err = run_cli(["judges", str(lenient), str(other), "--qrels", str(nist)])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{lenient} and {other} name the same judge {lenient.stem!r}" in err
+
+
+def test_measure_is_checked_without_runs(tmp_path: Path) -> None:
+    nist, lenient, _ = _files(tmp_path)
+    code, out, err = run_cli(["judges", str(lenient), "--qrels", str(nist),
+                              "--measure", "nDGC@10"])
+    assert code == 2 and out == "" and "--measure" in err and "nDGC@10" in err
+
+
 # -- the store ---------------------------------------------------------------------------------
 def _store(tmp_path: Path) -> str:
     from store_helpers import make_project
@@ -186,10 +204,13 @@ def test_store_refusals(tmp_path: Path) -> None:
     code, _, err = run_cli(["judges", "--db", db])
     assert code == 1 and err.count("\n") == 1 and "no human grades in this database" in err
     db = _store(tmp_path)
+    # Tester: option values the command cannot take are usage errors (exit 2).
     code, _, err = run_cli(["judges", "--db", db, "--judge", "ann"])
-    assert code == 1 and "--judge ann: not an automatic assessor" in err
+    assert code == 2 and "--judge" in err and "ann: not an automatic assessor" in err
     code, _, err = run_cli(["judges", "--db", db, "--human", "gpt"])
-    assert code == 1 and "--human gpt: not a human assessor" in err
+    assert code == 2 and "--human" in err and "gpt: not a human assessor" in err
+    code, _, err = run_cli(["judges", "--db", db, "--threshold", "9"])
+    assert code == 2 and "--threshold" in err and err.count("\n") == 1
 
 
 # -- ranking systems ---------------------------------------------------------------------------
@@ -336,3 +357,16 @@ def test_the_docs_table_is_fresh() -> None:
     done = subprocess.run([sys.executable, str(root / "docs" / "automatic_judges_table.py"),
                            "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_runs_without_a_judged_topic_name_the_grades(tmp_path: Path) -> None:
+    """Tester: the error named a literal '<qrels>' placeholder."""
+    nist, lenient, _ = _files(tmp_path)
+    runs = []
+    for name in ("x", "y"):
+        run = tmp_path / f"{name}.run"
+        run.write_text(f"999 Q0 a 1 1 {name}\n")
+        runs.append(str(run))
+    code, _, err = run_cli(["judges", str(lenient), "--qrels", str(nist), "--runs", *runs])
+    assert code == 1 and "<qrels>" not in err
+    assert "no topic has both run lines and judgments in the human grades" in err

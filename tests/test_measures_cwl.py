@@ -113,13 +113,13 @@ def test_names_and_bad_parameters() -> None:
     assert str(parse_measure("rbp_cwl.p=0.9(rel=2)")[0]) == "RBP(p=0.9,rel=2)"
     with pytest.raises(MeasureError, match=r"The 'T' parameter of inst must be a number > 0"):
         parse_measure("INST(T=0)")
-    with pytest.raises(MeasureError, match=r"The 'pair' parameter of insq must be key=value"):
+    with pytest.raises(MeasureError, match=r"unknown parameter 'q' of INSQ; known: T, "):
         parse_measure("INSQ(q=1)")
     with pytest.raises(MeasureError, match=r"max_rel \(1\) must be greater than min_rel \(1\)"):
         Evaluator({"1": {"a": 1}}, ["INST(min_rel=1,max_rel=1)"]).compute({"1": {"a": 1.0}})
     with pytest.raises(MeasureError, match="INST takes no relevance level"):
         parse_measure("inst(rel=2)")
-    with pytest.raises(MeasureError, match=r"The 'pair' parameter of inst must be"):
+    with pytest.raises(MeasureError, match=r"unknown parameter 'rel' of INST; known: T, "):
         parse_measure("INST(rel=2)")
     with pytest.raises(MeasureError, match="INST takes no cutoff"):
         parse_measure("INST@10")
@@ -212,3 +212,10 @@ def test_cranfield_residuals_equal_cwl_eval() -> None:
 @given(collections())
 def test_generated_residuals_equal_cwl_eval(case: tuple[QrelsDict, RunDict]) -> None:
     _residuals(*case)
+
+
+def test_an_unknown_parameter_is_named_with_the_known_ones() -> None:
+    """Tester: 'RBP(q=0.8)' blamed a 'pair' parameter that does not exist."""
+    with pytest.raises(MeasureError) as e:
+        parse_measure("RBP(q=0.8)")
+    assert str(e.value) == "unknown parameter 'q' of RBP; known: p, rel, residual"

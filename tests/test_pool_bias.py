@@ -49,3 +49,21 @@ def test_pool_reuse_says_the_bias(tmp_path: Path) -> None:
     assert code == 0, err
     assert "estimated pool bias against a new system (Webber & Park 2009): map +0.1667 " \
            "(mean leave-out drop over 2 runs, sd 0.0000)" in err
+
+
+def test_pool_reuse_puts_the_bias_in_the_data(tmp_path: Path) -> None:
+    """Tester: the estimates went to stderr only, missing from the data and from JSON."""
+    import json
+
+    for name, text in (("x", X), ("y", Y), ("qrels", QRELS)):
+        (tmp_path / f"{name}.txt").write_text(text)
+    code, out, err = run_cli(["pool-reuse", str(tmp_path / "qrels.txt"),
+                              str(tmp_path / "x.txt"), str(tmp_path / "y.txt"), "--depth",
+                              "10", "--format", "json"])
+    assert code == 0, err
+    rows = json.loads(out)
+    assert len(rows) == 2
+    for r in rows:
+        assert r["pool_bias"] == pytest.approx(0.16666, abs=1e-4) and r["pool_bias_sd"] == 0
+        assert r["pool_bias"] == pytest.approx(sum(x["drop"] for x in rows) / 2)
+        assert 0 <= r["p10_unjudged_share"] <= 1

@@ -270,3 +270,18 @@ def test_simulate_with_a_stopping_rule() -> None:
     assert by[("depth", 800)] == {(r.label, r.budget): r for r in free.rows}[("depth", 800)]
     code, _, err = run_cli(["pool-simulate", "-", "--stop", "nope", "x.txt"])
     assert code == 2 and "--stop" in err
+
+
+def test_a_replayed_target_pool_knows_it_stopped_without_another_pick() -> None:
+    """Tester: ``relkit status`` (a fresh replay of the history) listed only some
+    stopped topics. A pool that replays the judgments knows the verdict the pool that
+    took them reached, also when the rule stops on the review's next pick."""
+    cands, grades = synthetic(n_topics=1, n_docs=500, n_rel=40, n_runs=5, seed=2)
+    for size in (1, 3, 5):
+        a = AdaptivePool("bandit", cands, {"policy": "thompson"}, seed=9, stop=f"target:{size}")
+        seq = a.run("q0", grades["q0"].__getitem__, 10_000)
+        assert a.stopped("q0") is not None
+        b = AdaptivePool("bandit", cands, {"policy": "thompson"}, seed=9, stop=f"target:{size}")
+        b.resume(seq)
+        assert b.stopped("q0") == a.stopped("q0")
+        assert b.stopped_after("q0") == a.stopped_after("q0") == len(seq)

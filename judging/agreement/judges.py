@@ -135,8 +135,8 @@ def agreement(name: str, human: Grades, judge: Grades, scale: RelevanceScale,
         len(set(judge) - set(human)))
 
 
-def _per_topic(grades: Grades, runs: Mapping[str, Run], measure: str, level: int
-               ) -> dict[str, dict[str, float]]:
+def _per_topic(grades: Grades, runs: Mapping[str, Run], measure: str, level: int,
+               source: str) -> dict[str, dict[str, float]]:
     """run -> topic -> value of ``measure`` under ``grades`` (a topic a run missed: 0)."""
     import pandas as pd
 
@@ -146,7 +146,8 @@ def _per_topic(grades: Grades, runs: Mapping[str, Run], measure: str, level: int
     keys = list(grades)
     frame = pd.DataFrame({"query_id": [t for t, _ in keys], "doc_id": [d for _, d in keys],
                           "relevance": [grades[p] for p in keys]})
-    ev = Evaluator(Qrels.from_frame(frame, "<qrels>"), [measure], level=level)
+    # ``source`` names the grades in errors ("... judgments in the human grades").
+    ev = Evaluator(Qrels.from_frame(frame, source), [measure], level=level)
     out = {}
     for name, run in runs.items():
         res = ev.compute(run)
@@ -171,13 +172,13 @@ def ranking_effect(human: Grades, judges: Mapping[str, Grades], runs: Mapping[st
     if len(runs) < 2:
         raise AgreementError("ranking systems needs two or more runs (--runs)")
     systems = sorted(runs)
-    base = _per_topic(human, runs, measure, level)
+    base = _per_topic(human, runs, measure, level, "the human grades")
     human_topics = {t for t, _ in human}
     out: dict[str, RankingEffect] = {}
     human_means = {s: float(np.mean([base[s].get(t, 0.0) for t in sorted(human_topics)]))
                    for s in systems}
     for name, grades in judges.items():
-        per = _per_topic(grades, runs, measure, level)
+        per = _per_topic(grades, runs, measure, level, f"judge {name!r}'s grades")
         topics = sorted(human_topics & {t for t, _ in grades})
         xh, xj = (np.array([[p[s].get(t, 0.0) for t in topics] for s in systems])
                   for p in (base, per))

@@ -92,11 +92,10 @@ def judges(
     for p in [*(files or []), *([qrels] if qrels else []), *(runs or [])]:
         if not p.is_file():
             raise AgreementError(f"{p}: no such file")
-    if runs:
-        from relkit.metrics.evaluator import resolve
+    from relkit.metrics.evaluator import resolve
 
-        with option_value("--measure"):
-            resolve([measure])
+    with option_value("--measure"):  # also without --runs: a typo is never silent
+        resolve([measure])
     if output is not None:
         from relkit.metrics.core.errors import check_output
 
@@ -114,8 +113,8 @@ def judges(
     else:
         truth, machines, sc = _from_store(db, human, judge or [], declared)
     if threshold is not None and threshold not in sc:
-        raise AgreementError(f"--threshold {threshold} is not a grade of the {sc.name!r} scale "
-                             f"({', '.join(map(str, sc.values))})")
+        raise typer.BadParameter(f"{threshold} is not a grade of the {sc.name!r} scale "
+                                 f"({', '.join(map(str, sc.values))})", param_hint="--threshold")
     loaded = None
     if runs:
         from relkit.metrics.data import Run
@@ -144,6 +143,24 @@ def _check_scale(grades: dict[Pair, int], where: dict[Pair, str], sc: RelevanceS
                                  f"({', '.join(map(str, sc.values))})")
 
 
+def _check_judge_names(files: list[Path], lines: list[Any]) -> None:
+    """Two qrels files whose stems name the same judge: refused before their grades
+    read as one judge grading a pair twice."""
+    named: dict[str, set[str]] = {}
+    for r in lines:
+        named.setdefault(str(r.source), set()).add(r.assessor)
+    by_judge: dict[str, str] = {}
+    for p in files:
+        who = named.get(str(p), set())
+        if who != {p.stem}:
+            continue  # a long CSV/TSV names its assessors in a column
+        if p.stem in by_judge:
+            raise typer.BadParameter(f"{by_judge[p.stem]} and {p} name the same judge "
+                                     f"{p.stem!r} (a qrels file's stem names its judge): "
+                                     "rename one", param_hint="FILES")
+        by_judge[p.stem] = str(p)
+
+
 def _from_files(qrels: Path, files: list[Path], declared: RelevanceScale | None,
                 threshold: int | None, drop: bool
                 ) -> tuple[Any, dict[str, Any], RelevanceScale]:
@@ -157,6 +174,7 @@ def _from_files(qrels: Path, files: list[Path], declared: RelevanceScale | None,
     if not truth:
         raise AgreementError(f"{qrels}: no graded pairs in it")
     lines = [r for r in read_judgment_files(files) if r.grade >= 0]
+    _check_judge_names(files, lines)
     where = {(r.topic, r.doc): f"{r.source}:{r.line}" for r in human_lines}
     sc = declared
     if sc is None:
@@ -207,12 +225,13 @@ def _from_store(db: str | None, human: str | None, only: list[str],
                                  "automatic`")
         for n in only:
             if n not in machines_known:
-                raise AgreementError(f"--judge {n}: not an automatic assessor here; they are "
-                                     f"{', '.join(machines_known)}")
+                raise typer.BadParameter(f"{n}: not an automatic assessor here; they are "
+                                         f"{', '.join(machines_known)}", param_hint="--judge")
         if human is not None and kinds.get(human) != "human":
             humans = sorted(n for n, k in kinds.items() if k == "human")
-            raise AgreementError(f"--human {human}: not a human assessor here"
-                                 + (f"; they are {', '.join(humans)}" if humans else ""))
+            raise typer.BadParameter(f"{human}: not a human assessor here"
+                                     + (f"; they are {', '.join(humans)}" if humans else ""),
+                                     param_hint="--human")
         rows = (export_qrels(store, "assessor", assessor=human, unjudged=False)
                 if human is not None else export_qrels(store, "adjudicated", unjudged=False))
         sc = declared or store.scale()

@@ -146,6 +146,7 @@ def head(a: Analysis) -> list[str]:
             f"{a.judgments:,} judgments, {a.topics} topics",
             f"Scale {a.scale!r} (grades {' '.join(map(str, a.graded.grades))}), binarised at "
             f"grade >= {a.threshold}" + (f"; gold: {a.gold!r}" if a.gold else ""),
-            f"{o.level:.0%} intervals; bootstrap: {o.replicates} replicates over items, "
+            f"{o.level:.0%} intervals (analytic: {'t(n - 1)' if o.interval == 't' else 'normal'}"
+            f"); bootstrap: {o.replicates} replicates over items, "
             f"seed {o.seed}. Landis & Koch bands are labels, not tests."
             ] + [f"Note: {n}" for n in a.notes]

@@ -33,6 +33,8 @@ class LabelFiles:
 def read_labels(paths: Sequence[str | Path]) -> LabelFiles:
     """Read label files into a :class:`LabelTable` (gold columns apart)."""
     for p in paths:
+        if Path(p).is_dir():
+            raise CrowdError(f"{p}: a directory, not a label file")
         if not Path(p).is_file():
             raise CrowdError(f"{p}: no such file")
     lines = read_judgment_files(paths)
@@ -52,6 +54,8 @@ def read_gold_qrels(path: str | Path) -> dict[tuple[str, str], int]:
     """Gold grades from a qrels file; negative grades (no gold label) are left out."""
     from relkit.judging.judgment_files import read_qrels_file
 
+    if Path(path).is_dir():
+        raise CrowdError(f"{path}: a directory, not a qrels file")
     if not Path(path).is_file():
         raise CrowdError(f"{path}: no such file")
     return {(x.topic, x.doc): x.grade for x in read_qrels_file(path) if x.grade >= 0}

@@ -105,8 +105,10 @@ def render(report: WorkerReport, fmt: str) -> str:
     if fmt == "tsv":
         return "\n".join("\t".join(r) for r in [head, *body]) + "\n"
     if fmt == "markdown":
-        return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-                         + ["| " + " | ".join(r) + " |" for r in body]) + "\n"
+        def md(cells: list[str]) -> str:  # a '|' in a cell (ds_p-2|-2) is escaped
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+        return "\n".join([md(head), "|" + "---|" * len(head)] + [md(r) for r in body]) + "\n"
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     lines = [f"Workers against gold ({report.gold_items:,} gold items) and against the "
              f"{report.method} aggregate; ds_pC|C: Dawid-Skene's P(says C | true C)", ""]
