@@ -1,0 +1,122 @@
+"""The dynamic Bayesian network click model (DBN), fitted by EM with forward-backward.
+
+Chuklin, Markov & de Rijke (2015), section 3.8 (model) and section 4.2 (EM). The
+forward-backward recursions run over ranks (a loop of ``max_rank`` steps), each step a
+vector operation over all sessions at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
+from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
+
+
+def dbn_probabilities(alpha: FloatArray, sigma: FloatArray, gamma: float, shown: BoolArray,
+                      click: BoolArray) -> tuple[FloatArray, FloatArray]:
+    """(conditional, marginal) click probabilities of the DBN (``gamma = 1``: SDBN).
+
+    ``alpha``, ``sigma``: the pair's parameters at each (session, rank). Ranks with no
+    result are skipped (the user passes over them).
+    """
+    n, r_max = alpha.shape
+    cond = np.zeros((n, r_max))
+    marg = np.zeros((n, r_max))
+    e = np.ones(n)   # P(E_r = 1 | C_<r)
+    m = np.ones(n)   # P(E_r = 1)
+    for r in range(r_max):
+        a, s, sh, c = alpha[:, r], sigma[:, r], shown[:, r], click[:, r]
+        cond[:, r] = e * a
+        marg[:, r] = m * a
+        with np.errstate(invalid="ignore", divide="ignore"):
+            after_skip = np.where(1 - e * a > 0, e * (1 - a) * gamma / (1 - e * a), 0.0)
+        e = np.where(sh, np.where(c, gamma * (1 - s), after_skip), e)
+        m = np.where(sh, m * gamma * (1 - a * s), m)
+    return cond, marg
+
+
+class DBN(ClickModel):
+    r"""Dynamic Bayesian network model (DBN, section 3.8), EM estimates (section 4.2).
+
+    .. math::
+        C_r = 1 \Leftrightarrow E_r = 1 \wedge A_r = 1, \quad
+        P(A_r = 1) = \alpha_{uq}, \quad P(S_r = 1 \mid C_r = 1) = \sigma_{uq}, \quad
+        S_r = 0 \text{ if } C_r = 0, \\
+        E_1 = 1, \quad P(E_{r+1} = 1 \mid E_r = 1, S_r = 0) = \gamma, \quad
+        E_{r+1} = 0 \text{ if } E_r = 0 \vee S_r = 1
+
+    EM: the E-step computes, by forward-backward over the examination chain ``E``, the
+    posteriors ``P(A_r = 1 | C)``, ``P(S_r = 1 | C)`` (clicked ranks) and the expected
+    continuations ``P(E_r = 1, S_r = 0, E_{r+1} = e | C)``; the M-step sets each
+    parameter to its expected successes over expected trials. Exact EM: the
+    log-likelihood (:attr:`trace`) never decreases.
+    """
+
+    name = "dbn"
+    per_pair = ("alpha", "sigma")
+
+    def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
+        n_p = data.n_pairs
+        alpha = rng.uniform(0.4, 0.6, n_p)
+        sigma = rng.uniform(0.4, 0.6, n_p)
+        gamma = float(rng.uniform(0.4, 0.6))
+        # Rank-major (ranks x sessions) so each rank's step reads contiguous memory.
+        pt = np.ascontiguousarray(data.pair.T)
+        ct = np.ascontiguousarray((data.click & data.shown).T)
+        st = np.ascontiguousarray(data.shown.T)
+        r_max, n = pt.shape
+        # A transition r -> r+1 is observed only when a result is shown further down.
+        later = np.zeros_like(st)
+        later[:-1] = np.flip(np.logical_or.accumulate(np.flip(st[1:], 0), 0), 0)
+        pz = np.where(st, pt, 0)
+        n_pair = np.bincount(pt[st], minlength=n_p).astype(np.float64)
+        n_click = np.bincount(pt[ct], minlength=n_p).astype(np.float64)
+        self.trace = []
+        for _ in range(iterations):
+            a, s = alpha[pz], sigma[pz]
+            em1 = np.where(st, np.where(ct, a, 1 - a), 1.0)
+            em0 = np.where(st & ct, 0.0, 1.0)
+            keep = np.where(st & ct, 1 - s, 1.0)          # P(S_r = 0 | E_r, C_r)
+            t = np.where(st & later, gamma * keep, np.where(st, 0.0, 1.0))
+            t = np.where(st & ~later, keep, t)            # no transition to score
+            f1 = np.empty((r_max + 1, n))
+            f0 = np.empty((r_max + 1, n))
+            f1[0], f0[0] = 1.0, 0.0
+            for r in range(r_max):
+                f1[r + 1] = f1[r] * em1[r] * t[r]
+                f0[r + 1] = f0[r] * em0[r] + f1[r] * em1[r] * (1 - t[r])
+            b1 = np.empty((r_max + 1, n))
+            b0 = np.empty((r_max + 1, n))
+            b1[r_max], b0[r_max] = 1.0, 1.0
+            for r in range(r_max - 1, -1, -1):
+                b0[r] = em0[r] * b0[r + 1]
+                b1[r] = em1[r] * (t[r] * b1[r + 1] + (1 - t[r]) * b0[r + 1])
+            like = b1[0]
+            self.trace.append(float(np.log(like).sum()))
+            inv = 1.0 / like
+            # attractiveness: clicked -> 1; not clicked -> P(E_r = 0 | C) * alpha
+            post_a = np.where(ct, 1.0, f0[:-1] * b0[:-1] * inv * a)
+            # satisfaction at a click: the chain stops (E_{r+1} = 0) because S_r = 1
+            post_s = f1[:-1] * a * s * b0[1:] * inv
+            # continuation: P(E_r=1, S_r=0, E_{r+1}=e | C)
+            base = f1[:-1] * em1 * keep * inv
+            go = base * gamma * b1[1:]
+            stop = base * (1 - gamma) * b0[1:]
+            trans = st & later
+            alpha = np.where(n_pair > 0, np.bincount(pt[st], post_a[st], n_p)
+                             / np.maximum(n_pair, 1), alpha)
+            sigma = np.where(n_click > 0, np.bincount(pt[ct], post_s[ct], n_p)
+                             / np.maximum(n_click, 1), sigma)
+            den = float((go + stop)[trans].sum())
+            gamma = float(go[trans].sum() / den) if den > 0 else gamma
+        self.params = {"alpha": alpha, "sigma": sigma, "gamma": np.array([gamma])}
+        if iterations:
+            cond, _ = self.probabilities(data.pair, data.click)
+            from relkit.metrics.online.clickmodels.base import session_log_likelihood
+
+            self.trace.append(session_log_likelihood(cond, data.click, data.shown))
+
+    def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
+        return dbn_probabilities(self.pp("alpha", pair), self.pp("sigma", pair),
+                                 float(self.params["gamma"][0]), pair >= 0, click)
