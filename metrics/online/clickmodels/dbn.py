@@ -61,17 +61,23 @@ class DBN(ClickModel):
         alpha = rng.uniform(0.4, 0.6, n_p)
         sigma = rng.uniform(0.4, 0.6, n_p)
         gamma = float(rng.uniform(0.4, 0.6))
+        # Identical sessions (same page, same clicks) have the same posteriors: EM runs
+        # over the distinct ones, weighted by their counts.
+        rows = np.where(data.shown, data.pair * 2 + (data.click & data.shown), -1)
+        uniq, weight = np.unique(rows, axis=0, return_counts=True)
+        w = weight.astype(np.float64)
         # Rank-major (ranks x sessions) so each rank's step reads contiguous memory.
-        pt = np.ascontiguousarray(data.pair.T)
-        ct = np.ascontiguousarray((data.click & data.shown).T)
-        st = np.ascontiguousarray(data.shown.T)
+        pt = np.ascontiguousarray((uniq // 2).T)
+        ct = np.ascontiguousarray(((uniq >= 0) & (uniq % 2 == 1)).T)
+        st = np.ascontiguousarray((uniq >= 0).T)
         r_max, n = pt.shape
         # A transition r -> r+1 is observed only when a result is shown further down.
         later = np.zeros_like(st)
         later[:-1] = np.flip(np.logical_or.accumulate(np.flip(st[1:], 0), 0), 0)
         pz = np.where(st, pt, 0)
-        n_pair = np.bincount(pt[st], minlength=n_p).astype(np.float64)
-        n_click = np.bincount(pt[ct], minlength=n_p).astype(np.float64)
+        wt = np.broadcast_to(w[None, :], pt.shape)
+        n_pair = np.bincount(pt[st], wt[st], minlength=n_p)
+        n_click = np.bincount(pt[ct], wt[ct], minlength=n_p)
         self.trace = []
         for _ in range(iterations):
             a, s = alpha[pz], sigma[pz]
@@ -93,10 +99,10 @@ class DBN(ClickModel):
                 b0[r] = em0[r] * b0[r + 1]
                 b1[r] = em1[r] * (t[r] * b1[r + 1] + (1 - t[r]) * b0[r + 1])
             like = b1[0]
-            self.trace.append(float(np.log(like).sum()))
-            inv = 1.0 / like
+            self.trace.append(float(np.log(like) @ w))
+            inv = w / like
             # attractiveness: clicked -> 1; not clicked -> P(E_r = 0 | C) * alpha
-            post_a = np.where(ct, 1.0, f0[:-1] * b0[:-1] * inv * a)
+            post_a = np.where(ct, wt, f0[:-1] * b0[:-1] * inv * a)
             # satisfaction at a click: the chain stops (E_{r+1} = 0) because S_r = 1
             post_s = f1[:-1] * a * s * b0[1:] * inv
             # continuation: P(E_r=1, S_r=0, E_{r+1}=e | C)
@@ -108,7 +114,7 @@ class DBN(ClickModel):
                              / np.maximum(n_pair, 1), alpha)
             sigma = np.where(n_click > 0, np.bincount(pt[ct], post_s[ct], n_p)
                              / np.maximum(n_click, 1), sigma)
-            den = float((go + stop)[trans].sum())
+            den = float((go + stop)[trans].sum())  # go, stop carry the weights
             gamma = float(go[trans].sum() / den) if den > 0 else gamma
         self.params = {"alpha": alpha, "sigma": sigma, "gamma": np.array([gamma])}
         if iterations:

@@ -34,19 +34,27 @@ def _em(pair: IntArray, exam: IntArray, click: BoolArray, n_pairs: int, n_exam: 
     """
     alpha = rng.uniform(0.4, 0.6, n_pairs)
     gamma = rng.uniform(0.4, 0.6, n_exam)
-    n_a = np.bincount(pair, minlength=n_pairs).astype(np.float64)
-    n_g = np.bincount(exam, minlength=n_exam).astype(np.float64)
+    # The posteriors depend on (pair, exam, click) only: EM runs over the distinct cells,
+    # weighted by how often each occurs (one sort, then the iterations are cheap).
+    key = (pair * n_exam + exam) * 2 + click
+    cells, weight = np.unique(key, return_counts=True)
+    w = weight.astype(np.float64)
+    clicked = (cells % 2).astype(bool)
+    pair, exam = cells // (2 * n_exam), (cells // 2) % n_exam
+    n_a = np.bincount(pair, w, minlength=n_pairs)
+    n_g = np.bincount(exam, w, minlength=n_exam)
+    wc = w[clicked]
     trace = []
     for _ in range(iterations + 1):
         a, g = alpha[pair], gamma[exam]
         ag = a * g
-        trace.append(float(np.where(click, np.log(np.maximum(ag, 1e-300)),
-                                    np.log(np.maximum(1 - ag, 1e-300))).sum()))
+        trace.append(float(np.log(np.maximum(ag[clicked], 1e-300)) @ wc
+                           + np.log(np.maximum(1 - ag[~clicked], 1e-300)) @ w[~clicked]))
         if len(trace) > iterations:
             break
-        inv = 1.0 / np.maximum(1 - ag, 1e-300)
-        post_a = np.where(click, 1.0, a * (1 - g) * inv)
-        post_g = np.where(click, 1.0, g * (1 - a) * inv)
+        inv = w / np.maximum(1 - ag, 1e-300)
+        post_a = np.where(clicked, w, a * (1 - g) * inv)
+        post_g = np.where(clicked, w, g * (1 - a) * inv)
         alpha = np.where(n_a > 0, np.bincount(pair, post_a, n_pairs) / np.maximum(n_a, 1),
                          alpha)
         gamma = np.where(n_g > 0, np.bincount(exam, post_g, n_exam) / np.maximum(n_g, 1),
