@@ -35,30 +35,40 @@ def _em(pair: IntArray, exam: IntArray, click: BoolArray, n_pairs: int, n_exam: 
     alpha = rng.uniform(0.4, 0.6, n_pairs)
     gamma = rng.uniform(0.4, 0.6, n_exam)
     # The posteriors depend on (pair, exam, click) only: EM runs over the distinct cells,
-    # weighted by how often each occurs (one sort, then the iterations are cheap).
+    # weighted by how often each occurs. Counting them is a bincount when the cells fit
+    # in memory, else a sort.
     key = (pair * n_exam + exam) * 2 + click
-    cells, weight = np.unique(key, return_counts=True)
+    n_cells = 2 * n_pairs * n_exam
+    if n_cells <= 50_000_000:
+        counts = np.bincount(key, minlength=n_cells)
+        cells = np.flatnonzero(counts)
+        weight = counts[cells]
+    else:
+        cells, weight = np.unique(key, return_counts=True)
     w = weight.astype(np.float64)
     clicked = (cells % 2).astype(bool)
     pair, exam = cells // (2 * n_exam), (cells // 2) % n_exam
     n_a = np.bincount(pair, w, minlength=n_pairs)
     n_g = np.bincount(exam, w, minlength=n_exam)
-    wc = w[clicked]
+    # A click's posteriors are 1 (A = E = 1): their sums are constant across iterations,
+    # and so is their share of the log-likelihood's form, sum C_p ln a_p + sum C_k ln g_k.
+    c_a = np.bincount(pair[clicked], w[clicked], minlength=n_pairs)
+    c_g = np.bincount(exam[clicked], w[clicked], minlength=n_exam)
+    pair, exam, w = pair[~clicked], exam[~clicked], w[~clicked]
     trace = []
     for _ in range(iterations + 1):
         a, g = alpha[pair], gamma[exam]
-        ag = a * g
-        trace.append(float(np.log(np.maximum(ag[clicked], 1e-300)) @ wc
-                           + np.log(np.maximum(1 - ag[~clicked], 1e-300)) @ w[~clicked]))
+        one_minus = np.maximum(1 - a * g, 1e-300)
+        trace.append(float(c_a @ np.log(np.maximum(alpha, 1e-300))
+                           + c_g @ np.log(np.maximum(gamma, 1e-300))
+                           + np.log(one_minus) @ w))
         if len(trace) > iterations:
             break
-        inv = w / np.maximum(1 - ag, 1e-300)
-        post_a = np.where(clicked, w, a * (1 - g) * inv)
-        post_g = np.where(clicked, w, g * (1 - a) * inv)
-        alpha = np.where(n_a > 0, np.bincount(pair, post_a, n_pairs) / np.maximum(n_a, 1),
-                         alpha)
-        gamma = np.where(n_g > 0, np.bincount(exam, post_g, n_exam) / np.maximum(n_g, 1),
-                         gamma)
+        inv = w / one_minus
+        post_a = c_a + np.bincount(pair, a * (1 - g) * inv, n_pairs)
+        post_g = c_g + np.bincount(exam, g * (1 - a) * inv, n_exam)
+        alpha = np.where(n_a > 0, post_a / np.maximum(n_a, 1), alpha)
+        gamma = np.where(n_g > 0, post_g / np.maximum(n_g, 1), gamma)
     top = float(gamma.max()) if len(gamma) else 1.0
     if top > 0:
         gamma, alpha = gamma / top, alpha * top
