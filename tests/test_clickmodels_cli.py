@@ -100,3 +100,18 @@ def test_bad_input_is_one_line(tmp_path: Path, args: list[str], needle: str) -> 
     code, out, err = run_cli(["clicks", *argv])
     assert code != 0
     assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_fit_reads_a_csv_log_and_names_a_duplicate_rank(tmp_path: Path) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("impression_id,query_id,rank,doc_id,clicked\n"
+                   "i1,007,1,d1,1\ni1,007,2,d2,0\ni2,007,1,d2,1\ni2,007,2,d1,0\n")
+    model = tmp_path / "m.json"
+    code, _, err = run_cli(["clicks", "fit", str(log), "--model", "dctr", "-o", str(model)])
+    assert code == 0, err
+    doc = json.loads(model.read_text())
+    assert doc["pairs"]["query_id"] == ["007", "007"]
+    assert doc["params"]["alpha"] == [0.5, 0.5]
+    log.write_text(log.read_text() + "i2,007,2,d3,0\n")
+    code, _, err = run_cli(["clicks", "fit", str(log), "-o", str(model)])
+    assert code != 0 and f"{log}:6" in err and len(err.strip().splitlines()) == 1, err

@@ -43,7 +43,6 @@ def fit(
     held-out sessions with --holdout) and writes the model as JSON.
     """
     from relkit.metrics.core.errors import check_output
-    from relkit.metrics.online.cli import _connect, _mapping
     from relkit.metrics.online.clickmodels.base import evaluate
     from relkit.metrics.online.clickmodels.data import from_log
     from relkit.metrics.online.clickmodels.registry import MODELS
@@ -53,7 +52,15 @@ def fit(
     if model not in MODELS:
         raise OptionError("--model", f"expected {MODEL_NAMES}; got {model!r}")
     check_output(output)
-    source = open_log(log, mapping=_mapping(map_), con=_connect(memory_limit))
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.fields import FIELDS, WIDE_LISTS, parse_map
+    from relkit.metrics.online.source import connect
+
+    with option_value("--map"):
+        mapping = parse_map(map_, [*FIELDS, *WIDE_LISTS])
+    with option_value("--memory-limit"):
+        con = connect(memory_limit)
+    source = open_log(log, mapping=mapping, con=con)
     source.check()
     data = from_log(source, max_rank)
     if data.n_sessions == 0:

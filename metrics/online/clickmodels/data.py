@@ -113,9 +113,9 @@ def from_log(log: LogSource, max_rank: int = 10) -> ClickData:
     con.execute("CREATE OR REPLACE TEMP TABLE relkit_cm_imps AS SELECT impression_id, "
                 "(row_number() OVER (ORDER BY impression_id)) - 1 AS s FROM "
                 "(SELECT DISTINCT impression_id FROM relkit_cm_rows)")
-    dup = con.execute("SELECT min(_row) FROM (SELECT _row, count(*) OVER "
-                      "(PARTITION BY impression_id, rank) AS n FROM relkit_cm_rows) "
-                      "WHERE n > 1").fetchone()
+    dup = con.execute("SELECT min(_row) FROM (SELECT _row, row_number() OVER "
+                      "(PARTITION BY impression_id, rank ORDER BY _row) AS n "
+                      "FROM relkit_cm_rows) WHERE n > 1").fetchone()
     if dup and dup[0] is not None:
         raise FormatError(log.path, int(dup[0]), f"one result per rank in column "
                           f"{log.columns['rank']!r}", "a second result at the same rank "
