@@ -39,7 +39,7 @@ class ClickModel:
     name: ClassVar[str] = ""
     per_pair: ClassVar[tuple[str, ...]] = ()
     # A pair never seen in training takes this value of each per-pair parameter.
-    default: ClassVar[float] = 0.5
+    default: float = 0.5
 
     def __init__(self) -> None:
         self.params: dict[str, FloatArray] = {}

@@ -73,7 +73,8 @@ class ClickData:
         _, qcode = np.unique(self.queries.astype(str), return_inverse=True)
         first = np.argmax(self.shown, axis=1)
         p = self.pair[np.arange(self.n_sessions), first]
-        return np.asarray(qcode, dtype=np.int64)[np.maximum(p, 0)]
+        out: IntArray = np.asarray(qcode, dtype=np.int64)[np.maximum(p, 0)]
+        return out
 
     def split(self, holdout: float, seed: int) -> tuple[ClickData, ClickData]:
         """Train and test sets: within each query, a ``holdout`` share of its sessions
