@@ -78,14 +78,21 @@ class DBN(ClickModel):
         wt = np.broadcast_to(w[None, :], pt.shape)
         n_pair = np.bincount(pt[st], wt[st], minlength=n_p)
         n_click = np.bincount(pt[ct], wt[ct], minlength=n_p)
+        # Fixed across iterations: the masks, P(C_r | E_r = 0), the cells' pair codes.
+        em0 = np.where(ct, 0.0, 1.0)
+        trans = st & later
+        last = st & ~later
+        unclicked = st & ~ct
+        p_unclicked, p_clicked = pt[unclicked], pt[ct]
+        click_mass = np.bincount(p_clicked, wt[ct], n_p)   # P(A = 1 | C = 1) = 1
         self.trace = []
         for _ in range(iterations):
             a, s = alpha[pz], sigma[pz]
-            em1 = np.where(st, np.where(ct, a, 1 - a), 1.0)
-            em0 = np.where(st & ct, 0.0, 1.0)
-            keep = np.where(st & ct, 1 - s, 1.0)          # P(S_r = 0 | E_r, C_r)
-            t = np.where(st & later, gamma * keep, np.where(st, 0.0, 1.0))
-            t = np.where(st & ~later, keep, t)            # no transition to score
+            em1 = np.where(ct, a, np.where(st, 1 - a, 1.0))
+            keep = np.where(ct, 1 - s, 1.0)               # P(S_r = 0 | E_r, C_r)
+            # transition factor: gamma * keep when a later result is shown; keep at the
+            # last shown rank (no transition to score); 1 where nothing is shown
+            t = np.where(trans, gamma * keep, np.where(last, keep, 1.0))
             f1 = np.empty((r_max + 1, n))
             f0 = np.empty((r_max + 1, n))
             f1[0], f0[0] = 1.0, 0.0
@@ -102,17 +109,16 @@ class DBN(ClickModel):
             self.trace.append(float(np.log(like) @ w))
             inv = w / like
             # attractiveness: clicked -> 1; not clicked -> P(E_r = 0 | C) * alpha
-            post_a = np.where(ct, wt, f0[:-1] * b0[:-1] * inv * a)
+            post_a = f0[:-1] * b0[:-1] * inv * a
             # satisfaction at a click: the chain stops (E_{r+1} = 0) because S_r = 1
             post_s = f1[:-1] * a * s * b0[1:] * inv
             # continuation: P(E_r=1, S_r=0, E_{r+1}=e | C)
             base = f1[:-1] * em1 * keep * inv
             go = base * gamma * b1[1:]
             stop = base * (1 - gamma) * b0[1:]
-            trans = st & later
-            alpha = np.where(n_pair > 0, np.bincount(pt[st], post_a[st], n_p)
-                             / np.maximum(n_pair, 1), alpha)
-            sigma = np.where(n_click > 0, np.bincount(pt[ct], post_s[ct], n_p)
+            alpha = np.where(n_pair > 0, (click_mass + np.bincount(
+                p_unclicked, post_a[unclicked], n_p)) / np.maximum(n_pair, 1), alpha)
+            sigma = np.where(n_click > 0, np.bincount(p_clicked, post_s[ct], n_p)
                              / np.maximum(n_click, 1), sigma)
             den = float((go + stop)[trans].sum())  # go, stop carry the weights
             gamma = float(go[trans].sum() / den) if den > 0 else gamma
