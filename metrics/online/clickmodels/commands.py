@@ -171,17 +171,20 @@ def simulate(
         simulate_dbn,
     )
 
+    from relkit.metrics.core.errors import InputError
+
+    # files first: a missing one is a failure (exit 1), whatever else is wrong
+    for f in (*runs, model, qrels):
+        if f is not None and not f.is_file():
+            raise InputError(f"{f}: no such file")
     if (model is None) == (preset is None):
         raise OptionError("--model", "give exactly one of --model and --preset")
+    check_output(output)
     if preset is not None:
         if preset not in PRESETS:
             raise OptionError("--preset", f"expected {', '.join(PRESETS)}; got {preset!r}")
         if qrels is None:
             raise OptionError("--qrels", "--preset needs --qrels (the grades)")
-    for r in runs:
-        if not r.is_file():
-            raise OptionError("--runs", f"{r}: no such file")
-    check_output(output)
     queries, docs, names, pages, page_run = run_pages(runs, depth)
     if not pages:
         raise OptionError("--runs", "the runs rank no documents")
