@@ -162,7 +162,7 @@ def simulate(
     """
     import numpy as np
 
-    from relkit.metrics.core.errors import check_output
+    from relkit.metrics.core.errors import InputError, check_output
     from relkit.metrics.online.clickmodels.pages import page_matrix, run_pages, write_log
     from relkit.metrics.online.clickmodels.simulate import (
         PRESETS,
@@ -170,8 +170,6 @@ def simulate(
         simulate_clicks,
         simulate_dbn,
     )
-
-    from relkit.metrics.core.errors import InputError
 
     # files first: a missing one is a failure (exit 1), whatever else is wrong
     for f in (*runs, model, qrels):
