@@ -35,7 +35,8 @@ CASES = {
                 "relkit.metrics.online.duck",
                 "relkit.metrics.online.validate", "relkit.metrics.online.stats",
                 "relkit.metrics.online.report", "relkit.metrics.online.plot",
-                "relkit.metrics.online.convert"], [],
+                "relkit.metrics.online.convert", "relkit.metrics.online.clickmodels",
+                "relkit.metrics.online.clickmodels.commands"], [],
                {"duckdb", "pyarrow", "pandas", "numpy", "matplotlib"}),
     # A/B tests: the help, option checks and power arithmetic's module load none of the
     # numerical stack; numpy/scipy/DuckDB come when a command computes.

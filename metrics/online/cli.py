@@ -207,3 +207,14 @@ def convert(
                            con=con)
             rows = write_long(log, output)
     _say(f"{source} -> {output}: {rows:,} rows")
+
+
+# Click models (relkit.metrics.online.clickmodels): fit, labels, simulate.
+from relkit.metrics.online.clickmodels import commands as _cm  # noqa: E402
+
+app.command(epilog="Example: relkit clicks fit log.parquet --model dbn --holdout 0.2 "
+            "-o dbn.json")(_cm.fit)
+app.command(epilog="Example: relkit clicks labels dbn.json --grades 0-3 -o clicks.qrels")(
+    _cm.labels)
+app.command(epilog="Example: relkit clicks simulate --preset navigational --qrels q.txt "
+            "--runs a.run --runs b.run --sessions 100000 -o sim.parquet")(_cm.simulate)

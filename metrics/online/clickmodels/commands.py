@@ -1,0 +1,228 @@
+"""``relkit clicks fit | labels | simulate``: registered on the ``clicks`` app.
+
+numpy, duckdb and the models are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from relkit.metrics.core.options import OptionError
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(f"relkit: {msg}\n")
+
+
+MODEL_NAMES = "random, gctr, rctr, dctr, pbm, ubm, cascade, sdbn or dbn"
+
+
+def fit(
+    log: Path = typer.Argument(..., help="The impression log (Parquet, CSV, TSV or JSONL)"),
+    model: str = typer.Option("pbm", "--model", help=MODEL_NAMES),
+    output: Path = typer.Option(..., "-o", "--output", help="The model file to write (JSON)"),
+    iterations: int = typer.Option(50, "--iterations", min=0, help="EM iterations "
+                                   "(pbm, ubm, dbn)"),
+    seed: int = typer.Option(0, "--seed", help="Seeds EM's initial values and the split"),
+    holdout: float = typer.Option(0.0, "--holdout", min=0.0, max=0.9, help="Share of each "
+                                  "query's sessions held out to report log-likelihood and "
+                                  "perplexity on (0: report them on the training log)"),
+    max_rank: int = typer.Option(10, "--max-rank", min=1, help="Ranks below are ignored"),
+    map_: list[str] = typer.Option([], "--map", help="Read a field from another column: "
+                                   "name=column (as in relkit clicks validate)"),
+    memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB's "
+                                            "memory limit (default 4GB)"),
+) -> None:
+    """Fit a click model (Chuklin, Markov & de Rijke 2015) to a click log.
+
+    Prints the log-likelihood per session and the perplexity at each rank (on the
+    held-out sessions with --holdout) and writes the model as JSON.
+    """
+    from relkit.metrics.core.errors import check_output
+    from relkit.metrics.online.clickmodels.base import evaluate
+    from relkit.metrics.online.clickmodels.data import from_log
+    from relkit.metrics.online.clickmodels.registry import MODELS
+    from relkit.metrics.online.clickmodels.store import save
+    from relkit.metrics.online.source import open_log
+
+    if model not in MODELS:
+        raise OptionError("--model", f"expected {MODEL_NAMES}; got {model!r}")
+    check_output(output)
+    from relkit.metrics.core.options import option_value
+    from relkit.metrics.online.fields import FIELDS, WIDE_LISTS, parse_map
+    from relkit.metrics.online.source import connect
+
+    with option_value("--map"):
+        mapping = parse_map(map_, [*FIELDS, *WIDE_LISTS])
+    with option_value("--memory-limit"):
+        con = connect(memory_limit)
+    source = open_log(log, mapping=mapping, con=con)
+    source.check()
+    data = from_log(source, max_rank)
+    if data.n_sessions == 0:
+        raise OptionError("LOG", f"{log}: no impressions to fit")
+    train, test = data.split(holdout, seed) if holdout > 0 else (data, data)
+    m = MODELS[model]().fit(train, iterations=iterations, seed=seed)
+    ev = evaluate(m, test)
+    on = f"{test.n_sessions:,} held-out sessions" if holdout > 0 else \
+        f"the {train.n_sessions:,} training sessions"
+    sys.stdout.write(f"model\t{model}\nevaluated on\t{on}\n"
+                     f"log-likelihood per session\t{ev.log_likelihood:.6f}\n"
+                     f"mean perplexity\t{ev.mean_perplexity:.6f}\nrank\tperplexity\tsessions\n")
+    for r, (p, n) in enumerate(zip(ev.perplexity, ev.sessions, strict=True), 1):
+        if n:
+            sys.stdout.write(f"{r}\t{p:.6f}\t{n}\n")
+    save(m, output, {"log": str(log), "iterations": iterations, "seed": seed,
+                     "holdout": holdout, "max_rank": max_rank, "sessions": train.n_sessions,
+                     "trace": m.trace, "evaluation": ev.to_json()})
+    _say(f"{log}: {model} fitted on {train.n_sessions:,} sessions, {data.n_pairs:,} pairs "
+         f"-> {output}")
+
+
+def _grades(spec: str) -> int:
+    lo, _, hi = spec.partition("-")
+    if lo.strip() != "0" or not hi.strip().isdigit() or int(hi) < 1:
+        raise OptionError("--grades", f"expected 0-N with N >= 1 (0-3); got {spec!r}")
+    return int(hi) + 1
+
+
+def labels(
+    model: Path = typer.Argument(..., help="A model file from relkit clicks fit"),
+    output: Path = typer.Option(..., "-o", "--output", help="The qrels file to write; "
+                                "the provenance goes next to it as OUTPUT.provenance.json"),
+    grades: str = typer.Option("0-3", "--grades", help="The grade scale, 0-N"),
+    min_impressions: int = typer.Option(20, "--min-impressions", min=1, help="Grade only "
+                                        "pairs seen this often in the training log"),
+    thresholds: str | None = typer.Option(None, "--thresholds", help="Fixed cut points, "
+                                          "comma-separated, N of them (default: quantiles "
+                                          "of the scores)"),
+) -> None:
+    """Turn a click model into qrels: attractiveness (x satisfaction for DBN/SDBN) cut
+    into grades.
+
+    Import the result as an automatic assessor:
+    relkit import judgments clicks.qrels --assessor clicks --kind automatic
+    """
+    from relkit.metrics.core.errors import check_output
+    from relkit.metrics.online.clickmodels.labels import click_labels
+    from relkit.metrics.online.clickmodels.store import load
+
+    n = _grades(grades)
+    cuts = None
+    if thresholds is not None:
+        try:
+            cuts = [float(x) for x in thresholds.split(",")]
+        except ValueError:
+            raise OptionError("--thresholds", f"expected numbers such as 0.1,0.3,0.6; got "
+                              f"{thresholds!r}") from None
+    check_output(output)
+    m, fit_info = load(model)
+    from relkit.metrics.core.errors import RelkitError
+
+    try:
+        lab = click_labels(m, n, min_impressions, cuts)
+    except RelkitError as exc:
+        raise OptionError("--thresholds" if cuts else "MODEL", str(exc)) from None
+    with open(output, "w", encoding="utf-8") as fp:
+        for q, d, g in zip(lab.queries, lab.docs, lab.grades, strict=True):
+            fp.write(f"{q} 0 {d} {g}\n")
+    side = output.with_name(output.name + ".provenance.json")
+    side.write_text(json.dumps({
+        "relkit_click_labels": 1, "model_file": str(model), "model": m.name,
+        "log": fit_info.get("log"), "score": lab.score, "cut_method": lab.method,
+        "cut_points": lab.cuts, "grades": grades, "min_impressions": min_impressions,
+        "pairs": len(lab.grades)}, indent=1) + "\n", encoding="utf-8")
+    _say(f"{model}: {len(lab.grades):,} pairs graded ({lab.method} of {lab.score}: "
+         f"{', '.join(f'{c:.4g}' for c in lab.cuts)}) -> {output}, {side}")
+
+
+def simulate(
+    runs: list[Path] = typer.Option(..., "--runs", help="TREC run files whose pages the "
+                                    "users see (repeat the option)"),
+    output: Path = typer.Option(..., "-o", "--output", help="The long-form Parquet log "
+                                "to write"),
+    model: Path | None = typer.Option(None, "--model", help="A model file from relkit "
+                                      "clicks fit (its parameters drive the users)"),
+    preset: str | None = typer.Option(None, "--preset", help="perfect, navigational or "
+                                      "informational (Hofmann et al. 2013): needs --qrels"),
+    qrels: Path | None = typer.Option(None, "--qrels", help="Grades for --preset "
+                                      "(unjudged documents count as 0)"),
+    sessions: int = typer.Option(10_000, "--sessions", min=1, help="Impressions to draw"),
+    depth: int = typer.Option(10, "--depth", min=1, help="Results per page"),
+    seed: int = typer.Option(0, "--seed", help="Seeds the users"),
+) -> None:
+    """Simulate users on the runs' result pages: a long-form click log.
+
+    Each impression picks a run and one of its topics uniformly at random and shows its
+    top --depth documents; clicks come from the model file or the preset user.
+    """
+    import numpy as np
+
+    from relkit.metrics.core.errors import InputError, check_output
+    from relkit.metrics.online.clickmodels.pages import page_matrix, run_pages, write_log
+    from relkit.metrics.online.clickmodels.simulate import (
+        PRESETS,
+        preset_probabilities,
+        simulate_clicks,
+        simulate_dbn,
+    )
+
+    # files first: a missing one is a failure (exit 1), whatever else is wrong
+    for f in (*runs, model, qrels):
+        if f is not None and not f.is_file():
+            raise InputError(f"{f}: no such file")
+    if (model is None) == (preset is None):
+        raise OptionError("--model", "give exactly one of --model and --preset")
+    check_output(output)
+    if preset is not None:
+        if preset not in PRESETS:
+            raise OptionError("--preset", f"expected {', '.join(PRESETS)}; got {preset!r}")
+        if qrels is None:
+            raise OptionError("--qrels", "--preset needs --qrels (the grades)")
+    queries, docs, names, pages, page_run = run_pages(runs, depth)
+    if not pages:
+        raise OptionError("--runs", "the runs rank no documents")
+    rng = np.random.default_rng(seed)
+    # a run uniformly, then one of its topics uniformly
+    page_run_a = np.asarray(page_run)
+    n_runs = len(runs)
+    run_of = rng.integers(0, n_runs, sessions)
+    per_run = [np.flatnonzero(page_run_a == i) for i in range(n_runs)]
+    pick = np.empty(sessions, dtype=np.int64)
+    for i, idx in enumerate(per_run):
+        mine = run_of == i
+        pick[mine] = idx[rng.integers(0, len(idx), int(mine.sum()))] if len(idx) else -1
+    if (pick < 0).any():
+        raise OptionError("--runs", "a run ranks no documents")
+    pair = page_matrix(pages, depth)[pick]
+    if preset is not None:
+        from relkit.metrics.data import Qrels
+
+        assert qrels is not None
+        judged = Qrels.read(qrels).to_dict()
+        g = np.asarray([judged.get(q, {}).get(d, 0) for q, d in zip(queries, docs,
+                                                                    strict=True)] + [0])
+        top = max((v for t in judged.values() for v in t.values()), default=1)
+        click_p, stop_p = preset_probabilities(preset, g, int(top))
+        cell = np.where(pair >= 0, pair, len(queries))
+        click = simulate_dbn(click_p[cell], stop_p[cell], 1.0, pair >= 0, rng)
+    else:
+        from relkit.metrics.online.clickmodels.data import ClickData
+        from relkit.metrics.online.clickmodels.store import load
+
+        assert model is not None
+        m, _ = load(model)
+        data = ClickData(pair, np.zeros(pair.shape, dtype=bool),
+                         np.asarray(queries, dtype=object), np.asarray(docs, dtype=object))
+        codes = m.recode(data)
+        # a pair the model never saw is still shown: it takes the default parameters
+        codes = np.where((pair >= 0) & (codes < 0), len(m.queries), codes)
+        click = simulate_clicks(m, codes, rng)
+        click &= pair >= 0
+    rows = write_log(output, pair, click, queries, docs,
+                     [names[page_run[p]] for p in pick])
+    _say(f"{sessions:,} impressions, {int(click.sum()):,} clicks, {rows:,} rows -> {output}")
