@@ -119,6 +119,9 @@ COMMANDS: dict[str, Entry] = {
     "clicks": Entry("relkit.metrics.online.cli:app", ONLINE,
                     "Click logs: check one, describe one, convert one to the long form.",
                     group=True),
+    "interleave": Entry("relkit.metrics.online.interleave.cli:app", ONLINE,
+                        "Interleaving and multileaving: make the shown lists, compare runs "
+                        "from clicks.", group=True),
 }
 
 ROOT_OPTIONS = [
