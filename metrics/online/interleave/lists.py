@@ -89,7 +89,7 @@ def write_lists(table: pa.Table, path: str | os.PathLike[str] | None) -> None:
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        pq.write_table(table, path)  # type: ignore[arg-type]
+        pq.write_table(table, path)
         return
     if fmt == "jsonl":
         import json

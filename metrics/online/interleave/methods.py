@@ -219,7 +219,7 @@ def probabilistic(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
         avail = totals > 0
         live = avail.any(axis=1)
         team = np.where(avail, rng.random((Q, n)), -1.0).argmax(axis=1)
-        u = rng.random(Q)
+        u: np.ndarray = np.asarray(rng.random(Q))
         code = np.full(Q, -1, dtype=np.int64)
         for r in range(n):
             mine = live & (team == r)

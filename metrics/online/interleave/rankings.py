@@ -51,10 +51,21 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int) -> Rankings:
                   "relevance": np.zeros(len(queries), dtype=np.int64)})
     judged = JudgedTopics.prepare(fake)
     ranked = [rank(run, judged, max_docs=width, complete=True) for run in runs]
-    docs = [r.docs for r in ranked]
-    joined = pa.chunked_array([d.cast(pa.string()) for d in docs], pa.string())
-    encoded = pc.dictionary_encode(joined).combine_chunks()
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    if all(isinstance(r.source_docs, np.ndarray) for r in ranked):
+        # fixed-width bytes (the small-input reader): encode in numpy, decode only the
+        # distinct documents
+        from relkit.metrics import io as _io
+
+        allb = np.concatenate([r.source_docs[r.rows] for r in ranked])
+        uniq, inverse = np.unique(allb, return_inverse=True)
+        vocab = pa.array(_io.decode(uniq), pa.string())
+        codes = np.asarray(inverse, dtype=np.int64).ravel()
+    else:
+        docs = [r.docs for r in ranked]
+        joined = pa.chunked_array([d.cast(pa.string()) for d in docs], pa.string())
+        encoded = pc.dictionary_encode(joined).combine_chunks()
+        codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        vocab = encoded.dictionary
     mats: list[np.ndarray] = []
     start = 0
     Q = len(queries)
@@ -67,4 +78,4 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int) -> Rankings:
         m[row, col] = codes[start:start + n]
         mats.append(m)
         start += n
-    return Rankings(queries, encoded.dictionary, mats, [r.run_id for r in ranked])
+    return Rankings(queries, vocab, mats, [r.run_id for r in ranked])
