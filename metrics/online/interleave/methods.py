@@ -36,7 +36,7 @@ class Interleaved:
 
 def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
     """``pos[r][s][q, i]``: where run ``r``'s document at ``i`` sits in run ``s``
-    (``-1``: not in its rows). Compared per pair as a ``(queries, w, w)`` cube."""
+    (``-1``: not in its rows)."""
     n = len(mats)
     out: list[list[np.ndarray]] = [[np.empty(0, dtype=np.int64)] * n for _ in range(n)]
     for r in range(n):
@@ -44,15 +44,12 @@ def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
             if r == s:
                 continue
             a, b = mats[r], mats[s]
-            eq = (a[:, :, None] == b[:, None, :]) & (a[:, :, None] >= 0)
-            hit = eq.any(axis=2)
-            out[r][s] = np.where(hit, eq.argmax(axis=2), -1)
+            where = np.full(a.shape, -1, dtype=np.int64)
+            for j in range(b.shape[1]):      # one column of b at a time: no 3-d cube
+                col = b[:, j:j + 1]
+                where[(a == col) & (col >= 0)] = j
+            out[r][s] = where
     return out
-
-
-def _first_free(used: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    free = valid & ~used
-    return free.any(axis=1), free.argmax(axis=1)
 
 
 def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> Interleaved:
@@ -81,36 +78,51 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     comparisons for fast online evaluation. CIKM 2014.
     """
     n = len(mats)
-    Q = mats[0].shape[0]
-    pos = _positions(mats)
-    valid = [m >= 0 for m in mats]
-    used = [np.zeros(m.shape, dtype=bool) for m in mats]
+    Q, w = mats[0].shape
+    rows = np.arange(Q)
+    pad = np.full((Q, 1), -1, dtype=np.int64)
+    # a -1 column at the end: a pointer there means the run is exhausted
+    padded = [np.hstack([m, pad]) for m in mats]
+    pos = [[np.hstack([p, pad]) if p.size else p for p in ps] for ps in _positions(mats)]
+    used = [np.zeros((Q, w + 1), dtype=bool) for _ in mats]
+    ptr = np.zeros((n, Q), dtype=np.int64)
     counts = np.zeros((Q, n), dtype=np.int64)
     docs = np.full((Q, depth), -1, dtype=np.int64)
     teams = np.full((Q, depth), -1, dtype=np.int64)
-    rows = np.arange(Q)
     big = np.iinfo(np.int64).max // 4
     for k in range(depth):
-        free = [_first_free(used[r], valid[r]) for r in range(n)]
-        avail = np.stack([f[0] for f in free], axis=1)
-        # fewest picks first, a random tie-break among them (uniform: random keys)
+        heads = np.empty((n, Q), dtype=np.int64)
+        for r in range(n):
+            # move each pointer past documents another team has shown (a few O(Q)
+            # passes: only shown documents are skipped)
+            p = ptr[r]
+            skip = used[r][rows, p]
+            while skip.any():
+                p += skip
+                skip = used[r][rows, p]
+            heads[r] = padded[r][rows, p]
+        avail = (heads >= 0).T                                   # (Q, n)
+        live = avail.any(axis=1)
+        # fewest picks first, a uniform random tie-break among them
         key = np.where(avail, counts, big)
         low = key == key.min(axis=1, keepdims=True)
-        noise = rng.random((Q, n))
-        team = np.where(low, noise, -1.0).argmax(axis=1)
-        live = avail.any(axis=1)
-        at = np.stack([f[1] for f in free], axis=1)[rows, team]
-        code = np.full(Q, -1, dtype=np.int64)
+        if n == 2:
+            coin = rng.random(Q) < 0.5
+            team = np.where(low[:, 0] & low[:, 1], np.where(coin, 0, 1),
+                            np.where(low[:, 0], 0, 1))
+        else:
+            team = np.where(low, rng.random((Q, n)), -1.0).argmax(axis=1)
+        code = heads[team, rows]
+        at = ptr[team, rows]
         for r in range(n):
             mine = live & (team == r)
-            code[mine] = mats[r][rows[mine], at[mine]]
-            used[r][rows[mine], at[mine]] = True
             for s in range(n):
                 if s != r:
-                    j = pos[r][s][rows[mine], at[mine]]
-                    hit = j >= 0
-                    used[s][rows[mine][hit], j[hit]] = True
-        docs[:, k] = code
+                    j = pos[r][s][rows, at]
+                    hit = mine & (j >= 0)
+                    used[s][rows[hit], j[hit]] = True
+            ptr[r] += mine
+        docs[:, k] = np.where(live, code, -1)
         teams[:, k] = np.where(live, team, -1)
         counts[rows[live], team[live]] += 1
     return Interleaved(docs, teams)
