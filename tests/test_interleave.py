@@ -232,3 +232,23 @@ def test_cli_bad_options(tmp_path: Path) -> None:
     bad = _write(tmp_path, "bad.run", "q1 Q0 d1 1 x A\n")
     r = _relkit("interleave", "make", str(a), str(bad))
     assert r.returncode != 0 and "bad.run:1" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_balanced_credit_over_several_impressions() -> None:
+    # two impressions of the list (1, 3, 2) (A = [1, 2], B = [3, 4]): the first with a
+    # click on 3 only (B wins), the second on 1 and 2 (A wins)
+    imp = np.array([0, 0, 0, 1, 1, 1])
+    position = np.array([1, 2, 3, 1, 2, 3])
+    clicked = np.array([False, True, False, True, False, True])
+    ra, rb = np.array([1, 0, 2] * 2), np.array([0, 1, 0] * 2)
+    out = credit.balanced_outcome(imp, position, clicked, ra, rb, 2)
+    assert list(out.win[0]) == [0.0, 1.0] and list(out.loss[0]) == [1.0, 0.0]
+
+
+def test_multileave_credit_per_pair() -> None:
+    # three teams; clicks: two on C, one on A -> C beats A and B, A beats B
+    team = np.array([0, 1, 2, 2])
+    clicked = np.array([True, False, True, True])
+    out = credit.team_outcomes(np.zeros(4, dtype=np.int64), team, clicked, 1, 3)
+    got = {pair: (out.win[p][0], out.loss[p][0]) for p, pair in enumerate(out.pairs)}
+    assert got == {(0, 1): (1.0, 0.0), (0, 2): (0.0, 1.0), (1, 2): (0.0, 1.0)}

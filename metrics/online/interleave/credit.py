@@ -66,9 +66,11 @@ def balanced_outcome(imp: np.ndarray, position: np.ndarray, clicked: np.ndarray,
     rb = np.where(rank_b > 0, rank_b, big)
     # the lowest clicked row of each impression
     key = np.where(clicked, position, -1)
-    order = np.lexsort((key, imp))
+    order = np.lexsort((key, imp))              # by impression, then click position
+    grouped = imp[order]
+    ends = np.flatnonzero(np.r_[grouped[1:] != grouped[:-1], True])
     last = np.zeros(n_imp, dtype=np.int64)
-    last[imp[order]] = order                    # later (deeper) rows overwrite
+    last[grouped[ends]] = order[ends]           # each impression's deepest click
     k = np.minimum(ra[last], rb[last])
     kk = k[imp]
     counts = np.zeros((n_imp, 2), dtype=np.int64)
