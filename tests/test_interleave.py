@@ -252,3 +252,27 @@ def test_multileave_credit_per_pair() -> None:
     out = credit.team_outcomes(np.zeros(4, dtype=np.int64), team, clicked, 1, 3)
     got = {pair: (out.win[p][0], out.loss[p][0]) for p, pair in enumerate(out.pairs)}
     assert got == {(0, 1): (1.0, 0.0), (0, 2): (0.0, 1.0), (1, 2): (0.0, 1.0)}
+
+
+@pytest.mark.slow
+def test_cli_probabilistic_multileave_of_a_run_with_itself_is_a_tie(tmp_path: Path) -> None:
+    import json
+
+    a = _write(tmp_path, "a.run", "q1 Q0 d1 1 3 A\nq1 Q0 d2 2 2 A\nq1 Q0 d3 3 1 A\n")
+    b = _write(tmp_path, "b.run", "q1 Q0 d3 1 3 B\nq1 Q0 d4 2 2 B\nq1 Q0 d1 3 1 B\n")
+    lists = tmp_path / "lists.jsonl"
+    r = _relkit("interleave", "make", str(a), str(b), str(a), "--method", "probabilistic",
+                "--depth", "3", "-o", str(lists))
+    assert r.returncode == 0, r.stderr
+    shown = [json.loads(line) for line in lists.read_text().splitlines()]
+    log = "impression_id\tquery_id\trank\tdoc_id\tclicked\n" + "".join(
+        f"i{n}\t{s['query_id']}\t{s['rank']}\t{s['doc_id']}\t{int(s['rank'] != 2)}\n"
+        for n in range(3) for s in shown)
+    logp = _write(tmp_path, "log.tsv", log)
+    r = _relkit("interleave", "analyze", str(logp), "--lists", str(lists), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    rows = {(x["run_a"], x["run_b"]): x for x in json.loads(r.stdout)}
+    assert rows[("A", "C")]["delta"] == pytest.approx(0.0, abs=1e-12)
+    assert rows[("A", "B")]["delta"] == pytest.approx(-rows[("B", "C")]["delta"], abs=1e-12)
+    for x in rows.values():
+        assert x["wins_a"] + x["wins_b"] + x["ties"] == pytest.approx(3.0)

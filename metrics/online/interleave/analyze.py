@@ -50,6 +50,15 @@ class Comparison:
                 self.ties, self.delta, self.p_value, self.ci_low, self.ci_high]
 
 
+def index_of(letter: str) -> int:
+    """The run index of a team letter (``A`` -> 0, ``R27`` -> 26); -1 if not one."""
+    if len(letter) == 1 and "A" <= letter <= "Z":
+        return ord(letter) - ord("A")
+    if letter.startswith("R") and letter[1:].isdigit():
+        return int(letter[1:]) - 1
+    return -1
+
+
 def method_of(lists: pd.DataFrame) -> str:
     """The interleaving method a lists file was made with, from its columns."""
     if "credit" in lists.columns:
@@ -113,7 +122,9 @@ def analyze(source: LogSource, lists_path: str, *, seed: int = 0, samples: int =
     method = method_of(lists)
     frame = join(load_log(source), lists, source.path, lists_path)
     letters = sorted(set(lists["team"]), key=lambda t: (len(t), t))
-    n_runs = max(2, len(letters))
+    n_probs = sum(1 for c in lists.columns if str(c).startswith("p_"))
+    # a run appears as a team letter once it contributed a document (p_ columns: always)
+    n_runs = max(2, n_probs, max((index_of(t) for t in letters), default=0) + 1)
     index = {team_letter(i): i for i in range(n_runs)}
     imp_codes, imp = np.unique(frame["imp"].astype(str).to_numpy(), return_inverse=True)
     n_imp = len(imp_codes)
