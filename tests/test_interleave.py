@@ -276,3 +276,31 @@ def test_cli_probabilistic_multileave_of_a_run_with_itself_is_a_tie(tmp_path: Pa
     assert rows[("A", "B")]["delta"] == pytest.approx(-rows[("B", "C")]["delta"], abs=1e-12)
     for x in rows.values():
         assert x["wins_a"] + x["wins_b"] + x["ties"] == pytest.approx(3.0)
+
+
+def test_runs_are_ranked_as_trec_eval_ranks_them(tmp_path: Path) -> None:
+    from relkit.metrics.data import Run
+    from relkit.metrics.online.interleave.rankings import load_rankings
+    from relkit.metrics.ranking import ranked_docnos
+
+    text = ("q2 Q0 b 1 1 R\nq2 Q0 a 2 1 R\nq2 Q0 c 3 2 R\nq10 Q0 x 1 0.5 R\n"
+            "q10 Q0 z 2 0.5 R\nq10 Q0 y 3 0.7 R\nq1 Q0 m 9 1 R\n")
+    run = _write(tmp_path, "r.run", text)
+    other = _write(tmp_path, "o.run", "q3 Q0 m 1 1 O\n")
+    got = load_rankings([run, other], 3)
+    expect = ranked_docnos(Run.read(run))
+    queries = got.queries.to_pylist()
+    assert queries == ["q1", "q10", "q2", "q3"]
+    vocab = got.vocab.to_pylist()
+    for i, qid in enumerate(queries):
+        docs = [vocab[c] for c in got.mats[0][i] if c >= 0]
+        assert docs == expect.get(qid, [])
+
+
+def test_a_document_twice_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    from relkit.metrics.errors import DuplicateDocumentError
+    from relkit.metrics.online.interleave.rankings import load_rankings
+
+    run = _write(tmp_path, "r.run", "q1 Q0 a 1 3 R\nq1 Q0 b 2 2 R\nq1 Q0 a 3 1 R\n")
+    with pytest.raises(DuplicateDocumentError, match=r"r\.run:3"):
+        load_rankings([run, run], 3)

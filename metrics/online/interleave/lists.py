@@ -60,7 +60,7 @@ def to_table(rankings: Rankings, shown: Interleaved, method: str) -> pa.Table:
     n = len(rankings.mats)
     letters = pa.array([team_letter(i) for i in range(n)], pa.string())
     cols: dict[str, pa.Array] = {
-        "query_id": pa.array(rankings.queries, pa.string()).take(pa.array(q)),
+        "query_id": rankings.queries.take(pa.array(q)),
         "rank": pa.array(k + 1, pa.int32()),
         "doc_id": rankings.vocab.take(pa.array(docs[ok])),
         "team": letters.take(pa.array(teams[ok])),

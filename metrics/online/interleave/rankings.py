@@ -24,58 +24,89 @@ if TYPE_CHECKING:
 class Rankings:
     """``queries[i]`` is row ``i`` of every matrix; ``vocab[c]`` the docno of code ``c``."""
 
-    queries: list[str]
+    queries: pa.Array
     vocab: pa.Array
     mats: list[np.ndarray]
     names: list[str]
 
 
+def _strings(column: object) -> pa.Array:
+    """A run's string column as one Arrow string array."""
+    import pyarrow as pa
+
+    from relkit.metrics import io as _io
+
+    if isinstance(column, np.ndarray):
+        return pa.array(_io.decode(column), pa.string())
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    arr = column.cast(pa.string()) if isinstance(column, pa.Array) else pa.array(column)
+    return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
+
+
 def load_rankings(paths: list[str | os.PathLike[str]], width: int) -> Rankings:
     """Read TREC runs and keep each query's top ``width`` documents as codes.
 
-    Raises the run reader's errors (:class:`~relkit.metrics.errors.FormatError` naming
-    file and line; a document twice in a query's kept documents is an error).
+    Queries are in trec_eval's order (byte order of their ids). Raises the run reader's
+    errors (:class:`~relkit.metrics.errors.FormatError` naming file and line) and
+    :class:`~relkit.metrics.errors.DuplicateDocumentError` for a document twice in a
+    query's kept documents, as ``relkit eval`` does.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from relkit.metrics.data import Qrels, Run
-    from relkit.metrics.ranking import JudgedTopics, column_values, rank, topic_order
+    from relkit.metrics._arrow import to_np
+    from relkit.metrics.data import Run
+    from relkit.metrics.errors import DuplicateDocumentError
+    from relkit.metrics.ranking import _order
 
     runs = [Run.read(p) for p in paths]
-    topics: set[str] = set()
-    for run in runs:
-        topics.update(column_values(run.column("query_id")))
-    queries = topic_order(list(topics))
-    fake = Qrels({"query_id": queries, "doc_id": [""] * len(queries),
-                  "relevance": np.zeros(len(queries), dtype=np.int64)})
-    judged = JudgedTopics.prepare(fake)
-    ranked = [rank(run, judged, max_docs=width, complete=True) for run in runs]
-    if all(isinstance(r.source_docs, np.ndarray) for r in ranked):
-        # fixed-width bytes (the small-input reader): encode in numpy, decode only the
-        # distinct documents
-        from relkit.metrics import io as _io
-
-        allb = np.concatenate([r.source_docs[r.rows] for r in ranked])
-        uniq, inverse = np.unique(allb, return_inverse=True)
-        vocab = pa.array(_io.decode(uniq), pa.string())
-        codes = np.asarray(inverse, dtype=np.int64).ravel()
-    else:
-        docs = [r.docs for r in ranked]
-        joined = pa.chunked_array([d.cast(pa.string()) for d in docs], pa.string())
-        encoded = pc.dictionary_encode(joined).combine_chunks()
-        codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-        vocab = encoded.dictionary
+    # topics: one dictionary over every run, in byte order (C code, no Python loop)
+    qcols = [_strings(r.column("query_id")) for r in runs]
+    enc = pc.dictionary_encode(pa.concat_arrays(qcols))
+    sort = np.asarray(pc.array_sort_indices(enc.dictionary).to_numpy(), dtype=np.int64)
+    rank_of = np.empty(len(sort), dtype=np.int64)
+    rank_of[sort] = np.arange(len(sort))
+    q_all = rank_of[np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    queries = enc.dictionary.take(pa.array(sort))
+    Q = len(queries)
+    kept_docs: list[pa.Array] = []
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    start = 0
+    for run, qc in zip(runs, qcols, strict=True):
+        n = len(qc)
+        q = q_all[start:start + n]
+        start += n
+        scores = np.asarray(to_np(run.column("score")), dtype=np.float64)
+        docs = run.column("doc_id")
+        # score descending, ties by docno descending: trec_eval's order (relkit eval's)
+        order = _order(q, scores, docs)
+        qs = q[order]
+        counts = np.bincount(qs, minlength=Q)
+        first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        at = np.arange(len(qs)) - first[qs]
+        keep = at < width
+        rows = order[keep]
+        kept.append((qs[keep], at[keep], rows))
+        kept_docs.append(_strings(docs).take(pa.array(rows)))
+    denc = pc.dictionary_encode(pa.concat_arrays(kept_docs))
+    codes = np.asarray(denc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     mats: list[np.ndarray] = []
     start = 0
-    Q = len(queries)
-    for r in ranked:
-        n = len(r.rows)
-        counts = np.diff(r.offsets)
-        row = np.repeat(np.arange(Q), counts)
-        col = np.arange(n) - np.repeat(r.offsets[:-1], counts)
+    for run, (qk, ak, rows) in zip(runs, kept, strict=True):
         m = np.full((Q, width), -1, dtype=np.int64)
-        m[row, col] = codes[start:start + n]
+        c = codes[start:start + len(rows)]
+        start += len(rows)
+        m[qk, ak] = c
+        # a document twice in a query's kept rows: sort each row, compare neighbours
+        srt = np.sort(m, axis=1)
+        dup = (srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] >= 0)
+        if dup.any():
+            qi, j = np.argwhere(dup)[0]
+            doc = int(srt[qi, j + 1])
+            hit = rows[(qk == qi) & (c == doc)]
+            line = run.line_of(int(np.sort(hit)[1]))
+            raise DuplicateDocumentError(run.source, line, str(queries[qi]),
+                                         str(denc.dictionary[doc]))
         mats.append(m)
-        start += n
-    return Rankings(queries, vocab, mats, [r.run_id for r in ranked])
+    return Rankings(queries, denc.dictionary, mats, [r.name for r in runs])
