@@ -109,7 +109,19 @@ def main() -> None:
         print(f"peer (per-query Python team draft, interleaving only): {per * 1e6:.1f} us/query"
               f" -> {peer:.2f} s for {args.queries:,} queries (extrapolated)")
         for method, t in times.items():
-            print(f"ratio peer / relkit {method}: {peer / t:.2f}x")
+            print(f"ratio peer (interleaving only) / relkit {method} (whole process): "
+                  f"{peer / t:.2f}x")
+        # like for like: relkit's team draft alone, in process, on (queries x depth) codes
+        from relkit.metrics.online.interleave.methods import team_draft
+
+        pool_n = 3 * args.depth
+        mats = [np.argsort(rng.random((args.queries, pool_n)), axis=1)[:, :args.depth]
+                for _ in range(2)]
+        t0 = time.process_time()
+        team_draft(mats, args.depth, np.random.default_rng(0))
+        inner = time.process_time() - t0
+        print(f"relkit team draft alone (in process, CPU): {inner:.2f} s; "
+              f"ratio peer / relkit: {peer / inner:.1f}x")
 
 
 if __name__ == "__main__":
