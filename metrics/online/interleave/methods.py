@@ -39,15 +39,20 @@ def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
     (``-1``: not in its rows)."""
     n = len(mats)
     out: list[list[np.ndarray]] = [[np.empty(0, dtype=np.int64)] * n for _ in range(n)]
+    # compared as int32 when the codes fit: half the memory traffic
+    top = max((int(m.max()) for m in mats if m.size), default=0)
+    narrow = [m.astype(np.int32) if top < 2**31 - 1 else m for m in mats]
     for r in range(n):
         for s in range(n):
             if r == s:
                 continue
-            a, b = mats[r], mats[s]
+            a, b = narrow[r], narrow[s]
             where = np.full(a.shape, -1, dtype=np.int64)
             for j in range(b.shape[1]):      # one column of b at a time: no 3-d cube
                 col = b[:, j:j + 1]
-                where[(a == col) & (col >= 0)] = j
+                hit = a == col
+                hit &= col >= 0
+                where[hit] = j
             out[r][s] = where
     return out
 
@@ -81,10 +86,13 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     Q, w = mats[0].shape
     rows = np.arange(Q)
     pad = np.full((Q, 1), -1, dtype=np.int64)
-    # a -1 column at the end: a pointer there means the run is exhausted
-    padded = [np.hstack([m, pad]) for m in mats]
-    pos = [[np.hstack([p, pad]) if p.size else p for p in ps] for ps in _positions(mats)]
-    used = [np.zeros((Q, w + 1), dtype=bool) for _ in mats]
+    # Flat (row-major) copies: a 1-d take at rows * (w + 1) + pointer is cheaper than
+    # 2-d fancy indexing. A -1 column at the end: a pointer there is an exhausted run.
+    padded = [np.hstack([m, pad]).ravel() for m in mats]
+    pos = [[np.hstack([p, pad]).ravel() if p.size else p for p in ps]
+           for ps in _positions(mats)]
+    used = [np.zeros(Q * (w + 1), dtype=bool) for _ in mats]
+    base = rows * (w + 1)
     ptr = np.zeros((n, Q), dtype=np.int64)
     counts = np.zeros((Q, n), dtype=np.int64)
     docs = np.full((Q, depth), -1, dtype=np.int64)
@@ -92,15 +100,18 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     big = np.iinfo(np.int64).max // 4
     for k in range(depth):
         heads = np.empty((n, Q), dtype=np.int64)
+        at_flat = np.empty((n, Q), dtype=np.int64)
         for r in range(n):
             # move each pointer past documents another team has shown (a few O(Q)
             # passes: only shown documents are skipped)
-            p = ptr[r]
-            skip = used[r][rows, p]
+            f = base + ptr[r]
+            skip = used[r][f]
             while skip.any():
-                p += skip
-                skip = used[r][rows, p]
-            heads[r] = padded[r][rows, p]
+                f += skip
+                skip = used[r][f]
+            ptr[r] = f - base
+            at_flat[r] = f
+            heads[r] = padded[r][f]
         avail = (heads >= 0).T                                   # (Q, n)
         live = avail.any(axis=1)
         # fewest picks first, a uniform random tie-break among them
@@ -113,14 +124,14 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
         else:
             team = np.where(low, rng.random((Q, n)), -1.0).argmax(axis=1)
         code = heads[team, rows]
-        at = ptr[team, rows]
+        f = at_flat[team, rows]
         for r in range(n):
             mine = live & (team == r)
             for s in range(n):
                 if s != r:
-                    j = pos[r][s][rows, at]
+                    j = pos[r][s][f]
                     hit = mine & (j >= 0)
-                    used[s][rows[hit], j[hit]] = True
+                    used[s][base[hit] + j[hit]] = True
             ptr[r] += mine
         docs[:, k] = np.where(live, code, -1)
         teams[:, k] = np.where(live, team, -1)
