@@ -304,3 +304,20 @@ def test_a_document_twice_is_an_error_naming_the_line(tmp_path: Path) -> None:
     run = _write(tmp_path, "r.run", "q1 Q0 a 1 3 R\nq1 Q0 b 2 2 R\nq1 Q0 a 3 1 R\n")
     with pytest.raises(DuplicateDocumentError, match=r"r\.run:3"):
         load_rankings([run, run], 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rankings, rankings, st.integers(1, 6), st.integers(0, 99))
+def test_optimized_lists_are_candidates(a: list[int], b: list[int], depth: int,
+                                        seed: int) -> None:
+    from relkit.metrics.online.interleave.optimized import optimized
+
+    mats = _mat(a, b, width=max(1, len(a), len(b)))
+    one = optimized(mats, depth, np.random.default_rng(seed))
+    two = optimized(mats, depth, np.random.default_rng(seed))
+    assert np.array_equal(one.docs, two.docs)
+    docs = [int(d) for d in one.docs[0] if d >= 0]
+    assert len(docs) == len(set(docs)) == min(depth, len(set(a) | set(b)))
+    for k in range(1, len(docs) + 1):
+        assert any(set(docs[:k]) == set(a[:i]) | set(b[:j])
+                   for i in range(len(a) + 1) for j in range(len(b) + 1))
