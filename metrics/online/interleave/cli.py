@@ -57,13 +57,13 @@ def make(
 
     if method not in METHODS:
         raise OptionError("--method", f"expected one of {', '.join(METHODS)}; got {method!r}")
+    if output is not None:
+        check_output(output)
     if len(runs) < 2:
         raise OptionError("RUNS", f"expected at least two runs; got {len(runs)}")
     if method in TWO_RUN_METHODS and len(runs) != 2:
         raise OptionError("--method", f"{method} interleaves exactly two runs; got "
                           f"{len(runs)} (multileave with team-draft or probabilistic)")
-    if output is not None:
-        check_output(output)
     # probabilistic draws from the whole ranking (Hofmann et al.'s softmax): keep more
     width = depth if method in ("team-draft", "balanced") else max(depth, 100)
     rankings = load_rankings([str(r) for r in runs], width)
