@@ -130,6 +130,9 @@ COMMANDS: dict[str, Entry] = {
     "ab": Entry("relkit.metrics.online.ab.cli:app", ONLINE,
                 "A/B tests over click logs: sample-ratio mismatch, metrics at the user with "
                 "the delta method, power, sequential looks.", group=True),
+    "interleave": Entry("relkit.metrics.online.interleave.cli:app", ONLINE,
+                        "Interleaving and multileaving: make the shown lists, compare runs "
+                        "from clicks.", group=True),
 }
 
 ROOT_OPTIONS = [

@@ -38,7 +38,10 @@ SKIP = {
 }
 # Valid arguments a command needs beyond its required ones (optional in the signature
 # but needed to reach the option under test), by command; filled in by Project.
-EXTRA: dict[tuple[str, ...], list[str]] = {}
+EXTRA: dict[tuple[str, ...], list[str]] = {
+    # interleaving needs a second run
+    ("interleave", "make"): [str(SAMPLE / "runs" / "ql.txt")],
+}
 # ...except when they would make the option under test moot.
 NO_EXTRA = {("systems run", "--docs"), ("systems run", "--topics"), ("agree", "--db"),
             ("judges", "--db")}
@@ -49,7 +52,7 @@ DATA_NAMES = {
     ("export qrels", "--assessor"), ("adjudicate", "--lead"), ("adjudicate", "--note"),
     ("agree", "--gold"), ("compare", "--baseline"), ("systems run", "--collection"),
     ("demo", "--assessor"), ("assign", "--lead"), ("import judgments", "--assessor"),
-    ("clicks stats", "--by"),
+    ("clicks stats", "--by"), ("interleave analyze", "--names"),
     ("ab analyze", "--control"), ("ab monitor", "--control"),
 }
 # Options not fed bad values, and why.
