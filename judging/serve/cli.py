@@ -40,6 +40,8 @@ def serve(
     from relkit.judging.serve.server import run
     from relkit.judging.store import Store
 
+    if public_url is not None:
+        _check_public_url(public_url)
     _can_listen(host, port)
     url = db or os.environ.get("RELKIT_DB") or "relkit.db"
     store = Store.open(url, create=False, notify=say)  # upgraded here, not per session
@@ -64,3 +66,14 @@ def _can_listen(host: str, port: int) -> None:
     except OSError as exc:
         raise typer.BadParameter(f"cannot listen on {host}:{port}: "
                                  f"{exc.strerror or exc}", param_hint="--host/--port") from None
+
+
+def _check_public_url(url: str) -> None:
+    """The address people open must be an http(s) URL with a host: the server allows
+    WebSocket upgrades from that origin only, so a typo would lock everyone out."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise typer.BadParameter(f"expected an address such as https://judge.example.org; "
+                                 f"got {url!r}", param_hint="--public-url")
