@@ -220,3 +220,40 @@ def test_three_arms_each_against_control() -> None:
     c, b = v == "control", v == "b"
     want = ratio_effect(Arm(x[c], y[c]), Arm(x[b], y[b]))
     assert res.rows[0].effect.p == pytest.approx(want.p, abs=1e-12)
+
+
+def test_cuped_from_an_assignment_column_matches_the_library(data: tuple,
+                                                             tmp_path: Path) -> None:
+    # The format's assignment table may carry pre-period metric columns for CUPED:
+    # --cuped-column METRIC=COLUMN uses one as the metric's covariate (denominator 1).
+    log_path, _, log, assign = data
+    users = pandas_user_sums(log, assign)
+    rng = np.random.default_rng(5)
+    a2 = assign.copy()
+    a2["pre_ctr"] = (users.loc[a2.unit_id, "c1"].to_numpy(float)
+                     + rng.normal(0, 0.5, len(a2)))
+    a2["label"] = "x"
+    apath = write(a2, tmp_path / "assign.csv")
+    row = analyze_json(f"{log_path} --assign {apath} -m ctr@1 "
+                       "--cuped-column ctr@1=pre_ctr")[0]
+    x = a2.set_index("unit_id")["pre_ctr"]
+    c, t = users[users.variant == "control"], users[users.variant == "treatment"]
+    e = ratio_effect(Arm(c.c1.to_numpy(float), c.q.to_numpy(float),
+                         x[c.index].to_numpy(float), np.ones(len(c))),
+                     Arm(t.c1.to_numpy(float), t.q.to_numpy(float),
+                         x[t.index].to_numpy(float), np.ones(len(t))))
+    for key, want in [("delta", e.delta), ("p", e.p), ("treatment", e.treatment)]:
+        assert row[key] == pytest.approx(want, abs=1e-12), key
+    assert float(row["variance_reduction"]) > 0.3   # type: ignore[arg-type]
+    for bad, says in [("ctr@1=nosuch", "no column 'nosuch'"),
+                      ("ctr@1=label", "not numeric"),
+                      ("abandonment=pre_ctr", "not a metric of this analysis"),
+                      ("ctr@1", "METRIC=COLUMN")]:
+        code, out, err = run_cli(f"ab analyze {log_path} --assign {apath} -m ctr@1 "
+                                 f"--cuped-column {bad}")
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+        assert out == ""
+    a2.loc[3, "pre_ctr"] = np.nan
+    code, _, err = run_cli(f"ab analyze {log_path} --assign {write(a2, tmp_path / 'b.csv')} "
+                           "-m ctr@1 --cuped-column ctr@1=pre_ctr")
+    assert code == 1 and "has no value for 1 units" in err, err

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from relkit.metrics.core.options import OptionError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
@@ -136,6 +137,10 @@ def analyze_cmd(
     cuped: Annotated[Path | None, typer.Option(
         "--cuped", help="Pre-period click log: CUPED with each metric's pre-period value")]
         = None,
+    cuped_column: Annotated[list[str] | None, typer.Option(
+        "--cuped-column", help="METRIC=COLUMN: CUPED with the assignment table's numeric "
+        "COLUMN as METRIC's pre-period value (repeatable; instead of --cuped for that "
+        "metric)")] = None,
     correction: Annotated[str, typer.Option(
         "--correction", help="Multiple-comparison correction: holm, bh, bonferroni, none")]
         = "holm",
@@ -194,6 +199,9 @@ def analyze_cmd(
     if cuped is not None and variance == "bootstrap":
         raise OptionError("--cuped", "CUPED works with --variance delta, not bootstrap")
     names = metric or ["ctr@1", "first_page_ctr", "abandonment"]
+    pre_columns = _cuped_columns(cuped_column or [], names)
+    if pre_columns and (unit == "impression" or variance == "bootstrap"):
+        raise OptionError("--cuped-column", "CUPED needs --unit user and --variance delta")
     with option_value("--metric"):
         defs = [get_metric(n) for n in names]
     with option_value("--correction"):
@@ -208,7 +216,9 @@ def analyze_cmd(
         con, view, aview, pre_view = _open(log, assign, log_map, assign_map, cuped)
         assert view is not None
         bar.update(1, label=f"aggregating {log.name} per user")
-        table = user_table(con, view, aview, defs, pre=pre_view, good_dwell=good_dwell)
+        _check_cuped_columns(con, aview, pre_columns, assign)
+        table = user_table(con, view, aview, defs, pre=pre_view, pre_columns=pre_columns,
+                           good_dwell=good_dwell)
         if design is None:
             design = {a: 1.0 for a in sorted(set(table.variant))}
         bar.update(2, label="testing")
@@ -346,3 +356,40 @@ def monitor_cmd(
                 else [lk.p, lk.low, lk.high])
         rows.append([*row, "yes" if lk.reject else "no"])
     write_table(header, rows, fmt, output)
+
+
+def _cuped_columns(specs: list[str], metrics: list[str]) -> dict[str, str]:
+    """``--cuped-column METRIC=COLUMN`` values: each metric analysed, at most once."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, column = spec.partition("=")
+        name, column = name.strip(), column.strip()
+        if not sep or not name or not column:
+            raise OptionError("--cuped-column", f"expected METRIC=COLUMN; got {spec!r}")
+        if name not in metrics:
+            raise OptionError("--cuped-column", f"{name!r} is not a metric of this analysis "
+                              f"(-m): {', '.join(metrics)}")
+        if name in out:
+            raise OptionError("--cuped-column", f"{name!r} given twice")
+        out[name] = column
+    return out
+
+
+def _check_cuped_columns(con: duckdb.DuckDBPyConnection, aview: str,
+                         columns: dict[str, str], assign: Path) -> None:
+    """Each named column is a numeric column of the assignment table."""
+    if not columns:
+        return
+    from relkit.metrics.online.ab.users import column_types
+
+    types = column_types(con, aview)
+    for column in columns.values():
+        if column not in types:
+            extra = [c for c in types if c not in ("_row", "unit_id", "variant",
+                                                   "first_exposure_ts")]
+            raise OptionError("--cuped-column", f"{assign} has no column {column!r} "
+                              f"(its other columns: {', '.join(extra) or 'none'})")
+        if types[column].upper() not in ("DOUBLE", "FLOAT", "BIGINT", "INTEGER", "HUGEINT",
+                                         "DECIMAL", "SMALLINT", "REAL"):
+            raise OptionError("--cuped-column", f"column {column!r} of {assign} is not "
+                              f"numeric ({types[column]})")

@@ -162,6 +162,7 @@ def column_types(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
 
 def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
                metrics: Sequence[MetricDef], *, pre: str | None = None,
+               pre_columns: dict[str, str] | None = None,
                good_dwell: float = 30.0, until: str | None = None) -> UserTable:
     """Aggregate the log (view ``log``) to per-user sums, arms from the assignment view.
 
@@ -170,6 +171,9 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
     still counts). A user in the log but not in the assignment, or logged under a
     variant other than their assigned one, is an :class:`ABError` naming the first.
     With ``until``, only impressions up to that time, and the units exposed by then.
+    ``pre_columns`` maps a metric to a numeric column of the assignment table holding
+    each unit's pre-period value of it (the CUPED covariate, instead of a pre-period
+    log): a unit without a value there is an :class:`ABError` naming the column.
     """
     import numpy as np
 
@@ -192,6 +196,16 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
         for i, m in enumerate(metrics):
             one = "1.0" if m.per_user else "0.0"
             select += [f"coalesce(p.n{i}, 0.0) AS pn{i}", f"coalesce(p.d{i}, {one}) AS pd{i}"]
+    cols = pre_columns or {}
+    for metric, column in cols.items():
+        quoted = '"' + column.replace('"', '""') + '"'
+        missing = con.execute(f"SELECT count(*) FROM {assign} WHERE {quoted} IS NULL "
+                              f"OR isnan({quoted}::DOUBLE)").fetchone()
+        if missing and missing[0]:
+            raise ABError(f"the assignment table's column {column!r} (the pre-period "
+                          f"{metric}) has no value for {missing[0]:,} units")
+        i = [m.name for m in metrics].index(metric)
+        select += [f"{quoted}::DOUBLE AS cn{i}"]
     where = ""
     if until is not None:
         # The units exposed by then: by the assignment's exposure time when it has one,
@@ -208,13 +222,18 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
         out: FloatArray = np.asarray(data[key], dtype=np.float64)
         return out
 
+    pre_num = {n: arr(f"pn{i}") for i, n in enumerate(names)} if pre else {}
+    pre_den = {n: arr(f"pd{i}") for i, n in enumerate(names)} if pre else {}
+    for i, n in enumerate(names):
+        if n in cols:   # a per-unit value: the covariate's denominator is 1
+            pre_num[n] = arr(f"cn{i}")
+            pre_den[n] = np.ones_like(pre_num[n])
     return UserTable(
         users=[str(u) for u in data["unit_id"]], variant=[str(v) for v in data["variant"]],
         num={n: arr(f"n{i}") for i, n in enumerate(names)},
         den={n: arr(f"d{i}") for i, n in enumerate(names)},
         sq={n: arr(f"s{i}") for i, n in enumerate(names)},
-        pre_num={n: arr(f"pn{i}") for i, n in enumerate(names)} if pre else {},
-        pre_den={n: arr(f"pd{i}") for i, n in enumerate(names)} if pre else {})
+        pre_num=pre_num, pre_den=pre_den)
 
 
 def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
