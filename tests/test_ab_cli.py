@@ -257,3 +257,11 @@ def test_cuped_from_an_assignment_column_matches_the_library(data: tuple,
     code, _, err = run_cli(f"ab analyze {log_path} --assign {write(a2, tmp_path / 'b.csv')} "
                            "-m ctr@1 --cuped-column ctr@1=pre_ctr")
     assert code == 1 and "has no value for 1 units" in err, err
+
+
+def test_analyze_writes_the_formats_compare_offers(data: tuple) -> None:
+    log_path, assign_path, *_ = data
+    for fmt, marker in [("latex", r"\toprule"), ("rich", "┃"), ("markdown", "|---")]:
+        code, out, err = run_cli(f"ab analyze {log_path} --assign {assign_path} -m ctr@1 "
+                                 f"--format {fmt}")
+        assert code == 0 and marker in out and "ctr@1" in out.replace("\\", ""), (fmt, err)

@@ -1,4 +1,5 @@
-"""Tables on stdout or in a file, in the format a user asks for: tsv, csv, json, markdown.
+"""Tables on stdout or in a file, in the format a user asks for: tsv, csv, json, markdown,
+latex, rich (the formats `relkit compare` offers, and tsv).
 
 The diagnostic commands (``relkit pool-stats``, ``pool-coverage``, ``pool-reuse``,
 ``pool-simulate``, ``disagreements``...) each build one table (a header and rows of
@@ -72,6 +73,45 @@ def _markdown(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str
         out.write(line([_text(x, missing) for x in r]))
 
 
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+          "^": r"\textasciicircum{}"}
+
+
+def _latex(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
+           missing: str) -> None:
+    # A booktabs tabular, as `relkit compare --format latex` writes; every cell escaped
+    # (ids and metric names carry _ and @).
+    def esc(text: str) -> str:
+        return "".join(_LATEX.get(c, c) for c in text)
+
+    out.write("\\begin{tabular}{" + "l" * len(header) + "}\n\\toprule\n")
+    out.write(" & ".join(esc(h) for h in header) + " \\\\\n\\midrule\n")
+    for r in rows:
+        out.write(" & ".join(esc(_text(x, missing)) for x in r) + " \\\\\n")
+    out.write("\\bottomrule\n\\end{tabular}\n")
+
+
+def _rich(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
+          missing: str) -> None:
+    # A terminal table, as `relkit compare`'s default; wide enough never to wrap a cell
+    # (rich would otherwise fit it to 80 columns when the output is not a terminal).
+    import os
+
+    from rich.console import Console  # rich: only when this format is asked for
+    from rich.table import Table
+
+    cells = [[_text(x, missing) for x in r] for r in rows]
+    table = Table(*header)
+    for r in cells:
+        table.add_row(*r)
+    width = sum(max([len(h), *(len(r[i]) for r in cells)]) + 3
+                for i, h in enumerate(header)) + 1
+    plain = bool(os.environ.get("NO_COLOR")) or not out.isatty()
+    Console(file=out, width=width, soft_wrap=False, highlight=False,
+            color_system=None if plain else "auto").print(table)
+
+
 @dataclass(frozen=True)
 class TableFormat:
     """One way of writing a table: ``write(header, rows, stream, missing)``."""
@@ -88,6 +128,8 @@ TABLE_FORMATS.register(
     TableFormat("csv", "comma-separated (RFC 4180 quoting), a header row first", _csv),
     TableFormat("json", "a JSON array of records, one per row", _json),
     TableFormat("markdown", "a Markdown (GitHub) table", _markdown, aliases=("md",)),
+    TableFormat("latex", "a LaTeX (booktabs) tabular", _latex),
+    TableFormat("rich", "a table drawn for the terminal", _rich),
 )
 FORMAT_HELP = f"Table format: {', '.join(TABLE_FORMATS.names())}"
 OUTPUT_HELP = "Write the table here instead of stdout"
