@@ -37,3 +37,20 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     url, drop = fresh_pg_database(PG_URL)
     yield url
     drop()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    """One local Spark session (``local[2]``) for the whole test run: start-up costs
+    tens of seconds, so every Spark test shares it. Skipped without PySpark or Java,
+    unless ``.ci/run`` said the engine must be tested (``RELKIT_REQUIRE_SPARK``)."""
+    from relkit.metrics.spark.session import SparkUnavailableError, get_session
+
+    try:
+        session = get_session("local[2]", conf={"spark.sql.shuffle.partitions": "4"})
+    except SparkUnavailableError as exc:
+        if os.environ.get("RELKIT_REQUIRE_SPARK"):
+            pytest.fail(f"RELKIT_REQUIRE_SPARK is set but Spark cannot start: {exc}")
+        pytest.skip(str(exc))
+    yield session
+    session.stop()

@@ -1,0 +1,78 @@
+"""One place that finds or starts the Spark session relkit works in.
+
+Every Spark entry point (``eval --engine spark``, ``ab analyze --engine spark``,
+``clicks fit --engine spark``) asks :func:`get_session`, so the settings relkit relies on
+are made in one place: Arrow transfers on (``applyInPandas``/``mapInArrow`` move columns,
+not pickled rows), UTC session time, and no web UI in local mode.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import TYPE_CHECKING, Any
+
+from relkit.metrics.core.errors import RelkitError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+class SparkUnavailableError(RelkitError):
+    """PySpark or the Java runtime it needs is missing."""
+
+
+# Where the master comes from when the caller gives none: the environment variable
+# spark-submit users already set, else a local session on two cores (this project's
+# test bed, and enough to try the engine on a laptop).
+DEFAULT_MASTER = "local[2]"
+
+
+def master_from_env() -> str:
+    """The master URL relkit uses when none is given (``RELKIT_SPARK_MASTER``, ``MASTER``)."""
+    return os.environ.get("RELKIT_SPARK_MASTER") or os.environ.get("MASTER") or DEFAULT_MASTER
+
+
+def get_session(master: str | None = None, *, app_name: str = "relkit",
+                conf: dict[str, Any] | None = None) -> SparkSession:
+    """The active Spark session, or a new one on ``master``.
+
+    Parameters
+    ----------
+    master
+        A Spark master URL (``local[4]``, ``yarn``, ``k8s://...``, ``spark://...``).
+        ``None``: an active session (as under ``spark-submit``) is reused as it is,
+        otherwise :func:`master_from_env`.
+    app_name
+        The application name shown by the cluster manager.
+    conf
+        Extra ``spark.*`` settings for a new session.
+
+    Raises
+    ------
+    SparkUnavailableError
+        PySpark is not installed or no Java runtime is found.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise SparkUnavailableError(
+            "--engine spark needs PySpark: pip install 'relkit[spark]'") from exc
+    if master is None:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            return active
+    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+        raise SparkUnavailableError(
+            "--engine spark needs a Java runtime (17 or newer): install one "
+            "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
+    builder = (SparkSession.builder.master(master or master_from_env()).appName(app_name)
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false"))
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
