@@ -1,6 +1,7 @@
 """Copy the README's screenshots from the TUI snapshot tests to docs/img/.
 
-    python docs/export_screens.py          # after: pytest tests/test_tui_snapshots.py --snapshot-update
+    pytest tests/test_tui_snapshots.py --snapshot-update   # first, when a screen changed
+    python docs/export_screens.py
 
 The screenshots are the SVGs pytest-textual-snapshot keeps for
 tests/test_tui_snapshots.py, so what the README shows is what the tests check;
