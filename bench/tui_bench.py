@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tui.app import Settings, make_app  # noqa: E402
+from relkit.judging.tui.docview import DocView  # noqa: E402
 from relkit.judging.tui.judge import JudgeScreen  # noqa: E402
 
 WORDS = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "efficiency",
@@ -65,8 +66,8 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
     The first two are Pilot's wall time per ``press`` + ``pause`` (Pilot polls for
     idleness in 20 ms sleeps, so they carry its overhead: the no-op key shows how
     much). The third is exact: from the key being sent to the end of the first
-    screen refresh that shows the next document (``call_after_refresh``), with
-    the committed save, the queries and the drawing in between.
+    frame written to the (headless) terminal with the next document's lines in it,
+    with the committed save, the queries and the drawing in between.
     """
     # min_view=0: the harness presses as fast as it can; the 200 ms on-screen minimum
     # is a deliberate wait for the assessor, not part of the latency measured here.
@@ -79,16 +80,24 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, JudgeScreen)
-        painted: list[float] = []
-        original = screen.show
+        # Painted: the end of the first frame written (``App._display``, which the headless
+        # driver also goes through) after the document pane drew the next document's lines.
+        doc = screen.query_one(DocView)
+        drawn: list[str | None] = [None]  # the document the pane drew last
+        frames: list[tuple[float, str | None]] = []
+        render_lines, display = doc.render_lines, app._display
 
-        def show(*args: Any, **kwargs: Any) -> None:
-            # Registered first, so it runs before the screen's own after-refresh work
-            # (wrapping the document after this one).
-            screen.call_after_refresh(lambda: painted.append(time.perf_counter()))
-            original(*args, **kwargs)
+        def render(crop: Any) -> Any:
+            drawn[0] = doc.wrapped.key if doc.wrapped else None
+            return render_lines(crop)
 
-        screen.show = show  # type: ignore[method-assign]
+        def timed_display(target: Any, renderable: Any) -> None:
+            display(target, renderable)
+            if renderable is not None:
+                frames.append((time.perf_counter(), drawn[0]))
+
+        doc.render_lines = render  # type: ignore[method-assign]
+        app._display = timed_display
         sent: list[float] = []
         for _ in range(min(n, 50)):
             t0 = time.perf_counter()
@@ -97,14 +106,16 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
             idle.append((time.perf_counter() - t0) * 1000)
         for i in range(n):
             before = screen.item.position if screen.item else 0
-            painted.clear()
+            frames.clear()
             t0 = time.perf_counter()
             await pilot.press(str(i % 4))
             await pilot.pause()
             times.append((time.perf_counter() - t0) * 1000)
             assert screen.item is not None and screen.item.position != before
+            painted = [t for t, key in frames if key == screen.item.doc]
             assert painted, "the next document was never painted"
             sent.append((painted[0] - t0) * 1000)
+        app._display = display
         modals = await open_modals(pilot, app)
     return times, idle, sent, modals
 
