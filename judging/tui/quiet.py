@@ -47,9 +47,9 @@ def _same_size(widget: Static, before: _Shown, plain: str, cells: int) -> bool:
     if width <= 0:
         return False  # not laid out yet
     # No width at all fills the container; only ``auto`` follows the text.
-    if styles.width is not None and styles.width.is_auto:
-        if cells != before[1] or "\n" in plain or "\n" in before[0]:
-            return False
+    if (styles.width is not None and styles.width.is_auto
+            and (cells != before[1] or "\n" in plain or "\n" in before[0])):
+        return False
     if styles.height is not None and styles.height.is_auto:
         # One row before and after: the height stays. (Empty text is no row at all.)
         for text, n in (before, (plain, cells)):
