@@ -167,6 +167,25 @@ class AssessorView:
             rows = s.execute(self._item_query(a).order_by(AssignmentItemRow.position)).all()
             return [self._item(topic, a.total, r) for r in rows]
 
+    def judged(self, topic: str) -> list[ItemOut]:
+        """The topic's items this assessor has judged, skipped or put off, in presentation
+        order, *without their text* (``text`` is empty): the revise list's rows, read
+        without carrying every document's text (thousands of documents on a big topic)."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            q = (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
+                        JudgmentRow.grade, JudgmentRow.status, JudgmentRow.note,
+                        JudgmentRow.flagged)
+                 .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
+                 .join(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
+                                         JudgmentRow.topic_id == a.topic_id,
+                                         JudgmentRow.document_id == DocumentRow.id))
+                 .where(AssignmentItemRow.assignment_id == a.assignment_id)
+                 .order_by(AssignmentItemRow.position))
+            return [self._item(topic, a.total, (pos, key, title, "", grade, status, note,
+                                                flagged))
+                    for pos, key, title, grade, status, note, flagged in s.execute(q)]
+
     def next_item(self, topic: str, after: int = 0) -> ItemOut | None:
         """The next item to judge after ``after``; ``None`` when there is none left.
 

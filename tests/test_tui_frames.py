@@ -138,3 +138,31 @@ def test_relkit_judge_freezes_the_heap_at_a_topic(tmp_path: Path) -> None:
         gc.unfreeze()
     assert frozen[0] > 0 and frozen[1] == 0
     assert Settings().freeze_heap is False
+
+
+def test_the_revise_list_reads_no_document_text(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # It used to read every item of the topic with its text (AssessorView.items) to keep
+    # the judged ones: on a big topic, all the documents, for a list of titles.
+    from relkit.judging.assessor import AssessorView
+
+    store = project(tmp_path)
+    view = store.assessor("ann")
+    everything = view.items("1")
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await read_and_press(pilot, clock, "2", "l", "0")
+        with monkeypatch.context() as m:
+            m.setattr(AssessorView, "items", lambda *a: pytest.fail("read every item"))
+            await read_and_press(pilot, clock, "r")
+        listed = [str(o.prompt) for o in app.screen.query_one("#judged-list").options]
+        assert [row.split(".")[0].strip() for row in listed] == ["1", "2", "3"]
+        assert "judge later" in listed[1] and "2 Highly relevant" in listed[0]
+
+    drive(store, steps, size=(100, 40))
+    rows = view.judged("1")
+    assert [(i.position, i.doc, i.grade, i.status, i.title) for i in rows] == [
+        (i.position, i.doc, i.grade, i.status, i.title) for i in view.items("1")
+        if i.status is not None]
+    assert all(i.text == "" for i in rows) and len(everything) == 12

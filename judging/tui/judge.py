@@ -324,8 +324,8 @@ class JudgeScreen(Saving, Finding):
     def action_revise(self) -> None:
         from relkit.judging.tui.modals import ReviseScreen
 
-        judged = [i for i in self.view.items(self.topic.key) if i.status is not None]
-        self.app.push_screen(ReviseScreen(judged, self.view.scale()), self._revise)
+        self.app.push_screen(ReviseScreen(self.view.judged(self.topic.key), self.view.scale()),
+                             self._revise)
 
     @reads_store("opening that document")
     def _revise(self, position: int | None) -> None:
