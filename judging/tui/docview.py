@@ -53,7 +53,7 @@ class Wrapped:
     # Rows as drawn (the pane's style applied, padded and centred to ``drawn[0]``
     # cells with style ``drawn[1]``), made ahead for the first screen so the frame
     # after a grade key only copies them (a Strip operation is a few µs: 3 per row).
-    drawn: dict[tuple[int, Style | None], dict[int, Strip]] = field(
+    drawn: dict[tuple[int, Style], dict[int, Strip]] = field(
         default_factory=dict, compare=False, repr=False)
 
 
@@ -214,14 +214,14 @@ class DocView(ScrollView, can_focus=True):
         return _centre(line, wrapped.width, width, style)
 
 
-def _centre(line: Strip, text_width: int, width: int, style: Style | None) -> Strip:
+def _centre(line: Strip, text_width: int, width: int, style: Style) -> Strip:
     left = (width - text_width) // 2  # centred when narrower than the pane
     if left > 0:
         line = Strip.join([Strip.blank(left, style), line])
     return line.crop_extend(0, width, style)
 
 
-def _drawn(wrapped: Wrapped, row: int, width: int, style: Style | None) -> Strip:
+def _drawn(wrapped: Wrapped, row: int, width: int, style: Style) -> Strip:
     """Row ``row`` as drawn in a pane ``width`` cells wide with style ``style`` (cached)."""
     cache = wrapped.drawn.get((width, style))
     if cache is None:
