@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import os
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -31,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tui.app import Settings, make_app  # noqa: E402
+from relkit.judging.tui.docview import DocView  # noqa: E402
 from relkit.judging.tui.judge import JudgeScreen  # noqa: E402
 
 WORDS = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "efficiency",
@@ -65,12 +69,15 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
     The first two are Pilot's wall time per ``press`` + ``pause`` (Pilot polls for
     idleness in 20 ms sleeps, so they carry its overhead: the no-op key shows how
     much). The third is exact: from the key being sent to the end of the first
-    screen refresh that shows the next document (``call_after_refresh``), with
-    the committed save, the queries and the drawing in between.
+    frame written to the (headless) terminal with the next document's lines in it,
+    with the committed save, the queries and the drawing in between.
     """
     # min_view=0: the harness presses as fast as it can; the 200 ms on-screen minimum
     # is a deliberate wait for the assessor, not part of the latency measured here.
-    app = make_app(store, "ann", Settings(min_view=0.0, draw_ahead=draw_ahead))
+    fields = {"min_view": 0.0, "draw_ahead": draw_ahead}
+    if "freeze_heap" in {f.name for f in dataclasses.fields(Settings)}:
+        fields["freeze_heap"] = True  # as `relkit judge` runs it
+    app = make_app(store, "ann", Settings(**fields))
     times: list[float] = []
     idle: list[float] = []
     async with app.run_test(size=(100, 40)) as pilot:
@@ -79,34 +86,46 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, JudgeScreen)
-        painted: list[float] = []
-        original = screen.show
+        # Painted: the end of the first frame written (``App._display``, which the headless
+        # driver also goes through) after the document pane drew the next document's lines.
+        doc = screen.query_one(DocView)
+        drawn: list[str | None] = [None]  # the document the pane drew last
+        frames: list[tuple[float, str | None]] = []
+        render_lines, display = doc.render_lines, app._display
 
-        def show(*args: Any, **kwargs: Any) -> None:
-            # Registered first, so it runs before the screen's own after-refresh work
-            # (wrapping the document after this one).
-            screen.call_after_refresh(lambda: painted.append(time.perf_counter()))
-            original(*args, **kwargs)
+        def render(crop: Any) -> Any:
+            drawn[0] = doc.wrapped.key if doc.wrapped else None
+            return render_lines(crop)
 
-        screen.show = show  # type: ignore[method-assign]
+        def timed_display(target: Any, renderable: Any) -> None:
+            display(target, renderable)
+            if renderable is not None:
+                frames.append((time.perf_counter(), drawn[0]))
+
+        doc.render_lines = render  # type: ignore[method-assign]
+        app._display = timed_display
         sent: list[float] = []
         for _ in range(min(n, 50)):
             t0 = time.perf_counter()
             await pilot.press("x")  # bound to nothing: the harness's cost per key
             await pilot.pause()
             idle.append((time.perf_counter() - t0) * 1000)
+        cpu0 = time.process_time()
         for i in range(n):
             before = screen.item.position if screen.item else 0
-            painted.clear()
+            frames.clear()
             t0 = time.perf_counter()
             await pilot.press(str(i % 4))
             await pilot.pause()
             times.append((time.perf_counter() - t0) * 1000)
             assert screen.item is not None and screen.item.position != before
+            painted = [t for t, key in frames if key == screen.item.doc]
             assert painted, "the next document was never painted"
             sent.append((painted[0] - t0) * 1000)
+        cpu = (time.process_time() - cpu0) * 1000 / n
+        app._display = display
         modals = await open_modals(pilot, app)
-    return times, idle, sent, modals
+    return times, idle, sent, modals, cpu
 
 
 async def open_modals(pilot: Any, app: Any, repeats: int = 10) -> dict[str, list[float]]:
@@ -139,6 +158,24 @@ async def open_modals(pilot: Any, app: Any, repeats: int = 10) -> dict[str, list
     return out
 
 
+def commit_floor(path: Path, n: int) -> list[float]:
+    """ms per one-row SQLite transaction with the store's settings (WAL, synchronous=FULL):
+    the fsync every grade waits for, on the same disk at the same time."""
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA synchronous = FULL")
+    con.execute("CREATE TABLE IF NOT EXISTS t (a INTEGER PRIMARY KEY, b TEXT)")
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("INSERT INTO t (b) VALUES (?)", (f"judgment {i}",))
+        con.execute("COMMIT")
+        out.append((time.perf_counter() - t0) * 1000)
+    con.close()
+    return out
+
+
 async def startup(store: Store) -> float:
     t0 = time.perf_counter()
     app = make_app(store, "ann", Settings())
@@ -163,18 +200,29 @@ def main() -> int:
               else "the screen moves on after the commit (default)")
         print("Pilot columns: wall time of press(key) + pause(), which includes Pilot's\n"
               "idle polling ('no-op key' is a key bound to nothing). key→painted: from the\n"
-              "key sent to the end of the refresh that shows the next document.\n")
+              "key sent to the end of the first frame written with the next document.\n")
+        print("CPU ms/grade: the process's CPU time (all threads) over the grade loop, per\n"
+              "grade, Pilot included. commit floor: a one-row SQLite commit with the store's\n"
+              "settings (WAL, synchronous=FULL) in the same directory just before: the\n"
+              "fsync each grade waits for; 'p95 / floor' is key→painted p95 over its p95.\n")
+        print(f"load average before: {os.getloadavg()[0]:.1f}\n")
         print("| document | Pilot p50 ms | Pilot p95 ms | key→painted p50 | key→painted p95 "
-              "| max | target p95 |\n|---|---|---|---|---|---|---|")
+              "| max | CPU ms/grade | commit floor p50 / p95 | p95 / floor | target p95 |\n"
+              "|---|---|---|---|---|---|---|---|---|---|")
         opens: list[tuple[int, dict[str, list[float]]]] = []
         for words, target in ((300, 16), (3000, 33)):
             store = build(Path(tmp) / f"w{words}.db", args.judgments + 10, words)
-            ts, idle, sent, modals = asyncio.run(grade_loop(store, args.judgments, args.draw_ahead))
+            floor = commit_floor(Path(tmp) / f"floor{words}.db", min(args.judgments, 100))
+            ts, idle, sent, modals, cpu = asyncio.run(
+                grade_loop(store, args.judgments, args.draw_ahead))
             opens.append((words, modals))
-            print(f"| no-op key | {statistics.median(idle):.1f} | {pct(idle, 95):.1f} | | | | |")
+            print(f"| no-op key | {statistics.median(idle):.1f} | {pct(idle, 95):.1f} "
+                  "| | | | | | | |")
             print(f"| {words} words | {statistics.median(ts):.1f} | {pct(ts, 95):.1f} | "
                   f"{statistics.median(sent):.1f} | {pct(sent, 95):.1f} | {max(sent):.1f} | "
-                  f"{target} |")
+                  f"{cpu:.1f} | {statistics.median(floor):.1f} / {pct(floor, 95):.1f} | "
+                  f"{pct(sent, 95) / max(pct(floor, 95), 0.01):.1f} | {target} |")
+        print(f"\nload average after: {os.getloadavg()[0]:.1f}")
         print(f"\nmodal open, key → first update drawn (ms; target 50; revise lists the "
               f"{args.judgments} judged):\n\n| document | modal | p50 | max |\n|---|---|---|---|")
         for words, modals in opens:

@@ -129,9 +129,11 @@ def counter(text: str) -> str | None:
     return m.group() if m else None
 
 
-def row(name: str, xs: list[float]) -> str:
+def row(name: str, xs: list[float], peer: list[float] | None = None) -> str:
+    ratio = (f"{statistics.median(xs) / statistics.median(peer):.1f} / "
+             f"{pct(xs, 95) / pct(peer, 95):.1f}") if peer else ""
     return (f"| {name} | {len(xs)} | {statistics.median(xs):.1f} | {pct(xs, 95):.1f} | "
-            f"{max(xs):.1f} |")
+            f"{max(xs):.1f} | {ratio} |")
 
 
 def main() -> int:
@@ -149,8 +151,9 @@ def main() -> int:
     n = args.judgments
     version = subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip()
     print(f"{version}, 80x24; load average {os.getloadavg()[0]:.2f}\n")
-    print("| program: key → screen changed | keys | p50 ms | p95 ms | max ms |\n"
-          "|---|---|---|---|---|")
+    print("| program: key → screen changed | keys | p50 ms | p95 ms | max ms "
+          "| / tiny app p50 / p95 |\n|---|---|---|---|---|---|")
+    tiny_times: list[float] | None = None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             pages = Path(tmp) / "pages.txt"
@@ -162,8 +165,8 @@ def main() -> int:
                 print(row("less (next page)", keys_to_change(n, "Space", first_line,
                                                              args.think)))
                 start(f"{sys.executable} {tiny}", env)
-                print(row("tiny Textual app (counter)", keys_to_change(n, "x", counter,
-                                                                       args.think)))
+                tiny_times = keys_to_change(n, "x", counter, args.think)
+                print(row("tiny Textual app (counter)", tiny_times))
             for words in (300, 3000):
                 db = Path(tmp) / f"w{words}.db"
                 build(db, n + 10, words).engine.dispose()
@@ -171,7 +174,8 @@ def main() -> int:
                 wait_for(lambda s: "choose a topic" in s and "ok")
                 tmux("send-keys", "-t", "bench", "Enter")
                 grades = keys_to_change(n, "1", doc_id, args.think)
-                print(row(f"relkit judge, grade → next document ({words} words)", grades))
+                print(row(f"relkit judge, grade → next document ({words} words)", grades,
+                          tiny_times))
             big = Path(tmp) / "big.db"
             build(big, args.items, 40).engine.dispose()
             print()
@@ -200,6 +204,7 @@ def main() -> int:
             wait_for(counter)
             print(f"| peer: the tiny Textual app, prompt → drawn | "
                   f"{time.perf_counter() - t0:.2f} |")
+            print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     finally:
         stop()
     return 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -167,6 +167,25 @@ class AssessorView:
             rows = s.execute(self._item_query(a).order_by(AssignmentItemRow.position)).all()
             return [self._item(topic, a.total, r) for r in rows]
 
+    def judged(self, topic: str) -> list[ItemOut]:
+        """The topic's items this assessor has judged, skipped or put off, in presentation
+        order, *without their text* (``text`` is empty): the revise list's rows, read
+        without carrying every document's text (thousands of documents on a big topic)."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+            q = (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
+                        JudgmentRow.grade, JudgmentRow.status, JudgmentRow.note,
+                        JudgmentRow.flagged)
+                 .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
+                 .join(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
+                                         JudgmentRow.topic_id == a.topic_id,
+                                         JudgmentRow.document_id == DocumentRow.id))
+                 .where(AssignmentItemRow.assignment_id == a.assignment_id)
+                 .order_by(AssignmentItemRow.position))
+            return [self._item(topic, a.total, (pos, key, title, "", grade, status, note,
+                                                flagged))
+                    for pos, key, title, grade, status, note, flagged in s.execute(q)]
+
     def next_item(self, topic: str, after: int = 0) -> ItemOut | None:
         """The next item to judge after ``after``; ``None`` when there is none left.
 
@@ -274,50 +293,67 @@ class AssessorView:
         stamp = now()
         try:
             with self.store.write() as s, s.begin():
+                # Four statements, the history row a Core insert (an ORM add would run
+                # the unit of work): the commit is on the judging screen's path from a
+                # grade key to the next document.
                 a = self._topic(s, j.topic)
-                did = s.execute(select(DocumentRow.id).where(
-                    DocumentRow.collection_id == self.collection_id,
-                    DocumentRow.key == j.doc)).scalar()
-                item = None if did is None else s.execute(
-                    select(AssignmentItemRow.id).where(
-                        AssignmentItemRow.assignment_id == a.assignment_id,
-                        AssignmentItemRow.document_id == did)).scalar()
-                if item is None:
+                found = s.execute(
+                    select(DocumentRow.id, AssignmentItemRow.id)
+                    .join(AssignmentItemRow, and_(
+                        AssignmentItemRow.document_id == DocumentRow.id,
+                        AssignmentItemRow.assignment_id == a.assignment_id))
+                    .where(DocumentRow.collection_id == self.collection_id,
+                           DocumentRow.key == j.doc)).first()
+                if found is None:
                     raise StoreError(f"document {j.doc!r} of topic {j.topic!r} is not assigned "
                                      f"to {self.name!r}")
-                jid, version, created = self._upsert(s, a.topic_id, did, j, source, stamp)
-                s.add(JudgmentEventRow(judgment_id=jid, version=version,
-                                       assessor_id=self.assessor_id, topic_id=a.topic_id,
-                                       document_id=did, grade=j.grade, status=j.status,
-                                       note=j.note, flagged=j.flagged, dwell_ms=j.dwell_ms,
-                                       source=source, recorded_at=stamp))
+                did, item = found
+                jid, version, created, total_dwell = self._upsert(s, a.topic_id, did, j, source,
+                                                                  stamp)
+                s.execute(_HISTORY, dict(
+                    judgment_id=jid, version=version, assessor_id=self.assessor_id,
+                    topic_id=a.topic_id, document_id=did, grade=j.grade, status=j.status,
+                    note=j.note, flagged=j.flagged, dwell_ms=j.dwell_ms, source=source,
+                    recorded_at=stamp))
                 s.execute(update(AssignmentItemRow).where(AssignmentItemRow.id == item)
                           .values(done=j.status == "judged"))
-                total_dwell = s.execute(select(JudgmentRow.dwell_ms)
-                                        .where(JudgmentRow.id == jid)).scalar()
         except IntegrityError as exc:
             raise integrity_error(exc, f"judgment of {j.topic!r}/{j.doc!r}") from None
         return JudgmentOut(j.topic, j.doc, self.name, j.grade, j.status, j.note, j.flagged,
                            int(total_dwell or 0), version, source, created, stamp)
 
     def _upsert(self, s: Session, topic_id: int, doc_id: int, j: JudgmentIn, source: str,
-                stamp: Any) -> tuple[int, int, Any]:
-        dialect = s.get_bind().dialect.name
+                stamp: Any) -> tuple[int, int, Any, int]:
+        params = dict(collection_id=self.collection_id, assessor_id=self.assessor_id,
+                      topic_id=topic_id, document_id=doc_id, grade=j.grade, status=j.status,
+                      note=j.note, flagged=j.flagged, dwell_ms=j.dwell_ms, version=1,
+                      source=source, created_at=stamp, updated_at=stamp)
+        jid, version, created, dwell = s.execute(_upsert_statement(s.get_bind().dialect.name),
+                                                 params).one()
+        return jid, version, created, dwell
+
+
+_UPSERTS: dict[str, Any] = {}
+_HISTORY = insert(JudgmentEventRow)  # values as parameters
+
+
+def _upsert_statement(dialect: str) -> Any:
+    """The judgment upsert with its values as parameters, built once per dialect (building
+    it, ``excluded`` most of all, cost more than running it)."""
+    if dialect not in _UPSERTS:
         ins_fn = postgresql.insert if dialect == "postgresql" else sqlite.insert
         t = JudgmentRow.__table__  # type: ignore[attr-defined]
-        ins = ins_fn(t).values(
-            collection_id=self.collection_id, assessor_id=self.assessor_id, topic_id=topic_id,
-            document_id=doc_id, grade=j.grade, status=j.status, note=j.note, flagged=j.flagged,
-            dwell_ms=j.dwell_ms, version=1, source=source, created_at=stamp, updated_at=stamp)
-        ins = ins.on_conflict_do_update(
+        ins = ins_fn(t).values({c: bindparam(c, type_=t.c[c].type) for c in (
+            "collection_id", "assessor_id", "topic_id", "document_id", "grade", "status",
+            "note", "flagged", "dwell_ms", "version", "source", "created_at", "updated_at")})
+        _UPSERTS[dialect] = ins.on_conflict_do_update(
             index_elements=["assessor_id", "topic_id", "document_id"],
             set_=dict(grade=ins.excluded.grade, status=ins.excluded.status,
                       note=ins.excluded.note, flagged=ins.excluded.flagged,
                       dwell_ms=t.c.dwell_ms + ins.excluded.dwell_ms, version=t.c.version + 1,
                       source=ins.excluded.source, updated_at=ins.excluded.updated_at),
-        ).returning(t.c.id, t.c.version, t.c.created_at)
-        jid, version, created = s.execute(ins).one()
-        return jid, version, created
+        ).returning(t.c.id, t.c.version, t.c.created_at, t.c.dwell_ms)
+    return _UPSERTS[dialect]
 
 
 def _out(j: JudgmentRow, topic: str, doc: str, assessor: str) -> JudgmentOut:

@@ -55,6 +55,12 @@ class Settings:
     # the house rule is that a judgment is committed before the screen moves on, so the
     # default waits for the commit; bench/tui_bench.py measures both.
     draw_ahead: bool = False
+    # gc.freeze() when a topic opens: what start-up made (modules, the ORM's and
+    # Textual's tables, the screens) is never scanned again by the cycle collector,
+    # whose full passes over it were pauses of tens of ms between a grade key and
+    # the next document on screen. `relkit judge` sets it; tests leave it off (many
+    # apps in one process: frozen objects are never freed).
+    freeze_heap: bool = False
 
 
 class JudgeApp(App[None]):
@@ -92,6 +98,10 @@ class JudgeApp(App[None]):
 
     def open_topic(self, topic: TopicOut) -> None:
         s = self.settings
+        if s.freeze_heap:
+            import gc
+
+            gc.freeze()
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))

@@ -88,7 +88,8 @@ def judge(
                                      param_hint="--assessor")
         assessor = people[0]
     settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
-                        min_view=min_view / 1000, prefs_path=prefs.default_path())
+                        min_view=min_view / 1000, prefs_path=prefs.default_path(),
+                        freeze_heap=True)
     app = make_app(store, assessor, settings)
     need_terminal()
     app.run()

@@ -18,7 +18,8 @@ are drawn as styles over the wrapped lines, so a search never re-wraps the docum
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from rich.console import Console, Group
 from rich.segment import Segment
@@ -49,6 +50,11 @@ class Wrapped:
     lines: list[Strip]
     title: Text
     body: Text
+    # Rows as drawn (the pane's style applied, padded and centred to ``drawn[0]``
+    # cells with style ``drawn[1]``), made ahead for the first screen so the frame
+    # after a grade key only copies them (a Strip operation is a few µs: 3 per row).
+    drawn: dict[tuple[int, Style], dict[int, Strip]] = field(
+        default_factory=dict, compare=False, repr=False)
 
 
 def wrap(console: Console, key: str, title: Text, body: Text, width: int) -> Wrapped:
@@ -81,6 +87,7 @@ class DocView(ScrollView, can_focus=True):
         self._style: Style | None = None  # during render_lines
         # Find matches per row: (first cell, end cell, is the current match).
         self.marks: dict[int, list[tuple[int, int, bool]]] = {}
+        self._when_drawn: list[Callable[[], object]] = []
 
     # -- content ---------------------------------------------------------------------
     @property
@@ -94,7 +101,11 @@ class DocView(ScrollView, can_focus=True):
         width = self.wrap_width
         if width <= 0:
             return None
-        return wrap(self.app.console, key, title, body, width)
+        wrapped = wrap(self.app.console, key, title, body, width)
+        style, pane = self.rich_style, self.scrollable_content_region.width
+        for row in range(min(len(wrapped.lines), self.scrollable_content_region.height)):
+            _drawn(wrapped, row, pane, style)
+        return wrapped
 
     def show(self, key: str, title: Text, body: Text, ready: Wrapped | None = None) -> None:
         """Show a document from the top; ``ready`` is used if it fits the current width."""
@@ -108,7 +119,16 @@ class DocView(ScrollView, can_focus=True):
     def _set(self, wrapped: Wrapped | None) -> None:
         self._wrapped = wrapped
         lines = wrapped.lines if wrapped else []
-        self.virtual_size = Size(wrapped.width if wrapped else 0, len(lines))
+        size = Size(wrapped.width if wrapped else 0, len(lines))
+        update = getattr(self, "_scroll_update", None)
+        if update is not None and self.size and size != self.virtual_size:
+            # A new length of text does not move the pane: the scrollbar is updated
+            # alone (it asks for a layout itself if it appears or goes), instead of the
+            # screen layout a change of ``virtual_size`` asks for (see quiet.py).
+            self.set_reactive(DocView.virtual_size, size)
+            update(size)
+        else:
+            self.virtual_size = size
         self.refresh()
 
     def on_resize(self) -> None:
@@ -135,6 +155,21 @@ class DocView(ScrollView, can_focus=True):
         """The text as shown, one line per row (for tests and copy)."""
         return "\n".join(self.rows)
 
+    def when_drawn(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the lines set now are drawn on the terminal.
+
+        ``call_after_refresh`` is not that: a repaint reaches the screen from the
+        widget's own idle handler, possibly after the screen's callbacks have run,
+        and only a layout is queued at once. Here the callback is queued when the
+        compositor asks this pane for its lines, that is in the frame the screen
+        writes next. A pane with no room on screen is never asked for lines: its
+        callbacks run after the screen's next refresh.
+        """
+        if self.content_region.height <= 0 or not self.display:
+            self.screen.call_after_refresh(callback)
+        else:
+            self._when_drawn.append(callback)
+
     # -- find ------------------------------------------------------------------------
     def mark(self, marks: dict[int, list[tuple[int, int, bool]]]) -> None:
         self.marks = marks
@@ -150,6 +185,12 @@ class DocView(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         # The style is worked out once per draw, not per line (it walks the ancestors).
         self._style = self.rich_style
+        if self._when_drawn:
+            # Run after this frame is written (the compositor writes it before any
+            # queued message is handled).
+            for callback in self._when_drawn:
+                self.call_later(callback)
+            self._when_drawn = []
         try:
             return super().render_lines(crop)
         finally:
@@ -163,14 +204,34 @@ class DocView(ScrollView, can_focus=True):
         row = scroll_y + y
         if wrapped is None or row >= len(wrapped.lines):
             return Strip.blank(width, style)
+        marks = self.marks.get(row)
+        if not marks:
+            return _drawn(wrapped, row, width, style)
         line = wrapped.lines[row].apply_style(style).crop_extend(0, wrapped.width, style)
-        for start, end, current in self.marks.get(row, ()):
+        for start, end, current in marks:
             hit = _over(line.crop(start, end), CURRENT if current else MATCH)
             line = Strip.join([line.crop(0, start), hit, line.crop(end)])
-        left = (width - wrapped.width) // 2  # centred when narrower than the pane
-        if left > 0:
-            line = Strip.join([Strip.blank(left, style), line])
-        return line.crop_extend(0, width, style)
+        return _centre(line, wrapped.width, width, style)
+
+
+def _centre(line: Strip, text_width: int, width: int, style: Style) -> Strip:
+    left = (width - text_width) // 2  # centred when narrower than the pane
+    if left > 0:
+        line = Strip.join([Strip.blank(left, style), line])
+    return line.crop_extend(0, width, style)
+
+
+def _drawn(wrapped: Wrapped, row: int, width: int, style: Style) -> Strip:
+    """Row ``row`` as drawn in a pane ``width`` cells wide with style ``style`` (cached)."""
+    cache = wrapped.drawn.get((width, style))
+    if cache is None:
+        wrapped.drawn.clear()  # another width or theme: the old rows are not drawn again
+        cache = wrapped.drawn[(width, style)] = {}
+    line = cache.get(row)
+    if line is None:
+        line = wrapped.lines[row].apply_style(style).crop_extend(0, wrapped.width, style)
+        line = cache[row] = _centre(line, wrapped.width, width, style)
+    return line
 
 
 def _over(strip: Strip, style: Style) -> Strip:

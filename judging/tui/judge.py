@@ -29,6 +29,7 @@ from relkit.judging.tui.outbox import (
     Outbox,
     reads_store,
 )
+from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.saving import Saving
 from relkit.judging.tui.topicpane import TopicPane, bar_text
@@ -159,10 +160,11 @@ class JudgeScreen(Saving, Finding):
         # Not seen yet: the grade keys wait for the first refresh that draws it.
         self.drawn_at = None
         self._shown += 1  # which show() this is (the item is replaced when a save confirms it)
-        self.call_after_refresh(self._drawn, self._shown)
+        shown, current = self._shown, self.item
+        doc.when_drawn(lambda: self._drawn(shown))
         # Wrap the document a grade key would bring up next once this one is on screen.
         self.ready = self.ready_item = None
-        self.call_after_refresh(self._prepare_next, self.item)
+        doc.when_drawn(lambda: self._prepare_next(current))
 
     def _drawn(self, shown: int) -> None:
         if self._shown == shown and self.drawn_at is None:
@@ -209,8 +211,8 @@ class JudgeScreen(Saving, Finding):
                         else self.view.progress(self.topic.key))
         self._progress = progress
         done, _ = progress
-        self.query_one("#position", Static).update(f" {item.position} / {item.total} ")
-        self.query_one("#progress", Static).update(f"{bar(done, item.total)} {done} judged ")
+        set_text(self.query_one("#position", Static), f" {item.position} / {item.total} ")
+        set_text(self.query_one("#progress", Static), f"{bar(done, item.total)} {done} judged ")
         parts = [self.ack] if self.ack else []
         if item.grade is not None:
             parts.append(f"Your grade: {item.grade} {self.view.scale().grade(item.grade).label}")
@@ -227,7 +229,7 @@ class JudgeScreen(Saving, Finding):
             aside = f", {skipped} skipped (r to revisit)" if skipped else ""
             parts.append(f"Topic complete: {done} of {item.total} judged{aside}. "
                          "Esc for the topic list")
-        self.query_one("#state", Static).update(safe("  ·  ".join(parts)))
+        set_text(self.query_one("#state", Static), safe("  ·  ".join(parts)))
 
     def on_key(self) -> None:
         self.timer.touch()
@@ -322,8 +324,8 @@ class JudgeScreen(Saving, Finding):
     def action_revise(self) -> None:
         from relkit.judging.tui.modals import ReviseScreen
 
-        judged = [i for i in self.view.items(self.topic.key) if i.status is not None]
-        self.app.push_screen(ReviseScreen(judged, self.view.scale()), self._revise)
+        self.app.push_screen(ReviseScreen(self.view.judged(self.topic.key), self.view.scale()),
+                             self._revise)
 
     @reads_store("opening that document")
     def _revise(self, position: int | None) -> None:

@@ -40,6 +40,7 @@ from textual.widgets import Static
 from relkit.judging.models import ItemOut, JudgmentOut, StoreError
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.outbox import UNREACHABLE, acknowledgement, describe_record, what
+from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import safe
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ class Saving(Screen[None]):
             # otherwise share the interpreter with the drawing. Until then, as during the
             # commit, the record is in the outbox and every key that moves on waits.
             drawn = asyncio.Event()
-            self.call_after_refresh(drawn.set)
+            self.query_one(DocView).when_drawn(drawn.set)
             with contextlib.suppress(TimeoutError):  # never held up by a refresh that
                 await asyncio.wait_for(drawn.wait(), 0.1)  # does not come
         await self._attempt(advance)
@@ -233,6 +234,6 @@ class Saving(Screen[None]):
 
     def _banner(self, text: str, note: bool = False) -> None:
         banner = self.query_one("#banner", Static)
-        banner.update(safe(text))
+        set_text(banner, safe(text))
         banner.set_class(bool(text) and not note, "error")
         banner.set_class(bool(text) and note, "note")
