@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from relkit.metrics.core.errors import DuplicateDocumentError, EvaluationError, FormatError
+from relkit.metrics.core.errors import (
+    DuplicateDocumentError,
+    EvaluationError,
+    FormatError,
+    RelkitError,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -37,8 +42,20 @@ if TYPE_CHECKING:
 TOPICS_PER_BUCKET = 2000
 
 
+class SparkJobError(RelkitError):
+    """The Spark job failed for a reason the data does not explain (an executor lost,
+    a worker without relkit installed...)."""
+
+
+def _first_line(exc: BaseException) -> str:
+    for text in str(exc).strip().splitlines():
+        if text.strip():
+            return text.strip()
+    return type(exc).__name__
+
+
 @contextlib.contextmanager
-def _quiet_pandas() -> Iterator[None]:
+def quiet_pandas() -> Iterator[None]:
     """PySpark warns that it does not fully support pandas >= 3 when its pandas glue
     loads. relkit hands Spark Arrow tables only (``applyInArrow``, ``toArrow``): no
     pandas frame crosses, Arrow-backed strings included, so the warning does not apply."""
@@ -95,7 +112,7 @@ def spark_compute(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None,
             raise EvaluationError("engine='spark' evaluates runs that Spark reads: give "
                                   f"paths (TREC text or Parquet), not a {type(run).__name__}")
     if session is None:
-        with _quiet_pandas():
+        with quiet_pandas():
             session = get_session(ev.spark_master)
     inputs = expand(session, [os.fspath(r) for r in runs])
     if buckets is None:
@@ -112,9 +129,12 @@ def spark_compute(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None,
         return evaluate_group(group, evaluator_for(key, shared.value), plan=shared.value)
 
     rows = run_rows(session, inputs, buckets)
-    with _quiet_pandas():
+    with quiet_pandas():
         grouped = rows.groupBy("run", "bucket").applyInArrow(task, SCHEMA)
-        table = grouped.toArrow()
+        try:
+            table = grouped.toArrow()
+        except Exception as exc:   # a task or the JVM failed: one line, not the JVM's trace
+            raise SparkJobError(f"the Spark job failed: {_first_line(exc)}") from None
     try:
         return [_assemble(ev, session, inputs, i, run, table, kinds, zscores)
                 for i, run in enumerate(inputs)]

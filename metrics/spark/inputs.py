@@ -109,8 +109,8 @@ def expand(session: SparkSession, paths: list[str]) -> list[RunInput]:
         except Exception as exc:   # py4j's error: unknown scheme, no credentials...
             raise InputError(f"{typed}: cannot list it ({_first_line(exc)})") from None
         found = sorted(str(s.getPath().toString()) for s in (statuses or []))
-        if not found:
-            raise InputError(f"{typed}: no such file")
+        if not found:   # as the single-machine reader says it
+            raise FormatError(typed, None, "an existing file", "no such file")
         if len(found) == 1:
             out.append(RunInput(typed, found[0]))
         else:
