@@ -119,9 +119,9 @@ def overhead(session, qrels: Path, small: Path, large: Path, rows: tuple[int, in
     for name, ev in (("local", local), ("spark", spark)):
         for size, path in (("small", small), ("large", large)):
             if name == "local":
-                cpu, wall, r = timed(lambda p=path: ev.compute(Run.read(p, eval_only=True)))
+                cpu, wall, r = timed(lambda p=path, e=ev: e.compute(Run.read(p, eval_only=True)))
             else:
-                cpu, wall, r = timed(lambda p=path: ev.compute(p))
+                cpu, wall, r = timed(lambda p=path, e=ev: e.compute(p))
             res[name, size] = (cpu, wall, r)
     for size in ("small", "large"):
         a, b = res["local", size][2], res["spark", size][2]
