@@ -121,3 +121,27 @@ def test_missing_and_empty_runs_as_local(spark, tmp_path: Path,
         local = _eval(capsys, *args)
         spark_ = _eval(capsys, "--engine", "spark", *args)
         assert local[0] == spark_[0] == 1 and spark_[2] == local[2], (local, spark_)
+
+
+def test_mllib_ranking_metrics_example_against_trec_eval_rules(spark) -> None:
+    """Spark MLlib's documented RankingMetrics example: its MAP is 0.3550 because a query
+    with no relevant document counts as 0; trec_eval's rules (relkit's) evaluate only
+    topics with judgments and give 0.5325. Both computed here, neither typed in."""
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    from relkit.metrics.data import Qrels
+
+    example = [([1, 6, 2, 7, 8, 3, 9, 10, 4, 5], [1, 2, 3, 4, 5]),
+               ([4, 1, 5, 6, 2, 7, 3, 8, 9, 10], [1, 2, 3]),
+               ([1, 2, 3, 4, 5], [])]
+    mllib = RankingMetrics(spark.sparkContext.parallelize(example)).meanAveragePrecision
+    run = "".join(f"q{q} Q0 d{d} {r} {len(ranked) - r} mllib\n"
+                  for q, (ranked, _) in enumerate(example)
+                  for r, d in enumerate(ranked, start=1))
+    qrels = "".join(f"q{q} 0 d{d} 1\n" for q, (_, rel) in enumerate(example) for d in rel)
+    ev = Evaluator(Qrels.read(qrels), ["map"])
+    res = ev.compute(Run.read(run))
+    assert f"{mllib:.4f}" == "0.3550" and f"{res.summary[0]:.4f}" == "0.5325"
+    assert res.topics == ["q0", "q1"]                      # q2 has no judgments
+    # the same per-query APs: MLlib divides their sum by 3 queries, trec_eval by 2
+    assert mllib * 3 == pytest.approx(float(res.values[0].sum()), rel=1e-12)
