@@ -394,14 +394,19 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
         out: IO[str] = sys.stdout
         if output and fmt == "trec":
             out = stack.enter_context(open(output, "w", encoding="utf-8"))
-        for path, res in _results(ev, runs, z):
+        pairs = _results(ev, runs, z)
+        several = len(runs) > 1
+        if ev.engine == "spark":     # all at once; a quoted glob may have become many runs
+            pairs = iter(done := list(pairs))
+            several = len(done) > 1
+        for path, res in pairs:
             evaluated.update(res.topics)
             run_ids.setdefault(res.run_id, []).append(str(path))
             if fmt == "trec":
                 block = lines(res, per_query=query, summary=not no_summary,
                               compat=compat, zscores=z is not None)
                 # one run: trec_eval's output exactly; several: each block names its run
-                out.writelines(labelled(block, res.run_id) if len(runs) > 1 else block)
+                out.writelines(labelled(block, res.run_id) if several else block)
             else:
                 frames.append(_tidy(res, query, not no_summary))
     if fmt != "trec":
@@ -415,7 +420,10 @@ def _results(ev: Evaluator, runs: list[Path], z: ZTable | None
              ) -> Iterator[tuple[Path, Result]]:
     """Each run's result, in order: one at a time here, or all from one Spark job."""
     if ev.engine == "spark":
-        yield from zip(runs, ev.compute_many(runs, z), strict=True)
+        from relkit.metrics.spark.engine import spark_compute_labelled
+
+        for label, res in spark_compute_labelled(ev, [str(r) for r in runs], z):
+            yield Path(label) if "://" not in label else label, res  # type: ignore[misc]
         return
     from relkit.metrics.data import Run
 

@@ -145,3 +145,15 @@ def test_mllib_ranking_metrics_example_against_trec_eval_rules(spark) -> None:
     assert res.topics == ["q0", "q1"]                      # q2 has no judgments
     # the same per-query APs: MLlib divides their sum by 3 queries, trec_eval by 2
     assert mllib * 3 == pytest.approx(float(res.values[0].sum()), rel=1e-12)
+
+
+def test_quoted_glob_is_many_runs_as_listed_locally(spark,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    runs = sorted((CRANFIELD / "runs").glob("*/*.txt"))
+    qrels = str(CRANFIELD / "cranqrel")
+    code, out, err = _eval(capsys, "--engine", "spark", "--quiet", "-m", "map", "-m", "P.5",
+                           qrels, str(CRANFIELD / "runs") + "/*/*.txt")
+    assert code == 0, err
+    assert out == _eval(capsys, "--quiet", "-m", "map", "-m", "P.5", qrels,
+                        *map(str, runs))[1]
+    assert out.count("runid") == 6            # one labelled block per matched file

@@ -80,6 +80,14 @@ def _kinds(ev: Evaluator) -> list[str | None]:
 def spark_compute(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None, *,
                   session: SparkSession | None = None, buckets: int | None = None
                   ) -> list[Result]:
+    """The results of :func:`spark_compute_labelled`, without the labels."""
+    return [res for _label, res in spark_compute_labelled(ev, runs, zscores, session=session,
+                                                          buckets=buckets)]
+
+
+def spark_compute_labelled(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None,
+                           *, session: SparkSession | None = None,
+                           buckets: int | None = None) -> list[tuple[str, Result]]:
     """Evaluate ``runs`` (paths Spark reads) with ``ev``'s qrels, measures and options.
 
     Parameters
@@ -96,6 +104,11 @@ def spark_compute(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None,
         with ``ev.spark_master``).
     buckets
         Topic buckets per run (default: one per :data:`TOPICS_PER_BUCKET` qrels topics).
+
+    Returns
+    -------
+    list of (str, Result)
+        Each run's label (the path as typed, or the file a glob matched) and result.
 
     Raises
     ------
@@ -136,7 +149,7 @@ def spark_compute(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None,
         except Exception as exc:   # a task or the JVM failed: one line, not the JVM's trace
             raise SparkJobError(f"the Spark job failed: {_first_line(exc)}") from None
     try:
-        return [_assemble(ev, session, inputs, i, run, table, kinds, zscores)
+        return [(run.label, _assemble(ev, session, inputs, i, run, table, kinds, zscores))
                 for i, run in enumerate(inputs)]
     finally:
         shared.unpersist()
