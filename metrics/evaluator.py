@@ -171,6 +171,15 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int
         start = stop
 
 
+def _engine_module(name: str) -> Any:
+    """A module of an optional engine (``spark.engine``), imported by name: the engine
+    builds on this module (its tasks run :class:`Evaluator`), so the evaluator must not
+    import it, or the two would import each other."""
+    import importlib
+
+    return importlib.import_module(f"relkit.metrics.{name}")
+
+
 class Evaluator:
     """Evaluate runs against qrels prepared once.
 
@@ -209,9 +218,8 @@ class Evaluator:
         self.engine = engine
         self.spark_master = spark_master
         if engine == "spark" and isinstance(qrels, (str, os.PathLike)):
-            from relkit.metrics.spark.inputs import read_qrels
-
-            qrels = read_qrels(qrels, spark_master)    # hdfs://, s3a://: Spark reads them
+            # hdfs://, s3a://: Spark reads them
+            qrels = _engine_module("spark.inputs").read_qrels(qrels, spark_master)
         self.qrels = Qrels.coerce(qrels)
         self.judged = JudgedTopics.prepare(self.qrels)
         self.measures = resolve(measures, compat)
@@ -241,9 +249,8 @@ class Evaluator:
         ``progress(rows_done, rows_total)`` is called after each chunk.
         """
         if self.engine == "spark":
-            from relkit.metrics.spark.engine import spark_compute
-
-            return spark_compute(self, [run], zscores)[0]
+            return _engine_module("spark.engine").spark_compute(  # type: ignore[no-any-return]
+                self, [run], zscores)[0]
         run = Run.coerce(run)
         topics, codes, missing, values = self._per_topic(run, progress)
         if not topics:
@@ -255,9 +262,8 @@ class Evaluator:
         """:meth:`compute` for several runs; with ``engine="spark"``, one Spark job for all
         (runs as paths Spark reads: TREC text or Parquet, local, ``hdfs://``, ``s3a://``)."""
         if self.engine == "spark":
-            from relkit.metrics.spark.engine import spark_compute
-
-            return spark_compute(self, list(runs), zscores)
+            return _engine_module("spark.engine").spark_compute(  # type: ignore[no-any-return]
+                self, list(runs), zscores)
         return [self.compute(run, zscores) for run in runs]
 
     def finish(self, run_name: str, topics: list[str], missing: np.ndarray, values: list[Any],

@@ -81,7 +81,7 @@ def read_qrels(path: str | os.PathLike[str], master: str | None = None) -> Qrels
         frame = pq.read_table(io.BytesIO(data)).to_pandas()
         return Qrels.from_frame(renamed(frame, "qrels", text), text)
     buf = io.BytesIO(data)
-    buf.name = text  # type: ignore[misc]  # messages name the path as typed
+    buf.name = text  # messages name the path as typed
     return Qrels.read(buf)
 
 
@@ -100,7 +100,7 @@ def expand(session: SparkSession, paths: list[str]) -> list[RunInput]:
         An argument matches nothing (one line naming it as typed).
     """
     jvm: Any = session.sparkContext._jvm
-    conf = session.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+    conf = session.sparkContext._jsc.hadoopConfiguration()
     out: list[RunInput] = []
     for typed in paths:
         hpath = jvm.org.apache.hadoop.fs.Path(typed)

@@ -94,7 +94,7 @@ def evaluate_group(group: pa.Table, ev: Evaluator, plan: Plan) -> pa.Table:
         if text:
             lines = group["line"].to_pylist()
             buf = io.BytesIO(("\n".join(lines) + "\n").encode("utf-8"))
-            buf.name = label  # type: ignore[misc]
+            buf.name = label
             run = Run.read(buf, eval_only=True)
         else:
             scores = group["score"]
