@@ -17,6 +17,39 @@ def _first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+# Log4j 2 settings for a local session the CLI starts: errors only, so that stderr holds
+# relkit's lines (Spark's defaults print its profile, a hostname warning and a "default
+# log level" notice before relkit can lower the level). Spark's repl logger is named
+# too, or Spark announces the level it sets. A cluster's own logging is left alone.
+_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %p %c{1}: %m%n
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = error
+"""
+
+
+def _quiet_jvm(master: str | None) -> dict[str, str]:
+    import os
+    import tempfile
+
+    from relkit.metrics.spark.session import master_from_env
+
+    if not (master or master_from_env()).startswith("local"):
+        return {}
+    path = os.path.join(tempfile.gettempdir(), "relkit-spark-log4j2.properties")
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(_LOG4J)
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
+
+
 def check_engine(engine: str, master: str | None, *, relformat: str,
                  paths: list[str]) -> None:
     """Refuse what the Spark engine does not do, then start (or find) its session.
@@ -43,7 +76,7 @@ def check_engine(engine: str, master: str | None, *, relformat: str,
 
     try:
         with quiet_pandas():
-            get_session(master)
+            get_session(master, conf=_quiet_jvm(master))
     except SparkUnavailableError as exc:
         raise OptionError("--engine", str(exc)) from None
     except Exception as exc:   # the JVM's error for a master URL it cannot use
