@@ -128,6 +128,8 @@ def spark_compute_labelled(ev: Evaluator, runs: list[Any], zscores: ZTable | Non
         with quiet_pandas():
             session = get_session(ev.spark_master)
     inputs = expand(session, [os.fspath(r) for r in runs])
+    if not inputs:
+        return []
     if buckets is None:
         buckets = max(1, math.ceil(len(ev.judged.topics) / TOPICS_PER_BUCKET))
     kinds = _kinds(ev)
