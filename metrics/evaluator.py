@@ -464,10 +464,12 @@ class Evaluator:
                              f"(choose from {', '.join(AGGREGATIONS)})")
         import pandas as pd
 
-        run = Run.coerce(run)
-        res = self.compute(run)
+        if self.engine == "local":
+            run = Run.coerce(run)       # read once, for compute and micro
+        res = self.compute(run)         # spark: a path, read by Spark
         out = {}
         if how == "micro":
+            run = Run.coerce(run)       # pooled counts: on this machine
             ranked = rank(run, self.judged, float32_scores=self.compat < 10,
                           max_docs=self.max_docs, judged_only=self.judged_only,
                           complete=self.complete)

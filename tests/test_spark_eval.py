@@ -157,3 +157,13 @@ def test_quoted_glob_is_many_runs_as_listed_locally(spark,
     assert out == _eval(capsys, "--quiet", "-m", "map", "-m", "P.5", qrels,
                         *map(str, runs))[1]
     assert out.count("runid") == 6            # one labelled block per matched file
+
+
+def test_aggregate_and_evaluate_take_a_path_with_spark(spark) -> None:
+    import pandas as pd
+
+    qrels, run = CONF / "qrels.test", str(CONF / "results.test")
+    local = Evaluator(qrels, ["official"])
+    remote = Evaluator(qrels, ["official"], engine="spark")
+    pd.testing.assert_series_equal(remote.aggregate(run), local.aggregate(run))
+    pd.testing.assert_frame_equal(remote.evaluate(run), local.evaluate(run))
