@@ -32,7 +32,7 @@ from relkit.metrics.core.progress import Bar
 if TYPE_CHECKING:  # type names only: pandas is imported by the formats that need it
     import pandas as pd
 
-    from relkit.metrics.evaluator import Result
+    from relkit.metrics.evaluator import Evaluator, Result, ZTable
     from relkit.metrics.zeros import ZeroTopics
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
@@ -178,9 +178,11 @@ def list_measures() -> str:
 
 @app.command("eval", epilog=EPILOG)
 def eval_cmd(
-    qrels: Annotated[Path | None, typer.Argument(
+    # str, not Path: with --engine spark they may be URLs (hdfs://nn/x), which Path
+    # would fold to hdfs:/nn/x; the local path makes them Paths straight away
+    qrels: Annotated[str | None, typer.Argument(
         help="Qrels file (4 or 3 columns; .gz ok; '-' reads it from stdin)")] = None,
-    runs: Annotated[list[Path] | None, typer.Argument(
+    runs: Annotated[list[str] | None, typer.Argument(
         help="One or more TREC run files ('-' reads one from stdin)")]
         = None,
     measure: Annotated[list[str] | None, typer.Option(
@@ -216,6 +218,14 @@ def eval_cmd(
     quiet: Annotated[bool, typer.Option(
         "--quiet", help="No warnings on stderr (topics that score 0 whatever the run)")]
         = False,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="local (default) or spark: Apache Spark evaluates the runs (TREC "
+        "text or Parquet; local paths, hdfs://, s3a://, globs), the same numbers; "
+        "docs/spark.md")] = "local",
+    spark_master: Annotated[str | None, typer.Option(
+        "--spark-master", help="Spark master URL for --engine spark (local[4], yarn, "
+        "k8s://https://HOST:PORT, spark://HOST:PORT; default: the spark-submit session, "
+        "else RELKIT_SPARK_MASTER, else local[2])")] = None,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's exact numbers.
 
@@ -230,12 +240,20 @@ def eval_cmd(
         return
     if qrels is None or not runs:
         raise typer.BadParameter("give a QRELS file and at least one RUN file")
+    if engine != "local" or spark_master is not None:
+        from relkit.metrics.spark.options import check_engine
+
+        check_engine(engine, spark_master, relformat=relformat, paths=[qrels, *runs])
+    if engine == "local":
+        qrels_path, run_paths = Path(qrels), [Path(r) for r in runs]
+    else:
+        qrels_path, run_paths = qrels, runs     # type: ignore[assignment]  # URLs kept
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    stdin = [str(p) for p in (qrels, *runs)].count("-")
+    stdin = [str(p) for p in (qrels_path, *run_paths)].count("-")
     if stdin > 1:
         raise typer.BadParameter("stdin ('-') can feed the qrels or one run, not "
-                                 f"{'both' if str(qrels) == '-' else 'two runs'}")
+                                 f"{'both' if str(qrels_path) == '-' else 'two runs'}")
     if compat not in (9, 10):
         raise typer.BadParameter(f"--compat must be 9 or 10; got {compat}")
     if max_docs is not None and max_docs < 0:
@@ -249,7 +267,7 @@ def eval_cmd(
         if stdin:
             raise typer.BadParameter("'-' (stdin) is read with -R qrels only; give -R "
                                      "prels files by name")
-        sys.stdout.write(evaluate_prels(qrels, runs, measure or [], per_query=query,
+        sys.stdout.write(evaluate_prels(qrels_path, run_paths, measure or [], per_query=query,
                                         summary=not no_summary, complete=complete,
                                         level=level))
         return
@@ -257,7 +275,7 @@ def eval_cmd(
         from relkit.metrics.diversity_cli import check_options, evaluate_subtopics
 
         check_options(judged_only=judged_only, num_docs=num_docs, zscores=zscores)
-        got = evaluate_subtopics(qrels, runs, measure or [], query=query,
+        got = evaluate_subtopics(qrels_path, run_paths, measure or [], query=query,
                                  summary=not no_summary, complete=complete, level=level,
                                  max_docs=max_docs, fmt=fmt)
         if not isinstance(got, str):
@@ -276,19 +294,20 @@ def eval_cmd(
         if stdin:
             raise typer.BadParameter(f"'-' (stdin) is read with -R qrels only; give -R "
                                      f"{relformat} files by name")
-        sys.stdout.write(run_mode(relformat, qrels, runs, measure or [], query, max_docs,
-                                  summary=not no_summary, complete=complete, compat=compat,
-                                  level=level, judged_only=judged_only))
+        sys.stdout.write(run_mode(relformat, qrels_path, run_paths, measure or [], query,
+                                  max_docs, summary=not no_summary, complete=complete,
+                                  compat=compat, level=level, judged_only=judged_only))
         return
     from relkit.metrics.evaluator import resolve
 
     with option_value("'-m'"):  # an unknown measure is a usage error, found before any file
         resolve(measure or ["official"], compat)
     with _collector_paused():
-        _evaluate(qrels, runs, measure or ["official"], query=query, no_summary=no_summary,
-                  complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
-                  num_docs=num_docs, zscores=zscores, compat=compat, fmt=fmt, output=output,
-                  warn=None if quiet else _warn)
+        _evaluate(qrels_path, run_paths, measure or ["official"], query=query,
+                  no_summary=no_summary, complete=complete, level=level, max_docs=max_docs,
+                  judged_only=judged_only, num_docs=num_docs, zscores=zscores, compat=compat,
+                  fmt=fmt, output=output, warn=None if quiet else _warn, engine=engine,
+                  spark_master=spark_master)
 
 
 def _warn(msg: str) -> None:
@@ -334,26 +353,35 @@ _freeze_at_exit = False
 def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool,
               no_summary: bool, complete: bool, level: int, max_docs: int | None,
               judged_only: bool, num_docs: int, zscores: Path | None, compat: int, fmt: str,
-              output: Path | None, warn: Callable[[str], None] | None = None) -> None:
+              output: Path | None, warn: Callable[[str], None] | None = None,
+              engine: str = "local", spark_master: str | None = None) -> None:
     """The evaluation behind ``relkit eval`` (qrels format), once its options are checked.
 
     ``warn`` (None: quiet) hears, once, about topics that score 0 for every run.
+    ``engine="spark"``: the runs are evaluated in one Spark job
+    (:mod:`relkit.metrics.spark`); what is printed is built by the same code.
     """
     from relkit.metrics import _arrow
 
     # trec output never needs pandas: if a large input brings pyarrow in, spare
     # its optional pandas probe (~0.3 s)
     _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
-    from relkit.metrics.data import Qrels, Run
+    from relkit.metrics.data import Qrels
     from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import labelled, lines
 
-    q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
+    if engine == "spark":
+        from relkit.metrics.spark.inputs import read_qrels
+
+        q = read_qrels(qrels, spark_master)     # hdfs://, s3a://: fetched by Spark
+    else:
+        q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
     try:
         ev = Evaluator(q, measures, level=level, judged_only=judged_only,
                        max_docs=max_docs, complete=complete, num_docs=num_docs,
-                       compat=compat)  # type: ignore[arg-type]
+                       compat=compat, engine=engine,   # type: ignore[arg-type]
+                       spark_master=spark_master)
     except DuplicateDocumentError as exc:
         from relkit.metrics.subtopics import as_plain_qrels_error
 
@@ -366,18 +394,19 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
         out: IO[str] = sys.stdout
         if output and fmt == "trec":
             out = stack.enter_context(open(output, "w", encoding="utf-8"))
-        for path in runs:
-            # the bar is closed (and erased) before this run's lines are written
-            with Bar(f"evaluating {path}") as bar:
-                source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
-                res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
+        pairs = _results(ev, runs, z)
+        several = len(runs) > 1
+        if ev.engine == "spark":     # all at once; a quoted glob may have become many runs
+            pairs = iter(done := list(pairs))
+            several = len(done) > 1
+        for path, res in pairs:
             evaluated.update(res.topics)
             run_ids.setdefault(res.run_id, []).append(str(path))
             if fmt == "trec":
                 block = lines(res, per_query=query, summary=not no_summary,
                               compat=compat, zscores=z is not None)
                 # one run: trec_eval's output exactly; several: each block names its run
-                out.writelines(labelled(block, res.run_id) if len(runs) > 1 else block)
+                out.writelines(labelled(block, res.run_id) if several else block)
             else:
                 frames.append(_tidy(res, query, not no_summary))
     if fmt != "trec":
@@ -385,6 +414,25 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     if warn is not None:
         for msg in _warnings(ev.zero_topics().among(evaluated), run_ids, qrels):
             warn(msg)
+
+
+def _results(ev: Evaluator, runs: list[Path], z: ZTable | None
+             ) -> Iterator[tuple[Path, Result]]:
+    """Each run's result, in order: one at a time here, or all from one Spark job."""
+    if ev.engine == "spark":
+        from relkit.metrics.spark.engine import spark_compute_labelled
+
+        for label, res in spark_compute_labelled(ev, [str(r) for r in runs], z):
+            yield Path(label) if "://" not in label else label, res  # type: ignore[misc]
+        return
+    from relkit.metrics.data import Run
+
+    for path in runs:
+        # the bar is closed (and erased) before this run's lines are written
+        with Bar(f"evaluating {path}") as bar:
+            source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
+            res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
+        yield path, res
 
 
 def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path) -> Iterator[str]:

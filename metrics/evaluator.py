@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from relkit.metrics.zeros import ZeroTopics
 
 Compat = Literal[9, 10]
+Engine = Literal["local", "spark"]
+ENGINES: tuple[str, ...] = get_args(Engine)
 Aggregation = Literal["trec", "mean", "median", "gmean", "micro"]
 AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
 
@@ -168,6 +171,15 @@ def _topic_chunks(run: Run, judged: JudgedTopics, size: int
         start = stop
 
 
+def _engine_module(name: str) -> Any:
+    """A module of an optional engine (``spark.engine``), imported by name: the engine
+    builds on this module (its tasks run :class:`Evaluator`), so the evaluator must not
+    import it, or the two would import each other."""
+    import importlib
+
+    return importlib.import_module(f"relkit.metrics.{name}")
+
+
 class Evaluator:
     """Evaluate runs against qrels prepared once.
 
@@ -184,16 +196,30 @@ class Evaluator:
     judged_only : ``-J``.  max_docs : ``-M``.  complete : ``-c``.
     num_docs : ``-N``, documents in the collection (utility, fallout).
     compat : 10 (trec_eval 10, default) or 9 (trec_eval 9.0.8 / pytrec_eval).
+    engine : ``local`` (default) or ``spark``: runs given as paths Spark reads (TREC
+        text or Parquet; local, ``hdfs://``, ``s3a://``) are evaluated by Spark tasks, each
+        running this same per-topic code on a bucket of topics; the numbers are
+        bit-identical (see docs/spark.md). ``spark_master``: a master URL (default: the
+        active session, else ``RELKIT_SPARK_MASTER``, else ``local[2]``).
     """
 
     def __init__(self, qrels: Qrels | Any, measures: Sequence[str | Measure] | Any = ("official",),
                  *,
                  level: int = 1, judged_only: bool = False, max_docs: int | None = None,
-                 complete: bool = False, num_docs: int = 0, compat: Compat = 10) -> None:
+                 complete: bool = False, num_docs: int = 0, compat: Compat = 10,
+                 engine: Engine = "local", spark_master: str | None = None) -> None:
+        if engine not in ENGINES:
+            raise MeasureError(f"The 'engine' option must be one of {', '.join(ENGINES)}; "
+                               f"got {engine!r}")
         if compat not in (9, 10):
             raise MeasureError(f"The 'compat' option must be 9 or 10; got {compat!r}")
         if max_docs is not None and max_docs < 0:
             raise MeasureError(f"The 'max_docs' option must be an int >= 0; got {max_docs}")
+        self.engine = engine
+        self.spark_master = spark_master
+        if engine == "spark" and isinstance(qrels, (str, os.PathLike)):
+            # hdfs://, s3a://: Spark reads them
+            qrels = _engine_module("spark.inputs").read_qrels(qrels, spark_master)
         self.qrels = Qrels.coerce(qrels)
         self.judged = JudgedTopics.prepare(self.qrels)
         self.measures = resolve(measures, compat)
@@ -222,19 +248,38 @@ class Evaluator:
         missing entry, or sd = 0 with v != mean, gives -1000000.
         ``progress(rows_done, rows_total)`` is called after each chunk.
         """
+        if self.engine == "spark":
+            return _engine_module("spark.engine").spark_compute(  # type: ignore[no-any-return]
+                self, [run], zscores)[0]
         run = Run.coerce(run)
         topics, codes, missing, values = self._per_topic(run, progress)
         if not topics:
             raise EvaluationError(
                 f"{run.source}: no topic has both run lines and judgments in {self.qrels.source}")
+        return self.finish(run.name, topics, missing, values, zscores)
+
+    def compute_many(self, runs: Sequence[Any], zscores: ZTable | None = None) -> list[Result]:
+        """:meth:`compute` for several runs; with ``engine="spark"``, one Spark job for all
+        (runs as paths Spark reads: TREC text or Parquet, local, ``hdfs://``, ``s3a://``)."""
+        if self.engine == "spark":
+            return _engine_module("spark.engine").spark_compute(  # type: ignore[no-any-return]
+                self, list(runs), zscores)
+        return [self.compute(run, zscores) for run in runs]
+
+    def finish(self, run_name: str, topics: list[str], missing: np.ndarray, values: list[Any],
+               zscores: ZTable | None = None) -> Result:
+        """The :class:`Result` of per-topic values (topics in trec_eval order): ``-c``'s
+        zeros, ``-Z``, and the summaries summed in trec_eval's order. Every engine ends
+        here, so the printed numbers depend only on the per-topic values."""
         summary: list[Any] = []
         count = len(topics)
         out_values: list[Any] = []
+        missing = np.asarray(missing, dtype=bool)
         for m, v in zip(self.measures, values, strict=True):
             fam = REGISTRY[m.family]
             if fam.summary == "runid":
                 out_values.append(None)
-                summary.append(run.name)
+                summary.append(run_name)
                 continue
             if fam.summary == "num_q":
                 out_values.append(None)
@@ -253,7 +298,7 @@ class Evaluator:
                 v = _zscore(zscores, topics, m.output, v)
             out_values.append(v)
             summary.append(self._summarise(fam, v, count, zscores is not None))
-        return Result(run.name, topics, missing, self.measures, out_values, summary)
+        return Result(run_name, topics, missing, self.measures, out_values, summary)
 
     def _per_topic(self, run: Run, progress: Callable[[int, int], None] | None = None
                    ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
@@ -284,18 +329,26 @@ class Evaluator:
                 progress(done, total)
         if duplicates:
             raise min(duplicates, key=lambda e: self.judged.index.get(e.query_id, -1))
-        if self.complete and not single:
+        return self.merge(codes_list, missing_list, values_list, run.name,
+                          absent=self.complete and not single)
+
+    def merge(self, codes_list: list[np.ndarray], missing_list: list[np.ndarray],
+              values_list: list[list[Any]], run_name: str, *, absent: bool
+              ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+        """Per-topic values of parts of a run (whole topics each) in trec_eval order;
+        ``absent``: add ``-c``'s qrels topics that no part has (zero documents)."""
+        if absent:
             seen = np.zeros(len(self.judged.topics), bool)
             for c in codes_list:
                 seen[c] = True
-            absent = np.flatnonzero(~seen)
-            if len(absent):
-                empty = Ranked(topics=[self.judged.topics[i] for i in absent], topic_codes=absent,
-                               offsets=np.zeros(len(absent) + 1, np.int64),
-                               rel=np.zeros(0, np.int32), missing=np.ones(len(absent), bool),
-                               run_id=run.name, source_docs=[],
+            gone = np.flatnonzero(~seen)
+            if len(gone):
+                empty = Ranked(topics=[self.judged.topics[i] for i in gone], topic_codes=gone,
+                               offsets=np.zeros(len(gone) + 1, np.int64),
+                               rel=np.zeros(0, np.int32), missing=np.ones(len(gone), bool),
+                               run_id=run_name, source_docs=[],
                                rows=np.zeros(0, np.int64))
-                codes_list.append(absent)
+                codes_list.append(gone)
                 missing_list.append(empty.missing)
                 values_list.append(self._compute_all(empty))
         codes = np.concatenate(codes_list) if codes_list else np.zeros(0, np.int64)
@@ -411,10 +464,12 @@ class Evaluator:
                              f"(choose from {', '.join(AGGREGATIONS)})")
         import pandas as pd
 
-        run = Run.coerce(run)
-        res = self.compute(run)
+        if self.engine == "local":
+            run = Run.coerce(run)       # read once, for compute and micro
+        res = self.compute(run)         # spark: a path, read by Spark
         out = {}
         if how == "micro":
+            run = Run.coerce(run)       # pooled counts: on this machine
             ranked = rank(run, self.judged, float32_scores=self.compat < 10,
                           max_docs=self.max_docs, judged_only=self.judged_only,
                           complete=self.complete)

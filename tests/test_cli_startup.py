@@ -56,6 +56,7 @@ def test_eval_imports_no_database_screen_plot_or_pandas() -> None:
     assert code == 0, out
     assert "ndcg_cut_10" in out  # it really evaluated
     assert not modules & HEAVY, sorted(modules & HEAVY)
+    assert not modules & {"pyspark", "py4j"}   # only --engine spark loads Spark
 
 
 @pytest.mark.parametrize("args", [

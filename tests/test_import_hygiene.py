@@ -44,6 +44,11 @@ CASES = {
             "relkit.metrics.online.ab.power", "relkit.metrics.online.ab.planning",
             "relkit.metrics.online.ab.users"], [],
            {"duckdb", "pyarrow", "pandas", "numpy", "scipy", "matplotlib"}),
+    # The Spark engine: PySpark (and its JVM bridge) only when a session is asked for.
+    "spark": (["relkit.metrics.spark", "relkit.metrics.spark.engine",
+               "relkit.metrics.spark.task", "relkit.metrics.spark.inputs",
+               "relkit.metrics.spark.options", "relkit.metrics.spark.session"], [],
+              {"pyspark", "py4j", "pandas"}),
 }
 
 

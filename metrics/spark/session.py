@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.core.errors import RelkitError
@@ -66,7 +67,12 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
         raise SparkUnavailableError(
             "--engine spark needs a Java runtime (17 or newer): install one "
             "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
-    builder = (SparkSession.builder.master(master or master_from_env()).appName(app_name)
+    master = master or master_from_env()
+    if master.startswith("local"):
+        # Python workers run the driver's interpreter (and so see relkit and pyarrow),
+        # not whatever `python3` is first on PATH
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (SparkSession.builder.master(master).appName(app_name)
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.ui.enabled", "false")
