@@ -8,6 +8,8 @@ the :class:`~relkit.metrics.core.errors.FormatError` the DuckDB path raises (exi
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,12 +24,24 @@ if TYPE_CHECKING:
     from relkit.metrics.online.ab.users import MetricDef, UserTable
 
 
+def local_python(master: str) -> None:
+    """In local mode, run Spark's Python workers on this interpreter (the one that has
+    relkit, numpy and pyarrow), not on whatever ``python3`` the PATH finds first. On a
+    cluster ``PYSPARK_PYTHON`` is the deployment's to set (docs/spark-online.md)."""
+    if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
 def open_session(master: str | None) -> SparkSession:
     """:func:`relkit.metrics.spark.session.get_session`, a missing Spark an option error."""
-    from relkit.metrics.spark.session import SparkUnavailableError, get_session
+    from relkit.metrics.spark.session import SparkUnavailableError, get_session, master_from_env
 
+    local_python(master or master_from_env())
     try:
-        return get_session(master)
+        session = get_session(master)
+        # Spark logs a query's failure before raising it: the CLI says it once, itself.
+        session.sparkContext.setLogLevel("OFF")
+        return session
     except SparkUnavailableError as exc:
         raise OptionError("--engine", str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - a bad master URL fails inside the JVM
