@@ -40,7 +40,6 @@ def make_inputs(d: Path, rows: int) -> tuple[Path, Path]:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
-
     from clicks_gen import generate
 
     raw = d / f"raw_{rows}.parquet"
@@ -193,8 +192,9 @@ def main() -> None:
                                   str(assign), str(a.iterations)], capture_output=True,
                                  text=True, check=True)
             loc = json.loads(res.stdout.strip().splitlines()[-1])
-            for step, fn in (("ab", lambda: spark_ab(spark, log, assign)),
-                             ("pbm", lambda: spark_pbm(spark, log, a.iterations))):
+            steps = (("ab", lambda lg=log, asg=assign: spark_ab(spark, lg, asg)),
+                     ("pbm", lambda lg=log: spark_pbm(spark, lg, a.iterations)))
+            for step, fn in steps:
                 c0, j0, w0 = cpu_self(), jvm_cpu(pid), time.perf_counter()
                 fn()
                 wall = time.perf_counter() - w0

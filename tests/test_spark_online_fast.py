@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from ab_helpers import click_log, write
 from helpers import run_cli
 

@@ -9,7 +9,10 @@ both: every (session, rank) observation is a row of flat arrays, and the M-step 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
 from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
@@ -72,8 +75,9 @@ def _em(pair: IntArray, exam: IntArray, click: BoolArray, n_pairs: int, n_exam: 
     return alpha, gamma, trace
 
 
-def m_step(alpha: FloatArray, gamma: FloatArray, n_a: FloatArray, n_g: FloatArray,
-           post_a: FloatArray, post_g: FloatArray) -> tuple[FloatArray, FloatArray]:
+def m_step(alpha: FloatArray, gamma: FloatArray, n_a: npt.NDArray[Any], n_g: npt.NDArray[Any],
+           post_a: npt.NDArray[Any], post_g: npt.NDArray[Any]
+           ) -> tuple[FloatArray, FloatArray]:
     """EM's M-step: each parameter the mean of its posteriors (kept where unseen).
 
     Shared with the Spark engine (:mod:`relkit.metrics.spark.clicks`), which computes
