@@ -15,6 +15,7 @@ import typer
 from relkit.metrics.core.options import OptionError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
 
 if TYPE_CHECKING:
     import duckdb
@@ -166,12 +167,9 @@ def analyze_cmd(
     output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report here")] = None,
-    engine: Annotated[str, typer.Option(
-        "--engine", help="Where the per-user sums are aggregated: local (DuckDB) or spark "
-        "(Spark SQL; the same numbers, see docs/spark-online.md)")] = "local",
-    spark_master: Annotated[str | None, typer.Option(
-        "--spark-master", help="Spark master URL (local[4], yarn, k8s://..., spark://...; "
-        "default: the active session, $RELKIT_SPARK_MASTER, else local[2])")] = None,
+    engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
+    spark_master: Annotated[str | None, typer.Option("--spark-master", help=MASTER_HELP)]
+        = None,
 ) -> None:
     """Analyse an A/B test: SRM first, then each metric at the user with the delta method.
 
@@ -190,10 +188,7 @@ def analyze_cmd(
     from relkit.metrics.online.ab.users import get_metric, user_table
 
     check_table_options(fmt, output)
-    if engine not in ("local", "spark"):
-        raise OptionError("--engine", f"{engine!r} is not one of local, spark")
-    if spark_master is not None and engine != "spark":
-        raise OptionError("--spark-master", "goes with --engine spark")
+    check_engine(engine, spark_master)
     if html is not None and engine == "spark":
         raise OptionError("--html", "not with --engine spark yet (the report's charts "
                           "query the log in DuckDB): run the table with spark, the report "
@@ -228,11 +223,9 @@ def analyze_cmd(
         with option_value("--expected"):
             design = parse_expected(expected)
     if engine == "spark":
-        from relkit.metrics.spark.ab_command import spark_table
-
-        table = spark_table(log, assign, defs, log_map=log_map, assign_map=assign_map,
-                            pre=cuped, pre_columns=pre_columns, good_dwell=good_dwell,
-                            master=spark_master)
+        table = spark_module("ab").spark_table(
+            log, assign, defs, log_map=log_map, assign_map=assign_map, pre=cuped,
+            pre_columns=pre_columns, good_dwell=good_dwell, master=spark_master)
         if design is None:
             design = {a: 1.0 for a in sorted(set(table.variant))}
         try:

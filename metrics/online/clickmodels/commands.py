@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from relkit.metrics.core.options import OptionError
+from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
 
 if TYPE_CHECKING:
     from relkit.metrics.online.clickmodels.base import ClickModel, Evaluation
@@ -40,11 +41,8 @@ def fit(
                                    "name=column (as in relkit clicks validate)"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB's "
                                             "memory limit (default 4GB)"),
-    engine: str = typer.Option("local", "--engine", help="local (DuckDB + numpy) or spark "
-                               "(the sums by Spark aggregations; docs/spark-online.md)"),
-    spark_master: str | None = typer.Option(None, "--spark-master", help="Spark master "
-                                            "URL (default: the active session, "
-                                            "$RELKIT_SPARK_MASTER, else local[2])"),
+    engine: str = typer.Option("local", "--engine", help=ENGINE_HELP),
+    spark_master: str | None = typer.Option(None, "--spark-master", help=MASTER_HELP),
 ) -> None:
     """Fit a click model (Chuklin, Markov & de Rijke 2015) to a click log.
 
@@ -66,8 +64,7 @@ def fit(
 
     with option_value("--map"):
         mapping = parse_map(map_, [*FIELDS, *WIDE_LISTS])
-    if engine not in ("local", "spark"):
-        raise OptionError("--engine", f"{engine!r} is not one of local, spark")
+    check_engine(engine, spark_master)
     if engine == "spark":
         if holdout > 0:
             raise OptionError("--holdout", "not with --engine spark yet (the split needs "
@@ -75,16 +72,12 @@ def fit(
         if memory_limit is not None:
             raise OptionError("--memory-limit", "is DuckDB's; Spark's memory is set by "
                               "spark-submit (--driver-memory, --executor-memory)")
-        from relkit.metrics.spark.clicks_command import fit_command
-
-        m, ev, n_sessions, n_pairs = fit_command(
+        m, ev, n_sessions, n_pairs = spark_module("clicks").fit_command(
             log, model, mapping=mapping, max_rank=max_rank, iterations=iterations,
             seed=seed, master=spark_master)
         _report(log, model, output, m, ev, n_sessions, n_pairs, iterations=iterations,
                 seed=seed, holdout=holdout, max_rank=max_rank, on=None)
         return
-    if spark_master is not None:
-        raise OptionError("--spark-master", "goes with --engine spark")
     with option_value("--memory-limit"):
         con = connect(memory_limit)
     source = open_log(log, mapping=mapping, con=con)
