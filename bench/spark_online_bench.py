@@ -38,7 +38,6 @@ TICK = os.sysconf("SC_CLK_TCK")
 def make_inputs(d: Path, rows: int) -> tuple[Path, Path]:
     """A seeded log (row groups of 1/32 of it, so Spark can split it) and its assignment."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
     from clicks_gen import generate
 
@@ -48,11 +47,10 @@ def make_inputs(d: Path, rows: int) -> tuple[Path, Path]:
     log = d / f"log_{rows}.parquet"
     pq.write_table(t, log, row_group_size=max(rows // 32, 1000))
     raw.unlink()
-    users = pc.unique(t.column("user_id"))
-    variant = pc.if_else(pc.equal(pc.utf8_slice_codeunits(users, 1, 2), "0"), "control",
-                         "treatment")
+    units = t.group_by(["user_id", "variant"]).aggregate([])
     assign = d / f"assign_{rows}.parquet"
-    pq.write_table(pa.table({"unit_id": users, "variant": variant}), assign)
+    pq.write_table(pa.table({"unit_id": units.column("user_id"),
+                             "variant": units.column("variant")}), assign)
     return log, assign
 
 
