@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +38,10 @@ def open_session(master: str | None) -> SparkSession:
     from relkit.metrics.spark.session import SparkUnavailableError, get_session, master_from_env
 
     local_python(master or master_from_env())
+    # relkit moves data as Arrow (toArrow, mapInArrow), never through pandas, so
+    # PySpark's warning about pandas 3 does not apply: it would be a second stderr line.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                            category=FutureWarning)
     try:
         session = get_session(master)
         # Spark logs a query's failure before raising it: the CLI says it once, itself.
