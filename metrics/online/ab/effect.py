@@ -75,6 +75,8 @@ def welch_df(v1: float, n1: float, v2: float, n2: float) -> float:
     B. L. Welch, "The generalization of Student's problem when several different
     population variances are involved", Biometrika 34, 1947.
     """
+    if n1 <= 1 or n2 <= 1:
+        return float("nan")  # an arm of one unit has no variance to weigh
     a, b = v1 / n1, v2 / n2
     den = a * a / (n1 - 1) + b * b / (n2 - 1)
     return (a + b) ** 2 / den if den > 0 else float("inf")

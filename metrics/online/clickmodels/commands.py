@@ -8,10 +8,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from relkit.metrics.core.options import OptionError
+from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
+
+if TYPE_CHECKING:
+    from relkit.metrics.online.clickmodels.base import ClickModel, Evaluation
 
 
 def _say(msg: str) -> None:
@@ -36,6 +41,8 @@ def fit(
                                    "name=column (as in relkit clicks validate)"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB's "
                                             "memory limit (default 4GB)"),
+    engine: str = typer.Option("local", "--engine", help=ENGINE_HELP),
+    spark_master: str | None = typer.Option(None, "--spark-master", help=MASTER_HELP),
 ) -> None:
     """Fit a click model (Chuklin, Markov & de Rijke 2015) to a click log.
 
@@ -46,7 +53,6 @@ def fit(
     from relkit.metrics.online.clickmodels.base import evaluate
     from relkit.metrics.online.clickmodels.data import from_log
     from relkit.metrics.online.clickmodels.registry import MODELS
-    from relkit.metrics.online.clickmodels.store import save
     from relkit.metrics.online.source import open_log
 
     if model not in MODELS:
@@ -58,6 +64,20 @@ def fit(
 
     with option_value("--map"):
         mapping = parse_map(map_, [*FIELDS, *WIDE_LISTS])
+    check_engine(engine, spark_master)
+    if engine == "spark":
+        if holdout > 0:
+            raise OptionError("--holdout", "not with --engine spark yet (the split needs "
+                              "the sessions on one machine)")
+        if memory_limit is not None:
+            raise OptionError("--memory-limit", "is DuckDB's; Spark's memory is set by "
+                              "spark-submit (--driver-memory, --executor-memory)")
+        m, ev, n_sessions, n_pairs = spark_module("clicks").fit_command(
+            log, model, mapping=mapping, max_rank=max_rank, iterations=iterations,
+            seed=seed, master=spark_master)
+        _report(log, model, output, m, ev, n_sessions, n_pairs, iterations=iterations,
+                seed=seed, holdout=holdout, max_rank=max_rank, on=None)
+        return
     with option_value("--memory-limit"):
         con = connect(memory_limit)
     source = open_log(log, mapping=mapping, con=con)
@@ -68,8 +88,18 @@ def fit(
     train, test = data.split(holdout, seed) if holdout > 0 else (data, data)
     m = MODELS[model]().fit(train, iterations=iterations, seed=seed)
     ev = evaluate(m, test)
-    on = f"{test.n_sessions:,} held-out sessions" if holdout > 0 else \
-        f"the {train.n_sessions:,} training sessions"
+    on = f"{test.n_sessions:,} held-out sessions" if holdout > 0 else None
+    _report(log, model, output, m, ev, train.n_sessions, data.n_pairs,
+            iterations=iterations, seed=seed, holdout=holdout, max_rank=max_rank, on=on)
+
+
+def _report(log: Path, model: str, output: Path, m: ClickModel, ev: Evaluation,
+            n_train: int, n_pairs: int, *, iterations: int, seed: int, holdout: float,
+            max_rank: int, on: str | None) -> None:
+    """Print the evaluation, save the model (both engines)."""
+    from relkit.metrics.online.clickmodels.store import save
+
+    on = on or f"the {n_train:,} training sessions"
     sys.stdout.write(f"model\t{model}\nevaluated on\t{on}\n"
                      f"log-likelihood per session\t{ev.log_likelihood:.6f}\n"
                      f"mean perplexity\t{ev.mean_perplexity:.6f}\nrank\tperplexity\tsessions\n")
@@ -77,9 +107,9 @@ def fit(
         if n:
             sys.stdout.write(f"{r}\t{p:.6f}\t{n}\n")
     save(m, output, {"log": str(log), "iterations": iterations, "seed": seed,
-                     "holdout": holdout, "max_rank": max_rank, "sessions": train.n_sessions,
+                     "holdout": holdout, "max_rank": max_rank, "sessions": n_train,
                      "trace": m.trace, "evaluation": ev.to_json()})
-    _say(f"{log}: {model} fitted on {train.n_sessions:,} sessions, {data.n_pairs:,} pairs "
+    _say(f"{log}: {model} fitted on {n_train:,} sessions, {n_pairs:,} pairs "
          f"-> {output}")
 
 

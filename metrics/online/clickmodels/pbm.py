@@ -9,7 +9,10 @@ both: every (session, rank) observation is a row of flat arrays, and the M-step 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
 from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
@@ -67,12 +70,29 @@ def _em(pair: IntArray, exam: IntArray, click: BoolArray, n_pairs: int, n_exam: 
         inv = w / one_minus
         post_a = c_a + np.bincount(pair, a * (1 - g) * inv, n_pairs)
         post_g = c_g + np.bincount(exam, g * (1 - a) * inv, n_exam)
-        alpha = np.where(n_a > 0, post_a / np.maximum(n_a, 1), alpha)
-        gamma = np.where(n_g > 0, post_g / np.maximum(n_g, 1), gamma)
+        alpha, gamma = m_step(alpha, gamma, n_a, n_g, post_a, post_g)
+    alpha, gamma = normalise(alpha, gamma)
+    return alpha, gamma, trace
+
+
+def m_step(alpha: FloatArray, gamma: FloatArray, n_a: npt.NDArray[Any], n_g: npt.NDArray[Any],
+           post_a: npt.NDArray[Any], post_g: npt.NDArray[Any]
+           ) -> tuple[FloatArray, FloatArray]:
+    """EM's M-step: each parameter the mean of its posteriors (kept where unseen).
+
+    Shared with the Spark engine (:mod:`relkit.metrics.spark.clicks`), which computes
+    the posterior sums ``post_a``/``post_g`` by Spark aggregations.
+    """
+    return (np.where(n_a > 0, post_a / np.maximum(n_a, 1), alpha),
+            np.where(n_g > 0, post_g / np.maximum(n_g, 1), gamma))
+
+
+def normalise(alpha: FloatArray, gamma: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Rescale so that ``max gamma = 1`` (the likelihood only sees ``alpha * gamma``)."""
     top = float(gamma.max()) if len(gamma) else 1.0
     if top > 0:
         gamma, alpha = gamma / top, alpha * top
-    return alpha, gamma, trace
+    return alpha, gamma
 
 
 class PBM(ClickModel):
