@@ -67,12 +67,16 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
         raise SparkUnavailableError(
             "--engine spark needs a Java runtime (17 or newer): install one "
             "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
+    # Under spark-submit the launcher's --master reaches the session through the Py4J
+    # gateway's configuration; setting a master here would override it with local[2].
+    submitted = master is None and bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
     master = master or master_from_env()
-    if master.startswith("local"):
+    if not submitted and master.startswith("local"):
         # Python workers run the driver's interpreter (and so see relkit and pyarrow),
         # not whatever `python3` is first on PATH
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.master(master).appName(app_name)
+    builder = SparkSession.builder if submitted else SparkSession.builder.master(master)
+    builder = (builder.appName(app_name)
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.ui.enabled", "false")
