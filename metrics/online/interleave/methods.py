@@ -34,7 +34,17 @@ class Interleaved:
     probs: np.ndarray | None = field(default=None)
 
 
-def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
+Positions = list[list[np.ndarray]]
+
+
+def position_table(mats: list[np.ndarray]) -> Positions:
+    """``pos[r][s][q, i]``: where run ``r``'s document at ``i`` sits in run ``s``
+    (``-1``: not in its row); what the methods' ``positions`` argument takes. Rows
+    can be taken from it (``pos[r][s][rows]``) for the same rows of ``mats``."""
+    return _positions(mats)
+
+
+def _positions(mats: list[np.ndarray]) -> Positions:
     """``pos[r][s][q, i]``: where run ``r``'s document at ``i`` sits in run ``s``
     (``-1``: not in its rows)."""
     n = len(mats)
@@ -57,7 +67,8 @@ def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
     return out
 
 
-def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> Interleaved:
+def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
+               positions: Positions | None = None) -> Interleaved:
     """Team-draft interleaving, and team-draft multileaving for more than two runs.
 
     At each position the team with the fewest documents so far picks (ties broken
@@ -74,6 +85,9 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
         Length of the shown lists.
     rng
         The seeded generator (the same seed gives the same lists).
+    positions
+        :func:`position_table` of ``mats``, when the caller has them (a simulation indexes
+        one table per topic instead of comparing every impression's rankings).
 
     References
     ----------
@@ -90,7 +104,7 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     # 2-d fancy indexing. A -1 column at the end: a pointer there is an exhausted run.
     padded = [np.hstack([m, pad]).ravel() for m in mats]
     pos = [[np.hstack([p, pad]).ravel() if p.size else p for p in ps]
-           for ps in _positions(mats)]
+           for ps in (positions or _positions(mats))]
     used = [np.zeros(Q * (w + 1), dtype=bool) for _ in mats]
     base = rows * (w + 1)
     ptr = np.zeros((n, Q), dtype=np.int64)
@@ -139,7 +153,8 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     return Interleaved(docs, teams)
 
 
-def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> Interleaved:
+def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
+             positions: Positions | None = None) -> Interleaved:
     """Balanced interleaving of two runs (Joachims 2003).
 
     A coin per query decides which run leads; then the run whose pointer is behind
@@ -158,7 +173,7 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> In
     docs = np.full((Q, depth), -1, dtype=np.int64)
     teams = np.full((Q, depth), -1, dtype=np.int64)
     rows = np.arange(Q)
-    pos = _positions(mats)
+    pos = positions or _positions(mats)
     a_first = rng.random(Q) < 0.5
     ka = np.zeros(Q, dtype=np.int64)
     kb = np.zeros(Q, dtype=np.int64)
@@ -200,6 +215,31 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> In
     return Interleaved(docs, teams)
 
 
+def _draw(cdf: np.ndarray, weights: np.ndarray, gone: np.ndarray, x: np.ndarray
+          ) -> np.ndarray:
+    """Per row, the smallest index ``i`` whose remaining cumulative weight
+    ``G(i) = cdf[i] - (weight of the drawn indices <= i)`` exceeds ``x`` (the inverse
+    CDF of the softmax over the documents left, at ``x = u * remaining weight``).
+
+    No cumulative sum per row: ``i = searchsorted(cdf, x + R)`` with ``R`` the drawn
+    weight at or above the last ``i``, repeated until ``R`` stops growing (at most one
+    step per drawn document). Every index skipped has ``G <= x``, and the last one has
+    ``G > x``, so it is the inverse CDF's; a drawn index never is (its ``G`` equals
+    the one before it). The rankings' pads must follow their documents.
+    """
+    removed = np.where(gone >= 0, weights[np.maximum(gone, 0)], 0.0)
+    at = np.searchsorted(cdf, x, side="right")
+    todo = np.arange(len(x))
+    while len(todo):
+        g = gone[todo]
+        below = np.where(g <= at[todo, None], removed[todo], 0.0).sum(axis=1)
+        nxt = np.searchsorted(cdf, x[todo] + below, side="right")
+        moved = nxt != at[todo]
+        at[todo] = nxt
+        todo = todo[moved]
+    return np.minimum(at, len(cdf) - 1)
+
+
 def softmax_weights(width: int, tau: float = TAU) -> np.ndarray:
     """``1 / rank ** tau`` for ranks ``1..width`` (Hofmann et al.'s softmax,
     before normalising over the documents still available)."""
@@ -207,7 +247,7 @@ def softmax_weights(width: int, tau: float = TAU) -> np.ndarray:
 
 
 def probabilistic(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
-                  tau: float = TAU) -> Interleaved:
+                  tau: float = TAU, positions: Positions | None = None) -> Interleaved:
     """Probabilistic interleaving (and multileaving) with a softmax over ranks.
 
     At each position a run is chosen uniformly at random and draws a document with
@@ -231,47 +271,46 @@ def probabilistic(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     n = len(mats)
     Q, w = mats[0].shape
     weights = softmax_weights(w, tau)
-    pos = _positions(mats)
-    mass = [np.where(m >= 0, weights[None, :], 0.0) for m in mats]   # unused weight
+    cdf = np.cumsum(weights)        # one for every row: rankings differ only in length
+    pos = positions or _positions(mats)
+    # Each run's unused weight and count, kept up to date as documents are drawn
+    # (a sum over every row's ranking per position would cost width times more); the
+    # count (exact) says whether a run still has documents, the weight normalises.
+    totals = np.stack([np.where(m >= 0, weights, 0.0).sum(axis=1) for m in mats], axis=1)
+    left = np.stack([(m >= 0).sum(axis=1) for m in mats], axis=1)     # (Q, n)
+    # the indices (in each run) of the documents already drawn, -1: none
+    gone = [np.full((Q, depth), -1, dtype=np.int64) for _ in mats]
     docs = np.full((Q, depth), -1, dtype=np.int64)
     teams = np.full((Q, depth), -1, dtype=np.int64)
     probs = np.zeros((n, Q, depth))
     rows = np.arange(Q)
     for k in range(depth):
-        totals = np.stack([m.sum(axis=1) for m in mass], axis=1)   # (Q, n)
-        avail = totals > 0
+        avail = left > 0
         live = avail.any(axis=1)
         team = np.where(avail, rng.random((Q, n)), -1.0).argmax(axis=1)
         u: np.ndarray = np.asarray(rng.random(Q))
         code = np.full(Q, -1, dtype=np.int64)
+        src = np.zeros(Q, dtype=np.int64)      # the drawn document's index in its run
         for r in range(n):
-            mine = live & (team == r)
-            if not mine.any():
-                continue
-            cum = np.cumsum(mass[r][mine], axis=1)
-            at = (cum < (u[mine] * cum[:, -1])[:, None]).sum(axis=1)
-            at = np.minimum(at, w - 1)
-            code[mine] = mats[r][rows[mine], at]
+            mine = np.flatnonzero(live & (team == r))
+            if len(mine):
+                src[mine] = _draw(cdf, weights, gone[r][mine, :k], u[mine] * totals[mine, r])
+                code[mine] = mats[r][mine, src[mine]]
         for r in range(n):
-            # where the drawn document sits in run r (its own pick, or looked up)
-            where = np.full(Q, -1, dtype=np.int64)
+            # where the drawn document sits in run r: its own index, or looked up
+            where = np.where(team == r, src, -1)
             for s in range(n):
-                pick = live & (team == s)
-                if not pick.any():
-                    continue
-                if s == r:
-                    hit = mats[r][rows[pick]] == code[pick][:, None]
-                    where[pick] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-                else:
-                    hit = mats[s][rows[pick]] == code[pick][:, None]
-                    i = hit.argmax(axis=1)
-                    where[pick] = pos[s][r][rows[pick], i]
+                if s != r:
+                    pick = team == s
+                    where[pick] = pos[s][r][rows[pick], src[pick]]
+            where = np.where(live, where, -1)
             found = where >= 0
-            safe = np.maximum(where, 0)
-            p = np.where(found, mass[r][rows, safe] / np.where(avail[:, r], totals[:, r], 1.0),
-                         0.0)
-            probs[r, :, k] = np.where(live, p, 0.0)
-            mass[r][rows[found], where[found]] = 0.0
+            got = np.where(found, weights[np.maximum(where, 0)], 0.0)
+            p = got / np.where(avail[:, r], totals[:, r], 1.0)
+            probs[r, :, k] = np.where(found, p, 0.0)
+            gone[r][:, k] = where
+            totals[:, r] -= got
+            left[:, r] -= found
         docs[:, k] = code
         teams[:, k] = np.where(live, team, -1)
     return Interleaved(docs, teams, probs)

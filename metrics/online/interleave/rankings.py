@@ -19,6 +19,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from relkit.metrics.data import Run
+
 
 @dataclass
 class Rankings:
@@ -44,7 +46,8 @@ def _strings(column: object) -> pa.Array:
     return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
 
 
-def load_rankings(paths: list[str | os.PathLike[str]], width: int) -> Rankings:
+def load_rankings(paths: list[str | os.PathLike[str]], width: int,
+                  runs: list[Run] | None = None) -> Rankings:
     """Read TREC runs and keep each query's top ``width`` documents as codes.
 
     Queries are in trec_eval's order (byte order of their ids). Raises the run reader's
@@ -60,7 +63,8 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int) -> Rankings:
     from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.ranking import _order
 
-    runs = [Run.read(p) for p in paths]
+    if runs is None:
+        runs = [Run.read(p) for p in paths]
     # topics: one dictionary over every run, in byte order (C code, no Python loop)
     qcols = [_strings(r.column("query_id")) for r in runs]
     enc = pc.dictionary_encode(pa.concat_arrays(qcols))
