@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_cli
 
+from helpers import run_cli
 from relkit.metrics.online.interleave import credit, outcomes
 from relkit.metrics.online.interleave.methods import probabilistic
 from relkit.metrics.online.interleave.simsetup import TopicMismatch, prepare
@@ -313,7 +313,8 @@ def test_cli_missing_file_is_one_line(collection, tmp_path: Path) -> None:
 
 
 def test_cli_defaults_match_the_library() -> None:
-    from relkit.metrics.online.interleave import cli, simulate as sim
+    from relkit.metrics.online.interleave import cli
+    from relkit.metrics.online.interleave import simulate as sim
 
     assert cli.SIM_METHODS == sim.METHODS
     assert cli.SIM_GRID == sim.DEFAULT_GRID
