@@ -326,3 +326,37 @@ def test_every_pair_is_simulated_in_order(collection) -> None:
     pairs = [(r.run_a, r.run_b) for r in rows]
     assert pairs == [p for p in itertools.chain.from_iterable(
         [(a, b)] * 2 for a, b in itertools.combinations(["good", "bad", "same"], 2))]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rankings_fast_path_equals_the_sorting_path(tmp_path: Path, seed: int,
+                                                    monkeypatch) -> None:
+    # a run written in trec_eval's order takes the path without sorting; the same run
+    # shuffled, with a tie, or with a topic split in two blocks takes the sorting path:
+    # the matrices must be the same
+    from relkit.metrics.online.interleave import rankings
+
+    rng = np.random.default_rng(seed)
+    lines = []
+    for t in range(30):
+        n = int(rng.integers(1, 15))
+        scores = np.sort(rng.random(n))[::-1]
+        lines += [f"t{t} Q0 d{d} {i + 1} {s:.6f} r\n"
+                  for i, (d, s) in enumerate(zip(rng.permutation(40)[:n], scores, strict=True))]
+    grouped = tmp_path / "grouped.run"
+    grouped.write_text("".join(lines))
+    shuffled = tmp_path / "shuffled.run"
+    shuffled.write_text("".join(rng.permutation(lines)))
+    fast = rankings.load_rankings([str(grouped), str(shuffled)], 8)
+    monkeypatch.setattr(rankings, "_top_rows", lambda *a: None)
+    slow = rankings.load_rankings([str(grouped), str(shuffled)], 8)
+    assert fast.queries.equals(slow.queries)
+
+    def docs(r, m):     # codes are numbered in order of appearance: compare the ids
+        ids = np.asarray(r.vocab.to_pylist() + [""], dtype=object)
+        return ids[np.where(m >= 0, m, len(ids) - 1)]
+
+    for f, s in zip(fast.mats, slow.mats, strict=True):
+        assert np.array_equal(docs(fast, f), docs(slow, s))
+    # and both runs are the same ranking
+    assert np.array_equal(docs(fast, fast.mats[0]), docs(fast, fast.mats[1]))

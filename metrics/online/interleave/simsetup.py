@@ -49,7 +49,7 @@ def prepare(runs: list[str | os.PathLike[str]], qrels_path: str | os.PathLike[st
     from relkit.metrics.online.interleave.simulate import Setup
     from relkit.metrics.online.interleave.users import model_users, preset_users
 
-    read = [Run.read(p) for p in runs]
+    read = [Run.read(p, eval_only=True) for p in runs]
     width = max(depth, 100)
     rankings = load_rankings(list(runs), width, runs=read)
     rankings.names = names or [Path(p).name.rsplit(".", 1)[0] or Path(p).name
