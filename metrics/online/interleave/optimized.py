@@ -133,6 +133,7 @@ def topic_distributions(mats: list[np.ndarray], depth: int
     for q in range(Q):
         a = [int(d) for d in a_mat[q] if d >= 0]
         b = [int(d) for d in b_mat[q] if d >= 0]
+        cands: list[tuple[list[int], list[int]]]
         if not a and not b:
             cands, p = [([], [])], np.ones(1)
         else:

@@ -220,9 +220,9 @@ def _ab(setup: Setup, i: int, j: int, topics: np.ndarray, grid: Sequence[int], s
         first[part] = setup.users.clicks(t, docs, rng)[:, 0]
         if progress is not None:
             progress(part.stop - part.start)
-    first = first.reshape(trials, n_max)
-    ca = np.cumsum(np.where(arm[:n_max] == 0, first, False), axis=1)
-    cb = np.cumsum(np.where(arm[:n_max] == 1, first, False), axis=1)
+    hit = first.reshape(trials, n_max)
+    ca = np.cumsum(np.where(arm[:n_max] == 0, hit, False), axis=1)
+    cb = np.cumsum(np.where(arm[:n_max] == 1, hit, False), axis=1)
     n = np.asarray(grid)
     nA, nB = (n + 1) // 2, n // 2
     # CTR_A > CTR_B <=> clicks_A * n_B > clicks_B * n_A (integers: exact); an arm
