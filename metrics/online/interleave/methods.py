@@ -229,49 +229,51 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     """
     a, b = mats
     Q, w = a.shape
-    docs = np.full((Q, depth), -1, dtype=np.int64)
-    teams = np.full((Q, depth), -1, dtype=np.int64)
-    rows = np.arange(Q)
+    QW = Q * (w + 1)
+    rows = np.arange(Q, dtype=np.int64)
     pos = positions or _positions(mats)
     a_first = rng.random(Q) < 0.5
+    # A's then B's codes, rank-major (query q at rank i of run r at r * QW + i * Q + q:
+    # the pointers of most queries sit at the same rank, so takes read nearly in
+    # order), with a -1 rank at the end; where each document sits in the other run
+    pad = np.full((1, Q), -1, dtype=np.int64)
+    codes = np.concatenate([np.vstack([m.T, pad]).ravel() for m in mats])
+    other = np.concatenate([np.vstack([pos[0][1].T, pad]).ravel(),
+                            np.vstack([pos[1][0].T, pad]).ravel()])
+    ok = codes >= 0
+    used = np.zeros(2 * QW, dtype=bool)
+    used[w * Q:QW] = used[QW + w * Q:] = True      # the end sentinel
     ka = np.zeros(Q, dtype=np.int64)
     kb = np.zeros(Q, dtype=np.int64)
-    used_a = np.zeros((Q, w + 1), dtype=bool)
-    used_b = np.zeros((Q, w + 1), dtype=bool)
-    used_a[:, w] = used_b[:, w] = True   # the end sentinel
-    pad = np.full((Q, 1), -1, dtype=np.int64)
-    aa, bb = np.hstack([a, pad]), np.hstack([b, pad])
-    ok_a, ok_b = aa >= 0, bb >= 0
-    pa, pb = np.hstack([pos[0][1], pad]), np.hstack([pos[1][0], pad])
+    docs = np.full(depth * Q, -1, dtype=np.int64)    # rank-major too, transposed at the end
+    teams = np.full(depth * Q, -1, dtype=np.int64)
     length = np.zeros(Q, dtype=np.int64)
     # Each step moves one pointer; the list grows by at most one. 2 * width steps
     # exhaust both rankings.
     for _ in range(2 * w):
         if not (length < depth).any():
             break
-        a_ok = ok_a[rows, ka]
-        b_ok = ok_b[rows, kb]
+        fa = ka * Q + rows
+        fb = QW + kb * Q + rows
+        a_ok = ok[fa]
+        b_ok = ok[fb]
         turn_a = (ka < kb) | ((ka == kb) & a_first)
         take_a = a_ok & (turn_a | ~b_ok)     # B's turn but B is exhausted: A goes on
         step = (a_ok | b_ok) & (length < depth)
-        k = np.where(take_a, ka, kb)
-        seen = np.where(take_a, used_a[rows, np.minimum(ka, w)],
-                        used_b[rows, np.minimum(kb, w)])
-        add = step & ~seen
-        code = np.where(take_a, aa[rows, ka], bb[rows, kb])
-        r = rows[add]
-        docs[r, length[add]] = code[add]
-        teams[r, length[add]] = np.where(take_a[add], 0, 1)
+        at = np.where(take_a, fa, fb)
+        add = step & ~used[at]
+        put = length[add] * Q + rows[add]
+        docs[put] = codes[at[add]]
+        teams[put] = np.where(take_a[add], 0, 1)
         # mark the added document in the other ranking, so it is skipped there
-        other = np.where(take_a, pa[rows, k], pb[rows, k])
-        mark_b = add & take_a & (other >= 0)
-        mark_a = add & ~take_a & (other >= 0)
-        used_b[rows[mark_b], other[mark_b]] = True
-        used_a[rows[mark_a], other[mark_a]] = True
+        j = other[at]
+        mark = add & (j >= 0)
+        used[np.where(take_a, QW, 0)[mark] + j[mark] * Q + rows[mark]] = True
         length += add
         ka = ka + (step & take_a)
         kb = kb + (step & ~take_a)
-    return Interleaved(docs, teams)
+    return Interleaved(np.ascontiguousarray(docs.reshape(depth, Q).T),
+                       np.ascontiguousarray(teams.reshape(depth, Q).T))
 
 
 def _draw(cdf: np.ndarray, weights: np.ndarray, gone: np.ndarray, x: np.ndarray
