@@ -22,7 +22,8 @@ def team_outcome(teams: np.ndarray, clicks: np.ndarray) -> np.ndarray:
     """Team draft: more clicks on A's team than on B's is a win for A."""
     a = (clicks & (teams == 0)).sum(axis=1)
     b = (clicks & (teams == 1)).sum(axis=1)
-    return np.sign(a - b).astype(np.float64)
+    out: np.ndarray = np.sign(a - b).astype(np.float64)
+    return out
 
 
 def ranks_in(docs: np.ndarray, ranking: np.ndarray) -> np.ndarray:
@@ -84,4 +85,5 @@ def probabilistic_outcome(probs: np.ndarray, clicks: np.ndarray) -> np.ndarray:
         step[:, 1:] += dist[:, :-1] * a
         step[:, :-1] += dist[:, 1:] * b
         dist = step
-    return dist[:, depth + 1:].sum(axis=1) - dist[:, :depth].sum(axis=1)
+    net: np.ndarray = dist[:, depth + 1:].sum(axis=1) - dist[:, :depth].sum(axis=1)
+    return net

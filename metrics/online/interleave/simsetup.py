@@ -20,6 +20,7 @@ from relkit.metrics.core.errors import RelkitError
 
 if TYPE_CHECKING:
     from relkit.metrics.online.interleave.simulate import Setup
+    from relkit.metrics.online.interleave.users import Users
 
 
 class TopicMismatch(RelkitError):
@@ -76,10 +77,11 @@ def prepare(runs: list[str | os.PathLike[str]], qrels_path: str | os.PathLike[st
         at = np.asarray([index[t] for t in res.topics])
         v[at] = np.asarray(res.values[0], dtype=np.float64)
         ndcg.append(v)
+    users: Users
     if model_path is not None:
         from relkit.metrics.online.clickmodels.store import load
 
-        model, _ = load(model_path)
+        model, _ = load(os.fspath(model_path))
         users = model_users(model, rankings)
     else:
         assert preset is not None
