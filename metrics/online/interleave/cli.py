@@ -177,6 +177,10 @@ def simulate(
     from relkit.metrics.online.interleave.simulate import header, table_rows
     from relkit.metrics.online.interleave.simulate import simulate as run_experiment
 
+    # files first: a missing one is a failure (exit 1), whatever else is wrong
+    for f in (*runs, qrels, model):
+        if f is not None and not f.is_file():
+            raise InputError(f"{f}: no such file")
     chosen = _names_list(methods)
     for name in chosen:
         if name not in SIM_METHODS:
@@ -205,9 +209,6 @@ def simulate(
         if plot.suffix.lower() != ".svg":
             raise OptionError("--plot", f"expected a file name ending in .svg; got "
                               f"{str(plot)!r}")
-    for f in (*runs, qrels, model):
-        if f is not None and not f.is_file():
-            raise InputError(f"{f}: no such file")
     setup = prepare([str(r) for r in runs], str(qrels), depth, cutoff or depth,
                     preset=preset, model_path=model, names=labels)
     with Bar("simulating", total=None, unit="impressions") as bar:
