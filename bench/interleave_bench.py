@@ -1,7 +1,12 @@
-"""Speed of ``relkit interleave make``: team draft and balanced over 1M queries x 2 runs.
+"""Speed of ``relkit interleave make`` and ``relkit interleave simulate``.
 
-Target (issue 21): 1M queries x 2 runs at depth 10 in at most 10 s, as a whole process
-(reading both runs, ranking them as ``relkit eval`` does, interleaving, writing Parquet).
+Targets (issue 21): ``make`` for 1M queries x 2 runs at depth 10 in at most 10 s, as a
+whole process (reading both runs, ranking them as ``relkit eval`` does, interleaving,
+writing Parquet); ``simulate`` with 10^6 impressions and 3 methods in at most 30 s
+(team draft, balanced, probabilistic: 100 trials x 10,000 impressions each, plus the
+A/B test's 10^6, on 1,000 generated topics x 2 runs of 20 documents, navigational
+users), also a whole process. Times are CPU seconds (user + sys) of the child: the
+machine is shared.
 
 The peer: mpkato/interleaving is not on PyPI (the name ``interleaving`` there is an
 unrelated empty package), so the peer is a plain-Python per-query team draft written
@@ -9,7 +14,12 @@ the way that library and most others do it (one loop per query, list membership 
 timed on a sample of queries and extrapolated. It only interleaves (no reading or
 writing), so the ratio printed favours the peer.
 
+The simulate peer is the same kind of loop per impression (pick a topic, the plain-
+Python team draft below, a cascade user drawing clicks with ``random``, count the
+clicks per team), timed on a sample and extrapolated to the simulation's impressions.
+
     .venv/bin/python bench/interleave_bench.py [--queries 1000000] [--depth 10]
+        [--skip-make] [--skip-simulate]
 """
 
 from __future__ import annotations
@@ -69,13 +79,95 @@ def peer_team_draft(a: list[str], b: list[str], depth: int, rnd: random.Random
     return out, teams
 
 
+def child_cpu(cmd: list[str]) -> tuple[float, float]:
+    """(wall, CPU user + sys) of one child process."""
+    t0 = time.perf_counter()
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (time.perf_counter() - t0,
+            (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime))
+
+
+# navigational user of Hofmann et al. (relkit.metrics.online.clickmodels.simulate.PRESETS)
+NAV_CLICK = (0.05, 0.3, 0.5, 0.7, 0.95)
+NAV_STOP = (0.2, 0.3, 0.5, 0.7, 0.9)
+
+
+def write_sim_inputs(folder: Path, topics: int, depth: int, pool: int) -> list[Path]:
+    """Two runs of ``depth`` documents per topic and qrels over a pool of ``pool``."""
+    rng = np.random.default_rng(0)
+    paths = [folder / "sa.run", folder / "sb.run", folder / "sim.qrels"]
+    with open(paths[0], "w") as fa, open(paths[1], "w") as fb, open(paths[2], "w") as fq:
+        for t in range(topics):
+            for f, tag in ((fa, "A"), (fb, "B")):
+                for i, d in enumerate(rng.permutation(pool)[:depth]):
+                    f.write(f"q{t} Q0 d{d} {i + 1} {depth - i} {tag}\n")
+            grades = rng.integers(0, 4, pool) * (rng.random(pool) < 0.3)
+            fq.writelines(f"q{t} 0 d{d} {grades[d]}\n" for d in range(pool))
+    return paths
+
+
+def peer_simulate(topics: int, depth: int, pool: int, impressions: int) -> float:
+    """CPU seconds per impression of a per-impression Python simulation (team draft)."""
+    rng = np.random.default_rng(0)
+    rnd = random.Random(0)
+    runs = [[[f"d{d}" for d in rng.permutation(pool)[:depth]] for _ in range(topics)]
+            for _ in range(2)]
+    grade = [{f"d{d}": int(g) for d, g in enumerate(rng.integers(0, 4, pool))}
+             for _ in range(topics)]
+    t0 = time.process_time()
+    wins = 0
+    for _ in range(impressions):
+        t = rnd.randrange(topics)
+        shown, teams = peer_team_draft(runs[0][t], runs[1][t], 10, rnd)
+        credit = [0, 0]
+        for d, team in zip(shown, teams, strict=True):
+            level = round(4 * grade[t][d] / 3)
+            if rnd.random() < NAV_CLICK[level]:
+                credit[team] += 1
+                if rnd.random() < NAV_STOP[level]:
+                    break
+        wins += (credit[0] > credit[1]) - (credit[0] < credit[1])
+    return (time.process_time() - t0) / impressions
+
+
+def bench_simulate(relkit: str, tmp: str, sample: int) -> None:
+    topics, depth, pool = 1000, 20, 60
+    a, b, qrels = write_sim_inputs(Path(tmp), topics, depth, pool)
+    methods = "team-draft,balanced,probabilistic"
+    trials, n_max = 100, 10_000
+    wall, cpu = child_cpu([relkit, "interleave", "simulate", str(a), str(b), "--qrels",
+                           str(qrels), "--preset", "navigational", "--methods", methods,
+                           "--impressions", f"10,100,1000,{n_max}", "--trials",
+                           str(trials)])
+    per_method = trials * n_max
+    print(f"relkit interleave simulate, 3 methods x {per_method:,} impressions (+ the A/B "
+          f"test's {per_method:,}): {wall:.1f} s wall, {cpu:.2f} s CPU (whole process; "
+          f"target <= 30 s)")
+    per = peer_simulate(topics, depth, pool, sample)
+    relkit_per = cpu / (4 * per_method)
+    print(f"peer (per-impression Python team draft + cascade clicks): {per * 1e6:.1f} "
+          f"us/impression -> {per * 3 * per_method:.1f} s for 3 x {per_method:,} "
+          f"(extrapolated, one method's work each)")
+    print(f"ratio peer / relkit per impression (relkit: whole process over its 4 x "
+          f"{per_method:,} impressions): {per / relkit_per:.1f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--queries", type=int, default=1_000_000)
     ap.add_argument("--depth", type=int, default=10)
     ap.add_argument("--sample", type=int, default=20_000, help="queries the peer runs")
+    ap.add_argument("--skip-make", action="store_true")
+    ap.add_argument("--skip-simulate", action="store_true")
     args = ap.parse_args()
     relkit = str(Path(sys.executable).with_name("relkit"))
+    if not args.skip_simulate:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_simulate(relkit, tmp, args.sample)
+    if args.skip_make:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         a, b = Path(tmp, "a.run"), Path(tmp, "b.run")
         t0 = time.perf_counter()
@@ -86,14 +178,10 @@ def main() -> None:
         times = {}
         for method in ("team-draft", "balanced"):
             out = Path(tmp, f"{method}.parquet")
-            t0 = time.perf_counter()
-            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run([relkit, "interleave", "make", str(a), str(b), "--method", method,
-                            "--depth", str(args.depth), "-o", str(out)], check=True)
-            times[method] = time.perf_counter() - t0
-            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
-            print(f"relkit interleave make --method {method}: {times[method]:.2f} s wall, "
+            wall, cpu = child_cpu([relkit, "interleave", "make", str(a), str(b), "--method",
+                                   method, "--depth", str(args.depth), "-o", str(out)])
+            times[method] = cpu     # CPU against the peer's CPU: the machine is shared
+            print(f"relkit interleave make --method {method}: {wall:.2f} s wall, "
                   f"{cpu:.2f} s CPU (whole process; target <= 10 s)")
         # the peer, per query, on a sample of generated lists
         rng = np.random.default_rng(0)

@@ -41,6 +41,8 @@ SKIP = {
 EXTRA: dict[tuple[str, ...], list[str]] = {
     # interleaving needs a second run
     ("interleave", "make"): [str(SAMPLE / "runs" / "ql.txt")],
+    # ...and simulate a second run and a user
+    ("interleave", "simulate"): [str(SAMPLE / "runs" / "ql.txt"), "--preset", "perfect"],
 }
 # ...except when they would make the option under test moot.
 NO_EXTRA = {("systems run", "--docs"), ("systems run", "--topics"), ("agree", "--db"),

@@ -21,6 +21,10 @@ app = typer.Typer(help="Interleaving and multileaving: make the shown lists, com
 
 METHODS = ("team-draft", "balanced", "probabilistic", "optimized")
 TWO_RUN_METHODS = ("balanced", "optimized")
+# simulate's defaults (the same as relkit.metrics.online.interleave.simulate's, which
+# imports numpy: a test keeps them equal)
+SIM_METHODS = METHODS
+SIM_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
 def _say(msg: str) -> None:
@@ -121,3 +125,114 @@ def analyze(
     labels = [n.strip() for n in names.split(",")] if names else None
     rows = compare(source, str(lists), seed=seed, samples=samples, names=labels)
     write_table(HEADER, [r.row() for r in rows], fmt, output)
+
+
+@app.command(epilog="Example: relkit interleave simulate bm25.run dense.run tfidf.run "
+             "--qrels qrels.txt --preset navigational --plot agreement.svg")
+def simulate(
+    runs: list[Path] = typer.Argument(..., help="Two or more TREC runs: every pair is "
+                                      "compared"),
+    qrels: Path = typer.Option(..., "--qrels", help="The qrels: the nDCG@k winner of each "
+                               "pair, and the grades the preset users click on"),
+    preset: str | None = typer.Option(None, "--preset", help="Simulated users: perfect, "
+                                      "navigational or informational (Hofmann et al. "
+                                      "2013)"),
+    model: Path | None = typer.Option(None, "--model", help="Simulated users from a click "
+                                      "model file (relkit clicks fit) instead of a preset"),
+    methods: str = typer.Option(",".join(SIM_METHODS), "--methods", help="Comma-separated "
+                                "interleaving methods to compare"),
+    impressions: str = typer.Option(",".join(str(n) for n in SIM_GRID), "--impressions",
+                                    help="Comma-separated numbers of impressions at which "
+                                    "to measure the agreement"),
+    trials: int = typer.Option(100, "--trials", min=1, help="Simulated experiments per "
+                               "pair and method (each of the largest --impressions)"),
+    depth: int = typer.Option(10, "--depth", min=1, help="Length of each shown list"),
+    cutoff: int | None = typer.Option(None, "--cutoff", min=1, help="k of nDCG@k, the "
+                                      "offline winner (default: --depth)"),
+    names: str | None = typer.Option(None, "--names", help="Comma-separated run names "
+                                     "(default: the file names without extension)"),
+    seed: int = typer.Option(0, "--seed", help="Seed of every draw (the same seed gives "
+                             "the same table)"),
+    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    plot: Path | None = typer.Option(None, "--plot", help="Draw the agreement against "
+                                     "impressions (mean over pairs) as SVG"),
+) -> None:
+    """Which interleaving method finds the nDCG winner with the fewest impressions.
+
+    For each pair of runs and each method, simulated users (a preset over the qrels'
+    grades, or a fitted click model) see --trials experiments of interleaved lists;
+    agree@N is the share of experiments whose interleaving winner after N impressions
+    is the run with the higher mean nDCG@k (a tie counts half). ab-ctr@1 is an A/B test
+    at the same N: each run shown to half the impressions, the higher CTR@1 wins.
+    n_95: the fewest impressions from which agreement stays >= 0.95; n_95_final: >= 95%
+    of the agreement at the largest N (docs/interleaving.md).
+    """
+    from relkit.metrics.core.errors import InputError, check_output
+    from relkit.metrics.core.options import OptionError
+    from relkit.metrics.core.progress import Bar
+    from relkit.metrics.core.tables import check_table_options, write_table
+    from relkit.metrics.online.clickmodels.simulate import PRESETS
+    from relkit.metrics.online.interleave.simsetup import prepare
+    from relkit.metrics.online.interleave.simulate import header, table_rows
+    from relkit.metrics.online.interleave.simulate import simulate as run_experiment
+
+    # files first: a missing one is a failure (exit 1), whatever else is wrong
+    for f in (*runs, qrels, model):
+        if f is not None and not f.is_file():
+            raise InputError(f"{f}: no such file")
+    chosen = _names_list(methods)
+    for name in chosen:
+        if name not in SIM_METHODS:
+            from relkit.metrics.core.registry import did_you_mean
+
+            raise OptionError("--methods", f"unknown method {name!r}"
+                              f"{did_you_mean(name, SIM_METHODS)}; expected some of "
+                              f"{', '.join(SIM_METHODS)}")
+    if not chosen:
+        raise OptionError("--methods", "expected at least one method")
+    grid = _grid(impressions)
+    if (model is None) == (preset is None):
+        raise OptionError("--preset", "give exactly one of --preset (perfect, navigational "
+                          "or informational) and --model FILE")
+    if preset is not None and preset not in PRESETS:
+        raise OptionError("--preset", f"expected {', '.join(PRESETS)}; got {preset!r}")
+    if len(runs) < 2:
+        raise OptionError("RUNS", f"expected at least two runs; got {len(runs)}")
+    labels = _names_list(names) if names else None
+    if labels is not None and len(labels) != len(runs):
+        raise OptionError("--names", f"expected {len(runs)} names (one per run); got "
+                          f"{len(labels)}")
+    check_table_options(fmt, output)
+    if plot is not None:
+        check_output(plot, "--plot")
+        if plot.suffix.lower() != ".svg":
+            raise OptionError("--plot", f"expected a file name ending in .svg; got "
+                              f"{str(plot)!r}")
+    setup = prepare([str(r) for r in runs], str(qrels), depth, cutoff or depth,
+                    preset=preset, model_path=model, names=labels)
+    with Bar("simulating", total=None, unit="impressions") as bar:
+        rows = run_experiment(setup, chosen, grid, trials, seed, progress=bar)
+    write_table(header(grid), table_rows(rows), fmt, output)
+    if plot is not None:
+        from relkit.metrics.online.interleave.simplot import agreement_plot
+
+        who = preset or (model.name if model is not None else "")
+        agreement_plot(rows, plot, title=f"{len(runs)} runs, {who} users, depth {depth}")
+
+
+def _names_list(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _grid(text: str) -> list[int]:
+    from relkit.metrics.core.options import OptionError
+
+    try:
+        grid = sorted({int(x) for x in _names_list(text)})
+    except ValueError:
+        raise OptionError("--impressions", f"expected comma-separated whole numbers such "
+                          f"as 10,100,1000; got {text!r}") from None
+    if not grid or grid[0] < 1:
+        raise OptionError("--impressions", f"expected numbers >= 1; got {text!r}")
+    return grid

@@ -34,7 +34,17 @@ class Interleaved:
     probs: np.ndarray | None = field(default=None)
 
 
-def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
+Positions = list[list[np.ndarray]]
+
+
+def position_table(mats: list[np.ndarray]) -> Positions:
+    """``pos[r][s][q, i]``: where run ``r``'s document at ``i`` sits in run ``s``
+    (``-1``: not in its row); what the methods' ``positions`` argument takes. Rows
+    can be taken from it (``pos[r][s][rows]``) for the same rows of ``mats``."""
+    return _positions(mats)
+
+
+def _positions(mats: list[np.ndarray]) -> Positions:
     """``pos[r][s][q, i]``: where run ``r``'s document at ``i`` sits in run ``s``
     (``-1``: not in its rows)."""
     n = len(mats)
@@ -57,7 +67,8 @@ def _positions(mats: list[np.ndarray]) -> list[list[np.ndarray]]:
     return out
 
 
-def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> Interleaved:
+def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
+               positions: Positions | None = None) -> Interleaved:
     """Team-draft interleaving, and team-draft multileaving for more than two runs.
 
     At each position the team with the fewest documents so far picks (ties broken
@@ -74,6 +85,9 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
         Length of the shown lists.
     rng
         The seeded generator (the same seed gives the same lists).
+    positions
+        :func:`position_table` of ``mats``, when the caller has them (a simulation indexes
+        one table per topic instead of comparing every impression's rankings).
 
     References
     ----------
@@ -83,6 +97,8 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     comparisons for fast online evaluation. CIKM 2014.
     """
     n = len(mats)
+    if n == 2:
+        return _team_draft_two(mats, depth, rng, positions)
     Q, w = mats[0].shape
     rows = np.arange(Q)
     pad = np.full((Q, 1), -1, dtype=np.int64)
@@ -90,7 +106,7 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     # 2-d fancy indexing. A -1 column at the end: a pointer there is an exhausted run.
     padded = [np.hstack([m, pad]).ravel() for m in mats]
     pos = [[np.hstack([p, pad]).ravel() if p.size else p for p in ps]
-           for ps in _positions(mats)]
+           for ps in (positions or _positions(mats))]
     used = [np.zeros(Q * (w + 1), dtype=bool) for _ in mats]
     base = rows * (w + 1)
     ptr = np.zeros((n, Q), dtype=np.int64)
@@ -139,7 +155,65 @@ def team_draft(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> 
     return Interleaved(docs, teams)
 
 
-def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> Interleaved:
+def _team_draft_two(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
+                    positions: Positions | None) -> Interleaved:
+    """:func:`team_draft` for two runs: the same draws and lists, with fewer passes.
+
+    Both runs' arrays are laid end to end and column by column (the entry of query
+    ``q`` at rank ``i`` of run ``r`` at ``r * QW + i * Q + q``), so each step is a few
+    one-dimensional takes, and since the pointers of most queries are at the same
+    rank, those takes read memory nearly in order. The team rule is the general one:
+    the team with fewer documents picks, a coin when they are level, a run with
+    nothing left does not pick.
+    """
+    Q, w = mats[0].shape
+    QW = Q * (w + 1)
+    pad = np.full((1, Q), -1, dtype=np.int64)
+    pos = positions or _positions(mats)
+    # run 0's then run 1's codes; where run 0's document at i is in run 1, then
+    # where run 1's is in run 0 (a -1 row at the end: an exhausted run)
+    codes = np.concatenate([np.vstack([m.T, pad]).ravel() for m in mats])
+    other = np.concatenate([np.vstack([pos[0][1].T, pad]).ravel(),
+                            np.vstack([pos[1][0].T, pad]).ravel()])
+    used = np.zeros(2 * QW, dtype=bool)
+    rows = np.arange(Q, dtype=np.int64)
+    f0, f1 = rows.copy(), rows + QW          # each run's pointer, as a flat index
+    c0 = np.zeros(Q, dtype=np.int64)
+    c1 = np.zeros(Q, dtype=np.int64)
+    docs = np.full((depth, Q), -1, dtype=np.int64)
+    teams = np.full((depth, Q), -1, dtype=np.int64)
+    big = np.iinfo(np.int64).max // 4
+    for k in range(depth):
+        for f in (f0, f1):
+            # move past documents the other team has shown (only shown ones: few passes)
+            skip = used[f]
+            while skip.any():
+                f += skip * Q
+                skip = used[f]
+        h0, h1 = codes[f0], codes[f1]
+        a0, a1 = h0 >= 0, h1 >= 0
+        k0, k1 = np.where(a0, c0, big), np.where(a1, c1, big)
+        coin = rng.random(Q) < 0.5
+        one = np.where(k0 == k1, ~coin, k1 < k0)            # run 1 picks
+        live = a0 | a1
+        at = np.where(one, f1, f0)
+        j = other[at]
+        # mark the picked document in the other run's half, where it has it
+        hit = live & (j >= 0)
+        used[np.where(one, 0, QW)[hit] + j[hit] * Q + rows[hit]] = True
+        pick1 = live & one
+        pick0 = live & ~one
+        f0 += pick0 * Q
+        f1 += pick1 * Q
+        c0 += pick0
+        c1 += pick1
+        docs[k] = np.where(live, codes[at], -1)
+        teams[k] = np.where(live, one.astype(np.int64), -1)
+    return Interleaved(np.ascontiguousarray(docs.T), np.ascontiguousarray(teams.T))
+
+
+def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
+             positions: Positions | None = None) -> Interleaved:
     """Balanced interleaving of two runs (Joachims 2003).
 
     A coin per query decides which run leads; then the run whose pointer is behind
@@ -155,49 +229,76 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> In
     """
     a, b = mats
     Q, w = a.shape
-    docs = np.full((Q, depth), -1, dtype=np.int64)
-    teams = np.full((Q, depth), -1, dtype=np.int64)
-    rows = np.arange(Q)
-    pos = _positions(mats)
+    QW = Q * (w + 1)
+    rows = np.arange(Q, dtype=np.int64)
+    pos = positions or _positions(mats)
     a_first = rng.random(Q) < 0.5
+    # A's then B's codes, rank-major (query q at rank i of run r at r * QW + i * Q + q:
+    # the pointers of most queries sit at the same rank, so takes read nearly in
+    # order), with a -1 rank at the end; where each document sits in the other run
+    pad = np.full((1, Q), -1, dtype=np.int64)
+    codes = np.concatenate([np.vstack([m.T, pad]).ravel() for m in mats])
+    other = np.concatenate([np.vstack([pos[0][1].T, pad]).ravel(),
+                            np.vstack([pos[1][0].T, pad]).ravel()])
+    ok = codes >= 0
+    used = np.zeros(2 * QW, dtype=bool)
+    used[w * Q:QW] = used[QW + w * Q:] = True      # the end sentinel
     ka = np.zeros(Q, dtype=np.int64)
     kb = np.zeros(Q, dtype=np.int64)
-    used_a = np.zeros((Q, w + 1), dtype=bool)
-    used_b = np.zeros((Q, w + 1), dtype=bool)
-    used_a[:, w] = used_b[:, w] = True   # the end sentinel
-    pad = np.full((Q, 1), -1, dtype=np.int64)
-    aa, bb = np.hstack([a, pad]), np.hstack([b, pad])
-    ok_a, ok_b = aa >= 0, bb >= 0
-    pa, pb = np.hstack([pos[0][1], pad]), np.hstack([pos[1][0], pad])
+    docs = np.full(depth * Q, -1, dtype=np.int64)    # rank-major too, transposed at the end
+    teams = np.full(depth * Q, -1, dtype=np.int64)
     length = np.zeros(Q, dtype=np.int64)
     # Each step moves one pointer; the list grows by at most one. 2 * width steps
     # exhaust both rankings.
     for _ in range(2 * w):
         if not (length < depth).any():
             break
-        a_ok = ok_a[rows, ka]
-        b_ok = ok_b[rows, kb]
+        fa = ka * Q + rows
+        fb = QW + kb * Q + rows
+        a_ok = ok[fa]
+        b_ok = ok[fb]
         turn_a = (ka < kb) | ((ka == kb) & a_first)
         take_a = a_ok & (turn_a | ~b_ok)     # B's turn but B is exhausted: A goes on
         step = (a_ok | b_ok) & (length < depth)
-        k = np.where(take_a, ka, kb)
-        seen = np.where(take_a, used_a[rows, np.minimum(ka, w)],
-                        used_b[rows, np.minimum(kb, w)])
-        add = step & ~seen
-        code = np.where(take_a, aa[rows, ka], bb[rows, kb])
-        r = rows[add]
-        docs[r, length[add]] = code[add]
-        teams[r, length[add]] = np.where(take_a[add], 0, 1)
+        at = np.where(take_a, fa, fb)
+        add = step & ~used[at]
+        put = length[add] * Q + rows[add]
+        docs[put] = codes[at[add]]
+        teams[put] = np.where(take_a[add], 0, 1)
         # mark the added document in the other ranking, so it is skipped there
-        other = np.where(take_a, pa[rows, k], pb[rows, k])
-        mark_b = add & take_a & (other >= 0)
-        mark_a = add & ~take_a & (other >= 0)
-        used_b[rows[mark_b], other[mark_b]] = True
-        used_a[rows[mark_a], other[mark_a]] = True
+        j = other[at]
+        mark = add & (j >= 0)
+        used[np.where(take_a, QW, 0)[mark] + j[mark] * Q + rows[mark]] = True
         length += add
         ka = ka + (step & take_a)
         kb = kb + (step & ~take_a)
-    return Interleaved(docs, teams)
+    return Interleaved(np.ascontiguousarray(docs.reshape(depth, Q).T),
+                       np.ascontiguousarray(teams.reshape(depth, Q).T))
+
+
+def _draw(cdf: np.ndarray, weights: np.ndarray, gone: np.ndarray, x: np.ndarray
+          ) -> np.ndarray:
+    """Per row, the smallest index ``i`` whose remaining cumulative weight
+    ``G(i) = cdf[i] - (weight of the drawn indices <= i)`` exceeds ``x`` (the inverse
+    CDF of the softmax over the documents left, at ``x = u * remaining weight``).
+
+    No cumulative sum per row: ``i = searchsorted(cdf, x + R)`` with ``R`` the drawn
+    weight at or above the last ``i``, repeated until ``R`` stops growing (at most one
+    step per drawn document). Every index skipped has ``G <= x``, and the last one has
+    ``G > x``, so it is the inverse CDF's; a drawn index never is (its ``G`` equals
+    the one before it). The rankings' pads must follow their documents.
+    """
+    removed = np.where(gone >= 0, weights[np.maximum(gone, 0)], 0.0)
+    at = np.searchsorted(cdf, x, side="right")
+    todo = np.arange(len(x))
+    while len(todo):
+        g = gone[todo]
+        below = np.where(g <= at[todo, None], removed[todo], 0.0).sum(axis=1)
+        nxt = np.searchsorted(cdf, x[todo] + below, side="right")
+        moved = nxt != at[todo]
+        at[todo] = nxt
+        todo = todo[moved]
+    return np.minimum(at, len(cdf) - 1)
 
 
 def softmax_weights(width: int, tau: float = TAU) -> np.ndarray:
@@ -207,7 +308,7 @@ def softmax_weights(width: int, tau: float = TAU) -> np.ndarray:
 
 
 def probabilistic(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
-                  tau: float = TAU) -> Interleaved:
+                  tau: float = TAU, positions: Positions | None = None) -> Interleaved:
     """Probabilistic interleaving (and multileaving) with a softmax over ranks.
 
     At each position a run is chosen uniformly at random and draws a document with
@@ -231,47 +332,46 @@ def probabilistic(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     n = len(mats)
     Q, w = mats[0].shape
     weights = softmax_weights(w, tau)
-    pos = _positions(mats)
-    mass = [np.where(m >= 0, weights[None, :], 0.0) for m in mats]   # unused weight
+    cdf = np.cumsum(weights)        # one for every row: rankings differ only in length
+    pos = positions or _positions(mats)
+    # Each run's unused weight and count, kept up to date as documents are drawn
+    # (a sum over every row's ranking per position would cost width times more); the
+    # count (exact) says whether a run still has documents, the weight normalises.
+    totals = np.stack([np.where(m >= 0, weights, 0.0).sum(axis=1) for m in mats], axis=1)
+    left = np.stack([(m >= 0).sum(axis=1) for m in mats], axis=1)     # (Q, n)
+    # the indices (in each run) of the documents already drawn, -1: none
+    gone = [np.full((Q, depth), -1, dtype=np.int64) for _ in mats]
     docs = np.full((Q, depth), -1, dtype=np.int64)
     teams = np.full((Q, depth), -1, dtype=np.int64)
     probs = np.zeros((n, Q, depth))
     rows = np.arange(Q)
     for k in range(depth):
-        totals = np.stack([m.sum(axis=1) for m in mass], axis=1)   # (Q, n)
-        avail = totals > 0
+        avail = left > 0
         live = avail.any(axis=1)
         team = np.where(avail, rng.random((Q, n)), -1.0).argmax(axis=1)
         u: np.ndarray = np.asarray(rng.random(Q))
         code = np.full(Q, -1, dtype=np.int64)
+        src = np.zeros(Q, dtype=np.int64)      # the drawn document's index in its run
         for r in range(n):
-            mine = live & (team == r)
-            if not mine.any():
-                continue
-            cum = np.cumsum(mass[r][mine], axis=1)
-            at = (cum < (u[mine] * cum[:, -1])[:, None]).sum(axis=1)
-            at = np.minimum(at, w - 1)
-            code[mine] = mats[r][rows[mine], at]
+            mine = np.flatnonzero(live & (team == r))
+            if len(mine):
+                src[mine] = _draw(cdf, weights, gone[r][mine, :k], u[mine] * totals[mine, r])
+                code[mine] = mats[r][mine, src[mine]]
         for r in range(n):
-            # where the drawn document sits in run r (its own pick, or looked up)
-            where = np.full(Q, -1, dtype=np.int64)
+            # where the drawn document sits in run r: its own index, or looked up
+            where = np.where(team == r, src, -1)
             for s in range(n):
-                pick = live & (team == s)
-                if not pick.any():
-                    continue
-                if s == r:
-                    hit = mats[r][rows[pick]] == code[pick][:, None]
-                    where[pick] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-                else:
-                    hit = mats[s][rows[pick]] == code[pick][:, None]
-                    i = hit.argmax(axis=1)
-                    where[pick] = pos[s][r][rows[pick], i]
+                if s != r:
+                    pick = team == s
+                    where[pick] = pos[s][r][rows[pick], src[pick]]
+            where = np.where(live, where, -1)
             found = where >= 0
-            safe = np.maximum(where, 0)
-            p = np.where(found, mass[r][rows, safe] / np.where(avail[:, r], totals[:, r], 1.0),
-                         0.0)
-            probs[r, :, k] = np.where(live, p, 0.0)
-            mass[r][rows[found], where[found]] = 0.0
+            got = np.where(found, weights[np.maximum(where, 0)], 0.0)
+            p = got / np.where(avail[:, r], totals[:, r], 1.0)
+            probs[r, :, k] = np.where(found, p, 0.0)
+            gone[r][:, k] = where
+            totals[:, r] -= got
+            left[:, r] -= found
         docs[:, k] = code
         teams[:, k] = np.where(live, team, -1)
     return Interleaved(docs, teams, probs)

@@ -105,3 +105,63 @@ def optimized(mats: list[np.ndarray], depth: int, rng: np.random.Generator) -> I
         docs[q, :len(lst)] = lst
         teams[q, :len(tm)] = tm
     return Interleaved(docs, teams)
+
+
+def topic_distributions(mats: list[np.ndarray], depth: int
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every query's candidate lists, their credits and the LP's probabilities, flat.
+
+    For simulations that draw many impressions per query: one linear programme per
+    query, then any number of lists drawn with :func:`draw_candidates`.
+
+    Returns
+    -------
+    docs, credit
+        ``(candidates, depth)``: each candidate's documents (``-1`` past its end) and
+        each position's credit ``1/rank_A - 1/rank_B`` (0 past the end).
+    offsets
+        ``(queries + 1,)``: query ``q``'s candidates are rows ``offsets[q]:offsets[q+1]``.
+    cdf
+        ``(candidates,)``: the cumulative probability within each query (last = 1).
+    """
+    a_mat, b_mat = mats
+    Q = a_mat.shape[0]
+    all_docs: list[np.ndarray] = []
+    all_credit: list[np.ndarray] = []
+    cdfs: list[np.ndarray] = []
+    sizes = np.zeros(Q, dtype=np.int64)
+    for q in range(Q):
+        a = [int(d) for d in a_mat[q] if d >= 0]
+        b = [int(d) for d in b_mat[q] if d >= 0]
+        cands: list[tuple[list[int], list[int]]]
+        if not a and not b:
+            cands, p = [([], [])], np.ones(1)
+        else:
+            cands, p = distribution(a, b, depth)
+        d = np.full((len(cands), depth), -1, dtype=np.int64)
+        c = np.zeros((len(cands), depth))
+        for i, (lst, _) in enumerate(cands):
+            d[i, :len(lst)] = lst
+            c[i, :len(lst)] = credits(a, b, lst) if lst else 0.0
+        cdf = np.cumsum(p)
+        cdf[-1] = 1.0
+        all_docs.append(d)
+        all_credit.append(c)
+        cdfs.append(cdf)
+        sizes[q] = len(cands)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    return (np.concatenate(all_docs), np.concatenate(all_credit), offsets,
+            np.concatenate(cdfs))
+
+
+def draw_candidates(queries: np.ndarray, offsets: np.ndarray, cdf: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+    """One candidate row per entry of ``queries``, drawn with the LP's probabilities
+    (the flat tables of :func:`topic_distributions`)."""
+    # the first candidate whose cumulative probability exceeds u, within the query's
+    # segment: a search over the flat cdf shifted by the query's index (all in [q, q+1])
+    shift = np.repeat(np.arange(len(offsets) - 1, dtype=np.float64), np.diff(offsets))
+    keys = shift + cdf
+    u = rng.random(len(queries))
+    at = np.searchsorted(keys, queries + u, side="right")
+    return np.clip(at, offsets[queries], offsets[queries + 1] - 1)
