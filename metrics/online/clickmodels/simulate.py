@@ -82,6 +82,18 @@ def simulate_clicks(model: ClickModel, pair: IntArray, rng: np.random.Generator
         s = np.ones_like(a) if name == "cascade" else model.pp("sigma", pair)
         g = float(model.params["gamma"][0]) if name == "dbn" else 1.0
         return simulate_dbn(a, s, g, shown, rng)
+    if name == "dcm":
+        from relkit.metrics.online.clickmodels.chain import simulate_chain
+
+        a = model.pp("alpha", pair)
+        lam = np.broadcast_to(model.params["lambda"][None, : pair.shape[1]], a.shape)
+        return simulate_chain(a, lam, 1.0, shown, rng)
+    if name == "ccm":
+        from relkit.metrics.online.clickmodels.chain import simulate_chain
+
+        a = model.pp("alpha", pair)
+        t1, t2, t3 = (float(x) for x in model.params["tau"])
+        return simulate_chain(a, t2 * (1 - a) + t3 * a, t1, shown, rng)
     if isinstance(model, UBM):
         return simulate_ubm(model.pp("alpha", pair), model.gamma_matrix(), shown, rng)
     # the others click each rank independently: the marginal is the click probability
