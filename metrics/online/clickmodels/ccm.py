@@ -38,61 +38,70 @@ class CCM(ClickModel):
     per_pair = ("alpha",)
 
     def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
-        from relkit.metrics.online.clickmodels.chain import distinct_pages, e_step
+        from relkit.metrics.online.clickmodels.chain import (
+            distinct_pages,
+            e_step,
+            fixed_counts,
+            log0,
+        )
 
         n_p = data.n_pairs
         alpha = rng.uniform(0.4, 0.6, n_p)
         t1, t2, t3 = (float(x) for x in rng.uniform(0.4, 0.6, 3))
-        pg = distinct_pages(data)
-        w = np.broadcast_to(pg.weight[None, :], pg.pair.shape)
-        shown, click = pg.shown, pg.click
-        n_pair = np.bincount(pg.pair[shown], w[shown], n_p)
-        click_mass = np.bincount(pg.pair[click], w[click], n_p)
-        pre_c = click & pg.pre
-        pre_s = pg.pre & ~click
-        n_pre_skip = float(w[pre_s].sum())   # examined, unclicked, went on: tau_1 seen
-        has = pg.last >= 0
-        cols = np.flatnonzero(has)
-        l_rank = pg.last[has]
-        l_obs = pg.later[l_rank, cols]
-        cols, l_rank = cols[l_obs], l_rank[l_obs]
-        l_pair = pg.pair[l_rank, cols]
-        l_w = pg.weight[cols]
-        pre_p, pre_w = pg.pair[pre_c], w[pre_c]
-        tail_p = pg.pair[pg.tail]
-        tail_obs = pg.tail & pg.later
+        blocks = distinct_pages(data)
+        n_pair = fixed_counts(blocks, lambda b: b.shown, n_p)
+        n_click = fixed_counts(blocks, lambda b: b.click, n_p)
+        n_tail = fixed_counts(blocks, lambda b: b.tail, n_p)
+        pre_skip = fixed_counts(blocks, lambda b: b.pre & ~b.click, n_p)
+        pre_click = fixed_counts(blocks, lambda b: b.pre & b.click, n_p)
+        last_obs = np.zeros(n_p)
+        for b in blocks:
+            last_obs += np.bincount(b.l_pair[b.l_obs], b.weight[b.l_obs], n_p + 1)[:n_p]
+        n_skip = float(pre_skip.sum())   # examined, unclicked, went on: tau_1 seen
         # Z is counted at the clicks whose continuation is observed
-        n_alpha = n_pair + np.bincount(pre_p, pre_w, n_p) + np.bincount(l_pair, l_w, n_p)
+        n_alpha = n_pair + pre_click + last_obs
         self.trace = []
         for _ in range(iterations + 1):
-            a = alpha[pg.pair]
-            kappa = t2 * (1 - a) + t3 * a
-            post = e_step(pg, a, t1, kappa)
-            self.trace.append(post.log_likelihood)
+            a_ext = np.append(alpha, 0.0)
+            kappa = t2 * (1 - alpha) + t3 * alpha
+            ll = (n_click @ log0(alpha) + pre_skip @ log0(1 - alpha)
+                  + n_skip * float(log0(np.array(t1))) + pre_click @ log0(kappa))
+            # above the last click the user went on: P(Z = 1) = alpha tau_3 / kappa
+            z_pre = pre_click * alpha * t3 / np.maximum(kappa, 1e-300)
+            a_sub = np.zeros(n_p + 1)
+            z_last = np.zeros(n_p + 1)
+            go = exam_obs = z1_on = z1_all = z0_on = z0_all = 0.0
+            for pg in blocks:
+                a = a_ext[pg.pair]
+                al = a_ext[pg.l_pair]
+                post = e_step(pg, a, t1, np.where(pg.has, t2 * (1 - al) + t3 * al, 1.0))
+                ll += post.log_t
+                a_sub += np.bincount(pg.pair.ravel(), (post.exam * a).ravel(), n_p + 1)
+                go += post.go
+                exam_obs += post.exam_obs
+                # at the last click: P(Z = z, went on | C) and P(Z = z | C)
+                o = pg.l_obs
+                al, on, inv = al[o], post.on[o], post.inv[o]
+                z1o, z0o = al * t3 * on, (1 - al) * t2 * on
+                z1 = z1o + al * (1 - t3) * inv
+                z_last += np.bincount(pg.l_pair[o], z1, n_p + 1)
+                z1_on += float(z1o.sum())
+                z0_on += float(z0o.sum())
+                z1_all += float(z1.sum())
+                z0_all += float((z0o + (1 - al) * (1 - t2) * inv).sum())
+            self.trace.append(float(ll))
             if len(self.trace) > iterations:
                 break
-            # above the last click the user went on: P(Z = 1) = alpha tau_3 / kappa
-            ap = alpha[pre_p]
-            z_pre = pre_w * ap * t3 / (t2 * (1 - ap) + t3 * ap)
-            # at the last click: P(Z = z, went on) and P(Z = z, stopped)
-            al = alpha[l_pair]
-            on, inv = post.on[cols], post.inv[cols]
-            z1_on, z0_on = al * t3 * on, (1 - al) * t2 * on
-            z1 = z1_on + al * (1 - t3) * inv
-            z0 = z0_on + (1 - al) * (1 - t2) * inv
-            w_tail = (w - post.exam)[pg.tail] * a[pg.tail]
-            num = (click_mass + np.bincount(tail_p, w_tail, n_p) + np.bincount(pre_p, z_pre, n_p)
-                   + np.bincount(l_pair, z1, n_p))
+            num = n_click + alpha * n_tail - a_sub[:n_p] + z_pre + z_last[:n_p]
             alpha = np.where(n_alpha > 0, num / np.maximum(n_alpha, 1e-300), alpha)
-            d1 = n_pre_skip + float(post.exam[tail_obs].sum())
-            if d1 > 0:
-                t1 = (n_pre_skip + float(post.go.sum())) / d1
             zp1 = float(z_pre.sum())
-            zp0 = float(pre_w.sum()) - zp1
-            if zp1 + z1.sum() > 0:
-                t3 = (zp1 + float(z1_on.sum())) / (zp1 + float(z1.sum()))
-            if zp0 + z0.sum() > 0:
-                t2 = (zp0 + float(z0_on.sum())) / (zp0 + float(z0.sum()))
+            zp0 = float(pre_click.sum()) - zp1
+            if n_skip + exam_obs > 0:
+                t1 = (n_skip + go) / (n_skip + exam_obs)
+            if zp1 + z1_all > 0:
+                t3 = (zp1 + z1_on) / (zp1 + z1_all)
+            if zp0 + z0_all > 0:
+                t2 = (zp0 + z0_on) / (zp0 + z0_all)
         self.params = {"alpha": alpha, "tau": np.array([t1, t2, t3])}
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:

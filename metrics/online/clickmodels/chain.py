@@ -21,6 +21,7 @@ A rank with no result is passed over (no emission, no transition), as in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,122 +29,156 @@ import numpy as np
 from relkit.metrics.online.clickmodels.base import FloatArray
 from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
 
+# Sessions per block: the E-step works block by block so its (ranks x sessions)
+# temporaries stay small (tens of MB) whatever the size of the log.
+BLOCK = 1 << 17
+
 
 @dataclass
 class Pages:
-    """The distinct sessions of a log, rank-major (``ranks x sessions``), with counts.
+    """A block of distinct sessions, rank-major (``ranks x sessions``), with counts.
 
     Identical sessions (same page, same clicks) have the same posteriors, so EM runs
     over the distinct ones, weighted. Rank-major so each rank's step reads contiguous
-    memory.
+    memory. Pair codes of cells with no result are ``n_pairs`` (one slot past the last
+    pair: give it attractiveness 0).
     """
 
-    pair: IntArray      # pair code, 0 where nothing is shown (masked by ``shown``)
-    click: BoolArray
-    shown: BoolArray
-    weight: FloatArray  # sessions per distinct session
-    later: BoolArray    # a result is shown further down: the continuation is observed
-    last: IntArray      # 0-based rank of the last click, -1 if none (per session)
-    pre: BoolArray      # shown above the last click: examined, and went on
-    at: BoolArray       # the last click
-    tail: BoolArray     # shown below the last click (every shown rank if no click)
+    pair: IntArray      # (R, n) pair code; n_pairs where nothing is shown
+    click: BoolArray    # (R, n)
+    shown: BoolArray    # (R, n)
+    weight: FloatArray  # (n,) sessions per distinct session
+    pre: BoolArray      # (R, n) shown above the last click: examined, and went on
+    tail: BoolArray     # (R, n) shown below the last click (all shown if no click)
+    tail_obs: BoolArray  # (R, n) tail cells with a result further down
+    tail_f: FloatArray  # tail as 0/1
+    tail_obs_f: FloatArray
+    obs_f: FloatArray   # (R, n) 1 where shown with a result further down
+    hole_f: FloatArray  # (R, n) 1 where nothing is shown
+    start: IntArray     # (n,) first tail rank: last click + 1 (0 without clicks)
+    has: BoolArray      # (n,) the session has a click
+    l_pair: IntArray    # (n,) pair at the last click (n_pairs without clicks)
+    l_rank: IntArray    # (n,) rank of the last click (0 without clicks)
+    l_obs: BoolArray    # (n,) the continuation after the last click is observed
 
-    @property
-    def n_ranks(self) -> int:
-        return int(self.pair.shape[0])
 
-
-def distinct_pages(data: ClickData) -> Pages:
-    """:class:`Pages` of ``data``."""
+def distinct_pages(data: ClickData, block: int = BLOCK) -> list[Pages]:
+    """The distinct sessions of ``data`` as blocks of at most ``block`` sessions."""
     rows = np.where(data.shown, data.pair * 2 + (data.click & data.shown), -1)
     uniq, weight = np.unique(rows, axis=0, return_counts=True)
-    pt = np.ascontiguousarray((uniq // 2).T)
+    out = []
+    for i in range(0, len(uniq), block):
+        out.append(_block(uniq[i : i + block], weight[i : i + block], data.n_pairs))
+    return out
+
+
+def _block(uniq: IntArray, weight: IntArray, n_pairs: int) -> Pages:
     st = np.ascontiguousarray((uniq >= 0).T)
     ct = np.ascontiguousarray(((uniq >= 0) & (uniq % 2 == 1)).T)
+    pt = np.where(st, np.ascontiguousarray((uniq // 2).T), n_pairs)
     later = np.zeros_like(st)
     later[:-1] = np.flip(np.logical_or.accumulate(np.flip(st[1:], 0), 0), 0)
-    r_max = pt.shape[0]
+    r_max, n = pt.shape
     idx = np.arange(r_max)[:, None]
-    last = np.where(ct, idx, -1).max(axis=0) if r_max else np.zeros(0, dtype=np.int64)
-    return Pages(np.where(st, pt, 0), ct, st, weight.astype(np.float64), later,
-                 np.asarray(last, dtype=np.int64), st & (idx < last), ct & (idx == last),
-                 st & (idx > last))
+    last = np.asarray(np.where(ct, idx, -1).max(axis=0), dtype=np.int64)
+    tail = st & (idx > last)
+    tail_obs = tail & later
+    has = last >= 0
+    l_rank = np.maximum(last, 0)
+    cols = np.arange(n)
+    return Pages(pt, ct, st, weight.astype(np.float64), st & (idx < last), tail, tail_obs,
+                 tail.astype(np.float64), tail_obs.astype(np.float64),
+                 (st & later).astype(np.float64), (~st).astype(np.float64), last + 1, has,
+                 np.where(has, pt[l_rank, cols], n_pairs), l_rank,
+                 has & later[l_rank, cols])
+
+
+def fixed_counts(blocks: list[Pages], cells: Callable[[Pages], BoolArray], n: int,
+                 by: str = "pair") -> FloatArray:
+    """Weighted count of the cells ``cells(block)`` selects, by pair code (``by="pair"``,
+    ``n`` pairs) or by rank (``by="rank"``, ``n`` ranks)."""
+    out = np.zeros(n)
+    for pg in blocks:
+        m = cells(pg)
+        w = np.broadcast_to(pg.weight[None, :], m.shape)
+        key = pg.pair if by == "pair" else np.broadcast_to(
+            np.arange(m.shape[0])[:, None], m.shape)
+        out += np.bincount(key[m], w[m], n + 1)[:n]
+    return out
+
+
+def log0(x: FloatArray) -> FloatArray:
+    """``ln x`` with 0 -> a large negative finite number (times a zero count: 0)."""
+    return np.log(np.maximum(x, 1e-300))
 
 
 @dataclass
 class Tail:
-    """Posteriors of one E-step, each already multiplied by the session weight.
+    """Posteriors of one block's E-step, each already multiplied by the session weight.
 
     Attributes
     ----------
     exam
-        ``P(E_j = 1 | C)`` at the tail cells (0 elsewhere).
+        ``(R, n)``: ``P(E_j = 1 | C)`` at the tail cells (0 elsewhere).
+    exam_obs
+        The sum of ``exam`` over the tail cells whose continuation is observed.
     go
-        ``P(E_j = 1, E_{j+1} = 1 | C)`` at the tail cells whose continuation is
-        observed (0 elsewhere).
+        The sum of ``P(E_j = 1, E_{j+1} = 1 | C)`` over those cells.
     on
-        Per session: ``P(E_{l+1} = 1, C) / P(C)`` divided by ``kappa_l`` -- that is
-        ``B_{l+1} / T``; times ``kappa_l`` it is the posterior of going on after the
-        last click (sessions with a click; unused otherwise).
+        Per session: ``B_{l+1} / T``; times ``kappa_l`` it is the posterior of going on
+        after the last click (sessions with a click).
     inv
         Per session: weight / ``T``, with ``T`` the probability of the tail given the
         prefix (the E-step's normaliser).
-    log_likelihood
-        Total ``ln P(C)`` of the log (weighted).
+    log_t
+        ``sum weight ln T``: the tail's part of the log-likelihood (the prefix's part
+        is a fixed count times log parameters, computed by the model).
     """
 
     exam: FloatArray
-    go: FloatArray
+    exam_obs: float
+    go: float
     on: FloatArray
     inv: FloatArray
-    log_likelihood: float
+    log_t: float
 
 
-def e_step(pg: Pages, a: FloatArray, u: float | FloatArray, kappa: FloatArray) -> Tail:
-    """Posteriors of the chain model with cell attractiveness ``a`` (``ranks x
-    sessions``), skip continuation ``u`` and click continuation ``kappa`` (per cell).
+def e_step(pg: Pages, a: FloatArray, u: float, ks: FloatArray) -> Tail:
+    """Posteriors of the chain model on block ``pg``: cell attractiveness ``a`` (``ranks
+    x sessions``, 0 where nothing is shown), skip continuation ``u`` and the
+    continuation after each session's last click ``ks`` (1 for sessions without one).
     """
     r_max, n = pg.pair.shape
-    shown, later = pg.shown, pg.later
-    # A cell with no result passes the chain on: attractiveness 0, continuation 1. At the
-    # last shown rank the continuation is not observed: 0 ends the tail there.
-    oma = np.where(shown, 1.0 - a, 1.0)
-    su = np.where(shown, np.where(later, u, 0.0), 1.0)
-    step = oma * su
-    # B[j] = P(no click at j.. | E_j = 1) (j below the last click)
+    oma = 1.0 - a
+    # A cell with no result passes the chain on (continuation 1, attractiveness 0); at
+    # the last shown rank the continuation is not observed: 0 ends the tail there.
+    step = pg.obs_f * u
+    step += pg.hole_f
+    step *= oma
+    c0 = oma - step          # P(no click, stop here | E_j = 1)
+    # B[j] = P(no click at j.. | E_j = 1), for j below the last click
     b = np.empty((r_max + 1, n))
     b[r_max] = 1.0
     for j in range(r_max - 1, -1, -1):
-        np.multiply(oma[j], 1.0 - su[j], out=b[j])
-        b[j] += step[j] * b[j + 1]
-    start = pg.last + 1
+        np.multiply(step[j], b[j + 1], out=b[j])
+        b[j] += c0[j]
     cols = np.arange(n)
-    ks = np.ones(n)
-    has = pg.last >= 0
-    ks[has] = kappa[pg.last[has], cols[has]]
-    b_next = b[start, cols]
+    b_next = b[pg.start, cols]
     t = 1.0 - ks + ks * b_next
     inv = pg.weight / t
-    # prefix: emissions at and above l, continuations above l
-    emit = np.where(pg.click, a, oma)
-    cont = np.where(pg.click, kappa, su)
-    prefix = np.where(pg.pre, emit * cont, np.where(pg.at, emit, 1.0)).prod(axis=0)
-    ll = float(pg.weight @ np.log(np.maximum(prefix * t, 1e-300)))
-    exam = np.zeros((r_max, n))
-    go = np.zeros((r_max, n))
+    exam = np.empty((r_max, n))
+    go = np.empty((r_max, n))
     f = np.zeros(n)
     for j in range(r_max):
-        here = start == j
-        f[here] = ks[here]
+        f = np.where(pg.start == j, ks, f)
         np.multiply(f, b[j], out=exam[j])
-        np.multiply(f, step[j], out=f)
+        f *= step[j]
         np.multiply(f, b[j + 1], out=go[j])
+    exam *= pg.tail_f
     exam *= inv
-    go *= inv
-    # cells above the start are 0 already (f = 0 there); mask the non-tail cells below
-    exam *= pg.tail
-    go *= pg.tail & later
-    return Tail(exam, go, b_next * inv, inv, ll)
+    go *= pg.tail_obs_f
+    return Tail(exam, float((exam * pg.tail_obs_f).sum()), float(go.sum(axis=0) @ inv),
+                b_next * inv, inv, float(pg.weight @ np.log(np.maximum(t, 1e-300))))
 
 
 def chain_probabilities(alpha: FloatArray, kappa: FloatArray, u: float, shown: BoolArray,

@@ -9,10 +9,23 @@ in which the user may also have read on past the last click without clicking aga
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
 from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
+
+if TYPE_CHECKING:
+    from relkit.metrics.online.clickmodels.chain import Pages
+
+
+def _obs_last(b: Pages) -> BoolArray:
+    """The last click of each session of ``b`` where a result is shown below it."""
+    out = np.zeros(b.click.shape, dtype=bool)
+    cols = np.flatnonzero(b.l_obs)
+    out[b.l_rank[cols], cols] = True
+    return out
 
 
 class DCM(ClickModel):
@@ -40,41 +53,44 @@ class DCM(ClickModel):
     per_pair = ("alpha",)
 
     def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
-        from relkit.metrics.online.clickmodels.chain import distinct_pages, e_step
+        from relkit.metrics.online.clickmodels.chain import (
+            distinct_pages,
+            e_step,
+            fixed_counts,
+            log0,
+        )
 
         n_p, r_max = data.n_pairs, data.max_rank
         alpha = rng.uniform(0.4, 0.6, n_p)
         lam = rng.uniform(0.4, 0.6, r_max)
-        pg = distinct_pages(data)
-        w = np.broadcast_to(pg.weight[None, :], pg.pair.shape)
-        shown, click = pg.shown, pg.click
-        n_pair = np.bincount(pg.pair[shown], w[shown], n_p)
-        click_mass = np.bincount(pg.pair[click], w[click], n_p)
-        ranks = np.broadcast_to(np.arange(r_max)[:, None], pg.pair.shape)
-        # clicks whose continuation is observed, and those above the last click (went on)
-        obs = click & pg.later
-        n_obs = np.bincount(ranks[obs], w[obs], r_max)
-        pre_c = click & pg.pre
-        went_on = np.bincount(ranks[pre_c], w[pre_c], r_max)
-        has = pg.last >= 0
-        cols = np.flatnonzero(has)
-        l_rank = pg.last[has]
-        l_obs = pg.later[l_rank, cols]
-        tail_p = pg.pair[pg.tail]
+        blocks = distinct_pages(data)
+        n_pair = fixed_counts(blocks, lambda b: b.shown, n_p)
+        n_click = fixed_counts(blocks, lambda b: b.click, n_p)
+        n_tail = fixed_counts(blocks, lambda b: b.tail, n_p)
+        pre_skip = fixed_counts(blocks, lambda b: b.pre & ~b.click, n_p)
+        # clicks whose continuation is observed; those above the last click went on
+        n_obs = fixed_counts(blocks, lambda b: (b.click & b.pre) | _obs_last(b), r_max, by="rank")
+        went_on = fixed_counts(blocks, lambda b: b.click & b.pre, r_max, by="rank")
         self.trace = []
         for _ in range(iterations + 1):
-            a = alpha[pg.pair]
-            kappa = np.broadcast_to(lam[:, None], a.shape)
-            post = e_step(pg, a, 1.0, kappa)
-            self.trace.append(post.log_likelihood)
+            a_ext = np.append(alpha, 0.0)
+            ll = n_click @ log0(alpha) + pre_skip @ log0(1 - alpha) + went_on @ log0(lam)
+            a_sub = np.zeros(n_p + 1)
+            on = np.zeros(r_max)
+            for pg in blocks:
+                a = a_ext[pg.pair]
+                kl = lam[pg.l_rank]
+                post = e_step(pg, a, 1.0, np.where(pg.has, kl, 1.0))
+                ll += post.log_t
+                a_sub += np.bincount(pg.pair.ravel(), (post.exam * a).ravel(), n_p + 1)
+                o = pg.l_obs
+                on += np.bincount(pg.l_rank[o], (kl * post.on)[o], r_max)
+            self.trace.append(float(ll))
             if len(self.trace) > iterations:
                 break
-            w_tail = (w - post.exam)[pg.tail] * a[pg.tail]
-            alpha = np.where(n_pair > 0, (click_mass + np.bincount(tail_p, w_tail, n_p))
+            alpha = np.where(n_pair > 0, (n_click + alpha * n_tail - a_sub[:n_p])
                              / np.maximum(n_pair, 1), alpha)
-            on = (lam[l_rank] * post.on[cols])[l_obs]
-            lam = np.where(n_obs > 0, (went_on + np.bincount(l_rank[l_obs], on, r_max))
-                           / np.maximum(n_obs, 1e-300), lam)
+            lam = np.where(n_obs > 0, (went_on + on) / np.maximum(n_obs, 1e-300), lam)
         self.params = {"alpha": alpha, "lambda": lam}
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
