@@ -11,7 +11,6 @@ from relkit.metrics.online.clickmodels.cascade import SDBN, Cascade
 from relkit.metrics.online.clickmodels.ctr import DCTR, GCTR, RCTR, RandomClickModel
 from relkit.metrics.online.clickmodels.data import ClickData
 from relkit.metrics.online.clickmodels.dbn import DBN
-from relkit.metrics.online.clickmodels.pbm import PBM, UBM
 from relkit.metrics.online.clickmodels.registry import MODELS
 from relkit.metrics.online.clickmodels.simulate import random_pages, simulate_clicks, synthetic
 from relkit.metrics.online.clickmodels.store import load, save
