@@ -25,9 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from relkit.metrics.online.clickmodels.base import FloatArray
 from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
+
+F32Array = npt.NDArray[np.float32]
 
 # Sessions per block: the E-step works block by block so its (ranks x sessions)
 # temporaries stay small (tens of MB) whatever the size of the log.
@@ -51,10 +54,10 @@ class Pages:
     pre: BoolArray      # (R, n) shown above the last click: examined, and went on
     tail: BoolArray     # (R, n) shown below the last click (all shown if no click)
     tail_obs: BoolArray  # (R, n) tail cells with a result further down
-    tail_f: FloatArray  # tail as 0/1
-    tail_obs_f: FloatArray
-    obs_f: FloatArray   # (R, n) 1 where shown with a result further down
-    hole_f: FloatArray  # (R, n) 1 where nothing is shown
+    tail_f: F32Array    # tail as 0/1
+    tail_obs_f: F32Array
+    obs_f: F32Array     # (R, n) 1 where shown with a result further down
+    hole_f: F32Array    # (R, n) 1 where nothing is shown
     start: IntArray     # (n,) first tail rank: last click + 1 (0 without clicks)
     has: BoolArray      # (n,) the session has a click
     l_pair: IntArray    # (n,) pair at the last click (n_pairs without clicks)
@@ -87,8 +90,9 @@ def _block(uniq: IntArray, weight: IntArray, n_pairs: int) -> Pages:
     l_rank = np.maximum(last, 0)
     cols = np.arange(n)
     return Pages(pt, ct, st, weight.astype(np.float64), st & (idx < last), tail, tail_obs,
-                 tail.astype(np.float64), tail_obs.astype(np.float64),
-                 (st & later).astype(np.float64), (~st).astype(np.float64), last + 1, has,
+                 # 0/1 masks as float32: half the memory, exact in float64 products
+                 tail.astype(np.float32), tail_obs.astype(np.float32),
+                 (st & later).astype(np.float32), (~st).astype(np.float32), last + 1, has,
                  np.where(has, pt[l_rank, cols], n_pairs), l_rank,
                  has & later[l_rank, cols])
 
@@ -152,7 +156,7 @@ def e_step(pg: Pages, a: FloatArray, u: float, ks: FloatArray) -> Tail:
     oma = 1.0 - a
     # A cell with no result passes the chain on (continuation 1, attractiveness 0); at
     # the last shown rank the continuation is not observed: 0 ends the tail there.
-    step = pg.obs_f * u
+    step = np.multiply(pg.obs_f, u, dtype=np.float64)
     step += pg.hole_f
     step *= oma
     c0 = oma - step          # P(no click, stop here | E_j = 1)
