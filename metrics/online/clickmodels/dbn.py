@@ -1,8 +1,8 @@
-"""The dynamic Bayesian network click model (DBN), fitted by EM with forward-backward.
+"""The dynamic Bayesian network click model (DBN), fitted by exact EM.
 
-Chuklin, Markov & de Rijke (2015), section 3.8 (model) and section 4.2 (EM). The
-forward-backward recursions run over ranks (a loop of ``max_rank`` steps), each step a
-vector operation over all sessions at once.
+Chuklin, Markov & de Rijke (2015), section 3.8 (model) and section 4.2 (EM). The E-step
+is the chain models' (:mod:`.chain`): closed form above each session's last click, one
+backward and one forward pass over ranks below it, vectorised over sessions.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class DBN(ClickModel):
         E_1 = 1, \quad P(E_{r+1} = 1 \mid E_r = 1, S_r = 0) = \gamma, \quad
         E_{r+1} = 0 \text{ if } E_r = 0 \vee S_r = 1
 
-    EM: the E-step computes, by forward-backward over the examination chain ``E``, the
+    EM: the E-step computes, over the examination chain ``E`` (:mod:`.chain`), the
     posteriors ``P(A_r = 1 | C)``, ``P(S_r = 1 | C)`` (clicked ranks) and the expected
     continuations ``P(E_r = 1, S_r = 0, E_{r+1} = e | C)``; the M-step sets each
     parameter to its expected successes over expected trials. Exact EM: the

@@ -69,7 +69,8 @@ class DCM(ClickModel):
         n_tail = fixed_counts(blocks, lambda b: b.tail, n_p)
         pre_skip = fixed_counts(blocks, lambda b: b.pre & ~b.click, n_p)
         # clicks whose continuation is observed; those above the last click went on
-        n_obs = fixed_counts(blocks, lambda b: (b.click & b.pre) | _obs_last(b), r_max, by="rank")
+        n_obs = fixed_counts(blocks, lambda b: (b.click & b.pre) | _obs_last(b), r_max,
+                             by="rank")
         went_on = fixed_counts(blocks, lambda b: b.click & b.pre, r_max, by="rank")
         self.trace = []
         for _ in range(iterations + 1):
