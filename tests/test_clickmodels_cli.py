@@ -65,7 +65,7 @@ def test_simulate_from_a_fitted_model(tmp_path: Path) -> None:
     log, model = tmp_path / "sim.parquet", tmp_path / "m.json"
     assert run_cli(["clicks", "simulate", "--preset", "informational", "--qrels", str(q),
                     "--runs", str(a), "--sessions", "500", "-o", str(log)])[0] == 0
-    for name in ("pbm", "ubm", "dbn", "dctr"):
+    for name in ("pbm", "ubm", "dbn", "dcm", "ccm", "dctr"):
         code, _, err = run_cli(["clicks", "fit", str(log), "--model", name, "--iterations",
                                 "5", "-o", str(model)])
         assert code == 0, err

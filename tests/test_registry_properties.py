@@ -69,7 +69,7 @@ RANGES: dict[str, Bound] = {
         # ERR; the C/W/L measures (expected utility per document, gains in [0, 1], and
         # their residuals); Compat (an overlap ratio)
         "err", "err_cut", "inst", "insq", "rbp_cwl", "bpm", "nerr8", "nerr9", "nerr10",
-        "nerr11", "sdcg", "compat"], UNIT),
+        "nerr11", "sdcg", "compat", "ebu", "ebu_cut"], UNIT),
     "num_ret": lambda s: (s.n, s.n),
     "num_rel": lambda s: (s.R, s.R),
     "num_rel_ret": lambda s: (s.a, s.a),
@@ -267,7 +267,7 @@ UNCHANGED = ["P", "recall", "ndcg_cut", "map_cut", "success", "map", "ndcg", "nd
              "ndcg_rel", "MR", "set_recall", "miss",
              # gain 0 past the ranking is what the C/W/L measures pad it with
              "err", "err_cut", "inst", "insq", "rbp_cwl", "bpm", "nerr8", "nerr9", "nerr10",
-             "nerr11", "sdcg"]
+             "nerr11", "sdcg", "ebu", "ebu_cut"]
 
 
 @pytest.mark.slow

@@ -233,7 +233,8 @@ class Measure:
 REGISTRY: Registry[Family] = Registry(
     "measure", MeasureError, list_known=False,
     providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook",
-               "relkit.metrics.measures.err", "relkit.metrics.measures.cwl",
+               "relkit.metrics.measures.err", "relkit.metrics.measures.ebu",
+               "relkit.metrics.measures.cwl",
                "relkit.metrics.measures.compat"])
 
 

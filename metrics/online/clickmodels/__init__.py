@@ -8,7 +8,8 @@ numpy, by counting or by vectorised EM (no loop over sessions). Modules:
 - :mod:`.base` -- the model interface, log-likelihood and perplexity per rank;
 - :mod:`.ctr` -- GCTR, RCTR, DCTR and the random click model (counting);
 - :mod:`.cascade` -- the cascade model and SDBN (counting);
-- :mod:`.pbm` -- PBM and UBM (EM); :mod:`.dbn` -- DBN (EM);
+- :mod:`.pbm` -- PBM and UBM (EM); :mod:`.dbn` -- DBN, :mod:`.dcm` -- DCM, :mod:`.ccm` --
+  CCM (EM), all three on the E-step of :mod:`.chain`;
 - :mod:`.store` -- the versioned JSON model file; :mod:`.simulate` -- simulated users;
 - :mod:`.labels` -- click-based relevance grades as qrels.
 

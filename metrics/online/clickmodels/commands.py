@@ -23,7 +23,7 @@ def _say(msg: str) -> None:
     sys.stderr.write(f"relkit: {msg}\n")
 
 
-MODEL_NAMES = "random, gctr, rctr, dctr, pbm, ubm, cascade, sdbn or dbn"
+MODEL_NAMES = "random, gctr, rctr, dctr, pbm, ubm, cascade, sdbn, dbn, dcm or ccm"
 
 
 def fit(
@@ -31,7 +31,7 @@ def fit(
     model: str = typer.Option("pbm", "--model", help=MODEL_NAMES),
     output: Path = typer.Option(..., "-o", "--output", help="The model file to write (JSON)"),
     iterations: int = typer.Option(50, "--iterations", min=0, help="EM iterations "
-                                   "(pbm, ubm, dbn)"),
+                                   "(pbm, ubm, dbn, dcm, ccm)"),
     seed: int = typer.Option(0, "--seed", help="Seeds EM's initial values and the split"),
     holdout: float = typer.Option(0.0, "--holdout", min=0.0, max=0.9, help="Share of each "
                                   "query's sessions held out to report log-likelihood and "

@@ -1,7 +1,7 @@
 """Click-based relevance grades: a model's per-pair scores cut into grades.
 
 The score of a query-document pair is its attractiveness ``alpha`` (DCTR, PBM, UBM,
-cascade), or ``alpha * sigma`` for the DBN and SDBN (the probability that a user who
+DCM, CCM, cascade), or ``alpha * sigma`` for the DBN and SDBN (the probability that a user who
 examines the result clicks it and is satisfied: Chuklin et al. 2015, section 3.8, the
 DBN's relevance). Only pairs with at least ``min_impressions`` impressions are graded.
 
@@ -44,7 +44,7 @@ def click_labels(model: ClickModel, n_grades: int, min_impressions: int,
     """
     if "alpha" not in model.per_pair:
         raise RelkitError(f"a {model.name} model has no per-document parameter to grade "
-                          "(fit dctr, pbm, ubm, cascade, sdbn or dbn)")
+                          "(fit dctr, pbm, ubm, cascade, sdbn, dbn, dcm or ccm)")
     alpha = model.params["alpha"]
     if "sigma" in model.per_pair:
         score, name = alpha * model.params["sigma"], "alpha*sigma"

@@ -3,7 +3,7 @@
 :func:`simulate_clicks` draws clicks on pages of pair codes from a fitted (or
 constructed) model, vectorised over sessions (a loop over ranks for the models whose
 clicks depend on earlier ones). :data:`PRESETS` are the cascade users of Hofmann,
-Whiteson & de Rijke (2011/2013) used across the interleaving literature.
+Whiteson & de Rijke (TOIS 2013) used across the interleaving literature.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import numpy as np
 from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
 from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
 
-# Click and stop probabilities per relevance grade 0..4 of the simulated users of
-# Hofmann, Whiteson & de Rijke, "Fidelity, soundness, and efficiency of interleaved
-# comparison methods", ACM TOIS 31(4), 2013 (table of click models; the binary versions
-# in their CIKM 2011 paper are the grade-0 and grade-4 columns), reused by Schuth et al.
-# (WSDM 2016) and Chuklin et al. The user scans top-down, clicks a grade-g result with
-# P(click | g) and, after a click, stops with P(stop | g): a DBN with gamma = 1.
+# Click and stop probabilities per relevance grade 0..4 of the three simulated users
+# (perfect, navigational, informational) of Hofmann, Whiteson & de Rijke, "Fidelity,
+# soundness, and efficiency of interleaved comparison methods", ACM TOIS 31(4), 2013,
+# which later interleaving and online learning-to-rank studies reuse. The user scans
+# top-down, clicks a grade-g result with P(click | g) and, after a click, stops with
+# P(stop | g): a DBN with gamma = 1. (The values are as that paper's user models are
+# commonly quoted; relkit has not checked them against a table of the paper.)
 PRESETS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
     "perfect": ((0.0, 0.2, 0.4, 0.8, 1.0), (0.0, 0.0, 0.0, 0.0, 0.0)),
     "navigational": ((0.05, 0.3, 0.5, 0.7, 0.95), (0.2, 0.3, 0.5, 0.7, 0.9)),
@@ -82,6 +83,18 @@ def simulate_clicks(model: ClickModel, pair: IntArray, rng: np.random.Generator
         s = np.ones_like(a) if name == "cascade" else model.pp("sigma", pair)
         g = float(model.params["gamma"][0]) if name == "dbn" else 1.0
         return simulate_dbn(a, s, g, shown, rng)
+    if name == "dcm":
+        from relkit.metrics.online.clickmodels.chain import simulate_chain
+
+        a = model.pp("alpha", pair)
+        lam = np.broadcast_to(model.params["lambda"][None, : pair.shape[1]], a.shape)
+        return simulate_chain(a, lam, 1.0, shown, rng)
+    if name == "ccm":
+        from relkit.metrics.online.clickmodels.chain import simulate_chain
+
+        a = model.pp("alpha", pair)
+        t1, t2, t3 = (float(x) for x in model.params["tau"])
+        return simulate_chain(a, t2 * (1 - a) + t3 * a, t1, shown, rng)
     if isinstance(model, UBM):
         return simulate_ubm(model.pp("alpha", pair), model.gamma_matrix(), shown, rng)
     # the others click each rank independently: the marginal is the click probability

@@ -1,0 +1,91 @@
+"""Expected browsing utility (EBU, EBU@k): the utility a DBN user gains from a ranking.
+
+Yilmaz, Shokouhi, Craswell & Robertson, "Expected browsing utility for web search
+evaluation", CIKM 2010. The user of a dynamic Bayesian network click model with
+continuation ``gamma = 1`` (Chapelle & Zhang's DBN, simplified) scans top-down, clicks
+a result of grade g with probability ``c(g)``, gains its utility ``R(g)`` and, after the
+click, stops with probability ``s(g)``; EBU is the expected total utility.
+
+The paper fits ``c`` and ``s`` per grade on a commercial search log. relkit, which has
+no such log to fit, takes them from the ``navigational`` simulated user of
+:data:`relkit.metrics.online.clickmodels.simulate.PRESETS` (Hofmann, Whiteson & de
+Rijke, TOIS 2013; five grades 0-4) and the utility from ERR's mapping ``R(g) = (2^g -
+1) / 2^4`` (gdeval's, :mod:`.err`), so EBU and ERR read the same qrels the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from relkit.metrics.core.errors import MeasureError
+from relkit.metrics.measures import err as _err  # (ERR registers first: print order)
+from relkit.metrics.measures.base import Family, register
+from relkit.metrics.measures.context import Ctx
+
+MAX_GRADE = _err.MAX_GRADE
+# The navigational user's click and stop probabilities for grades 0..4 (kept equal to
+# simulate.PRESETS["navigational"], which tests/test_measures_ebu.py checks; not
+# imported, so that evaluating a run does not load the click-model package).
+CLICK = np.array([0.05, 0.3, 0.5, 0.7, 0.95])
+STOP = np.array([0.2, 0.3, 0.5, 0.7, 0.9])
+UTILITY = (np.exp2(np.arange(MAX_GRADE + 1)) - 1.0) / 2.0 ** MAX_GRADE
+
+
+def _ebu_at(ctx: Ctx, k: int | None) -> np.ndarray:
+    if k is None:
+        rel, depth, tid = ctx.rel, ctx.n, ctx.tid
+    else:
+        first_k = ctx.pos < k
+        rel, depth, tid = ctx.rel[first_k], np.minimum(ctx.n, k), ctx.tid[first_k]
+    top = int(rel.max()) if len(rel) else 0
+    if top > MAX_GRADE:
+        raise MeasureError(f"EBU's user model has grades up to {MAX_GRADE} (as ERR); a "
+                           f"ranked document has grade {top}")
+    g = np.maximum(rel, 0)
+    c, s, u = CLICK[g], STOP[g], UTILITY[g]
+    offsets = np.concatenate(([0], np.cumsum(depth)))
+    after = _err.segment_cumprod(1.0 - c * s, offsets)
+    # P(E_r = 1): the product over the rows above (1 at each topic's top)
+    exam = np.empty_like(c)
+    exam[1:] = after[:-1]
+    exam[offsets[:-1][depth > 0]] = 1.0
+    return np.bincount(tid, weights=exam * c * u, minlength=ctx.T)
+
+
+def ebu(ctx: Ctx, _: None) -> np.ndarray:
+    r"""Expected browsing utility over the whole ranking (Yilmaz et al., CIKM 2010).
+
+    .. math:: EBU = \sum_{i=1}^{n} P(E_i)\, c(g_i)\, R(g_i), \qquad
+              P(E_1) = 1, \quad P(E_{i+1}) = P(E_i) \bigl(1 - c(g_i)\, s(g_i)\bigr)
+
+    with g_i the grade at rank i (0 when unjudged or negative; a grade above 4 is an
+    error), ``R(g) = (2^g - 1) / 2^4`` (ERR's utility), and the navigational user's
+    click and stop probabilities ``c = (.05, .3, .5, .7, .95)``, ``s = (.2, .3, .5, .7,
+    .9)`` for grades 0-4 (Hofmann, Whiteson & de Rijke, TOIS 2013; the paper fits them
+    on a search log instead). 0 on an empty ranking.
+
+    Reference: E. Yilmaz, M. Shokouhi, N. Craswell, S. Robertson, "Expected browsing
+    utility for web search evaluation", CIKM 2010.
+    """
+    return _ebu_at(ctx, None)
+
+
+def ebu_cut(ctx: Ctx, k: int) -> np.ndarray:
+    r"""EBU@k: expected browsing utility over the first k documents.
+
+    .. math:: EBU@k = \sum_{i=1}^{\min(k, n)} P(E_i)\, c(g_i)\, R(g_i)
+
+    with ``P(E_i)``, ``c``, ``s`` and ``R`` as for EBU. Reference: Yilmaz et al.,
+    CIKM 2010.
+    """
+    return _ebu_at(ctx, k)
+
+
+register(
+    Family("ebu", "mean", "float", "none", None, ebu,
+           "Expected browsing utility (navigational DBN user, grades up to 4)",
+           doc=ebu.__doc__ or "", trec=False, readable="EBU"),
+    Family("ebu_cut", "mean", "float", "cutoffs", "5,10,20", ebu_cut,
+           "Expected browsing utility at k", doc=ebu_cut.__doc__ or "", trec=False,
+           readable="EBU@{}"),
+)
