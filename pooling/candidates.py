@@ -162,8 +162,14 @@ def rank_disagreements(run: Run) -> list[str]:
         enc = pa.chunked_array(topics).combine_chunks().dictionary_encode()
         uniq = np.asarray(enc.dictionary.to_pylist(), dtype=object)
         codes = to_np(enc.indices)
-    order = np.lexsort((ranks, codes))       # stable: equal ranks keep file order
-    c, x = codes[order], scores[order]
+    # Runs are written topic by topic in rank order: then file order is the order
+    # wanted and the sort is skipped (its stable result would be the identity).
+    step = np.diff(codes.astype(np.int64))
+    if np.all((step > 0) | ((step == 0) & (ranks[1:] >= ranks[:-1]))):
+        c, x = codes, scores
+    else:
+        order = np.lexsort((ranks, codes))   # stable: equal ranks keep file order
+        c, x = codes[order], scores[order]
     up = (c[1:] == c[:-1]) & (x[1:] > x[:-1])
     bad = [_text(t) for t in uniq[np.unique(c[1:][up])]]
     return sorted(bad, key=natural)

@@ -154,3 +154,20 @@ def test_pool_file_bytes_unchanged(tmp_path: Path) -> None:
     slow = tmp_path / "slow.tsv"
     Pool(tuple(slow_pool.entries)).write(slow)     # the entry-by-entry writer
     assert fast == slow.read_bytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "2", "q3"]), st.integers(1, 6),
+                          st.sampled_from([0.5, 1.0, 2.0, 3.0])), min_size=1, max_size=20))
+def test_rank_disagreements_on_runs_in_file_order(rows: list[tuple[str, int, float]]) -> None:
+    """Runs written topic by topic in rank order skip the sort: same answer."""
+    from relkit.pooling.candidates import _rank_disagreements_rows, rank_disagreements
+
+    rows = sorted(rows, key=lambda r: (r[0], r[1]))
+    text = "".join(f"{t} Q0 d{i} {k} {x} r\n" for i, (t, k, x) in enumerate(rows))
+    mp = pytest.MonkeyPatch()
+    try:
+        for run in _forms(text, mp):
+            assert rank_disagreements(run) == _rank_disagreements_rows(run)
+    finally:
+        mp.undo()
