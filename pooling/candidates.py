@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -28,9 +29,9 @@ from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import (
     JudgedTopics,
     Ranked,
-    _presorted_order,
     codes_of,
     column_values,
+    distinct,
     rank,
     topic_order,
 )
@@ -45,14 +46,7 @@ def ranked_lists(run: Run, depth: int | None) -> Ranked:
     column, as :func:`relkit.metrics.ranking.rank` gives them.
     """
     topics, codes = _topic_codes(run.column("query_id"))
-    # Columns as the small-input reader gives them (fixed-width UTF-8 bytes): building
-    # Arrow arrays from lists here imported pandas (~0.3 s of `relkit pool`).
-    n = len(topics)
-    fake = Qrels({"query_id": np.array([t.encode("utf-8", "surrogateescape") for t in topics],
-                                       dtype=bytes),
-                  "doc_id": np.array([b""] * n, dtype=bytes),
-                  "relevance": np.zeros(n, dtype=np.int64)})
-    judged = JudgedTopics.prepare(fake)
+    judged = _all_topics(tuple(topics))
     if codes is None:
         codes = codes_of(run.column("query_id"), judged.index)
     head = None if depth is None else _head_rows(codes, run, depth)
@@ -64,6 +58,20 @@ def ranked_lists(run: Run, depth: int | None) -> Ranked:
     return Ranked(topics=sub.topics, topic_codes=sub.topic_codes, offsets=sub.offsets,
                   rel=sub.rel, missing=sub.missing, run_id=sub.run_id,
                   source_docs=run.column("doc_id"), rows=head[sub.rows])
+
+
+@lru_cache(maxsize=8)
+def _all_topics(topics: tuple[str, ...]) -> JudgedTopics:
+    """Empty qrels over ``topics``, prepared for :func:`rank` (which then ranks every
+    topic): once per topic set, not once per run (runs of a pool share their topics)."""
+    # Columns as the small-input reader gives them (fixed-width UTF-8 bytes): building
+    # Arrow arrays from lists here imported pandas (~0.3 s of `relkit pool`).
+    n = len(topics)
+    fake = Qrels({"query_id": np.array([t.encode("utf-8", "surrogateescape") for t in topics],
+                                       dtype=bytes),
+                  "doc_id": np.array([b""] * n, dtype=bytes),
+                  "relevance": np.zeros(n, dtype=np.int64)})
+    return JudgedTopics.prepare(fake)
 
 
 def _topic_codes(column: object) -> tuple[list[str], np.ndarray | None]:
@@ -98,9 +106,17 @@ def _head_rows(codes: np.ndarray, run: Run, depth: int) -> np.ndarray | None:
     s = np.asarray(to_np(run.column("score")), dtype=np.float64)
     if np.isnan(s).any():
         return None
-    order = _presorted_order(codes, s)
-    if order is None:
-        order = np.lexsort((-s, codes))      # as ranking._order: topic, score descending
+    change = codes[1:] != codes[:-1]
+    heads = np.flatnonzero(np.concatenate(([True], change)))
+    if not np.any(~change & (s[1:] > s[:-1])) and distinct(codes[heads]):
+        # As systems write runs (each topic one stretch of non-increasing scores): the
+        # rows at or above each stretch's depth-th score, found in place, no sort.
+        sizes = np.diff(np.append(heads, len(codes)))
+        if sizes.max() <= depth:
+            return None
+        keep = s >= np.repeat(s[heads + np.minimum(sizes, depth) - 1], sizes)
+        return None if keep.all() else np.flatnonzero(keep)
+    order = np.lexsort((-s, codes))          # as ranking._order: topic, score descending
     q = codes[order]
     starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
     sizes = np.diff(np.append(starts, len(q)))
