@@ -138,9 +138,10 @@ def _subrun(run: Run, rows: np.ndarray) -> Run:
         return run.rows(rows)                   # the small-input form: numpy all through
     lines = run.lines[rows] if run.lines is not None else rows.astype(np.int64) + 1
     idx = np.ascontiguousarray(rows, dtype=np.int64)
-    # Only what ranking reads: the take copies every string of the columns it keeps.
     positions = pa.Array.from_buffers(pa.int64(), len(idx), [None, pa.py_buffer(idx)])
-    table = run.arrow().select(["query_id", "doc_id", "score"]).take(positions)
+    # Only what rank() reads (the caller passes the topic codes): the take copies every
+    # string of the columns it keeps.
+    table = run.arrow().select(["doc_id", "score"]).take(positions)
     return Run(table, run.source, lines, run.name)   # the whole run's id (its last line)
 
 
