@@ -23,6 +23,8 @@ from relkit.pooling.simulate import Plan, grades_of, sequences
 
 PLANS = [Plan("depth-k", "depth", {}), Plan("mtf", "mtf", {}),
          Plan("MM (pulled only: bandit policy=maxmean)", "bandit", {"policy": "maxmean"}),
+         Plan("MM-NS (pulled only: policy=mm-ns-pulled, rate 0.9)", "bandit",
+              {"policy": "mm-ns-pulled"}),
          Plan("MM (published crediting: policy=mm)", "bandit", {"policy": "mm"}),
          Plan("MM-NS (policy=mm-ns, rate 0.9)", "bandit", {"policy": "mm-ns"}),
          Plan("MM-NS (policy=mm-ns, rate 0.99)", "bandit", {"policy": "mm-ns", "rate": 0.99}),
@@ -72,6 +74,58 @@ def synthetic(seed: int, topics: int = 50, runs: int = 40, docs: int = 5000,
             Qrels.from_dict(qrels))
 
 
+def teams(seed: int, topics: int = 50, n_teams: int = 12, docs: int = 3000,
+          depth: int = 100) -> tuple[dict[str, Run], Qrels]:
+    """Closer to a TREC pool: teams of 1-6 near-duplicate runs of very different quality,
+    whose rate of relevant documents falls with depth at its own pace.
+
+    Team g has a quality ``a_g`` uniform in [0.05, 0.95] and a depth scale ``L_g``
+    log-uniform in [5, 150] (front-loaded runs dry up after a few documents, others
+    keep finding relevant ones deep down); its runs perturb both slightly. At rank k
+    a run retrieves its next relevant document with probability
+    ``a * exp(-k / L) + b`` (``b`` uniform in [0, 0.05]), else its next non-relevant
+    one; a team's runs share one noisy order of the relevant documents (perturbed per
+    run), and a shared per-document ease makes some relevant documents found by many
+    teams. 20-300 relevant documents per topic among ``docs``.
+    """
+    rng = np.random.default_rng(seed)
+    team_of: list[int] = []
+    for g in range(n_teams):
+        team_of += [g] * int(rng.integers(1, 7))
+    quality = rng.uniform(0.05, 0.95, n_teams)
+    scale = np.exp(rng.uniform(np.log(5), np.log(150), n_teams))
+    a = np.clip(quality[team_of] + rng.normal(0, 0.05, len(team_of)), 0.01, 0.99)
+    length = scale[team_of] * np.exp(rng.normal(0, 0.2, len(team_of)))
+    floor = rng.uniform(0, 0.05, len(team_of))
+    lines: list[list[str]] = [[] for _ in team_of]
+    qrels: dict[str, dict[str, int]] = {}
+    for t in range(1, topics + 1):
+        n_rel = int(rng.integers(20, 301))
+        rel = rng.choice(docs, n_rel, replace=False)
+        non = np.setdiff1d(np.arange(docs), rel)
+        ease = rng.normal(0, 1, n_rel)
+        qrels[str(t)] = {f"D{d}": 1 for d in rel}
+        for g in range(n_teams):
+            r_order = rel[np.argsort(-(ease + rng.normal(0, 1, n_rel)))]
+            n_order = rng.permutation(non)
+            for s in (s for s, team in enumerate(team_of) if team == g):
+                ro = r_order[np.argsort(np.arange(n_rel) + rng.normal(0, 3, n_rel))]
+                no = n_order[np.argsort(np.arange(len(non)) + rng.normal(0, 3, len(non)))]
+                ri = ni = 0
+                out = []
+                for k in range(depth):
+                    if ri < n_rel and rng.random() < a[s] * np.exp(-k / length[s]) + floor[s]:
+                        out.append(ro[ri])
+                        ri += 1
+                    else:
+                        out.append(no[ni])
+                        ni += 1
+                lines[s].extend(f"{t} Q0 D{d} {k} {depth - k} r{s:02d}\n"
+                                for k, d in enumerate(out, 1))
+    return ({f"r{s:02d}": Run.read("".join(lines[s])) for s in range(len(team_of))},
+            Qrels.from_dict(qrels))
+
+
 def table(name: str, runs: dict[str, Run], qrels: Qrels, depth: int | None,
           seed: int) -> str:
     grades = grades_of(qrels)
@@ -109,6 +163,10 @@ def main() -> None:
     print()
     runs, qrels = synthetic(args.seed, args.topics, shift=20)
     print(table("synthetic, quality shifts at rank 20", runs, qrels, 100, args.seed))
+    print()
+    runs, qrels = teams(args.seed, args.topics)
+    print(table("teams of near-duplicate runs, front-loaded or sustained", runs, qrels, 100,
+                args.seed))
     cran = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "cranfield"
     if cran.is_dir():
         from relkit.pooling.depth import run_name

@@ -96,9 +96,13 @@ class Columns:
         prov = pc.binary_join(pa.ListArray.from_arrays(
             pa.Array.from_buffers(pa.int32(), len(offsets), [None, pa.py_buffer(offsets)]),
             items), _constant(",", n))
-        uniq, inv = np.unique(self.best(), return_inverse=True)
-        # repr of the float priority, as the entry writer prints it (reads back exactly).
-        prio = _strings([repr(1.0 / k) for k in uniq.tolist()]).take(_arrow_ints(inv))
+        best = self.best()
+        # repr of the float priority, as the entry writer prints it (reads back exactly):
+        # one string per rank up to the largest best rank, no np.unique's sort of every
+        # entry. That list is never longer than the pool: a document whose best rank is
+        # k comes with the k - 1 documents its run ranked above it, all entries.
+        prio = _strings([repr(1.0 / k) if k else "" for k in range(int(best.max()) + 1)]
+                        ).take(_arrow_ints(best))
         topic = _strings(self.topics).take(_arrow_ints(self.topic))
         doc = _strings(self.docs).take(_arrow_ints(self.doc))
         tab = _constant("\t", n)

@@ -100,8 +100,15 @@ def depth_pool(runs: Mapping[str, Run], depth: int | Mapping[str, int | None] | 
     t_rank = np.empty(len(by_topic), dtype=np.int64)
     t_rank[[topic_ids[t] for t in by_topic]] = np.arange(len(by_topic))
     d_code, d_uniq = _doc_codes(d_parts)
-    order = np.lexsort((r_row, d_code, t_rank[t_row]))
-    t_s, d_s, k_s, r_s = t_rank[t_row][order], d_code[order], k_row[order], r_row[order]
+    t_key = t_rank[t_row]
+    n_d, n_r = len(d_uniq), len(names)
+    if len(by_topic) * n_d * n_r < 2**62:
+        # (topic, doc, run) is unique (a run lists a docno once per topic): one int64
+        # key sorts like the three-key lexsort, in a third of the time.
+        order = np.argsort((t_key * n_d + d_code) * n_r + r_row)
+    else:
+        order = np.lexsort((r_row, d_code, t_key))
+    t_s, d_s, k_s, r_s = t_key[order], d_code[order], k_row[order], r_row[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = (t_s[1:] != t_s[:-1]) | (d_s[1:] != d_s[:-1])
     starts = np.flatnonzero(new)

@@ -92,6 +92,23 @@ def test_mm_stationary_and_pulled_only_hand_worked() -> None:
         assert (b.rel, b.non) == ([4, 2, 1], [2, 1, 0])
 
 
+def test_mm_ns_pulled_hand_worked() -> None:
+    # MM-NS with only the pulled run credited, rate 0.5 (a run's own clock):
+    # 1-3. A: a1 a2 a3 R                   A rel 1.75                     -> .733
+    # 4. A: a4 N                           A rel .875 nrel 1              -> .484
+    # 5. B, C 1/2 > A, tie -> B: b1 N      B nrel 1                       -> 1/3
+    # 6. C 1/2 > A .484: c1 R              C rel 1                        -> 2/3
+    # 7. C: b1 judged, a5 N                C rel .5 nrel 1                -> .429
+    # 8. A .484: a5 judged, a6 R           A rel 1.4375 nrel .5, exhausted
+    # 9-10. C exhausted; B: b2 R, b3 R     B rel 1.5 nrel .25
+    # Stationary pulled-only (maxmean) stays on A through a5 (4/6 > 1/2): forgetting
+    # leaves a run sooner once its own judgments turn non-relevant.
+    seq, b = drive_policy("mm-ns-pulled")
+    assert seq == ["a1", "a2", "a3", "a4", "b1", "c1", "a5", "a6", "b2", "b3"]
+    assert (b.rel, b.non) == ([1.4375, 1.5, 0.5], [0.5, 0.25, 1.0])
+    assert drive_policy("mm-ns-pulled", 1.0)[0] == drive_policy("maxmean")[0]
+
+
 def test_rate_one_is_mm_and_old_names_still_work() -> None:
     assert drive_policy("mm-ns", 1.0)[0] == drive_policy("mm")[0]
     p = get("bandit").validate({})

@@ -37,6 +37,14 @@ out of turn (recorded without having been proposed) credits the runs too.
   papers' BLA): draw :math:`\theta_s \sim \mathrm{Beta}(1 + rel_s, 1 + nrel_s)`
   per arm and pull the largest, with the stationary or forgetting evidence.
 
+* ``mm-ns-pulled``: MM-NS's forgetting with only the pulled run credited, so a
+  run's evidence is the sequence of its own judgments down its ranking and
+  "recent" means "near its pointer", the situation the non-stationary update
+  models. In ``bench/bandit_sim.py`` forgetting helps only in this form (1-3
+  points over ``maxmean`` at 5-20% of the pool); with every retrieving run
+  credited, ``mm`` beats ``mm-ns`` and every pulled-only policy
+  (docs/pooling.md, "Bandits as published").
+
 **Today's variant, kept under its own name** (``maxmean`` and ``thompson``,
 also spelt ``maxmean-pulled`` and ``thompson-pulled``): only the pulled arm is
 credited, and a document judged via another arm is skipped; MaxMean or
@@ -72,6 +80,7 @@ POLICIES: dict[str, tuple[bool, bool, bool]] = {
     "mm": (False, True, False),
     "ts": (True, True, False),
     "ts-ns": (True, True, True),
+    "mm-ns-pulled": (False, False, True),
     "maxmean": (False, False, False),
     "thompson": (True, False, False),
     "maxmean-pulled": (False, False, False),
@@ -120,6 +129,10 @@ class Bandit:
             for j in np.flatnonzero(self.ranks[i]).tolist():
                 self.rel[j] = self.rate * self.rel[j] + r
                 self.non[j] = self.rate * self.non[j] + (1 - r)
+        elif pulled and self.arm is not None and self.rate != 1.0:
+            j = self.arm            # mm-ns-pulled: the pulled run's own clock
+            self.rel[j] = self.rate * self.rel[j] + r
+            self.non[j] = self.rate * self.non[j] + (1 - r)
         elif pulled and self.arm is not None:
             self.rel[self.arm] += r
             self.non[self.arm] += 1 - r
@@ -129,10 +142,12 @@ register(Strategy(
     "bandit", "adaptive",
     (Param("policy", str, "mm", "which bandit policy chooses the run: mm-ns/mm/ts/ts-ns "
            "credit every run that retrieved the judged document (as published); "
-           "maxmean/thompson (= maxmean-pulled/thompson-pulled) only the pulled run",
+           "maxmean/thompson (= maxmean-pulled/thompson-pulled) and mm-ns-pulled only "
+           "the pulled run",
            choices=tuple(POLICIES)),
      Param("rate", float, 0.9, "forgetting rate gamma of the non-stationary policies "
-           "(mm-ns, ts-ns): evidence <- gamma * evidence + reward; 1 is stationary",
+           "(mm-ns, ts-ns, mm-ns-pulled): evidence <- gamma * evidence + reward; 1 is "
+           "stationary",
            low=0, high=1, open_low=True)),
     "runs as bandit arms rewarded by relevant documents, credited to every run that "
     "retrieved them (MaxMean by default; MM-NS, Thompson; maxmean/thompson: pulled run only)",
