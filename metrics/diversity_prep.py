@@ -61,7 +61,8 @@ def _by_topic_docno_descending(rows: np.ndarray, topic: np.ndarray, docs: np.nda
         words = ~_words(docs[rows])            # inverted words: descending byte order
         order = _grouped_lexsort(words, topic[rows])
         if order is not None:
-            return rows[order]
+            out: np.ndarray = rows[order]
+            return out
         keys = [words[:, j] for j in reversed(range(words.shape[1]))]
         return rows[np.lexsort([*keys, topic[rows]])]
     ordered = sorted(rows.tolist(), key=lambda r: str(docs[r]).encode(), reverse=True)
@@ -97,6 +98,21 @@ def _grouped_lexsort(words: np.ndarray, group: np.ndarray) -> np.ndarray | None:
         key = np.append(words[:, j], pad)[perm]        # row n: the padding
         perm = np.take_along_axis(perm, np.argsort(key, axis=1, kind="stable"), axis=1)
     out: np.ndarray = perm[perm < n]
+    return out
+
+
+def _by_topic_subtopic_rank(tid: np.ndarray, sub: np.ndarray, pos: np.ndarray, n_sub: int
+                            ) -> np.ndarray:
+    """The order sorting (row, subtopic) pairs by topic, subtopic, rank: one sort of a
+    single 64-bit key (unique: a topic's rank is one document, its subtopics distinct),
+    ``np.lexsort`` of the three when the key would not fit."""
+    if not len(tid):
+        return np.zeros(0, np.int64)
+    n_pos = int(pos.max()) + 1
+    if (int(tid.max()) + 1) * n_sub * n_pos >= 1 << 62:
+        return np.lexsort((pos, sub, tid))
+    key = (tid.astype(np.int64) * n_sub + sub) * n_pos + pos
+    out: np.ndarray = np.argsort(key)
     return out
 
 
@@ -211,7 +227,7 @@ class _Prepared:
         row = np.repeat(np.arange(len(g)), cnt)
         p_sub = self.pair_sub[_ranges(self.pair_off[g], cnt)]
         p_tid, p_pos = tid[row], pos[row]
-        order = np.lexsort((p_pos, p_sub, p_tid))
+        order = _by_topic_subtopic_rank(p_tid, p_sub, p_pos, self.n_sub)
         key_t, key_s = p_tid[order], p_sub[order]
         new = np.ones(total, bool)
         new[1:] = (key_t[1:] != key_t[:-1]) | (key_s[1:] != key_s[:-1])
