@@ -303,10 +303,15 @@ class _Prepared:
         has = np.zeros((B, steps), bool)
         rows = np.arange(B)
         factor = 1.0 - alpha
+        # one contiguous documents grid per subtopic: a subtopic's gains are a product
+        # (0.0 or the gain, as adding nothing leaves a sum as it is), not a gather
+        by_sub = np.ascontiguousarray(rel.transpose(2, 0, 1))
+        term = np.empty((B, D))
         for step in range(steps):
             score = np.zeros((B, D))
             for j in range(J):   # subtopics in order: ndeval's order of addition
-                score += np.where(rel[:, :, j], gain[:, j][:, None], 0.0)
+                np.multiply(by_sub[j], gain[:, j, None], out=term)
+                score += term
             score[~avail] = -np.inf
             w = np.argmax(score, axis=1)        # first maximum: the greatest docno
             ok = avail[rows, w]
