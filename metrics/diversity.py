@@ -25,6 +25,7 @@ import numpy as np
 
 from relkit.metrics.data import Run
 from relkit.metrics.diversity_prep import (
+    _by_topic_subtopic_rank,
     _discounts,
     _div,
     _ideal_ideal,
@@ -251,7 +252,7 @@ def _nrbp(tid: np.ndarray, pos: np.ndarray, score: np.ndarray, T: int, S: np.nda
 def _ap_ia(prep: _Prepared, r: _Rows, codes: np.ndarray, T: int, S: np.ndarray) -> np.ndarray:
     """ndeval's MAP-IA: per subtopic, sum of (its count so far) / rank over the run, over
     its relevant total; the mean over the topic's subtopics (added in subtopic order)."""
-    order = np.lexsort((r.p_pos, r.p_sub, r.p_tid))
+    order = _by_topic_subtopic_rank(r.p_tid, r.p_sub, r.p_pos, prep.n_sub)
     t, s = r.p_tid[order], r.p_sub[order]
     contrib = (r.p_prior[order] + 1) / (r.p_pos[order] + 1.0)
     key = t.astype(np.int64) * prep.n_sub + s

@@ -59,11 +59,61 @@ def _by_topic_docno_descending(rows: np.ndarray, topic: np.ndarray, docs: np.nda
         from relkit.metrics.ranking import _words
 
         words = ~_words(docs[rows])            # inverted words: descending byte order
+        order = _grouped_lexsort(words, topic[rows])
+        if order is not None:
+            out: np.ndarray = rows[order]
+            return out
         keys = [words[:, j] for j in reversed(range(words.shape[1]))]
         return rows[np.lexsort([*keys, topic[rows]])]
     ordered = sorted(rows.tolist(), key=lambda r: str(docs[r]).encode(), reverse=True)
     ordered.sort(key=lambda r: int(topic[r]))     # stable: docnos stay descending
     return np.asarray(ordered, dtype=np.int64)
+
+
+def _grouped_lexsort(words: np.ndarray, group: np.ndarray) -> np.ndarray | None:
+    """The order sorting rows by ``group``, then by ``words`` (columns most significant
+    first), when ``group`` is non-decreasing and no row's first word is the all-ones
+    padding; None otherwise.
+
+    Each group's rows are one row of a groups x largest-group grid, sorted a word at a
+    time (least significant first, stable): sorting many short rows is several times
+    faster than ``np.lexsort`` over everything. Padding cells hold the all-ones word;
+    the last pass, on the first word, puts them after every real row.
+    """
+    n = len(group)
+    pad = np.uint64(np.iinfo(np.uint64).max)
+    if not n or np.any(group[1:] < group[:-1]) or np.any(words[:, 0] == pad):
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    sizes = np.diff(np.append(starts, n))
+    width = int(sizes.max())
+    if len(sizes) * width > 4 * n + 4096:          # very uneven groups: a flat sort
+        return None
+    block = np.repeat(np.arange(len(sizes)), sizes)
+    col = np.arange(n) - np.repeat(starts, sizes)
+    cell = np.full((len(sizes), width), n, np.int64)   # the input row of each cell
+    cell[block, col] = np.arange(n)
+    perm = cell
+    for j in reversed(range(words.shape[1])):
+        key = np.append(words[:, j], pad)[perm]        # row n: the padding
+        perm = np.take_along_axis(perm, np.argsort(key, axis=1, kind="stable"), axis=1)
+    out: np.ndarray = perm[perm < n]
+    return out
+
+
+def _by_topic_subtopic_rank(tid: np.ndarray, sub: np.ndarray, pos: np.ndarray, n_sub: int
+                            ) -> np.ndarray:
+    """The order sorting (row, subtopic) pairs by topic, subtopic, rank: one sort of a
+    single 64-bit key (unique: a topic's rank is one document, its subtopics distinct),
+    ``np.lexsort`` of the three when the key would not fit."""
+    if not len(tid):
+        return np.zeros(0, np.int64)
+    n_pos = int(pos.max()) + 1
+    if (int(tid.max()) + 1) * n_sub * n_pos >= 1 << 62:
+        return np.lexsort((pos, sub, tid))
+    key = (tid.astype(np.int64) * n_sub + sub) * n_pos + pos
+    out: np.ndarray = np.argsort(key)
+    return out
 
 
 def _starts(n: np.ndarray) -> np.ndarray:
@@ -144,14 +194,28 @@ class _Prepared:
         one_each[p_topic] = np.arange(len(p_topic))      # some judged pair of each topic
         keep[one_each[n_rel == 0]] = True
         rows = np.flatnonzero(keep)
-        grade = np.where(relevant[rows], local[rows] + 1, 0)
+        rows = rows[np.argsort(p_topic[rows], kind="stable")]   # a topic's rows together
+        grade = np.where(relevant[rows], local[rows] + 1, 0).astype(np.int64)
         ids = {"query_id": q.topic_ids[p_topic[rows]], "doc_id": q.pair_doc[rows]}
         if any(v.dtype.kind == "O" for v in ids.values()):
             # ids bytes cannot hold: as str, which the ranking keeps as Arrow strings
             ids = {k: [x.decode() if isinstance(x, bytes) else x for x in v.tolist()]
                    for k, v in ids.items()}
-        plain = Qrels({**ids, "relevance": grade.astype(np.int64)}, q.source)
-        self.judged = JudgedTopics.prepare(plain)
+            self.judged = JudgedTopics.prepare(Qrels({**ids, "relevance": grade}, q.source))
+        else:
+            # The topics are coded already and the pairs are distinct: built directly,
+            # not by JudgedTopics.prepare, which would decode and code every topic id
+            # again (a second the size of the plain qrels' own preparation).
+            # The "grades" here are document numbers, not levels: the ranking reads only
+            # grade >= 1 (relevant), so the level counts are 0 and relevant (a table to
+            # the highest number could take gigabytes; prepare refused it past 2**25).
+            levels = np.stack((np.bincount(p_topic[rows], minlength=T) - n_rel, n_rel),
+                              axis=1).astype(np.int64)
+            index = {t: i for i, t in enumerate(self.topics)}
+            self.judged = JudgedTopics(Qrels({**ids, "relevance": grade}, q.source),
+                                       list(self.topics), index,
+                                       p_topic[rows].astype(np.int32), ids["doc_id"], grade,
+                                       levels)
         # both orders are strcmp's, so a topic's code is the same in each
         assert self.judged.topics == self.topics
         self._ideal: dict[tuple[float, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -163,7 +227,7 @@ class _Prepared:
         row = np.repeat(np.arange(len(g)), cnt)
         p_sub = self.pair_sub[_ranges(self.pair_off[g], cnt)]
         p_tid, p_pos = tid[row], pos[row]
-        order = np.lexsort((p_pos, p_sub, p_tid))
+        order = _by_topic_subtopic_rank(p_tid, p_sub, p_pos, self.n_sub)
         key_t, key_s = p_tid[order], p_sub[order]
         new = np.ones(total, bool)
         new[1:] = (key_t[1:] != key_t[:-1]) | (key_s[1:] != key_s[:-1])
@@ -239,10 +303,15 @@ class _Prepared:
         has = np.zeros((B, steps), bool)
         rows = np.arange(B)
         factor = 1.0 - alpha
+        # one contiguous documents grid per subtopic: a subtopic's gains are a product
+        # (0.0 or the gain, as adding nothing leaves a sum as it is), not a gather
+        by_sub = np.ascontiguousarray(rel.transpose(2, 0, 1))
+        term = np.empty((B, D))
         for step in range(steps):
             score = np.zeros((B, D))
             for j in range(J):   # subtopics in order: ndeval's order of addition
-                score += np.where(rel[:, :, j], gain[:, j][:, None], 0.0)
+                np.multiply(by_sub[j], gain[:, j, None], out=term)
+                score += term
             score[~avail] = -np.inf
             w = np.argmax(score, axis=1)        # first maximum: the greatest docno
             ok = avail[rows, w]

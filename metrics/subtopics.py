@@ -80,8 +80,10 @@ class SubtopicQrels:
         self.s = order[s]
         self.n_subtopics = len(subs)
         self.subtopic_ids = subs[np.argsort(first, kind="stable")]
-        self.pair, self.pair_topic, self.pair_doc = _pairs(self.q, _ids(doc_id))
-        self._check_unique()
+        self.pair, self.pair_topic, self.pair_doc, checked = _pairs(
+            self.q, _ids(doc_id), self.s, self.n_subtopics)
+        if not checked:
+            self._check_unique()
 
     def __len__(self) -> int:
         return len(self.relevance)
@@ -197,14 +199,29 @@ def _to_np(column: Any) -> np.ndarray:
 def _ids(values: Any) -> np.ndarray:
     """Ids as fixed-width UTF-8 bytes, or ``str`` objects when that form cannot hold
     them (an id with a NUL byte, or longer than relkit's limit)."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "SO":
+    if isinstance(values, np.ndarray) and values.dtype.kind == "O":
         return values
+    if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+        return _tight(values)
     if isinstance(values, np.ndarray):
         values = values.tolist()
     if not isinstance(values, list):          # an Arrow column ranking could not convert
         values = values.to_pylist()
     as_b = _io.as_bytes([str(v) for v in values])
     return as_b if as_b is not None else np.array(values, dtype=object)
+
+
+def _tight(ids: np.ndarray) -> np.ndarray:
+    """Fixed-width bytes at the width of their longest value: an array made wider
+    than its ids (numpy's ``astype("S")`` of numbers gives 21 bytes) would make every
+    sort below compare padding."""
+    if ids.dtype.itemsize <= 1 or not len(ids):
+        return ids
+    grid = ids.view(np.uint8).reshape(len(ids), -1)
+    width = ids.dtype.itemsize
+    while width > 1 and not grid[:, width - 1].any():   # usually one column looked at
+        width -= 1
+    return ids if width == ids.dtype.itemsize else ids.astype(f"S{width}")
 
 
 def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -218,6 +235,17 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         found: tuple[np.ndarray, np.ndarray, np.ndarray] = np.unique(
             ids, return_index=True, return_inverse=True)
         return found
+    if ids.dtype.itemsize <= 2:
+        # short ids (subtopic numbers) are 8- or 16-bit numbers in byte order: counted,
+        # not sorted
+        small = (ids.view(np.uint8) if ids.dtype.itemsize == 1 else ids.view(">u2")
+                 ).astype(np.intp)
+        present = np.flatnonzero(np.bincount(small))
+        code = np.zeros(int(present[-1]) + 1, np.int64)
+        code[present] = np.arange(len(present))
+        inverse = code[small]
+        first = _first_rows(inverse, len(present))
+        return ids[first], first, inverse
     # A column grouped as files are (a topic's lines together) has few runs of equal
     # values: sort the first row of each run only.
     change = np.ones(len(ids), bool)
@@ -230,15 +258,9 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from relkit.metrics.ranking import _words
 
     n = len(ids)
-    words = _words(ids) if ids.dtype.itemsize > 2 else np.zeros((0, 1), np.uint64)
+    words = _words(ids)
     new = np.ones(n, bool)
-    if ids.dtype.itemsize <= 2:
-        # short ids (subtopic numbers): 8- or 16-bit keys, which numpy radix-sorts
-        small = ids.view(np.uint8) if ids.dtype.itemsize == 1 else ids.view(">u2")
-        order = np.argsort(small, kind="stable")
-        w1 = small[order]
-        new[1:] = w1[1:] != w1[:-1]
-    elif words.shape[1] == 1:
+    if words.shape[1] == 1:
         order = np.argsort(words[:, 0], kind="stable")
         w = words[order, 0]
         new[1:] = w[1:] != w[:-1]
@@ -252,33 +274,64 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids[first], first, inverse
 
 
-def _pairs(q: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's (topic, document) pair as an index into the distinct pairs, and each
-    pair's topic and docno.
+def _first_rows(codes: np.ndarray, k: int) -> np.ndarray:
+    """The first row of each code ``0..k-1`` (each occurs): looked for in a small
+    block at the head, then blocks twice as large, until every code is found (in a
+    file, the few subtopic ids usually all appear among its first lines)."""
+    first = np.full(k, -1, np.int64)
+    missing, start, step = k, 0, 4096
+    while missing:
+        found, at = np.unique(codes[start:start + step], return_index=True)
+        new = first[found] < 0
+        first[found[new]] = start + at[new]
+        missing -= int(new.sum())
+        start, step = start + step, step * 2
+    return first
+
+
+def _pairs(q: np.ndarray, docs: np.ndarray, s: np.ndarray | None = None, n_sub: int = 0
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Each row's (topic, document) pair as an index into the distinct pairs, each
+    pair's topic and docno, and whether no (topic, subtopic, document) repeats was
+    checked on the way (False: not checked, :meth:`SubtopicQrels._check_unique` must).
 
     Pairs are found by a 63-bit hash of (topic, docno) and one numeric sort (millions of
-    judgments: sorting the docno strings themselves costs several times more); every
+    judgments: sorting the docno strings themselves costs several times more), a topic
+    at a time when the file keeps each topic's lines together. With up to 256
+    subtopics the hash's low 8 bits give way to the subtopic code, so that the same
+    sort also puts a repeated (topic, subtopic, document) next to its first line. Every
     row is then checked against its pair's first row, and the exact, sorting path runs
-    if two pairs ever shared a hash.
+    if two pairs ever shared a hash (over its 55 or 63 bits).
     """
     n = len(q)
     if docs.dtype.kind == "S" and n:
-        from relkit.metrics.ranking import _hash
+        from relkit.metrics.ranking import _grouped_order, _hash
 
         h = _hash(docs, q)
-        order = np.argsort(h)
-        hs = h[order]
+        with_s = s is not None and n_sub <= 256
+        if with_s:
+            assert s is not None
+            h = (h & ~np.uint64(0xFF)) | s.astype(np.uint64)
+        order = _grouped_order(h, q)
+        if order is None:            # a topic's lines in several places: one flat sort
+            order = np.lexsort((h, q))
+        hs, qs = h[order], q[order]
+        same_topic = qs[1:] == qs[:-1]
+        # the pair is the hash without its subtopic bits
+        ps = hs >> np.uint64(8) if with_s else hs
         new = np.ones(n, bool)
-        new[1:] = hs[1:] != hs[:-1]
+        new[1:] = (ps[1:] != ps[:-1]) | ~same_topic
         pair = np.empty(n, np.int64)
         pair[order] = np.cumsum(new) - 1
         first = order[new]
         if (q[first][pair] == q).all() and (docs[first][pair] == docs).all():
-            return pair, q[first], docs[first]
+            # distinct pairs, so an equal full key is the same subtopic of one pair
+            again = bool(((hs[1:] == hs[:-1]) & same_topic).any()) if with_s else True
+            return pair, q[first], docs[first], with_s and not again
     names, _, d = _unique(docs)
     width = max(len(names), 1)
     keys, pair = np.unique(q.astype(np.int64) * width + d, return_inverse=True)
-    return pair.astype(np.int64), keys // width, names[keys % width]
+    return pair.astype(np.int64), keys // width, names[keys % width], False
 
 
 def _text(value: Any) -> str:

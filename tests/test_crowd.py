@@ -233,3 +233,31 @@ def test_the_no_gold_note_does_not_read_as_pairs_dropped(crowd_file: Path) -> No
     assert code == 0 and len(out.splitlines()) == 3
     assert "skipped" not in err
     assert "no gold label for 1 pairs (1 with gold -1): their labels are kept" in err
+
+
+def test_agree_workers_on_the_store_counts_automatic_assessors_only_when_asked(
+        tmp_path: Path) -> None:
+    """An automatic assessor (``--kind automatic``) is not a crowd worker unless
+    ``--include-automatic``, as in ``export qrels`` and ``status``."""
+    from relkit.judging.imports import import_judgments
+    from relkit.judging.judgment_files import JudgmentLine
+
+    db = str(tmp_path / "p.db")
+    store = make_project(db)
+    grades = {"ann": (3, 2, 0), "bob": (1, 2, 0)}
+    lines = [JudgmentLine(who, "1", doc, g, f"{who}.qrels", i) for who, gs in grades.items()
+             for i, (doc, g) in enumerate(zip(("d00", "d01", "d02"), gs, strict=True))]
+    import_judgments(store, lines, add_missing=True)
+    bot = [JudgmentLine("bot", "1", doc, 3, "bot.qrels", i)
+           for i, doc in enumerate(("d00", "d01", "d02"))]
+    import_judgments(store, bot, kind="automatic")
+    store.close()
+    code, out, err = run_cli(["agree", "--workers", "--db", db, "--format", "json"])
+    assert code == 0, err
+    assert [w["worker"] for w in json.loads(out)["workers"]] == ["ann", "bob"]
+    assert "6 labels by 2 workers" in err
+    code, out, err = run_cli(["agree", "--workers", "--db", db, "--format", "json",
+                              "--include-automatic"])
+    assert code == 0, err
+    assert [w["worker"] for w in json.loads(out)["workers"]] == ["ann", "bob", "bot"]
+    assert "9 labels by 3 workers" in err

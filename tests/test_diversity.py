@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -356,3 +357,71 @@ def test_id_coding_is_numpys_unique(values: list[bytes], repeat: int) -> None:
     got = _unique(ids)
     want = np.unique(ids, return_index=True, return_inverse=True)
     assert all((a == b).all() for a, b in zip(got, want, strict=True))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.randoms(use_true_random=False))
+def test_lines_in_any_order_match_pyndeval(case: tuple[list[tuple[str, str, str, int]],
+                                                       pd.DataFrame], rnd: Any) -> None:
+    """A file whose topics' lines are interleaved takes the flat-sort paths of the id
+    coding (no per-topic blocks): the same numbers as pyndeval on the same lines."""
+    records, run = case
+    shuffled = list(records)
+    rnd.shuffle(shuffled)
+    check_against_pyndeval(shuffled, run)
+
+
+@pytest.mark.parametrize("subtopics", [3, 300])
+@pytest.mark.parametrize("grouped", [True, False])
+def test_a_repeated_judgment_is_found_whatever_the_order_and_subtopic_count(
+        subtopics: int, grouped: bool) -> None:
+    """The repeat check rides on the pair sort when there are at most 256 subtopics, and
+    is a sort of its own otherwise; topics grouped or not. The line named is the repeat."""
+    rows = [(f"t{t}", f"s{s}", f"d{d}", 1) for t in range(3) for d in range(4)
+            for s in range(subtopics) if (t + d + s) % 3]
+    if not grouped:
+        rows = rows[1::2] + rows[::2]
+    SubtopicQrels.from_records(rows)           # no repeat: accepted
+    again = [*rows[:5], rows[2], *rows[5:]]
+    with pytest.raises(FormatError, match=rf"<records>:6: .*document '{rows[2][2]}' again "
+                                          rf"for topic '{rows[2][0]}', subtopic "
+                                          rf"'{rows[2][1]}'"):
+        SubtopicQrels.from_records(again)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.binary(min_size=0, max_size=20)
+                          .filter(lambda b: b"\x00" not in b)), min_size=1, max_size=60))
+def test_docnos_sorted_descending_per_topic_as_by_lexsort(rows: list[tuple[int, bytes]]
+                                                          ) -> None:
+    """The per-topic grid sort of the ideal's document numbering gives lexsort's order
+    (an empty docno, whose word is the grid's padding, takes lexsort itself)."""
+    from relkit.metrics.diversity_prep import _by_topic_docno_descending
+    from relkit.metrics.ranking import _words
+
+    rows.sort(key=lambda r: r[0])
+    topic = np.array([t for t, _ in rows], np.int64)
+    docs = np.array([d for _, d in rows])
+    if docs.dtype.itemsize == 0:
+        docs = docs.astype("S1")
+    words = ~_words(docs)
+    want = np.lexsort([*(words[:, j] for j in reversed(range(words.shape[1]))), topic])
+    got = _by_topic_docno_descending(np.arange(len(rows)), topic, docs)
+    assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=2).filter(lambda b: b"\x00" not in b),
+                min_size=1, max_size=30), st.integers(1, 3), st.integers(0, 6))
+def test_short_and_padded_ids_code_as_numpys_unique(values: list[bytes], repeat: int,
+                                                    pad: int) -> None:
+    """Subtopic-like ids (1-2 bytes: counted, not sorted), and any ids in an array wider
+    than the longest (trimmed first): numpy's unique of the ids as given."""
+    from relkit.metrics.subtopics import _ids, _unique
+
+    ids = np.array([v for v in values for _ in range(repeat)])
+    wide = ids.astype(f"S{ids.dtype.itemsize + pad}")
+    want = np.unique(ids, return_index=True, return_inverse=True)
+    for given_ids in (ids, wide):
+        got = _unique(_ids(given_ids))
+        assert all((a == b).all() for a, b in zip(got, want, strict=True))

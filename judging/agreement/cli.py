@@ -51,6 +51,9 @@ def agree(
     method: str = typer.Option("dawid-skene", "--method", help="The aggregate the workers "
                                "are compared with (--workers): majority, wawa, dawid-skene, "
                                "glad or mace"),
+    include_automatic: bool = typer.Option(False, "--include-automatic", help="With "
+                                           "--workers on the database: count automatic "
+                                           "assessors (--kind automatic) as workers too"),
 ) -> None:
     """Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect on rankings.
 
@@ -69,7 +72,8 @@ def agree(
         if not judgments:
             from relkit.judging.agreement.store import from_store
 
-            frame, _, found = from_store(db)
+            # automatic assessors are not crowd workers unless asked (as in export qrels)
+            frame, _, found = from_store(db, automatic=include_automatic)
             stored = (frame, found)
         text, notes = workers_text(judgments, stored, gold, method, fmt, seed)
         for note in notes:

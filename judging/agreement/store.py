@@ -13,8 +13,13 @@ if TYPE_CHECKING:
 GOLD = "gold"
 
 
-def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None]:
+def from_store(db: str | None, *, automatic: bool = True
+               ) -> tuple[pd.DataFrame, RelevanceScale, str | None]:
     """Every judged (not skipped) grade of the collection, its declared scale, and gold.
+
+    ``automatic``: whether automatic assessors' grades (``--kind automatic``) are read
+    too (``relkit agree`` compares everyone; ``agree --workers`` counts humans only,
+    unless ``--include-automatic``).
 
     The store's gold pairs (``relkit assign --gold``: known grades mixed into
     assignments) become judgments of one more assessor, :data:`GOLD` (or
@@ -41,7 +46,8 @@ def from_store(db: str | None) -> tuple[pd.DataFrame, RelevanceScale, str | None
                 .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
                 .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
                 .where(JudgmentRow.status == "judged",
-                       JudgmentRow.collection_id == cid)).all()
+                       JudgmentRow.collection_id == cid,
+                       *([] if automatic else [AssessorRow.kind == "human"]))).all()
             gold_rows = s.execute(
                 select(TopicRow.key, DocumentRow.key, GoldRow.grade)
                 .join(TopicRow, TopicRow.id == GoldRow.topic_id)
