@@ -110,6 +110,7 @@ class RelkitServer(Server):
         self.store = store
         self.db = db
         self.backoff = Backoff()
+        self.verify = tokens.Verifier(store)
         self.pool = WarmPool(size=1)
 
     # -- what textual-serve does, made quiet and relkit's --------------------------
@@ -164,7 +165,7 @@ class RelkitServer(Server):
         if not token:
             return None
         # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
-        got = await asyncio.to_thread(tokens.verify, self.store, token)
+        got = await asyncio.to_thread(self.verify, token)
         if isinstance(got, tokens.Identity):
             self.backoff.succeeded(address)
             return got
