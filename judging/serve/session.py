@@ -100,13 +100,6 @@ def main(argv: list[str]) -> int:
     else:
         role, name = argv
         store = prepare()
-    if os.environ.get("RK_PROF"):
-        import cProfile
-        pr = cProfile.Profile(); pr.enable()
-        try:
-            return serve(store, role, name)
-        finally:
-            pr.disable(); pr.dump_stats(os.environ["RK_PROF"] + f".{os.getpid()}")
     return serve(store, role, name)
 
 
