@@ -41,7 +41,7 @@ from tui_bench import grade_loop, pct  # noqa: E402
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tokens import issue  # noqa: E402
-from serve_helpers import FIND, Served, chrome, press, wait_until  # noqa: E402
+from serve_helpers import ARRIVED, FIND, Served, chrome, press, wait_until  # noqa: E402
 
 PEOPLE = [f"a{i}" for i in range(8)]
 
@@ -90,6 +90,7 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
         out["topics_ms"] = topics_drawn
         out["first_doc_ms"] = first - k0
         lat = []
+        parts: list[tuple[float, float, float]] = []
         retries = 0
         for i in range(n):
             for _attempt in range(3):
@@ -104,11 +105,17 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
                     # loaded machine, and says so): press again, leave the sample out
                     retries += 1
                     continue
-                keydown = browser.execute_script(
-                    "return window.__rk.keys.filter(x => x >= arguments[0])[0]", k)
+                keydown, sent = browser.execute_script(
+                    "return [window.__rk.keys.filter(x => x >= arguments[0])[0], "
+                    "window.__rk.sent.filter(x => x >= arguments[0])[0]]", k)
+                arrived = browser.execute_script(ARRIVED, k, docno(i + 1))
                 lat.append(painted - keydown)
+                # where it went: the page to the websocket, the websocket and the
+                # server and the app and back, xterm.js drawing what arrived
+                parts.append((sent - keydown, arrived - sent, painted - arrived))
                 break
         out["lat"] = lat
+        out["parts"] = parts
         out["retries"] = retries
     finally:
         browser.quit()
@@ -215,9 +222,14 @@ def main() -> int:
         firsts[k] = [o["first_doc_ms"] for o in outs]
         topics[k] = [o["topics_ms"] for o in outs]
         p50, p95 = statistics.median(lat), pct(lat, 95)
+        parts = [x for o in outs for x in o.get("parts", [])]
+        names = ("keydown→sent", "sent→bytes back", "bytes→painted")
+        split = "; ".join(f"{what} p50 {statistics.median(xs):.1f} p95 {pct(xs, 95):.1f}"
+                          for what, xs in zip(names, zip(*parts, strict=True), strict=True))
         print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | {p50:.1f} | "
               f"{p95:.1f} | {max(lat):.1f} | {len(lat)} |  ratio to terminal: p50 "
               f"{p50 / term[0]:.2f}x, p95 {p95 / term[1]:.2f}x (target <= 1.5x)")
+        print(f"|   (of which: {split}) | | | | |")
     for k in topics:
         t, f = statistics.median(topics[k]), statistics.median(firsts[k])
         print(f"\n{k} signed in at once: page opened → topic list drawn median {t:.0f} ms "
