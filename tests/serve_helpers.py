@@ -125,6 +125,7 @@ document.addEventListener('keydown', e => window.__rk.keys.push(performance.now(
 const RealWS = window.WebSocket;
 function HookedWS(url, protocols) {
   const ws = protocols === undefined ? new RealWS(url) : new RealWS(url, protocols);
+  ws.addEventListener('open', () => { window.__rk.open = performance.now(); });
   const send = ws.send.bind(ws);
   ws.send = d => {
     if (typeof d === 'string' && d.startsWith('["stdin"')) window.__rk.sent.push(performance.now());

@@ -111,7 +111,8 @@ class RelkitServer(Server):
         self.db = db
         self.backoff = Backoff()
         self.verify = tokens.Verifier(store)
-        self.pool = WarmPool(size=1)
+        self.pool = WarmPool()
+        self._warming: asyncio.Future[None] = asyncio.Future()
 
     # -- what textual-serve does, made quiet and relkit's --------------------------
     def initialize_logging(self) -> None:
@@ -123,6 +124,7 @@ class RelkitServer(Server):
                             stream=sys.stderr)
 
     async def on_shutdown(self, app: web.Application) -> None:
+        self._warming.cancel()
         await self.pool.close()
 
     async def on_startup(self, app: web.Application) -> None:
@@ -132,6 +134,12 @@ class RelkitServer(Server):
         self.pool.fill(probe._build_environment())
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
+        self._warming = asyncio.ensure_future(self.say_warm())
+
+    async def say_warm(self) -> None:
+        n = await self.pool.warm()
+        log(f"{n} session{'s' if n != 1 else ''} warm: a browser signing in from now on "
+            "gets its screen without waiting for Python to start")
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -247,7 +255,10 @@ class RelkitServer(Server):
         if who is None:
             raise web.HTTPForbidden(text="sign in first")
         # As textual-serve's handle_websocket, with a warm process told who this is.
-        websocket = web.WebSocketResponse(heartbeat=15)
+        # No permessage-deflate: a screen is a few KiB, and deflating every frame costs
+        # CPU on the one event loop all sessions share (frames over 16 KiB go through a
+        # thread pool) and in the browser, on the path of every key press.
+        websocket = web.WebSocketResponse(heartbeat=15, compress=False)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: AppService | None = None

@@ -90,6 +90,8 @@ def main(argv: list[str]) -> int:
     if argv[0] == "--warm":
         # A spare (relkit.judging.serve.warm): ready now, learns who from the server.
         store = prepare()
+        sys.stdout.write("relkit: warm\n")       # the pool waits for this line
+        sys.stdout.flush()
         fd = int(argv[1])
         with os.fdopen(fd, "rb") as pipe:
             line = pipe.readline().decode()
