@@ -76,7 +76,7 @@ class WarmPool:
     async def warm(self) -> int:
         """Wait until the spares started so far are ready; how many are."""
         spares = [await task for task in list(self.spares)]
-        return sum(bool(await spare.ready) for spare in spares)
+        return sum([bool(await spare.ready) for spare in spares])
 
     async def close(self) -> None:
         if self._refill is not None:
