@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from relkit.judging.access.acting import act_as
+from relkit.judging.access.acting import act_as, cannot_act_as
 from relkit.judging.access.policies import init_team
 from relkit.judging.models import StoreError
 from relkit.judging.tokens import issue
@@ -116,6 +116,7 @@ def test_the_servers_login_must_be_granted_the_roles(team: Team) -> None:  # noq
     url = team.url("server")
     engine = make_engine(url)
     try:
+        assert cannot_act_as(engine) == ["ann", "bob", "carol"]
         with pytest.raises(StoreError, match=r"must be granted it: `relkit team init "
                                              rf"--serve-login {login}`"):
             act_as(engine, "ann")
@@ -125,6 +126,7 @@ def test_the_servers_login_must_be_granted_the_roles(team: Team) -> None:  # noq
     assert rep.serve_logins == [login]
     engine = make_engine(url)
     try:
+        assert cannot_act_as(engine) == []
         act_as(engine, "ann")
         with engine.connect() as conn:
             assert conn.execute(text("SELECT current_user")).scalar() == team.prefix + "ann"

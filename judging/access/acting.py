@@ -91,3 +91,21 @@ def act_as(engine: Engine, name: str) -> str | None:
                          f"granted it: `relkit team init --serve-login {login}` as the "
                          "owner") from None
     return role
+
+
+def cannot_act_as(engine: Engine) -> list[str]:
+    """The people of a team database whose login role this engine's login may not take.
+
+    Empty on SQLite, without team roles, and for a superuser. ``relkit serve`` says so
+    when it starts, rather than at each of those people's sign-in.
+    """
+    if engine.dialect.name != "postgresql":
+        return []
+    with engine.connect() as conn:
+        if not conn.execute(text(
+                "SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")).scalar_one():
+            return []
+        return list(conn.execute(text(
+            "SELECT a.name FROM assessor a WHERE a.kind = 'human' AND NOT EXISTS ("
+            "SELECT 1 FROM pg_roles r WHERE r.rolname = relkit_role_prefix() || a.name "
+            "AND pg_has_role(current_user, r.oid, 'MEMBER')) ORDER BY a.name")).scalars())

@@ -14,9 +14,13 @@ process exists, so a refused browser costs nothing but the check):
   up to 30 seconds once three have failed).
 
 The app process is told the token's owner (never anything from the request), so a
-session reaches only that person's assignments, or the lead's view for a lead; it is
-taken from a warm spare (:mod:`relkit.judging.serve.warm`) that has already imported
-the app, so signing in does not wait for Python to start.
+session reaches only that person's assignments, or the lead's view for a lead, and on
+a team database its connections act as that person's login (``SET ROLE``: row-level
+security holds inside the session). It is taken from a warm spare
+(:mod:`relkit.judging.serve.warm`) that has already imported the app and opened the
+database, so signing in does not wait for Python to start. A token, once proven
+(scrypt), is recognised on its next uses by reading its row only
+(:class:`relkit.judging.tokens.Verifier`).
 """
 
 from __future__ import annotations
@@ -135,6 +139,13 @@ class RelkitServer(Server):
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._warming = asyncio.ensure_future(self.say_warm())
+        from relkit.judging.access.acting import cannot_act_as
+
+        if people := await asyncio.to_thread(cannot_act_as, self.store.engine):
+            log(f"the database's row-level security needs each session to act as its "
+                f"person's login, and this server's login may not act as "
+                f"{', '.join(people)}: their sign-ins will get no session (as the owner: "
+                "`relkit team init --serve-login LOGIN`)")
 
     async def say_warm(self) -> None:
         n = await self.pool.warm()

@@ -1,11 +1,13 @@
 """App processes started ahead of time, so a signed-in browser does not wait for Python.
 
-A session's process spends most of its start importing Textual and SQLAlchemy (about
-0.7 s of CPU). The server keeps one such process ready (``session --warm FD``): it has
-imported everything and waits on a pipe of its own for whom it serves. When a browser
-connects, the server writes the token owner's role and name into that pipe (never
-anything from the request) with the browser's terminal size, and starts the next
-spare. textual-serve's :class:`AppService` is used unchanged but for where its process
+A session's process spends most of its start importing Textual, SQLAlchemy and the
+database driver, opening the database and compiling its first queries (about 1 s of
+CPU). The server keeps two such processes ready (``session --warm FD``): each has done
+all that and waits on a pipe of its own for whom it serves (it prints one line on
+stdout when it is ready). When a browser connects, the server writes the token
+owner's role and name into that pipe (never anything from the request) with the
+browser's terminal size, and starts the next spare a few seconds later.
+textual-serve's :class:`AppService` is used unchanged but for where its process
 comes from.
 """
 
@@ -63,9 +65,9 @@ class WarmPool:
 
     async def take(self, env: dict[str, str]) -> Spare:
         task = self.spares.pop(0) if self.spares else asyncio.ensure_future(start_spare(env))
-        if self._refill is not None:
-            self._refill.cancel()
-        self._refill = asyncio.get_running_loop().call_later(self.refill_after, self.fill, env)
+        if self._refill is None:      # (a burst of sign-ins does not postpone it)
+            self._refill = asyncio.get_running_loop().call_later(self.refill_after,
+                                                                 self.fill, env)
         spare = await task
         if not await spare.ready:                 # died while warming: start one now
             os.close(spare.identity_fd)
