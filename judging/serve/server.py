@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 from aiohttp import web
+from sqlalchemy.exc import DBAPIError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
@@ -141,7 +142,11 @@ class RelkitServer(Server):
         self._warming = asyncio.ensure_future(self.say_warm())
         from relkit.judging.access.acting import cannot_act_as
 
-        if people := await asyncio.to_thread(cannot_act_as, self.store.engine):
+        try:
+            people = await asyncio.to_thread(cannot_act_as, self.store.engine)
+        except DBAPIError:
+            people = []   # a login that cannot even read the people: sign-ins will say
+        if people:
             log(f"the database's row-level security needs each session to act as its "
                 f"person's login, and this server's login may not act as "
                 f"{', '.join(people)}: their sign-ins will get no session (as the owner: "
