@@ -41,7 +41,7 @@ from tui_bench import grade_loop, pct  # noqa: E402
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tokens import issue  # noqa: E402
-from serve_helpers import FIND, Served, chrome, press, wait_until  # noqa: E402
+from serve_helpers import ARRIVED, FIND, Served, chrome, press, wait_until  # noqa: E402
 
 PEOPLE = [f"a{i}" for i in range(8)]
 
@@ -89,7 +89,13 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
                            "the first document", 60)
         out["topics_ms"] = topics_drawn
         out["first_doc_ms"] = first - k0
+        # where the page's time went: the sign-in and page round trips, the page's own
+        # loading (textual.js, xterm.js) up to the websocket's opening, and the rest
+        out["page_split"] = browser.execute_script(
+            "return [performance.getEntriesByType('navigation')[0].responseEnd, "
+            "window.__rk.open]")
         lat = []
+        parts: list[tuple[float, float, float]] = []
         retries = 0
         for i in range(n):
             for _attempt in range(3):
@@ -104,14 +110,54 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
                     # loaded machine, and says so): press again, leave the sample out
                     retries += 1
                     continue
-                keydown = browser.execute_script(
-                    "return window.__rk.keys.filter(x => x >= arguments[0])[0]", k)
+                keydown, sent = browser.execute_script(
+                    "return [window.__rk.keys.filter(x => x >= arguments[0])[0], "
+                    "window.__rk.sent.filter(x => x >= arguments[0])[0]]", k)
+                arrived = browser.execute_script(ARRIVED, k, docno(i + 1))
                 lat.append(painted - keydown)
+                # where it went: the page to the websocket, the websocket and the
+                # server and the app and back, xterm.js drawing what arrived
+                parts.append((sent - keydown, arrived - sent, painted - arrived))
                 break
         out["lat"] = lat
+        # A signed-in assessor coming back (the cookie kept, the page's files cached):
+        # the page opened → the topic list, then Enter → the next unjudged document.
+        browser.refresh()
+        again = wait_until(lambda: browser.execute_script(FIND, 0, "choose a topic"),
+                           "the topic list again", 60)
+        browser.find_element(By.ID, "terminal").click()
+        time.sleep(0.3)
+        k0 = browser.execute_script("return performance.now()")
+        press(browser, "\ue007")
+        doc = wait_until(lambda: browser.execute_script(FIND, k0, docno(n)),
+                         "the next unjudged document", 60)
+        out["again_ms"] = (again, doc - k0)
+        out["parts"] = parts
         out["retries"] = retries
     finally:
         browser.quit()
+
+
+def cpu_seconds(pid: int) -> float:
+    """user+sys CPU seconds of process ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def session_pids() -> list[int]:
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"relkit.judging.serve.session" in cmd:
+                out.append(int(pid))
+    return out
 
 
 def rss_of_sessions() -> list[int]:
@@ -169,22 +215,32 @@ def main() -> int:
         store.create_collection("b", TREC_DL, [Topic("1", "solar")], docs)
         store.import_pool([("1", d.id) for d in docs], name="p")
         store.assign(["ann"])
+        c0 = os.times()
         _, _, sent, _ = asyncio.run(grade_loop(store, args.judgments))
+        c1 = os.times()
         store.close()
     finally:
         drop()
     term = statistics.median(sent), pct(sent, 95)
     print(f"| terminal (tui_bench, Pilot, PostgreSQL) | {term[0]:.1f} | {term[1]:.1f} | "
           f"{max(sent):.1f} | {len(sent)} |")
+    # (the 50 no-op keys, the modals and the start are in it too: an upper bound)
+    term_cpu = (c1.user + c1.system - c0.user - c0.system) / args.judgments * 1000
+    print(f"|   (terminal app CPU, user+sys, whole run / grades: {term_cpu:.1f} ms per grade, "
+          "an upper bound) | | | | |")
     firsts: dict[int, list[float]] = {}
     topics: dict[int, list[float]] = {}
     rss: dict[int, list[int]] = {}
+    splits: dict[int, list[tuple[float, float]]] = {}
+    agains: dict[int, list[tuple[float, float]]] = {}
     for k in args.assessors:
         url, drop = fresh_pg(admin)
         try:
             toks = build(url, args.judgments + 10)
             server = Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}.log"))
             try:
+                # as a server that has been up a while: its warm spares ready
+                wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)
                 outs: list[dict[str, Any]] = [{} for _ in range(k)]
                 threads = [threading.Thread(target=session, args=(server.url, toks[p],
                                                                   args.judgments, o))
@@ -192,7 +248,12 @@ def main() -> int:
                 for t in threads:
                     t.start()
                     time.sleep(1.0)
+                cpu: dict[int, float] = {}
                 while any(t.is_alive() for t in threads):
+                    for pid in session_pids():
+                        cpu[pid] = max(cpu.get(pid, 0.0), cpu_seconds(pid))
+                    assert server.proc is not None
+                    cpu[server.proc.pid] = cpu_seconds(server.proc.pid)
                     rss.setdefault(k, [])
                     # k sessions and the warm spare (smaller: no app yet): the k largest
                     got = sorted(rss_of_sessions(), reverse=True)[:k]
@@ -213,17 +274,34 @@ def main() -> int:
             print(f"| (browser, {k}: {retried} key{'s' if retried > 1 else ''} dropped as "
                   "typed ahead and pressed again, left out) | | | | |")
         firsts[k] = [o["first_doc_ms"] for o in outs]
+        splits[k] = [o["page_split"] for o in outs]
+        agains[k] = [o["again_ms"] for o in outs]
         topics[k] = [o["topics_ms"] for o in outs]
         p50, p95 = statistics.median(lat), pct(lat, 95)
+        parts = [x for o in outs for x in o.get("parts", [])]
+        names = ("keydown→sent", "sent→bytes back", "bytes→painted")
+        split = "; ".join(f"{what} p50 {statistics.median(xs):.1f} p95 {pct(xs, 95):.1f}"
+                          for what, xs in zip(names, zip(*parts, strict=True), strict=True))
         print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | {p50:.1f} | "
               f"{p95:.1f} | {max(lat):.1f} | {len(lat)} |  ratio to terminal: p50 "
               f"{p50 / term[0]:.2f}x, p95 {p95 / term[1]:.2f}x (target <= 1.5x)")
+        print(f"|   (of which: {split}) | | | | |")
+        print(f"|   (server + app processes CPU, user+sys, whole run incl. start-ups and "
+              f"spares / grades: {sum(cpu.values()) / len(lat) * 1000:.1f} ms per grade) "
+              "| | | | |")
     for k in topics:
         t, f = statistics.median(topics[k]), statistics.median(firsts[k])
         print(f"\n{k} signed in at once: page opened → topic list drawn median {t:.0f} ms "
               f"(max {max(topics[k]):.0f}); Enter → first document drawn median {f:.0f} ms "
               f"(max {max(firsts[k]):.0f}); first document in all: median {t + f:.0f} ms "
               "(target < 1000)")
+        resp, opened = (statistics.median(xs) for xs in zip(*splits[k], strict=True))
+        print(f"  of which (medians): sign-in and page round trips {resp:.0f} ms; the "
+              f"page loading textual.js/xterm.js to the websocket open {opened - resp:.0f} "
+              f"ms; websocket open → topic list drawn {t - opened:.0f} ms")
+        a, d = (statistics.median(xs) for xs in zip(*agains[k], strict=True))
+        print(f"  signed in, coming back (page reloaded, files cached): topic list drawn "
+              f"{a:.0f} ms, Enter → document drawn {d:.0f} ms; in all {a + d:.0f} ms")
     for k, xs in rss.items():
         if xs:
             print(f"memory per connected assessor ({k} connected): RSS of the app process "

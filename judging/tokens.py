@@ -112,3 +112,47 @@ def verify(db: Database, token: str) -> Identity | Refusal:
     if row.revoked_at is not None:
         return Refusal("revoked", row.name)
     return Identity(row.name, row.role)
+
+
+class Verifier:
+    """:func:`verify`, remembering the tokens it has proven, for a server.
+
+    scrypt is meant to be slow (~50 ms of CPU, far more on a loaded machine), and one
+    browser shows its token three times in a row: the sign-in, the page, the
+    websocket (again on every reload and reconnection). A token proven once is
+    remembered (as an HMAC under a key of this process, never in clear) with its
+    public key; shown again, only its row is read, so revoking it, or issuing its
+    owner a new one, still refuses it at its very next use. A token never proven is
+    always checked in full, so a wrong secret costs a guesser the same every time.
+    """
+
+    def __init__(self, db: Database, size: int = 4096) -> None:
+        self.db, self.size = db, size
+        self._key = secrets.token_bytes(32)
+        self._proven: dict[bytes, str] = {}     # HMAC(token) -> the token's public key
+
+    def __call__(self, token: str) -> Identity | Refusal:
+        token = token.strip()
+        m = _FORM.match(token)
+        if m is None:
+            return Refusal("malformed")
+        tag = hmac.new(self._key, token.encode(), hashlib.sha256).digest()
+        if self._proven.get(tag) == m.group(1):
+            with self.db.read() as s:
+                row = s.execute(select(TokenRow.revoked_at, AssessorRow.name, AssessorRow.role)
+                                .join(AssessorRow, AssessorRow.id == TokenRow.assessor_id)
+                                .where(TokenRow.key == m.group(1))).first()
+            if row is None:
+                self._proven.pop(tag, None)
+                return Refusal("unknown")
+            if row.revoked_at is not None:
+                self._proven.pop(tag, None)
+                return Refusal("revoked", row.name)
+            return Identity(row.name, row.role)
+        got = verify(self.db, token)
+        if isinstance(got, Identity):
+            if len(self._proven) >= self.size:
+                self._proven.pop(next(iter(self._proven)))   # the oldest
+            self._proven[tag] = m.group(1)
+        return got
+

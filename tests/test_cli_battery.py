@@ -56,6 +56,7 @@ DATA_NAMES = {
     ("demo", "--assessor"), ("assign", "--lead"), ("import judgments", "--assessor"),
     ("clicks stats", "--by"), ("interleave analyze", "--names"),
     ("ab analyze", "--control"), ("ab monitor", "--control"),
+    ("team init", "--serve-login"),  # a role on the server: looked up there
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {

@@ -136,3 +136,29 @@ def test_upgrade_from_0005_with_data(db_url: str) -> None:
                                 SQLModel.metadata)
         assert diff == []
     assert verify(reopened, issue(reopened, "ann")) == Identity("ann", "assessor")
+
+
+def test_the_servers_verifier_proves_a_token_once_and_still_sees_revocation(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One browser shows its token three times (sign-in, page, websocket): scrypt once,
+    # then only the row is read, so a revocation refuses it at the very next use.
+    import relkit.judging.tokens as tokens
+
+    store = make_project(db_url)
+    ann = issue(store, "ann")
+    calls = []
+    real = tokens._digest
+    monkeypatch.setattr(tokens, "_digest", lambda *a: calls.append(1) or real(*a))
+    check = tokens.Verifier(store)
+    assert [check(ann) for _ in range(3)] == [Identity("ann", "assessor")] * 3
+    assert len(calls) == 1
+    forged = ann[:-1] + ("0" if ann[-1] != "0" else "1")   # same key, wrong secret
+    assert check(forged) == check(forged) == Refusal("wrong secret", "ann")
+    assert len(calls) == 3                                  # never remembered
+    revoke(store, "ann")
+    assert check(ann) == Refusal("revoked", "ann")
+    assert len(calls) == 3
+    new = issue(store, "ann")
+    assert check(new) == Identity("ann", "assessor")
+    issue(store, "ann")                                     # replaced: the old one ends
+    assert check(new) == Refusal("revoked", "ann")

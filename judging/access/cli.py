@@ -20,6 +20,9 @@ def init(
     passwords: bool = typer.Option(False, "--passwords", help="Give each new login a random "
                                    "password, printed once on stdout (default: none; the "
                                    "server's pg_hba.conf decides how they log in)"),
+    serve_login: str | None = typer.Option(
+        None, "--serve-login", help="The login `relkit serve` connects as: granted every "
+        "person's role, so each browser session acts as its person's login"),
 ) -> None:
     """Create a login role per assessor and lead, with row-level security on the tables.
 
@@ -49,7 +52,7 @@ def init(
                          "all); relkit's commands check $RELKIT_USER instead (docs/team.md)")
     store = Store.open(db, create=False, notify=say)
     try:
-        rep = init_team(store, role_prefix, passwords)
+        rep = init_team(store, role_prefix, passwords, serve_login)
     finally:
         store.close()
     for name, role in rep.created:
@@ -60,6 +63,9 @@ def init(
     if rep.automatic:
         say(f"relkit: no login for automatic assessors ({', '.join(rep.automatic)}): the "
             "owner imports their judgments")
+    if rep.serve_logins:
+        say(f"relkit: {', '.join(rep.serve_logins)} may act as each person's login "
+            "(relkit serve's sessions)")
     for role, pw in rep.passwords.items():
         typer.echo(f"{role}\t{pw}")
     say(f"relkit: row-level security on {rep.tables} tables (role prefix {rep.prefix!r}); "

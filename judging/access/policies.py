@@ -56,16 +56,21 @@ class TeamReport:
     automatic: list[str] = field(default_factory=list)             # no login
     passwords: dict[str, str] = field(default_factory=dict)        # role -> new password
     tables: int = 0
+    serve_logins: list[str] = field(default_factory=list)          # may SET ROLE to each
 
 
-def init_team(db: Database, prefix: str | None = None,
-              passwords: bool = False) -> TeamReport:
+def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
+              serve_login: str | None = None) -> TeamReport:
     """Create or refresh the team's roles and policies (see the module doc).
 
     ``prefix``: the role-name prefix; by default the one an earlier run used, else the
     database's name and ``_``. ``passwords``: give each role created now a random
     password (returned once in the report); otherwise the roles log in however the
     server's ``pg_hba.conf`` allows (certificates, peer, an admin's ``\\password``).
+    ``serve_login``: the login ``relkit serve`` connects as; it is granted every
+    person's role, so that each served session can ``SET ROLE`` to its person
+    (:mod:`relkit.judging.access.acting`). A re-run grants new people's roles to the
+    logins granted them before, named again or not.
     """
     if db.engine.dialect.name != "postgresql":
         raise StoreError("team init: SQLite has no users or permissions, so it cannot "
@@ -106,11 +111,40 @@ def init_team(db: Database, prefix: str | None = None,
             mine, other = (gl, ga) if role == "lead" else (ga, gl)
             conn.execute(text(f"GRANT {_q(conn, mine)} TO {q}"))
             conn.execute(text(f"REVOKE {_q(conn, other)} FROM {q}"))
+        report.serve_logins = _serve_logins(conn, [login for _, _, login in roles],
+                                            serve_login)
         _grants(conn, schema, database, ga, gl)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
         report.tables = len(GUARDED)
     return report
+
+
+def _serve_logins(conn: Connection, logins: list[str], new: str | None) -> list[str]:
+    """Grant every person's login role to the server logins (``new`` and earlier ones).
+
+    Membership lets a login ``SET ROLE`` to the person. On PostgreSQL 16 and later it
+    is granted ``INHERIT FALSE``: the server's login gains nobody's privileges by
+    itself, it can only become them.
+    """
+    earlier = set(conn.execute(text(
+        "SELECT m.rolname FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid "
+        "JOIN pg_roles m ON m.oid = am.member WHERE r.rolname = ANY(:logins) "
+        "AND NOT m.rolname = ANY(:logins)"), {"logins": logins}).scalars())
+    if new is not None:
+        if new in logins:
+            raise StoreError(f"team init --serve-login {new}: that is a person's login; give "
+                             "relkit serve a login of its own; nothing was changed")
+        if not _exists(conn, new):
+            raise StoreError(f"team init --serve-login {new}: no such role on this server; "
+                             "nothing was changed")
+        earlier.add(new)
+    version = int(conn.execute(text("SHOW server_version_num")).scalar_one())
+    how = " WITH INHERIT FALSE" if version >= 160000 else ""
+    for server in sorted(earlier):
+        for login in logins:
+            conn.execute(text(f"GRANT {_q(conn, login)} TO {_q(conn, server)}{how}"))
+    return sorted(earlier)
 
 
 def _q(conn: Connection, name: str) -> str:

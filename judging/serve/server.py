@@ -14,9 +14,13 @@ process exists, so a refused browser costs nothing but the check):
   up to 30 seconds once three have failed).
 
 The app process is told the token's owner (never anything from the request), so a
-session reaches only that person's assignments, or the lead's view for a lead; it is
-taken from a warm spare (:mod:`relkit.judging.serve.warm`) that has already imported
-the app, so signing in does not wait for Python to start.
+session reaches only that person's assignments, or the lead's view for a lead, and on
+a team database its connections act as that person's login (``SET ROLE``: row-level
+security holds inside the session). It is taken from a warm spare
+(:mod:`relkit.judging.serve.warm`) that has already imported the app and opened the
+database, so signing in does not wait for Python to start. A token, once proven
+(scrypt), is recognised on its next uses by reading its row only
+(:class:`relkit.judging.tokens.Verifier`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 from aiohttp import web
+from sqlalchemy.exc import DBAPIError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
@@ -110,7 +115,9 @@ class RelkitServer(Server):
         self.store = store
         self.db = db
         self.backoff = Backoff()
-        self.pool = WarmPool(size=1)
+        self.verify = tokens.Verifier(store)
+        self.pool = WarmPool()
+        self._warming: asyncio.Future[None] = asyncio.Future()
 
     # -- what textual-serve does, made quiet and relkit's --------------------------
     def initialize_logging(self) -> None:
@@ -122,6 +129,7 @@ class RelkitServer(Server):
                             stream=sys.stderr)
 
     async def on_shutdown(self, app: web.Application) -> None:
+        self._warming.cancel()
         await self.pool.close()
 
     async def on_startup(self, app: web.Application) -> None:
@@ -131,6 +139,23 @@ class RelkitServer(Server):
         self.pool.fill(probe._build_environment())
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
+        self._warming = asyncio.ensure_future(self.say_warm())
+        from relkit.judging.access.acting import cannot_act_as
+
+        try:
+            people = await asyncio.to_thread(cannot_act_as, self.store.engine)
+        except DBAPIError:
+            people = []   # a login that cannot even read the people: sign-ins will say
+        if people:
+            log(f"the database's row-level security needs each session to act as its "
+                f"person's login, and this server's login may not act as "
+                f"{', '.join(people)}: their sign-ins will get no session (as the owner: "
+                "`relkit team init --serve-login LOGIN`)")
+
+    async def say_warm(self) -> None:
+        n = await self.pool.warm()
+        log(f"{n} session{'s' if n != 1 else ''} warm: a browser signing in from now on "
+            "gets its screen without waiting for Python to start")
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -164,7 +189,7 @@ class RelkitServer(Server):
         if not token:
             return None
         # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
-        got = await asyncio.to_thread(tokens.verify, self.store, token)
+        got = await asyncio.to_thread(self.verify, token)
         if isinstance(got, tokens.Identity):
             self.backoff.succeeded(address)
             return got
@@ -246,7 +271,10 @@ class RelkitServer(Server):
         if who is None:
             raise web.HTTPForbidden(text="sign in first")
         # As textual-serve's handle_websocket, with a warm process told who this is.
-        websocket = web.WebSocketResponse(heartbeat=15)
+        # No permessage-deflate: a screen is a few KiB, and deflating every frame costs
+        # CPU on the one event loop all sessions share (frames over 16 KiB go through a
+        # thread pool) and in the browser, on the path of every key press.
+        websocket = web.WebSocketResponse(heartbeat=15, compress=False)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: AppService | None = None

@@ -7,32 +7,71 @@ Started by :mod:`relkit.judging.serve.server` after it has checked the token, wi
 grade is committed before the screen moves on, and a new session resumes where the
 database says the assessor is. On the way out, a judgment still unsaved is tried once
 more or logged in full (:func:`relkit.judging.tui.cli.finish`, to the server's log).
+
+A warm spare does everything that does not depend on the person before it is handed
+out: the imports, opening the database (connection, schema check) and one
+connection kept in the pool. Once told whom it serves, its connections act as that
+person's database login (:func:`relkit.judging.access.acting.act_as`: ``SET ROLE``, so
+row-level security holds inside the session as it does for ``psql``) and the app
+starts.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-
-def main(argv: list[str]) -> int:
-    if argv[0] == "--warm":
-        # A spare (relkit.judging.serve.warm): import now, learn who from the server.
-        from relkit.judging.store import Store
-        from relkit.judging.tui.app import make_app  # noqa: F401
-        from relkit.judging.tui.lead import LeadApp  # noqa: F401
-
-        fd = int(argv[1])
-        with os.fdopen(fd, "rb") as pipe:
-            line = pipe.readline().decode()
-        if not line.endswith("\n"):
-            return 0  # the server stopped before handing this spare out
-        role, name, os.environ["COLUMNS"], os.environ["ROWS"] = line.rstrip("\n").split("\t")
-    else:
-        role, name = argv
+if TYPE_CHECKING:
     from relkit.judging.store import Store
 
+
+def prepare() -> Store:
+    """Everything a session needs before it knows whom it serves: imports, the database."""
+    from relkit.judging.store import Store
+    from relkit.judging.tui.app import make_app  # noqa: F401
+    from relkit.judging.tui.cli import finish  # noqa: F401
+    from relkit.judging.tui.lead import LeadApp  # noqa: F401
+
     store = Store.open(os.environ.get("RELKIT_DB"), create=False)
+    warm_queries(store)
+    return store
+
+
+def warm_queries(store: Store) -> None:
+    """Run, as the server's login, the reads a session starts with, for someone.
+
+    The first ORM query configures SQLAlchemy's mappers and each statement's first run
+    compiles it (cached by the statement's shape, not its values): ~0.3 s of CPU that
+    would otherwise come after sign-in. It also leaves a connection in the pool. Only
+    reads; a failure here only means a colder start.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.orm import configure_mappers
+
+    from relkit.judging.models import StoreError
+
+    configure_mappers()
+    try:
+        names = store.assessors(role="assessor")
+        if names:
+            view = store.assessor(names[0])
+            view.scale()
+            view.topics()
+    except (SQLAlchemyError, StoreError):
+        pass
+
+
+def serve(store: Store, role: str, name: str) -> int:
+    """Run ``name``'s judging screen (a lead's: the lead view) as ``name``'s database login."""
+    from relkit.judging.access.acting import act_as
+    from relkit.judging.models import StoreError
+
+    try:
+        act_as(store.engine, name)
+    except StoreError as exc:
+        sys.stderr.write(f"relkit serve: session of {name} refused: {exc}\n")
+        return 1
     if role == "lead":
         from relkit.judging.tui.lead import LeadApp
 
@@ -45,6 +84,25 @@ def main(argv: list[str]) -> int:
     app = make_app(store, name, Settings(keymap_path=None, prefs_path=None))
     app.run()
     return finish(app)
+
+
+def main(argv: list[str]) -> int:
+    if argv[0] == "--warm":
+        # A spare (relkit.judging.serve.warm): ready now, learns who from the server.
+        store = prepare()
+        sys.stdout.write("relkit: warm\n")       # the pool waits for this line
+        sys.stdout.flush()
+        fd = int(argv[1])
+        with os.fdopen(fd, "rb") as pipe:
+            line = pipe.readline().decode()
+        if not line.endswith("\n"):
+            store.close()
+            return 0  # the server stopped before handing this spare out
+        role, name, os.environ["COLUMNS"], os.environ["ROWS"] = line.rstrip("\n").split("\t")
+    else:
+        role, name = argv
+        store = prepare()
+    return serve(store, role, name)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """App processes started ahead of time, so a signed-in browser does not wait for Python.
 
-A session's process spends most of its start importing Textual and SQLAlchemy (about
-0.7 s of CPU). The server keeps one such process ready (``session --warm FD``): it has
-imported everything and waits on a pipe of its own for whom it serves. When a browser
-connects, the server writes the token owner's role and name into that pipe (never
-anything from the request) with the browser's terminal size, and starts the next
-spare. textual-serve's :class:`AppService` is used unchanged but for where its process
+A session's process spends most of its start importing Textual, SQLAlchemy and the
+database driver, opening the database and compiling its first queries (about 1 s of
+CPU). The server keeps two such processes ready (``session --warm FD``): each has done
+all that and waits on a pipe of its own for whom it serves (it prints one line on
+stdout when it is ready). When a browser connects, the server writes the token
+owner's role and name into that pipe (never anything from the request) with the
+browser's terminal size, and starts the next spare a few seconds later.
+textual-serve's :class:`AppService` is used unchanged but for where its process
 comes from.
 """
 
@@ -21,10 +23,13 @@ from textual_serve.app_service import AppService
 
 
 class Spare:
-    """One warm process and the write end of its identity pipe."""
+    """One warm process, the write end of its identity pipe, and whether it is ready."""
 
     def __init__(self, process: Process, identity_fd: int) -> None:
         self.process, self.identity_fd = process, identity_fd
+        # The spare prints one line on stdout once warm (before textual-serve reads it).
+        assert process.stdout is not None
+        self.ready: asyncio.Task[bytes] = asyncio.ensure_future(process.stdout.readline())
 
 
 async def start_spare(env: dict[str, str]) -> Spare:
@@ -39,28 +44,48 @@ async def start_spare(env: dict[str, str]) -> Spare:
 
 
 class WarmPool:
-    """At most ``size`` spare processes; :meth:`take` hands one out and starts the next."""
+    """At most ``size`` spare processes; :meth:`take` hands one out, and ``refill_after``
+    seconds later starts the next.
 
-    def __init__(self, size: int = 1) -> None:
-        self.size = size
+    A spare's warm-up is ~1 s of CPU. Started at once, it would compete with the
+    session just handed out (and that person's browser) for the CPU exactly while
+    their first screens are drawn; so it waits, and a second spare covers a second
+    sign-in in the meantime.
+    """
+
+    def __init__(self, size: int = 2, refill_after: float = 3.0) -> None:
+        self.size, self.refill_after = size, refill_after
         self.spares: list[asyncio.Task[Spare]] = []
+        self._refill: asyncio.TimerHandle | None = None
 
     def fill(self, env: dict[str, str]) -> None:
+        self._refill = None
         while len(self.spares) < self.size:
             self.spares.append(asyncio.ensure_future(start_spare(env)))
 
     async def take(self, env: dict[str, str]) -> Spare:
         task = self.spares.pop(0) if self.spares else asyncio.ensure_future(start_spare(env))
-        self.fill(env)
+        if self._refill is None:      # (a burst of sign-ins does not postpone it)
+            self._refill = asyncio.get_running_loop().call_later(self.refill_after,
+                                                                 self.fill, env)
         spare = await task
-        if spare.process.returncode is not None:  # died while waiting: start one now
+        if not await spare.ready:                 # died while warming: start one now
             os.close(spare.identity_fd)
             spare = await start_spare(env)
+            await spare.ready
         return spare
 
+    async def warm(self) -> int:
+        """Wait until the spares started so far are ready; how many are."""
+        spares = [await task for task in list(self.spares)]
+        return sum([bool(await spare.ready) for spare in spares])
+
     async def close(self) -> None:
+        if self._refill is not None:
+            self._refill.cancel()
         for task in self.spares:
             spare = await task
+            spare.ready.cancel()
             os.close(spare.identity_fd)           # the spare reads EOF and exits
             with contextlib.suppress(ProcessLookupError):
                 spare.process.kill()
