@@ -216,7 +216,7 @@ def main() -> int:
         store.import_pool([("1", d.id) for d in docs], name="p")
         store.assign(["ann"])
         c0 = os.times()
-        _, _, sent, _ = asyncio.run(grade_loop(store, args.judgments))
+        _, _, sent, _, _ = asyncio.run(grade_loop(store, args.judgments))
         c1 = os.times()
         store.close()
     finally:
