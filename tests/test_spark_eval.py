@@ -167,3 +167,17 @@ def test_aggregate_and_evaluate_take_a_path_with_spark(spark) -> None:
     remote = Evaluator(qrels, ["official"], engine="spark")
     pd.testing.assert_series_equal(remote.aggregate(run), local.aggregate(run))
     pd.testing.assert_frame_equal(remote.evaluate(run), local.evaluate(run))
+
+
+def test_an_error_raised_inside_a_task_is_relkits_one_line(
+        spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A grade EBU's user model has no probability for is refused while the topic is
+    # evaluated, inside a Spark task: the driver must pass on relkit's own message (as
+    # the local path prints it), not "the Spark job failed: An exception was thrown..."
+    qrels, run = tmp_path / "g5.qrels", tmp_path / "r7.txt"
+    qrels.write_text("007 0 d1 5\n007 0 d2 1\n")
+    run.write_text("007 Q0 d1 1 2.0 r\n007 Q0 d2 2 1.0 r\n")
+    local = _eval(capsys, "-m", "EBU", str(qrels), str(run))
+    spark_ = _eval(capsys, "--engine", "spark", "-m", "EBU", str(qrels), str(run))
+    assert local[0] == spark_[0] == 1
+    assert "grade 5" in local[2] and spark_[2] == local[2], (local, spark_)

@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -45,6 +46,17 @@ TOPICS_PER_BUCKET = 2000
 class SparkJobError(RelkitError):
     """The Spark job failed for a reason the data does not explain (an executor lost,
     a worker without relkit installed...)."""
+
+
+# A relkit error raised inside a task reaches the driver as the Python worker's
+# traceback text; its last line names the error class and carries relkit's message.
+_TASK_ERROR = re.compile(r"^\s*relkit\.[\w.]+(?:Error|Exception): (?P<message>.+)$")
+
+
+def _task_error(exc: BaseException) -> str | None:
+    """relkit's own message from inside a failed task, if that is what failed."""
+    found = [m.group("message") for m in map(_TASK_ERROR.match, str(exc).splitlines()) if m]
+    return found[-1].strip() if found else None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -149,6 +161,9 @@ def spark_compute_labelled(ev: Evaluator, runs: list[Any], zscores: ZTable | Non
         try:
             table = grouped.toArrow()
         except Exception as exc:   # a task or the JVM failed: one line, not the JVM's trace
+            own = _task_error(exc)
+            if own is not None:   # relkit's own error inside a task: as the local path says it
+                raise SparkJobError(own) from None
             raise SparkJobError(f"the Spark job failed: {_first_line(exc)}") from None
     try:
         return [(run.label, _assemble(ev, session, inputs, i, run, table, kinds, zscores))

@@ -17,11 +17,12 @@ def _first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-# Log4j 2 settings for a local session the CLI starts: errors only, so that stderr holds
-# relkit's lines (Spark's defaults print its profile, a hostname warning and a "default
+# Log4j 2 settings for a local session the CLI starts: off, so that stderr holds
+# relkit's lines (a failed job is reported by relkit in one line, with the task's own
+# error; Spark would log it again as ERROR lines with the JVM's stack trace) (Spark's defaults print its profile, a hostname warning and a "default
 # log level" notice before relkit can lower the level). Spark's repl logger is named
 # too, or Spark announces the level it sets. A cluster's own logging is left alone.
-_LOG4J = """rootLogger.level = error
+_LOG4J = """rootLogger.level = off
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
 appender.console.name = console
@@ -29,9 +30,9 @@ appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %p %c{1}: %m%n
 logger.spark.name = org.apache.spark
-logger.spark.level = error
+logger.spark.level = off
 logger.hadoop.name = org.apache.hadoop
-logger.hadoop.level = error
+logger.hadoop.level = off
 """
 
 
@@ -43,7 +44,7 @@ def _quiet_jvm(master: str | None) -> dict[str, str]:
 
     if not (master or master_from_env()).startswith("local"):
         return {}
-    path = os.path.join(tempfile.gettempdir(), "relkit-spark-log4j2.properties")
+    path = os.path.join(tempfile.gettempdir(), "relkit-spark-log4j2-off.properties")
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as f:
             f.write(_LOG4J)
