@@ -18,10 +18,11 @@ def _first_line(exc: BaseException) -> str:
 
 
 # Log4j 2 settings for a local session the CLI starts: off, so that stderr holds
-# relkit's lines (a failed job is reported by relkit in one line, with the task's own
-# error; Spark would log it again as ERROR lines with the JVM's stack trace) (Spark's defaults print its profile, a hostname warning and a "default
-# log level" notice before relkit can lower the level). Spark's repl logger is named
-# too, or Spark announces the level it sets. A cluster's own logging is left alone.
+# relkit's lines only. Spark's defaults print its profile, a hostname warning and a
+# "default log level" notice before relkit can lower the level, and a failed job as
+# ERROR lines with the JVM's stack trace; relkit reports a failed job itself, in one
+# line with the task's own error. Spark's repl logger is named too, or Spark announces
+# the level it sets. A cluster's own logging is left alone.
 _LOG4J = """rootLogger.level = off
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
