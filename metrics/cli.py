@@ -467,6 +467,8 @@ def _tidy(res: Result, per_query: bool, summary: bool) -> pd.DataFrame:
 
     rows = []
     for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
+        if m.output == "runid":   # the run_id column says it on every row
+            continue
         if per_query and v is not None:
             for qid, x in zip(res.topics, v, strict=True):
                 rows.append((res.run_id, qid, str(m), m.output, x))
@@ -482,7 +484,13 @@ def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | None) -> No
     if fmt == "parquet":
         if output is None:
             raise typer.BadParameter("--format parquet needs -o FILE")
-        df["value"] = df["value"].astype(str)
+        # Numbers stay numbers (float64); a measure whose value is text (relstring)
+        # keeps it in a `text` column, its `value` left empty.
+        numeric = pd.to_numeric(df["value"], errors="coerce")
+        text = df["value"].where(numeric.isna() & df["value"].notna())
+        df["value"] = numeric.astype("float64")
+        if text.notna().any():
+            df["text"] = text.astype("string")
         df.to_parquet(output)
         return
     target = output if output else sys.stdout

@@ -33,6 +33,28 @@ def test_formats(tmp_path: Path) -> None:
     assert code == 0 and len(pd.read_parquet(target)) > 0
 
 
+def test_tidy_parquet_keeps_numbers_numeric(tmp_path: Path) -> None:
+    # The default measures include runid (text) and relstring is text too: numbers must
+    # still be a float column, the run id is the run_id column (no "runid" rows), and a
+    # text-valued measure keeps its text in its own column.
+    import pandas as pd
+
+    target = tmp_path / "x.parquet"
+    code, _, err = run_cli(["eval", "-q", "--format", "parquet", "-o", str(target),
+                            QRELS, RUNS[0]])
+    df = pd.read_parquet(target)
+    assert code == 0, err
+    assert df["value"].dtype == "float64" and "runid" not in set(df["trec_name"])
+    assert "text" not in df.columns and set(df["run_id"]) == {"bm25"}
+    code, _, err = run_cli(["eval", "-q", "-m", "relstring.5", "-m", "map", "--format",
+                            "parquet", "-o", str(target), QRELS, RUNS[0]])
+    df = pd.read_parquet(target)
+    rel = df[df["trec_name"] == "relstring_5"]
+    assert code == 0 and df["value"].dtype == "float64", err
+    assert rel["value"].isna().all() and rel["text"].notna().all() and len(rel) > 0
+    assert df.loc[df["trec_name"] == "map", "text"].isna().all()
+
+
 def test_bad_input_is_one_line_with_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.run"
     bad.write_text("101 Q0 S0001 1 1.0 x\n101 Q0 S0002 2\n")
