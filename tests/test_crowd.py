@@ -261,3 +261,15 @@ def test_agree_workers_on_the_store_counts_automatic_assessors_only_when_asked(
     assert code == 0, err
     assert [w["worker"] for w in json.loads(out)["workers"]] == ["ann", "bob", "bot"]
     assert "9 labels by 3 workers" in err
+
+
+def test_include_automatic_on_label_files_is_refused(tmp_path: Path) -> None:
+    """--include-automatic chooses whom the store's workers include; on label files (or
+    without --workers) it would silently do nothing: one line naming it, exit 2."""
+    labels = tmp_path / "okw.txt"
+    labels.write_text("1 w1 d1 1\n1 w2 d1 0\n")
+    for args in (["agree", "--workers", "--include-automatic", str(labels)],
+                 ["agree", "--include-automatic", str(labels), str(labels)]):
+        code, out, err = run_cli(args)
+        assert code == 2 and out == "", (args, err)
+        assert "--include-automatic" in err and err.count("\n") == 1, err

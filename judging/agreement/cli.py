@@ -61,6 +61,11 @@ def agree(
 
     Example: relkit agree alice.qrels bob.qrels --threshold 2 --format html -o agree.html
     """
+    if include_automatic and (judgments or not workers):
+        # it chooses whom the store's workers include: on label files it would do nothing
+        _say("relkit agree: error: --include-automatic needs --workers on the judging "
+             "database (--db), not label files")
+        raise typer.Exit(2)
     if workers:
         from relkit.judging.crowd.agree import workers_text
 
