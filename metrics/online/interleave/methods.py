@@ -27,11 +27,14 @@ class Interleaved:
     ``teams[q, k]`` the run that contributed it (``-1``: none), and for probabilistic
     interleaving ``probs[r, q, k]``: the probability that run ``r``'s softmax would
     have drawn ``docs[q, k]`` given the documents above it (what Hofmann et al.'s
-    marginalisation needs)."""
+    marginalisation needs). Balanced interleaving also keeps ``ranks[r, q, k]``: the
+    1-based rank of ``docs[q, k]`` in run ``r``'s matrix (``0``: absent or no document),
+    known when the document is added, so the writer need not search for it."""
 
     docs: np.ndarray
     teams: np.ndarray
     probs: np.ndarray | None = field(default=None)
+    ranks: np.ndarray | None = field(default=None)
 
 
 Positions = list[list[np.ndarray]]
@@ -247,6 +250,9 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     kb = np.zeros(Q, dtype=np.int64)
     docs = np.full(depth * Q, -1, dtype=np.int64)    # rank-major too, transposed at the end
     teams = np.full(depth * Q, -1, dtype=np.int64)
+    # each added document's rank in A and in B (0: absent): the pointer of the run that
+    # added it, and where the other run has it
+    ranks = np.zeros((2, depth * Q), dtype=np.int32)
     length = np.zeros(Q, dtype=np.int64)
     # Each step moves one pointer; the list grows by at most one. 2 * width steps
     # exhaust both rankings.
@@ -264,16 +270,23 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
         add = step & ~used[at]
         put = length[add] * Q + rows[add]
         docs[put] = codes[at[add]]
-        teams[put] = np.where(take_a[add], 0, 1)
-        # mark the added document in the other ranking, so it is skipped there
+        added_a = take_a[add]
+        teams[put] = np.where(added_a, 0, 1)
         j = other[at]
+        own = np.where(added_a, ka[add], kb[add]) + 1
+        there = j[add] + 1                     # 0 where the other run lacks it
+        ranks[0, put] = np.where(added_a, own, there)
+        ranks[1, put] = np.where(added_a, there, own)
+        # mark the added document in the other ranking, so it is skipped there
         mark = add & (j >= 0)
         used[np.where(take_a, QW, 0)[mark] + j[mark] * Q + rows[mark]] = True
         length += add
         ka = ka + (step & take_a)
         kb = kb + (step & ~take_a)
     return Interleaved(np.ascontiguousarray(docs.reshape(depth, Q).T),
-                       np.ascontiguousarray(teams.reshape(depth, Q).T))
+                       np.ascontiguousarray(teams.reshape(depth, Q).T),
+                       ranks=np.ascontiguousarray(ranks.reshape(2, depth, Q)
+                                                  .transpose(0, 2, 1)))
 
 
 def _draw(cdf: np.ndarray, weights: np.ndarray, gone: np.ndarray, x: np.ndarray

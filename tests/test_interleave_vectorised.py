@@ -1,0 +1,63 @@
+"""The fast paths of interleaving agree with the plain versions they replaced.
+
+Balanced interleaving keeps each shown document's rank in both runs while it builds the
+lists; the lists writer used to search every ranking for it (a ``(queries, depth,
+width)`` comparison). Both must give the same table, column for column.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from relkit.metrics.online.interleave.lists import to_table
+from relkit.metrics.online.interleave.methods import Interleaved, balanced
+from relkit.metrics.online.interleave.rankings import Rankings
+
+
+def _random_mats(rng: np.random.Generator, queries: int, width: int, pool: int
+                 ) -> list[np.ndarray]:
+    """Two runs of distinct codes per row, some rows shorter (-1 pads), some empty."""
+    mats = []
+    for _ in range(2):
+        m = np.argsort(rng.random((queries, pool)), axis=1)[:, :width].astype(np.int64)
+        length = rng.integers(0, width + 1, queries)
+        m[np.arange(width)[None, :] >= length[:, None]] = -1
+        mats.append(m)
+    return mats
+
+
+def _searched_ranks(docs: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The previous writer's rule: the 1-based rank of each shown code in ``m``, 0: absent."""
+    ok = docs >= 0
+    eq = (docs[:, :, None] == m[:, None, :]) & ok[:, :, None]
+    return np.where(eq.any(axis=2), eq.argmax(axis=2) + 1, 0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_balanced_ranks_equal_searching_the_rankings(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(1, 12))
+    depth = int(rng.integers(1, 2 * width + 2))
+    mats = _random_mats(rng, 300, width, int(rng.integers(width, 3 * width + 1)))
+    shown = balanced(mats, depth, np.random.default_rng(seed))
+    assert shown.ranks is not None
+    ok = shown.docs >= 0
+    for r in range(2):
+        expected = _searched_ranks(shown.docs, mats[r])
+        assert np.array_equal(np.where(ok, shown.ranks[r], 0), expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_balanced_table_equals_the_previous_writer(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    width, depth = 10, 10
+    mats = _random_mats(rng, 500, width, 25)
+    rankings = Rankings(pa.array([f"q{i}" for i in range(500)]),
+                        pa.array([f"d{i}" for i in range(25)]), mats, ["a", "b"])
+    shown = balanced(mats, depth, np.random.default_rng(seed))
+    new = to_table(rankings, shown, "balanced")
+    old = to_table(rankings, Interleaved(shown.docs, shown.teams), "balanced")
+    assert new.column_names == old.column_names
+    assert new.equals(old)
