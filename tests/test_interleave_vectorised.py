@@ -61,3 +61,17 @@ def test_balanced_table_equals_the_previous_writer(seed: int) -> None:
     old = to_table(rankings, Interleaved(shown.docs, shown.teams), "balanced")
     assert new.column_names == old.column_names
     assert new.equals(old)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_position_table_equals_comparing_every_pair(seed: int) -> None:
+    from relkit.metrics.online.interleave.methods import position_table
+
+    rng = np.random.default_rng(200 + seed)
+    mats = _random_mats(rng, 200, 8, 20) + _random_mats(rng, 200, 8, 20)[:1]
+    pos = position_table(mats)
+    for r, a in enumerate(mats):
+        for s, b in enumerate(mats):
+            if r != s:
+                expected = np.where(a >= 0, _searched_ranks(a, b) - 1, -1)
+                assert np.array_equal(pos[r][s], expected)

@@ -56,9 +56,7 @@ def _positions(mats: list[np.ndarray]) -> Positions:
     top = max((int(m.max()) for m in mats if m.size), default=0)
     narrow = [m.astype(np.int32) if top < 2**31 - 1 else m for m in mats]
     for r in range(n):
-        for s in range(n):
-            if r == s:
-                continue
+        for s in range(r + 1, n):
             a, b = narrow[r], narrow[s]
             where = np.full(a.shape, -1, dtype=np.int64)
             for j in range(b.shape[1]):      # one column of b at a time: no 3-d cube
@@ -67,6 +65,17 @@ def _positions(mats: list[np.ndarray]) -> Positions:
                 hit &= col >= 0
                 where[hit] = j
             out[r][s] = where
+            out[s][r] = _inverse(where, b.shape[1])
+    return out
+
+
+def _inverse(where: np.ndarray, width: int) -> np.ndarray:
+    """Run ``s``'s positions in run ``r`` from run ``r``'s in ``s``: the document at
+    ``i`` of ``r`` sits at ``j = where[q, i]`` of ``s``, so ``s``'s ``j`` is at ``i``
+    (a scatter, cheaper than comparing the rankings again)."""
+    out = np.full((where.shape[0], width), -1, dtype=np.int64)
+    q, i = np.nonzero(where >= 0)
+    out[q, where[q, i]] = i
     return out
 
 
@@ -255,10 +264,16 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     ranks = np.zeros((2, depth * Q), dtype=np.int32)
     length = np.zeros(Q, dtype=np.int64)
     # Each step moves one pointer; the list grows by at most one. 2 * width steps
-    # exhaust both rankings.
+    # exhaust both rankings. The state is of the queries still growing (``rows``):
+    # most lists are full after little more than ``depth`` steps, and the steps after
+    # that need not pass over them.
     for _ in range(2 * w):
-        if not (length < depth).any():
-            break
+        growing = length < depth
+        if not growing.all():
+            if not growing.any():
+                break
+            rows, ka, kb, length, a_first = (x[growing] for x in (rows, ka, kb, length,
+                                                                  a_first))
         fa = ka * Q + rows
         fb = QW + kb * Q + rows
         a_ok = ok[fa]
