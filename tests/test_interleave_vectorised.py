@@ -75,3 +75,58 @@ def test_position_table_equals_comparing_every_pair(seed: int) -> None:
             if r != s:
                 expected = np.where(a >= 0, _searched_ranks(a, b) - 1, -1)
                 assert np.array_equal(pos[r][s], expected)
+
+
+def _probabilistic_loop(imp: np.ndarray, clicked: np.ndarray, probs: np.ndarray,
+                        n_imp: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray],
+                                             list[np.ndarray]]:
+    """The previous implementation: one convolution per impression, in Python."""
+    from itertools import combinations
+
+    n_runs = probs.shape[0]
+    keep = np.flatnonzero(np.bincount(imp[clicked], minlength=n_imp) > 0)
+    rows = np.flatnonzero(clicked)
+    post = probs[:, rows]
+    total = post.sum(axis=0)
+    post = post / np.where(total > 0, total, 1.0)
+    ci = imp[rows]
+    starts = np.searchsorted(ci, keep)
+    ends = np.searchsorted(ci, keep, side="right")
+    pairs = list(combinations(range(n_runs), 2))
+    win = [np.zeros(len(keep)) for _ in pairs]
+    loss = [np.zeros(len(keep)) for _ in pairs]
+    tie = [np.zeros(len(keep)) for _ in pairs]
+    for p, (i, j) in enumerate(pairs):
+        for n, (s, e) in enumerate(zip(starts, ends, strict=True)):
+            m = e - s
+            dist = np.zeros(2 * m + 1)
+            dist[m] = 1.0
+            for qi, qj in zip(post[i, s:e], post[j, s:e], strict=True):
+                step = dist * (1.0 - qi - qj)
+                step[1:] += dist[:-1] * qi
+                step[:-1] += dist[1:] * qj
+                dist = step
+            win[p][n] = dist[m + 1:].sum()
+            loss[p][n] = dist[:m].sum()
+            tie[p][n] = dist[m]
+    return keep, win, loss, tie
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_probabilistic_credit_equals_the_loop_per_impression(seed: int) -> None:
+    from relkit.metrics.online.interleave.credit import probabilistic_outcomes
+
+    rng = np.random.default_rng(300 + seed)
+    n_imp = int(rng.integers(1, 400))
+    n_runs = int(rng.integers(2, 5))
+    shown = rng.integers(1, 25, n_imp)                 # up to 24 positions: long sums
+    imp = np.repeat(np.arange(n_imp), shown)
+    clicked = rng.random(len(imp)) < rng.uniform(0.05, 0.9)
+    probs = rng.random((n_runs, len(imp))) * (rng.random((n_runs, len(imp))) < 0.8)
+    out = probabilistic_outcomes(imp, clicked, probs, n_imp)
+    keep, win, loss, tie = _probabilistic_loop(imp, clicked, probs, n_imp)
+    assert np.array_equal(out.imp, keep)
+    for p in range(len(out.pairs)):
+        assert np.array_equal(out.win[p], win[p])     # identical, not merely close
+        assert np.array_equal(out.loss[p], loss[p])
+        assert np.array_equal(out.tie[p], tie[p])
