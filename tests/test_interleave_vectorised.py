@@ -130,3 +130,14 @@ def test_probabilistic_credit_equals_the_loop_per_impression(seed: int) -> None:
         assert np.array_equal(out.win[p], win[p])     # identical, not merely close
         assert np.array_equal(out.loss[p], loss[p])
         assert np.array_equal(out.tie[p], tie[p])
+
+
+@pytest.mark.parametrize("values", [[True, False, True] * 7, [], [False], [True] * 9])
+def test_bools_equals_pyarrows_to_numpy(values: list[bool]) -> None:
+    from relkit.metrics.online.interleave.rankings import _bools
+
+    a = pa.array(values, pa.bool_())
+    for x in (a, a.slice(min(3, len(a))), pa.chunked_array([a, a.slice(1 if values else 0)]),
+              pa.array([*values, None], pa.bool_())):
+        expected = np.asarray(x.to_numpy(zero_copy_only=False), dtype=bool)
+        assert np.array_equal(_bools(x), expected)
