@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from relkit.metrics.core.errors import MeasureError
-from relkit.metrics.measures import err as _err  # (ERR registers first: print order)
 from relkit.metrics.core.params import Param
+from relkit.metrics.measures import err as _err  # (ERR registers first: print order)
 from relkit.metrics.measures.base import Family, register
 from relkit.metrics.measures.context import Ctx
 from relkit.metrics.measures.named import Named, Value, value_of

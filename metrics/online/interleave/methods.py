@@ -244,7 +244,7 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     QW = Q * (w + 1)
     rows = np.arange(Q, dtype=np.int64)
     pos = positions or _positions(mats)
-    a_first = rng.random(Q) < 0.5
+    a_first: np.ndarray = np.asarray(rng.random(Q) < 0.5)
     # A's then B's codes, rank-major (query q at rank i of run r at r * QW + i * Q + q:
     # the pointers of most queries sit at the same rank, so takes read nearly in
     # order), with a -1 rank at the end; where each document sits in the other run
@@ -272,8 +272,8 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
         if not growing.all():
             if not growing.any():
                 break
-            rows, ka, kb, length, a_first = (x[growing] for x in (rows, ka, kb, length,
-                                                                  a_first))
+            rows, ka, kb, length = rows[growing], ka[growing], kb[growing], length[growing]
+            a_first = a_first[growing]
         fa = ka * Q + rows
         fb = QW + kb * Q + rows
         a_ok = ok[fa]
