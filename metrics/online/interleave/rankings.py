@@ -169,8 +169,10 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int,
             keep = at < width
             rows = order[keep]
             kept.append((qs[keep], at[keep], rows))
-        # take the kept rows first: only they are copied into one string array
-        kept_docs.append(_strings(docs[rows] if isinstance(docs, np.ndarray)
+        # take the kept rows first: only they are copied into one string array; when
+        # every row is kept in file order (runs no deeper than width), no copy at all
+        every = len(rows) == len(docs) and np.array_equal(rows, np.arange(len(docs)))
+        kept_docs.append(_strings(docs if every else docs[rows] if isinstance(docs, np.ndarray)
                                   else docs.take(pa.array(rows))))
     denc = pc.dictionary_encode(pa.concat_arrays(kept_docs))
     codes = np.asarray(denc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
