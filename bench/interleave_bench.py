@@ -18,13 +18,19 @@ The simulate peer is the same kind of loop per impression (pick a topic, the pla
 Python team draft below, a cascade user drawing clicks with ``random``, count the
 clicks per team), timed on a sample and extrapolated to the simulation's impressions.
 
+``--previous REV`` also times ``make`` as of a git revision (its ``metrics``,
+``pooling``, ``corpora`` and ``judging`` extracted to a temporary package put first on
+``PYTHONPATH``), alternating with the working tree's, on the same inputs in the same
+run: the before/after of a change, under the same load.
+
     .venv/bin/python bench/interleave_bench.py [--queries 1000000] [--depth 10]
-        [--skip-make] [--skip-simulate]
+        [--skip-make] [--skip-simulate] [--previous REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import subprocess
@@ -79,11 +85,11 @@ def peer_team_draft(a: list[str], b: list[str], depth: int, rnd: random.Random
     return out, teams
 
 
-def child_cpu(cmd: list[str]) -> tuple[float, float]:
+def child_cpu(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall, CPU user + sys) of one child process."""
     t0 = time.perf_counter()
     c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (time.perf_counter() - t0,
             (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime))
@@ -154,6 +160,27 @@ def bench_simulate(relkit: str, tmp: str, sample: int) -> None:
           f"{per_method:,} impressions): {per / relkit_per:.1f}x")
 
 
+def previous_package(rev: str, folder: Path) -> dict[str, str]:
+    """Extract ``rev``'s sources as a ``relkit`` package under ``folder``; the
+    environment that imports it ahead of the working tree's editable install."""
+    repo = Path(__file__).resolve().parent.parent
+    src = folder / "src"
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "metrics", "pooling",
+                              "corpora", "judging"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    pkg = folder / "pkg" / "relkit"
+    pkg.mkdir(parents=True)
+    for f in (src / "judging" / "_relkit").iterdir():
+        (pkg / f.name).symlink_to(f)
+    for sub in ("metrics", "pooling", "corpora", "judging"):
+        (pkg / sub).symlink_to(src / sub)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder / "pkg"),
+                                                      env.get("PYTHONPATH")]))
+    return env
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--queries", type=int, default=1_000_000)
@@ -161,6 +188,8 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=20_000, help="queries the peer runs")
     ap.add_argument("--skip-make", action="store_true")
     ap.add_argument("--skip-simulate", action="store_true")
+    ap.add_argument("--previous", metavar="REV",
+                    help="also time make as of this git revision, side by side")
     args = ap.parse_args()
     relkit = str(Path(sys.executable).with_name("relkit"))
     if not args.skip_simulate:
@@ -176,13 +205,29 @@ def main() -> None:
         print(f"generated 2 runs of {args.queries:,} queries x {args.depth} in "
               f"{time.perf_counter() - t0:.1f} s")
         times = {}
+        prev_env = (previous_package(args.previous, Path(tmp, "previous"))
+                    if args.previous else None)
         for method in ("team-draft", "balanced"):
             out = Path(tmp, f"{method}.parquet")
-            wall, cpu = child_cpu([relkit, "interleave", "make", str(a), str(b), "--method",
-                                   method, "--depth", str(args.depth), "-o", str(out)])
+            cmd = [relkit, "interleave", "make", str(a), str(b), "--method", method,
+                   "--depth", str(args.depth)]
+            if prev_env is not None:
+                # the previous revision first, then the working tree, same inputs
+                old = Path(tmp, f"{method}.previous.parquet")
+                pwall, pcpu = child_cpu([sys.executable, "-c", "import sys; from "
+                                         "relkit.judging.cli import main; sys.argv[0] = "
+                                         "'relkit'; sys.exit(main())", *cmd[1:], "-o",
+                                         str(old)], env=prev_env)
+                print(f"relkit interleave make --method {method} as of {args.previous}: "
+                      f"{pwall:.2f} s wall, {pcpu:.2f} s CPU")
+            wall, cpu = child_cpu(cmd + ["-o", str(out)])
             times[method] = cpu     # CPU against the peer's CPU: the machine is shared
             print(f"relkit interleave make --method {method}: {wall:.2f} s wall, "
                   f"{cpu:.2f} s CPU (whole process; target <= 10 s)")
+            if prev_env is not None:
+                same = old.read_bytes() == out.read_bytes()
+                print(f"  ratio previous / now: {pcpu / cpu:.2f}x; output "
+                      f"{'byte-identical' if same else 'DIFFERS'}")
         # the peer, per query, on a sample of generated lists
         rng = np.random.default_rng(0)
         rnd = random.Random(0)

@@ -244,8 +244,12 @@ def _named(name: str) -> list[Measure] | None:
     m = _NAMED.fullmatch(name)
     fam = None
     if m:
-        fam = next((f for f in REGISTRY.values()
-                    if f.named is not None and f.named.head == m["head"]), None)
+        same = [f for f in REGISTRY.values() if f.named is not None
+                and f.named.head == m["head"]]
+        # two families may share a head, one with a cutoff (EBU, EBU@10): "@k" picks
+        fam = next((f for f in same if f.named is not None
+                    and (f.named.cutoff is None) == (m["k"] is None)),
+                   same[0] if same else None)
     if m is None or fam is None or fam.named is None:
         return None
     parts = [p for p in (m["params"] or "").split(",") if p.strip()]

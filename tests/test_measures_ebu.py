@@ -20,17 +20,23 @@ from relkit.metrics.evaluator import Evaluator
 from relkit.metrics.names import parse_measure
 from relkit.metrics.ranking import ranked_docnos
 
-CLICK = [0.05, 0.3, 0.5, 0.7, 0.95]
-STOP = [0.2, 0.3, 0.5, 0.7, 0.9]
+# Hofmann, Whiteson & de Rijke (TOIS 2013), Table 1: click and stop per grade 0..4
+USERS = {
+    "perfect": ([0.0, 0.2, 0.4, 0.8, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0]),
+    "navigational": ([0.05, 0.3, 0.5, 0.7, 0.95], [0.2, 0.3, 0.5, 0.7, 0.9]),
+    "informational": ([0.4, 0.6, 0.7, 0.8, 0.9], [0.1, 0.2, 0.3, 0.4, 0.5]),
+}
+CLICK, STOP = USERS["navigational"]
 
 
-def _loop(grades: list[int], k: int | None = None) -> float:
+def _loop(grades: list[int], k: int | None = None, user: str = "navigational") -> float:
     """The definition, rank by rank."""
+    click, stop = USERS[user]
     total, exam = 0.0, 1.0
     for g in grades[:k]:
         g = max(g, 0)
-        total += exam * CLICK[g] * (2.0 ** g - 1) / 16
-        exam *= 1 - CLICK[g] * STOP[g]
+        total += exam * click[g] * (2.0 ** g - 1) / 16
+        exam *= 1 - click[g] * stop[g]
     return total
 
 
@@ -51,20 +57,38 @@ def test_hand_worked() -> None:
     assert _ours(qrels, run, "EBU@1")["1"] == pytest.approx(0.890625, abs=1e-15)
 
 
-def test_user_is_the_navigational_preset() -> None:
+def test_users_are_the_presets_and_navigational_is_the_default() -> None:
     # the registry first: importing a measure module directly would register its
     # families ahead of trec_eval's (the print order, docs/measures.md)
     parse_measure("EBU")
     from relkit.metrics.measures import ebu as ebu_mod
     from relkit.metrics.online.clickmodels.simulate import PRESETS
 
-    click, stop = PRESETS["navigational"]
-    assert list(ebu_mod.CLICK) == list(click) and list(ebu_mod.STOP) == list(stop)
+    assert sorted(ebu_mod.USERS) == sorted(PRESETS) == sorted(USERS)
+    for user, (click, stop) in PRESETS.items():
+        assert list(ebu_mod.USERS[user][0]) == list(click) == USERS[user][0]
+        assert list(ebu_mod.USERS[user][1]) == list(stop) == USERS[user][1]
+    assert parse_measure("EBU") == parse_measure("EBU(user=navigational)")
+    assert parse_measure("EBU@10") == parse_measure("EBU(user=navigational)@10")
 
 
 def test_names_round_trip() -> None:
-    assert [str(m) for m in parse_measure("ebu_cut.5,10")] == ["EBU@5", "EBU@10"]
+    assert [str(m) for m in parse_measure("ebu_cut.k=5")] == ["EBU@5"]
     assert [str(m) for m in parse_measure("EBU")] == ["EBU"]
+    for name, trec, output in (
+            ("EBU(user=informational)", "ebu.user=informational", "ebu_user=informational"),
+            ("EBU(user=perfect)@5", "ebu_cut.k=5,user=perfect", "ebu_cut_k=5,user=perfect"),
+            ("EBU@10", "ebu_cut.k=10", "ebu_cut_k=10")):
+        (m,) = parse_measure(name)
+        assert (str(m), m.trec_name, m.output) == (name, trec, output)
+        assert parse_measure(trec) == [m]
+
+
+def test_unknown_user_is_an_error_naming_the_choices() -> None:
+    with pytest.raises(MeasureError, match="'informational'"):
+        parse_measure("EBU(user=informal)")
+    with pytest.raises(MeasureError, match="unknown parameter 'p' of EBU"):
+        parse_measure("EBU(p=0.5)@10")
 
 
 def test_grade_above_four_is_an_error() -> None:
@@ -81,6 +105,18 @@ def test_definition_as_a_loop(coll, k: int) -> None:
         for q, docs in ranked_docnos(Run.from_dict(run)).items():
             grades = [qrels.get(q, {}).get(d, 0) for d in docs]
             assert ours[q] == pytest.approx(_loop(grades, cut), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("user", sorted(USERS))
+@settings(max_examples=40, deadline=None)
+@given(coll=collections(), k=st.integers(1, 6))
+def test_each_user_as_a_loop(user: str, coll, k: int) -> None:
+    qrels, run = coll
+    for name, cut in ((f"EBU(user={user})", None), (f"EBU(user={user})@{k}", k)):
+        ours = _ours(qrels, run, name)
+        for q, docs in ranked_docnos(Run.from_dict(run)).items():
+            grades = [qrels.get(q, {}).get(d, 0) for d in docs]
+            assert ours[q] == pytest.approx(_loop(grades, cut, user), rel=1e-12, abs=1e-15)
 
 
 @settings(max_examples=60, deadline=None)
@@ -107,4 +143,10 @@ def test_cli(tmp_path) -> None:
     assert code == 0, err
     vals = {ln.split()[0]: float(ln.split()[2]) for ln in out.splitlines() if ln.strip()}
     assert vals["ebu"] == pytest.approx(0.9041, abs=5e-5)
-    assert vals["ebu_cut_2"] == pytest.approx(0.8906, abs=5e-5)
+    assert vals["ebu_cut_k=2"] == pytest.approx(0.8906, abs=5e-5)
+    code, out, err = run_cli(["eval", "-m", "EBU(user=perfect)", str(qrels), str(run)])
+    assert code == 0, err
+    # perfect: c = (0, .2, .4, .8, 1), s = 0; grades 4, 0, 2: 1 * 15/16 + 0 + .4 * 3/16
+    (line,) = [ln for ln in out.splitlines() if ln.strip()]
+    assert line.split()[0] == "ebu_user=perfect"
+    assert float(line.split()[2]) == pytest.approx(1.0125, abs=5e-5)

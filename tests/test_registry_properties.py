@@ -315,7 +315,8 @@ CUSTOM = {"utility": "2,-1,0,0", "11pt_avg": "0.25,0.5,0.75", "set_F": "0.5",
           "inst": "max_rel=3,T=2", "insq": "T=0.5,residual=true", "rbp_cwl": "p=0.95",
           "bpm": "K=50,T=1.0", "nerr8": "k=5,min_rel=1,max_rel=3", "nerr9": "k=20",
           "nerr10": "p=0.5,max_rel=2", "nerr11": "T=3", "sdcg": "k=10,max_rel=4",
-          "compat": "normalize=0,p=0.5"}
+          "compat": "normalize=0,p=0.5", "ebu": "user=informational",
+          "ebu_cut": "user=perfect,k=5"}
 
 
 @settings(PROFILE)

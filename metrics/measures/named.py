@@ -86,8 +86,9 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _spell(v: Any) -> str:
-    # repr: 3.0 stays "3.0" (ir_measures refuses T=3 for a float parameter), True "True".
-    return repr(v)
+    # repr: 3.0 stays "3.0" (ir_measures refuses T=3 for a float parameter), True "True";
+    # a string (a choice: EBU(user=informational)) bare, as it is parsed
+    return v if isinstance(v, str) else repr(v)
 
 
 def value_of(value: Value, key: str) -> Any:

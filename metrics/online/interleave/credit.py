@@ -113,19 +113,26 @@ def probabilistic_outcomes(imp: np.ndarray, clicked: np.ndarray, probs: np.ndarr
     win = [np.zeros(len(keep)) for _ in pairs]
     loss = [np.zeros(len(keep)) for _ in pairs]
     tie = [np.zeros(len(keep)) for _ in pairs]
-    for p, (i, j) in enumerate(pairs):
-        for n, (s, e) in enumerate(zip(starts, ends, strict=True)):
-            m = e - s
-            dist = np.zeros(2 * m + 1)
-            dist[m] = 1.0
-            for qi, qj in zip(post[i, s:e], post[j, s:e], strict=True):
+    clicks = ends - starts
+    # Impressions with the same number of clicks m convolve together, one row each:
+    # the same operations in the same order as one impression at a time (so the same
+    # floating-point values), a loop over click counts and positions, never impressions.
+    for m in np.unique(clicks):
+        sel = np.flatnonzero(clicks == m)
+        at = starts[sel, None] + np.arange(m)           # (impressions, m) clicked rows
+        for p, (i, j) in enumerate(pairs):
+            qi_all, qj_all = post[i][at], post[j][at]
+            dist = np.zeros((len(sel), 2 * m + 1))
+            dist[:, m] = 1.0
+            for t in range(m):
+                qi, qj = qi_all[:, t:t + 1], qj_all[:, t:t + 1]
                 step = dist * (1.0 - qi - qj)
-                step[1:] += dist[:-1] * qi
-                step[:-1] += dist[1:] * qj
+                step[:, 1:] += dist[:, :-1] * qi
+                step[:, :-1] += dist[:, 1:] * qj
                 dist = step
-            win[p][n] = dist[m + 1:].sum()
-            loss[p][n] = dist[:m].sum()
-            tie[p][n] = dist[m]
+            win[p][sel] = dist[:, m + 1:].sum(axis=1)
+            loss[p][sel] = dist[:, :m].sum(axis=1)
+            tie[p][sel] = dist[:, m]
     return Outcomes(pairs, keep, win, loss, tie)
 
 

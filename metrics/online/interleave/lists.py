@@ -68,11 +68,15 @@ def to_table(rankings: Rankings, shown: Interleaved, method: str) -> pa.Table:
     if method in ("balanced", "optimized"):
         inverse = []
         for r, m in enumerate(rankings.mats):
-            eq = (docs[:, :, None] == m[:, None, :]) & ok[:, :, None]
-            rk = np.where(eq.any(axis=2), eq.argmax(axis=2) + 1, 0)
+            if shown.ranks is not None:     # balanced kept them while interleaving
+                rk = shown.ranks[r]
+            else:
+                eq = (docs[:, :, None] == m[:, None, :]) & ok[:, :, None]
+                rk = np.where(eq.any(axis=2), eq.argmax(axis=2) + 1, 0)
             cols[f"rank_{team_letter(r)}"] = pa.array(rk[ok], pa.int32())
-            absent = (m >= 0).sum(axis=1, keepdims=True) + 1
-            inverse.append(1.0 / np.where(rk > 0, rk, absent))
+            if method == "optimized":
+                absent = (m >= 0).sum(axis=1, keepdims=True) + 1
+                inverse.append(1.0 / np.where(rk > 0, rk, absent))
         if method == "optimized":   # Radlinski & Craswell's credit of each document
             cols["credit"] = pa.array((inverse[0] - inverse[1])[ok], pa.float64())
     if shown.probs is not None:

@@ -27,11 +27,14 @@ class Interleaved:
     ``teams[q, k]`` the run that contributed it (``-1``: none), and for probabilistic
     interleaving ``probs[r, q, k]``: the probability that run ``r``'s softmax would
     have drawn ``docs[q, k]`` given the documents above it (what Hofmann et al.'s
-    marginalisation needs)."""
+    marginalisation needs). Balanced interleaving also keeps ``ranks[r, q, k]``: the
+    1-based rank of ``docs[q, k]`` in run ``r``'s matrix (``0``: absent or no document),
+    known when the document is added, so the writer need not search for it."""
 
     docs: np.ndarray
     teams: np.ndarray
     probs: np.ndarray | None = field(default=None)
+    ranks: np.ndarray | None = field(default=None)
 
 
 Positions = list[list[np.ndarray]]
@@ -53,9 +56,7 @@ def _positions(mats: list[np.ndarray]) -> Positions:
     top = max((int(m.max()) for m in mats if m.size), default=0)
     narrow = [m.astype(np.int32) if top < 2**31 - 1 else m for m in mats]
     for r in range(n):
-        for s in range(n):
-            if r == s:
-                continue
+        for s in range(r + 1, n):
             a, b = narrow[r], narrow[s]
             where = np.full(a.shape, -1, dtype=np.int64)
             for j in range(b.shape[1]):      # one column of b at a time: no 3-d cube
@@ -64,6 +65,17 @@ def _positions(mats: list[np.ndarray]) -> Positions:
                 hit &= col >= 0
                 where[hit] = j
             out[r][s] = where
+            out[s][r] = _inverse(where, b.shape[1])
+    return out
+
+
+def _inverse(where: np.ndarray, width: int) -> np.ndarray:
+    """Run ``s``'s positions in run ``r`` from run ``r``'s in ``s``: the document at
+    ``i`` of ``r`` sits at ``j = where[q, i]`` of ``s``, so ``s``'s ``j`` is at ``i``
+    (a scatter, cheaper than comparing the rankings again)."""
+    out = np.full((where.shape[0], width), -1, dtype=np.int64)
+    q, i = np.nonzero(where >= 0)
+    out[q, where[q, i]] = i
     return out
 
 
@@ -232,7 +244,7 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     QW = Q * (w + 1)
     rows = np.arange(Q, dtype=np.int64)
     pos = positions or _positions(mats)
-    a_first = rng.random(Q) < 0.5
+    a_first: np.ndarray = np.asarray(rng.random(Q) < 0.5)
     # A's then B's codes, rank-major (query q at rank i of run r at r * QW + i * Q + q:
     # the pointers of most queries sit at the same rank, so takes read nearly in
     # order), with a -1 rank at the end; where each document sits in the other run
@@ -247,12 +259,21 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
     kb = np.zeros(Q, dtype=np.int64)
     docs = np.full(depth * Q, -1, dtype=np.int64)    # rank-major too, transposed at the end
     teams = np.full(depth * Q, -1, dtype=np.int64)
+    # each added document's rank in A and in B (0: absent): the pointer of the run that
+    # added it, and where the other run has it
+    ranks = np.zeros((2, depth * Q), dtype=np.int32)
     length = np.zeros(Q, dtype=np.int64)
     # Each step moves one pointer; the list grows by at most one. 2 * width steps
-    # exhaust both rankings.
+    # exhaust both rankings. The state is of the queries still growing (``rows``):
+    # most lists are full after little more than ``depth`` steps, and the steps after
+    # that need not pass over them.
     for _ in range(2 * w):
-        if not (length < depth).any():
-            break
+        growing = length < depth
+        if not growing.all():
+            if not growing.any():
+                break
+            rows, ka, kb, length = rows[growing], ka[growing], kb[growing], length[growing]
+            a_first = a_first[growing]
         fa = ka * Q + rows
         fb = QW + kb * Q + rows
         a_ok = ok[fa]
@@ -264,16 +285,23 @@ def balanced(mats: list[np.ndarray], depth: int, rng: np.random.Generator,
         add = step & ~used[at]
         put = length[add] * Q + rows[add]
         docs[put] = codes[at[add]]
-        teams[put] = np.where(take_a[add], 0, 1)
-        # mark the added document in the other ranking, so it is skipped there
+        added_a = take_a[add]
+        teams[put] = np.where(added_a, 0, 1)
         j = other[at]
+        own = np.where(added_a, ka[add], kb[add]) + 1
+        there = j[add] + 1                     # 0 where the other run lacks it
+        ranks[0, put] = np.where(added_a, own, there)
+        ranks[1, put] = np.where(added_a, there, own)
+        # mark the added document in the other ranking, so it is skipped there
         mark = add & (j >= 0)
         used[np.where(take_a, QW, 0)[mark] + j[mark] * Q + rows[mark]] = True
         length += add
         ka = ka + (step & take_a)
         kb = kb + (step & ~take_a)
     return Interleaved(np.ascontiguousarray(docs.reshape(depth, Q).T),
-                       np.ascontiguousarray(teams.reshape(depth, Q).T))
+                       np.ascontiguousarray(teams.reshape(depth, Q).T),
+                       ranks=np.ascontiguousarray(ranks.reshape(2, depth, Q)
+                                                  .transpose(0, 2, 1)))
 
 
 def _draw(cdf: np.ndarray, weights: np.ndarray, gone: np.ndarray, x: np.ndarray
