@@ -8,6 +8,7 @@ data on stdout and diagnostics on stderr.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import nullcontext
 from dataclasses import asdict
@@ -177,6 +178,10 @@ def pool(
         raise typer.BadParameter("gives per-topic budgets; --total splits one budget, "
                                  "give one or the other", param_hint="--budget-of")
     runs = select_run_files(runs, group_file, group_prefix, per_group)
+    if into is None and os.environ.get("RELKIT_DB"):
+        # the one command that does not read it: say so, or the next `assign` finds no pool
+        _say("relkit pool: $RELKIT_DB is not read here: the pool goes to "
+             f"{output or 'stdout'}; give --db \"$RELKIT_DB\" to import it")
     if kind == "adaptive":
         if depth_of or topic_budgets or floor is not None:
             raise typer.BadParameter("is for static strategies (an adaptive pool takes one "

@@ -252,3 +252,20 @@ def test_pool_stats_reads_the_same_map_file(tmp_path: Path) -> None:
     assert code == 0, err
     assert {line.split("\t")[1] for line in out.splitlines() if line.startswith("group\t")} \
         == {"uwat", "cmu", "solo"}
+
+
+def test_pool_says_it_does_not_read_relkit_db(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every other database command reads $RELKIT_DB; `pool` writes to stdout unless
+    --db is given. With the variable exported it says so on stderr, so the next
+    `assign` ("no pool imported yet") is no surprise; the pool itself is unchanged."""
+    from helpers import ROOT
+
+    runs = sorted(str(p) for p in (ROOT / "corpora" / "sample" / "runs").glob("*.txt"))
+    code, plain, err = run_cli(["pool", "--depth", "3", *runs])
+    assert code == 0 and "RELKIT_DB" not in err
+    monkeypatch.setenv("RELKIT_DB", str(tmp_path / "team.db"))
+    code, out, err = run_cli(["pool", "--depth", "3", *runs])
+    assert code == 0 and out == plain
+    assert "$RELKIT_DB is not read here" in err and "--db" in err
+    assert not (tmp_path / "team.db").exists()
