@@ -273,3 +273,12 @@ def test_include_automatic_on_label_files_is_refused(tmp_path: Path) -> None:
         code, out, err = run_cli(args)
         assert code == 2 and out == "", (args, err)
         assert "--include-automatic" in err and err.count("\n") == 1, err
+
+
+def test_agree_workers_unknown_method_is_a_usage_error(tmp_path: Path) -> None:
+    """A bad --method value is an option error (exit 2, the option named), as everywhere."""
+    labels = tmp_path / "okw.txt"
+    labels.write_text("1 w1 d1 1\n1 w2 d1 0\n")
+    code, out, err = run_cli(["agree", "--workers", "--method", "bogus", str(labels)])
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "--method" in err and "'bogus'" in err

@@ -68,6 +68,13 @@ def agree(
         raise typer.Exit(2)
     if workers:
         from relkit.judging.crowd.agree import workers_text
+        from relkit.judging.crowd.errors import CrowdError
+        from relkit.judging.crowd.methods import METHODS
+
+        try:
+            METHODS.lookup(method)   # a bad option value is a usage error (exit 2), early
+        except CrowdError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--method") from None
 
         if output is not None:
             from relkit.metrics.core.errors import check_output
