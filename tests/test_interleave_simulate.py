@@ -281,6 +281,19 @@ def test_cli_bad_options_one_line_exit_2(collection, extra: list[str], where: st
     assert out == "" and err.count("\n") == 1 and where in err and "Traceback" not in err
 
 
+def test_two_runs_with_one_name_are_refused(collection) -> None:
+    # the same file twice (or two files with the same stem): rows would not say which
+    # run is which; --names tells them apart
+    good, qrels = str(collection["good"]), str(collection["qrels"])
+    code, out, err = run_cli(["interleave", "simulate", good, good, "--qrels", qrels,
+                              "--preset", "perfect", "--impressions", "10", "--trials", "2"])
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--names" in err, err
+    code, out, err = run_cli(["interleave", "simulate", good, good, "--qrels", qrels,
+                              "--preset", "perfect", "--impressions", "10", "--trials", "2",
+                              "--names", "a,b"])
+    assert code == 0, err
+
+
 def test_unknown_method_suggests_the_close_one(collection) -> None:
     _, _, err = run_cli(["interleave", "simulate", str(collection["good"]),
                          str(collection["bad"]), "--qrels", str(collection["qrels"]),

@@ -203,6 +203,12 @@ def simulate(
     if labels is not None and len(labels) != len(runs):
         raise OptionError("--names", f"expected {len(runs)} names (one per run); got "
                           f"{len(labels)}")
+    shown = labels or [Path(r).name.rsplit(".", 1)[0] or Path(r).name for r in runs]
+    twice = sorted({n for n in shown if shown.count(n) > 1})
+    if twice:   # the table's rows would not say which run is which
+        raise OptionError("--names" if labels else "RUNS",
+                          f"two runs are named {twice[0]!r}: give each run its own name "
+                          "with --names A,B,...")
     check_table_options(fmt, output)
     if plot is not None:
         check_output(plot, "--plot")
