@@ -17,41 +17,6 @@ def _first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-# Log4j 2 settings for a local session the CLI starts: off, so that stderr holds
-# relkit's lines only. Spark's defaults print its profile, a hostname warning and a
-# "default log level" notice before relkit can lower the level, and a failed job as
-# ERROR lines with the JVM's stack trace; relkit reports a failed job itself, in one
-# line with the task's own error. Spark's repl logger is named too, or Spark announces
-# the level it sets. A cluster's own logging is left alone.
-_LOG4J = """rootLogger.level = off
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %p %c{1}: %m%n
-logger.spark.name = org.apache.spark
-logger.spark.level = off
-logger.hadoop.name = org.apache.hadoop
-logger.hadoop.level = off
-"""
-
-
-def _quiet_jvm(master: str | None) -> dict[str, str]:
-    import os
-    import tempfile
-
-    from relkit.metrics.spark.session import master_from_env
-
-    if not (master or master_from_env()).startswith("local"):
-        return {}
-    path = os.path.join(tempfile.gettempdir(), "relkit-spark-log4j2-off.properties")
-    if not os.path.exists(path):
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(_LOG4J)
-    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
-
-
 def check_engine(engine: str, master: str | None, *, relformat: str,
                  paths: list[str]) -> None:
     """Refuse what the Spark engine does not do, then start (or find) its session.
@@ -78,7 +43,7 @@ def check_engine(engine: str, master: str | None, *, relformat: str,
 
     try:
         with quiet_pandas():
-            get_session(master, conf=_quiet_jvm(master))
+            get_session(master)
     except SparkUnavailableError as exc:
         raise OptionError("--engine", str(exc)) from None
     except Exception as exc:   # the JVM's error for a master URL it cannot use

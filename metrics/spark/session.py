@@ -29,6 +29,38 @@ class SparkUnavailableError(RelkitError):
 DEFAULT_MASTER = "local[2]"
 
 
+# Log4j 2 settings for a local session the CLI starts: off, so that stderr holds
+# relkit's lines only. Spark's defaults print its profile, a hostname warning and a
+# "default log level" notice before relkit can lower the level, and a failed job as
+# ERROR lines with the JVM's stack trace; relkit reports a failed job itself, in one
+# line with the task's own error. Spark's repl logger is named too, or Spark announces
+# the level it sets. A cluster's own logging is left alone.
+_LOG4J = """rootLogger.level = off
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %p %c{1}: %m%n
+logger.spark.name = org.apache.spark
+logger.spark.level = off
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = off
+"""
+
+
+def _quiet_jvm() -> dict[str, str]:
+    """The driver JVM option that points log4j at :data:`_LOG4J` (written once to the
+    temporary directory: the JVM reads a file)."""
+    import tempfile
+
+    path = os.path.join(tempfile.gettempdir(), "relkit-spark-log4j2-off.properties")
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(_LOG4J)
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
+
+
 def master_from_env() -> str:
     """The master URL relkit uses when none is given (``RELKIT_SPARK_MASTER``, ``MASTER``)."""
     return os.environ.get("RELKIT_SPARK_MASTER") or os.environ.get("MASTER") or DEFAULT_MASTER
@@ -81,8 +113,12 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false"))
-    for key, value in (conf or {}).items():
+    settings = dict(conf or {})
+    if not submitted and master.startswith("local"):
+        settings = {**_quiet_jvm(), **settings}
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel("OFF" if not submitted and master.startswith("local")
+                                     else "ERROR")
     return session
