@@ -155,12 +155,13 @@ SCROLL_KEYS = (
 def register_styles(app: App[object]) -> None:
     """Parse the modals' widget CSS now, while the assessor reads the first document.
 
-    Textual parses a widget class's ``DEFAULT_CSS`` the first time one is mounted,
-    then re-parses the whole stylesheet: ~35 ms on the key that first opened the
-    revise list or the note. Registered here with the same source and location, the
-    mount later finds it already there and parses nothing.
+    Textual parses a widget or screen class's ``DEFAULT_CSS`` the first time one is
+    mounted, then the whole stylesheet again: three parses on the key that first opened
+    the revise list. Registered here with the same source and location, the mount later
+    finds it already there and parses nothing (the first open still costs more than
+    the next ones: Textual's per-class style caches start empty).
     """
-    for widget in (RowList(), Input(), VerticalScroll(), Static()):
+    for widget in (RowList(), Input(), VerticalScroll(), Vertical(), Static(), ModalScreen()):
         for read_from, css, tie_breaker, scope in widget._get_default_css():
             app.stylesheet.add_source(css, read_from=read_from, is_default_css=True,
                                       tie_breaker=tie_breaker, scope=scope)
