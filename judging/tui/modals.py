@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -161,7 +162,9 @@ def register_styles(app: App[object]) -> None:
     finds it already there and parses nothing (the first open still costs more than
     the next ones: Textual's per-class style caches start empty).
     """
-    for widget in (RowList(), Input(), VerticalScroll(), Vertical(), Static(), ModalScreen()):
+    nodes: list[DOMNode] = [RowList(), Input(), VerticalScroll(), Vertical(), Static(),
+                            ModalScreen()]
+    for widget in nodes:
         for read_from, css, tie_breaker, scope in widget._get_default_css():
             app.stylesheet.add_source(css, read_from=read_from, is_default_css=True,
                                       tie_breaker=tie_breaker, scope=scope)
