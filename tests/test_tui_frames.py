@@ -166,3 +166,52 @@ def test_the_revise_list_reads_no_document_text(tmp_path: Path,
         (i.position, i.doc, i.grade, i.status, i.title) for i in view.items("1")
         if i.status is not None]
     assert all(i.text == "" for i in rows) and len(everything) == 12
+
+
+def test_the_revise_list_builds_only_the_rows_on_screen(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Textual's OptionList visualised and measured every option when it was mounted
+    # (and on each resize): opening the list of 2,000 judged documents took ~90 ms of
+    # CPU and grew with the list. Only the rows that fit on screen are built now.
+    import dataclasses
+
+    from textual.widgets import OptionList
+
+    from relkit.judging.assessor import AssessorView
+
+    judged = AssessorView.judged
+
+    def many(self: AssessorView, topic: str) -> list[Any]:
+        one = judged(self, topic)[0]
+        return [dataclasses.replace(one, position=p, doc=f"d{p}", title=f"title {p}")
+                for p in range(1, 501)]
+
+    built: list[object] = []
+    get_visual = OptionList._get_visual
+
+    def counted(self: OptionList, option: Any) -> Any:
+        if self.id == "judged-list":
+            built.append(option)
+        return get_visual(self, option)
+
+    monkeypatch.setattr(AssessorView, "judged", many)
+    monkeypatch.setattr(OptionList, "_get_visual", counted)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await read_and_press(pilot, clock, "2", "r")
+        ol = app.screen.query_one("#judged-list", OptionList)
+        assert ol.option_count == 500 and ol.highlighted == 0
+        assert 0 < len({id(o) for o in built}) <= 24  # 80x24: at most a screenful
+        drawn = [ol.render_line(y).text for y in range(ol.scrollable_content_region.height)]
+        assert "   1. d1  2 Highly relevant  title 1" in drawn[0]
+        await pilot.press("end")
+        await pilot.pause()
+        drawn = [ol.render_line(y).text for y in range(ol.scrollable_content_region.height)]
+        assert ol.highlighted == 499 and " 500. d500  2 Highly relevant" in drawn[-1]
+        assert len({id(o) for o in built}) <= 48  # the first screenful and the last
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert ol.highlighted is not None and 470 < ol.highlighted < 499
+
+    drive(project(tmp_path), steps, size=(80, 24))

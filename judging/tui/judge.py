@@ -120,6 +120,13 @@ class JudgeScreen(Saving, Finding):
     def on_mount(self) -> None:
         self._guard("loading this topic", self.show_next_unjudged)
         self.query_one(DocView).focus()
+        # After the first document is drawn: the first modal opened then parses no CSS.
+        self.call_after_refresh(self._prepare_modals)
+
+    def _prepare_modals(self) -> None:
+        from relkit.judging.tui.modals import register_styles
+
+        register_styles(self.app)
 
     def on_resize(self) -> None:
         # The bar's width decides whether the title is cut there (then the pane shows it).

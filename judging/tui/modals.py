@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from functools import partial
+
+from rich.text import Text
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -12,6 +16,7 @@ from textual.widgets.option_list import Option
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.models import ItemOut
 from relkit.judging.tui.keymap import Action, grade_key
+from relkit.judging.tui.rowlist import LazyOption, RowList
 from relkit.judging.tui.safe import cut, safe
 
 
@@ -67,29 +72,32 @@ class ReviseScreen(ModalScreen[int | None]):
     """Pick one of the topic's judged documents to revise; returns its position."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = "#judged-list { text-wrap: nowrap; text-overflow: ellipsis; }"
 
     def __init__(self, judged: list[ItemOut], scale: RelevanceScale) -> None:
         super().__init__()
         self.judged = judged
         self.scale = scale
 
+    def label(self, i: ItemOut) -> Text:
+        """One row: position, document, grade (or why it is set aside), title."""
+        what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
+                else {"later": "judge later"}.get(i.status or "", i.status or ""))
+        if i.status == "skipped" and i.note:
+            what += f": {i.note}"  # the reason it was set aside
+        # One line each (cut replaces line breaks): the list cuts what its width cannot
+        # hold (RowList's CSS).
+        return cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 300, pad=False)
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Judged documents: Enter to open one, Esc to cancel")
-            options = []
-            for i in self.judged:
-                what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
-                        else {"later": "judge later"}.get(i.status or "", i.status or ""))
-                if i.status == "skipped" and i.note:
-                    what += f": {i.note}"  # the reason it was set aside
-                # One line each: the list cuts what its width cannot hold (CSS below).
-                label = cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 300,
-                            pad=False)
-                options.append(Option(label, id=str(i.position)))
+            # Rows are labelled when they scroll into view: opening the list costs the
+            # same with 20 judged documents or 2,000 (rowlist.py).
+            options: list[Option] = [LazyOption(partial(self.label, i), id=str(i.position))
+                                     for i in self.judged]
             if not options:
                 options.append(Option("(nothing judged yet)", id="none", disabled=True))
-            yield OptionList(*options, id="judged-list")
+            yield RowList(*options, id="judged-list")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id and event.option.id.isdigit():
@@ -143,3 +151,21 @@ SCROLL_KEYS = (
     ("Home End", "top, end of the document"),
     ("mouse wheel", "scroll"),
 )
+
+
+def register_styles(app: App[object]) -> None:
+    """Parse the modals' widget CSS now, while the assessor reads the first document.
+
+    Textual parses a widget or screen class's ``DEFAULT_CSS`` the first time one is
+    mounted, then the whole stylesheet again: three parses on the key that first opened
+    the revise list. Registered here with the same source and location, the mount later
+    finds it already there and parses nothing (the first open still costs more than
+    the next ones: Textual's per-class style caches start empty).
+    """
+    nodes: list[DOMNode] = [RowList(), Input(), VerticalScroll(), Vertical(), Static(),
+                            ModalScreen()]
+    for widget in nodes:
+        for read_from, css, tie_breaker, scope in widget._get_default_css():
+            app.stylesheet.add_source(css, read_from=read_from, is_default_css=True,
+                                      tie_breaker=tie_breaker, scope=scope)
+    app.stylesheet.reparse()

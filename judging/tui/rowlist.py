@@ -1,0 +1,66 @@
+"""An option list of one-line rows that builds only the rows it draws.
+
+Textual's ``OptionList`` renders every option when it is mounted (and again on each
+resize) to learn its height: with 2,000 judged documents the revise list took
+~90 ms of CPU to open, growing with the list. Here every row is one line by
+construction (the label has no line break and the list does not wrap), so the
+line table is just the indexes, and a row's label is only built, visualised and
+rendered when it scrolls into view. Drawing, keys, mouse and the ``OptionSelected``
+message are ``OptionList``'s own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.geometry import Size
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+class LazyOption(Option):
+    """An option whose prompt is made by ``make`` the first time it is asked for."""
+
+    def __init__(self, make: Callable[[], Text | str], id: str | None = None,
+                 disabled: bool = False) -> None:
+        super().__init__("", id=id, disabled=disabled)
+        self._make: Callable[[], Text | str] | None = make
+
+    @property
+    def prompt(self) -> Text | str:  # type: ignore[override]
+        if self._make is not None:
+            self._prompt, self._make = self._make(), None
+        return self._prompt  # type: ignore[return-value]
+
+
+class RowList(OptionList):
+    """An ``OptionList`` whose options are all exactly one line (``text-wrap: nowrap``,
+    prompts without line breaks; no separators): mounting, resizing and measuring cost
+    nothing per row, and only the rows on screen are ever rendered.
+
+    It replaces the two places where ``OptionList`` measures every option
+    (``_update_lines`` and ``get_content_height``); the rest is inherited unchanged.
+    tests/test_tui_frames.py checks that opening the revise list renders only the rows
+    that fit on screen.
+    """
+
+    DEFAULT_CSS = "RowList { text-wrap: nowrap; text-overflow: ellipsis; }"
+
+    def _update_lines(self) -> None:
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        start, n = len(cache.lines), len(self.options)
+        if start < n:
+            cache.lines.extend((i, 0) for i in range(start, n))
+            cache.index_to_line.update(zip(range(start, n), range(start, n), strict=True))
+            cache.heights.update(dict.fromkeys(range(start, n), 1))
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        virtual_size = Size(width, n)
+        if virtual_size != self.virtual_size:
+            self.virtual_size = virtual_size
+            self._scroll_update(virtual_size)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.options)
