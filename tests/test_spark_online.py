@@ -275,7 +275,7 @@ def local_data(click_files: Path) -> Any:
 
 
 @pytest.mark.parametrize("name", ["random", "gctr", "rctr", "dctr", "cascade", "sdbn",
-                                  "pbm", "ubm"])
+                                  "pbm", "ubm", "dbn", "dcm", "ccm"])
 def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> None:
     from relkit.metrics.online.clickmodels.base import evaluate
     from relkit.metrics.online.clickmodels.registry import MODELS
@@ -288,7 +288,7 @@ def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> Non
     b = fit_spark(coded, name, iterations=8, seed=5)
     assert np.array_equal(a.counts, b.counts)
     assert a.params.keys() == b.params.keys()
-    em = name in ("pbm", "ubm")
+    em = name in ("pbm", "ubm", "dbn", "dcm", "ccm")
     for k in a.params:
         if em:
             np.testing.assert_allclose(b.params[k], a.params[k], rtol=0, atol=EM_ATOL)
@@ -320,9 +320,11 @@ def test_clicks_fit_cli(spark: Any, click_files: Path, tmp_path: Path) -> None:
     code, _, err = run_cli(f"clicks fit {click_files} -o {tmp_path / 'x.json'} --engine spark "
                            "--holdout 0.2")
     assert code == 2 and "--holdout" in err
-    code, _, err = run_cli(f"clicks fit {click_files} -o {tmp_path / 'x.json'} --engine spark "
-                           "--model dbn")
-    assert code == 2 and "--model" in err
+    # the chain models too (refused before they had Spark sums)
+    code, _, err = run_cli(f"clicks fit {click_files} -o {tmp_path / 'dbn.json'} "
+                           "--engine spark --model dbn --iterations 3")
+    assert code == 0, err
+    assert json.loads((tmp_path / "dbn.json").read_text())["model"] == "dbn"
 
 
 def test_duplicate_rank_is_one_line(spark: Any, tmp_path: Path) -> None:
