@@ -2,10 +2,11 @@
 
 Side by side in one run on seeded logs (bench/clicks_gen.py) of a few sizes:
 
-- the per-user table of five metrics (what ``ab analyze`` aggregates) and a PBM fit by
-  EM (``--iterations``), DuckDB/numpy in a fresh subprocess, Spark (``local[2]``) in this
-  one (a DBN fit too: the chain E-step inside ``mapInArrow``); wall time and CPU time (user + sys: this process, DuckDB's threads, the JVM and
-  Spark's Python workers), and peak memory (the DuckDB process's peak RSS; the JVM's
+- the per-user table of five metrics (what ``ab analyze`` aggregates), a PBM and a DBN
+  fit by EM (``--iterations``; the DBN's chain E-step runs inside ``mapInArrow``),
+  DuckDB/numpy in a fresh subprocess, Spark (``local[2]``) in this one; wall time and
+  CPU time (user + sys: this process, DuckDB's threads, the JVM and Spark's Python
+  workers), and peak memory (the DuckDB process's peak RSS; the JVM's
   peak RSS plus the Python workers');
 - partition scaling on the largest log: tasks, summed task time and the mean time per
   task as the partitions grow (Spark's own task metrics), and a projection from the
