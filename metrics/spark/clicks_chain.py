@@ -20,17 +20,28 @@ iteration's sums agree to a few ulps and the fitted parameters and EM trace to a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
     from relkit.metrics.online.clickmodels.base import ClickModel
     from relkit.metrics.online.clickmodels.chain import Pages
-    from relkit.metrics.spark.clicks import CodedLog
+
+
+class CodedLog(Protocol):
+    """What this module reads of :class:`relkit.metrics.spark.clicks.CodedLog` (a
+    protocol: :mod:`.clicks` imports this module)."""
+
+    spark: SparkSession
+    rows: DataFrame
+    max_rank: int
+
+    @property
+    def n_pairs(self) -> int: ...
 
 CHAIN_MODELS = ("dbn", "dcm", "ccm")
 
