@@ -302,6 +302,22 @@ def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> Non
     np.testing.assert_allclose(eb.perplexity, ea.perplexity, rtol=1e-12)
 
 
+def test_chain_models_many_blocks_per_partition(coded: Any, local_data: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 16 sessions on Spark (the partitions add several blocks' sums) against
+    the local path's one block: the same numbers up to summation order."""
+    import relkit.metrics.online.clickmodels.chain as chain
+    from relkit.metrics.online.clickmodels.registry import MODELS
+    from relkit.metrics.spark.clicks import fit_spark
+
+    a = MODELS["ccm"]().fit(local_data, iterations=4, seed=2)
+    monkeypatch.setattr(chain, "BLOCK", 16)
+    b = fit_spark(coded, "ccm", iterations=4, seed=2)
+    for k in a.params:
+        np.testing.assert_allclose(b.params[k], a.params[k], rtol=0, atol=EM_ATOL)
+    np.testing.assert_allclose(b.trace, a.trace, rtol=1e-12)
+
+
 def test_clicks_fit_cli(spark: Any, click_files: Path, tmp_path: Path) -> None:
     outs = {}
     for engine in ("local", "spark"):
