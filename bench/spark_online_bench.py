@@ -1,11 +1,12 @@
-"""Spark local mode against the DuckDB path: ``ab analyze`` sums and a PBM fit.
+"""Spark local mode against the DuckDB path: ``ab analyze`` sums, a PBM and a DBN fit.
 
 Side by side in one run on seeded logs (bench/clicks_gen.py) of a few sizes:
 
-- the per-user table of five metrics (what ``ab analyze`` aggregates) and a PBM fit by
-  EM (``--iterations``), DuckDB/numpy in a fresh subprocess, Spark (``local[2]``) in this
-  one; wall time and CPU time (user + sys: this process, DuckDB's threads, the JVM and
-  Spark's Python workers), and peak memory (the DuckDB process's peak RSS; the JVM's
+- the per-user table of five metrics (what ``ab analyze`` aggregates), a PBM and a DBN
+  fit by EM (``--iterations``; the DBN's chain E-step runs inside ``mapInArrow``),
+  DuckDB/numpy in a fresh subprocess, Spark (``local[2]``) in this one; wall time and
+  CPU time (user + sys: this process, DuckDB's threads, the JVM and Spark's Python
+  workers), and peak memory (the DuckDB process's peak RSS; the JVM's
   peak RSS plus the Python workers');
 - partition scaling on the largest log: tasks, summed task time and the mean time per
   task as the partitions grow (Spark's own task metrics), and a projection from the
@@ -63,6 +64,7 @@ def local_one(log: str, assign: str, iterations: int) -> dict[str, float]:
     """The DuckDB/numpy path (run in a fresh process: its peak RSS is its own)."""
     from relkit.metrics.online.ab.users import get_metric, user_table
     from relkit.metrics.online.clickmodels.data import from_log
+    from relkit.metrics.online.clickmodels.dbn import DBN
     from relkit.metrics.online.clickmodels.pbm import PBM
     from relkit.metrics.online.source import connect, open_assignments, open_log
 
@@ -77,6 +79,9 @@ def local_one(log: str, assign: str, iterations: int) -> dict[str, float]:
     c0, w0 = cpu_self(), time.perf_counter()
     PBM().fit(from_log(open_log(log, con=con)), iterations=iterations)
     out["pbm_cpu"], out["pbm_wall"] = cpu_self() - c0, time.perf_counter() - w0
+    c0, w0 = cpu_self(), time.perf_counter()
+    DBN().fit(from_log(open_log(log, con=con)), iterations=iterations)
+    out["dbn_cpu"], out["dbn_wall"] = cpu_self() - c0, time.perf_counter() - w0
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -150,13 +155,13 @@ def spark_ab(spark: Any, log: Path, assign: Path) -> None:
                      [get_metric(m) for m in METRICS])
 
 
-def spark_pbm(spark: Any, log: Path, iterations: int) -> None:
+def spark_fit(spark: Any, log: Path, name: str, iterations: int) -> None:
     from relkit.metrics.spark.clicks import code_log, fit_spark
     from relkit.metrics.spark.logs import read_log
 
     data = code_log(spark, read_log(spark, log))
     try:
-        fit_spark(data, "pbm", iterations=iterations)
+        fit_spark(data, name, iterations=iterations)
     finally:
         data.release()
 
@@ -191,7 +196,8 @@ def main() -> None:
                                  text=True, check=True)
             loc = json.loads(res.stdout.strip().splitlines()[-1])
             steps = (("ab", lambda lg=log, asg=assign: spark_ab(spark, lg, asg)),
-                     ("pbm", lambda lg=log: spark_pbm(spark, lg, a.iterations)))
+                     ("pbm", lambda lg=log: spark_fit(spark, lg, "pbm", a.iterations)),
+                     ("dbn", lambda lg=log: spark_fit(spark, lg, "dbn", a.iterations)))
             for step, fn in steps:
                 c0, j0, w0 = cpu_self(), jvm_cpu(pid), time.perf_counter()
                 fn()

@@ -275,7 +275,7 @@ def local_data(click_files: Path) -> Any:
 
 
 @pytest.mark.parametrize("name", ["random", "gctr", "rctr", "dctr", "cascade", "sdbn",
-                                  "pbm", "ubm"])
+                                  "pbm", "ubm", "dbn", "dcm", "ccm"])
 def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> None:
     from relkit.metrics.online.clickmodels.base import evaluate
     from relkit.metrics.online.clickmodels.registry import MODELS
@@ -288,7 +288,7 @@ def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> Non
     b = fit_spark(coded, name, iterations=8, seed=5)
     assert np.array_equal(a.counts, b.counts)
     assert a.params.keys() == b.params.keys()
-    em = name in ("pbm", "ubm")
+    em = name in ("pbm", "ubm", "dbn", "dcm", "ccm")
     for k in a.params:
         if em:
             np.testing.assert_allclose(b.params[k], a.params[k], rtol=0, atol=EM_ATOL)
@@ -300,6 +300,22 @@ def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> Non
     assert ea.sessions == eb.sessions
     assert eb.log_likelihood == pytest.approx(ea.log_likelihood, rel=1e-12)
     np.testing.assert_allclose(eb.perplexity, ea.perplexity, rtol=1e-12)
+
+
+def test_chain_models_many_blocks_per_partition(coded: Any, local_data: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 16 sessions on Spark (the partitions add several blocks' sums) against
+    the local path's one block: the same numbers up to summation order."""
+    import relkit.metrics.online.clickmodels.chain as chain
+    from relkit.metrics.online.clickmodels.registry import MODELS
+    from relkit.metrics.spark.clicks import fit_spark
+
+    a = MODELS["ccm"]().fit(local_data, iterations=4, seed=2)
+    monkeypatch.setattr(chain, "BLOCK", 16)
+    b = fit_spark(coded, "ccm", iterations=4, seed=2)
+    for k in a.params:
+        np.testing.assert_allclose(b.params[k], a.params[k], rtol=0, atol=EM_ATOL)
+    np.testing.assert_allclose(b.trace, a.trace, rtol=1e-12)
 
 
 def test_clicks_fit_cli(spark: Any, click_files: Path, tmp_path: Path) -> None:
@@ -320,9 +336,11 @@ def test_clicks_fit_cli(spark: Any, click_files: Path, tmp_path: Path) -> None:
     code, _, err = run_cli(f"clicks fit {click_files} -o {tmp_path / 'x.json'} --engine spark "
                            "--holdout 0.2")
     assert code == 2 and "--holdout" in err
-    code, _, err = run_cli(f"clicks fit {click_files} -o {tmp_path / 'x.json'} --engine spark "
-                           "--model dbn")
-    assert code == 2 and "--model" in err
+    # the chain models too (refused before they had Spark sums)
+    code, _, err = run_cli(f"clicks fit {click_files} -o {tmp_path / 'dbn.json'} "
+                           "--engine spark --model dbn --iterations 3")
+    assert code == 0, err
+    assert json.loads((tmp_path / "dbn.json").read_text())["model"] == "dbn"
 
 
 def test_duplicate_rank_is_one_line(spark: Any, tmp_path: Path) -> None:

@@ -14,7 +14,11 @@ rows, never the file again:
   sums per examination index, and the driver updates the parameters with the numpy
   path's M-step (:func:`relkit.metrics.online.clickmodels.pbm.m_step`). A pair's sums
   are the numpy path's to the bit; an examination index's are added over partitions in
-  another order (a few ulps per iteration), so the parameters agree to about 1e-12.
+  another order (a few ulps per iteration), so the parameters agree to about 1e-12;
+- DBN, DCM and CCM by EM (:mod:`relkit.metrics.spark.clicks_chain`): the distinct
+  sessions with their counts, partitioned and cached; each iteration runs the local
+  chain E-step on every partition's sessions and Spark adds the partial sums (again
+  equal up to summation order, about 1e-12).
 
 Evaluation (log-likelihood, per-rank perplexity) runs the model's own
 ``probabilities`` on each partition's sessions and adds the partial sums: the same
@@ -38,9 +42,10 @@ if TYPE_CHECKING:
     from relkit.metrics.online.clickmodels.base import ClickModel, Evaluation
     from relkit.metrics.spark.logs import SparkLog
 
-# The models this engine fits; the others (DBN and those added later) need the local path.
+# The models this engine fits (every model of the registry; a model added later needs
+# its Spark sums before it is listed here).
 SPARK_MODELS: tuple[str, ...] = ("random", "gctr", "rctr", "dctr", "pbm", "ubm", "cascade",
-                                 "sdbn")
+                                 "sdbn", "dbn", "dcm", "ccm")
 
 
 @dataclass
@@ -163,6 +168,10 @@ def fit_spark(data: CodedLog, name: str, *, iterations: int = 50, seed: int = 0
                                       m.default)}
     elif name in ("cascade", "sdbn"):
         m.params = _cascade_like(data, name, m.default)
+    elif name in ("dbn", "dcm", "ccm"):
+        from relkit.metrics.spark.clicks_chain import fit_chain
+
+        fit_chain(data, m, name, iterations, rng)
     else:
         _fit_em(data, m, name, iterations, rng)
     return m

@@ -71,11 +71,14 @@ def distinct_pages(data: ClickData, block: int = BLOCK) -> list[Pages]:
     uniq, weight = np.unique(rows, axis=0, return_counts=True)
     out = []
     for i in range(0, len(uniq), block):
-        out.append(_block(uniq[i : i + block], weight[i : i + block], data.n_pairs))
+        out.append(block_of(uniq[i : i + block], weight[i : i + block], data.n_pairs))
     return out
 
 
-def _block(uniq: IntArray, weight: IntArray, n_pairs: int) -> Pages:
+def block_of(uniq: IntArray, weight: IntArray, n_pairs: int) -> Pages:
+    """One block of sessions: ``uniq`` (``sessions x ranks``, ``pair * 2 + click``,
+    ``-1`` where nothing is shown) with counts ``weight``. Public so that an engine
+    holding its sessions elsewhere (Spark partitions) builds the same blocks."""
     st = np.ascontiguousarray((uniq >= 0).T)
     ct = np.ascontiguousarray(((uniq >= 0) & (uniq % 2 == 1)).T)
     pt = np.where(st, np.ascontiguousarray((uniq // 2).T), n_pairs)
