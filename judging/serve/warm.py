@@ -22,6 +22,12 @@ from asyncio.subprocess import PIPE, Process
 from textual_serve.app_service import AppService
 
 
+def served_environment(env: dict[str, str]) -> dict[str, str]:
+    """textual-serve's environment for an app process, with relkit's frame rate."""
+    env["TEXTUAL_FPS"] = os.environ.get("RELKIT_SERVE_FPS", env.get("TEXTUAL_FPS", "60"))
+    return env
+
+
 class Spare:
     """One warm process, the write end of its identity pipe, and whether it is ready."""
 
@@ -103,7 +109,7 @@ class WarmAppService(AppService):
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         # The browser's terminal size goes down the pipe with the name: textual's web
         # driver reads it from COLUMNS/ROWS when the app starts, after this.
-        env = self._build_environment()
+        env = served_environment(self._build_environment())
         spare = await self.pool.take(env)
         self._process = spare.process
         assert spare.process.stdin is not None
