@@ -197,10 +197,55 @@ def fresh_pg(admin: str) -> tuple[str, Any]:
     return make_url(admin).set(database=name).render_as_string(hide_password=False), drop
 
 
+def fps_ab(admin: str, n: int, fps: int) -> None:
+    """Textual's frame rate in the served app, A/B in one run: two servers on one database,
+    one at textual-serve's 60 frames/s and one at ``fps``, one browser each, graded at the
+    same time (so both see the same machine load); key→drawn of each and the ratio."""
+    url, drop = fresh_pg(admin)
+    try:
+        toks = build(url, n + 10)
+        servers = []
+        try:
+            for rate in (60, fps):
+                os.environ["RELKIT_SERVE_FPS"] = str(rate)
+                servers.append(Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}-"
+                                                f"{rate}.log")))
+            os.environ.pop("RELKIT_SERVE_FPS")
+            for server in servers:
+                wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)
+            outs: list[dict[str, Any]] = [{}, {}]
+            threads = [threading.Thread(target=session, args=(server.url, toks[p], n, o))
+                       for server, p, o in zip(servers, PEOPLE, outs, strict=False)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            for server in servers:
+                server.stop()
+    finally:
+        drop()
+    got = []
+    for rate, o in zip((60, fps), outs, strict=True):
+        lat = o.get("lat", [])
+        if not lat:
+            print(f"| browser at {rate} frames/s | incomplete | | | |")
+            return
+        got.append((statistics.median(lat), pct(lat, 95)))
+        back = [b for _, b, _ in o["parts"]]
+        print(f"| browser, app at {rate} frames/s (A/B, at once) | {got[-1][0]:.1f} | "
+              f"{got[-1][1]:.1f} | {max(lat):.1f} | {len(lat)} |  sent→bytes back p50 "
+              f"{statistics.median(back):.1f} p95 {pct(back, 95):.1f}")
+    print(f"|   ({fps} / 60 frames/s: p50 {got[1][0] / got[0][0]:.2f}x, p95 "
+          f"{got[1][1] / got[0][1]:.2f}x) | | | | |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judgments", type=int, default=40, help="grades per assessor")
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
+                    "app's frame rate: 60 against FPS, two browsers at once")
     args = ap.parse_args()
     admin = os.environ.get("RELKIT_TEST_PG")
     if not admin:
@@ -208,6 +253,9 @@ def main() -> int:
         return 2
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     print("| setting | key→drawn p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
+    if args.ab_fps:
+        fps_ab(admin, args.judgments, args.ab_fps)
+        return 0
     # The peer: the terminal app on PostgreSQL, the same run (tui_bench's key→painted).
     url, drop = fresh_pg(admin)
     try:
