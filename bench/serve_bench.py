@@ -11,8 +11,14 @@ keydown to two animation frames after the first websocket message that carries t
 next document's id (xterm.js draws on the frame after it writes: the second frame
 is when that screen is painted). So it includes the browser, the websocket, the
 server's relay, the app process (key, committed save, next document, render) and
-xterm.js. Peer, in the same run: bench/tui_bench.py's key→painted figure for the
-terminal app on the same kind of database (PostgreSQL), and the ratio.
+xterm.js. Peers, in the same run, with the ratio to each: bench/tui_bench.py's
+key→painted figure for the terminal app in process (PostgreSQL; no terminal emulator
+draws it), and `relkit judge` seen from outside in a terminal emulator
+(bench/tui_tmux_bench.py's method: tmux, key sent → next document on the pane), on a
+database built as the browser's, as shipped and at the served app's frame rate. The
+browser figure includes a terminal emulator (xterm.js), so the tmux one is the
+like-for-like peer; both are printed. ``--ab-fps N``: only an A/B of the served app's
+Textual frame rate, 60 against N, two browsers at once.
 
 Also: a signed-in assessor's first document (the page opened with the cookie → the
 topic list drawn, then Enter → the first document drawn), and memory per connected
