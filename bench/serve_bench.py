@@ -11,8 +11,14 @@ keydown to two animation frames after the first websocket message that carries t
 next document's id (xterm.js draws on the frame after it writes: the second frame
 is when that screen is painted). So it includes the browser, the websocket, the
 server's relay, the app process (key, committed save, next document, render) and
-xterm.js. Peer, in the same run: bench/tui_bench.py's key→painted figure for the
-terminal app on the same kind of database (PostgreSQL), and the ratio.
+xterm.js. Peers, in the same run, with the ratio to each: bench/tui_bench.py's
+key→painted figure for the terminal app in process (PostgreSQL; no terminal emulator
+draws it), and `relkit judge` seen from outside in a terminal emulator
+(bench/tui_tmux_bench.py's method: tmux, key sent → next document on the pane), on a
+database built as the browser's, as shipped and at the served app's frame rate. The
+browser figure includes a terminal emulator (xterm.js), so the tmux one is the
+like-for-like peer; both are printed. ``--ab-fps N``: only an A/B of the served app's
+Textual frame rate, 60 against N, two browsers at once.
 
 Also: a signed-in assessor's first document (the page opened with the cookie → the
 topic list drawn, then Enter → the first document drawn), and memory per connected
@@ -37,8 +43,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from tui_bench import grade_loop, pct  # noqa: E402
+from tui_tmux_bench import RELKIT, bench_env, grade_under_tmux  # noqa: E402
+from tui_tmux_bench import stop as stop_tmux  # noqa: E402
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
+from relkit.judging.serve.warm import SERVED_FPS  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tokens import issue  # noqa: E402
 from serve_helpers import ARRIVED, FIND, Served, chrome, press, wait_until  # noqa: E402
@@ -195,10 +204,55 @@ def fresh_pg(admin: str) -> tuple[str, Any]:
     return make_url(admin).set(database=name).render_as_string(hide_password=False), drop
 
 
+def fps_ab(admin: str, n: int, fps: int) -> None:
+    """Textual's frame rate in the served app, A/B in one run: two servers on one database,
+    one at textual-serve's 60 frames/s and one at ``fps``, one browser each, graded at the
+    same time (so both see the same machine load); key→drawn of each and the ratio."""
+    url, drop = fresh_pg(admin)
+    try:
+        toks = build(url, n + 10)
+        servers = []
+        try:
+            for rate in (60, fps):
+                os.environ["RELKIT_SERVE_FPS"] = str(rate)
+                servers.append(Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}-"
+                                                f"{rate}.log")))
+            os.environ.pop("RELKIT_SERVE_FPS")
+            for server in servers:
+                wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)
+            outs: list[dict[str, Any]] = [{}, {}]
+            threads = [threading.Thread(target=session, args=(server.url, toks[p], n, o))
+                       for server, p, o in zip(servers, PEOPLE, outs, strict=False)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            for server in servers:
+                server.stop()
+    finally:
+        drop()
+    got = []
+    for rate, o in zip((60, fps), outs, strict=True):
+        lat = o.get("lat", [])
+        if not lat:
+            print(f"| browser at {rate} frames/s | incomplete | | | |")
+            return
+        got.append((statistics.median(lat), pct(lat, 95)))
+        back = [b for _, b, _ in o["parts"]]
+        print(f"| browser, app at {rate} frames/s (A/B, at once) | {got[-1][0]:.1f} | "
+              f"{got[-1][1]:.1f} | {max(lat):.1f} | {len(lat)} |  sent→bytes back p50 "
+              f"{statistics.median(back):.1f} p95 {pct(back, 95):.1f}")
+    print(f"|   ({fps} / 60 frames/s: p50 {got[1][0] / got[0][0]:.2f}x, p95 "
+          f"{got[1][1] / got[0][1]:.2f}x) | | | | |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judgments", type=int, default=40, help="grades per assessor")
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
+                    "app's frame rate: 60 against FPS, two browsers at once")
     args = ap.parse_args()
     admin = os.environ.get("RELKIT_TEST_PG")
     if not admin:
@@ -206,6 +260,9 @@ def main() -> int:
         return 2
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     print("| setting | key→drawn p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
+    if args.ab_fps:
+        fps_ab(admin, args.judgments, args.ab_fps)
+        return 0
     # The peer: the terminal app on PostgreSQL, the same run (tui_bench's key→painted).
     url, drop = fresh_pg(admin)
     try:
@@ -228,6 +285,32 @@ def main() -> int:
     term_cpu = (c1.user + c1.system - c0.user - c0.system) / args.judgments * 1000
     print(f"|   (terminal app CPU, user+sys, whole run / grades: {term_cpu:.1f} ms per grade, "
           "an upper bound) | | | | |")
+    # The fair peer: the terminal app seen from outside, in a terminal emulator (tmux), as
+    # the browser figure is (xterm.js): `relkit judge` on a PostgreSQL database built as
+    # the browser's, key sent → next document on screen (tui_tmux_bench's method; it
+    # includes tmux's emulation and its capture-pane polling, ~2-3 ms a poll).
+    # Twice: as `relkit judge` ships (Textual's 60 frames/s), and at the served app's
+    # frame rate (SERVED_FPS), so the browser can be compared with the same app settings.
+    url, drop = fresh_pg(admin)
+    tmux_runs: dict[str, list[float]] = {}
+    try:
+        build(url, args.judgments + 10)
+        try:
+            for label, extra in (("", {}), (f", at {SERVED_FPS} frames/s as served",
+                                            {"TEXTUAL_FPS": str(SERVED_FPS)})):
+                tmux_runs[label] = grade_under_tmux(RELKIT, url, PEOPLE[len(tmux_runs)],
+                                                    args.judgments, 0.4,
+                                                    {**bench_env(), **extra})
+        finally:
+            stop_tmux()
+    finally:
+        drop()
+    peers = {}
+    for label, xs in tmux_runs.items():
+        peers[label] = statistics.median(xs), pct(xs, 95)
+        print(f"| terminal (relkit judge under tmux, from outside, PostgreSQL{label}) | "
+              f"{peers[label][0]:.1f} | {peers[label][1]:.1f} | {max(xs):.1f} | {len(xs)} |")
+    tmx, tmx_same = peers[""], list(peers.values())[1]
     firsts: dict[int, list[float]] = {}
     topics: dict[int, list[float]] = {}
     rss: dict[int, list[int]] = {}
@@ -284,7 +367,10 @@ def main() -> int:
                           for what, xs in zip(names, zip(*parts, strict=True), strict=True))
         print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | {p50:.1f} | "
               f"{p95:.1f} | {max(lat):.1f} | {len(lat)} |  ratio to terminal: p50 "
-              f"{p50 / term[0]:.2f}x, p95 {p95 / term[1]:.2f}x (target <= 1.5x)")
+              f"{p50 / term[0]:.2f}x, p95 {p95 / term[1]:.2f}x (in process); to the "
+              f"terminal under tmux: p50 {p50 / tmx[0]:.2f}x, p95 {p95 / tmx[1]:.2f}x "
+              f"(target <= 1.5x); to it at {SERVED_FPS} frames/s: p50 "
+              f"{p50 / tmx_same[0]:.2f}x, p95 {p95 / tmx_same[1]:.2f}x")
         print(f"|   (of which: {split}) | | | | |")
         print(f"|   (server + app processes CPU, user+sys, whole run incl. start-ups and "
               f"spares / grades: {sum(cpu.values()) / len(lat) * 1000:.1f} ms per grade) "

@@ -111,6 +111,22 @@ def keys_to_change(n: int, key: str, seen: Callable[[str], str | None],
     return out
 
 
+def bench_env() -> dict[str, str]:
+    """The pane's environment: no user keymap or preferences, a 256-colour terminal."""
+    return {"XDG_CONFIG_HOME": tempfile.mkdtemp(), "RELKIT_KEYMAP": "",
+            "PATH": os.environ["PATH"], "TERM": "xterm-256color"}
+
+
+def grade_under_tmux(relkit: str, db: str, assessor: str, n: int, think: float,
+                     env: dict[str, str]) -> list[float]:
+    """``relkit judge`` on ``db`` in an 80x24 tmux pane: ms from each grade key sent to
+    the next document on screen, ``n`` times (shared with bench/serve_bench.py)."""
+    start(f"{relkit} judge --db {shlex.quote(db)} --assessor {shlex.quote(assessor)}", env)
+    wait_for(lambda s: "choose a topic" in s and "ok")
+    tmux("send-keys", "-t", "bench", "Enter")
+    return keys_to_change(n, "1", doc_id, think)
+
+
 def prompt(text: str) -> str | None:
     return "ok" if re.search(r"[$#] *$", text.rstrip("\n")) else None
 
@@ -146,8 +162,7 @@ def main() -> int:
     ap.add_argument("--only-relkit", action="store_true", help="skip the peers")
     args = ap.parse_args()
     relkit = args.relkit
-    env = {"XDG_CONFIG_HOME": tempfile.mkdtemp(), "RELKIT_KEYMAP": "",
-           "PATH": os.environ["PATH"], "TERM": "xterm-256color"}
+    env = bench_env()
     n = args.judgments
     version = subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip()
     print(f"{version}, 80x24; load average {os.getloadavg()[0]:.2f}\n")
@@ -170,10 +185,7 @@ def main() -> int:
             for words in (300, 3000):
                 db = Path(tmp) / f"w{words}.db"
                 build(db, n + 10, words).engine.dispose()
-                start(f"{relkit} judge --db {db} --assessor ann", env)
-                wait_for(lambda s: "choose a topic" in s and "ok")
-                tmux("send-keys", "-t", "bench", "Enter")
-                grades = keys_to_change(n, "1", doc_id, args.think)
+                grades = grade_under_tmux(relkit, str(db), "ann", n, args.think, env)
                 print(row(f"relkit judge, grade → next document ({words} words)", grades,
                           tiny_times))
             big = Path(tmp) / "big.db"

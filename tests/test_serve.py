@@ -230,3 +230,29 @@ def test_the_page_loads_nothing_from_other_sites(tmp_path: Path) -> None:
     assert "textual.js" in page and "RobotoMono" in page
     assert [u for u in re.findall(r"""(?:src|href)=["']([^"']+)""", page)
             if not u.startswith(server.url)] == []
+
+
+def test_app_processes_draw_at_relkits_frame_rate(tmp_path: Path) -> None:
+    # Textual draws a change on the next tick of a timer at TEXTUAL_FPS; textual-serve
+    # sets 60, so a grade's next document waited up to 16.7 ms for it before xterm.js
+    # waited for the browser's frame too. The warm spares the server starts run faster.
+    import os
+
+    from relkit.judging.serve.warm import SERVED_FPS
+
+    db, _ = project(tmp_path)
+    with served(db, tmp_path) as server:
+        wait_until(lambda: "warm: a browser" in server.log(), "warm spares", 120)
+        rates = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if b"relkit.judging.serve.session" not in Path(
+                        f"/proc/{pid}/cmdline").read_bytes():
+                    continue
+                env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if f"RELKIT_DB={db}".encode() in env:
+                rates += [e.split(b"=", 1)[1] for e in env if e.startswith(b"TEXTUAL_FPS=")]
+    assert SERVED_FPS > 60
+    assert rates and set(rates) == {str(SERVED_FPS).encode()}

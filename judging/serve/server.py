@@ -42,7 +42,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from relkit.judging import tokens
-from relkit.judging.serve.warm import WarmAppService, WarmPool
+from relkit.judging.serve.warm import WarmAppService, WarmPool, served_environment
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
@@ -136,7 +136,7 @@ class RelkitServer(Server):
         # The spares' environment is the one textual-serve gives its app processes.
         probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
                            download_manager=self.download_manager)
-        self.pool.fill(probe._build_environment())
+        self.pool.fill(served_environment(probe._build_environment()))
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._warming = asyncio.ensure_future(self.say_warm())

@@ -21,6 +21,23 @@ from asyncio.subprocess import PIPE, Process
 
 from textual_serve.app_service import AppService
 
+# Textual draws a changed screen on the next tick of a free-running timer at TEXTUAL_FPS
+# (textual-serve sets 60): a grade's next document waits for it, 0-16.7 ms, 8 on
+# average, and then waits again in the browser for xterm.js's own animation frame. At
+# 240 the first wait is 0-4 ms. The timer ticks only while something is to be drawn,
+# so an idle or reading session costs nothing more; an animation (smooth scrolling)
+# may draw up to 4x the frames, each a small diff, and the browser still paints at
+# most once a frame (xterm.js draws what has arrived). Measured A/B in one run, two
+# browsers at once: bench/serve_bench.py --ab-fps 240 (docs/serve.md).
+SERVED_FPS = 240
+
+
+def served_environment(env: dict[str, str]) -> dict[str, str]:
+    """textual-serve's environment for an app process, at relkit's frame rate
+    (:data:`SERVED_FPS`, or ``RELKIT_SERVE_FPS`` when set: the benchmark's A/B)."""
+    env["TEXTUAL_FPS"] = os.environ.get("RELKIT_SERVE_FPS", str(SERVED_FPS))
+    return env
+
 
 class Spare:
     """One warm process, the write end of its identity pipe, and whether it is ready."""
@@ -103,7 +120,7 @@ class WarmAppService(AppService):
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         # The browser's terminal size goes down the pipe with the name: textual's web
         # driver reads it from COLUMNS/ROWS when the app starts, after this.
-        env = self._build_environment()
+        env = served_environment(self._build_environment())
         spare = await self.pool.take(env)
         self._process = spare.process
         assert spare.process.stdin is not None
