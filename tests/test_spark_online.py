@@ -302,6 +302,17 @@ def test_click_models_equal_numpy(name: str, coded: Any, local_data: Any) -> Non
     np.testing.assert_allclose(eb.perplexity, ea.perplexity, rtol=1e-12)
 
 
+def test_em_input_partitions_follow_the_log_not_the_shuffle_default(coded: Any) -> None:
+    # Each partition of the cached EM input is one Python task per iteration: a small
+    # log on spark.sql.shuffle.partitions (200 by default, 4 here) cost minutes of task
+    # start-ups (6 min for 3,000 sessions). A small log gets one partition per core.
+    from relkit.metrics.spark.clicks import SESSIONS_PER_TASK
+
+    cores = coded.spark.sparkContext.defaultParallelism
+    assert coded.n_sessions < SESSIONS_PER_TASK
+    assert coded.em_partitions() == min(cores, 4) == 2
+
+
 def test_chain_models_many_blocks_per_partition(coded: Any, local_data: Any,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 16 sessions on Spark (the partitions add several blocks' sums) against

@@ -48,6 +48,11 @@ SPARK_MODELS: tuple[str, ...] = ("random", "gctr", "rctr", "dctr", "pbm", "ubm",
                                  "sdbn", "dbn", "dcm", "ccm")
 
 
+# Sessions per EM task: large enough that a task's Python start-up is small next to
+# its work, small enough that a cluster's executors all get some.
+SESSIONS_PER_TASK = 250_000
+
+
 @dataclass
 class CodedLog:
     """A click log coded for the models and cached in Spark.
@@ -75,6 +80,16 @@ class CodedLog:
     @property
     def n_pairs(self) -> int:
         return len(self.queries)
+
+    def em_partitions(self) -> int:
+        """Partitions of the cached EM input: every core busy, a task at about
+        :data:`SESSIONS_PER_TASK` sessions, at most ``spark.sql.shuffle.partitions``.
+        Each partition is one Python task per EM iteration: the default 200 of them on
+        a log of a few thousand sessions cost minutes of task start-ups for a fit that
+        takes half a second on one machine."""
+        cap = max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions") or 1))
+        cores = max(1, int(self.spark.sparkContext.defaultParallelism))
+        return min(cap, max(cores, -(-self.n_sessions // SESSIONS_PER_TASK)))
 
     def release(self) -> None:
         """Drop the cached rows."""
@@ -237,7 +252,7 @@ def _fit_em(data: CodedLog, m: ClickModel, name: str, iterations: int,
     # Partitioned by pair and sorted as numpy's cell keys ((pair, exam, click)): every
     # pair's cells sit in one partition in numpy's order. Cached: the 50 iterations
     # read these cells, not the log.
-    parts = max(1, int(data.spark.conf.get("spark.sql.shuffle.partitions") or 1))
+    parts = data.em_partitions()
     cells = (cells.repartitionByRange(parts, "p").sortWithinPartitions("p", "e", "c")
              .persist())
     wl = F.col("w")

@@ -43,6 +43,8 @@ class CodedLog(Protocol):
     @property
     def n_pairs(self) -> int: ...
 
+    def em_partitions(self) -> int: ...
+
 CHAIN_MODELS = ("dbn", "dcm", "ccm")
 
 # Sums with one value per rank; scalars; every other sum has one value per pair.
@@ -145,7 +147,7 @@ def distinct_sessions(data: CodedLog) -> DataFrame:
         yield pa.RecordBatch.from_arrays(
             [pa.ListArray.from_arrays(offsets, pa.array(codes.ravel()))], ["s"])
 
-    parts = max(1, int(data.spark.conf.get("spark.sql.shuffle.partitions") or 1))
+    parts = data.em_partitions()
     return (data.rows.repartition("impression_id").mapInArrow(code, "s array<long>")
             .groupBy("s").agg(F.count("*").alias("w"))
             .repartition(parts, "s").persist())
