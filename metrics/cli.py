@@ -487,10 +487,10 @@ def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | None) -> No
         # Numbers stay numbers (float64); a measure whose value is text (relstring)
         # keeps it in a `text` column, its `value` left empty.
         numeric = pd.to_numeric(df["value"], errors="coerce")
-        text = df["value"].where(numeric.isna() & df["value"].notna())
+        words = df["value"].where(numeric.isna() & df["value"].notna())
         df["value"] = numeric.astype("float64")
-        if text.notna().any():
-            df["text"] = text.astype("string")
+        if words.notna().any():
+            df["text"] = words.astype("string")
         df.to_parquet(output)
         return
     target = output if output else sys.stdout
