@@ -69,7 +69,10 @@ RANGES: dict[str, Bound] = {
         # ERR; the C/W/L measures (expected utility per document, gains in [0, 1], and
         # their residuals); Compat (an overlap ratio)
         "err", "err_cut", "inst", "insq", "rbp_cwl", "bpm", "nerr8", "nerr9", "nerr10",
-        "nerr11", "sdcg", "compat", "ebu", "ebu_cut"], UNIT),
+        "nerr11", "sdcg", "compat"], UNIT),
+    # EBU sums utility over every click, not one stop: a user who never stops (the
+    # perfect preset: s = 0) collects R(g) <= 15/16 at each of the n ranks
+    **dict.fromkeys(["ebu", "ebu_cut"], lambda s: (0.0, s.n * 15 / 16)),
     "num_ret": lambda s: (s.n, s.n),
     "num_rel": lambda s: (s.R, s.R),
     "num_rel_ret": lambda s: (s.a, s.a),
