@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -222,21 +222,26 @@ def analyze_cmd(
     if expected is not None:
         with option_value("--expected"):
             design = parse_expected(expected)
+
+    def run(table: Any, design: dict[str, float] | None) -> Any:
+        """The same tests on either engine's per-user table (the design defaults to
+        equal shares of the variants seen)."""
+        if design is None:
+            design = {a: 1.0 for a in sorted(set(table.variant))}
+        try:
+            return analyze(table, [d.name for d in defs], expected=design,
+                           srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
+                           unit=unit, variance=variance,  # type: ignore[arg-type]
+                           relative=relative,  # type: ignore[arg-type]
+                           level=level, correction=correction, samples=samples, seed=seed)
+        except ABError as exc:
+            raise ABError(f"{log}: {exc}") from None
+
     if engine == "spark":
         table = spark_module("ab").spark_table(
             log, assign, defs, log_map=log_map, assign_map=assign_map, pre=cuped,
             pre_columns=pre_columns, good_dwell=good_dwell, master=spark_master)
-        if design is None:
-            design = {a: 1.0 for a in sorted(set(table.variant))}
-        try:
-            res = analyze(table, [d.name for d in defs], expected=design,
-                          srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
-                          unit=unit, variance=variance,  # type: ignore[arg-type]
-                          relative=relative,  # type: ignore[arg-type]
-                          level=level, correction=correction, samples=samples, seed=seed)
-        except ABError as exc:
-            raise ABError(f"{log}: {exc}") from None
-        _write_analysis(res, fmt, output)
+        _write_analysis(run(table, design), fmt, output)
         return
     steps = 3 + (html is not None)
     with Bar(f"opening {log.name}", total=steps, unit="steps") as bar:
@@ -246,17 +251,8 @@ def analyze_cmd(
         _check_cuped_columns(con, aview, pre_columns, assign)
         table = user_table(con, view, aview, defs, pre=pre_view, pre_columns=pre_columns,
                            good_dwell=good_dwell)
-        if design is None:
-            design = {a: 1.0 for a in sorted(set(table.variant))}
         bar.update(2, label="testing")
-        try:
-            res = analyze(table, [d.name for d in defs], expected=design,
-                          srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
-                          unit=unit, variance=variance,  # type: ignore[arg-type]
-                          relative=relative,  # type: ignore[arg-type]
-                          level=level, correction=correction, samples=samples, seed=seed)
-        except ABError as exc:
-            raise ABError(f"{log}: {exc}") from None
+        res = run(table, design)
         if html is not None:
             from relkit.metrics.online.ab.report import write_report
 
