@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import gc
 import os
 import random
 import sqlite3
@@ -75,8 +76,9 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
     # min_view=0: the harness presses as fast as it can; the 200 ms on-screen minimum
     # is a deliberate wait for the assessor, not part of the latency measured here.
     fields = {"min_view": 0.0, "draw_ahead": draw_ahead}
-    if "freeze_heap" in {f.name for f in dataclasses.fields(Settings)}:
-        fields["freeze_heap"] = True  # as `relkit judge` runs it
+    for name in ("idle_gc", "freeze_heap"):  # as `relkit judge` runs it (older: freeze)
+        if name in {f.name for f in dataclasses.fields(Settings)}:
+            fields[name] = True
     app = make_app(store, "ann", Settings(**fields))
     times: list[float] = []
     idle: list[float] = []
@@ -111,6 +113,7 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
             await pilot.pause()
             idle.append((time.perf_counter() - t0) * 1000)
         cpu0 = time.process_time()
+        began = time.perf_counter()
         for i in range(n):
             before = screen.item.position if screen.item else 0
             frames.clear()
@@ -123,12 +126,33 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
             assert painted, "the next document was never painted"
             sent.append((painted[0] - t0) * 1000)
         cpu = (time.process_time() - cpu0) * 1000 / n
+        PASS_NOTES.append(f"full collector passes during the {n} timed grades: "
+                          f"{full_passes_since(began)}")
         app._display = display
         modals = await open_modals(pilot, app)
     return times, idle, sent, modals, cpu
 
 
 Opens = dict[str, list[tuple[float, float]]]
+
+# The cycle collector's full (generation-2) passes, (ms, when the pass ended): with
+# `relkit judge`'s settings they wait for a second without input (judging/tui/heap.py).
+FULL_PASSES: list[tuple[float, float]] = []
+_pass_began = [0.0]
+
+
+def _watch_full_passes(phase: str, info: dict[str, int]) -> None:
+    if info["generation"] != 2:
+        return
+    if phase == "start":
+        _pass_began[0] = time.perf_counter()
+    else:
+        FULL_PASSES.append(((time.perf_counter() - _pass_began[0]) * 1000, time.perf_counter()))
+
+
+def full_passes_since(t0: float) -> str:
+    ms = [d for d, end in FULL_PASSES if end >= t0]
+    return f"{len(ms)}" + (f" ({', '.join(f'{d:.0f}' for d in ms)} ms)" if ms else "")
 
 
 async def open_modals(pilot: Any, app: Any, repeats: int = 20) -> Opens:
@@ -145,6 +169,7 @@ async def open_modals(pilot: Any, app: Any, repeats: int = 20) -> Opens:
         display(screen, renderable)
 
     app._display = timed_display
+    began = time.perf_counter()
     for name, key in (("help", "question_mark"), ("note", "n"), ("revise", "r")):
         for _ in range(repeats):
             before = app.screen
@@ -159,15 +184,24 @@ async def open_modals(pilot: Any, app: Any, repeats: int = 20) -> Opens:
             await pilot.press("escape")
             await pilot.pause()
     app._display = display
+    during = full_passes_since(began)
+    idle = time.perf_counter()
+    await asyncio.sleep(1.6)  # the assessor reads: the keeper's pass runs now
+    PASS_NOTES.append(f"full collector passes during the {3 * repeats} timed opens: {during}; "
+                      f"in the next 1.6 s without input: {full_passes_since(idle)}")
     return out
+
+
+PASS_NOTES: list[str] = []
 
 
 async def modals_with_listed(store: Store) -> Opens:
     """The modals opened on a topic whose judgments were recorded beforehand (the revise
-    list then lists them all), as ``relkit judge`` runs (``freeze_heap``)."""
+    list then lists them all), as ``relkit judge`` runs (``idle_gc``)."""
     fields: dict[str, Any] = {"min_view": 0.0}
-    if "freeze_heap" in {f.name for f in dataclasses.fields(Settings)}:
-        fields["freeze_heap"] = True
+    for name in ("idle_gc", "freeze_heap"):
+        if name in {f.name for f in dataclasses.fields(Settings)}:
+            fields[name] = True
     app = make_app(store, "ann", Settings(**fields))
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
@@ -233,6 +267,7 @@ def main() -> int:
                     help="draw the next document while the grade commits (off by default: "
                          "the screen moves on after the commit)")
     args = ap.parse_args()
+    gc.callbacks.append(_watch_full_passes)
     with tempfile.TemporaryDirectory() as tmp:
         print("mode:", "next document drawn while the grade commits" if args.draw_ahead
               else "the screen moves on after the commit (default)")
@@ -273,6 +308,10 @@ def main() -> int:
         store = build(Path(tmp) / "big.db", args.items, 40)
         s = asyncio.run(startup(store))
         print(f"\nstart-up to the first document, {args.items:,} items assigned: {s:.2f} s")
+        print("\ncycle collector (judging/tui/heap.py: full passes wait for a second without "
+              "input):")
+        for note in PASS_NOTES:
+            print(f"- {note}")
     return 0
 
 

@@ -259,3 +259,28 @@ def test_undecided_only_moves_on_in_place_and_ends_empty(tmp_path: Path) -> None
         assert not app.query_one("#decision").display
 
     run(store, steps)
+
+
+def test_lead_screen_runs_full_collections_only_when_idle(tmp_path: Path) -> None:
+    # `relkit judge --lead` and `relkit serve` run the lead's app as the assessor's:
+    # the cycle collector's full passes wait for a second without input.
+    import gc
+
+    threshold = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+
+    async def main() -> None:
+        app = LeadApp(project(tmp_path), "lee", idle_gc=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            assert app.heap is not None and app.heap.running
+            seen.append(gc.get_threshold())
+            await pilot.press("down")
+            assert app.heap.clock() - app.heap.last_input < 1.0  # the key was seen
+
+    try:
+        asyncio.run(main())
+    finally:
+        gc.unfreeze()
+    assert seen[0][2] > threshold[2] and gc.get_threshold() == threshold

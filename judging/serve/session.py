@@ -75,13 +75,13 @@ def serve(store: Store, role: str, name: str) -> int:
     if role == "lead":
         from relkit.judging.tui.lead import LeadApp
 
-        LeadApp(store, name).run()
+        LeadApp(store, name, idle_gc=True).run()
         return 0
     from relkit.judging.tui.app import Settings, make_app
     from relkit.judging.tui.cli import finish
 
     # Built-in keys, no remembered preferences: the server's user is not the assessor.
-    app = make_app(store, name, Settings(keymap_path=None, prefs_path=None))
+    app = make_app(store, name, Settings(keymap_path=None, prefs_path=None, idle_gc=True))
     app.run()
     return finish(app)
 

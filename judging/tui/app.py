@@ -7,11 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from textual import events
 from textual.app import App
 
 from relkit.judging.models import TopicOut
 from relkit.judging.store import Store
-from relkit.judging.tui import keymap, prefs
+from relkit.judging.tui import keymap, leaks, prefs
+from relkit.judging.tui.heap import TICK, HeapKeeper
 from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
 from relkit.judging.tui.topics import TopicsScreen
@@ -55,12 +57,12 @@ class Settings:
     # the house rule is that a judgment is committed before the screen moves on, so the
     # default waits for the commit; bench/tui_bench.py measures both.
     draw_ahead: bool = False
-    # gc.freeze() when a topic opens: what start-up made (modules, the ORM's and
-    # Textual's tables, the screens) is never scanned again by the cycle collector,
-    # whose full passes over it were pauses of tens of ms between a grade key and
-    # the next document on screen. `relkit judge` sets it; tests leave it off (many
-    # apps in one process: frozen objects are never freed).
-    freeze_heap: bool = False
+    # The cycle collector's full passes only while the assessor reads (heap.HeapKeeper:
+    # start-up's objects frozen when a topic opens, a pass once the next document is
+    # drawn or input has paused): they were pauses of 70-130 ms on whichever key came
+    # first, a grade or a modal. `relkit judge` and `relkit serve` set it; tests leave
+    # it off (many apps in one process: frozen objects are never freed).
+    idle_gc: bool = False
 
 
 class JudgeApp(App[None]):
@@ -69,6 +71,7 @@ class JudgeApp(App[None]):
 
     def __init__(self, store: Store, assessor: str, settings: Settings) -> None:
         super().__init__()
+        leaks.plug()  # closed modals' widgets are freed (leaks.py)
         self.store = store
         self.view = store.assessor(assessor)
         self.settings = settings
@@ -78,8 +81,11 @@ class JudgeApp(App[None]):
         self.outbox = Outbox()
         self._quit_warned: object = None  # the unsaved record the last warning was about
         self.prefs = prefs.load(settings.prefs_path)  # checked now, before any screen
+        self.heap = HeapKeeper(settings.clock) if settings.idle_gc else None
 
     def on_mount(self) -> None:
+        if self.heap is not None:
+            self.set_interval(TICK, self.heap.tick)
         if self.prefs.theme in self.available_themes:
             self.theme = self.prefs.theme
         # Subscribed after the remembered theme is set: only the assessor's changes are saved.
@@ -98,13 +104,20 @@ class JudgeApp(App[None]):
 
     def open_topic(self, topic: TopicOut) -> None:
         s = self.settings
-        if s.freeze_heap:
-            import gc
-
-            gc.freeze()
+        if self.heap is not None:
+            self.heap.start()
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.heap is not None and isinstance(event, (events.Key, events.MouseDown)):
+            self.heap.touched()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        if self.heap is not None:
+            self.heap.stop()
 
     async def action_quit(self) -> None:
         # Quitting with a judgment still unsaved takes it off the screen: say so once per

@@ -62,7 +62,7 @@ def judge(
         from relkit.judging.tui.lead import LeadApp
 
         need_terminal()
-        LeadApp(store, lead).run()
+        LeadApp(store, lead, idle_gc=True).run()
         return
     if me.name is not None and assessor is None and me.assessor:
         assessor = me.name
@@ -89,7 +89,7 @@ def judge(
         assessor = people[0]
     settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
                         min_view=min_view / 1000, prefs_path=prefs.default_path(),
-                        freeze_heap=True)
+                        idle_gc=True)
     app = make_app(store, assessor, settings)
     need_terminal()
     app.run()

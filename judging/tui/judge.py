@@ -15,7 +15,7 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import ItemOut, StoreError, TopicOut
@@ -23,6 +23,7 @@ from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
 from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
+from relkit.judging.tui.leaks import Footer
 from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import (
     UNREACHABLE,
@@ -172,6 +173,23 @@ class JudgeScreen(Saving, Finding):
         # Wrap the document a grade key would bring up next once this one is on screen.
         self.ready = self.ready_item = None
         doc.when_drawn(lambda: self._prepare_next(current))
+        doc.when_drawn(self._reading)
+
+    def on_screen_suspend(self) -> None:
+        # A modal opened over the document (help, note, revise...): once it is drawn the
+        # assessor reads it. And when it closes, the document is read again; the closed
+        # modal is garbage with reference cycles, freed by the pass.
+        self.app.call_after_refresh(self._reading)
+
+    def on_screen_resume(self) -> None:
+        self.app.call_after_refresh(self._reading)
+
+    def _reading(self) -> None:
+        # The document is on screen and the assessor reads it: the moment for the cycle
+        # collector's full pass (JudgeApp.heap, judging/tui/heap.py; None in most tests).
+        heap = getattr(self.app, "heap", None)
+        if heap is not None:
+            heap.reading()
 
     def _drawn(self, shown: int) -> None:
         if self._shown == shown and self.drawn_at is None:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
@@ -30,7 +31,9 @@ from relkit.judging.models import StoreError, TopicOut
 from relkit.judging.reports import adjudicate, document_text, topic_text
 from relkit.judging.store import Store
 from relkit.judging.tui.docview import DocView
+from relkit.judging.tui.heap import TICK, HeapKeeper
 from relkit.judging.tui.lead_modals import LEAD_ACTIONS
+from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import legend
 from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, query_terms, safe
@@ -65,8 +68,11 @@ class LeadApp(App[None]):
     CSS = CSS
     TITLE = "relkit judge --lead"
 
-    def __init__(self, store: Store, lead: str) -> None:
+    def __init__(self, store: Store, lead: str, idle_gc: bool = False) -> None:
         super().__init__()
+        plug()  # closed modals' widgets are freed (leaks.py)
+        # Full garbage collections only while the lead reads (see JudgeApp's Settings).
+        self.heap = HeapKeeper() if idle_gc else None
         self.store = store
         self.lead = lead
         self.scale = store.scale()
@@ -100,6 +106,18 @@ class LeadApp(App[None]):
     def on_mount(self) -> None:
         self.query_one("#status").display = False
         self.reload()
+        if self.heap is not None:
+            self.call_after_refresh(self.heap.start)  # once the first screen is built
+            self.set_interval(TICK, self.heap.tick)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.heap is not None and isinstance(event, (events.Key, events.MouseDown)):
+            self.heap.touched()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        if self.heap is not None:
+            self.heap.stop()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_topic)

@@ -14,11 +14,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import TopicOut
+from relkit.judging.tui.leaks import Footer
 from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, safe
 
