@@ -67,9 +67,9 @@ COMMANDS: dict[str, Entry] = {
                   "(--db), or stdout."),
     "assign": Entry("relkit.judging.commands:app", BUILD,
                     "Share the pool's topics among assessors, with overlap and gold pairs."),
-    "import": Entry("relkit.judging.commands:import_app", BUILD,
+    "import": Entry("relkit.judging.exchange:import_app", BUILD,
                     "Bring outside judgments into the database.", group=True),
-    "export": Entry("relkit.judging.commands:export_app", BUILD,
+    "export": Entry("relkit.judging.exchange:export_app", BUILD,
                     "Write judgments out: qrels or a full JSONL dump.", group=True),
     "db": Entry("relkit.judging.dbcli:app", BUILD,
                 "Look after a judging database: check it, upgrade its schema.", group=True),
@@ -87,10 +87,10 @@ COMMANDS: dict[str, Entry] = {
     "demo": Entry("relkit.judging.demo:app", JUDGE,
                   "The quick start: the sample collection pooled, assigned and open for "
                   "judging."),
-    "status": Entry("relkit.judging.commands:app", JUDGE,
+    "status": Entry("relkit.judging.progress:app", JUDGE,
                     "Progress per topic and per assessor, judgments per hour, median dwell "
                     "time."),
-    "adjudicate": Entry("relkit.judging.commands:app", JUDGE,
+    "adjudicate": Entry("relkit.judging.progress:app", JUDGE,
                         "Record a lead's final grade for a pair the assessors disagreed on."),
     "agree": Entry("relkit.judging.agreement.cli:app", AGREE,
                    "Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect "
@@ -98,7 +98,7 @@ COMMANDS: dict[str, Entry] = {
     "judges": Entry("relkit.judging.agreement.judges_cli:app", AGREE,
                     "Automatic judges against human grades: kappa, alpha, confusion, shift; "
                     "tau with runs."),
-    "disagreements": Entry("relkit.judging.commands:app", AGREE,
+    "disagreements": Entry("relkit.judging.progress:app", AGREE,
                            "List pairs that assessors graded differently (TSV: topic, doc, "
                            "grades, adjudication)."),
     "pool-strategies": Entry("relkit.pooling.cli:app", POOLING,

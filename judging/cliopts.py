@@ -1,17 +1,21 @@
 """What every database-opening command shares, kept light.
 
-The ``--db`` option and the diagnostics helper live here, not beside the store, so a
-command that merely declares ``--db`` (``agree``, ``demo``, ``judge``) does not pay for
-importing SQLAlchemy until it really opens a database.
+The ``--db`` option, the diagnostics helper and the two ways a command opens the
+database live here, not beside the store, so a command that merely declares ``--db``
+(``agree``, ``demo``, ``judge``) does not pay for importing SQLAlchemy until it really
+opens a database.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from relkit.judging.store import Store
 
 DB_HELP = "Database: a SQLite file or a postgresql:// URL (default: $RELKIT_DB or ./relkit.db)"
 DbOpt = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP)
@@ -31,3 +35,19 @@ def open_output(path: Path, option: str = "-o") -> IO[str]:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
+
+
+def open_store(db: str | None, create: bool = False) -> Store:
+    """Open for writing: created (``init``) or upgraded (saying so on stderr) as needed."""
+    # The database stack is imported here, by the commands that open one: `relkit pool -o`
+    # and `relkit --help` never pay for SQLAlchemy.
+    from relkit.judging.store import Store
+
+    return Store.open(db, create=create, notify=say)
+
+
+def read_store(db: str | None) -> Store:
+    """Open read-only: nothing is created, migrated or written."""
+    from relkit.judging.store import Store
+
+    return Store.open(db, readonly=True)

@@ -1,0 +1,223 @@
+"""Judgments in and out of the database: ``export qrels|jsonl``, ``import judgments``."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from relkit.judging.cliopts import DbOpt, open_output
+from relkit.judging.cliopts import open_store as _open
+from relkit.judging.cliopts import read_store as _read
+from relkit.judging.cliopts import say as _say
+
+export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump.",
+                         no_args_is_help=True,
+                         epilog="Example: relkit export qrels --db project.db -o qrels.txt")
+import_app = typer.Typer(help="Bring outside judgments into the database.",
+                         no_args_is_help=True,
+                         epilog="Example: relkit import judgments ann.qrels bob.qrels "
+                                "--db project.db")
+
+
+@export_app.command("qrels")
+def export_qrels(
+    db: str | None = DbOpt,
+    method: str = typer.Option("majority", help="majority, mean, assessor, primary, "
+                               "adjudicated; crowd aggregation: wawa, dawid-skene, glad, mace"),
+    assessor: str | None = typer.Option(None, help="The assessor (for assessor/primary)"),
+    threshold: int | None = typer.Option(None, help="Binarise: grade >= threshold -> 1"),
+    unjudged: bool = typer.Option(True, "--unjudged/--no-unjudged",
+                                  help="Write pooled-but-unjudged pairs as -1"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+    quiet: bool = typer.Option(False, "--quiet", help="No warning about disagreements "
+                               "settled by the majority rule"),
+    include_automatic: bool = typer.Option(False, "--include-automatic", help="Count "
+                                           "automatic assessors' grades as a human's "
+                                           "(default: humans only)"),
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="Aggregate this label file (repeatable) instead of the "
+        "database: a CSV/TSV with worker, topic, doc, label columns (the TREC 2010 crowd "
+        "file as it ships) or a qrels file per worker; methods majority, wawa, "
+        "dawid-skene, glad, mace"),
+    max_iter: int | None = typer.Option(None, "--max-iter", min=1, help="Most EM "
+                                        "iterations (dawid-skene, glad: 100; mace: 50)"),
+    tol: float | None = typer.Option(None, "--tol", min=0.0, help="EM convergence "
+                                     "tolerance (dawid-skene, glad: 1e-5; mace: none)"),
+    seed: int = typer.Option(0, "--seed", help="Random starts' seed (mace)"),
+) -> None:
+    """Write qrels from the judgments.
+
+    Methods: majority (the most frequent grade; a tie goes to the lower grade), mean
+    (rounded half up), assessor (one assessor's grades), primary (the assessor's grade,
+    else the others' majority), adjudicated (the lead's grade where there is one, else
+    the majority as above; a warning counts the disagreements settled that way).
+    Automatic assessors (imported with --kind automatic) count only with
+    --include-automatic, or as the one --assessor named.
+    Crowd aggregation (every assessor's grade is one worker's label; docs/crowd.md):
+    wawa (majority weighted by agreement with it), dawid-skene (Dawid & Skene 1979),
+    glad (Whitehill et al. 2009), mace (Hovy et al. 2013); with --labels FILE they
+    read a label file instead of the database.
+
+    Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
+    """
+    from relkit.judging.crowd.methods import METHODS as CROWD
+    from relkit.judging.reports import METHODS, write_qrels
+    from relkit.judging.reports import export_qrels as run
+
+    known = [*METHODS, *(m for m in CROWD if m not in METHODS)]
+    if method not in known or (labels and method not in CROWD):
+        allowed = list(CROWD) if labels else known
+        raise typer.BadParameter(f"expected one of {', '.join(allowed)}"
+                                 f"{' (with --labels)' if labels else ''}; got {method!r}",
+                                 param_hint="--method")
+    opts = {"max_iter": max_iter, "tol": tol, "seed": seed}
+    if labels:
+        from relkit.judging.crowd.files import read_labels
+        from relkit.judging.crowd.methods import aggregate
+        from relkit.judging.reports import QrelsRows
+
+        read = read_labels(labels)
+        seen = [int(c) for c in read.table.classes]
+        if threshold is not None and threshold not in seen:
+            raise typer.BadParameter(f"{threshold} is not a label of "
+                                     f"{', '.join(map(str, labels))} "
+                                     f"({', '.join(map(str, seen))})", param_hint="--threshold")
+        for note in read.notes:
+            _say(f"relkit: {note}")
+        agg = aggregate(read.table, method, **opts)
+        from relkit.pooling.pool import natural
+
+        rows = QrelsRows(sorted(((t, d, g if threshold is None else int(g >= threshold))
+                                 for t, d, g in agg.rows()),
+                                key=lambda r: (natural(r[0]), r[1])))
+    else:
+        from relkit.judging.access.identity import check_export
+
+        store = _read(db)
+        check_export(store, method, assessor)  # an assessor exports only their own grades
+        sc = store.scale()
+        if threshold is not None and threshold not in sc.values:
+            raise typer.BadParameter(f"{threshold} is not a grade of the {sc.name!r} scale "
+                                     f"({', '.join(map(str, sc.values))})",
+                                     param_hint="--threshold")
+        if method not in METHODS:
+            from relkit.judging.crowd.store import store_qrels
+
+            rows = store_qrels(store, method, threshold=threshold,  # type: ignore[assignment]
+                               unjudged=unjudged, include_automatic=include_automatic, **opts)
+        else:
+            rows = run(store, method, assessor=assessor,  # type: ignore[arg-type]
+                       threshold=threshold, unjudged=unjudged,
+                       include_automatic=include_automatic)
+    if output is None:
+        write_qrels(rows, sys.stdout)
+    else:
+        with open_output(output) as fp:
+            write_qrels(rows, fp)
+        _say(f"relkit: wrote {len(rows)} qrels lines to {output}")
+    if method == "adjudicated" and rows.settled and not quiet:
+        n, ties = rows.settled, rows.ties_low
+        _say(f"relkit export qrels: warning: {n} disagreement{'s' if n != 1 else ''} "
+             f"without a lead's grade {'were' if n != 1 else 'was'} settled by majority "
+             f"({ties} tie{'s' if ties != 1 else ''} given the lower grade); adjudicate "
+             "them first (relkit disagreements; relkit judge --lead NAME) or pass --quiet")
+
+
+@export_app.command("jsonl")
+def export_jsonl(
+    db: str | None = DbOpt,
+    output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
+) -> None:
+    """Dump every pair with its pools, provenance, judgments and their history.
+
+    Example: relkit export jsonl -o judgments.jsonl
+    """
+    from relkit.judging.access.identity import refuse_assessor
+    from relkit.judging.reports import write_jsonl
+
+    store = _read(db)
+    refuse_assessor(store, "export jsonl")
+    if output is None:
+        write_jsonl(store, sys.stdout)
+        return
+    with open_output(output) as fp:
+        n = write_jsonl(store, fp)
+    _say(f"relkit: wrote {n} records to {output}")
+
+
+@import_app.command("judgments")
+def import_judgments(
+    files: list[Path] = typer.Argument(..., help="Qrels per assessor (stem = assessor) or "
+                                       "a CSV/TSV with assessor, topic, doc, grade"),
+    db: str | None = DbOpt,
+    add_missing: bool = typer.Option(False, help="Add unknown topics/documents (no text)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary"),
+    assessor: str | None = typer.Option(None, help="The assessor of every judgment in the "
+                                        "files (default: a qrels file's stem, a table's "
+                                        "assessor column)"),
+    kind: str = typer.Option("human", help="human, or automatic (an LLM or other "
+                             "automatic judge: kept apart from humans in status and exports)"),
+) -> None:
+    """Import judgments, all or nothing; they mark the assessors' assigned items done.
+
+    Example: relkit import judgments alice.qrels bob.qrels
+
+    Example: relkit import judgments umbrela.qrels --assessor umbrela --kind automatic
+    """
+    from relkit.judging.schema import KINDS
+
+    if kind not in KINDS:
+        raise typer.BadParameter(f"expected one of {', '.join(KINDS)}; got {kind!r}",
+                                 param_hint="--kind")
+    if assessor is not None and not assessor.strip():
+        raise typer.BadParameter("an assessor's name cannot be empty", param_hint="--assessor")
+    from relkit.judging.imports import import_judgments as run
+    from relkit.judging.judgment_files import read_judgment_files
+
+    for f in files:
+        if not f.is_file():
+            raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
+    from relkit.judging.judgment_files import JudgmentLines
+    from relkit.judging.models import StoreError
+    from relkit.metrics.core.progress import Bar
+
+    def bar(label: str, total: int, unit: str) -> Any:
+        return nullcontext() if quiet else Bar(label, total, unit=unit)
+
+    lines, notes = JudgmentLines(), []
+    with bar("reading judgment files", len(files), "files") as reading:
+        for n, f in enumerate(files, 1):
+            got = read_judgment_files([f])
+            if not got:
+                raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
+                                 "nothing was imported")
+            if assessor is not None:
+                import dataclasses
+
+                named = sorted({r.assessor for r in got})
+                if len(named) > 1:
+                    raise typer.BadParameter(f"{f} names {len(named)} assessors ("
+                                             f"{', '.join(named[:3])}...); --assessor is for "
+                                             "files of one assessor", param_hint="--assessor")
+
+                got = JudgmentLines([dataclasses.replace(r, assessor=assessor) for r in got],
+                                    got.notes)
+            lines.extend(got)
+            notes.extend(got.notes)
+            if reading is not None:
+                reading(n)
+    if not quiet:  # what the readers skipped or renamed (a long table's gold column)
+        for note in notes:
+            _say(f"relkit: {note}")
+    store = _open(db)
+    with bar("importing judgments", len(lines), "judgments") as importing:
+        done = run(store, lines, add_missing=add_missing, kind=kind, progress=importing)
+    if not quiet:
+        _say(f"relkit: imported {done.judgments:,} judgments ({done.new:,} new, "
+             f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"
+             + (f"; {done.unassigned:,} match no assignment item (kept for agreement and "
+                "export)" if done.unassigned else ""))

@@ -1,0 +1,186 @@
+"""Where a project stands and what is left to settle: status, adjudicate, disagreements.
+
+Each opens the database named by ``--db`` (or ``$RELKIT_DB``, else ``relkit.db`` in the
+working directory), does one unit of work, and prints data on stdout and diagnostics on
+stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import typer
+
+from relkit.judging.cliopts import DbOpt, open_output
+from relkit.judging.cliopts import open_store as _open
+from relkit.judging.cliopts import read_store as _read
+from relkit.judging.cliopts import say as _say
+from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+
+app = typer.Typer(no_args_is_help=True)
+
+Fmt = Literal["text", "tsv", "json"]
+
+
+@app.command()
+def status(db: str | None = DbOpt,
+           fmt: str = typer.Option("text", "--format", help="text, tsv or json"),
+           output: Path | None = typer.Option(None, "-o", "--output",
+                                              help="File (default stdout)")) -> None:
+    """Progress per topic and per assessor, judgments per hour, median dwell time.
+
+    Example: relkit status --db team.db
+    """
+    from relkit.judging.reports import status as get_status
+
+    if fmt not in get_args(Fmt):
+        raise typer.BadParameter(f"expected one of {', '.join(get_args(Fmt))}",
+                                 param_hint="--format")
+    if output is not None:
+        from relkit.metrics.core.errors import check_output
+
+        check_output(output)
+    store = _read(db)
+    st = get_status(store)
+    from relkit.judging.access.identity import who
+
+    me = who(store)
+    if me.assessor:
+        # An assessor sees their own progress only: the topics' counts and the automatic
+        # judges' grades are everyone's (on PostgreSQL the database hides them anyway).
+        st = type(st)(topics=[], assessors=[a for a in st.assessors if a.assessor == me.name],
+                      automatic=[])
+    text = _status_text(st, fmt)
+    halted = _stops(store)
+    if me.assessor:
+        halted = [x for x in halted if x.assessor == me.name]
+    if halted and fmt == "json":
+        text = text[:-2] + ',\n  "stopped": ' + json.dumps(
+            [asdict(x) for x in halted]) + "\n}"
+    elif halted:
+        # Adaptive topics whose stopping rule said stop (short of their budget).
+        rows = [["stopped", "assessor", "pool", "rule", "judged", "budget"],
+                *[[x.topic, x.assessor, x.pool, x.rule, str(x.judged), str(x.budget)]
+                  for x in halted]]
+        if fmt == "tsv":
+            text += "\n\n" + "\n".join("\t".join(r) for r in rows)
+        else:
+            width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+            text += "\n\n" + "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width,
+                                                                               strict=True))
+                                        .rstrip() for r in rows)
+    if output is not None:
+        with open_output(output) as fp:
+            fp.write(text + "\n")
+        return
+    typer.echo(text)
+
+
+def _stops(store: Any) -> list[Any]:
+    """The stopping rules' verdicts, if any pool has a rule (only then the strategies load)."""
+    from sqlalchemy import select
+
+    from relkit.judging.schema import PoolRow
+
+    with store.read() as s:
+        params = s.execute(select(PoolRow).with_only_columns(  # type: ignore[call-overload]
+            PoolRow.params_json)).scalars()
+        if not any('"stop"' in (p or "") for p in params):
+            return []
+    from relkit.judging.adaptive import stops
+
+    return stops(store)
+
+
+def _status_text(st: Any, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"topics": [asdict(t) for t in st.topics],
+                           "assessors": [asdict(a) for a in st.assessors],
+                           "automatic": [asdict(a) for a in st.automatic]}, indent=2)
+    sep = "\t" if fmt == "tsv" else "  "
+
+    def num(x: float | None, spec: str) -> str:
+        return "-" if x is None else format(x, spec)
+
+    # done + skipped + pending = items; "later" items are part of pending.
+    rows = [["assessor", "topics", "items", "done", "skipped", "pending", "later", "per_hour",
+             "median_dwell_s"]]
+    rows += [[a.assessor, str(a.topics), str(a.items), str(a.done), str(a.skipped),
+              str(a.pending), str(a.later), num(a.per_hour, ".1f"),
+              num(a.median_dwell_s, ".1f")] for a in st.assessors]
+    rows += [[]]
+    rows += [["topic", "assessors", "items", "done", "skipped", "grades"]]
+    rows += [[t.topic, str(t.assessors), str(t.items), str(t.done), str(t.skipped),
+              " ".join(f"{g}:{n}" for g, n in sorted(t.grade_counts.items())) or "-"]
+             for t in st.topics]
+    if st.automatic:  # apart from the people: imported, not judged (relkit judges)
+        rows += [[], ["automatic", "topics", "judgments", "grades"]]
+        rows += [[a.assessor, str(a.topics), str(a.judgments),
+                  " ".join(f"{g}:{n}" for g, n in a.grade_counts.items()) or "-"]
+                 for a in st.automatic]
+    if fmt == "tsv":
+        return "\n".join(sep.join(r) for r in rows)
+    blocks: list[list[list[str]]] = [[]]
+    for r in rows:
+        if r:
+            blocks[-1].append(r)
+        else:
+            blocks.append([])
+    out = []
+    for block in blocks:
+        widths = [max(len(r[i]) for r in block if i < len(r)) for i in range(len(block[0]))]
+        out += [sep.join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()
+                for r in block]
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+@app.command()
+def adjudicate(
+    topic: str, doc: str, grade: int,
+    db: str | None = DbOpt,
+    lead: str = typer.Option(..., help="The lead recording the final grade"),
+    note: str = typer.Option("", help="Why"),
+) -> None:
+    """Record a lead's final grade for a pair the assessors disagreed on.
+
+    Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
+    """
+    from relkit.judging.access.identity import check_acts_as
+    from relkit.judging.reports import adjudicate as run
+
+    store = _open(db)
+    check_acts_as(store, lead, f"adjudicate --lead {lead}")
+    run(store, lead, topic, doc, grade, note)
+    _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
+
+
+@app.command()
+def disagreements(
+    db: str | None = DbOpt,
+    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    include_automatic: bool = typer.Option(False, "--include-automatic", help="Count "
+                                           "automatic assessors' grades (default: humans "
+                                           "only)"),
+) -> None:
+    """List pairs that assessors graded differently (TSV: topic, doc, grades, adjudication).
+
+    Not yet adjudicated: '-' (null in JSON). Automatic assessors count only with
+    --include-automatic.
+
+    Example: relkit disagreements --db team.db --format csv -o disagreements.csv
+    """
+    from relkit.judging.access.identity import refuse_assessor
+    from relkit.judging.reports import disagreements as run
+    from relkit.metrics.core.tables import check_table_options, write_table
+
+    check_table_options(fmt, output)
+    store = _read(db)
+    refuse_assessor(store, "relkit disagreements")
+    rows = [[d.topic, d.doc, " ".join(f"{a}={g}" for a, g in sorted(d.grades.items())),
+             d.adjudicated] for d in run(store, include_automatic)]
+    write_table(["topic", "doc", "grades", "adjudicated"], rows, fmt, output, missing="-")
