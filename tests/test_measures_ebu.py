@@ -91,9 +91,16 @@ def test_unknown_user_is_an_error_naming_the_choices() -> None:
         parse_measure("EBU(p=0.5)@10")
 
 
-def test_grade_above_four_is_an_error() -> None:
+def test_grade_above_four_is_an_error_naming_topic_and_document() -> None:
     with pytest.raises(MeasureError, match="grades up to 4"):
         Evaluator({"1": {"a": 5}}, ["EBU"]).evaluate({"1": {"a": 1.0}})
+    # the first offending ranked document, as the qrels spell it (ids are strings)
+    qrels = {"07": {"x": 2, "y": 9}, "8": {"z": 6}}
+    with pytest.raises(MeasureError, match=r"^topic '07', document 'y': grade 9 in the "
+                                           r"qrels; EBU's user model has grades up to 4"):
+        Evaluator(qrels, ["EBU@5"]).evaluate({"07": {"x": 3.0, "y": 2.0}, "8": {"z": 1.0}})
+    with pytest.raises(MeasureError, match=r"^topic '8', document 'z': grade 6"):
+        Evaluator(qrels, ["EBU@1"]).evaluate({"07": {"x": 3.0, "y": 2.0}, "8": {"z": 1.0}})
 
 
 @settings(max_examples=60, deadline=None)

@@ -88,7 +88,8 @@ def test_no_relevant_document_and_empty_topic_score_zero() -> None:
 
 
 def test_grade_above_gdevals_maximum_is_refused() -> None:
-    with pytest.raises(MeasureError, match="ERR follows gdeval, whose grades go up to 4"):
+    with pytest.raises(MeasureError, match=r"^topic '1', document 'a': grade 5 in the qrels; "
+                                           r"ERR follows gdeval, whose grades go up to 4"):
         Evaluator({"1": {"a": 5}}, ["ERR@10"]).compute({"1": {"a": 1.0}})
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import Param
 from relkit.metrics.measures import err as _err  # (ERR registers first: print order)
 from relkit.metrics.measures.base import Family, register
@@ -51,10 +50,9 @@ def _ebu_at(ctx: Ctx, k: int | None, user: str) -> np.ndarray:
     else:
         first_k = ctx.pos < k
         rel, depth, tid = ctx.rel[first_k], np.minimum(ctx.n, k), ctx.tid[first_k]
-    top = int(rel.max()) if len(rel) else 0
-    if top > MAX_GRADE:
-        raise MeasureError(f"EBU's user model has grades up to {MAX_GRADE} (as ERR); a "
-                           f"ranked document has grade {top}")
+    if len(rel) and int(rel.max()) > MAX_GRADE:
+        raise _err.grade_error(ctx, None if k is None else first_k,
+                               f"EBU's user model has grades up to {MAX_GRADE} (as ERR)")
     g = np.maximum(rel, 0)
     click, stop = USERS[user]
     c, s, u = click[g], stop[g], UTILITY[g]

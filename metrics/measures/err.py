@@ -48,6 +48,16 @@ def segment_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.cumprod(grid, axis=1)[mask]
 
 
+def grade_error(ctx: Ctx, rows: np.ndarray | None, why: str) -> MeasureError:
+    """The error for a ranked document (among ``rows``, a mask; None: all) graded above
+    :data:`MAX_GRADE`, naming the first one as the user can find it in the qrels."""
+    rel = ctx.rel if rows is None else np.where(rows, ctx.rel, 0)
+    i = int(np.argmax(rel > MAX_GRADE))
+    topic, doc = ctx.ranked.topics[int(ctx.tid[i])], ctx.ranked.doc_list()[i]
+    return MeasureError(f"topic {topic!r}, document {doc!r}: grade {int(rel[i])} in the "
+                        f"qrels; {why}")
+
+
 def _err_at(ctx: Ctx, k: int | None) -> np.ndarray:
     if k is None:
         rel, depth, tid, rank = ctx.rel, ctx.n, ctx.tid, ctx.rank
@@ -55,11 +65,10 @@ def _err_at(ctx: Ctx, k: int | None) -> np.ndarray:
         first_k = ctx.pos < k                       # each topic's first k rows
         rel, depth = ctx.rel[first_k], np.minimum(ctx.n, k)
         tid, rank = ctx.tid[first_k], ctx.rank[first_k]
-    top = int(rel.max()) if len(rel) else 0
-    if top > MAX_GRADE:
+    if len(rel) and int(rel.max()) > MAX_GRADE:
         # gdeval stops on such qrels ("format error"); a silent cap would change ERR.
-        raise MeasureError(f"ERR follows gdeval, whose grades go up to {MAX_GRADE}; "
-                           f"a ranked document has grade {top}")
+        raise grade_error(ctx, None if k is None else first_k,
+                          f"ERR follows gdeval, whose grades go up to {MAX_GRADE}")
     # R(g) = (2^g - 1) / 2^4 by table (exact); unjudged and negative grades give 0
     table = (np.exp2(np.arange(MAX_GRADE + 1)) - 1.0) / 2.0 ** MAX_GRADE
     r = table[np.maximum(rel, 0)]
