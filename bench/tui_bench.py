@@ -308,8 +308,8 @@ def main() -> int:
         store = build(Path(tmp) / "big.db", args.items, 40)
         s = asyncio.run(startup(store))
         print(f"\nstart-up to the first document, {args.items:,} items assigned: {s:.2f} s")
-        print("\ncycle collector (judging/tui/heap.py: full passes wait for a second without "
-              "input):")
+        print("\ncycle collector (judging/tui/heap.py: full passes run after the frame a key "
+              "asked for, or when input pauses):")
         for note in PASS_NOTES:
             print(f"- {note}")
     return 0

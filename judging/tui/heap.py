@@ -2,34 +2,32 @@
 
 CPython's cycle collector makes a full pass over every tracked object once the young
 generations have been collected often enough, and the pass lands on whatever happens
-to allocate at that moment. In the judging app that is a key being handled: opening
-the revise list or the help, or drawing the next document. The heap a full pass walks
-is mostly Textual's line caches (a ``Strip`` with its ``FIFOCache`` objects per painted
-line, 50,000 caches after a few dozen modal opens), so the pass took 70-130 ms, and it
-was the whole tail of the modal-open latency (bench/tui_bench.py; measured with
-``gc.callbacks``: every slow open had a generation-2 pass inside, no fast one had).
-
-:class:`HeapKeeper` moves those passes to when nobody is waiting:
+to allocate at that moment: in the judging app, a key being handled (opening the
+revise list or the help, drawing the next document). Measured with ``gc.callbacks``,
+every slow modal open of bench/tui_bench.py had a full pass inside and no fast one had;
+the passes took 70-130 ms because two Textual leaks kept every closed modal's widgets
+alive (judging/tui/leaks.py). With the leaks plugged a pass takes a few milliseconds,
+still on a key's path. :class:`HeapKeeper` moves the passes to when nobody waits:
 
 - at the first topic, :func:`gc.freeze` what start-up made (modules, the ORM's and
   Textual's tables, the first screens): no pass ever walks it again;
 - automatic full passes are off while the app runs (the oldest generation's threshold
-  is set out of reach); the young passes, which walk only recent objects and take
-  about a millisecond, are unchanged;
-- a full pass runs once the next document is on screen (:meth:`HeapKeeper.reading`:
-  the assessor reads it now, and a grade key is not taken for ``Settings.min_view``
-  anyway), and after :data:`IDLE` seconds without a key or a click (a modal read, a
-  long document); each time only if young passes have promoted something since the
-  last one. Run that often, a pass has one document's garbage to free and takes a few
-  milliseconds; deferred for 200 grades it took 270 ms at 3,000 words, because freeing
-  the cyclic garbage, not walking the live heap, is most of its cost;
-- in a session that is never idle (a script), :data:`FORCE` young passes with promotions
-  force one at the next tick (the bound on how much garbage can wait).
+  is set out of reach); the young passes, which walk only recent objects, are unchanged;
+- a full pass runs once the screen has drawn what a key asked for (the next document,
+  a modal opened or closed: :meth:`HeapKeeper.reading`), when CPython would have run
+  one by then (:data:`DRAWN` young passes since the last: its own schedule, so no more
+  passes than before, only placed after the frame); after a grade the assessor reads,
+  and a grade key is not taken for ``Settings.min_view`` anyway;
+- after :data:`IDLE` seconds without a key or a click, a pass runs if anything was
+  promoted since the last one; in a session that is never idle (a script),
+  :data:`FORCE` young passes force one at the next tick (the bound on how much garbage
+  can wait: deferred for 200 grades, a pass took 270 ms, most of it freeing garbage).
 
 Garbage without reference cycles is freed at once by reference counting, frozen or
-not; only cyclic garbage (a closed screen and its widgets) waits for the next idle
-pass. From Python 3.14 the collector is incremental and its full pass no longer one
-pause; the keeper then only does less, never harm.
+not; only cyclic garbage (a closed screen and its widgets) waits for a pass. From
+Python 3.14 the collector is incremental and a full pass no longer one pause; the
+keeper then only does less, never harm. bench/tui_heap_bench.py compares the passes,
+the heap and the RSS with and without the keeper and the plugs.
 """
 
 from __future__ import annotations
@@ -39,6 +37,8 @@ import time
 from collections.abc import Callable
 
 IDLE = 0.3     # seconds without input before a full pass may run
+DRAWN = 10     # generation-1 passes since the last full one that make one due once the
+               # screen is drawn (CPython's own default schedule: threshold2 = 10)
 FORCE = 50     # generation-1 passes since the last full one that force it anyway
 TICK = 0.1     # seconds between the app's checks (HeapKeeper.tick)
 OUT_OF_REACH = 1 << 30  # a generation-2 threshold no session reaches
@@ -71,18 +71,19 @@ class HeapKeeper:
         self.last_input = self.clock()
 
     def reading(self) -> bool:
-        """The screen shows what the last key asked for: run a pass if one is pending."""
-        return self._collect(due=True)
+        """The screen shows what the last key asked for: run a pass if CPython would
+        have run one by now (:data:`DRAWN`); True if one ran."""
+        return self._collect(DRAWN)
 
     def tick(self) -> bool:
-        """Run a full pass if it is due now (idle, or forced); True if one ran."""
-        return self._collect(due=self.clock() - self.last_input >= IDLE)
+        """Run a full pass if it is due now (idle with anything to sweep, or forced);
+        True if one ran."""
+        return self._collect(1 if self.clock() - self.last_input >= IDLE else FORCE)
 
-    def _collect(self, due: bool) -> bool:
+    def _collect(self, due_after: int) -> bool:
         if self._saved is None or not gc.isenabled():
             return False  # not started, or paused for an animation (Textual's scroll)
-        pending = gc.get_count()[2]  # generation-1 passes since the last full one
-        if pending == 0 or (not due and pending < FORCE):
+        if gc.get_count()[2] < due_after:  # generation-1 passes since the last full one
             return False
         gc.collect()
         self.passes += 1
