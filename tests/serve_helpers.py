@@ -171,8 +171,9 @@ def drawn(browser: Any, needle: str, since: float = 0.0, timeout: float = 60.0) 
                             f"{needle!r} drawn", timeout, every=0.01))
 
 
-def chrome(size: tuple[int, int] = (1100, 700)) -> Any:
-    """A headless Chromium under Selenium (skips without chromium/chromedriver)."""
+def chrome(size: tuple[int, int] = (1100, 700), flags: tuple[str, ...] = ()) -> Any:
+    """A headless Chromium under Selenium (skips without chromium/chromedriver), with
+    command-line ``flags`` added (the benchmark's unthrottled browser)."""
     exe, driver = chrome_paths()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -181,7 +182,7 @@ def chrome(size: tuple[int, int] = (1100, 700)) -> Any:
     opts.binary_location = exe
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--no-first-run", "--disable-background-networking", "--disable-sync",
-                 "--disable-extensions", f"--window-size={size[0]},{size[1]}"):
+                 "--disable-extensions", f"--window-size={size[0]},{size[1]}", *flags):
         opts.add_argument(flag)
     browser = webdriver.Chrome(options=opts, service=Service(driver))
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
