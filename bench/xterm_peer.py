@@ -189,14 +189,15 @@ class XtermJudge:
         last = t0
         deadline = t0 + timeout
         while time.perf_counter() < deadline:
-            got = list(self._damages(min(deadline, time.perf_counter() + 0.15)))
-            if not got:
+            # the next damage (one at a time: the first that changed the rows counts)
+            t = next(self._damages(min(deadline, time.perf_counter() + 0.15)), None)
+            if t is None:
                 if changed is not None:
-                    break
+                    break                          # 150 ms without drawing: done
                 continue
-            last = got[-1]
+            last = t
             if changed is None and self.region() != before:
-                changed = got[-1]
+                changed = t
         if changed is None:
             raise TimeoutError(f"the document did not change after {keysym_name!r}")
         return (changed - t0) * 1000, (last - t0) * 1000
