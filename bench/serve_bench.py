@@ -6,23 +6,34 @@
 A real `relkit serve` process on a fresh PostgreSQL database, real headless Chromium
 sessions (Selenium, Debian's chromium + chromedriver), each signed in as its own
 assessor. The time is taken inside the page: a script installed before textual-serve's
-own wraps ``WebSocket`` and listens for ``keydown``; a key's latency runs from the
-keydown to two animation frames after the first websocket message that carries the
-next document's id (xterm.js draws on the frame after it writes: the second frame
-is when that screen is painted). So it includes the browser, the websocket, the
-server's relay, the app process (key, committed save, next document, render) and
-xterm.js. Peers, in the same run, with the ratio to each: bench/tui_bench.py's
-key→painted figure for the terminal app in process (PostgreSQL; no terminal emulator
-draws it), and `relkit judge` seen from outside in a terminal emulator
-(bench/tui_tmux_bench.py's method: tmux, key sent → next document on the pane), on a
-database built as the browser's, as shipped and at the served app's frame rate. The
-browser figure includes a terminal emulator (xterm.js), so the tmux one is the
-like-for-like peer; both are printed. ``--ab-fps N``: only an A/B of the served app's
-Textual frame rate, 60 against N, two browsers at once.
+own wraps ``WebSocket`` and listens for ``keydown``. A key runs from the keydown to
+the first websocket message carrying the next document's id, and then to two points:
+**drawn**, when the animation frame in which xterm.js draws that message has been
+rendered (a task posted from the frame's first animation callback runs after the
+frame's drawing, style, layout and paint; not yet shown), and **painted**, the next
+animation frame (that frame has been shown). Both include the browser, the websocket,
+the server's relay, the app process (key, committed save, next document, render) and
+xterm.js's emulation and drawing; painted adds the wait for the display frame.
 
-Also: a signed-in assessor's first document (the page opened with the cookie → the
+The terminal figures, in the same run, with the ratio of both browser figures to each
+(and what each includes, printed next to it):
+
+- in process (bench/tui_bench.py's key→painted, PostgreSQL): the app alone, key → the
+  frame written; no terminal emulator, nothing drawn;
+- `relkit judge` under tmux, from outside (bench/tui_tmux_bench.py's method, on a
+  database built as the browser's), as shipped and at the served app's frame rate:
+  key sent → the next document on tmux's grid; emulated, nothing drawn;
+- `relkit judge` in xterm on Xvfb (bench/xterm_peer.py): key typed (XTEST) → the next
+  document's id painted into the X server's framebuffer; emulated and drawn, no
+  display frame: the like-for-like peer of the browser's "drawn".
+
+Also the relay without a browser (the same server, keys over a bare websocket), the
+browser's time split (keydown → send, send → bytes back, bytes → drawn, drawn →
+painted), a signed-in assessor's first document (the page opened with the cookie → the
 topic list drawn, then Enter → the first document drawn), and memory per connected
-assessor (RSS of each per-session app process, read from /proc).
+assessor (RSS of each per-session app process, read from /proc). ``--ab-fps N`` and
+``--ab-renderer webgl|dom`` run only an A/B of the served app's Textual frame rate or
+of xterm.js's renderer in the page, two browsers at once.
 """
 
 from __future__ import annotations
@@ -160,7 +171,7 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
         browser.quit()
 
 
-AB = {"fps": ("RELKIT_SERVE_FPS", "60", "frames/s"),
+AB = {"fps": ("RELKIT_SERVE_FPS", str(SERVED_FPS), "frames/s"),
       "renderer": ("RELKIT_SERVE_RENDERER", "canvas", "renderer")}
 
 
@@ -314,7 +325,8 @@ def main() -> int:
     ap.add_argument("--judgments", type=int, default=40, help="grades per assessor")
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 8])
     ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
-                    "app's frame rate: 60 against FPS, two browsers at once")
+                    f"app's frame rate: {SERVED_FPS} (as served) against FPS, two browsers "
+                    "at once")
     ap.add_argument("--ab-renderer", choices=("webgl", "dom"), help="only an A/B of "
                     "xterm.js's renderer in the page: canvas (textual-serve's) against it")
     args = ap.parse_args()
