@@ -127,6 +127,7 @@ document.addEventListener('keydown', e => window.__rk.keys.push(performance.now(
 const RealWS = window.WebSocket;
 function HookedWS(url, protocols) {
   const ws = protocols === undefined ? new RealWS(url) : new RealWS(url, protocols);
+  window.__rk.ws = ws;
   ws.addEventListener('open', () => { window.__rk.open = performance.now(); });
   const send = ws.send.bind(ws);
   ws.send = d => {
