@@ -63,7 +63,7 @@ from tui_bench import grade_loop, pct  # noqa: E402
 from tui_tmux_bench import RELKIT, bench_env, grade_under_tmux  # noqa: E402
 from tui_tmux_bench import stop as stop_tmux  # noqa: E402
 from xterm_peer import available as xterm_missing  # noqa: E402
-from xterm_peer import grade_in_xterm  # noqa: E402
+from xterm_peer import grade_in_xterm, grade_in_xterms  # noqa: E402
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.serve.warm import SERVED_FPS  # noqa: E402
@@ -223,8 +223,9 @@ def ab(admin: str, n: int, what: str, other: str) -> None:
           f"{r[2]:.2f}x, p95 {r[3]:.2f}x) | | | | |")
 
 
-def terminal_peers(admin: str, n: int) -> dict[str, tuple[list[float], str]]:
-    """The terminal app's figures, this run: name → (key latencies ms, what it includes)."""
+def terminal_peers(admin: str, n: int, many: int) -> dict[str, tuple[list[float], str]]:
+    """The terminal app's figures, this run: name → (key latencies ms, what it includes);
+    with ``many`` > 1 also ``many`` xterms at once (the peer of as many browsers)."""
     out: dict[str, tuple[list[float], str]] = {}
     # In process (tui_bench's key→painted): the app on PostgreSQL, no terminal emulator.
     url, drop = fresh_pg(admin)
@@ -271,6 +272,15 @@ def terminal_peers(admin: str, n: int) -> dict[str, tuple[list[float], str]]:
                                     "no display frame")
     finally:
         drop()
+    if many > 1 and not xterm_missing():
+        url, drop = fresh_pg(admin)
+        try:
+            build(url, n + 10)
+            out[f"{many} xterms on Xvfb at once"] = (
+                grade_in_xterms(RELKIT, url, PEOPLE[:many], n, 0.4, bench_env()),
+                "the same, as many terminals as browsers")
+        finally:
+            drop()
     for label, (xs, _) in out.items():
         print(f"| terminal, {label}, PostgreSQL | {statistics.median(xs):.1f} | "
               f"{pct(xs, 95):.1f} | {max(xs):.1f} | {len(xs)} |")
@@ -340,7 +350,7 @@ def main() -> int:
         ab(admin, args.judgments, *(("fps", str(args.ab_fps)) if args.ab_fps
                                     else ("renderer", args.ab_renderer)))
         return 0
-    peers = terminal_peers(admin, args.judgments)
+    peers = terminal_peers(admin, args.judgments, max(args.assessors))
     print(f"|   (load average after the terminal figures: {os.getloadavg()[0]:.1f}) | | | | |")
     firsts: dict[int, list[float]] = {}
     topics: dict[int, list[float]] = {}

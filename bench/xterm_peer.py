@@ -217,9 +217,8 @@ def grade_in_xterm(relkit: str, db: str, assessor: str, n: int, think: float,
         cmd = f"exec {relkit} judge --db {shlex.quote(db)} --assessor {shlex.quote(assessor)}"
         xt = XtermJudge(display, cmd, env)
         try:
-            xt.settle(quiet=1.0, timeout=60)          # the topic list
-            xt.key("Return")
-            xt.settle(quiet=0.5)                      # the first document
+            xt.settle(quiet=1.0, timeout=120)         # the topic list
+            xt.key_to_new_id("Return", timeout=60)    # the first document
             painted, ended = [], []
             for _ in range(n):
                 time.sleep(think)
@@ -229,6 +228,33 @@ def grade_in_xterm(relkit: str, db: str, assessor: str, n: int, think: float,
             return painted, ended
         finally:
             xt.close()
+
+
+def grade_in_xterms(relkit: str, db: str, assessors: list[str], n: int, think: float,
+                    env: dict[str, str]) -> list[float]:
+    """:func:`grade_in_xterm` for several assessors at once, each in its own xterm on its
+    own Xvfb (typed keys go to the one focused window of an X server); key → next
+    document's id painted, all assessors' keys together."""
+    import threading
+
+    out: dict[str, list[float]] = {}
+    errors: list[BaseException] = []
+
+    def one(who: str) -> None:
+        try:
+            out[who] = grade_in_xterm(relkit, db, who, n, think, env)[0]
+        except BaseException as exc:  # noqa: BLE001 (re-raised below, in the caller)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(who,)) for who in assessors]
+    for t in threads:
+        t.start()
+        time.sleep(1.0)                  # started a second apart, as the browsers are
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return [x for who in assessors for x in out[who]]
 
 
 def main() -> int:
