@@ -6,23 +6,34 @@
 A real `relkit serve` process on a fresh PostgreSQL database, real headless Chromium
 sessions (Selenium, Debian's chromium + chromedriver), each signed in as its own
 assessor. The time is taken inside the page: a script installed before textual-serve's
-own wraps ``WebSocket`` and listens for ``keydown``; a key's latency runs from the
-keydown to two animation frames after the first websocket message that carries the
-next document's id (xterm.js draws on the frame after it writes: the second frame
-is when that screen is painted). So it includes the browser, the websocket, the
-server's relay, the app process (key, committed save, next document, render) and
-xterm.js. Peers, in the same run, with the ratio to each: bench/tui_bench.py's
-key→painted figure for the terminal app in process (PostgreSQL; no terminal emulator
-draws it), and `relkit judge` seen from outside in a terminal emulator
-(bench/tui_tmux_bench.py's method: tmux, key sent → next document on the pane), on a
-database built as the browser's, as shipped and at the served app's frame rate. The
-browser figure includes a terminal emulator (xterm.js), so the tmux one is the
-like-for-like peer; both are printed. ``--ab-fps N``: only an A/B of the served app's
-Textual frame rate, 60 against N, two browsers at once.
+own wraps ``WebSocket`` and listens for ``keydown``. A key runs from the keydown to
+the first websocket message carrying the next document's id, and then to two points:
+**drawn**, when the animation frame in which xterm.js draws that message has been
+rendered (a task posted from the frame's first animation callback runs after the
+frame's drawing, style, layout and paint; not yet shown), and **painted**, the next
+animation frame (that frame has been shown). Both include the browser, the websocket,
+the server's relay, the app process (key, committed save, next document, render) and
+xterm.js's emulation and drawing; painted adds the wait for the display frame.
 
-Also: a signed-in assessor's first document (the page opened with the cookie → the
+The terminal figures, in the same run, with the ratio of both browser figures to each
+(and what each includes, printed next to it):
+
+- in process (bench/tui_bench.py's key→painted, PostgreSQL): the app alone, key → the
+  frame written; no terminal emulator, nothing drawn;
+- `relkit judge` under tmux, from outside (bench/tui_tmux_bench.py's method, on a
+  database built as the browser's), as shipped and at the served app's frame rate:
+  key sent → the next document on tmux's grid; emulated, nothing drawn;
+- `relkit judge` in xterm on Xvfb (bench/xterm_peer.py): key typed (XTEST) → the next
+  document's id painted into the X server's framebuffer; emulated and drawn, no
+  display frame: the like-for-like peer of the browser's "drawn".
+
+Also the relay without a browser (the same server, keys over a bare websocket), the
+browser's time split (keydown → send, send → bytes back, bytes → drawn, drawn →
+painted), a signed-in assessor's first document (the page opened with the cookie → the
 topic list drawn, then Enter → the first document drawn), and memory per connected
-assessor (RSS of each per-session app process, read from /proc).
+assessor (RSS of each per-session app process, read from /proc). ``--ab-fps N`` and
+``--ab-renderer webgl|dom`` run only an A/B of the served app's Textual frame rate or
+of xterm.js's renderer in the page, two browsers at once.
 """
 
 from __future__ import annotations
@@ -34,7 +45,6 @@ import statistics
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +52,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from serve_measure import (  # noqa: E402
+    cpu_seconds,
+    fresh_pg,
+    relay_keys,
+    rss_of_sessions,
+    session_pids,
+)
 from tui_bench import grade_loop, pct  # noqa: E402
 from tui_tmux_bench import RELKIT, bench_env, grade_under_tmux  # noqa: E402
 from tui_tmux_bench import stop as stop_tmux  # noqa: E402
+from xterm_peer import available as xterm_missing  # noqa: E402
+from xterm_peer import grade_in_xterm, grade_in_xterms  # noqa: E402
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.serve.warm import SERVED_FPS  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tokens import issue  # noqa: E402
-from serve_helpers import ARRIVED, FIND, Served, chrome, press, wait_until  # noqa: E402
+from serve_helpers import ARRIVED, DRAWN, FIND, Served, chrome, press, wait_until  # noqa: E402
 
 PEOPLE = [f"a{i}" for i in range(8)]
 
@@ -104,7 +123,8 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
             "return [performance.getEntriesByType('navigation')[0].responseEnd, "
             "window.__rk.open]")
         lat = []
-        parts: list[tuple[float, float, float]] = []
+        drawn: list[float] = []
+        parts: list[tuple[float, float, float, float]] = []
         retries = 0
         for i in range(n):
             for _attempt in range(3):
@@ -123,12 +143,16 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
                     "return [window.__rk.keys.filter(x => x >= arguments[0])[0], "
                     "window.__rk.sent.filter(x => x >= arguments[0])[0]]", k)
                 arrived = browser.execute_script(ARRIVED, k, docno(i + 1))
+                rendered = browser.execute_script(DRAWN, k, docno(i + 1))
                 lat.append(painted - keydown)
+                drawn.append(rendered - keydown)
                 # where it went: the page to the websocket, the websocket and the
-                # server and the app and back, xterm.js drawing what arrived
-                parts.append((sent - keydown, arrived - sent, painted - arrived))
+                # server and the app and back, xterm.js drawing what arrived (the
+                # frame rendered), that frame shown (the next animation frame)
+                parts.append((sent - keydown, arrived - sent, rendered - arrived,
+                              painted - rendered))
                 break
-        out["lat"] = lat
+        out["lat"], out["drawn"] = lat, drawn
         # A signed-in assessor coming back (the cookie kept, the page's files cached):
         # the page opened → the topic list, then Enter → the next unjudged document.
         browser.refresh()
@@ -147,77 +171,26 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
         browser.quit()
 
 
-def cpu_seconds(pid: int) -> float:
-    """user+sys CPU seconds of process ``pid`` so far (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+AB = {"fps": ("RELKIT_SERVE_FPS", str(SERVED_FPS), "frames/s"),
+      "renderer": ("RELKIT_SERVE_RENDERER", "canvas", "renderer")}
 
 
-def session_pids() -> list[int]:
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"relkit.judging.serve.session" in cmd:
-                out.append(int(pid))
-    return out
-
-
-def rss_of_sessions() -> list[int]:
-    """RSS (KiB) of every per-session app process (python -m relkit.judging.serve.session)."""
-    out = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            if b"relkit.judging.serve.session" not in cmd or cmd[0].endswith(b"sh"):
-                continue
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        out += [int(line.split()[1]) for line in status.splitlines()
-                if line.startswith("VmRSS:")]
-    return out
-
-
-def fresh_pg(admin: str) -> tuple[str, Any]:
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    name = f"relkit_serve_bench_{uuid.uuid4().hex[:8]}"
-    eng = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with eng.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with eng.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        eng.dispose()
-
-    return make_url(admin).set(database=name).render_as_string(hide_password=False), drop
-
-
-def fps_ab(admin: str, n: int, fps: int) -> None:
-    """Textual's frame rate in the served app, A/B in one run: two servers on one database,
-    one at textual-serve's 60 frames/s and one at ``fps``, one browser each, graded at the
-    same time (so both see the same machine load); key→drawn of each and the ratio."""
+def ab(admin: str, n: int, what: str, other: str) -> None:
+    """An A/B of one setting of the served app in one run: two servers on one database,
+    one as shipped and one with ``other`` (``what``: the app's frame rate, or xterm.js's
+    renderer in the page), one browser each, graded at the same time (so both see the
+    same machine load); key→painted and key→drawn of each, and the ratios."""
+    var, base, unit = AB[what]
     url, drop = fresh_pg(admin)
     try:
         toks = build(url, n + 10)
         servers = []
         try:
-            for rate in (60, fps):
-                os.environ["RELKIT_SERVE_FPS"] = str(rate)
+            for value in (base, other):
+                os.environ[var] = value
                 servers.append(Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}-"
-                                                f"{rate}.log")))
-            os.environ.pop("RELKIT_SERVE_FPS")
+                                                f"{value}.log")))
+            os.environ.pop(var)
             for server in servers:
                 wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)
             outs: list[dict[str, Any]] = [{}, {}]
@@ -233,18 +206,128 @@ def fps_ab(admin: str, n: int, fps: int) -> None:
     finally:
         drop()
     got = []
-    for rate, o in zip((60, fps), outs, strict=True):
+    for value, o in zip((base, other), outs, strict=True):
         lat = o.get("lat", [])
         if not lat:
-            print(f"| browser at {rate} frames/s | incomplete | | | |")
+            print(f"| browser, {unit} {value} | incomplete | | | |")
             return
-        got.append((statistics.median(lat), pct(lat, 95)))
-        back = [b for _, b, _ in o["parts"]]
-        print(f"| browser, app at {rate} frames/s (A/B, at once) | {got[-1][0]:.1f} | "
-              f"{got[-1][1]:.1f} | {max(lat):.1f} | {len(lat)} |  sent→bytes back p50 "
+        got.append((statistics.median(lat), pct(lat, 95), statistics.median(o["drawn"]),
+                    pct(o["drawn"], 95)))
+        back = [x[1] for x in o["parts"]]
+        print(f"| browser, {unit} {value} (A/B, at once) | {got[-1][0]:.1f} | "
+              f"{got[-1][1]:.1f} | {max(lat):.1f} | {len(lat)} |  key→drawn p50 "
+              f"{got[-1][2]:.1f} p95 {got[-1][3]:.1f}; sent→bytes back p50 "
               f"{statistics.median(back):.1f} p95 {pct(back, 95):.1f}")
-    print(f"|   ({fps} / 60 frames/s: p50 {got[1][0] / got[0][0]:.2f}x, p95 "
-          f"{got[1][1] / got[0][1]:.2f}x) | | | | |")
+    r = [b / a for a, b in zip(*got, strict=True)]
+    print(f"|   ({other} / {base}: painted p50 {r[0]:.2f}x, p95 {r[1]:.2f}x; drawn p50 "
+          f"{r[2]:.2f}x, p95 {r[3]:.2f}x) | | | | |")
+
+
+def terminal_peers(admin: str, n: int, many: int) -> dict[str, tuple[list[float], str]]:
+    """The terminal app's figures, this run: name → (key latencies ms, what it includes);
+    with ``many`` > 1 also ``many`` xterms at once (the peer of as many browsers)."""
+    out: dict[str, tuple[list[float], str]] = {}
+    # In process (tui_bench's key→painted): the app on PostgreSQL, no terminal emulator.
+    url, drop = fresh_pg(admin)
+    try:
+        store = Store.open(url)
+        docs = [Document(docno(j), f"Title {j}", "solar panel " * 150) for j in range(n + 10)]
+        store.create_collection("b", TREC_DL, [Topic("1", "solar")], docs)
+        store.import_pool([("1", d.id) for d in docs], name="p")
+        store.assign(["ann"])
+        c0 = os.times()
+        _, _, sent, _, _ = asyncio.run(grade_loop(store, n))
+        c1 = os.times()
+        store.close()
+    finally:
+        drop()
+    out["in process (tui_bench, Pilot)"] = (sent, "app only: key → frame written; "
+                                            "no emulator, nothing drawn")
+    # (the 50 no-op keys, the modals and the start are in it too: an upper bound)
+    term_cpu = (c1.user + c1.system - c0.user - c0.system) / n * 1000
+    print(f"|   (terminal app CPU, user+sys, whole run / grades: {term_cpu:.1f} ms per grade, "
+          "an upper bound) | | | | |")
+    # `relkit judge` seen from outside, on a PostgreSQL database built as the browser's:
+    # under tmux (tui_tmux_bench's method: key sent → the next document on tmux's grid,
+    # capture-pane polling included, nothing drawn), as shipped (Textual's 60 frames/s)
+    # and at the served app's rate; then in xterm on an X server (bench/xterm_peer.py:
+    # key typed → the next document's id painted into the X server's framebuffer).
+    url, drop = fresh_pg(admin)
+    try:
+        build(url, n + 10)
+        try:
+            for i, (label, extra) in enumerate(
+                    (("tmux", {}), (f"tmux at {SERVED_FPS} frames/s as served",
+                                    {"TEXTUAL_FPS": str(SERVED_FPS)}))):
+                xs = grade_under_tmux(RELKIT, url, PEOPLE[i], n, 0.4, {**bench_env(), **extra})
+                out[label] = (xs, "emulated (tmux's grid), nothing drawn")
+        finally:
+            stop_tmux()
+        why = xterm_missing()
+        if why:
+            print(f"| (xterm peer skipped: {why}) | | | | |")
+        else:
+            painted, _ = grade_in_xterm(RELKIT, url, PEOPLE[2], n, 0.4, bench_env())
+            out["xterm on Xvfb"] = (painted, "emulated and drawn (X server's framebuffer), "
+                                    "no display frame")
+    finally:
+        drop()
+    if many > 1 and not xterm_missing():
+        url, drop = fresh_pg(admin)
+        try:
+            build(url, n + 10)
+            out[f"{many} xterms on Xvfb at once"] = (
+                grade_in_xterms(RELKIT, url, PEOPLE[:many], n, 0.4, bench_env()),
+                "the same, as many terminals as browsers")
+        finally:
+            drop()
+    for label, (xs, _) in out.items():
+        print(f"| terminal, {label}, PostgreSQL | {statistics.median(xs):.1f} | "
+              f"{pct(xs, 95):.1f} | {max(xs):.1f} | {len(xs)} |")
+    return out
+
+
+def ratios(k: int, painted: list[float], drawn: list[float],
+           peers: dict[str, tuple[list[float], str]]) -> None:
+    """The browser's key→painted and key→drawn over each terminal figure."""
+    print(f"\nbrowser ({k} assessor{'s' if k > 1 else ''}) / terminal, p50 and p95 "
+          "(target <= 1.5x):\n| terminal figure | what it includes | p50 / p95 ms | "
+          "browser key→painted | browser key→drawn |\n|---|---|---|---|---|")
+    bp, bd = (statistics.median(painted), pct(painted, 95)), (statistics.median(drawn),
+                                                              pct(drawn, 95))
+    for label, (xs, what) in peers.items():
+        t = statistics.median(xs), pct(xs, 95)
+        print(f"| {label} | {what} | {t[0]:.1f} / {t[1]:.1f} | {bp[0] / t[0]:.2f}x / "
+              f"{bp[1] / t[1]:.2f}x | {bd[0] / t[0]:.2f}x / {bd[1] / t[1]:.2f}x |")
+    print(f"| (browser) | painted: emulated, drawn and shown (the next animation frame); "
+          f"drawn: the frame with it rendered, not yet shown | painted {bp[0]:.1f} / "
+          f"{bp[1]:.1f}; drawn {bd[0]:.1f} / {bd[1]:.1f} | | |")
+
+
+def browser_rows(k: int, outs: list[dict[str, Any]], cpu: dict[int, float],
+                 relay: list[float] | None, peers: dict[str, tuple[list[float], str]]) -> None:
+    lat = [x for o in outs for x in o["lat"]]
+    drawn = [x for o in outs for x in o["drawn"]]
+    parts = [x for o in outs for x in o["parts"]]
+    names = ("keydown→sent", "sent→bytes back", "bytes→drawn (frame rendered)",
+             "drawn→painted (the next frame)")
+    split = "; ".join(f"{what} p50 {statistics.median(xs):.1f} p95 {pct(xs, 95):.1f}"
+                      for what, xs in zip(names, zip(*parts, strict=True), strict=True))
+    print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | "
+          f"{statistics.median(lat):.1f} | {pct(lat, 95):.1f} | {max(lat):.1f} | {len(lat)} |"
+          f"  key→drawn p50 {statistics.median(drawn):.1f} p95 {pct(drawn, 95):.1f}")
+    print(f"|   (of which: {split}) | | | | |")
+    print(f"|   (server + app processes CPU, user+sys, whole run incl. start-ups and "
+          f"spares / grades: {sum(cpu.values()) / len(lat) * 1000:.1f} ms per grade) "
+          "| | | | |")
+    if relay:
+        back = [x[1] for x in parts]
+        print(f"| the relay without a browser (bare websocket: key sent → the next "
+              f"document's bytes) | {statistics.median(relay):.1f} | {pct(relay, 95):.1f} | "
+              f"{max(relay):.1f} | {len(relay)} |  the browser's sent→bytes back over it: "
+              f"p50 {statistics.median(back) / statistics.median(relay):.2f}x, "
+              f"p95 {pct(back, 95) / pct(relay, 95):.2f}x")
+    ratios(k, lat, drawn, peers)
 
 
 def main() -> int:
@@ -252,65 +335,23 @@ def main() -> int:
     ap.add_argument("--judgments", type=int, default=40, help="grades per assessor")
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 8])
     ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
-                    "app's frame rate: 60 against FPS, two browsers at once")
+                    f"app's frame rate: {SERVED_FPS} (as served) against FPS, two browsers "
+                    "at once")
+    ap.add_argument("--ab-renderer", choices=("webgl", "dom"), help="only an A/B of "
+                    "xterm.js's renderer in the page: canvas (textual-serve's) against it")
     args = ap.parse_args()
     admin = os.environ.get("RELKIT_TEST_PG")
     if not admin:
         sys.stderr.write("serve_bench: set RELKIT_TEST_PG to a PostgreSQL admin URL\n")
         return 2
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
-    print("| setting | key→drawn p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
-    if args.ab_fps:
-        fps_ab(admin, args.judgments, args.ab_fps)
+    print("| setting | key→painted p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
+    if args.ab_fps or args.ab_renderer:
+        ab(admin, args.judgments, *(("fps", str(args.ab_fps)) if args.ab_fps
+                                    else ("renderer", args.ab_renderer)))
         return 0
-    # The peer: the terminal app on PostgreSQL, the same run (tui_bench's key→painted).
-    url, drop = fresh_pg(admin)
-    try:
-        store = Store.open(url)
-        docs = [Document(docno(j), f"Title {j}", "solar panel " * 150)
-                for j in range(args.judgments + 10)]
-        store.create_collection("b", TREC_DL, [Topic("1", "solar")], docs)
-        store.import_pool([("1", d.id) for d in docs], name="p")
-        store.assign(["ann"])
-        c0 = os.times()
-        _, _, sent, _, _ = asyncio.run(grade_loop(store, args.judgments))
-        c1 = os.times()
-        store.close()
-    finally:
-        drop()
-    term = statistics.median(sent), pct(sent, 95)
-    print(f"| terminal (tui_bench, Pilot, PostgreSQL) | {term[0]:.1f} | {term[1]:.1f} | "
-          f"{max(sent):.1f} | {len(sent)} |")
-    # (the 50 no-op keys, the modals and the start are in it too: an upper bound)
-    term_cpu = (c1.user + c1.system - c0.user - c0.system) / args.judgments * 1000
-    print(f"|   (terminal app CPU, user+sys, whole run / grades: {term_cpu:.1f} ms per grade, "
-          "an upper bound) | | | | |")
-    # The fair peer: the terminal app seen from outside, in a terminal emulator (tmux), as
-    # the browser figure is (xterm.js): `relkit judge` on a PostgreSQL database built as
-    # the browser's, key sent → next document on screen (tui_tmux_bench's method; it
-    # includes tmux's emulation and its capture-pane polling, ~2-3 ms a poll).
-    # Twice: as `relkit judge` ships (Textual's 60 frames/s), and at the served app's
-    # frame rate (SERVED_FPS), so the browser can be compared with the same app settings.
-    url, drop = fresh_pg(admin)
-    tmux_runs: dict[str, list[float]] = {}
-    try:
-        build(url, args.judgments + 10)
-        try:
-            for label, extra in (("", {}), (f", at {SERVED_FPS} frames/s as served",
-                                            {"TEXTUAL_FPS": str(SERVED_FPS)})):
-                tmux_runs[label] = grade_under_tmux(RELKIT, url, PEOPLE[len(tmux_runs)],
-                                                    args.judgments, 0.4,
-                                                    {**bench_env(), **extra})
-        finally:
-            stop_tmux()
-    finally:
-        drop()
-    peers = {}
-    for label, xs in tmux_runs.items():
-        peers[label] = statistics.median(xs), pct(xs, 95)
-        print(f"| terminal (relkit judge under tmux, from outside, PostgreSQL{label}) | "
-              f"{peers[label][0]:.1f} | {peers[label][1]:.1f} | {max(xs):.1f} | {len(xs)} |")
-    tmx, tmx_same = peers[""], list(peers.values())[1]
+    peers = terminal_peers(admin, args.judgments, max(args.assessors))
+    print(f"|   (load average after the terminal figures: {os.getloadavg()[0]:.1f}) | | | | |")
     firsts: dict[int, list[float]] = {}
     topics: dict[int, list[float]] = {}
     rss: dict[int, list[int]] = {}
@@ -343,6 +384,10 @@ def main() -> int:
                     if len(got) == k:
                         rss[k] = got
                     time.sleep(1.0)
+                # The relay without a browser: the same server, another assessor, keys
+                # over a bare websocket (one assessor's run only: a quiet server).
+                relay = (relay_keys(server.url, toks[PEOPLE[1]], args.judgments, docno)
+                         if k == 1 else None)
             finally:
                 server.stop()
         finally:
@@ -360,21 +405,7 @@ def main() -> int:
         splits[k] = [o["page_split"] for o in outs]
         agains[k] = [o["again_ms"] for o in outs]
         topics[k] = [o["topics_ms"] for o in outs]
-        p50, p95 = statistics.median(lat), pct(lat, 95)
-        parts = [x for o in outs for x in o.get("parts", [])]
-        names = ("keydown→sent", "sent→bytes back", "bytes→painted")
-        split = "; ".join(f"{what} p50 {statistics.median(xs):.1f} p95 {pct(xs, 95):.1f}"
-                          for what, xs in zip(names, zip(*parts, strict=True), strict=True))
-        print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | {p50:.1f} | "
-              f"{p95:.1f} | {max(lat):.1f} | {len(lat)} |  ratio to terminal: p50 "
-              f"{p50 / term[0]:.2f}x, p95 {p95 / term[1]:.2f}x (in process); to the "
-              f"terminal under tmux: p50 {p50 / tmx[0]:.2f}x, p95 {p95 / tmx[1]:.2f}x "
-              f"(target <= 1.5x); to it at {SERVED_FPS} frames/s: p50 "
-              f"{p50 / tmx_same[0]:.2f}x, p95 {p95 / tmx_same[1]:.2f}x")
-        print(f"|   (of which: {split}) | | | | |")
-        print(f"|   (server + app processes CPU, user+sys, whole run incl. start-ups and "
-              f"spares / grades: {sum(cpu.values()) / len(lat) * 1000:.1f} ms per grade) "
-              "| | | | |")
+        browser_rows(k, outs, cpu, relay, peers)
     for k in topics:
         t, f = statistics.median(topics[k]), statistics.median(firsts[k])
         print(f"\n{k} signed in at once: page opened → topic list drawn median {t:.0f} ms "

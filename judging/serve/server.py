@@ -42,6 +42,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from relkit.judging import tokens
+from relkit.judging.serve import page as bundle
 from relkit.judging.serve.warm import WarmAppService, WarmPool, served_environment
 
 if TYPE_CHECKING:
@@ -161,7 +162,18 @@ class RelkitServer(Server):
         app = await super()._make_app()
         app.router.add_post("/signin", self.handle_signin)
         app.router.add_get("/signout", self.handle_signout)
+        app.router.add_get("/relkit/textual.js", self.handle_script)
         return app
+
+    async def handle_script(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's page script with relkit's choice of renderer (:mod:`.page`);
+        its URL carries a hash of its text, so browsers keep it until it changes."""
+        got = bundle.script(bundle.renderer())
+        if got is None:
+            raise web.HTTPNotFound()
+        return web.Response(text=got[0], content_type="application/javascript",
+                            headers={"Cache-Control": "public, max-age=31536000, immutable",
+                                     "X-Content-Type-Options": "nosniff"})
 
     # -- identity -----------------------------------------------------------------
     @staticmethod
@@ -237,6 +249,14 @@ class RelkitServer(Server):
         # tells Google who judges, and without the internet it holds the page ~2.5 s.
         # textual-serve ships the font itself: use that copy.
         page = FONTS_LINK.sub(FONT_FACE.replace("STATIC", base + "/static/"), resp.text or "")
+        # The script: textual-serve's own (xterm.js's canvas renderer), or with
+        # RELKIT_SERVE_RENDERER=webgl|dom its bundle with that renderer instead
+        # (relkit.judging.serve.page; textual-serve's own when its bundle is not one
+        # that module knows).
+        got = bundle.script(bundle.renderer()) if bundle.renderer() != "canvas" else None
+        if got is not None:
+            page = page.replace(f'src="{base}/static/js/textual.js"',
+                                f'src="{base}/relkit/textual.js?v={got[1]}"', 1)
         out = web.Response(text=page, content_type="text/html", headers=HEADERS)
         return out
 

@@ -1,0 +1,119 @@
+"""Measuring helpers of bench/serve_bench.py: fresh PostgreSQL databases, the CPU and
+memory of `relkit serve`'s processes (from /proc), and the relay without a browser.
+
+The relay figure: the same server and app, driven over a bare websocket (aiohttp's
+client, as the page sends keys: ``["stdin", "1"]``) instead of Chromium, from the key
+sent to the first message carrying the next document's id. Against the browser's
+send → bytes back it shows what the browser's own network path adds; against the
+terminal app in process, what the server's relay and the app's pipes add.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def cpu_seconds(pid: int) -> float:
+    """user+sys CPU seconds of process ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def session_pids() -> list[int]:
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"relkit.judging.serve.session" in cmd:
+                out.append(int(pid))
+    return out
+
+
+def rss_of_sessions() -> list[int]:
+    """RSS (KiB) of every per-session app process (python -m relkit.judging.serve.session)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"relkit.judging.serve.session" not in cmd or cmd[0].endswith(b"sh"):
+                continue
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        out += [int(line.split()[1]) for line in status.splitlines()
+                if line.startswith("VmRSS:")]
+    return out
+
+
+def fresh_pg(admin: str) -> tuple[str, Any]:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"relkit_serve_bench_{uuid.uuid4().hex[:8]}"
+    eng = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with eng.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with eng.connect() as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        eng.dispose()
+
+    return make_url(admin).set(database=name).render_as_string(hide_password=False), drop
+
+
+
+
+def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first: int = 0,
+               size: tuple[int, int] = (114, 28), think: float = 0.4) -> list[float]:
+    """ms from each grade key sent over a bare websocket to the first message with the
+    next document's id: ``token``'s first topic opened, ``n`` grades from document
+    ``first`` (the browser's terminal is 114x28 at the benchmark's window size)."""
+    import aiohttp
+
+    async def run() -> list[float]:
+        async with aiohttp.ClientSession(cookies={"relkit_token": token}) as http:
+            ws = await http.ws_connect(url.replace("http:", "ws:")
+                                       + f"/ws?width={size[0]}&height={size[1]}",
+                                       headers={"Origin": url})
+            got = b""
+
+            async def until(needle: bytes) -> float:
+                nonlocal got
+                while needle not in got:
+                    msg = await asyncio.wait_for(ws.receive(), 30)
+                    if msg.type != aiohttp.WSMsgType.BINARY:
+                        raise RuntimeError(f"the session ended: {msg.type}")
+                    got += msg.data
+                return time.perf_counter()
+
+            await until(b"choose a topic")
+            await asyncio.sleep(think)
+            got = b""
+            await ws.send_json(["stdin", "\r"])
+            await until(docno(first).encode())
+            out = []
+            for i in range(first, first + n):
+                await asyncio.sleep(think)         # past min_view: the key counts
+                got = b""
+                t0 = time.perf_counter()
+                await ws.send_json(["stdin", str(i % 4)])
+                out.append((await until(docno(i + 1).encode()) - t0) * 1000)
+            await ws.close()
+            return out
+
+    return asyncio.run(run())
