@@ -7,13 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textual import events
-from textual.app import App
-
 from relkit.judging.models import TopicOut
 from relkit.judging.store import Store
 from relkit.judging.tui import keymap, leaks, prefs
-from relkit.judging.tui.heap import TICK, HeapKeeper
+from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
 from relkit.judging.tui.topics import TopicsScreen
@@ -65,7 +62,7 @@ class Settings:
     idle_gc: bool = False
 
 
-class JudgeApp(App[None]):
+class JudgeApp(HeapKeptApp):
     CSS = CSS
     TITLE = "relkit judge"
 
@@ -81,11 +78,10 @@ class JudgeApp(App[None]):
         self.outbox = Outbox()
         self._quit_warned: object = None  # the unsaved record the last warning was about
         self.prefs = prefs.load(settings.prefs_path)  # checked now, before any screen
-        self.heap = HeapKeeper(settings.clock) if settings.idle_gc else None
 
     def on_mount(self) -> None:
-        if self.heap is not None:
-            self.set_interval(TICK, self.heap.tick)
+        if self.settings.idle_gc:
+            self.keep_heap(HeapKeeper(self.settings.clock))  # started at the first topic
         if self.prefs.theme in self.available_themes:
             self.theme = self.prefs.theme
         # Subscribed after the remembered theme is set: only the assessor's changes are saved.
@@ -109,15 +105,6 @@ class JudgeApp(App[None]):
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))
-
-    async def on_event(self, event: events.Event) -> None:
-        if self.heap is not None and isinstance(event, (events.Key, events.MouseDown)):
-            self.heap.touched()
-        await super().on_event(event)
-
-    def on_unmount(self) -> None:
-        if self.heap is not None:
-            self.heap.stop()
 
     async def action_quit(self) -> None:
         # Quitting with a judgment still unsaved takes it off the screen: say so once per

@@ -36,6 +36,9 @@ import gc
 import time
 from collections.abc import Callable
 
+from textual import events
+from textual.app import App
+
 IDLE = 0.3     # seconds without input before a full pass may run
 DRAWN = 10     # generation-1 passes since the last full one that make one due once the
                # screen is drawn (CPython's own default schedule: threshold2 = 10)
@@ -94,3 +97,24 @@ class HeapKeeper:
         if self._saved is not None:
             gc.set_threshold(*self._saved)
             self._saved = None
+
+
+class HeapKeptApp(App[None]):
+    """An app whose full passes a :class:`HeapKeeper` places, once :meth:`keep_heap` has
+    given it one (the judging app, the lead's); without one, CPython's own schedule."""
+
+    heap: HeapKeeper | None = None
+
+    def keep_heap(self, keeper: HeapKeeper) -> None:
+        """Check ``keeper`` every :data:`TICK` seconds from now (call once mounted)."""
+        self.heap = keeper
+        self.set_interval(TICK, keeper.tick)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.heap is not None and isinstance(event, (events.Key, events.MouseDown)):
+            self.heap.touched()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        if self.heap is not None:
+            self.heap.stop()

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -31,7 +30,7 @@ from relkit.judging.models import StoreError, TopicOut
 from relkit.judging.reports import adjudicate, document_text, topic_text
 from relkit.judging.store import Store
 from relkit.judging.tui.docview import DocView
-from relkit.judging.tui.heap import TICK, HeapKeeper
+from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.lead_modals import LEAD_ACTIONS
 from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import legend
@@ -64,7 +63,7 @@ LeadHelpScreen, TopicFilterScreen, PairFilterScreen { align: center middle; }
 STATUS_MARK = {"skipped": "s", "later": "l"}
 
 
-class LeadApp(App[None]):
+class LeadApp(HeapKeptApp):
     CSS = CSS
     TITLE = "relkit judge --lead"
 
@@ -72,7 +71,7 @@ class LeadApp(App[None]):
         super().__init__()
         plug()  # closed modals' widgets are freed (leaks.py)
         # Full garbage collections only while the lead reads (see JudgeApp's Settings).
-        self.heap = HeapKeeper() if idle_gc else None
+        self.idle_gc = idle_gc
         self.store = store
         self.lead = lead
         self.scale = store.scale()
@@ -106,18 +105,10 @@ class LeadApp(App[None]):
     def on_mount(self) -> None:
         self.query_one("#status").display = False
         self.reload()
-        if self.heap is not None:
-            self.call_after_refresh(self.heap.start)  # once the first screen is built
-            self.set_interval(TICK, self.heap.tick)
-
-    async def on_event(self, event: events.Event) -> None:
-        if self.heap is not None and isinstance(event, (events.Key, events.MouseDown)):
-            self.heap.touched()
-        await super().on_event(event)
-
-    def on_unmount(self) -> None:
-        if self.heap is not None:
-            self.heap.stop()
+        if self.idle_gc:
+            keeper = HeapKeeper()
+            self.keep_heap(keeper)
+            self.call_after_refresh(keeper.start)  # once the first screen is built
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_topic)
