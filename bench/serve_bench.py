@@ -45,6 +45,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from pty_peer import grade_on_pty  # noqa: E402
 from serve_measure import (  # noqa: E402
     cpu_seconds,
     fresh_pg,
@@ -69,9 +71,22 @@ from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.serve.warm import SERVED_FPS  # noqa: E402
 from relkit.judging.store import Store  # noqa: E402
 from relkit.judging.tokens import issue  # noqa: E402
-from serve_helpers import ARRIVED, DRAWN, FIND, Served, chrome, press, wait_until  # noqa: E402
+from serve_helpers import (  # noqa: E402
+    ARRIVED,
+    DRAWN,
+    FIND,
+    WAIT_PAINTED,
+    Served,
+    chrome,
+    press,
+    wait_until,
+)
 
 PEOPLE = [f"a{i}" for i in range(8)]
+# The browser's terminal in the benchmark's window (1100x700: xterm.js's canvas renderer
+# fits 122x26 cells of its font), as the page tells the server; the terminal peers and
+# the bare clients get the same size, so every figure draws the same screen.
+SIZE = (122, 26)
 
 
 def docno(i: int) -> str:
@@ -96,11 +111,15 @@ def build(db: str, per_person: int, words: int = 300) -> dict[str, str]:
     return toks
 
 
-def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
-    """One browser: sign in, open the topic, grade ``n`` documents; times into ``out``."""
+def session(url: str, token: str, n: int, out: dict[str, Any],
+            ready: Callable[[], object] | None = None) -> None:
+    """One browser: sign in, open the topic, grade ``n`` documents; times into ``out``
+    (``ready`` is called between the first document and the first grade)."""
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
 
     browser = chrome()
+    browser.set_script_timeout(20)
     try:
         browser.get(url)
         browser.find_element(By.ID, "token").send_keys(token)
@@ -122,6 +141,10 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
         out["page_split"] = browser.execute_script(
             "return [performance.getEntriesByType('navigation')[0].responseEnd, "
             "window.__rk.open]")
+        size = browser.execute_script("return window.__rk.size")
+        out["size"] = (size["width"], size["height"])
+        if ready is not None:
+            ready()
         lat = []
         drawn: list[float] = []
         parts: list[tuple[float, float, float, float]] = []
@@ -132,9 +155,11 @@ def session(url: str, token: str, n: int, out: dict[str, Any]) -> None:
                 k = browser.execute_script("return performance.now()")
                 press(browser, str(i % 4))
                 try:
-                    painted = wait_until(lambda k=k, i=i: browser.execute_script(
-                        FIND, k, docno(i + 1)), f"document {i + 1}", 20, every=0.01)
-                except AssertionError:
+                    # one call that returns when the page has painted it: nothing asks
+                    # the page anything while the key is on its way (polling from
+                    # here ran the driver's script in the page every 10 ms: 1-2 ms)
+                    painted = browser.execute_async_script(WAIT_PAINTED, k, docno(i + 1))
+                except TimeoutException:
                     # the key was dropped (the app saw the document for < min_view on a
                     # loaded machine, and says so): press again, leave the sample out
                     retries += 1
@@ -223,9 +248,75 @@ def ab(admin: str, n: int, what: str, other: str) -> None:
           f"{r[2]:.2f}x, p95 {r[3]:.2f}x) | | | | |")
 
 
-def terminal_peers(admin: str, n: int, many: int) -> dict[str, tuple[list[float], str]]:
+def settled(quiet: float = 0.8, timeout: float = 30.0) -> None:
+    """Wait until the machine is nearly idle (under 10% of its CPUs busy over 0.5 s, for
+    ``quiet`` seconds in a row), at most ``timeout`` seconds: every assessor is on their
+    first document, and what their sign-ins started is done (the server's warm spares
+    refilled, ~1 s of CPU each, 3 s after each sign-in; the terminal apps' start-up),
+    so the timed keys measure judging, not signing in (measured on its own)."""
+    def busy() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v) - v[3] - v[4], sum(v)
+
+    deadline, calm = time.monotonic() + timeout, 0.0
+    b0, t0 = busy()
+    while time.monotonic() < deadline and calm < quiet:
+        time.sleep(0.5)
+        b1, t1 = busy()
+        calm = calm + 0.5 if (b1 - b0) < 0.1 * max(t1 - t0, 1) else 0.0
+        b0, t0 = b1, t1
+
+
+def gate(parties: int) -> Callable[[], object]:
+    """What each of ``parties`` assessors calls before their first grade: they wait for
+    each other, then for the machine to settle, and all start grading together."""
+    return threading.Barrier(parties, action=settled, timeout=300).wait
+
+
+def bare_websocket(url: str, token: str, n: int, out: dict[str, list[float]],
+                   who: str, ready: Callable[[], object] | None = None) -> None:
+    """An assessor not measured: ``n`` grades over a bare websocket, at the browsers'
+    pace; key → next document's bytes into ``out[who]`` (missing if it failed)."""
+    try:
+        out[who] = relay_keys(url, token, n, docno, size=SIZE, ready=ready)
+    except Exception as exc:  # noqa: BLE001 (reported in the table: "only k finished")
+        sys.stderr.write(f"serve_bench: {who} over a bare websocket: {exc}\n")
+
+
+def xterm_among(url: str, people: list[str], n: int) -> list[float]:
+    """The first person graded in xterm (measured) while the others grade, at the same
+    pace, with ``relkit judge`` on bare ptys (bench/pty_peer.py): the terminal peer of one
+    browser among bare websockets."""
+    got: dict[str, list[float]] = {}
+    errors: list[BaseException] = []
+    ready = gate(len(people))
+
+    def bare(who: str) -> None:
+        try:
+            got[who] = grade_on_pty(RELKIT, url, who, n, 0.4, bench_env(), docno, SIZE,
+                                    ready)
+        except BaseException as exc:  # noqa: BLE001 (re-raised below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=bare, args=(who,)) for who in people[1:]]
+    for t in threads:
+        t.start()
+        time.sleep(1.0)                  # started a second apart, as the browsers are
+    painted, _ = grade_in_xterm(RELKIT, url, people[0], n, 0.4, bench_env(), SIZE, ready)
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return painted
+
+
+def terminal_peers(admin: str, n: int, many: int,
+                   others: str = "bare") -> dict[str, tuple[list[float], str]]:
     """The terminal app's figures, this run: name → (key latencies ms, what it includes);
-    with ``many`` > 1 also ``many`` xterms at once (the peer of as many browsers)."""
+    with ``many`` > 1 also the figure among ``many`` apps at once (the peer of as many
+    assessors served): one xterm and the others on bare ptys, or ``many`` xterms when
+    ``others`` is "browser" (every browser on this machine too)."""
     out: dict[str, tuple[list[float], str]] = {}
     # In process (tui_bench's key→painted): the app on PostgreSQL, no terminal emulator.
     url, drop = fresh_pg(admin)
@@ -267,7 +358,8 @@ def terminal_peers(admin: str, n: int, many: int) -> dict[str, tuple[list[float]
         if why:
             print(f"| (xterm peer skipped: {why}) | | | | |")
         else:
-            painted, _ = grade_in_xterm(RELKIT, url, PEOPLE[2], n, 0.4, bench_env())
+            painted, _ = grade_in_xterm(RELKIT, url, PEOPLE[2], n, 0.4, bench_env(), SIZE,
+                                        gate(1))
             out["xterm on Xvfb"] = (painted, "emulated and drawn (X server's framebuffer), "
                                     "no display frame")
     finally:
@@ -276,9 +368,14 @@ def terminal_peers(admin: str, n: int, many: int) -> dict[str, tuple[list[float]
         url, drop = fresh_pg(admin)
         try:
             build(url, n + 10)
-            out[f"{many} xterms on Xvfb at once"] = (
-                grade_in_xterms(RELKIT, url, PEOPLE[:many], n, 0.4, bench_env()),
-                "the same, as many terminals as browsers")
+            if others == "browser":
+                out[f"{many} xterms on Xvfb at once"] = (
+                    grade_in_xterms(RELKIT, url, PEOPLE[:many], n, 0.4, bench_env()),
+                    "the same, as many terminals as browsers")
+            else:
+                out[f"xterm on Xvfb, {many - 1} more on bare ptys at once"] = (
+                    xterm_among(url, PEOPLE[:many], n),
+                    "the same, among as many apps as the browser's server runs")
         finally:
             drop()
     for label, (xs, _) in out.items():
@@ -305,7 +402,8 @@ def ratios(k: int, painted: list[float], drawn: list[float],
 
 
 def browser_rows(k: int, outs: list[dict[str, Any]], cpu: dict[int, float],
-                 relay: list[float] | None, peers: dict[str, tuple[list[float], str]]) -> None:
+                 relay: list[float] | None, peers: dict[str, tuple[list[float], str]],
+                 grades: int) -> None:
     lat = [x for o in outs for x in o["lat"]]
     drawn = [x for o in outs for x in o["drawn"]]
     parts = [x for o in outs for x in o["parts"]]
@@ -313,12 +411,14 @@ def browser_rows(k: int, outs: list[dict[str, Any]], cpu: dict[int, float],
              "drawn→painted (the next frame)")
     split = "; ".join(f"{what} p50 {statistics.median(xs):.1f} p95 {pct(xs, 95):.1f}"
                       for what, xs in zip(names, zip(*parts, strict=True), strict=True))
-    print(f"| browser, {k} assessor{'s' if k > 1 else ''} at once | "
+    who = (f"{k} assessor{'s' if k > 1 else ''} at once" if len(outs) == k else
+           f"1 of {k} assessors at once, the others bare websockets")
+    print(f"| browser, {who} | "
           f"{statistics.median(lat):.1f} | {pct(lat, 95):.1f} | {max(lat):.1f} | {len(lat)} |"
           f"  key→drawn p50 {statistics.median(drawn):.1f} p95 {pct(drawn, 95):.1f}")
     print(f"|   (of which: {split}) | | | | |")
     print(f"|   (server + app processes CPU, user+sys, whole run incl. start-ups and "
-          f"spares / grades: {sum(cpu.values()) / len(lat) * 1000:.1f} ms per grade) "
+          f"spares / grades: {sum(cpu.values()) / grades * 1000:.1f} ms per grade) "
           "| | | | |")
     if relay:
         back = [x[1] for x in parts]
@@ -334,6 +434,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judgments", type=int, default=40, help="grades per assessor")
     ap.add_argument("--assessors", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--others", choices=("bare", "browser"), default="bare",
+                    help="with several assessors, the ones not measured: bare websockets "
+                    "and bare ptys (default: their browsers and terminals run on their own "
+                    "computers), or browsers and xterms on this machine too")
     ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
                     f"app's frame rate: {SERVED_FPS} (as served) against FPS, two browsers "
                     "at once")
@@ -350,7 +454,7 @@ def main() -> int:
         ab(admin, args.judgments, *(("fps", str(args.ab_fps)) if args.ab_fps
                                     else ("renderer", args.ab_renderer)))
         return 0
-    peers = terminal_peers(admin, args.judgments, max(args.assessors))
+    peers = terminal_peers(admin, args.judgments, max(args.assessors), args.others)
     print(f"|   (load average after the terminal figures: {os.getloadavg()[0]:.1f}) | | | | |")
     firsts: dict[int, list[float]] = {}
     topics: dict[int, list[float]] = {}
@@ -365,10 +469,19 @@ def main() -> int:
             try:
                 # as a server that has been up a while: its warm spares ready
                 wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)
-                outs: list[dict[str, Any]] = [{} for _ in range(k)]
+                # the measured browser, and the others: browsers too (--others
+                # browser: all on this machine's two cores) or bare websockets sending
+                # the same keys at the same pace (their browsers on their own computers)
+                nb = k if args.others == "browser" else 1
+                outs: list[dict[str, Any]] = [{} for _ in range(nb)]
+                ready = gate(k)        # all signed in and the machine settled: grade
                 threads = [threading.Thread(target=session, args=(server.url, toks[p],
-                                                                  args.judgments, o))
-                           for p, o in zip(PEOPLE[:k], outs, strict=False)]
+                                                                  args.judgments, o, ready))
+                           for p, o in zip(PEOPLE[:nb], outs, strict=False)]
+                bare: dict[str, list[float]] = {}
+                threads += [threading.Thread(target=bare_websocket, args=(
+                    server.url, toks[p], args.judgments, bare, p, ready))
+                    for p in PEOPLE[nb:k]]
                 for t in threads:
                     t.start()
                     time.sleep(1.0)
@@ -386,8 +499,8 @@ def main() -> int:
                     time.sleep(1.0)
                 # The relay without a browser: the same server, another assessor, keys
                 # over a bare websocket (one assessor's run only: a quiet server).
-                relay = (relay_keys(server.url, toks[PEOPLE[1]], args.judgments, docno)
-                         if k == 1 else None)
+                relay = (relay_keys(server.url, toks[PEOPLE[1]], args.judgments, docno,
+                                    size=SIZE, ready=gate(1)) if k == 1 else None)
             finally:
                 server.stop()
         finally:
@@ -397,6 +510,19 @@ def main() -> int:
             print(f"| browser, {k} assessors | incomplete: {len(lat)} of "
                   f"{k * args.judgments} | | | |")
             continue
+        if k > nb:
+            xs = [x for p in PEOPLE[nb:k] for x in bare.get(p, [])]
+            if len(bare) < k - nb:
+                print(f"| (the other {k - nb} assessors over bare websockets: only "
+                      f"{len(bare)} finished) | | | | |")
+            elif xs:
+                print(f"| (the other {k - nb} assessors, bare websockets at the same pace: "
+                      f"key sent → the next document's bytes) | {statistics.median(xs):.1f} "
+                      f"| {pct(xs, 95):.1f} | {max(xs):.1f} | {len(xs)} |")
+        sizes = {o["size"] for o in outs}
+        if sizes != {SIZE}:
+            print(f"| (the browser's terminal was {sizes}, not {SIZE} as the terminal peers' "
+                  "and the bare clients': the figures draw different screens) | | | | |")
         retried = sum(o.get("retries", 0) for o in outs)
         if retried:
             print(f"| (browser, {k}: {retried} key{'s' if retried > 1 else ''} dropped as "
@@ -405,7 +531,7 @@ def main() -> int:
         splits[k] = [o["page_split"] for o in outs]
         agains[k] = [o["again_ms"] for o in outs]
         topics[k] = [o["topics_ms"] for o in outs]
-        browser_rows(k, outs, cpu, relay, peers)
+        browser_rows(k, outs, cpu, relay, peers, k * args.judgments)
     for k in topics:
         t, f = statistics.median(topics[k]), statistics.median(firsts[k])
         print(f"\n{k} signed in at once: page opened → topic list drawn median {t:.0f} ms "

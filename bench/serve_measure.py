@@ -79,7 +79,8 @@ def fresh_pg(admin: str) -> tuple[str, Any]:
 
 
 def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first: int = 0,
-               size: tuple[int, int] = (114, 28), think: float = 0.4) -> list[float]:
+               size: tuple[int, int] = (114, 28), think: float = 0.4,
+               ready: Callable[[], object] | None = None) -> list[float]:
     """ms from each grade key sent over a bare websocket to the first message with the
     next document's id: ``token``'s first topic opened, ``n`` grades from document
     ``first`` (the browser's terminal is 114x28 at the benchmark's window size)."""
@@ -106,6 +107,8 @@ def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first:
             got = b""
             await ws.send_json(["stdin", "\r"])
             await until(docno(first).encode())
+            if ready is not None:
+                await asyncio.to_thread(ready)
             out = []
             for i in range(first, first + n):
                 await asyncio.sleep(think)         # past min_view: the key counts

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,14 +100,16 @@ def _find_vt(d: Any, timeout: float = 30.0) -> Any:
 
 
 class XtermJudge:
-    """``command`` in an 80x24 xterm on display ``display``: type keys, watch paints."""
+    """``command`` in a ``size`` (80x24) xterm on display ``display``: type keys, watch
+    paints."""
 
-    def __init__(self, display: str, command: str, env: dict[str, str]) -> None:
+    def __init__(self, display: str, command: str, env: dict[str, str],
+                 size: tuple[int, int] = (COLS, ROWS)) -> None:
         from Xlib import display as xdisplay
         from Xlib.ext import damage
 
         self.proc = subprocess.Popen(
-            ["xterm", "-geometry", f"{COLS}x{ROWS}+0+0", "-fa", FONT[0], "-fs", str(FONT[1]),
+            ["xterm", "-geometry", f"{size[0]}x{size[1]}+0+0", "-fa", FONT[0], "-fs", str(FONT[1]),
              "-tn", "xterm-256color", "-u8", "-bg", "black", "-fg", "white", "+sb",
              "-e", "sh", "-c", command],
             env={**env, "DISPLAY": display, "LC_ALL": "C.UTF-8"}, stdout=subprocess.DEVNULL,
@@ -116,7 +118,7 @@ class XtermJudge:
         self.vt = _find_vt(self.d)
         geo = self.vt.get_geometry()
         # xterm's inner border (2 px by default) around COLS x ROWS cells
-        self.cw, self.ch = (geo.width - 4) // COLS, (geo.height - 4) // ROWS
+        self.cw, self.ch = (geo.width - 4) // size[0], (geo.height - 4) // size[1]
         self.d.screen().root.warp_pointer(geo.width // 2, geo.height // 2)
         self.vt.set_input_focus(0, 0)
         self.d.damage_query_version()
@@ -210,15 +212,21 @@ class XtermJudge:
 
 
 def grade_in_xterm(relkit: str, db: str, assessor: str, n: int, think: float,
-                   env: dict[str, str]) -> tuple[list[float], list[float]]:
-    """``relkit judge`` on ``db`` in an 80x24 xterm: (key → next document's id painted,
-    key → the end of its drawing) in ms, ``n`` grades (shared with serve_bench.py)."""
+                   env: dict[str, str], size: tuple[int, int] = (COLS, ROWS),
+                   ready: Callable[[], object] | None = None,
+                   ) -> tuple[list[float], list[float]]:
+    """``relkit judge`` on ``db`` in a ``size`` xterm: (key → next document's id painted,
+    key → the end of its drawing) in ms, ``n`` grades (shared with serve_bench.py);
+    ``ready`` is called once the first document is on screen, before the first grade
+    (serve_bench.py: every assessor's there, the machine settled)."""
     with xvfb() as display:
         cmd = f"exec {relkit} judge --db {shlex.quote(db)} --assessor {shlex.quote(assessor)}"
-        xt = XtermJudge(display, cmd, env)
+        xt = XtermJudge(display, cmd, env, size)
         try:
             xt.settle(quiet=1.0, timeout=120)         # the topic list
             xt.key_to_new_id("Return", timeout=60)    # the first document
+            if ready is not None:
+                ready()
             painted, ended = [], []
             for _ in range(n):
                 time.sleep(think)

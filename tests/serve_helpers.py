@@ -132,6 +132,7 @@ function HookedWS(url, protocols) {
   const send = ws.send.bind(ws);
   ws.send = d => {
     if (typeof d === 'string' && d.startsWith('["stdin"')) window.__rk.sent.push(performance.now());
+    if (typeof d === 'string' && d.startsWith('["resize"')) window.__rk.size = JSON.parse(d)[1];
     send(d);
   };
   ws.addEventListener('message', ev => {
