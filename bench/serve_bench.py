@@ -275,11 +275,16 @@ def gate(parties: int) -> Callable[[], object]:
 
 
 def bare_websocket(url: str, token: str, n: int, out: dict[str, list[float]],
-                   who: str, ready: Callable[[], object] | None = None) -> None:
+                   who: str, ready: Callable[[], object] | None = None,
+                   starts: dict[str, dict[str, float]] | None = None) -> None:
     """An assessor not measured: ``n`` grades over a bare websocket, at the browsers'
-    pace; key → next document's bytes into ``out[who]`` (missing if it failed)."""
+    pace; key → next document's bytes into ``out[who]`` (missing if it failed), the
+    session's start into ``starts[who]``."""
     try:
-        out[who] = relay_keys(url, token, n, docno, size=SIZE, ready=ready)
+        start: dict[str, float] = {}
+        out[who] = relay_keys(url, token, n, docno, size=SIZE, ready=ready, start=start)
+        if starts is not None:
+            starts[who] = start
     except Exception as exc:  # noqa: BLE001 (reported in the table: "only k finished")
         sys.stderr.write(f"serve_bench: {who} over a bare websocket: {exc}\n")
 
@@ -461,6 +466,7 @@ def main() -> int:
     rss: dict[int, list[int]] = {}
     splits: dict[int, list[tuple[float, float]]] = {}
     agains: dict[int, list[tuple[float, float]]] = {}
+    bare_starts: dict[int, list[dict[str, float]]] = {}
     for k in args.assessors:
         url, drop = fresh_pg(admin)
         try:
@@ -479,8 +485,9 @@ def main() -> int:
                                                                   args.judgments, o, ready))
                            for p, o in zip(PEOPLE[:nb], outs, strict=False)]
                 bare: dict[str, list[float]] = {}
+                starts: dict[str, dict[str, float]] = {}
                 threads += [threading.Thread(target=bare_websocket, args=(
-                    server.url, toks[p], args.judgments, bare, p, ready))
+                    server.url, toks[p], args.judgments, bare, p, ready, starts))
                     for p in PEOPLE[nb:k]]
                 for t in threads:
                     t.start()
@@ -528,6 +535,8 @@ def main() -> int:
             print(f"| (browser, {k}: {retried} key{'s' if retried > 1 else ''} dropped as "
                   "typed ahead and pressed again, left out) | | | | |")
         firsts[k] = [o["first_doc_ms"] for o in outs]
+        if k > nb and starts:
+            bare_starts[k] = list(starts.values())
         splits[k] = [o["page_split"] for o in outs]
         agains[k] = [o["again_ms"] for o in outs]
         topics[k] = [o["topics_ms"] for o in outs]
@@ -542,6 +551,12 @@ def main() -> int:
         print(f"  of which (medians): sign-in and page round trips {resp:.0f} ms; the "
               f"page loading textual.js/xterm.js to the websocket open {opened - resp:.0f} "
               f"ms; websocket open → topic list drawn {t - opened:.0f} ms")
+        if k in bare_starts:
+            ts = [x["topics"] + x["first_doc"] for x in bare_starts[k]]
+            print(f"  the other {len(ts)} (bare websockets, signed in a second apart after "
+                  f"the browser): websocket opened → topic list → Enter → first document "
+                  f"median {statistics.median(ts):.0f} ms, max {max(ts):.0f} ms (the page's "
+                  "own loading, ~0.3 s in the browser, not included)")
         a, d = (statistics.median(xs) for xs in zip(*agains[k], strict=True))
         print(f"  signed in, coming back (page reloaded, files cached): topic list drawn "
               f"{a:.0f} ms, Enter → document drawn {d:.0f} ms; in all {a + d:.0f} ms")

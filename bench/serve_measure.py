@@ -80,14 +80,18 @@ def fresh_pg(admin: str) -> tuple[str, Any]:
 
 def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first: int = 0,
                size: tuple[int, int] = (114, 28), think: float = 0.4,
-               ready: Callable[[], object] | None = None) -> list[float]:
+               ready: Callable[[], object] | None = None,
+               start: dict[str, float] | None = None) -> list[float]:
     """ms from each grade key sent over a bare websocket to the first message with the
     next document's id: ``token``'s first topic opened, ``n`` grades from document
-    ``first`` (the browser's terminal is 114x28 at the benchmark's window size)."""
+    ``first``, in a ``size`` terminal. ``start``, when given, gets the session's start
+    in ms: ``topics`` (websocket opened → the topic list) and ``first_doc`` (Enter →
+    the first document), the page's own loading aside."""
     import aiohttp
 
     async def run() -> list[float]:
         async with aiohttp.ClientSession(cookies={"relkit_token": token}) as http:
+            t_open = time.perf_counter()
             ws = await http.ws_connect(url.replace("http:", "ws:")
                                        + f"/ws?width={size[0]}&height={size[1]}",
                                        headers={"Origin": url})
@@ -102,11 +106,15 @@ def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first:
                     got += msg.data
                 return time.perf_counter()
 
-            await until(b"choose a topic")
+            topics = await until(b"choose a topic")
             await asyncio.sleep(think)
             got = b""
+            t_enter = time.perf_counter()
             await ws.send_json(["stdin", "\r"])
-            await until(docno(first).encode())
+            doc = await until(docno(first).encode())
+            if start is not None:
+                start["topics"] = (topics - t_open) * 1000
+                start["first_doc"] = (doc - t_enter) * 1000
             if ready is not None:
                 await asyncio.to_thread(ready)
             out = []
