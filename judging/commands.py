@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import typer
 
 from relkit.corpora.types import SCALES
-from relkit.judging.cliopts import DbOpt, open_output
-from relkit.judging.cliopts import open_store as _open
+from relkit.judging.cliopts import DbOpt, open_output, refuse_named_person
+from relkit.judging.cliopts import owner_store as _owner
 from relkit.judging.cliopts import say as _say
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ def init(
     from relkit.corpora.types import get_scale
     from relkit.metrics.core.options import option_value
 
+    refuse_named_person("relkit init")
     with option_value("--scale"):
         sc = get_scale(scale)
     with option_value("--topics-format"):
@@ -67,7 +68,7 @@ def init(
             store_ = DocStore.open(docs, docs_format, progress=bar)
         source = str(docs.resolve())
         _say(f"relkit: indexed {len(store_):,} documents from {docs}")
-    store = _open(db, create=True)
+    store = _owner(db, "relkit init", create=True)
     store.create_collection(name or topics.stem, sc, tops, docs_source=source,
                             docs_format=docs_format)
     _say(f"relkit: created collection {name or topics.stem!r} with {len(tops)} topics "
@@ -169,7 +170,8 @@ def pool(
     if stop is not None:
         raise typer.BadParameter("is for adaptive strategies (a static pool is judged "
                                  "whole)", param_hint="--stop")
-    store = _open(into) if into is not None else None  # a bad --db fails before pooling
+    # a bad --db (or a person's) fails before pooling
+    store = _owner(into, "pool --db") if into is not None else None
     loaded = load_runs(runs)
     with option_value("--depth-of"):
         depths = parse_run_depths(depth_of, loaded, depth)
@@ -263,7 +265,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
     with option_value("--stop"):
         parse_stop(stop)
     definition = Definition(strategy, params, seed, budget, total, stop=stop).validated()
-    store = _open(into)
+    store = _owner(into, "pool --db")
     loaded = load_runs(runs)
     cands = Candidates.from_runs(loaded, depth, topics)
     # The runs themselves are in the pool (each candidate's provenance); their files'
@@ -318,7 +320,7 @@ def assign(
     gold_pairs = None
     if gold is not None:
         gold_pairs = {(r.topic, r.doc): r.grade for r in read_qrels_file(gold)}
-    store = _open(db)
+    store = _owner(db, "relkit assign")
     leads_now = set(store.assessors(role="lead")) & set(assessors or ())
     if leads_now:
         from relkit.judging.models import StoreError

@@ -316,9 +316,17 @@ def test_cli_as_ann_on_postgresql(team: Team) -> None:
     code, out, err = run_cli(["status", "--db", ann, "--format", "tsv"])
     assert code == 0, err
     assert "ann\t" in out and "bob" not in out
-    # A write the database refuses: one line, no traceback.
+    # An owner's command: the tool says so in one line, before the database (which
+    # refuses the write too: below, through the API, past the tool's check).
     code, _, err = run_cli(["assign", "--db", ann, "--lead", "eve"])
-    assert code == 1 and "permission denied" in err and len(err.splitlines()) == 1, err
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert "relkit assign is for the database's owner: ann (login" in err, err
+    store = Store.open(ann, create=False)
+    try:
+        with pytest.raises(Exception, match="permission denied for table assessor"):
+            register_leads(store, ["eve"])
+    finally:
+        store.close()
     code, _, err = run_cli(["team", "init", "--db", ann])
     assert code == 1 and "run it as the database's owner" in err, err
 

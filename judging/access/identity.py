@@ -76,6 +76,15 @@ def refuse_assessor(db: Database, what: str) -> Who:
     return w
 
 
+def require_owner(db: Database, what: str) -> None:
+    """One line unless relkit acts for the database's owner: ``what`` (people, tokens,
+    pools, imports) changes what everyone works on."""
+    w = who(db)
+    if w.name is not None:
+        raise StoreError(f"{what} is for the database's owner: {w.name} ({w.via}) is "
+                         f"{'an assessor' if w.assessor else 'a lead'}")
+
+
 def check_acts_as(db: Database, name: str, what: str) -> None:
     """One line unless the person relkit acts for may act as ``name`` (themselves, or the owner)."""
     w = who(db)

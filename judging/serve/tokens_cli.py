@@ -20,10 +20,10 @@ def issue(
 
     Their older tokens stop working. Example: relkit token issue ann --db project.db
     """
-    from relkit.judging.store import Store
+    from relkit.judging.cliopts import owner_store
     from relkit.judging.tokens import issue as issue_token
 
-    store = Store.open(db, create=False, notify=say)
+    store = owner_store(db, "token issue")
     print(issue_token(store, name))
     say(f"relkit: token for {name} printed above; it is shown only this once (store it in "
         "a password manager; `relkit token issue` again replaces a lost one)")
@@ -38,10 +38,10 @@ def revoke(
 
     Example: relkit token revoke ann --db project.db
     """
-    from relkit.judging.store import Store
+    from relkit.judging.cliopts import owner_store
     from relkit.judging.tokens import revoke as revoke_tokens
 
-    store = Store.open(db, create=False, notify=say)
+    store = owner_store(db, "token revoke")
     n = revoke_tokens(store, name)
     say(f"relkit: {n} token{'s' if n != 1 else ''} of {name} revoked"
         if n else f"relkit: {name} had no live token; nothing changed")
