@@ -334,13 +334,14 @@ def assign(
     if assessors:
         s = store.assign(assessors, pool=pool, topics=topics, overlap=overlap,
                          ordering=order, seed=seed, gold=gold_pairs)  # type: ignore[arg-type]
+        who = f"{s.assessors} assessor{'s' if s.assessors != 1 else ''}"
         if s.adaptive:
             _say(f"relkit: {s.assignments} assignments, a quota of {s.items} judgments for "
-                 f"{s.assessors} assessors (adaptive pool: each document is picked as they "
-                 f"judge; {s.overlap_pairs} pairs judged twice)")
+                 f"{who} (adaptive pool: each document is picked as they judge; "
+                 f"{s.overlap_pairs} pairs judged twice)")
         else:
-            _say(f"relkit: {s.assignments} assignments, {s.items} items for {s.assessors} "
-                 f"assessors ({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
+            _say(f"relkit: {s.assignments} assignments, {s.items} items for {who} "
+                 f"({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
     if lead:
         from relkit.judging.adjudication import register_leads
 

@@ -357,4 +357,7 @@ def open_error(exc: DBAPIError, where: str) -> StoreError:
         exc.orig).__name__
     if "file is not a database" in reason:
         return StoreError(f"{where} is not a SQLite database (file is not a database)")
+    if "disk I/O error" in reason and os.path.isdir(where):
+        # what SQLite says of a directory given as the database file
+        return StoreError(f"{where} is a directory, not a database file")
     return StoreError(f"cannot open the database {where}: {reason}")

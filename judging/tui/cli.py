@@ -69,6 +69,13 @@ def judge(
     if me.name is not None and assessor is not None and assessor != me.name:
         raise typer.BadParameter(f"{me.name} ({me.via}) cannot judge as {assessor}",
                                  param_hint="--assessor")
+    if assessor is not None and assessor not in store.assessors():
+        # (as --lead: a usage error, naming the people who judge on this screen)
+        people = store.assessors(role="assessor", kind="human")
+        raise typer.BadParameter(f"no assessor named {assessor!r} in this database"
+                                 + (f"; the assessors are {', '.join(people)}" if people
+                                    else ": run `relkit assign` first"),
+                                 param_hint="--assessor")
     if assessor is not None and assessor in store.assessors(kind="automatic"):
         # Its judgments are imported; the screen is for people.
         raise typer.BadParameter(f"{assessor} is an automatic assessor: its judgments are "

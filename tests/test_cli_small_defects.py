@@ -1,0 +1,38 @@
+"""Small CLI defects a newcomer found (2026-11-25): each message as the user needs it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import run_cli
+from store_helpers import make_project
+
+
+def test_judge_unknown_assessor_is_a_usage_error_naming_the_people(tmp_path: Path) -> None:
+    """As ``--lead zed`` (exit 2), and the list is of people who judge on the screen:
+    not the automatic assessor whose grades were imported."""
+    db = str(tmp_path / "p.db")
+    make_project(db).close()
+    llm = tmp_path / "llm.qrels"
+    llm.write_text("1 0 d00 1\n")
+    code, _, err = run_cli(["import", "judgments", str(llm), "--db", db, "--assessor",
+                            "umbrela", "--kind", "automatic"])
+    assert code == 0, err
+    code, _, err = run_cli(["judge", "--db", db, "--assessor", "zed"])
+    assert code == 2, err
+    assert "no assessor named 'zed'" in err and "the assessors are ann, bob" in err, err
+    assert "umbrela" not in err and "--assessor" in err
+
+
+def test_a_directory_as_the_database_says_so(tmp_path: Path) -> None:
+    code, _, err = run_cli(["status", "--db", str(tmp_path)])
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert f"{tmp_path} is a directory, not a database file" in err, err
+
+
+def test_assign_counts_one_assessor_in_the_singular(tmp_path: Path) -> None:
+    db = str(tmp_path / "p.db")
+    make_project(db, assessors=("ann",)).close()
+    code, _, err = run_cli(["assign", "dave", "--db", db])
+    assert code == 0, err
+    assert "for 1 assessor (" in err, err
