@@ -142,17 +142,27 @@ def _status_text(st: Any, fmt: str) -> str:
 def adjudicate(
     topic: str, doc: str, grade: int,
     db: str | None = DbOpt,
-    lead: str = typer.Option(..., help="The lead recording the final grade"),
+    lead: str | None = typer.Option(None, help="The lead recording the final grade "
+                                    "(default: the lead relkit acts for: their login or "
+                                    "$RELKIT_USER)"),
     note: str = typer.Option("", help="Why"),
 ) -> None:
     """Record a lead's final grade for a pair the assessors disagreed on.
 
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
-    from relkit.judging.access.identity import check_acts_as
+    from relkit.judging.access.identity import check_acts_as, who
     from relkit.judging.reports import adjudicate as run
 
     store = _open(db)
+    if lead is None:
+        me = who(store)
+        if me.role != "lead":
+            store.close()
+            raise typer.BadParameter("name the lead recording the grade"
+                                     + (f" ({me.name}, {me.via}, is an assessor)"
+                                        if me.name else ""), param_hint="--lead")
+        lead = str(me.name)
     check_acts_as(store, lead, f"adjudicate --lead {lead}")
     run(store, lead, topic, doc, grade, note)
     _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")

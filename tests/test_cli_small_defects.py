@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers import run_cli
 from store_helpers import make_project
 
@@ -36,3 +38,33 @@ def test_assign_counts_one_assessor_in_the_singular(tmp_path: Path) -> None:
     code, _, err = run_cli(["assign", "dave", "--db", db])
     assert code == 0, err
     assert "for 1 assessor (" in err, err
+
+
+def test_adjudicate_takes_the_lead_relkit_acts_for(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """carol's login (or $RELKIT_USER=carol) need not repeat --lead carol."""
+    from relkit.judging.adjudication import register_leads
+    from relkit.judging.store import Store
+
+    db = str(tmp_path / "p.db")
+    store = make_project(db)
+    register_leads(store, ["carol"])
+    store.close()
+    code, _, err = run_cli(["adjudicate", "1", "d00", "2", "--db", db])
+    assert code == 2 and "name the lead" in err and "--lead" in err, err
+    monkeypatch.setenv("RELKIT_USER", "ann")
+    code, _, err = run_cli(["adjudicate", "1", "d00", "2", "--db", db])
+    assert code == 2 and "ann, $RELKIT_USER, is an assessor" in err, err
+    monkeypatch.setenv("RELKIT_USER", "carol")
+    code, _, err = run_cli(["adjudicate", "1", "d00", "2", "--db", db])
+    assert code == 0, err
+    store = Store.open(db, create=False)
+    try:
+        from sqlalchemy import text
+
+        with store.engine.connect() as c:
+            rows = c.execute(text("SELECT a.name, j.grade FROM adjudication j JOIN assessor a "
+                                  "ON a.id = j.lead_id")).all()
+    finally:
+        store.close()
+    assert [tuple(r) for r in rows] == [("carol", 2)]
