@@ -46,39 +46,6 @@ def open_store(db: str | None, create: bool = False) -> Store:
     return Store.open(db, create=create, notify=say)
 
 
-def refuse_named_person(what: str) -> None:
-    """One line if ``$RELKIT_USER`` names someone: ``what`` (``init``, which may create
-    the database) is the owner's, refused before there is a file to ask who they are."""
-    import os
-
-    from relkit.judging.access.identity import ENV_USER
-    from relkit.judging.models import StoreError
-
-    person = os.environ.get(ENV_USER)
-    if person:
-        raise StoreError(f"{what} is for the database's owner: {person} (${ENV_USER}) may "
-                         "not run it")
-
-
-def owner_store(db: str | None, what: str, create: bool = False) -> Store:
-    """:func:`open_store` for a command only the database's owner runs (``what``: init,
-    pool, assign, token, import): one line, before anything is written, when relkit acts
-    for a person (``$RELKIT_USER`` on SQLite, a team login on PostgreSQL, whose database
-    refuses these writes anyway)."""
-    from relkit.judging.access.identity import require_owner
-    from relkit.judging.models import StoreError
-
-    if create:
-        refuse_named_person(what)
-    store = open_store(db, create=create)
-    try:
-        require_owner(store, what)
-    except StoreError:
-        store.close()
-        raise
-    return store
-
-
 def read_store(db: str | None) -> Store:
     """Open read-only: nothing is created, migrated or written."""
     from relkit.judging.store import Store

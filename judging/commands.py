@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import typer
 
 from relkit.corpora.types import SCALES
-from relkit.judging.cliopts import DbOpt, open_output, refuse_named_person
-from relkit.judging.cliopts import owner_store as _owner
+from relkit.judging.access.owner import owner_store as _owner
+from relkit.judging.access.owner import refuse_named_person
+from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
 
 if TYPE_CHECKING:

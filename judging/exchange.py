@@ -10,7 +10,6 @@ from typing import Any
 import typer
 
 from relkit.judging.cliopts import DbOpt, open_output
-from relkit.judging.cliopts import owner_store as _owner
 from relkit.judging.cliopts import read_store as _read
 from relkit.judging.cliopts import say as _say
 
@@ -213,7 +212,9 @@ def import_judgments(
     if not quiet:  # what the readers skipped or renamed (a long table's gold column)
         for note in notes:
             _say(f"relkit: {note}")
-    store = _owner(db, "import judgments")
+    from relkit.judging.access.owner import owner_store
+
+    store = owner_store(db, "import judgments")
     with bar("importing judgments", len(lines), "judgments") as importing:
         done = run(store, lines, add_missing=add_missing, kind=kind, progress=importing)
     if not quiet:

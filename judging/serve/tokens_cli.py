@@ -20,7 +20,7 @@ def issue(
 
     Their older tokens stop working. Example: relkit token issue ann --db project.db
     """
-    from relkit.judging.cliopts import owner_store
+    from relkit.judging.access.owner import owner_store
     from relkit.judging.tokens import issue as issue_token
 
     store = owner_store(db, "token issue")
@@ -38,7 +38,7 @@ def revoke(
 
     Example: relkit token revoke ann --db project.db
     """
-    from relkit.judging.cliopts import owner_store
+    from relkit.judging.access.owner import owner_store
     from relkit.judging.tokens import revoke as revoke_tokens
 
     store = owner_store(db, "token revoke")
