@@ -389,7 +389,7 @@ def test_assign_reports_quotas_and_status_lists_the_assessor(tmp_path: Path) -> 
     code, _, err = run_cli(["assign", "ann", "--db", db])
     assert code == 0, err
     n = len(TOPICS)
-    assert f"{n} assignments, a quota of {6 * n} judgments for 1 assessors" in err
+    assert f"{n} assignments, a quota of {6 * n} judgments for 1 assessor (" in err
     assert "items" not in err.splitlines()[0]
     code, out, err = run_cli(["status", "--db", db, "--format", "json"])
     assert code == 0, err

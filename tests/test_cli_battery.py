@@ -43,10 +43,12 @@ EXTRA: dict[tuple[str, ...], list[str]] = {
     ("interleave", "make"): [str(SAMPLE / "runs" / "ql.txt")],
     # ...and simulate a second run and a user
     ("interleave", "simulate"): [str(SAMPLE / "runs" / "ql.txt"), "--preset", "perfect"],
+    # the owner names the lead (a lead's own login need not)
+    ("adjudicate",): ["--lead", "lee"],
 }
 # ...except when they would make the option under test moot.
 NO_EXTRA = {("systems run", "--docs"), ("systems run", "--topics"), ("agree", "--db"),
-            ("judges", "--db")}
+            ("judges", "--db"), ("adjudicate", "--lead")}
 # String options naming something the data may or may not hold (not a fixed set of
 # names): refusing one is a failure (exit 1), not a usage error.
 DATA_NAMES = {

@@ -75,7 +75,7 @@ def test_judge_names_the_assessors_to_choose_from(tmp_path: Path) -> None:
     (message,) = [line for line in err.splitlines() if "--assessor:" in line]
     assert message.endswith("name yourself with --assessor: one of ann, bob")
     code, _, err = run_cli(["judge", "--db", str(tmp_path / "t.db"), "--assessor", "lea"])
-    assert code == 1 and err.rstrip().endswith("the assessors are ann, bob")
+    assert code == 2 and err.rstrip().endswith("the assessors are ann, bob")
 
 
 def test_judge_without_a_terminal_refuses_in_one_line(tmp_path: Path) -> None:
