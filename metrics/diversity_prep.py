@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from relkit.metrics.data import Qrels
-from relkit.metrics.ranking import JudgedTopics
+from relkit.metrics.judged import JudgedTopics
 from relkit.metrics.subtopics import SubtopicQrels
 
 # Cells of one topics x documents x subtopics block of the greedy ideal ranking.

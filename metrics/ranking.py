@@ -14,149 +14,60 @@ trec_eval's rules (``form_res_rels.c``), applied to every evaluation:
 
 Relevance per ranked row: the qrels grade, ``-1`` for a document not in the
 qrels ("nonpool"), ``-2`` for a negative qrels grade ("unjudged in pool").
+
+The order is decided here; the qrels' side (:class:`~relkit.metrics.judged.JudgedTopics`,
+the grade lookup), the hashed (topic, docno) pairs (:mod:`relkit.metrics.pairs`) and
+the id columns' two forms (:mod:`relkit.metrics.id_columns`) have their own modules,
+and their names that callers use are importable from here too (``__all__``).
 """
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from relkit.metrics import io as _io
-from relkit.metrics._arrow import loaded, to_np, true_positions
+from relkit.metrics._arrow import loaded, to_np
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError
+from relkit.metrics.errors import DuplicateDocumentError
 from relkit.metrics.grades import is_judged
+from relkit.metrics.id_columns import (
+    Strings,
+    _dictionary_codes,
+    _runs,
+    _strings,
+    _take,
+    _value,
+    codes_of,
+    column_values,
+    distinct,
+    topic_order,
+)
+from relkit.metrics.judged import MAX_LEVEL_CELLS, NONPOOL, UNJUDGED, JudgedTopics
+from relkit.metrics.pairs import (
+    _first_duplicate,
+    _grouped_order,
+    _repeated_pair,
+    _same_width,
+    _topic_keys,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+__all__ = [
+    "MAX_LEVEL_CELLS", "NONPOOL", "UNJUDGED", "JudgedTopics", "Ranked", "Strings", "TieOrder",
+    "codes_of", "column_values", "distinct", "rank", "ranked_docnos", "topic_order",
+    # private, but imported from here by other modules and the tests
+    "_dictionary_codes", "_first_duplicate", "_grouped_order", "_order",
+    "_repeated_pair", "_runs", "_same_width", "_strings", "_take", "_topic_keys", "_value",
+    "_words",
+]
+# Not _hash: tests swap in a colliding hash on relkit.metrics.pairs, where every
+# lookup finds it; a copy here would take such a swap silently and change nothing.
+
 TieOrder = Literal["descending", "ascending"]
-
-# Codes of a ranked row, not qrels grades: outside the qrels, and in it without a
-# judgment (a grade that is not one by the rule of relkit.metrics.grades).
-NONPOOL = -1
-UNJUDGED = -2
-
-# A string column as read: fixed-width bytes (a numpy ``S`` array: small inputs,
-# no pyarrow) or an Arrow (chunked) array. The ranking rules below are written once;
-# only the handful of operations on strings (encode, take, sort within groups, find
-# a repeated pair, look up grades) have one implementation per form, in the helpers
-# that follow.
-Strings = Any
-
-# Cap on the topics x grades table of counts (8 bytes each: 256 MiB).
-MAX_LEVEL_CELLS = 2**25
-
-
-def topic_order(ids: list[str]) -> list[str]:
-    """Sort topic ids as trec_eval does (``strcmp``: ``q1 < q10 < q2``).
-
-    Python compares ``str`` by code point, which is the byte order of UTF-8.
-    """
-    return sorted(set(ids))
-
-
-def distinct(values: np.ndarray) -> bool:
-    """Whether no value repeats (a sort, not ``np.unique``, which imports numpy.ma)."""
-    s = np.sort(values)
-    return not bool(np.any(s[1:] == s[:-1]))
-
-
-def _strings(column: Strings) -> Strings:
-    """A column in the form ranking works on: fixed-width bytes. An Arrow column
-    is converted (a chunk of a large run at a time), a list of str encoded; only
-    ids bytes cannot hold (longer than :data:`~relkit.metrics.io.MAX_ID_BYTES`, or
-    with a NUL byte) stay Arrow strings."""
-    if isinstance(column, np.ndarray):
-        return column
-    if isinstance(column, list):
-        as_b = _io.as_bytes(column)
-        if as_b is not None:
-            return as_b
-        from relkit.metrics._arrow import import_pyarrow
-
-        arrow = import_pyarrow()
-        return arrow.chunked_array([arrow.array(column, type=arrow.string())])
-    import pyarrow as pa
-
-    from relkit.metrics._arrow import to_bytes
-
-    as_b = to_bytes(column, _io.MAX_ID_BYTES)
-    if as_b is not None:
-        return as_b
-    return column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
-
-
-def _value(column: Strings, row: int) -> str:
-    """One value of a column, as str."""
-    v = column[row]
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def _runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and length of each run of equal consecutive values."""
-    if not len(column):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    heads = np.concatenate(([0], np.flatnonzero(column[1:] != column[:-1]) + 1))
-    return heads, np.diff(np.append(heads, len(column)))
-
-
-def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
-    """Map each value of a string column to ``mapping[value]`` (or -1)."""
-    if isinstance(column, list):
-        column = _strings(column)
-    if isinstance(column, np.ndarray):
-        if not len(column):
-            return np.empty(0, np.int32)
-        # topics come in runs of lines: look up one value per run
-        heads, lengths = _runs(column)
-        get = mapping.get
-        vals = np.array([get(v, -1) for v in _io.decode(column[heads])], dtype=np.int32)
-        return np.repeat(vals, lengths)
-    import pyarrow as pa
-
-    parts = []
-    for chunk in column.chunks:
-        if not pa.types.is_dictionary(chunk.type):
-            chunk = chunk.dictionary_encode()
-        lookup = np.array([mapping.get(v, -1) for v in chunk.dictionary.to_pylist()] + [-1],
-                          dtype=np.int32)
-        idx = to_np(chunk.indices)
-        parts.append(lookup[idx] if len(lookup) > 1 else np.full(len(idx), -1, np.int32))
-    if not parts:
-        return np.empty(0, np.int32)
-    return np.concatenate(parts)
-
-
-_dictionary_codes = codes_of   # the former name
-
-
-def column_values(column: Strings) -> list[str]:
-    """Distinct values of a (dictionary) string column, first-seen order not kept."""
-    if isinstance(column, (np.ndarray, list)):
-        column = _strings(column)
-    if isinstance(column, np.ndarray):
-        return list(set(_io.decode(column[_runs(column)[0]])))
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    seen: set[str] = set()
-    for chunk in column.chunks:
-        dictionary = chunk.dictionary if pa.types.is_dictionary(chunk.type) else pc.unique(chunk)
-        seen.update(dictionary.to_pylist())
-    return list(seen)
-
-
-def _take(column: Strings, rows: np.ndarray) -> Strings:
-    """The values at positions ``rows``."""
-    if isinstance(column, np.ndarray):
-        return column[rows]
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pc.take(column, pa.array(rows))
 
 
 def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndarray:
@@ -187,297 +98,6 @@ def _words(values: np.ndarray) -> np.ndarray:
     if width % 8:
         grid = np.concatenate((grid, np.zeros((len(values), 8 - width % 8), np.uint8)), axis=1)
     return np.ascontiguousarray(grid).view(">u8").astype(np.uint64)
-
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """A 63-bit hash of each ``(q, value)`` of a bytes array (equal pairs, equal
-    hashes; unequal ones may collide, so matches are checked afterwards)."""
-    width = values.dtype.itemsize
-    grid = values.view(np.uint8).reshape(len(values), width)
-    if width % 8:
-        grid = np.concatenate((grid, np.zeros((len(values), 8 - width % 8), np.uint8)), axis=1)
-    words = np.ascontiguousarray(grid).view(np.uint64)
-    h = q.astype(np.uint64) * _MIX
-    for j in range(words.shape[1]):
-        h ^= words[:, j]
-        h *= _MIX
-        h ^= h >> np.uint64(29)
-    return h >> np.uint64(1)           # 63 bits: _PAD sorts after every hash
-
-
-_PAD = np.uint64(np.iinfo(np.uint64).max)
-
-
-def _topic_keys(q: np.ndarray, h: np.ndarray, topics: int) -> np.ndarray:
-    """One sortable 64-bit key per ``(q, hash)``: the topic code in the high bits,
-    the hash's high bits below (order by topic, then by hash)."""
-    bits = max(int(topics).bit_length(), 1)
-    return (q.astype(np.uint64) << np.uint64(64 - bits)) | (h >> np.uint64(bits))
-
-
-def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two bytes arrays with one itemsize (hashes depend on it)."""
-    w = max(a.dtype.itemsize, b.dtype.itemsize)
-    return a.astype(f"S{w}", copy=False), b.astype(f"S{w}", copy=False)
-
-
-def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.ndarray,
-                   source: np.ndarray | None = None) -> tuple[int, int] | None:
-    """:func:`_first_duplicate` for bytes, given the pairs' hashes in an order
-    where equal ones are neighbours (``hs``) and that order (``order``).
-    ``source`` maps positions to the input rows whose order decides which two
-    occurrences are reported (default: the positions themselves), and the pair
-    is returned as such rows."""
-    same = hs[1:] == hs[:-1]
-    if not same.any():
-        return None
-    # rows whose hash repeats hold every repeated pair: settle those exactly
-    member = np.zeros(len(hs), bool)
-    member[:-1] |= same
-    member[1:] |= same
-    at = order[member]
-    src = at if source is None else source[at]
-    first: dict[tuple[int, bytes], int] = {}
-    pairs = []
-    for r, i in sorted(zip(src.tolist(), at.tolist(), strict=True)):
-        key = (int(q[i]), bytes(docs[i]))
-        if key not in first:
-            first[key] = r
-        elif first[key] >= 0:
-            pairs.append((key, first[key], r))
-            first[key] = -1                          # only its first two occurrences
-    if not pairs:
-        return None
-    _, a, b = min(pairs)
-    return a, b
-
-
-def _grouped_order(h: np.ndarray, q: np.ndarray) -> np.ndarray | None:
-    """An order sorting the rows by ``(q, h)``, when each topic's rows are one
-    contiguous block (ranked rows; most qrels files); None otherwise.
-
-    Sorting each topic's row of a topics x longest-topic grid is several times
-    faster than one sort of everything; a very uneven run sorts the flat key.
-    """
-    n = len(h)
-    if not n:
-        return np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
-    heads = q[starts]
-    by_topic = np.argsort(heads, kind="stable")
-    if np.any(heads[by_topic][1:] == heads[by_topic][:-1]):
-        return None                                  # a topic in several blocks
-    sizes = np.diff(np.append(starts, n))
-    starts, sizes = starts[by_topic], sizes[by_topic]
-    width = int(sizes.max())
-    if len(sizes) * width > 4 * n + 4096:
-        return np.lexsort((h, q))
-    grid = np.full((len(sizes), width), _PAD, dtype=np.uint64)
-    block = np.repeat(np.arange(len(sizes)), sizes)
-    col = np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    rows = np.repeat(starts, sizes) + col          # the input row of each grid cell
-    grid[block, col] = h[rows]
-    perm = np.argsort(grid, axis=1)                # _PAD is above every hash: last
-    return (starts[:, None] + perm)[perm < sizes[:, None]]
-
-
-def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
-    """Positions ``(first, second)`` of one repeated ``(q, doc)`` pair, or None.
-
-    The pair reported is the smallest by (topic code, docno), with its first two
-    occurrences, whichever form the column has.
-    """
-    n = len(q)
-    if n < 2:
-        return None
-    if isinstance(docs, np.ndarray):
-        h = _hash(docs, q)
-        order = _grouped_order(h, q)                    # qrels are usually by topic
-        if order is None:
-            order = np.argsort(h)
-        return _repeated_pair(q, docs, order, h[order])
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    table = pa.table({"q": q, "d": docs})
-    order = to_np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]))
-    qs = q[order]
-    ds = pc.take(docs, pa.array(order))
-    same = pc.and_(pc.equal(pa.array(qs[1:]), pa.array(qs[:-1])),
-                   pc.equal(ds[1:], ds[:-1]))
-    hits = true_positions(same)
-    if len(hits) == 0:
-        return None
-    a, b = int(order[hits[0]]), int(order[hits[0] + 1])
-    return min(a, b), max(a, b)
-
-
-class JudgedTopics:
-    """Qrels prepared once for many runs (trec_eval's per-topic REL_INFO).
-
-    A plain class, not a dataclass: generating a dataclass's methods costs a
-    millisecond at import, on a command that starts in about 0.15 s.
-    """
-
-    def __init__(self, qrels: Qrels, topics: list[str], index: dict[str, int],
-                 q: np.ndarray, docs: Strings, rel: np.ndarray, levels: np.ndarray) -> None:
-        self.qrels = qrels
-        self.topics = topics             # strcmp order
-        self.index = index
-        self.q = q                       # int32 topic code of each qrels row
-        self.docs = docs                 # docno of each qrels row
-        self.rel = rel                   # int64 grade of each qrels row
-        self.levels = levels             # T x (max_level + 1) counts of non-negative grades
-
-    def __repr__(self) -> str:
-        return f"JudgedTopics({len(self.topics)} topics, {len(self.q)} judgments)"
-
-    @classmethod
-    def prepare(cls, qrels: Qrels) -> JudgedTopics:
-        qid = _strings(qrels.column("query_id"))
-        topics = topic_order(column_values(qid))
-        index = {t: i for i, t in enumerate(topics)}
-        q = codes_of(qid, index)
-        docs = _strings(qrels.column("doc_id"))
-        dup = _first_duplicate(q, docs)
-        if dup is not None:
-            row = dup[1]
-            raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
-                                         _value(docs, row))
-        rel = np.asarray(to_np(qrels.column("relevance")), dtype=np.int64)
-        bad = np.flatnonzero((rel < _io.GRADE_MIN) | (rel > _io.GRADE_MAX))
-        if len(bad):   # a frame or dict built in Python, not read from a file
-            row = int(bad[0])
-            raise FormatError(qrels.source, qrels.line_of(row), _io.GRADE_EXPECTED,
-                              repr(str(rel[row])))
-        top = int(rel.max()) if len(rel) and rel.max() > 0 else 0
-        if len(topics) * (top + 1) > MAX_LEVEL_CELLS:
-            # Measures count judged documents per topic and grade (ideal DCG needs them):
-            # a table of topics x (top grade + 1) cells. Grades are levels (0-4, 0-100):
-            # refuse what would take gigabytes rather than be killed for memory.
-            raise EvaluationError(
-                f"{qrels.source}: grades up to {top} over {len(topics)} topics need "
-                f"{len(topics) * (top + 1):,} counts; relkit supports up to "
-                f"{MAX_LEVEL_CELLS:,} (grades are relevance levels, such as 0-4)")
-        ok = rel >= 0
-        levels = np.zeros((len(topics), top + 1), dtype=np.int64)
-        np.add.at(levels, (q[ok], rel[ok]), 1)
-        return cls(qrels, topics, index, q, docs, rel, levels)
-
-    @cached_property
-    def table(self) -> pa.Table:
-        """``q`` (topic code), ``d`` (docno), ``rel``: what an Arrow run joins against."""
-        import pyarrow as pa
-
-        docs = self.docs
-        if isinstance(docs, np.ndarray):
-            docs = pa.array(_io.decode(docs), pa.string())
-        return pa.table({"q": self.q, "d": docs, "rel": self.rel})
-
-    @cached_property
-    def _bytes_docs(self) -> np.ndarray | None:
-        """The docnos as fixed-width bytes (None if that form cannot hold them)."""
-        if isinstance(self.docs, np.ndarray):
-            return self.docs
-        return _io.as_bytes(self.docs.to_pylist())
-
-    @cached_property
-    def _exact(self) -> dict[tuple[int, str], int]:
-        """``(topic code, docno) -> grade``, for the rare lookups hashes cannot settle."""
-        docs = self.docs if not isinstance(self.docs, np.ndarray) else None
-        names = _io.decode(self.docs) if docs is None else docs.to_pylist()
-        return dict(zip(zip(self.q.tolist(), names, strict=True), self.rel.tolist(),
-                        strict=True))
-
-    def _sorted_keys(self, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The qrels docnos at ``width`` bytes, their :func:`_topic_keys` sorted,
-        and the order that sorts them (cached per width)."""
-        cache = self.__dict__.setdefault("_key_cache", {})
-        if width not in cache:
-            assert self._bytes_docs is not None
-            mine = self._bytes_docs.astype(f"S{width}", copy=False)
-            h = _hash(mine, self.q)
-            order = _grouped_order(h, self.q)
-            if order is None:
-                order = np.argsort(_topic_keys(self.q, h, len(self.topics)))
-            cache[width] = mine, _topic_keys(self.q[order], h[order], len(self.topics)), order
-        found: tuple[np.ndarray, np.ndarray, np.ndarray] = cache[width]
-        return found
-
-    def grades_and_duplicate(self, q: np.ndarray, docs: np.ndarray, source: np.ndarray
-                             ) -> tuple[np.ndarray, tuple[int, int] | None]:
-        """For ranked rows of a bytes column (``q`` non-decreasing): the relevance
-        of each ``(q, doc)`` for ranking (the qrels grade, :data:`UNJUDGED` for a
-        negative one, :data:`NONPOOL` if not in the qrels), and the first repeated
-        pair as rows of ``source`` (see :func:`_first_duplicate`).
-
-        One hash per pair and one sort per topic serve both: repeated pairs are
-        neighbours in that order, and its keys, ascending, are looked up in the
-        qrels' own sorted keys.
-        """
-        out = np.full(len(q), NONPOOL, dtype=np.int64)
-        if not len(q):
-            return out, None
-        mine = self._bytes_docs
-        if mine is not None:
-            width = max(mine.dtype.itemsize, docs.dtype.itemsize)
-            docs = docs.astype(f"S{width}", copy=False)
-        h = _hash(docs, q)
-        order = _grouped_order(h, q)                 # ranked rows: one block per topic
-        assert order is not None
-        hs = h[order]
-        dup = _repeated_pair(q, docs, order, hs, source)
-        if mine is None:                             # qrels ids bytes cannot hold
-            unsettled = np.arange(len(q))
-        else:
-            mine, keys, q_order = self._sorted_keys(width)
-            unsettled = np.zeros(0, np.int64)
-            if len(keys):
-                wanted = _topic_keys(q[order], hs, len(self.topics))     # ascending
-                at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-                cand = np.flatnonzero(keys[at] == wanted)
-                rows, j = order[cand], q_order[at[cand]]
-                ok = (self.q[j] == q[rows]) & (mine[j] == docs[rows])
-                g = self.rel[j[ok]]
-                out[rows[ok]] = np.where(is_judged(g), g, UNJUDGED)
-                unsettled = rows[~ok]                # a key shared with another pair
-        if len(unsettled):
-            exact = self._exact
-            for r in unsettled.tolist():
-                g = exact.get((int(q[r]), _value(docs, r)))
-                if g is not None:
-                    out[r] = g if is_judged(g) else UNJUDGED
-        return out, dup
-
-    @cached_property
-    def _by_topic(self) -> tuple[np.ndarray, np.ndarray]:
-        """Row order grouping the qrels by topic, and each topic's offsets."""
-        order = np.argsort(self.q, kind="stable")
-        offsets = np.concatenate(([0], np.cumsum(np.bincount(self.q,
-                                                              minlength=len(self.topics)))))
-        return order, offsets
-
-    def for_topics(self, codes: np.ndarray) -> pa.Table:
-        """The judgments of the topics ``codes`` only (what a chunk joins against)."""
-        import pyarrow as pa
-
-        codes = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(self.topics)))
-        if len(codes) == len(self.topics):
-            return self.table
-        order, offsets = self._by_topic
-        lens = offsets[codes + 1] - offsets[codes]
-        start = np.repeat(offsets[codes] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
-        rows = order[start + np.arange(int(lens.sum()))]
-        return self.table.take(pa.array(rows))
-
-    def num_rel(self, level: int) -> np.ndarray:
-        """Per topic: qrels documents with grade >= ``level`` (negatives never count)."""
-        lo = max(level, 0)
-        counts: np.ndarray = self.levels[:, lo:].sum(axis=1)
-        return counts
 
 
 class Ranked:

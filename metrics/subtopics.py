@@ -125,7 +125,7 @@ class SubtopicQrels:
         """
         import io
 
-        from relkit.metrics.ranking import _strings
+        from relkit.metrics.id_columns import _strings
 
         name = _io.source_name(source)
         data = _io._read_bytes(source)
@@ -305,7 +305,7 @@ def _pairs(q: np.ndarray, docs: np.ndarray, s: np.ndarray | None = None, n_sub: 
     """
     n = len(q)
     if docs.dtype.kind == "S" and n:
-        from relkit.metrics.ranking import _grouped_order, _hash
+        from relkit.metrics.pairs import _grouped_order, _hash
 
         h = _hash(docs, q)
         with_s = s is not None and n_sub <= 256

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from relkit.metrics.ranking import JudgedTopics
+    from relkit.metrics.judged import JudgedTopics
 
 
 @dataclass(frozen=True)

@@ -325,7 +325,7 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """(topic, doc) pairs are coded by a hash, checked row by row: a collision falls back
     to sorting the docnos, and so do ids too long for fixed-width bytes; same values."""
-    import relkit.metrics.ranking as ranking
+    import relkit.metrics.pairs as pairs
     from relkit.metrics import io as _io
 
     records = [("1", "s1", "a", 1), ("1", "s2", "a", 1), ("1", "s1", "b", 1),
@@ -334,7 +334,7 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
                        columns=["query_id", "doc_id", "score"])
     names = ["alpha_nDCG@3", "NRBP", "AP_IA", "StRecall@2"]
     expected = DiversityEvaluator(records, names).compute(run).values
-    monkeypatch.setattr(ranking, "_hash", lambda values, q: np.zeros(len(q), np.uint64))
+    monkeypatch.setattr(pairs, "_hash", lambda values, q: np.zeros(len(q), np.uint64))
     collided = DiversityEvaluator(records, names).compute(run).values
     assert all((a == b).all() for a, b in zip(collided, expected, strict=True))
     monkeypatch.undo()

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from helpers import ROOT
 from relkit.metrics import io as _io
-from relkit.metrics import ranking
+from relkit.metrics import pairs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
 from relkit.metrics.evaluator import Evaluator
@@ -223,16 +223,16 @@ def test_every_form_evaluates_alike(data: tuple[str, str], options: dict) -> Non
 @given(collections())
 def test_hash_collisions_are_settled_exactly(data: tuple[str, str]) -> None:
     expected = _evaluate(*data)
-    real = ranking._hash
+    real = pairs._hash
     try:
         # every (topic, doc) gets one of two hashes: lookups and the duplicate check
         # must still be exact
-        ranking._hash = lambda values, q: (real(values, q) & np.uint64(1))  # type: ignore
+        pairs._hash = lambda values, q: (real(values, q) & np.uint64(1))  # type: ignore
         for name in ("small", "arrow"):
             with form(name):
                 assert _evaluate(*data) == expected, name
     finally:
-        ranking._hash = real
+        pairs._hash = real
 
 
 def test_long_ids_take_the_string_form() -> None:

@@ -26,11 +26,11 @@ import numpy as np
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import Param
+from relkit.metrics.judged import NONPOOL
 from relkit.metrics.measures import err  # noqa: F401  (the families before these come first)
 from relkit.metrics.measures.base import Family, register
 from relkit.metrics.measures.context import Ctx
 from relkit.metrics.measures.named import Named, Value
-from relkit.metrics.ranking import NONPOOL
 
 DEPTH = 1000          # cwl_eval's --max_depth default; ir_measures passes max_n=1000
 BLOCK = 1000          # topics per block: 1,000 x 1,000 doubles = 8 MB per matrix

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from relkit.metrics.judged import NONPOOL, UNJUDGED
 from relkit.metrics.measures.context import Ctx, safe_div
-from relkit.metrics.ranking import NONPOOL, UNJUDGED
 
 
 def bpref(ctx: Ctx, _: None) -> np.ndarray:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import io as _io
+from relkit.metrics import sources as _sources
 from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Run
 from relkit.metrics.ranking import ranked_docnos
@@ -88,7 +88,7 @@ class JgQrels:
                              "doc_id": self.doc_id, "relevance": self.relevance})
 
 
-def read_qrels_jg(source: _io.Source) -> JgQrels:
+def read_qrels_jg(source: _sources.Source) -> JgQrels:
     """Read a qrels_jg file (``-R qrels_jg``): ``qid jg docno rel`` per line.
 
     Raises :class:`~relkit.metrics.core.errors.FormatError` naming the file and 1-based
@@ -96,8 +96,8 @@ def read_qrels_jg(source: _io.Source) -> JgQrels:
     :class:`~relkit.metrics.core.errors.DuplicateDocumentError` for a docno judged twice
     by one JG of a topic (trec_eval rejects that too).
     """
-    name = _io.source_name(source)
-    data = _io._read_bytes(source)
+    name = _sources.source_name(source)
+    data = _sources._read_bytes(source)
     qids: list[str] = []
     jgs: list[str] = []
     docs: list[str] = []
@@ -105,7 +105,7 @@ def read_qrels_jg(source: _io.Source) -> JgQrels:
     lines: list[int] = []
     seen: set[tuple[str, str, str]] = set()
     # Blank and '#' lines are skipped, like the package's other readers.
-    for number, fields in _io._lines(data, name):
+    for number, fields in _sources._lines(data, name):
         if len(fields) != 4:
             raise FormatError(name, number, "4 whitespace-separated fields: qid jg docno rel",
                               f"{len(fields)} field(s): {' '.join(fields)!r}")
@@ -250,7 +250,7 @@ def evaluate_jg(
 
 
 def evaluate_jg_run(
-    judgments: JgQrels | _io.Source,
+    judgments: JgQrels | _sources.Source,
     run: Run,
     measures: Sequence[str] | None = None,
     *,

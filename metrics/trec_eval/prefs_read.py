@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import io as _io
+from relkit.metrics import sources as _sources
 from relkit.metrics.core.errors import FormatError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import ranked_docnos
@@ -81,15 +81,15 @@ def _level(text: str, name: str, number: int) -> float:
     return value
 
 
-def _read(source: _io.Source, width: int, expected: str) -> Prefs:
-    name = _io.source_name(source)
-    data = _io._read_bytes(source)
+def _read(source: _sources.Source, width: int, expected: str) -> Prefs:
+    name = _sources.source_name(source)
+    data = _sources._read_bytes(source)
     cols: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
     levels: list[float] = []
     lines: list[int] = []
     # Blank lines and lines whose first field starts with '#' are skipped, like
     # the package's other readers (trec_eval 10 skips '#' lines, rejects blanks).
-    for number, fields in _io._lines(data, name):
+    for number, fields in _sources._lines(data, name):
         if len(fields) != width:
             raise FormatError(name, number, expected,
                               f"{len(fields)} field(s): {' '.join(fields)!r}")
@@ -105,7 +105,7 @@ def _read(source: _io.Source, width: int, expected: str) -> Prefs:
                  np.asarray(lines, dtype=np.int64))
 
 
-def read_prefs(source: _io.Source) -> Prefs:
+def read_prefs(source: _sources.Source) -> Prefs:
     """Read a prefs file (``-R prefs``): ``qid jg jsg docno rel_level`` per line.
 
     Raises :class:`~relkit.metrics.core.errors.FormatError` naming the file and 1-based
@@ -114,7 +114,7 @@ def read_prefs(source: _io.Source) -> Prefs:
     return _read(source, 5, "5 whitespace-separated fields: qid jg jsg docno rel_level")
 
 
-def read_qrels_prefs(source: _io.Source) -> Prefs:
+def read_qrels_prefs(source: _sources.Source) -> Prefs:
     """Read qrels as prefs (``-R qrels_prefs``): ``qid iter docno rel`` per line.
 
     The iter field is the judgment group; the JSG is ``"0"`` throughout.
