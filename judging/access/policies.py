@@ -19,7 +19,9 @@ after ``relkit assign`` adds people.
   their own items, and on an adaptive pool the item the strategy picked (insert).
 * A lead reads everything and writes adjudications (insert, update; as themselves).
 * Nobody but the owner may update or delete history (no grant; and the triggers of
-  migration 0002 refuse it even to the owner). Tables not named here (say, a later
+  migration 0002 refuse it even to the owner). ``relkit serve``'s own login
+  (``--serve-login``) may take each person's role and read :data:`SERVER_READS`,
+  nothing else. Tables not named here (say, a later
   migration's tokens) get no grant at all.
 """
 
@@ -44,6 +46,12 @@ SHARED = ("alembic_version", "collection", "scale_grade", "assessor")
 # Row-level security on these.
 GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_item",
            "judgment", "judgment_history", "gold", "adjudication")
+# What ``relkit serve``'s own login reads before a session switches to its person's role
+# (and nothing else is granted to it): the schema version (opening the database, in the
+# server and each warm spare), the sign-in tokens with their owners' names and roles
+# (relkit.judging.tokens.Verifier), and the collection with its scale, which a warm
+# spare reads ahead (relkit.judging.serve.session.warm_queries).
+SERVER_READS = ("alembic_version", "access_token", "assessor", "collection", "scale_grade")
 
 
 @dataclass
@@ -114,6 +122,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         report.serve_logins = _serve_logins(conn, [login for _, _, login in roles],
                                             serve_login)
         _grants(conn, schema, database, ga, gl)
+        _server_reads(conn, schema, database, report.serve_logins)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
         report.tables = len(GUARDED)
@@ -145,6 +154,18 @@ def _serve_logins(conn: Connection, logins: list[str], new: str | None) -> list[
         for login in logins:
             conn.execute(text(f"GRANT {_q(conn, login)} TO {_q(conn, server)}{how}"))
     return sorted(earlier)
+
+
+def _server_reads(conn: Connection, schema: str, database: str, servers: list[str]) -> None:
+    """Let the server logins read :data:`SERVER_READS` (only SELECT, only those)."""
+    if not servers:
+        return
+    sch = _q(conn, schema)
+    who = ", ".join(_q(conn, s) for s in servers)
+    conn.execute(text(f"GRANT CONNECT ON DATABASE {_q(conn, database)} TO {who}"))
+    conn.execute(text(f"GRANT USAGE ON SCHEMA {sch} TO {who}"))
+    conn.execute(text(f"GRANT SELECT ON {', '.join(f'{sch}.{_q(conn, t)}' for t in SERVER_READS)}"
+                      f" TO {who}"))
 
 
 def _q(conn: Connection, name: str) -> str:
