@@ -51,6 +51,8 @@ GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_
 # server and each warm spare), the sign-in tokens with their owners' names and roles
 # (relkit.judging.tokens.Verifier), and the collection with its scale, which a warm
 # spare reads ahead (relkit.judging.serve.session.warm_queries).
+# The judgment columns a revision sets (relkit.judging.assessor._upsert_statement).
+REVISED = ("grade", "status", "note", "flagged", "dwell_ms", "version", "source", "updated_at")
 SERVER_READS = ("alembic_version", "access_token", "assessor", "collection", "scale_grade")
 
 
@@ -125,6 +127,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         _server_reads(conn, schema, database, report.serve_logins)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
+        _guard(conn, schema)
         report.tables = len(GUARDED)
     return report
 
@@ -210,7 +213,10 @@ def _grants(conn: Connection, schema: str, database: str, ga: str, gl: str) -> N
         f"REVOKE ALL ON {', '.join(t(n) for n in SHARED + GUARDED)} FROM {both}",
         f"GRANT SELECT ON {', '.join(t(n) for n in SHARED + GUARDED)} TO {both}",
         # The assessor's writes: exactly those of AssessorView.record and the adaptive picker.
-        f"GRANT INSERT, UPDATE ON {t('judgment')} TO {a}",
+        # On revision, only the columns AssessorView.record's upsert sets (never who,
+        # which pair, or when it was first judged); the trigger of _guard ties each
+        # change to its history row.
+        f"GRANT INSERT, UPDATE ({', '.join(REVISED)}) ON {t('judgment')} TO {a}",
         f"GRANT INSERT ON {t('judgment_history')} TO {a}",
         f"GRANT INSERT, UPDATE (done) ON {t('assignment_item')} TO {a}",
         f"GRANT USAGE ON SEQUENCE {seq('judgment')}, {seq('judgment_history')}, "
@@ -243,6 +249,45 @@ def _functions(conn: Connection, schema: str, prefix: str) -> None:
         f"SELECT id FROM {sch}.assignment WHERE assessor_id = who "
         f"UNION SELECT follows_id FROM {sch}.assignment "
         f"WHERE assessor_id = who AND follows_id IS NOT NULL $$"))
+
+
+def _guard(conn: Connection, schema: str) -> None:
+    """A person's write of a judgment must go with its history row, or it is refused.
+
+    Row-level security lets ann update her own judgment; without this, ``UPDATE
+    judgment SET grade = 1`` through psql would change her grade and leave the history
+    (and every export) disagreeing with it. At commit (a deferred constraint trigger:
+    relkit writes the judgment first, its history row next, in one transaction) each
+    judgment a person inserted or updated must be at version 1 (insert) or its old
+    version + 1 (update), with a history row of that version recording the same grade,
+    status, note, flag, source and time, and the dwell added. The owner is not held
+    (``relkit_assessor()`` is NULL for it): its imports write their history in bulk.
+    """
+    sch = _q(conn, schema)
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_judgment_with_history() RETURNS trigger "
+        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ "
+        "DECLARE was_version integer := 0; was_dwell integer := 0; "
+        "BEGIN "
+        "IF TG_OP = 'UPDATE' THEN was_version := OLD.version; was_dwell := OLD.dwell_ms; "
+        "END IF; "
+        "IF NEW.version <> was_version + 1 OR NOT EXISTS (SELECT 1 FROM "
+        f"{sch}.judgment_history h WHERE h.judgment_id = NEW.id "
+        "AND h.version = NEW.version AND h.assessor_id = NEW.assessor_id "
+        "AND h.topic_id = NEW.topic_id AND h.document_id = NEW.document_id "
+        "AND h.grade IS NOT DISTINCT FROM NEW.grade AND h.status = NEW.status "
+        "AND h.note = NEW.note AND h.flagged = NEW.flagged AND h.source = NEW.source "
+        "AND h.recorded_at = NEW.updated_at AND h.dwell_ms = NEW.dwell_ms - was_dwell) THEN "
+        "RAISE EXCEPTION 'judgment % (version %) changed without its history row: a "
+        "judgment changes only with a new version and the history row recording it', "
+        "NEW.id, NEW.version USING ERRCODE = 'integrity_constraint_violation'; "
+        "END IF; RETURN NULL; END $$"))
+    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_judgment_with_history ON {sch}.judgment"))
+    conn.execute(text(
+        "CREATE CONSTRAINT TRIGGER relkit_judgment_with_history AFTER INSERT OR UPDATE ON "
+        f"{sch}.judgment DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+        f"WHEN ({sch}.relkit_assessor() IS NOT NULL) "
+        f"EXECUTE FUNCTION {sch}.relkit_judgment_with_history()"))
 
 
 def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
