@@ -40,3 +40,19 @@ def test_import_through_a_persons_login_is_one_line(team: Team, tmp_path: Path, 
     assert len(err.splitlines()) == 1 and "the database refused it" in err, err
     assert "Traceback" not in err
     assert snapshot(team.store) == before
+
+
+@pytest.mark.parametrize("name", ["x" * 60, "tab\there", "bell\x07"])
+def test_assign_refuses_a_name_that_cannot_be_a_login(team: Team, name: str) -> None:  # noqa: F811
+    before = snapshot(team.store)
+    for args in (["--lead", name], [name, "--topic", "007"]):
+        code, out, err = run_cli(["assign", *args, "--db", team.owner])
+        assert code == 1, out + err
+        assert len(err.splitlines()) == 1 and repr(name) in err, err
+        assert "cannot have a database login" in err, err
+    assert snapshot(team.store) == before
+    # the team is not stuck: a new person still gets a login
+    code, out, err = run_cli(["assign", "erin", "--topic", "007", "--db", team.owner])
+    assert code == 0, out + err
+    code, out, err = run_cli(["team", "init", "--db", team.owner])
+    assert code == 0 and f"created login {team.prefix}erin for erin" in err, out + err

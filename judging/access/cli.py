@@ -60,6 +60,9 @@ def init(
     if rep.existing:
         say(f"relkit: refreshed {len(rep.existing)} existing login"
             f"{'s' if len(rep.existing) != 1 else ''}")
+    for name, role, why in rep.unfit:
+        say(f"relkit: warning: no login for {role} {name!r}: the name cannot be a "
+            f"PostgreSQL role ({why}); the others got theirs")
     if rep.automatic:
         say(f"relkit: no login for automatic assessors ({', '.join(rep.automatic)}): the "
             "owner imports their judgments")

@@ -36,27 +36,31 @@ def check_prefix(prefix: str) -> str:
     return prefix
 
 
-def role_name(prefix: str, assessor: str) -> str:
-    """The login role of ``assessor``, or a one-line error if it cannot be a role name."""
-    role = prefix + assessor
-    why = None
+def login_problem(prefix: str | None, assessor: str) -> str | None:
+    """Why ``assessor`` cannot have a login role ``prefix + assessor``; ``None`` if it can.
+
+    The one rule, for ``team init`` and for the commands that add people
+    (:meth:`relkit.judging.database.Database.ensure_assessors`). ``prefix`` None: the
+    prefix is not chosen yet (no ``team init`` ran), so only what no prefix can mend.
+    """
+    role = (prefix or "") + assessor
     if not assessor:
-        why = "it is empty"
-    elif any(ord(c) < 32 or ord(c) == 127 for c in assessor):
-        why = "it holds a control character"
-    elif len(role.encode("utf-8")) > MAX_BYTES:
-        why = (f"{prefix}{assessor!r} is longer than PostgreSQL's {MAX_BYTES} bytes for a "
-               "role name")
-    elif role.lower().startswith("pg_"):
-        why = "role names beginning with pg_ are PostgreSQL's own"
-    elif role.lower() in RESERVED:
-        why = f"{role!r} is a reserved name in PostgreSQL"
-    elif assessor in (ASSESSORS_GROUP, LEADS_GROUP):
-        why = f"{prefix}{assessor} is the name of relkit's group role"
-    if why:
-        raise StoreError(f"team init: assessor {assessor!r} cannot have a login role ({why}); "
-                         "nothing was changed")
-    return role
+        return "it is empty"
+    if any(ord(c) < 32 or ord(c) == 127 for c in assessor):
+        return "it holds a control character"
+    if len(role.encode("utf-8")) > MAX_BYTES:
+        return (f"{role!r} is longer than PostgreSQL's {MAX_BYTES} bytes for a role name"
+                if prefix else f"it is longer than PostgreSQL's {MAX_BYTES} bytes for a "
+                "role name")
+    if prefix is None:
+        return None
+    if role.lower().startswith("pg_"):
+        return "role names beginning with pg_ are PostgreSQL's own"
+    if role.lower() in RESERVED:
+        return f"{role!r} is a reserved name in PostgreSQL"
+    if assessor in (ASSESSORS_GROUP, LEADS_GROUP):
+        return f"{role} is the name of relkit's group role"
+    return None
 
 
 def group_names(prefix: str) -> tuple[str, str]:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.access.names import check_prefix, default_prefix, group_names, role_name
+from relkit.judging.access.names import check_prefix, default_prefix, group_names, login_problem
 from relkit.judging.models import StoreError
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ class TeamReport:
     passwords: dict[str, str] = field(default_factory=dict)        # role -> new password
     tables: int = 0
     serve_logins: list[str] = field(default_factory=list)          # may SET ROLE to each
+    unfit: list[tuple[str, str, str]] = field(default_factory=list)  # (name, role, why): none
 
 
 def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
@@ -100,7 +101,13 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         people = conn.execute(text(f"SELECT name, role, kind FROM {_q(conn, schema)}.assessor "
                                    "ORDER BY name")).all()
         report = TeamReport(prefix)
-        roles = [(n, r, role_name(prefix, n)) for n, r, k in people if k == "human"]
+        roles = []
+        for n, r, k in people:
+            why = login_problem(prefix, n) if k == "human" else None
+            if why:     # added before relkit refused such names: skipped, not a stuck team
+                report.unfit.append((n, r, why))
+            elif k == "human":
+                roles.append((n, r, prefix + n))
         report.automatic = [n for n, _, k in people if k != "human"]
         ga, gl = group_names(prefix)
         for g in (ga, gl):
