@@ -56,3 +56,16 @@ def test_assign_refuses_a_name_that_cannot_be_a_login(team: Team, name: str) -> 
     assert code == 0, out + err
     code, out, err = run_cli(["team", "init", "--db", team.owner])
     assert code == 0 and f"created login {team.prefix}erin for erin" in err, out + err
+
+
+def test_team_init_refuses_another_role_prefix(team: Team) -> None:  # noqa: F811
+    roles = team.owner_scalar("SELECT count(*) FROM pg_roles")
+    other = team.prefix + "x_"
+    code, out, err = run_cli(["team", "init", "--role-prefix", other, "--db", team.owner])
+    assert code == 1, out + err
+    assert len(err.splitlines()) == 1 and repr(team.prefix) in err, err
+    assert team.owner_scalar("SELECT count(*) FROM pg_roles") == roles
+    assert team.owner_scalar("SELECT relkit_role_prefix()") == team.prefix
+    # the same prefix named again is fine
+    code, out, err = run_cli(["team", "init", "--role-prefix", team.prefix, "--db", team.owner])
+    assert code == 0, out + err

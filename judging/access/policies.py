@@ -94,9 +94,16 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         database = conn.execute(text("SELECT current_database()")).scalar_one()
         old = conn.execute(text("SELECT to_regprocedure(:f) IS NOT NULL"),
                            {"f": f"{schema}.relkit_role_prefix()"}).scalar_one()
+        first = (conn.execute(text(f"SELECT {_q(conn, schema)}.relkit_role_prefix()"))
+                 .scalar_one() if old else None)
+        if first is not None and prefix is not None and prefix != first:
+            # Another prefix would leave the old logins connecting to an empty view, the
+            # old groups holding their grants, and the server's login without the new roles.
+            raise StoreError(f"team init --role-prefix {prefix!r}: this team database's "
+                             f"logins have the prefix {first!r} (its first team init), and a "
+                             "re-run keeps it: leave --role-prefix out; nothing was changed")
         if prefix is None:
-            prefix = (conn.execute(text(f"SELECT {_q(conn, schema)}.relkit_role_prefix()"))
-                      .scalar_one() if old else default_prefix(database))
+            prefix = first if first is not None else default_prefix(database)
         check_prefix(prefix)
         people = conn.execute(text(f"SELECT name, role, kind FROM {_q(conn, schema)}.assessor "
                                    "ORDER BY name")).all()
