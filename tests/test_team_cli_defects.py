@@ -69,3 +69,45 @@ def test_team_init_refuses_another_role_prefix(team: Team) -> None:  # noqa: F81
     # the same prefix named again is fine
     code, out, err = run_cli(["team", "init", "--role-prefix", team.prefix, "--db", team.owner])
     assert code == 0, out + err
+
+
+def _own_topics(store: object, name: str) -> list[dict[str, object]]:
+    """``name``'s per-topic progress, from their own view (as the owner reads it)."""
+    view = store.assessor(name)  # type: ignore[attr-defined]
+    return [{"topic": t.key, "assessors": 1, "items": t.total, "done": t.done,
+             "grade_counts": {str(g): n for g, n in sorted(t.grade_counts.items())},
+             "skipped": 0} for t in view.topics()]
+
+
+def _status_as(db: str) -> dict[str, object]:
+    code, out, err = run_cli(["status", "--db", db, "--format", "json"])
+    assert code == 0, out + err
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_status_as_an_assessor_shows_their_topics_on_postgresql(team: Team) -> None:  # noqa: F811
+    ann = team.store.assessor("ann")
+    topic = ann.topics()[0].key
+    ann.record(topic=topic, doc=ann.next_item(topic).doc, grade=3)
+    got = _status_as(team.url("ann"))
+    assert got["topics"] == _own_topics(team.store, "ann") != [], got
+    assert [a["assessor"] for a in got["assessors"]] == ["ann"]  # type: ignore[index]
+    code, out, err = run_cli(["status", "--db", team.url("ann")])
+    assert code == 0 and f"\n{topic} " in out and "bob" not in out, out + err
+
+
+def test_status_as_an_assessor_shows_their_topics_on_sqlite(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = str(tmp_path / "p.db")
+    store = make_project(path, overlap=0.5)
+    register_leads(store, ["carol"])
+    for name, grade in (("ann", 3), ("bob", 1)):
+        view = store.assessor(name)
+        topic = view.topics()[0].key
+        view.record(topic=topic, doc=view.next_item(topic).doc, grade=grade)
+    want = _own_topics(store, "ann")
+    store.close()
+    monkeypatch.setenv("RELKIT_USER", "ann")
+    got = _status_as(path)
+    assert got["topics"] == want != [], got
+    assert [a["assessor"] for a in got["assessors"]] == ["ann"]  # type: ignore[index]
