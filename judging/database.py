@@ -372,7 +372,7 @@ def _check_logins(s: Session, names: Sequence[str], role: str) -> None:
     """
     from sqlalchemy import text
 
-    from relkit.judging.access.names import login_problem
+    from relkit.judging.logins import login_problem
 
     if s.get_bind().dialect.name != "postgresql":
         return
