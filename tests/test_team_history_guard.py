@@ -86,3 +86,15 @@ def test_db_check_compares_judgment_and_history_on_sqlite(tmp_path: Path) -> Non
         conn.execute("UPDATE judgment SET grade = 1")
     code, out, err = run_cli(["db", "check", "--db", path])
     assert code == 1 and "FAIL  judgment history" in out, out + err
+
+
+def test_db_check_names_a_team_database_without_the_guard(team: Team) -> None:  # noqa: F811
+    # A team database set up by an earlier relkit: team init adds the trigger.
+    with team.store.engine.begin() as conn:
+        conn.execute(text("DROP TRIGGER relkit_judgment_with_history ON judgment"))
+    code, out, err = run_cli(["db", "check", "--db", team.owner])
+    assert code == 1 and "relkit_judgment_with_history (run `relkit team init`" in out, out
+    code, out, err = run_cli(["team", "init", "--db", team.owner])
+    assert code == 0, out + err
+    code, out, err = run_cli(["db", "check", "--db", team.owner])
+    assert code == 0, out + err
