@@ -178,10 +178,10 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
         team = conn.execute(text(
             "SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")).scalar_one()
         if team:   # a team database: a person's change of a judgment needs its history
-            want.add("relkit_judgment_with_history")
+            want |= {"relkit_judgment_with_history", "relkit_history_with_judgment"}
     missing = sorted(want - names)
     hint = (" (run `relkit team init` as the owner)"
-            if "relkit_judgment_with_history" in missing else "")
+            if any(m.startswith("relkit_") for m in missing) else "")
     out.append((not missing, "append-only history", "the triggers refusing edits are in "
                 "place" if not missing else f"missing triggers: {', '.join(missing)}{hint}"))
     return out

@@ -47,6 +47,16 @@ def test_psql_ann_cannot_change_her_grade_without_history(team: Team) -> None:  
                 f"0, source, updated_at FROM judgment WHERE id = {jid}; COMMIT"):
         got = team.psql("ann", sql)
         assert got.returncode != 0, (sql, got.stdout)
+    # nor a history row alone: a second row for version 1, or a version to come
+    for version in (1, 2):
+        got = team.psql("ann", "INSERT INTO judgment_history (judgment_id, version, "
+                        "assessor_id, topic_id, document_id, grade, status, note, flagged, "
+                        f"dwell_ms, source, recorded_at) SELECT id, {version}, assessor_id, "
+                        "topic_id, document_id, 3, status, note, flagged, 0, source, "
+                        f"updated_at FROM judgment WHERE id = {jid}")
+        assert got.returncode != 0 and "history" in got.stderr, got
+    assert team.owner_scalar(f"SELECT count(*) FROM judgment_history WHERE judgment_id = {jid}"
+                             ) == 1
     assert team.owner_scalar(f"SELECT grade || '/' || version FROM judgment WHERE id = {jid}") \
         == "2/1"
     # relkit's own revision, as ann's login, still works (history and all)

@@ -302,6 +302,29 @@ def _guard(conn: Connection, schema: str) -> None:
         f"{sch}.judgment DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
         f"WHEN ({sch}.relkit_assessor() IS NOT NULL) "
         f"EXECUTE FUNCTION {sch}.relkit_judgment_with_history()"))
+    # And the other way: a person's history row must record the judgment as it now is
+    # (its current version, the only row of that version; the trigger above holds the
+    # judgment to a new version per write), not add a grade to the past.
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_history_with_judgment() RETURNS trigger "
+        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ BEGIN "
+        f"IF NOT EXISTS (SELECT 1 FROM {sch}.judgment j WHERE j.id = NEW.judgment_id "
+        "AND j.version = NEW.version AND j.assessor_id = NEW.assessor_id "
+        "AND j.updated_at = NEW.recorded_at) "
+        f"OR (SELECT count(*) FROM {sch}.judgment_history h WHERE h.judgment_id = "
+        "NEW.judgment_id AND h.version = NEW.version) <> 1 THEN "
+        "RAISE EXCEPTION 'history row of judgment % (version %) records no write of that "
+        "judgment in this transaction: history is appended only with the judgment it "
+        "records', NEW.judgment_id, NEW.version "
+        "USING ERRCODE = 'integrity_constraint_violation'; "
+        "END IF; RETURN NULL; END $$"))
+    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_history_with_judgment ON "
+                      f"{sch}.judgment_history"))
+    conn.execute(text(
+        "CREATE CONSTRAINT TRIGGER relkit_history_with_judgment AFTER INSERT ON "
+        f"{sch}.judgment_history DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+        f"WHEN ({sch}.relkit_assessor() IS NOT NULL) "
+        f"EXECUTE FUNCTION {sch}.relkit_history_with_judgment()"))
 
 
 def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
