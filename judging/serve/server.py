@@ -149,9 +149,11 @@ class RelkitServer(Server):
         except DBAPIError:
             unread = []
         if unread:
-            log(f"{login} may not read {', '.join(unread)}, which the server reads to sign "
-                "people in and start their sessions: sign-ins will be refused (as the owner: "
-                f"`relkit team init --serve-login {login}`)")
+            log(f"{login} may not read {', '.join(unread)}, which the server reads before a "
+                "session acts as its person: "
+                + ("sign-ins will be refused" if {"access_token", "assessor"} & set(unread)
+                   else "sessions may fail to start")
+                + f" (as the owner: `relkit team init --serve-login {login}`)")
         try:
             people = await asyncio.to_thread(cannot_act_as, self.store.engine)
         except DBAPIError:
