@@ -356,7 +356,7 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
     except Exception as exc:
         # A permission the database refused (an assessor's login after `relkit team init`;
         # SQLSTATE 42501, also a row-level security check): one line, not a traceback.
-        orig = getattr(exc, "orig", None)
+        orig = getattr(exc, "orig", None) or exc   # psycopg's own, outside SQLAlchemy
         if getattr(orig, "sqlstate", None) == "42501" and not debug:
             reason = str(orig).strip().splitlines()[0]
             sys.stderr.write(f"relkit: error: the database refused it ({reason}): this "

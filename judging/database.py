@@ -320,6 +320,9 @@ class Database:
         left as they are (callers that care check :meth:`kinds` first).
         """
         have = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
+        new = [n for n in dict.fromkeys(names) if n not in have]
+        if new and kind == "human":
+            _check_logins(s, new, role)
         for name in names:
             if name not in have:
                 row = AssessorRow(name=name, role=role, kind=kind, created_at=now())
@@ -361,3 +364,26 @@ def open_error(exc: DBAPIError, where: str) -> StoreError:
         # what SQLite says of a directory given as the database file
         return StoreError(f"{where} is a directory, not a database file")
     return StoreError(f"cannot open the database {where}: {reason}")
+
+
+def _check_logins(s: Session, names: Sequence[str], role: str) -> None:
+    """Refuse a new person whose name can never be their PostgreSQL login role.
+
+    On a team database (``relkit team init`` ran) with its role prefix; on another
+    PostgreSQL database, what no prefix can mend. Otherwise every later ``team init``
+    would fail on the name, and no one new would get a login. SQLite has no logins.
+    """
+    from sqlalchemy import text
+
+    from relkit.judging.logins import login_problem
+
+    if s.get_bind().dialect.name != "postgresql":
+        return
+    prefix = None
+    if s.execute(text("SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")).scalar():
+        prefix = str(s.execute(text("SELECT relkit_role_prefix()")).scalar_one())
+    for name in names:
+        why = login_problem(prefix, name)
+        if why:
+            raise StoreError(f"{role} {name!r} cannot have a database login ({why}); choose "
+                             "another name; nothing was changed")

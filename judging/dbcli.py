@@ -143,9 +143,21 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
 
     n = count("SELECT COUNT(*) FROM judgment j WHERE NOT EXISTS (SELECT 1 FROM "
               "judgment_history h WHERE h.judgment_id = j.id AND h.version = j.version)")
-    out.append((n == 0, "judgment history", "every judgment's current version is in its "
-                "history" if n == 0 else f"{n} judgments have no history row for their "
-                "current version"))
+    # What every export reads must be what the history recorded for that version. Not
+    # the note and flag: an import's revision records none but leaves the current
+    # row's (an assessor's remark on the pair stays with it).
+    differ = count("SELECT COUNT(*) FROM judgment j WHERE EXISTS (SELECT 1 FROM "
+                   "judgment_history h WHERE h.judgment_id = j.id AND h.version = j.version) "
+                   "AND NOT EXISTS (SELECT 1 FROM judgment_history h WHERE h.judgment_id = "
+                   "j.id AND h.version = j.version AND h.status = j.status AND h.source = "
+                   "j.source AND (h.grade = j.grade OR (h.grade IS NULL AND j.grade IS NULL)))")
+    problems = ([f"{n} judgment{'s have' if n != 1 else ' has'} no history row for "
+                 "its current version"] if n else []) + (
+        [f"{differ} judgment{'s differ' if differ != 1 else ' differs'} from the history "
+         "row of its version (grade, status or source changed without a revision)"]
+        if differ else [])
+    out.append((not problems, "judgment history", "every judgment's current version is in "
+                "its history, as recorded" if not problems else "; ".join(problems)))
     n = count("SELECT COUNT(*) FROM judgment j WHERE j.grade IS NOT NULL AND NOT EXISTS "
               "(SELECT 1 FROM scale_grade g WHERE g.collection_id = j.collection_id "
               "AND g.value = j.grade)")
@@ -163,7 +175,13 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
         names = {r[0] for r in conn.execute(text(
             "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))}
         want = {"judgment_history_append_only"}
+        team = conn.execute(text(
+            "SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")).scalar_one()
+        if team:   # a team database: a person's change of a judgment needs its history
+            want |= {"relkit_judgment_with_history", "relkit_history_with_judgment"}
     missing = sorted(want - names)
+    hint = (" (run `relkit team init` as the owner)"
+            if any(m.startswith("relkit_") for m in missing) else "")
     out.append((not missing, "append-only history", "the triggers refusing edits are in "
-                "place" if not missing else f"missing triggers: {', '.join(missing)}"))
+                "place" if not missing else f"missing triggers: {', '.join(missing)}{hint}"))
     return out

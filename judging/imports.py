@@ -116,6 +116,26 @@ def import_judgments(store: Store, lines: Iterable[JudgmentLine], *,
             return _write(store, s, rows, add_missing, kind, progress)
     except IntegrityError as exc:
         raise integrity_error(exc, "import") from None
+    except Exception as exc:
+        # A person's login on a team database (docs/team.md: the owner imports): refused
+        # by a grant, or by row-level security, which PostgreSQL's COPY does not take.
+        # The transaction is rolled back: nothing was imported.
+        why = _refused(exc)
+        if why is None:
+            raise
+        raise StoreError(f"import: the database refused it ({why}): this login may not "
+                         "import judgments, the database's owner does (docs/team.md); "
+                         "nothing was imported") from None
+
+
+def _refused(exc: BaseException) -> str | None:
+    """The database's one-line reason if ``exc`` is its refusal of this login's write."""
+    orig = getattr(exc, "orig", None) or exc   # COPY's errors come from psycopg itself
+    state = getattr(orig, "sqlstate", None)
+    first = str(orig).strip().splitlines()[0] if str(orig).strip() else ""
+    if state == "42501" or (state == "0A000" and "row-level security" in first):
+        return first
+    return None
 
 
 def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool,

@@ -44,15 +44,15 @@ def status(db: str | None = DbOpt,
 
         check_output(output)
     store = _read(db)
-    st = get_status(store)
     from relkit.judging.access.identity import who
 
     me = who(store)
+    # An assessor sees their own progress only: their row, and their topics counting
+    # their own items and grades, not everyone's (on PostgreSQL the database hides the
+    # others' rows anyway); no automatic judges' grades.
+    st = get_status(store, only=me.name if me.assessor else None)
     if me.assessor:
-        # An assessor sees their own progress only: the topics' counts and the automatic
-        # judges' grades are everyone's (on PostgreSQL the database hides them anyway).
-        st = type(st)(topics=[], assessors=[a for a in st.assessors if a.assessor == me.name],
-                      automatic=[])
+        st = type(st)(topics=st.topics, assessors=st.assessors, automatic=[])
     text = _status_text(st, fmt)
     halted = _stops(store)
     if me.assessor:

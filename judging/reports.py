@@ -84,8 +84,9 @@ class Status:
 
 
 
-def status(store: Store) -> Status:
-    """Progress per topic and per assessor.
+def status(store: Store, only: str | None = None) -> Status:
+    """Progress per topic and per assessor (``only``: of that one person alone, whose
+    topics then count their own items, judgments and grades).
 
     Every item is done (graded), skipped (set aside) or pending (to judge, the
     judge-later ones included): ``done + skipped + pending == items``.
@@ -94,6 +95,7 @@ def status(store: Store) -> Status:
     Automatic assessors are counted apart (``automatic``): their grades are not
     in the topics' grade counts, nor they among the assessors.
     """
+    whose = [AssessorRow.name == only] if only is not None else []
     with store.read() as s:
         items = s.execute(
             select(TopicRow.key, AssessorRow.name, func.count(),
@@ -101,19 +103,19 @@ def status(store: Store) -> Status:
             .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
             .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
             .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
-            .group_by(TopicRow.key, AssessorRow.name)).all()
+            .where(*whose).group_by(TopicRow.key, AssessorRow.name)).all()
         # An adaptive pool's assignment has a quota and only the items picked so
         # far: its size is the quota (an assessor with nothing picked yet counts too).
         quotas = s.execute(
             select(TopicRow.key, AssessorRow.name, AssignmentRow.quota)
             .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
             .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
-            .where(AssignmentRow.quota.is_not(None))).all()  # type: ignore[union-attr]
+            .where(AssignmentRow.quota.is_not(None), *whose)).all()  # type: ignore[union-attr]
         judged = s.execute(
             select(TopicRow.key, AssessorRow.name, JudgmentRow.status, JudgmentRow.grade,
                    JudgmentRow.dwell_ms, AssessorRow.kind)
             .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-            .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)).all()
+            .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id).where(*whose)).all()
     t_items: dict[str, int] = Counter()
     t_done: dict[str, int] = Counter()
     t_people: dict[str, set[str]] = defaultdict(set)

@@ -109,3 +109,17 @@ def cannot_act_as(engine: Engine) -> list[str]:
             "SELECT a.name FROM assessor a WHERE a.kind = 'human' AND NOT EXISTS ("
             "SELECT 1 FROM pg_roles r WHERE r.rolname = relkit_role_prefix() || a.name "
             "AND pg_has_role(current_user, r.oid, 'MEMBER')) ORDER BY a.name")).scalars())
+
+
+def server_cannot_read(engine: Engine) -> list[str]:
+    """Of the tables ``relkit serve``'s own login reads before a session takes its
+    person's role (:data:`relkit.judging.access.policies.SERVER_READS`), those this
+    engine's login may not read. Empty on SQLite (no permissions)."""
+    if engine.dialect.name != "postgresql":
+        return []
+    from relkit.judging.access.policies import SERVER_READS
+
+    with engine.connect() as conn:
+        return [t for t in SERVER_READS if not conn.execute(text(
+            "SELECT to_regclass(:t) IS NULL OR has_table_privilege(to_regclass(:t), 'SELECT')"),
+            {"t": t}).scalar_one()]

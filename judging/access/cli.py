@@ -15,8 +15,9 @@ app = typer.Typer(help="Database logins and row-level security for a judging tea
 def init(
     db: str | None = DbOpt,
     role_prefix: str | None = typer.Option(
-        None, "--role-prefix", help="Prefix of every role made (roles are server-wide): "
-        "default the one used before, else the database's name and _; '' for none"),
+        None, "--role-prefix", help="Prefix of every role made (roles are server-wide), "
+        "chosen on the first run: default the database's name and _; '' for none; a re-run "
+        "keeps the first run's (another is refused)"),
     passwords: bool = typer.Option(False, "--passwords", help="Give each new login a random "
                                    "password, printed once on stdout (default: none; the "
                                    "server's pg_hba.conf decides how they log in)"),
@@ -60,6 +61,9 @@ def init(
     if rep.existing:
         say(f"relkit: refreshed {len(rep.existing)} existing login"
             f"{'s' if len(rep.existing) != 1 else ''}")
+    for name, role, why in rep.unfit:
+        say(f"relkit: warning: no login for {role} {name!r}: the name cannot be a "
+            f"PostgreSQL role ({why}); the others got theirs")
     if rep.automatic:
         say(f"relkit: no login for automatic assessors ({', '.join(rep.automatic)}): the "
             "owner imports their judgments")

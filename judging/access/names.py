@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 
+# Which names can be a login is decided apart (relkit.judging.logins), where the
+# commands that add people check it too, without importing this package.
+from relkit.judging.logins import ASSESSORS_GROUP, LEADS_GROUP, login_problem
 from relkit.judging.models import StoreError
 
-MAX_BYTES = 63  # NAMEDATALEN - 1: PostgreSQL truncates longer names, so two could clash
-RESERVED = frozenset({"public", "none", "current_user", "session_user", "current_role",
-                      "user", "all"})
-ASSESSORS_GROUP = "relkit_assessors"
-LEADS_GROUP = "relkit_leads"
+__all__ = ["check_prefix", "default_prefix", "group_names", "login_problem"]
 _PREFIX = re.compile(r"[A-Za-z0-9_]*\Z")
 
 
@@ -34,29 +33,6 @@ def check_prefix(prefix: str) -> str:
     if not _PREFIX.match(prefix):
         raise StoreError(f"--role-prefix {prefix!r}: use letters, digits and _ only")
     return prefix
-
-
-def role_name(prefix: str, assessor: str) -> str:
-    """The login role of ``assessor``, or a one-line error if it cannot be a role name."""
-    role = prefix + assessor
-    why = None
-    if not assessor:
-        why = "it is empty"
-    elif any(ord(c) < 32 or ord(c) == 127 for c in assessor):
-        why = "it holds a control character"
-    elif len(role.encode("utf-8")) > MAX_BYTES:
-        why = (f"{prefix}{assessor!r} is longer than PostgreSQL's {MAX_BYTES} bytes for a "
-               "role name")
-    elif role.lower().startswith("pg_"):
-        why = "role names beginning with pg_ are PostgreSQL's own"
-    elif role.lower() in RESERVED:
-        why = f"{role!r} is a reserved name in PostgreSQL"
-    elif assessor in (ASSESSORS_GROUP, LEADS_GROUP):
-        why = f"{prefix}{assessor} is the name of relkit's group role"
-    if why:
-        raise StoreError(f"team init: assessor {assessor!r} cannot have a login role ({why}); "
-                         "nothing was changed")
-    return role
 
 
 def group_names(prefix: str) -> tuple[str, str]:

@@ -19,7 +19,9 @@ after ``relkit assign`` adds people.
   their own items, and on an adaptive pool the item the strategy picked (insert).
 * A lead reads everything and writes adjudications (insert, update; as themselves).
 * Nobody but the owner may update or delete history (no grant; and the triggers of
-  migration 0002 refuse it even to the owner). Tables not named here (say, a later
+  migration 0002 refuse it even to the owner). ``relkit serve``'s own login
+  (``--serve-login``) may take each person's role and read :data:`SERVER_READS`,
+  nothing else. Tables not named here (say, a later
   migration's tokens) get no grant at all.
 """
 
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.access.names import check_prefix, default_prefix, group_names, role_name
+from relkit.judging.access.names import check_prefix, default_prefix, group_names, login_problem
 from relkit.judging.models import StoreError
 
 if TYPE_CHECKING:
@@ -44,6 +46,14 @@ SHARED = ("alembic_version", "collection", "scale_grade", "assessor")
 # Row-level security on these.
 GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_item",
            "judgment", "judgment_history", "gold", "adjudication")
+# What ``relkit serve``'s own login reads before a session switches to its person's role
+# (and nothing else is granted to it): the schema version (opening the database, in the
+# server and each warm spare), the sign-in tokens with their owners' names and roles
+# (relkit.judging.tokens.Verifier), and the collection with its scale, which a warm
+# spare reads ahead (relkit.judging.serve.session.warm_queries).
+# The judgment columns a revision sets (relkit.judging.assessor._upsert_statement).
+REVISED = ("grade", "status", "note", "flagged", "dwell_ms", "version", "source", "updated_at")
+SERVER_READS = ("alembic_version", "access_token", "assessor", "collection", "scale_grade")
 
 
 @dataclass
@@ -57,6 +67,7 @@ class TeamReport:
     passwords: dict[str, str] = field(default_factory=dict)        # role -> new password
     tables: int = 0
     serve_logins: list[str] = field(default_factory=list)          # may SET ROLE to each
+    unfit: list[tuple[str, str, str]] = field(default_factory=list)  # (name, role, why): none
 
 
 def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
@@ -83,14 +94,27 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         database = conn.execute(text("SELECT current_database()")).scalar_one()
         old = conn.execute(text("SELECT to_regprocedure(:f) IS NOT NULL"),
                            {"f": f"{schema}.relkit_role_prefix()"}).scalar_one()
+        first = (conn.execute(text(f"SELECT {_q(conn, schema)}.relkit_role_prefix()"))
+                 .scalar_one() if old else None)
+        if first is not None and prefix is not None and prefix != first:
+            # Another prefix would leave the old logins connecting to an empty view, the
+            # old groups holding their grants, and the server's login without the new roles.
+            raise StoreError(f"team init --role-prefix {prefix!r}: this team database's "
+                             f"logins have the prefix {first!r} (its first team init), and a "
+                             "re-run keeps it: leave --role-prefix out; nothing was changed")
         if prefix is None:
-            prefix = (conn.execute(text(f"SELECT {_q(conn, schema)}.relkit_role_prefix()"))
-                      .scalar_one() if old else default_prefix(database))
+            prefix = first if first is not None else default_prefix(database)
         check_prefix(prefix)
         people = conn.execute(text(f"SELECT name, role, kind FROM {_q(conn, schema)}.assessor "
                                    "ORDER BY name")).all()
         report = TeamReport(prefix)
-        roles = [(n, r, role_name(prefix, n)) for n, r, k in people if k == "human"]
+        roles = []
+        for n, r, k in people:
+            why = login_problem(prefix, n) if k == "human" else None
+            if why:     # added before relkit refused such names: skipped, not a stuck team
+                report.unfit.append((n, r, why))
+            elif k == "human":
+                roles.append((n, r, prefix + n))
         report.automatic = [n for n, _, k in people if k != "human"]
         ga, gl = group_names(prefix)
         for g in (ga, gl):
@@ -114,8 +138,10 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         report.serve_logins = _serve_logins(conn, [login for _, _, login in roles],
                                             serve_login)
         _grants(conn, schema, database, ga, gl)
+        _server_reads(conn, schema, database, report.serve_logins)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
+        _guard(conn, schema)
         report.tables = len(GUARDED)
     return report
 
@@ -145,6 +171,18 @@ def _serve_logins(conn: Connection, logins: list[str], new: str | None) -> list[
         for login in logins:
             conn.execute(text(f"GRANT {_q(conn, login)} TO {_q(conn, server)}{how}"))
     return sorted(earlier)
+
+
+def _server_reads(conn: Connection, schema: str, database: str, servers: list[str]) -> None:
+    """Let the server logins read :data:`SERVER_READS` (only SELECT, only those)."""
+    if not servers:
+        return
+    sch = _q(conn, schema)
+    who = ", ".join(_q(conn, s) for s in servers)
+    conn.execute(text(f"GRANT CONNECT ON DATABASE {_q(conn, database)} TO {who}"))
+    conn.execute(text(f"GRANT USAGE ON SCHEMA {sch} TO {who}"))
+    conn.execute(text(f"GRANT SELECT ON {', '.join(f'{sch}.{_q(conn, t)}' for t in SERVER_READS)}"
+                      f" TO {who}"))
 
 
 def _q(conn: Connection, name: str) -> str:
@@ -189,7 +227,10 @@ def _grants(conn: Connection, schema: str, database: str, ga: str, gl: str) -> N
         f"REVOKE ALL ON {', '.join(t(n) for n in SHARED + GUARDED)} FROM {both}",
         f"GRANT SELECT ON {', '.join(t(n) for n in SHARED + GUARDED)} TO {both}",
         # The assessor's writes: exactly those of AssessorView.record and the adaptive picker.
-        f"GRANT INSERT, UPDATE ON {t('judgment')} TO {a}",
+        # On revision, only the columns AssessorView.record's upsert sets (never who,
+        # which pair, or when it was first judged); the trigger of _guard ties each
+        # change to its history row.
+        f"GRANT INSERT, UPDATE ({', '.join(REVISED)}) ON {t('judgment')} TO {a}",
         f"GRANT INSERT ON {t('judgment_history')} TO {a}",
         f"GRANT INSERT, UPDATE (done) ON {t('assignment_item')} TO {a}",
         f"GRANT USAGE ON SEQUENCE {seq('judgment')}, {seq('judgment_history')}, "
@@ -222,6 +263,68 @@ def _functions(conn: Connection, schema: str, prefix: str) -> None:
         f"SELECT id FROM {sch}.assignment WHERE assessor_id = who "
         f"UNION SELECT follows_id FROM {sch}.assignment "
         f"WHERE assessor_id = who AND follows_id IS NOT NULL $$"))
+
+
+def _guard(conn: Connection, schema: str) -> None:
+    """A person's write of a judgment must go with its history row, or it is refused.
+
+    Row-level security lets ann update her own judgment; without this, ``UPDATE
+    judgment SET grade = 1`` through psql would change her grade and leave the history
+    (and every export) disagreeing with it. At commit (a deferred constraint trigger:
+    relkit writes the judgment first, its history row next, in one transaction) each
+    judgment a person inserted or updated must be at version 1 (insert) or its old
+    version + 1 (update), with a history row of that version recording the same grade,
+    status, note, flag, source and time, and the dwell added. The owner is not held
+    (``relkit_assessor()`` is NULL for it): its imports write their history in bulk.
+    """
+    sch = _q(conn, schema)
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_judgment_with_history() RETURNS trigger "
+        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ "
+        "DECLARE was_version integer := 0; was_dwell integer := 0; "
+        "BEGIN "
+        "IF TG_OP = 'UPDATE' THEN was_version := OLD.version; was_dwell := OLD.dwell_ms; "
+        "END IF; "
+        "IF NEW.version <> was_version + 1 OR NOT EXISTS (SELECT 1 FROM "
+        f"{sch}.judgment_history h WHERE h.judgment_id = NEW.id "
+        "AND h.version = NEW.version AND h.assessor_id = NEW.assessor_id "
+        "AND h.topic_id = NEW.topic_id AND h.document_id = NEW.document_id "
+        "AND h.grade IS NOT DISTINCT FROM NEW.grade AND h.status = NEW.status "
+        "AND h.note = NEW.note AND h.flagged = NEW.flagged AND h.source = NEW.source "
+        "AND h.recorded_at = NEW.updated_at AND h.dwell_ms = NEW.dwell_ms - was_dwell) THEN "
+        "RAISE EXCEPTION 'judgment % (version %) changed without its history row: a "
+        "judgment changes only with a new version and the history row recording it', "
+        "NEW.id, NEW.version USING ERRCODE = 'integrity_constraint_violation'; "
+        "END IF; RETURN NULL; END $$"))
+    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_judgment_with_history ON {sch}.judgment"))
+    conn.execute(text(
+        "CREATE CONSTRAINT TRIGGER relkit_judgment_with_history AFTER INSERT OR UPDATE ON "
+        f"{sch}.judgment DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+        f"WHEN ({sch}.relkit_assessor() IS NOT NULL) "
+        f"EXECUTE FUNCTION {sch}.relkit_judgment_with_history()"))
+    # And the other way: a person's history row must record the judgment as it now is
+    # (its current version, the only row of that version; the trigger above holds the
+    # judgment to a new version per write), not add a grade to the past.
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_history_with_judgment() RETURNS trigger "
+        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ BEGIN "
+        f"IF NOT EXISTS (SELECT 1 FROM {sch}.judgment j WHERE j.id = NEW.judgment_id "
+        "AND j.version = NEW.version AND j.assessor_id = NEW.assessor_id "
+        "AND j.updated_at = NEW.recorded_at) "
+        f"OR (SELECT count(*) FROM {sch}.judgment_history h WHERE h.judgment_id = "
+        "NEW.judgment_id AND h.version = NEW.version) <> 1 THEN "
+        "RAISE EXCEPTION 'history row of judgment % (version %) records no write of that "
+        "judgment in this transaction: history is appended only with the judgment it "
+        "records', NEW.judgment_id, NEW.version "
+        "USING ERRCODE = 'integrity_constraint_violation'; "
+        "END IF; RETURN NULL; END $$"))
+    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_history_with_judgment ON "
+                      f"{sch}.judgment_history"))
+    conn.execute(text(
+        "CREATE CONSTRAINT TRIGGER relkit_history_with_judgment AFTER INSERT ON "
+        f"{sch}.judgment_history DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+        f"WHEN ({sch}.relkit_assessor() IS NOT NULL) "
+        f"EXECUTE FUNCTION {sch}.relkit_history_with_judgment()"))
 
 
 def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:

@@ -141,8 +141,19 @@ class RelkitServer(Server):
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._warming = asyncio.ensure_future(self.say_warm())
-        from relkit.judging.access.acting import cannot_act_as
+        from relkit.judging.access.acting import cannot_act_as, server_cannot_read
 
+        login = self.store.engine.url.username or "this server's login"
+        try:
+            unread = await asyncio.to_thread(server_cannot_read, self.store.engine)
+        except DBAPIError:
+            unread = []
+        if unread:
+            log(f"{login} may not read {', '.join(unread)}, which the server reads before a "
+                "session acts as its person: "
+                + ("sign-ins will be refused" if {"access_token", "assessor"} & set(unread)
+                   else "sessions may fail to start")
+                + f" (as the owner: `relkit team init --serve-login {login}`)")
         try:
             people = await asyncio.to_thread(cannot_act_as, self.store.engine)
         except DBAPIError:
@@ -201,7 +212,15 @@ class RelkitServer(Server):
         if not token:
             return None
         # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
-        got = await asyncio.to_thread(self.verify, token)
+        try:
+            got = await asyncio.to_thread(self.verify, token)
+        except DBAPIError as exc:   # the server's login may not read the tokens, say
+            why = str(getattr(exc, "orig", exc) or exc).splitlines()[0]
+            log(f"cannot check the {what} from {address}: the database refused it ({why})")
+            raise web.HTTPServiceUnavailable(
+                text=SIGNIN.format(message='<p class="error" id="error">This server cannot '
+                                   "check sign-in tokens now; tell the database's owner.</p>"),
+                content_type="text/html", headers=HEADERS) from None
         if isinstance(got, tokens.Identity):
             self.backoff.succeeded(address)
             return got
