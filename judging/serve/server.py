@@ -30,8 +30,6 @@ import html
 import os
 import re
 import sys
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -43,15 +41,18 @@ from textual_serve.server import Server, to_int
 
 from relkit.judging import tokens
 from relkit.judging.serve import page as bundle
+from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exported)
+    FORGET_AFTER,
+    FREE_FAILURES,
+    MAX_DELAY,
+    Backoff,
+)
 from relkit.judging.serve.warm import WarmAppService, WarmPool, served_environment
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
 
 COOKIE = "relkit_token"
-FREE_FAILURES = 3       # failures per address before sign-ins are slowed down
-MAX_DELAY = 30.0        # seconds, the longest wait a failing address gets
-FORGET_AFTER = 15 * 60  # seconds without a failure after which an address starts afresh
 
 SIGNIN = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>relkit judge: sign in</title>
@@ -75,29 +76,6 @@ button {{ padding: .6em 2em; background: #5e0ba7; color: #fff; border: 0; font-s
 <button type="submit" id="signin">Sign in</button>
 </form></body></html>
 """
-
-
-class Backoff:
-    """Failed sign-ins per client address, and how long the next attempt waits."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.failures: dict[str, tuple[int, float]] = {}
-
-    def delay(self, address: str) -> float:
-        n, last = self.failures.get(address, (0, 0.0))
-        if n and self.clock() - last > FORGET_AFTER:
-            del self.failures[address]
-            return 0.0
-        return 0.0 if n < FREE_FAILURES else min(2.0 ** (n - FREE_FAILURES), MAX_DELAY)
-
-    def failed(self, address: str) -> int:
-        n = self.failures.get(address, (0, 0.0))[0] + 1
-        self.failures[address] = (n, self.clock())
-        return n
-
-    def succeeded(self, address: str) -> None:
-        self.failures.pop(address, None)
 
 
 def log(msg: str) -> None:
@@ -193,22 +171,27 @@ class RelkitServer(Server):
 
     async def check(self, request: web.Request, token: str | None,
                     what: str) -> tokens.Identity | None:
-        """The token's owner, or ``None`` (logged, and slowed down per address)."""
-        address = self.address(request)
-        wait = self.backoff.delay(address)
-        if wait:
-            await asyncio.sleep(wait)
+        """The token's owner, or ``None`` (logged, and slowed down per address).
+
+        A token this server has already proven goes straight to its (cheap) check; any
+        other attempt takes its turn behind the address's earlier ones and waits for
+        the address's delay first (:mod:`.backoff`)."""
         if not token:
             return None
-        # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
-        got = await asyncio.to_thread(self.verify, token)
-        if isinstance(got, tokens.Identity):
-            self.backoff.succeeded(address)
-            return got
-        n = self.backoff.failed(address)
+        address = self.address(request)
+        if self.verify.known(token):
+            got = await asyncio.to_thread(self.verify, token)
+            if isinstance(got, tokens.Identity):
+                return got
+        async with self.backoff.turn(address) as waited:
+            # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
+            got = await asyncio.to_thread(self.verify, token)
+            if isinstance(got, tokens.Identity):
+                return got
+            n = self.backoff.failed(address)
         owner = f", a token of {got.name}" if got.name else ""
         log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
-            "this address)")
+            f"this address, after waiting {waited:g} s)")
         return None
 
     def secure(self, request: web.Request) -> bool:
