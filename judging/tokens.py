@@ -114,6 +114,26 @@ def verify(db: Database, token: str) -> Identity | Refusal:
     return Identity(row.name, row.role)
 
 
+def key_of(token: str) -> str | None:
+    """The public key of a well-formed token (what finds its row), else ``None``."""
+    m = _FORM.match(token.strip())
+    return m.group(1) if m else None
+
+
+def live_keys(db: Database, keys: set[str]) -> set[str]:
+    """Which of the public ``keys`` belong to tokens still live (not revoked, not gone).
+
+    One query for all: the server asks it every few seconds about the tokens of its
+    open sessions, to end those whose token was revoked meanwhile. Reads only.
+    """
+    if not keys:
+        return set()
+    with db.read() as s:
+        return set(s.execute(select(TokenRow.key).where(TokenRow.key.in_(sorted(keys)),
+                                                        TokenRow.revoked_at.is_(None)))
+                   .scalars())
+
+
 class Verifier:
     """:func:`verify`, remembering the tokens it has proven, for a server.
 

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 from aiohttp import web
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from relkit.judging.store import Store
 
 COOKIE = "relkit_token"
+REVOKE_CHECK = 3.0   # seconds between two looks for revoked tokens of open sessions
+REVOKED = "Your token was revoked: this session has ended."
 
 SIGNIN = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>relkit judge: sign in</title>
@@ -97,6 +99,9 @@ class RelkitServer(Server):
         self.verify = tokens.Verifier(store)
         self.pool = WarmPool()
         self._warming: asyncio.Future[None] = asyncio.Future()
+        self._watching: asyncio.Future[None] = asyncio.Future()
+        # open websockets: their token's public key and its owner (watch_revocations)
+        self.sessions: dict[web.WebSocketResponse, tuple[str, str]] = {}
 
     # -- what textual-serve does, made quiet and relkit's --------------------------
     def initialize_logging(self) -> None:
@@ -109,6 +114,7 @@ class RelkitServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         self._warming.cancel()
+        self._watching.cancel()
         await self.pool.close()
 
     async def on_startup(self, app: web.Application) -> None:
@@ -119,6 +125,7 @@ class RelkitServer(Server):
         log(f"serving the judging screens on {self.public_url} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._warming = asyncio.ensure_future(self.say_warm())
+        self._watching = asyncio.ensure_future(self.watch_revocations())
         from relkit.judging.access.acting import cannot_act_as
 
         try:
@@ -236,6 +243,9 @@ class RelkitServer(Server):
         # RELKIT_SERVE_RENDERER=webgl|dom its bundle with that renderer instead
         # (relkit.judging.serve.page; textual-serve's own when its bundle is not one
         # that module knows).
+        # relkit's additions: the reason a session ended, and a way to sign out.
+        page = page.replace("<script src=", PAGE_SCRIPT + "<script src=", 1)
+        page = page.replace(RESTART, RESTART + SIGN_OUT.replace("BASE", base), 1)
         got = bundle.script(bundle.renderer()) if bundle.renderer() != "canvas" else None
         if got is not None:
             page = page.replace(f'src="{base}/static/js/textual.js"',
@@ -284,13 +294,16 @@ class RelkitServer(Server):
         try:
             await websocket.prepare(request)
 
-            async def close() -> None:
-                await websocket.close()
+            async def close(reason: str = "") -> None:
+                # a reason: the page shows it instead of "Session ended." (PAGE_SCRIPT)
+                await websocket.close(code=4000 if reason else 1000,
+                                      message=reason.encode()[:123])
 
-            service = WarmAppService(self.pool, who.role, who.name,
+            service = WarmAppService(self.pool, who.role, who.name, log,
                                      write_bytes=websocket.send_bytes,
                                      write_str=websocket.send_str, close=close,
                                      download_manager=self.download_manager, debug=self.debug)
+            self.sessions[websocket] = (tokens.key_of(request.cookies[COOKIE]) or "", who.name)
             await service.start(width, height)
             try:
                 await self._process_messages(websocket, service)
@@ -301,15 +314,67 @@ class RelkitServer(Server):
         except Exception as exc:  # one browser's failure must not stop the server
             log(f"session of {who.name} ended on an error: {exc!r}")
         finally:
+            self.sessions.pop(websocket, None)
             if service is not None:
                 await service.stop()
         return websocket
+
+    async def watch_revocations(self) -> None:
+        """End the open sessions whose token has been revoked (by `relkit token revoke`
+        or a new token for the person, in another process), within
+        :data:`REVOKE_CHECK` seconds: one query for all open sessions' tokens."""
+        while True:
+            await asyncio.sleep(REVOKE_CHECK)
+            if not self.sessions:
+                continue
+            keys = {key for key, _ in self.sessions.values()}
+            try:
+                live = await asyncio.to_thread(tokens.live_keys, self.store, keys)
+            except SQLAlchemyError:
+                continue        # the database is away: the next round asks again
+            for websocket, (key, name) in list(self.sessions.items()):
+                if key not in live:
+                    self.sessions.pop(websocket, None)
+                    log(f"session of {name} ended: its token was revoked")
+                    # the app is told to quit (as when the browser goes): what it has
+                    # committed stays; a grade not yet saved is tried once more or logged
+                    await websocket.close(code=4001, message=REVOKED.encode())
 
 
 FONTS_LINK = re.compile(r'<link\s+rel="stylesheet"\s+href="https://fonts\.googleapis\.com[^>]*>')
 FONT_FACE = ("<style>@font-face { font-family: 'Roboto Mono'; "
              "src: url('STATIC" "fonts/RobotoMono-VariableFont_wght.ttf') format('truetype'); "
              "font-weight: 100 700; }</style>")
+
+# textual-serve's page shows "Session ended." when the websocket closes; the server
+# closes it with a reason when it ends a session itself (a revoked token, a session
+# that cannot start), and this shows that reason instead. Installed before the page's
+# script, so the page's websocket is one of these.
+PAGE_SCRIPT = """<script>
+(() => {
+  const Real = window.WebSocket;
+  function Told(url, protocols) {
+    const ws = protocols === undefined ? new Real(url) : new Real(url, protocols);
+    ws.addEventListener('close', e => {
+      const m = document.querySelector('.closed-dialog .message');
+      if (e.reason && m) m.textContent = e.reason;
+    });
+    return ws;
+  }
+  Told.prototype = Real.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Told[k] = Real[k];
+  window.WebSocket = Told;
+})();
+</script>
+<style>
+.closed-dialog .intro { flex-direction: column; padding: 0 2em; box-sizing: border-box; }
+#signout { color: rgba(255, 255, 255, 0.8); font-family: "Roboto Mono", menlo, monospace; }
+</style>
+"""
+# Signing out (the cookie lasts 30 days: on a shared computer the next person would be
+# signed in): next to "Restart" on the "Session ended." screen.
+RESTART = '<button type="button" onClick="refresh()">Restart</button>'
+SIGN_OUT = '<a href="BASE/signout" id="signout">Sign out</a>'
 
 # The judging screen takes keys: never inside another site's frame (clickjacking).
 HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
