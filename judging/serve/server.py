@@ -93,6 +93,10 @@ class RelkitServer(Server):
         super().__init__(command="relkit judge", host=host, port=port, title="relkit judge",
                          public_url=public_url)
         self.explicit_public_url = public_url
+        # (textual-serve writes an IPv6 literal bare: http://::1:8000 is no URL)
+        self.local_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+        if public_url is None:
+            self.public_url = self.local_url
         self.store = store
         self.db = db
         self.backoff = Backoff()
@@ -122,7 +126,9 @@ class RelkitServer(Server):
         probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
                            download_manager=self.download_manager)
         self.pool.fill(served_environment(probe._build_environment()))
-        log(f"serving the judging screens on {self.public_url} (sign in with a token from "
+        where = (f"{self.public_url} (listening on {self.local_url})"
+                 if self.explicit_public_url else self.public_url)
+        log(f"serving the judging screens on {where} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._warming = asyncio.ensure_future(self.say_warm())
         self._watching = asyncio.ensure_future(self.watch_revocations())
@@ -290,7 +296,8 @@ class RelkitServer(Server):
         websocket = web.WebSocketResponse(heartbeat=15, compress=False)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
-        service: AppService | None = None
+        service: WarmAppService | None = None
+        failed = False
         try:
             await websocket.prepare(request)
 
@@ -313,10 +320,14 @@ class RelkitServer(Server):
             await websocket.close()
         except Exception as exc:  # one browser's failure must not stop the server
             log(f"session of {who.name} ended on an error: {exc!r}")
+            failed = True
         finally:
-            self.sessions.pop(websocket, None)
+            # (not there: the watcher ended it, and has said so)
+            open_still = self.sessions.pop(websocket, None) is not None
             if service is not None:
-                await service.stop()
+                await service.stop()    # the app process's own last lines come first
+                if open_still and not (service.refused or failed):
+                    log(f"session of {who.name} ended")
         return websocket
 
     async def watch_revocations(self) -> None:

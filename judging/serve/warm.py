@@ -133,13 +133,14 @@ class WarmAppService(AppService):
         super().__init__("relkit judge", **kwargs)  # type: ignore[arg-type]
         self.pool, self.role, self.name, self.log = pool, role, name, log
         self.ended = False     # the app said it quit, or the session was refused
+        self.refused = False
 
     async def on_meta(self, data: bytes) -> None:
         meta = json.loads(data)
         if meta.get("type") == REFUSED:
             # (relkit.judging.serve.session.refuse): logged here, once, and said to the
             # browser, which would otherwise keep its loading screen
-            self.ended = True
+            self.ended = self.refused = True
             self.log(f"session of {self.name} refused: {meta.get('reason')}")
             await self.remote_close(CANNOT_START)  # type: ignore[call-arg]
             return
