@@ -57,6 +57,12 @@ def issue(db: Database, name: str) -> str:
     Returns the token: the only time it exists in clear. Raises :class:`StoreError`
     for an unknown name or an automatic assessor (which never signs in).
     """
+    return issue_replacing(db, name)[0]
+
+
+def issue_replacing(db: Database, name: str) -> tuple[str, int]:
+    """:func:`issue`, and how many live tokens of ``name`` it revoked (the CLI says so:
+    that person is signed out of ``relkit serve``)."""
     key, secret = secrets.token_hex(6), secrets.token_hex(20)
     salt = secrets.token_bytes(16)
     digest = _digest(secret, salt)
@@ -72,12 +78,12 @@ def issue(db: Database, name: str) -> str:
             raise StoreError(f"{name} is an automatic assessor: it never signs in "
                              "(its judgments are imported)")
         when = now()
-        s.execute(update(TokenRow).where(TokenRow.assessor_id == row.id,
-                                         TokenRow.revoked_at.is_(None))
-                  .values(revoked_at=when))
+        res = s.execute(update(TokenRow).where(TokenRow.assessor_id == row.id,
+                                               TokenRow.revoked_at.is_(None))
+                        .values(revoked_at=when))
         s.add(TokenRow(key=key, assessor_id=row.id, salt=salt.hex(), digest=digest,
                        created_at=when))
-    return f"rk_{key}_{secret}"
+    return f"rk_{key}_{secret}", int(res.rowcount or 0)
 
 
 def revoke(db: Database, name: str) -> int:

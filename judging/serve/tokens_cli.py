@@ -21,10 +21,13 @@ def issue(
     Their older tokens stop working. Example: relkit token issue ann --db project.db
     """
     from relkit.judging.store import Store
-    from relkit.judging.tokens import issue as issue_token
+    from relkit.judging.tokens import issue_replacing
 
     store = Store.open(db, create=False, notify=say)
-    print(issue_token(store, name))
+    secret, replaced = issue_replacing(store, name)
+    print(secret)
+    if replaced:
+        say(f"relkit: {name}'s earlier sign-in token was revoked (it signs in no more)")
     say(f"relkit: token for {name} printed above; it is shown only this once (store it in "
         "a password manager; `relkit token issue` again replaces a lost one)")
 
