@@ -116,3 +116,29 @@ def test_a_valid_sign_in_does_not_erase_the_addresses_failures(tmp_path: Path) -
             assert _sign_in_all(server.url, [toks["bob"]]) == [303]
         log = server.log()
     assert _waits(log) == [(1, 0.0), (2, 0.0), (3, 0.0), (4, 1.0), (5, 2.0), (6, 4.0)], log
+
+
+@pytest.mark.slow  # a real Chromium
+def test_the_sign_in_box_keeps_its_width_when_a_token_is_refused(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from serve_helpers import chrome
+
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        browser = chrome((1280, 800))
+        try:
+            width = "return document.querySelector('form').getBoundingClientRect().width"
+            browser.get(server.url)
+            before = browser.execute_script(width)
+            browser.find_element(By.ID, "token").send_keys("rk_nope")
+            browser.find_element(By.ID, "signin").click()
+            assert "not valid" in browser.find_element(By.ID, "error").text
+            after = browser.execute_script(width)
+            browser.set_window_size(420, 700)                   # a phone: it still fits
+            narrow = browser.execute_script(width)
+            inner = browser.execute_script("return window.innerWidth")
+        finally:
+            browser.quit()
+    assert before == after, (before, after)
+    assert narrow <= inner, (narrow, inner)

@@ -63,7 +63,8 @@ SIGNIN = """<!DOCTYPE html>
 body {{ background: #0c181f; color: #eee; font: 16px/1.5 system-ui, sans-serif;
        display: flex; align-items: center; justify-content: center; height: 100vh;
        margin: 0; }}
-form {{ background: #12232d; padding: 2em 2.5em; border-radius: 6px; min-width: 24em; }}
+form {{ background: #12232d; padding: 2em 2.5em; border-radius: 6px; width: 30em;
+        max-width: calc(100vw - 2em); box-sizing: border-box; }}
 input {{ width: 100%; font: 15px monospace; padding: .5em; margin: .5em 0 1em;
         box-sizing: border-box; }}
 button {{ padding: .6em 2em; background: #5e0ba7; color: #fff; border: 0; font-size: 15px; }}
