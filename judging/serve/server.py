@@ -9,9 +9,10 @@ process exists, so a refused browser costs nothing but the check):
   ``HttpOnly``, ``SameSite=Strict`` cookie (``POST /signin`` sets it);
 - a websocket upgrade is refused (403) when its ``Origin`` is another site's, or its
   token is missing, wrong or revoked: the token is checked again on every connection,
-  so a revoked token ends at the next reload or reconnect;
+  and every :data:`REVOKE_CHECK` seconds for the open ones (one query), so a revoked
+  token's open sessions are closed, the browser told why;
 - failed sign-ins are logged on stderr and slowed down per client address (1, 2, 4...
-  up to 30 seconds once three have failed).
+  up to 30 seconds once three have failed), one attempt at a time (:mod:`.backoff`).
 
 The app process is told the token's owner (never anything from the request), so a
 session reaches only that person's assignments, or the lead's view for a lead, and on
