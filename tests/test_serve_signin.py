@@ -35,6 +35,15 @@ def test_failures_are_forgotten_by_time_only_never_by_a_success() -> None:
     assert b.delay("10.0.0.7") == 0.0
     assert b.failed("10.0.0.7") == 1                # a fresh count
 
+    # failures from many addresses: those past FORGET_AFTER are dropped, not kept forever
+    from relkit.judging.serve import backoff
+
+    for i in range(backoff.KEEP - 1):
+        b.failed(f"10.1.{i // 256}.{i % 256}")
+    now[0] += FORGET_AFTER + 1
+    b.failed("10.0.0.9")
+    assert set(b.failures) == {"10.0.0.9"}
+
 
 def test_concurrent_attempts_from_one_address_take_turns_each_paying_its_wait() -> None:
     now = [0.0]

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 FREE_FAILURES = 3       # failures per address before sign-ins are slowed down
 MAX_DELAY = 30.0        # seconds, the longest wait a failing address gets
 FORGET_AFTER = 15 * 60  # seconds without a failure after which an address starts afresh
+KEEP = 10_000           # addresses remembered before the forgotten ones are dropped
 
 
 class Backoff:
@@ -57,6 +58,9 @@ class Backoff:
     def failed(self, address: str) -> int:
         """Count a failure from ``address``; its number (within FORGET_AFTER)."""
         self.delay(address)                      # forget an old run of failures first
+        if len(self.failures) >= KEEP:           # many addresses: drop the forgotten ones
+            old = self.clock() - FORGET_AFTER
+            self.failures = {a: f for a, f in self.failures.items() if f[1] >= old}
         n = self.failures.get(address, (0, 0.0))[0] + 1
         self.failures[address] = (n, self.clock())
         return n
