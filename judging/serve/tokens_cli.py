@@ -21,13 +21,10 @@ def issue(
     Their older tokens stop working. Example: relkit token issue ann --db project.db
     """
     from relkit.judging.store import Store
-    from relkit.judging.tokens import issue_replacing
+    from relkit.judging.tokens import issue as issue_token
 
     store = Store.open(db, create=False, notify=say)
-    secret, replaced = issue_replacing(store, name)
-    print(secret)
-    if replaced:
-        say(f"relkit: {name}'s earlier sign-in token was revoked (it signs in no more)")
+    print(issue_token(store, name))
     say(f"relkit: token for {name} printed above; it is shown only this once (store it in "
         "a password manager; `relkit token issue` again replaces a lost one)")
 
