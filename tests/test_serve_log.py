@@ -88,3 +88,16 @@ def test_an_ipv6_address_is_written_in_brackets(tmp_path: Path) -> None:
         _stop(proc)
     assert f"on http://[::1]:{port} " in line, line
     assert "http://::1" not in line
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_a_port_in_use_on_an_ipv6_address_is_named_in_brackets(tmp_path: Path) -> None:
+    db, _ = project(tmp_path)
+    with socket.socket(socket.AF_INET6) as busy:
+        busy.bind(("::1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([*RELKIT, "serve", "--db", db, "--host", "::1", "--port",
+                               str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"cannot listen on [::1]:{port}:" in done.stderr, done.stderr
