@@ -116,8 +116,8 @@ class RelkitServer(Server):
                  if self.explicit_public_url else self.public_url)
         log(f"serving the judging screens on {where} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
-        self._warming = asyncio.ensure_future(self.say_warm())
         self._watching = asyncio.ensure_future(self.watch_revocations())
+        self._warming = asyncio.ensure_future(self.say_warm())
         from relkit.judging.access.acting import cannot_act_as
 
         try:
@@ -179,12 +179,11 @@ class RelkitServer(Server):
             return None
         address = self.address(request)
         if self.verify.known(token):
-            got = await asyncio.to_thread(self.verify, token)
+            got = await self.verified(token, what, address)
             if isinstance(got, tokens.Identity):
                 return got
         async with self.backoff.turn(address) as waited:
-            # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
-            got = await asyncio.to_thread(self.verify, token)
+            got = await self.verified(token, what, address)
             if isinstance(got, tokens.Identity):
                 return got
             n = self.backoff.failed(address)
@@ -192,6 +191,21 @@ class RelkitServer(Server):
         log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
             f"this address, after waiting {waited:g} s)")
         return None
+
+    async def verified(self, token: str, what: str,
+                       address: str) -> tokens.Identity | tokens.Refusal:
+        """:attr:`verify` off the event loop (scrypt takes ~50 ms: other sessions' keys
+        keep flowing); a database that refuses the read (the server's login may not read
+        the tokens, say) is logged and answered with a page saying so (503)."""
+        try:
+            return await asyncio.to_thread(self.verify, token)
+        except DBAPIError as exc:
+            why = str(getattr(exc, "orig", exc) or exc).splitlines()[0]
+            log(f"cannot check the {what} from {address}: the database refused it ({why})")
+            raise web.HTTPServiceUnavailable(
+                text=SIGNIN.format(message='<p class="error" id="error">This server cannot '
+                                   "check sign-in tokens now; tell the database's owner.</p>"),
+                content_type="text/html", headers=HEADERS) from None
 
     def secure(self, request: web.Request) -> bool:
         return (request.scheme == "https"
