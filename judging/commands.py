@@ -299,7 +299,8 @@ def assign(
                                           "(repeatable; no assessors needed)"),
     token: bool = typer.Option(False, "--token", help="Also issue each named assessor and "
                                "lead a sign-in token for `relkit serve` (printed once, as "
-                               "NAME<TAB>TOKEN lines on stdout)"),
+                               "NAME<TAB>TOKEN lines on stdout; one who had a token "
+                               "gets a new one, and the old one stops working)"),
 ) -> None:
     """Share the pool's topics among assessors, with overlap and gold pairs.
 
@@ -355,8 +356,12 @@ def assign(
     if need:  # a team database (PostgreSQL): the database grants nothing to them yet
         _say(f"relkit: run `relkit team init` to give {', '.join(need)} a login")
     if token:
-        from relkit.judging.tokens import issue
+        from relkit.judging.tokens import issue_replacing
 
         for name in dict.fromkeys([*(assessors or ()), *(lead or ())]):
-            print(f"{name}\t{issue(store, name)}")
+            secret, replaced = issue_replacing(store, name)
+            print(f"{name}\t{secret}")
+            if replaced:
+                _say(f"relkit: {name}'s earlier sign-in token was revoked (it signs in no "
+                     "more; hand them the new one)")
         _say("relkit: sign-in tokens printed above, shown only this once (relkit serve)")

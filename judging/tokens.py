@@ -57,6 +57,12 @@ def issue(db: Database, name: str) -> str:
     Returns the token: the only time it exists in clear. Raises :class:`StoreError`
     for an unknown name or an automatic assessor (which never signs in).
     """
+    return issue_replacing(db, name)[0]
+
+
+def issue_replacing(db: Database, name: str) -> tuple[str, int]:
+    """:func:`issue`, and how many live tokens of ``name`` it revoked (the CLI says so:
+    that person is signed out of ``relkit serve``)."""
     key, secret = secrets.token_hex(6), secrets.token_hex(20)
     salt = secrets.token_bytes(16)
     digest = _digest(secret, salt)
@@ -72,12 +78,12 @@ def issue(db: Database, name: str) -> str:
             raise StoreError(f"{name} is an automatic assessor: it never signs in "
                              "(its judgments are imported)")
         when = now()
-        s.execute(update(TokenRow).where(TokenRow.assessor_id == row.id,
-                                         TokenRow.revoked_at.is_(None))
-                  .values(revoked_at=when))
+        res = s.execute(update(TokenRow).where(TokenRow.assessor_id == row.id,
+                                               TokenRow.revoked_at.is_(None))
+                        .values(revoked_at=when))
         s.add(TokenRow(key=key, assessor_id=row.id, salt=salt.hex(), digest=digest,
                        created_at=when))
-    return f"rk_{key}_{secret}"
+    return f"rk_{key}_{secret}", int(res.rowcount or 0)
 
 
 def revoke(db: Database, name: str) -> int:
@@ -114,6 +120,26 @@ def verify(db: Database, token: str) -> Identity | Refusal:
     return Identity(row.name, row.role)
 
 
+def key_of(token: str) -> str | None:
+    """The public key of a well-formed token (what finds its row), else ``None``."""
+    m = _FORM.match(token.strip())
+    return m.group(1) if m else None
+
+
+def live_keys(db: Database, keys: set[str]) -> set[str]:
+    """Which of the public ``keys`` belong to tokens still live (not revoked, not gone).
+
+    One query for all: the server asks it every few seconds about the tokens of its
+    open sessions, to end those whose token was revoked meanwhile. Reads only.
+    """
+    if not keys:
+        return set()
+    with db.read() as s:
+        return set(s.execute(select(TokenRow.key).where(TokenRow.key.in_(sorted(keys)),
+                                                        TokenRow.revoked_at.is_(None)))
+                   .scalars())
+
+
 class Verifier:
     """:func:`verify`, remembering the tokens it has proven, for a server.
 
@@ -131,12 +157,22 @@ class Verifier:
         self._key = secrets.token_bytes(32)
         self._proven: dict[bytes, str] = {}     # HMAC(token) -> the token's public key
 
+    def _tag(self, token: str) -> bytes:
+        return hmac.new(self._key, token.encode(), hashlib.sha256).digest()
+
+    def known(self, token: str) -> bool:
+        """Whether ``token`` was proven here before (no database read, no scrypt): then
+        it is no guess, and the server lets it skip the sign-in slow-down's queue."""
+        token = token.strip()
+        m = _FORM.match(token)
+        return m is not None and self._proven.get(self._tag(token)) == m.group(1)
+
     def __call__(self, token: str) -> Identity | Refusal:
         token = token.strip()
         m = _FORM.match(token)
         if m is None:
             return Refusal("malformed")
-        tag = hmac.new(self._key, token.encode(), hashlib.sha256).digest()
+        tag = self._tag(token)
         if self._proven.get(tag) == m.group(1):
             with self.db.read() as s:
                 row = s.execute(select(TokenRow.revoked_at, AssessorRow.name, AssessorRow.role)

@@ -108,6 +108,15 @@ def test_assign_token_issues_one_per_person(tmp_path: Path) -> None:
     assert sorted(lines) == ["ann", "bob", "lee"]
     assert verify(store, lines["lee"]) == Identity("lee", "lead")
     assert verify(store, lines["bob"]) == Identity("bob", "assessor")
+    # again for lee: the first token stops working, and stderr says so in one line
+    code, out, err = run_cli(["assign", "--lead", "lee", "--token", "--db", str(db)])
+    assert code == 0, err
+    assert out.startswith("lee\t") and out.count("\n") == 1
+    assert verify(store, lines["lee"]) == Refusal("revoked", "lee")
+    said = [line for line in err.splitlines() if "revoked" in line]
+    assert said == ["relkit: lee's earlier sign-in token was revoked (it signs in no more; "
+                    "hand them the new one)"], err
+    assert verify(store, lines["bob"]) == Identity("bob", "assessor")   # untouched
 
 
 def test_upgrade_from_0005_with_data(db_url: str) -> None:

@@ -64,7 +64,8 @@ def _can_listen(host: str, port: int) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind(addr)
     except OSError as exc:
-        raise typer.BadParameter(f"cannot listen on {host}:{port}: "
+        shown = f"[{host}]" if ":" in host else host    # an IPv6 literal
+        raise typer.BadParameter(f"cannot listen on {shown}:{port}: "
                                  f"{exc.strerror or exc}", param_hint="--host/--port") from None
 
 

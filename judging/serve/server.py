@@ -9,9 +9,10 @@ process exists, so a refused browser costs nothing but the check):
   ``HttpOnly``, ``SameSite=Strict`` cookie (``POST /signin`` sets it);
 - a websocket upgrade is refused (403) when its ``Origin`` is another site's, or its
   token is missing, wrong or revoked: the token is checked again on every connection,
-  so a revoked token ends at the next reload or reconnect;
+  and every :data:`REVOKE_CHECK` seconds for the open ones (one query), so a revoked
+  token's open sessions are closed, the browser told why;
 - failed sign-ins are logged on stderr and slowed down per client address (1, 2, 4...
-  up to 30 seconds once three have failed).
+  up to 30 seconds once three have failed), one attempt at a time (:mod:`.backoff`).
 
 The app process is told the token's owner (never anything from the request), so a
 session reaches only that person's assignments, or the lead's view for a lead, and on
@@ -28,76 +29,41 @@ from __future__ import annotations
 import asyncio
 import html
 import os
-import re
 import sys
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 from aiohttp import web
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from relkit.judging import tokens
 from relkit.judging.serve import page as bundle
+from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exported)
+    FORGET_AFTER,
+    FREE_FAILURES,
+    MAX_DELAY,
+    Backoff,
+)
+from relkit.judging.serve.markup import (
+    FONT_FACE,
+    FONTS_LINK,
+    HEADERS,
+    PAGE_SCRIPT,
+    RESTART,
+    SIGN_OUT,
+    SIGNIN,
+)
 from relkit.judging.serve.warm import WarmAppService, WarmPool, served_environment
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
 
 COOKIE = "relkit_token"
-FREE_FAILURES = 3       # failures per address before sign-ins are slowed down
-MAX_DELAY = 30.0        # seconds, the longest wait a failing address gets
-FORGET_AFTER = 15 * 60  # seconds without a failure after which an address starts afresh
-
-SIGNIN = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>relkit judge: sign in</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body {{ background: #0c181f; color: #eee; font: 16px/1.5 system-ui, sans-serif;
-       display: flex; align-items: center; justify-content: center; height: 100vh;
-       margin: 0; }}
-form {{ background: #12232d; padding: 2em 2.5em; border-radius: 6px; min-width: 24em; }}
-input {{ width: 100%; font: 15px monospace; padding: .5em; margin: .5em 0 1em;
-        box-sizing: border-box; }}
-button {{ padding: .6em 2em; background: #5e0ba7; color: #fff; border: 0; font-size: 15px; }}
-.error {{ color: #ff8a80; }}
-</style></head>
-<body><form method="post" action="/signin">
-<h1>relkit judge</h1>
-<label for="token">Your sign-in token</label>
-<input id="token" name="token" type="password" autocomplete="current-password" autofocus
-       required placeholder="rk_...">
-{message}
-<button type="submit" id="signin">Sign in</button>
-</form></body></html>
-"""
-
-
-class Backoff:
-    """Failed sign-ins per client address, and how long the next attempt waits."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.failures: dict[str, tuple[int, float]] = {}
-
-    def delay(self, address: str) -> float:
-        n, last = self.failures.get(address, (0, 0.0))
-        if n and self.clock() - last > FORGET_AFTER:
-            del self.failures[address]
-            return 0.0
-        return 0.0 if n < FREE_FAILURES else min(2.0 ** (n - FREE_FAILURES), MAX_DELAY)
-
-    def failed(self, address: str) -> int:
-        n = self.failures.get(address, (0, 0.0))[0] + 1
-        self.failures[address] = (n, self.clock())
-        return n
-
-    def succeeded(self, address: str) -> None:
-        self.failures.pop(address, None)
+REVOKE_CHECK = 3.0   # seconds between two looks for revoked tokens of open sessions
+REVOKED = "Your token was revoked: this session has ended."
 
 
 def log(msg: str) -> None:
@@ -113,12 +79,19 @@ class RelkitServer(Server):
         super().__init__(command="relkit judge", host=host, port=port, title="relkit judge",
                          public_url=public_url)
         self.explicit_public_url = public_url
+        # (textual-serve writes an IPv6 literal bare: http://::1:8000 is no URL)
+        self.local_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+        if public_url is None:
+            self.public_url = self.local_url
         self.store = store
         self.db = db
         self.backoff = Backoff()
         self.verify = tokens.Verifier(store)
         self.pool = WarmPool()
         self._warming: asyncio.Future[None] = asyncio.Future()
+        self._watching: asyncio.Future[None] = asyncio.Future()
+        # open websockets: their token's public key and its owner (watch_revocations)
+        self.sessions: dict[web.WebSocketResponse, tuple[str, str]] = {}
 
     # -- what textual-serve does, made quiet and relkit's --------------------------
     def initialize_logging(self) -> None:
@@ -131,6 +104,7 @@ class RelkitServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         self._warming.cancel()
+        self._watching.cancel()
         await self.pool.close()
 
     async def on_startup(self, app: web.Application) -> None:
@@ -138,8 +112,11 @@ class RelkitServer(Server):
         probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
                            download_manager=self.download_manager)
         self.pool.fill(served_environment(probe._build_environment()))
-        log(f"serving the judging screens on {self.public_url} (sign in with a token from "
+        where = (f"{self.public_url} (listening on {self.local_url})"
+                 if self.explicit_public_url else self.public_url)
+        log(f"serving the judging screens on {where} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
+        self._watching = asyncio.ensure_future(self.watch_revocations())
         self._warming = asyncio.ensure_future(self.say_warm())
         from relkit.judging.access.acting import cannot_act_as, server_cannot_read
 
@@ -204,31 +181,42 @@ class RelkitServer(Server):
 
     async def check(self, request: web.Request, token: str | None,
                     what: str) -> tokens.Identity | None:
-        """The token's owner, or ``None`` (logged, and slowed down per address)."""
-        address = self.address(request)
-        wait = self.backoff.delay(address)
-        if wait:
-            await asyncio.sleep(wait)
+        """The token's owner, or ``None`` (logged, and slowed down per address).
+
+        A token this server has already proven goes straight to its (cheap) check; any
+        other attempt takes its turn behind the address's earlier ones and waits for
+        the address's delay first (:mod:`.backoff`)."""
         if not token:
             return None
-        # scrypt takes ~50 ms: off the event loop, so other sessions' keys keep flowing.
+        address = self.address(request)
+        if self.verify.known(token):
+            got = await self.verified(token, what, address)
+            if isinstance(got, tokens.Identity):
+                return got
+        async with self.backoff.turn(address) as waited:
+            got = await self.verified(token, what, address)
+            if isinstance(got, tokens.Identity):
+                return got
+            n = self.backoff.failed(address)
+        owner = f", a token of {got.name}" if got.name else ""
+        log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
+            f"this address, after waiting {waited:g} s)")
+        return None
+
+    async def verified(self, token: str, what: str,
+                       address: str) -> tokens.Identity | tokens.Refusal:
+        """:attr:`verify` off the event loop (scrypt takes ~50 ms: other sessions' keys
+        keep flowing); a database that refuses the read (the server's login may not read
+        the tokens, say) is logged and answered with a page saying so (503)."""
         try:
-            got = await asyncio.to_thread(self.verify, token)
-        except DBAPIError as exc:   # the server's login may not read the tokens, say
+            return await asyncio.to_thread(self.verify, token)
+        except DBAPIError as exc:
             why = str(getattr(exc, "orig", exc) or exc).splitlines()[0]
             log(f"cannot check the {what} from {address}: the database refused it ({why})")
             raise web.HTTPServiceUnavailable(
                 text=SIGNIN.format(message='<p class="error" id="error">This server cannot '
                                    "check sign-in tokens now; tell the database's owner.</p>"),
                 content_type="text/html", headers=HEADERS) from None
-        if isinstance(got, tokens.Identity):
-            self.backoff.succeeded(address)
-            return got
-        n = self.backoff.failed(address)
-        owner = f", a token of {got.name}" if got.name else ""
-        log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
-            "this address)")
-        return None
 
     def secure(self, request: web.Request) -> bool:
         return (request.scheme == "https"
@@ -272,6 +260,9 @@ class RelkitServer(Server):
         # RELKIT_SERVE_RENDERER=webgl|dom its bundle with that renderer instead
         # (relkit.judging.serve.page; textual-serve's own when its bundle is not one
         # that module knows).
+        # relkit's additions: the reason a session ended, and a way to sign out.
+        page = page.replace("<script src=", PAGE_SCRIPT + "<script src=", 1)
+        page = page.replace(RESTART, RESTART + SIGN_OUT.replace("BASE", base), 1)
         got = bundle.script(bundle.renderer()) if bundle.renderer() != "canvas" else None
         if got is not None:
             page = page.replace(f'src="{base}/static/js/textual.js"',
@@ -316,17 +307,21 @@ class RelkitServer(Server):
         websocket = web.WebSocketResponse(heartbeat=15, compress=False)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
-        service: AppService | None = None
+        service: WarmAppService | None = None
+        failed = False
         try:
             await websocket.prepare(request)
 
-            async def close() -> None:
-                await websocket.close()
+            async def close(reason: str = "") -> None:
+                # a reason: the page shows it instead of "Session ended." (PAGE_SCRIPT)
+                await websocket.close(code=4000 if reason else 1000,
+                                      message=reason.encode()[:123])
 
-            service = WarmAppService(self.pool, who.role, who.name,
+            service = WarmAppService(self.pool, who.role, who.name, log,
                                      write_bytes=websocket.send_bytes,
                                      write_str=websocket.send_str, close=close,
                                      download_manager=self.download_manager, debug=self.debug)
+            self.sessions[websocket] = (tokens.key_of(request.cookies[COOKIE]) or "", who.name)
             await service.start(width, height)
             try:
                 await self._process_messages(websocket, service)
@@ -336,20 +331,36 @@ class RelkitServer(Server):
             await websocket.close()
         except Exception as exc:  # one browser's failure must not stop the server
             log(f"session of {who.name} ended on an error: {exc!r}")
+            failed = True
         finally:
+            # (not there: the watcher ended it, and has said so)
+            open_still = self.sessions.pop(websocket, None) is not None
             if service is not None:
-                await service.stop()
+                await service.stop()    # the app process's own last lines come first
+                if open_still and not (service.refused or failed):
+                    log(f"session of {who.name} ended")
         return websocket
 
-
-FONTS_LINK = re.compile(r'<link\s+rel="stylesheet"\s+href="https://fonts\.googleapis\.com[^>]*>')
-FONT_FACE = ("<style>@font-face { font-family: 'Roboto Mono'; "
-             "src: url('STATIC" "fonts/RobotoMono-VariableFont_wght.ttf') format('truetype'); "
-             "font-weight: 100 700; }</style>")
-
-# The judging screen takes keys: never inside another site's frame (clickjacking).
-HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
-           "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
+    async def watch_revocations(self) -> None:
+        """End the open sessions whose token has been revoked (by `relkit token revoke`
+        or a new token for the person, in another process), within
+        :data:`REVOKE_CHECK` seconds: one query for all open sessions' tokens."""
+        while True:
+            await asyncio.sleep(REVOKE_CHECK)
+            if not self.sessions:
+                continue
+            keys = {key for key, _ in self.sessions.values()}
+            try:
+                live = await asyncio.to_thread(tokens.live_keys, self.store, keys)
+            except SQLAlchemyError:
+                continue        # the database is away: the next round asks again
+            for websocket, (key, name) in list(self.sessions.items()):
+                if key not in live:
+                    self.sessions.pop(websocket, None)
+                    log(f"session of {name} ended: its token was revoked")
+                    # the app is told to quit (as when the browser goes): what it has
+                    # committed stays; a grade not yet saved is tried once more or logged
+                    await websocket.close(code=4001, message=REVOKED.encode())
 
 
 def run(store: Store, db: str, host: str, port: int, public_url: str | None) -> None:

@@ -70,7 +70,7 @@ def serve(store: Store, role: str, name: str) -> int:
     try:
         act_as(store.engine, name)
     except StoreError as exc:
-        sys.stderr.write(f"relkit serve: session of {name} refused: {exc}\n")
+        refuse(str(exc))
         return 1
     if role == "lead":
         from relkit.judging.tui.lead import LeadApp
@@ -83,7 +83,25 @@ def serve(store: Store, role: str, name: str) -> int:
     # Built-in keys, no remembered preferences: the server's user is not the assessor.
     app = make_app(store, name, Settings(keymap_path=None, prefs_path=None, idle_gc=True))
     app.run()
-    return finish(app)
+    # (without "judgments are saved in URL": that names the server's login, not the
+    # person's; what is not saved is still said, to the server's log)
+    return finish(app, say_where=False)
+
+
+# The meta packet a session sends instead of starting the app when it may not: the
+# server logs the reason once and tells the browser (relkit.judging.serve.warm).
+REFUSED = "relkit_refused"
+
+
+def refuse(reason: str) -> None:
+    """Tell the server, in textual-serve's own protocol on stdout (the prelude, then one
+    meta packet), that this session cannot start and why."""
+    import json
+
+    payload = json.dumps({"type": REFUSED, "reason": reason}).encode()
+    out = sys.stdout.buffer
+    out.write(b"__GANGLION__\n" + b"M" + len(payload).to_bytes(4, "big") + payload)
+    out.flush()
 
 
 def main(argv: list[str]) -> int:

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 from asyncio.subprocess import PIPE, Process
+from collections.abc import Callable
 
 from textual_serve.app_service import AppService
+
+from relkit.judging.serve.session import REFUSED
 
 # Textual draws a changed screen on the next tick of a free-running timer at TEXTUAL_FPS
 # (textual-serve sets 60): a grade's next document waits for it, 0-16.7 ms, 8 on
@@ -110,12 +114,46 @@ class WarmPool:
         self.spares.clear()
 
 
-class WarmAppService(AppService):
-    """textual-serve's AppService, its process taken from a :class:`WarmPool`."""
+# What the browser shows (the websocket's close reason, at most 123 bytes) when a
+# session may not start, or its process ends without the app saying it quit.
+CANNOT_START = ("Your session cannot start: your database login is not set up yet. "
+                "Ask the project's owner.")
+STOPPED = "The judging screen stopped on an error (the server's log says why)."
 
-    def __init__(self, pool: WarmPool, role: str, name: str, **kwargs: object) -> None:
+
+class WarmAppService(AppService):
+    """textual-serve's AppService, its process taken from a :class:`WarmPool`.
+
+    ``close`` takes the reason the browser is shown (empty: textual-serve's "Session
+    ended."); ``log`` writes one line to the server's log.
+    """
+
+    def __init__(self, pool: WarmPool, role: str, name: str,
+                 log: Callable[[str], None], **kwargs: object) -> None:
         super().__init__("relkit judge", **kwargs)  # type: ignore[arg-type]
-        self.pool, self.role, self.name = pool, role, name
+        self.pool, self.role, self.name, self.log = pool, role, name, log
+        self.ended = False     # the app said it quit, or the session was refused
+        self.refused = False
+
+    async def on_meta(self, data: bytes) -> None:
+        meta = json.loads(data)
+        if meta.get("type") == REFUSED:
+            # (relkit.judging.serve.session.refuse): logged here, once, and said to the
+            # browser, which would otherwise keep its loading screen
+            self.ended = self.refused = True
+            self.log(f"session of {self.name} refused: {meta.get('reason')}")
+            await self.remote_close(CANNOT_START)  # type: ignore[call-arg]
+            return
+        if meta.get("type") == "exit":
+            self.ended = True
+        await super().on_meta(data)
+
+    async def run(self) -> None:
+        await super().run()
+        if not self.ended:
+            # The process ended without the app quitting (a crash; textual-serve has
+            # logged its stderr): the browser is told, not left on a dead screen.
+            await self.remote_close(STOPPED)  # type: ignore[call-arg]
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         # The browser's terminal size goes down the pipe with the name: textual's web

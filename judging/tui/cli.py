@@ -122,8 +122,11 @@ def need_terminal() -> None:
                                "output); run it in one, not through a pipe or a file")
 
 
-def finish(app: JudgeApp) -> int:
+def finish(app: JudgeApp, say_where: bool = True) -> int:
     """After the judging app has ended: say where the judgments are, or what is not saved.
+
+    ``say_where=False`` (a served session): the database's URL, which names the
+    server's login, is not said; the rest as always.
 
     A judgment still in the outbox (the app quit or crashed while the database was
     away) gets one more try; if that fails too it is printed in full and the exit
@@ -149,9 +152,11 @@ def finish(app: JudgeApp) -> int:
             return 1
     if app.return_code:
         error_stream().write(f"relkit: the judging screen stopped on an error (above); "
-                             f"every judgment it acknowledged as saved is in {where}\n")
+                             "every judgment it acknowledged as saved is in "
+                             f"{where if say_where else 'the database'}\n")
         return app.return_code
-    sys.stderr.write(f"relkit: judgments are saved in {where}\n")
+    if say_where:
+        sys.stderr.write(f"relkit: judgments are saved in {where}\n")
     return 0
 
 

@@ -1,0 +1,103 @@
+"""`relkit serve`'s log: what it says when it starts and when a session ends.
+
+A real server process, its stderr read back; no browser (bare websockets).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from serve_helpers import RELKIT, free_port, plain, served, wait_until, ws_screen
+from test_serve import project
+
+
+def test_a_sessions_end_does_not_name_the_servers_login_as_where_judgments_are(
+        tmp_path: Path) -> None:
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        code, out = ws_screen(server.url, toks["ann"], origin=server.url)
+        assert code == 101 and "assessor ann" in plain(out)
+        # the app process's last lines are relayed before the server says it ended
+        wait_until(lambda: "relkit serve: session of ann ended" in server.log(),
+                   "the session's end", 60)
+        log = server.log()
+    # "relkit: judgments are saved in sqlite:///...": the terminal app's line, whose URL
+    # is the server's (on PostgreSQL: the server's login, not ann's)
+    assert "judgments are saved in" not in log, log
+
+
+def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], Path]:
+    db, _ = project(tmp_path)
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([*RELKIT, "serve", "--db", db, *args], stdout=out,
+                                stderr=out, start_new_session=True)
+    return proc, log
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    import os
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def test_behind_a_proxy_the_start_line_gives_the_local_address_too(tmp_path: Path) -> None:
+    port = free_port()
+    proc, log = _start(tmp_path, "--port", str(port), "--public-url",
+                       "https://judge.example.org")
+    try:
+        line = wait_until(lambda: next((x for x in log.read_text().splitlines()
+                                        if "serving the judging screens" in x), None),
+                          "the start-up line", 60)
+    finally:
+        _stop(proc)
+    assert "https://judge.example.org" in line
+    assert f"http://127.0.0.1:{port}" in line, line
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_an_ipv6_address_is_written_in_brackets(tmp_path: Path) -> None:
+    port = free_port()
+    proc, log = _start(tmp_path, "--host", "::1", "--port", str(port))
+    try:
+        line = wait_until(lambda: next((x for x in log.read_text().splitlines()
+                                        if "serving the judging screens" in x), None),
+                          "the start-up line", 60)
+    finally:
+        _stop(proc)
+    assert f"on http://[::1]:{port} " in line, line
+    assert "http://::1" not in line
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_a_port_in_use_on_an_ipv6_address_is_named_in_brackets(tmp_path: Path) -> None:
+    db, _ = project(tmp_path)
+    with socket.socket(socket.AF_INET6) as busy:
+        busy.bind(("::1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([*RELKIT, "serve", "--db", db, "--host", "::1", "--port",
+                               str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"cannot listen on [::1]:{port}:" in done.stderr, done.stderr
