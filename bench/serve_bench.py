@@ -4,36 +4,49 @@
         .venv/bin/python bench/serve_bench.py [--judgments 40] [--assessors 1 8]
 
 A real `relkit serve` process on a fresh PostgreSQL database, real headless Chromium
-sessions (Selenium, Debian's chromium + chromedriver), each signed in as its own
-assessor. The time is taken inside the page: a script installed before textual-serve's
-own wraps ``WebSocket`` and listens for ``keydown``. A key runs from the keydown to
-the first websocket message carrying the next document's id, and then to two points:
-**drawn**, when the animation frame in which xterm.js draws that message has been
-rendered (a task posted from the frame's first animation callback runs after the
-frame's drawing, style, layout and paint; not yet shown), and **painted**, the next
-animation frame (that frame has been shown). Both include the browser, the websocket,
-the server's relay, the app process (key, committed save, next document, render) and
-xterm.js's emulation and drawing; painted adds the wait for the display frame.
+sessions (Selenium, Debian's chromium + chromedriver) in a 1100x700 window (xterm.js's
+canvas renderer fits 122x26 cells: :data:`SIZE`), each signed in as its own assessor.
+The time is taken inside the page: a script installed before textual-serve's own wraps
+``WebSocket`` and listens for ``keydown``. A key runs from the keydown to the first
+websocket message carrying the next document's id, and then to two points: **drawn**,
+when the animation frame in which xterm.js draws that message has been rendered (a
+task posted from the frame's first animation callback runs after the frame's drawing,
+style, layout and paint; not yet shown), and **painted**, the next animation frame
+(that frame has been shown). Both include the browser, the websocket, the server's
+relay, the app process (key, committed save, next document, render) and xterm.js's
+emulation and drawing; painted adds the wait for the display frame. The bench waits
+for each document with one asynchronous script inside the page: nothing polls the
+page while a key is on its way.
 
-The terminal figures, in the same run, with the ratio of both browser figures to each
-(and what each includes, printed next to it):
+Everyone signs in and opens their first document; then the machine settles (the
+server's warm spares refilled, the terminal apps started: :func:`settled`) and all
+grade together, a key every 0.4 s. With several assessors one browser is measured and
+the others judge over bare websockets at the same pace (their browsers would run on
+their own computers; ``--others browser`` runs them all here).
+
+The terminal figures, in the same run, on the same screen size (tmux: 80x24), with the
+ratio of both browser figures to each (and what each includes, printed next to it):
 
 - in process (bench/tui_bench.py's key→painted, PostgreSQL): the app alone, key → the
   frame written; no terminal emulator, nothing drawn;
 - `relkit judge` under tmux, from outside (bench/tui_tmux_bench.py's method, on a
   database built as the browser's), as shipped and at the served app's frame rate:
   key sent → the next document on tmux's grid; emulated, nothing drawn;
+- `relkit judge` on a bare pty (bench/pty_peer.py): key written → the next document's
+  id read back; the relay's peer;
 - `relkit judge` in xterm on Xvfb (bench/xterm_peer.py): key typed (XTEST) → the next
   document's id painted into the X server's framebuffer; emulated and drawn, no
-  display frame: the like-for-like peer of the browser's "drawn".
+  display frame: the like-for-like peer of the browser's "drawn"; with several
+  assessors, one xterm among as many `relkit judge` on bare ptys.
 
 Also the relay without a browser (the same server, keys over a bare websocket), the
 browser's time split (keydown → send, send → bytes back, bytes → drawn, drawn →
 painted), a signed-in assessor's first document (the page opened with the cookie → the
-topic list drawn, then Enter → the first document drawn), and memory per connected
-assessor (RSS of each per-session app process, read from /proc). ``--ab-fps N`` and
-``--ab-renderer webgl|dom`` run only an A/B of the served app's Textual frame rate or
-of xterm.js's renderer in the page, two browsers at once.
+topic list drawn, then Enter → the first document drawn; the bare clients' session
+starts too), and memory per connected assessor (RSS of each per-session app process,
+read from /proc). ``--ab-fps N`` and ``--ab-renderer webgl|dom`` run only an A/B of the
+served app's Textual frame rate or of xterm.js's renderer in the page, two browsers at
+once.
 """
 
 from __future__ import annotations
@@ -359,6 +372,11 @@ def terminal_peers(admin: str, n: int, many: int,
                 out[label] = (xs, "emulated (tmux's grid), nothing drawn")
         finally:
             stop_tmux()
+        # the app on a bare pty, the terminal peer of the relay (keys over a bare
+        # websocket): nothing emulated, nothing drawn, the same screen size
+        out["bare pty"] = (grade_on_pty(RELKIT, url, PEOPLE[3], n, 0.4, bench_env(), docno,
+                                        SIZE, gate(1)),
+                           "the app on a pty: nothing emulated or drawn (the relay's peer)")
         why = xterm_missing()
         if why:
             print(f"| (xterm peer skipped: {why}) | | | | |")
