@@ -53,16 +53,21 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def test_behind_a_proxy_the_start_line_gives_the_local_address_too(tmp_path: Path) -> None:
-    port = free_port()
-    proc, log = _start(tmp_path, "--port", str(port), "--public-url",
-                       "https://judge.example.org")
+def _start_line(tmp_path: Path, *args: str) -> str:
+    """``relkit serve ARGS``'s start-up line (the server stopped once it is out)."""
+    proc, log = _start(tmp_path, *args)
     try:
-        line = wait_until(lambda: next((x for x in log.read_text().splitlines()
-                                        if "serving the judging screens" in x), None),
-                          "the start-up line", 60)
+        return str(wait_until(lambda: next((x for x in log.read_text().splitlines()
+                                            if "serving the judging screens" in x), None),
+                              "the start-up line", 60))
     finally:
         _stop(proc)
+
+
+def test_behind_a_proxy_the_start_line_gives_the_local_address_too(tmp_path: Path) -> None:
+    port = free_port()
+    line = _start_line(tmp_path, "--port", str(port), "--public-url",
+                       "https://judge.example.org")
     assert "https://judge.example.org" in line
     assert f"http://127.0.0.1:{port}" in line, line
 
@@ -79,13 +84,7 @@ def _ipv6_loopback() -> bool:
 @pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
 def test_an_ipv6_address_is_written_in_brackets(tmp_path: Path) -> None:
     port = free_port()
-    proc, log = _start(tmp_path, "--host", "::1", "--port", str(port))
-    try:
-        line = wait_until(lambda: next((x for x in log.read_text().splitlines()
-                                        if "serving the judging screens" in x), None),
-                          "the start-up line", 60)
-    finally:
-        _stop(proc)
+    line = _start_line(tmp_path, "--host", "::1", "--port", str(port))
     assert f"on http://[::1]:{port} " in line, line
     assert "http://::1" not in line
 
