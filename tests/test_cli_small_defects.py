@@ -68,3 +68,11 @@ def test_adjudicate_takes_the_lead_relkit_acts_for(tmp_path: Path,
     finally:
         store.close()
     assert [tuple(r) for r in rows] == [("carol", 2)]
+
+
+def test_team_init_on_a_missing_sqlite_file_says_it_is_missing(tmp_path: Path) -> None:
+    missing = tmp_path / "nosuch.db"
+    code, _, err = run_cli(["team", "init", "--db", str(missing)])
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert "SQLite has no users" not in err and "nosuch.db" in err, err
+    assert not missing.exists()

@@ -48,6 +48,7 @@ def init(
 
     url = resolve_url(db)
     if not str(url).startswith("postgresql"):
+        Store.open(db, readonly=True).close()  # a missing file is said as such first
         raise StoreError("team init: SQLite has no users or permissions, so it cannot "
                          "enforce who reads what (anyone who can read the file can read it "
                          "all); relkit's commands check $RELKIT_USER instead (docs/team.md)")
