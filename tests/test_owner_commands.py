@@ -82,3 +82,21 @@ def test_the_owner_still_runs_them(tmp_path: Path, team_db: str,
         assert "dave" in store.assessors()
     finally:
         store.close()
+
+
+def test_a_refusal_does_not_upgrade_an_older_database(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening for writing upgrades an older schema (with a backup): a person's owner
+    command is refused before that, in one line."""
+    from store_helpers import old_database
+
+    db = str(tmp_path / "old.db")
+    old_database(db, "0005")
+    before = Path(db).read_bytes()
+    monkeypatch.setenv("RELKIT_USER", "ann")
+    for cmd in (["token", "issue", "bob", "--db", db], ["assign", "dave", "--db", db]):
+        code, out, err = run_cli(cmd)
+        assert code == 1 and len(err.splitlines()) == 1, (cmd, err)
+        assert "ann ($RELKIT_USER)" in err and "upgrading" not in err, err
+    assert Path(db).read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]

@@ -36,9 +36,12 @@ def owner_store(db: str | None, what: str, create: bool = False) -> Store:
     for a person (``$RELKIT_USER`` on SQLite, a team login on PostgreSQL, whose database
     refuses these writes anyway)."""
     from relkit.judging.access.identity import require_owner
+    from relkit.judging.engine import resolve_url
     from relkit.judging.models import StoreError
 
-    if create:
+    if create or not str(resolve_url(db)).startswith("postgresql"):
+        # SQLite: $RELKIT_USER decides, before the file is opened for writing (which
+        # may create it, or upgrade an older schema with a backup)
         refuse_named_person(what)
     store = open_store(db, create=create)
     try:
