@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from relkit.judging.serve.backoff import FORGET_AFTER, FREE_FAILURES, MAX_DELAY, Backoff
+from relkit.judging.serve.backoff import (
+    FORGET_AFTER,
+    FREE_FAILURES,
+    KEEP,
+    MAX_DELAY,
+    QUEUE,
+    Backoff,
+    Busy,
+)
 from serve_helpers import served
 from test_serve import project
 
@@ -43,6 +51,12 @@ def test_failures_are_forgotten_by_time_only_never_by_a_success() -> None:
     now[0] += FORGET_AFTER + 1
     b.failed("10.0.0.9")
     assert set(b.failures) == {"10.0.0.9"}
+    # ...and a stream of recent ones: never more than KEEP, the latest kept
+    for i in range(3 * KEEP):
+        now[0] += 0.001
+        b.failed(f"10.2.{i // 256 // 256}.{i // 256 % 256}.{i % 256}")
+    assert len(b.failures) <= KEEP and f"10.2.{(3 * KEEP - 1) // 256 // 256}." \
+        f"{(3 * KEEP - 1) // 256 % 256}.{(3 * KEEP - 1) % 256}" in b.failures
 
 
 def test_concurrent_attempts_from_one_address_take_turns_each_paying_its_wait() -> None:
@@ -67,13 +81,20 @@ def test_concurrent_attempts_from_one_address_take_turns_each_paying_its_wait() 
             inside[0] -= 1
             return waited
 
-    async def main() -> list[float]:
-        return list(await asyncio.gather(*(attempt("10.0.0.7") for _ in range(8))))
+    async def main(n: int) -> list[float | str]:
+        async def one() -> float | str:
+            try:
+                return await attempt("10.0.0.7")
+            except Busy:
+                return "busy"
+        return list(await asyncio.gather(*(one() for _ in range(n))))
 
-    got = asyncio.run(main())
+    # eight at once: QUEUE of them take turns, the others are refused at once
+    got = asyncio.run(main(8))
     assert most[0] == 1                              # one at a time
-    assert got == [0.0, 0.0, 0.0, 1.0, 2.0, 4.0, 8.0, 16.0]
-    assert slept == [1.0, 2.0, 4.0, 8.0, 16.0]
+    assert got == [0.0] * QUEUE + ["busy"] * (8 - QUEUE)
+    got = asyncio.run(main(QUEUE))                   # the address has 3 failures now
+    assert got == [1.0, 2.0, 4.0] and slept == [1.0, 2.0, 4.0]
     assert b._locks == {} and b._waiting == {}       # nothing kept per address after
 
 
@@ -104,12 +125,17 @@ def test_parallel_wrong_sign_ins_are_served_one_after_another(tmp_path: Path) ->
     db, toks = project(tmp_path)
     wrong = toks["ann"][:-4] + "0000"
     with served(db, tmp_path) as server:
-        assert _sign_in_all(server.url, [wrong] * 6) == [403] * 6
+        for _ in range(FREE_FAILURES):
+            assert _sign_in_all(server.url, [wrong]) == [403]
+        # five at once: QUEUE take turns, the others are refused at once (429)
+        got = _sign_in_all(server.url, [wrong] * (QUEUE + 2))
         log = server.log()
+    assert sorted(got) == [403] * QUEUE + [429] * 2, got
     # one at a time: the fourth waited 1 s, the fifth 2, the sixth 4 (all at once, each
-    # would have read a count of fewer than three failures and not waited at all)
+    # would have read a count of three failures and waited 1 s only)
     assert sorted(_waits(log)) == [(1, 0.0), (2, 0.0), (3, 0.0), (4, 1.0), (5, 2.0),
                                    (6, 4.0)], log
+    assert log.count("attempts from this address are already waiting their turn") == 2
 
 
 @pytest.mark.slow  # a real server

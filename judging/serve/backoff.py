@@ -4,8 +4,10 @@ After :data:`FREE_FAILURES` failures from one address, each further attempt from
 waits 1, 2, 4... up to :data:`MAX_DELAY` seconds before its token is even looked at.
 Two things make that hold against a guesser:
 
-- attempts from one address take turns (:meth:`Backoff.turn`): ten sent at once are
+- attempts from one address take turns (:meth:`Backoff.turn`): those sent at once are
   checked one after another, each after its own wait, so parallel requests buy nothing;
+  and at most :data:`QUEUE` wait their turn: more are refused at once (:class:`Busy`,
+  429), so nobody can queue hours of waits in front of an address's next sign-in;
 - a valid token does not wipe the address's failures (it would give anyone holding a
   token of their own three free guesses per sign-in); failures are forgotten only
   :data:`FORGET_AFTER` seconds after the last one.
@@ -25,7 +27,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 FREE_FAILURES = 3       # failures per address before sign-ins are slowed down
 MAX_DELAY = 30.0        # seconds, the longest wait a failing address gets
 FORGET_AFTER = 15 * 60  # seconds without a failure after which an address starts afresh
-KEEP = 10_000           # addresses remembered before the forgotten ones are dropped
+KEEP = 10_000           # addresses remembered at most (the oldest failures go first)
+QUEUE = 3               # attempts from one address waiting their turn at most
+
+
+class Busy(Exception):
+    """Too many attempts from one address are already waiting: refused at once.
+
+    Without a limit, a client could queue thousands of attempts (and drop its
+    connections: aiohttp does not cancel their handlers) and hold every new sign-in
+    from that address, behind a proxy everyone's, for hours.
+    """
 
 
 class Backoff:
@@ -58,9 +70,15 @@ class Backoff:
     def failed(self, address: str) -> int:
         """Count a failure from ``address``; its number (within FORGET_AFTER)."""
         self.delay(address)                      # forget an old run of failures first
-        if len(self.failures) >= KEEP:           # many addresses: drop the forgotten ones
+        if len(self.failures) >= KEEP:
+            # many addresses: drop the forgotten ones, and if half of KEEP are still
+            # recent, all but the latest half (so this runs once per KEEP / 2 new
+            # addresses at the most, not at every failure of a stream of new ones)
             old = self.clock() - FORGET_AFTER
-            self.failures = {a: f for a, f in self.failures.items() if f[1] >= old}
+            kept = [(a, f) for a, f in self.failures.items() if f[1] >= old]
+            if len(kept) > KEEP // 2:
+                kept = sorted(kept, key=lambda af: af[1][1])[-(KEEP // 2):]
+            self.failures = dict(kept)
         n = self.failures.get(address, (0, 0.0))[0] + 1
         self.failures[address] = (n, self.clock())
         return n
@@ -69,7 +87,10 @@ class Backoff:
     async def turn(self, address: str) -> AsyncIterator[float]:
         """Wait for ``address``'s previous attempts to finish, then for its delay; yields
         the seconds waited for the delay. The attempt is checked (and :meth:`failed`
-        called) inside, so the next one's delay counts it."""
+        called) inside, so the next one's delay counts it. :class:`Busy` when
+        :data:`QUEUE` attempts from ``address`` are already waiting."""
+        if self._waiting.get(address, 0) >= QUEUE:
+            raise Busy(address)
         lock = self._locks.setdefault(address, asyncio.Lock())
         self._waiting[address] = self._waiting.get(address, 0) + 1
         try:

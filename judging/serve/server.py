@@ -45,7 +45,9 @@ from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exp
     FORGET_AFTER,
     FREE_FAILURES,
     MAX_DELAY,
+    QUEUE,
     Backoff,
+    Busy,
 )
 from relkit.judging.serve.markup import (
     FONT_FACE,
@@ -193,11 +195,20 @@ class RelkitServer(Server):
             got = await self.verified(token, what, address)
             if isinstance(got, tokens.Identity):
                 return got
-        async with self.backoff.turn(address) as waited:
-            got = await self.verified(token, what, address)
-            if isinstance(got, tokens.Identity):
-                return got
-            n = self.backoff.failed(address)
+        try:
+            async with self.backoff.turn(address) as waited:
+                got = await self.verified(token, what, address)
+                if isinstance(got, tokens.Identity):
+                    return got
+                n = self.backoff.failed(address)
+        except Busy:
+            log(f"refused {what} from {address}: {QUEUE} attempts from this address are "
+                "already waiting their turn")
+            raise web.HTTPTooManyRequests(
+                text=SIGNIN.format(message='<p class="error" id="error">Too many sign-ins '
+                                   "from your address are waiting; try again in a "
+                                   "minute.</p>"),
+                content_type="text/html", headers={**HEADERS, "Retry-After": "30"}) from None
         owner = f", a token of {got.name}" if got.name else ""
         log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
             f"this address, after waiting {waited:g} s)")
