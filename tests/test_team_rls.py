@@ -489,3 +489,27 @@ def test_cli_team_init_with_passwords(team: Team) -> None:
                              f"WHERE rolname = '{role}'") is True
     assert team.owner_scalar(f"SELECT rolpassword IS NULL FROM pg_authid "
                              f"WHERE rolname = '{team.prefix}ann'") is True
+
+
+def test_team_init_does_not_take_over_a_role_it_did_not_make(team: Team) -> None:
+    """An assessor whose prefixed name is an existing powerful role (the owner's, a
+    superuser's, one that may create roles) gets no login: the role is left alone and
+    not granted to the server's login."""
+    boss = team.prefix + "boss"
+    with team.store.engine.begin() as conn:
+        conn.execute(text(f'CREATE ROLE "{boss}" NOLOGIN CREATEROLE'))
+    try:
+        team.store.assign(["boss"], topics=["007"])
+        rep = init_team(team.store)
+        assert [(n, r) for n, r, _ in rep.unfit] == [("boss", "assessor")]
+        assert "allowed to create roles" in rep.unfit[0][2]
+        ga, _ = group_names(team.prefix)
+        assert team.owner_scalar(
+            "SELECT count(*) FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.member "
+            f"WHERE r.rolname = '{boss}'") == 0
+        assert team.owner_scalar(f"SELECT rolcanlogin FROM pg_roles WHERE rolname = '{boss}'"
+                                 ) is False
+    finally:
+        with team.store.engine.begin() as conn:
+            conn.execute(text(f'DROP OWNED BY "{boss}"'))
+            conn.execute(text(f'DROP ROLE "{boss}"'))

@@ -111,6 +111,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         roles = []
         for n, r, k in people:
             why = login_problem(prefix, n) if k == "human" else None
+            why = why or (_not_a_person(conn, schema, prefix + n) if k == "human" else None)
             if why:     # added before relkit refused such names: skipped, not a stuck team
                 report.unfit.append((n, r, why))
             elif k == "human":
@@ -171,6 +172,29 @@ def _serve_logins(conn: Connection, logins: list[str], new: str | None) -> list[
         for login in logins:
             conn.execute(text(f"GRANT {_q(conn, login)} TO {_q(conn, server)}{how}"))
     return sorted(earlier)
+
+
+def _not_a_person(conn: Connection, schema: str, login: str) -> str | None:
+    """Why an existing role ``login`` must not become a person's login, or None.
+
+    ``prefix + name`` may name a role relkit did not make: the owner's own (an assessor
+    named ``owner`` under the prefix ``relevance_``), a superuser's (``postgres`` under
+    an empty prefix). Made a person's login, it would join the assessors' group and be
+    granted to the server's login, which could then become it.
+    """
+    row = conn.execute(text(
+        "SELECT r.rolsuper, r.rolcreaterole, r.rolbypassrls, r.rolreplication, "
+        "r.rolname = current_user, EXISTS (SELECT 1 FROM pg_tables t WHERE "
+        "t.schemaname = :schema AND t.tableowner = r.rolname) "
+        "FROM pg_roles r WHERE r.rolname = :login"), {"schema": schema, "login": login}).first()
+    if row is None:
+        return None
+    names = ("a superuser", "allowed to create roles", "allowed to bypass row-level "
+             "security", "a replication role", "the login running team init",
+             "the owner of the tables")
+    what = [n for n, flag in zip(names, row, strict=True) if flag]
+    return (f"the role {login} already exists and is {' and '.join(what)}; relkit makes "
+            "no such role a person's login") if what else None
 
 
 def _server_reads(conn: Connection, schema: str, database: str, servers: list[str]) -> None:
