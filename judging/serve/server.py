@@ -365,13 +365,24 @@ class RelkitServer(Server):
                 live = await asyncio.to_thread(tokens.live_keys, self.store, keys)
             except SQLAlchemyError:
                 continue        # the database is away: the next round asks again
+            except Exception as exc:  # noqa: BLE001 (the watcher must outlive any round)
+                log(f"could not look for revoked tokens: {exc!r}; trying again")
+                continue
             for websocket, (key, name) in list(self.sessions.items()):
                 if key not in live:
                     self.sessions.pop(websocket, None)
                     log(f"session of {name} ended: its token was revoked")
                     # the app is told to quit (as when the browser goes): what it has
-                    # committed stays; a grade not yet saved is tried once more or logged
-                    await websocket.close(code=4001, message=REVOKED.encode())
+                    # committed stays; a grade not yet saved is tried once more or logged.
+                    # Each close on its own: a silent client's close does not hold up
+                    # the others' (aiohttp waits for its answer).
+                    asyncio.ensure_future(self._close(websocket, name))
+
+    async def _close(self, websocket: web.WebSocketResponse, name: str) -> None:
+        try:
+            await websocket.close(code=4001, message=REVOKED.encode())
+        except Exception as exc:  # noqa: BLE001 (the connection may be gone already)
+            log(f"session of {name}: closing it: {exc!r}")
 
 
 def run(store: Store, db: str, host: str, port: int, public_url: str | None) -> None:

@@ -64,6 +64,8 @@ def warm_queries(store: Store) -> None:
 
 def serve(store: Store, role: str, name: str) -> int:
     """Run ``name``'s judging screen (a lead's: the lead view) as ``name``'s database login."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from relkit.judging.access.acting import act_as
     from relkit.judging.models import StoreError
 
@@ -71,6 +73,10 @@ def serve(store: Store, role: str, name: str) -> int:
         act_as(store.engine, name)
     except StoreError as exc:
         refuse(str(exc))
+        return 1
+    except SQLAlchemyError as exc:   # the database away or refusing: one line, no traceback
+        why = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        refuse(f"the database could not start the session of {name} ({why})")
         return 1
     if role == "lead":
         from relkit.judging.tui.lead import LeadApp

@@ -1,0 +1,66 @@
+"""`relkit serve`'s error paths found by review: one line, and nothing stops for good."""
+
+from __future__ import annotations
+
+import asyncio
+import types
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from relkit.judging import tokens
+from relkit.judging.serve import server as srv
+from relkit.judging.serve import session
+
+
+def test_a_database_error_starting_a_session_is_one_line(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """act_as can fail in the database (it is down, say): the session is refused with
+    the reason, as for a missing login, not a traceback and a generic browser message."""
+    from relkit.judging.access import acting
+
+    def down(engine: Any, name: str) -> None:
+        raise OperationalError("SET ROLE", {}, Exception("connection refused"))
+
+    said: list[str] = []
+    monkeypatch.setattr(acting, "act_as", down)
+    monkeypatch.setattr(session, "refuse", said.append)
+    assert session.serve(types.SimpleNamespace(engine=None), "assessor", "ann") == 1  # type: ignore[arg-type]
+    assert said == ["the database could not start the session of ann (connection refused)"]
+
+
+def test_the_revocation_watcher_outlives_an_unexpected_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round that fails for any reason is logged and the next one still runs: a
+    revoked token's session is ended after it."""
+    rounds: list[str] = []
+
+    def live_keys(store: Any, keys: set[str]) -> set[str]:
+        rounds.append("asked")
+        if len(rounds) == 1:
+            raise RuntimeError("something unexpected")
+        return set()                      # the token has been revoked
+
+    closed: list[str] = []
+    logged: list[str] = []
+    monkeypatch.setattr(tokens, "live_keys", live_keys)
+    monkeypatch.setattr(srv, "REVOKE_CHECK", 0.0)
+    monkeypatch.setattr(srv, "log", logged.append)
+
+    async def close(websocket: Any, name: str) -> None:
+        closed.append(name)
+
+    fake = types.SimpleNamespace(sessions={"ws": ("key", "bob")}, store=None, _close=close)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(srv.RelkitServer.watch_revocations(fake))  # type: ignore[arg-type]
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if closed:
+                break
+        task.cancel()
+
+    asyncio.run(main())
+    assert rounds[:2] == ["asked", "asked"] and closed == ["bob"], (rounds, logged)
+    assert any("something unexpected" in line for line in logged), logged
