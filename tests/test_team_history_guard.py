@@ -108,3 +108,24 @@ def test_db_check_names_a_team_database_without_the_guard(team: Team) -> None:  
     assert code == 0, out + err
     code, out, err = run_cli(["db", "check", "--db", team.owner])
     assert code == 0, out + err
+
+
+def test_the_owners_import_is_not_held_by_the_guard(team: Team, tmp_path: Path  # noqa: F811
+                                                   ) -> None:
+    """The owner imports new and revised judgments into a team database (bulk history):
+    the people's triggers do not apply to it, and db check agrees afterwards."""
+    jid, topic, doc = _anns_judgment(team)
+    qrels = tmp_path / "ann.qrels"
+    qrels.write_text(f"{topic} 0 {doc} 0\n")            # a revision of ann's grade 2
+    code, _, err = run_cli(["import", "judgments", str(qrels), "--assessor", "ann",
+                            "--db", team.owner])
+    assert code == 0, err
+    assert team.owner_scalar(f"SELECT grade || '/' || version FROM judgment WHERE id = {jid}"
+                             ) == "0/2"
+    code, out, err = run_cli(["db", "check", "--db", team.owner])
+    assert code == 0, out + err
+    # and the triggers hold ann's login only, by name
+    when = str(team.owner_scalar(
+        "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = "
+        "'relkit_judgment_with_history'"))
+    assert f"'{team.prefix}ann'" in when and "relkit_assessor()" not in when, when
