@@ -116,8 +116,10 @@ class WarmPool:
 
 # What the browser shows (the websocket's close reason, at most 123 bytes) when a
 # session may not start, or its process ends without the app saying it quit.
-CANNOT_START = ("Your session cannot start: your database login is not set up yet. "
-                "Ask the project's owner.")
+# (One text for every reason, the server's log has the one that applies: no login yet,
+# a role the server's login may not take, the database away.)
+CANNOT_START = ("Your session cannot start on this database (the server's log says "
+                "why). Ask the project's owner.")
 STOPPED = "The judging screen stopped on an error (the server's log says why)."
 
 
