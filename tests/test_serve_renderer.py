@@ -1,5 +1,6 @@
-"""xterm.js's renderer in `relkit serve`'s page: textual-serve's (canvas) unless
-``RELKIT_SERVE_RENDERER`` chooses WebGL (falling back to canvas) or the DOM renderer.
+"""xterm.js's renderer in `relkit serve`'s page: by default (``auto``) WebGL where a
+graphics card draws it and the canvas elsewhere; ``RELKIT_SERVE_RENDERER`` chooses
+textual-serve's own script (canvas), WebGL (falling back to canvas) or the DOM renderer.
 
 The choice is a rewrite of textual-serve's bundled script (relkit.judging.serve.page);
 these tests check the rewrite finds its text in the installed textual-serve, and that
@@ -9,13 +10,16 @@ a browser given each choice draws with that renderer and judges as before.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from relkit.judging.serve import page
 from relkit.judging.tokens import issue
-from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in
+from serve_helpers import (chrome, drawn, grade, judged, page_now, press, served, sign_in,
+                           wait_until)
 from store_helpers import make_project
 
 
@@ -32,7 +36,8 @@ def test_the_bundle_gets_each_renderer_choice() -> None:
         assert m is not None
         assert text.startswith(shipped[:m.start()]) and text.endswith(shipped[m.end():])
         webgl, canvas = (text.count(x) for x in loads)
-        assert (webgl, canvas) == {"canvas": (0, 1), "webgl": (1, 1), "dom": (0, 0)}[choice]
+        assert (webgl, canvas) == {"canvas": (0, 1), "webgl": (1, 1), "dom": (0, 0),
+                                   "auto": (1, 1)}[choice]
         assert len(digest) == 12
 
 
@@ -50,11 +55,11 @@ def test_an_unknown_bundle_keeps_textual_serves_script(tmp_path: Path,
 
 def test_the_renderer_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
-    assert page.renderer() == page.DEFAULT_RENDERER == "canvas"
+    assert page.renderer() == page.DEFAULT_RENDERER == "auto"
     monkeypatch.setenv("RELKIT_SERVE_RENDERER", "dom")
     assert page.renderer() == "dom"
     monkeypatch.setenv("RELKIT_SERVE_RENDERER", "ascii-art")
-    assert page.renderer() == "canvas"
+    assert page.renderer() == "auto"
 
 
 # What each renderer leaves in the page: the canvas addon's four layered canvases, the
@@ -63,25 +68,47 @@ PROBE = """
 const classes = [...document.querySelectorAll('#terminal canvas')].map(c => c.className);
 const rows = document.querySelector('#terminal .xterm-rows');
 return {canvases: classes, domRows: rows ? rows.children.length : 0,
-        script: [...document.scripts].map(s => s.src).filter(s => s)[0]};
+        script: [...document.scripts].map(s => s.src).filter(s => s)[0],
+        chose: document.documentElement.dataset.renderer || null};
 """
 
 
-@pytest.mark.slow  # a real Chromium: seconds
-@pytest.mark.parametrize("choice", [None, "webgl", "dom"])
-def test_a_browser_draws_with_the_chosen_renderer_and_judges(
-        choice: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if choice is None:
-        monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
-    else:
-        monkeypatch.setenv("RELKIT_SERVE_RENDERER", choice)   # the server inherits it
-    db = str(tmp_path / "p.db")
+# What the page's WebGL probe is told, installed before any script of the page: a
+# graphics card's renderer name (this machine's Chromium draws WebGL with SwiftShader),
+# or a browser that does not name its renderer.
+GRAPHICS_CARD = """
+const real = WebGL2RenderingContext.prototype.getParameter;
+WebGL2RenderingContext.prototype.getParameter = function (p) {
+  if (p === 0x9246) return 'ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0)';
+  return real.call(this, p);
+};
+"""
+NAMELESS = """
+const real = WebGL2RenderingContext.prototype.getExtension;
+WebGL2RenderingContext.prototype.getExtension = function (n) {
+  return n === 'WEBGL_debug_renderer_info' ? null : real.call(this, n);
+};
+"""
+# The WebGL addon's context lost for good (as after a GPU reset it cannot recover from).
+LOSE = """
+const c = [...document.querySelectorAll('#terminal canvas')].find(c => !c.className);
+c.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
+"""
+
+
+def judge_two(db: str, tmp_path: Path, page_script: str = "",
+              after: Callable[[Any], None] | None = None) -> dict[str, Any]:
+    """ann signs in, opens topic 007 and grades d04 2 (d05 comes next); then ``after``
+    runs on the browser; what the page draws with."""
     store = make_project(db)
     token = issue(store, "ann")
     store.close()
     with served(db, tmp_path) as server:
         browser = chrome()
         try:
+            if page_script:
+                browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                        {"source": page_script})
             sign_in(browser, server.url, token)
             drawn(browser, "choose a topic")
             time.sleep(0.5)
@@ -91,16 +118,67 @@ def test_a_browser_draws_with_the_chosen_renderer_and_judges(
             since = page_now(browser)
             grade(browser, "2", lambda: len(judged(db, "ann")) == 1, "grade 2 committed")
             drawn(browser, "d05", since)
-            got = browser.execute_script(PROBE)
+            if after is not None:
+                after(browser)
+            got: dict[str, Any] = browser.execute_script(PROBE)
         finally:
             browser.quit()
+    return got
+
+
+@pytest.mark.slow  # a real Chromium: seconds
+@pytest.mark.parametrize("choice", [None, "canvas", "webgl", "dom"])
+def test_a_browser_draws_with_the_chosen_renderer_and_judges(
+        choice: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if choice is None:
+        monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
+    else:
+        monkeypatch.setenv("RELKIT_SERVE_RENDERER", choice)   # the server inherits it
+    db = str(tmp_path / "p.db")
+    got = judge_two(db, tmp_path)
     assert judged(db, "ann") == [("007", "d04", 2)]
-    if choice is None:       # textual-serve's own script: its canvas renderer wins
+    if choice == "canvas":   # textual-serve's own script: its canvas renderer wins
         assert got["script"].endswith("/static/js/textual.js")
-        assert "xterm-text-layer" in got["canvases"]
+        assert "xterm-text-layer" in got["canvases"] and got["chose"] is None
     else:
         assert "/relkit/textual.js?v=" in got["script"]
+    if choice is None:       # auto: this Chromium's WebGL is SwiftShader: the canvas
+        assert "xterm-text-layer" in got["canvases"] and got["chose"] == "canvas"
     if choice == "webgl":    # this Chromium has WebGL 2 (SwiftShader): the WebGL renderer
         assert "xterm-text-layer" not in got["canvases"] and "" in got["canvases"]
+        assert got["chose"] == "webgl"
     if choice == "dom":
         assert got["canvases"] == [] and got["domRows"] > 0
+
+
+@pytest.mark.slow  # a real Chromium: seconds
+def test_auto_draws_with_webgl_on_a_graphics_card_and_falls_back_when_it_is_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
+    db = str(tmp_path / "p.db")
+    seen: dict[str, Any] = {}
+
+    def lose_then_grade(browser: Any) -> None:
+        seen.update(browser.execute_script(PROBE))
+        browser.execute_script(LOSE)
+        # xterm.js waits for the context to come back (3 s), then gives up: the canvas
+        wait_until(lambda: browser.execute_script(PROBE)["chose"] == "canvas",
+                   "the canvas renderer after the WebGL context was lost", 30)
+        since = page_now(browser)
+        grade(browser, "1", lambda: len(judged(db, "ann")) == 2, "grade 1 committed")
+        drawn(browser, "d06", since)
+
+    got = judge_two(db, tmp_path, GRAPHICS_CARD, lose_then_grade)
+    assert seen["chose"] == "webgl" and "xterm-text-layer" not in seen["canvases"]
+    assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
+    assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 1)]
+
+
+@pytest.mark.slow  # a real Chromium: seconds
+def test_auto_keeps_the_canvas_when_the_browser_does_not_name_its_renderer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
+    db = str(tmp_path / "p.db")
+    got = judge_two(db, tmp_path, GRAPHICS_CARD + NAMELESS)
+    assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
+    assert judged(db, "ann") == [("007", "d04", 2)]

@@ -267,10 +267,10 @@ class RelkitServer(Server):
         # tells Google who judges, and without the internet it holds the page ~2.5 s.
         # textual-serve ships the font itself: use that copy.
         page = FONTS_LINK.sub(FONT_FACE.replace("STATIC", base + "/static/"), resp.text or "")
-        # The script: textual-serve's own (xterm.js's canvas renderer), or with
-        # RELKIT_SERVE_RENDERER=webgl|dom its bundle with that renderer instead
-        # (relkit.judging.serve.page; textual-serve's own when its bundle is not one
-        # that module knows).
+        # The script: textual-serve's bundle with relkit's choice of xterm.js's
+        # renderer (relkit.judging.serve.page: by default WebGL on a graphics card, the
+        # canvas elsewhere); textual-serve's own script with RELKIT_SERVE_RENDERER=canvas
+        # or when its bundle is not one that module knows.
         # relkit's additions: the reason a session ended, and a way to sign out.
         page = page.replace("<script src=", PAGE_SCRIPT + "<script src=", 1)
         page = page.replace(RESTART, RESTART + SIGN_OUT.replace("BASE", base), 1)
