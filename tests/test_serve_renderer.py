@@ -18,8 +18,7 @@ import pytest
 
 from relkit.judging.serve import page
 from relkit.judging.tokens import issue
-from serve_helpers import (chrome, drawn, grade, judged, page_now, press, served, sign_in,
-                           wait_until)
+from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in, wait_until
 from store_helpers import make_project
 
 
