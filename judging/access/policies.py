@@ -14,9 +14,11 @@ after ``relkit assign`` adds people.
 * An assessor reads their own assignments (and, on an adaptive pool, the one their
   overlap assignment follows), their items, the topics and documents of those (on an
   adaptive pool, the candidates the strategy may pick), their own judgments and
-  history. They write exactly what the judging screen writes: their own judgment
-  (insert, or update on revision), its history row (insert), the ``done`` mark of
-  their own items, and on an adaptive pool the item the strategy picked (insert).
+  history. They write exactly what the judging screen writes: their own judgment of a
+  document they were given (an item of their assignment to its topic; insert, or
+  update on revision), its history row (insert, held to the judgment by
+  :mod:`.history_guard`), the ``done`` mark of their own items, and on an adaptive pool
+  the item the strategy picked (insert; one of the pool's candidates).
 * A lead reads everything and writes adjudications (insert, update; as themselves).
 * Nobody but the owner may update or delete history (no grant; and the triggers of
   migration 0002 refuse it even to the owner). ``relkit serve``'s own login
@@ -33,7 +35,10 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
+from relkit.judging.access.history_guard import install_guard
 from relkit.judging.access.names import check_prefix, default_prefix, group_names, login_problem
+from relkit.judging.access.quoting import literal as _literal
+from relkit.judging.access.quoting import quote as _q
 from relkit.judging.models import StoreError
 
 if TYPE_CHECKING:
@@ -142,7 +147,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         _server_reads(conn, schema, database, report.serve_logins)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
-        _guard(conn, schema, [login for _, _, login in roles])
+        install_guard(conn, schema, [login for _, _, login in roles])
         report.tables = len(GUARDED)
     return report
 
@@ -207,15 +212,6 @@ def _server_reads(conn: Connection, schema: str, database: str, servers: list[st
     conn.execute(text(f"GRANT USAGE ON SCHEMA {sch} TO {who}"))
     conn.execute(text(f"GRANT SELECT ON {', '.join(f'{sch}.{_q(conn, t)}' for t in SERVER_READS)}"
                       f" TO {who}"))
-
-
-def _q(conn: Connection, name: str) -> str:
-    """An identifier, always quoted (any assessor name survives it)."""
-    return conn.dialect.identifier_preparer.quote_identifier(name)
-
-
-def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def _exists(conn: Connection, role: str) -> bool:
@@ -289,74 +285,6 @@ def _functions(conn: Connection, schema: str, prefix: str) -> None:
         f"WHERE assessor_id = who AND follows_id IS NOT NULL $$"))
 
 
-def _guard(conn: Connection, schema: str, logins: list[str]) -> None:
-    """A person's write of a judgment must go with its history row, or it is refused.
-
-    Row-level security lets ann update her own judgment; without this, ``UPDATE
-    judgment SET grade = 1`` through psql would change her grade and leave the history
-    (and every export) disagreeing with it. At commit (a deferred constraint trigger:
-    relkit writes the judgment first, its history row next, in one transaction) each
-    judgment a person inserted or updated must be at version 1 (insert) or its old
-    version + 1 (update), with a history row of that version recording the same grade,
-    status, note, flag, source and time, and the dwell added. Only the people's
-    ``logins`` are held (named in the triggers' WHEN, which a re-run after `relkit
-    assign` brings up to date): the owner's imports write their history in bulk, and a
-    WHEN that called ``relkit_assessor()`` cost them ~9 us a row (a 500k-row insert:
-    0.42 → 4.78 s), where comparing ``current_user`` with a list of eight names cost at
-    most ~0.3 us (231-342 ms without a trigger, 333-362 ms with it, PostgreSQL 15).
-    """
-    sch = _q(conn, schema)
-    persons = (f"current_user = ANY (ARRAY[{', '.join(_literal(x) for x in logins)}]::name[])"
-               if logins else "false")
-    conn.execute(text(
-        f"CREATE OR REPLACE FUNCTION {sch}.relkit_judgment_with_history() RETURNS trigger "
-        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ "
-        "DECLARE was_version integer := 0; was_dwell integer := 0; "
-        "BEGIN "
-        "IF TG_OP = 'UPDATE' THEN was_version := OLD.version; was_dwell := OLD.dwell_ms; "
-        "END IF; "
-        "IF NEW.version <> was_version + 1 OR NOT EXISTS (SELECT 1 FROM "
-        f"{sch}.judgment_history h WHERE h.judgment_id = NEW.id "
-        "AND h.version = NEW.version AND h.assessor_id = NEW.assessor_id "
-        "AND h.topic_id = NEW.topic_id AND h.document_id = NEW.document_id "
-        "AND h.grade IS NOT DISTINCT FROM NEW.grade AND h.status = NEW.status "
-        "AND h.note = NEW.note AND h.flagged = NEW.flagged AND h.source = NEW.source "
-        "AND h.recorded_at = NEW.updated_at AND h.dwell_ms = NEW.dwell_ms - was_dwell) THEN "
-        "RAISE EXCEPTION 'judgment % (version %) changed without its history row: a "
-        "judgment changes only with a new version and the history row recording it', "
-        "NEW.id, NEW.version USING ERRCODE = 'integrity_constraint_violation'; "
-        "END IF; RETURN NULL; END $$"))
-    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_judgment_with_history ON {sch}.judgment"))
-    conn.execute(text(
-        "CREATE CONSTRAINT TRIGGER relkit_judgment_with_history AFTER INSERT OR UPDATE ON "
-        f"{sch}.judgment DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
-        f"WHEN ({persons}) "
-        f"EXECUTE FUNCTION {sch}.relkit_judgment_with_history()"))
-    # And the other way: a person's history row must record the judgment as it now is
-    # (its current version, the only row of that version; the trigger above holds the
-    # judgment to a new version per write), not add a grade to the past.
-    conn.execute(text(
-        f"CREATE OR REPLACE FUNCTION {sch}.relkit_history_with_judgment() RETURNS trigger "
-        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ BEGIN "
-        f"IF NOT EXISTS (SELECT 1 FROM {sch}.judgment j WHERE j.id = NEW.judgment_id "
-        "AND j.version = NEW.version AND j.assessor_id = NEW.assessor_id "
-        "AND j.updated_at = NEW.recorded_at) "
-        f"OR (SELECT count(*) FROM {sch}.judgment_history h WHERE h.judgment_id = "
-        "NEW.judgment_id AND h.version = NEW.version) <> 1 THEN "
-        "RAISE EXCEPTION 'history row of judgment % (version %) records no write of that "
-        "judgment in this transaction: history is appended only with the judgment it "
-        "records', NEW.judgment_id, NEW.version "
-        "USING ERRCODE = 'integrity_constraint_violation'; "
-        "END IF; RETURN NULL; END $$"))
-    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_history_with_judgment ON "
-                      f"{sch}.judgment_history"))
-    conn.execute(text(
-        "CREATE CONSTRAINT TRIGGER relkit_history_with_judgment AFTER INSERT ON "
-        f"{sch}.judgment_history DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
-        f"WHEN ({persons}) "
-        f"EXECUTE FUNCTION {sch}.relkit_history_with_judgment()"))
-
-
 def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
     sch, a, lead = _q(conn, schema), _q(conn, ga), _q(conn, gl)
     me = f"(SELECT {sch}.relkit_assessor())"
@@ -367,7 +295,13 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
         "assignment": [("select", "SELECT", f"id IN {mine}", None)],
         "assignment_item": [
             ("select", "SELECT", f"assignment_id IN {mine}", None),
-            ("insert", "INSERT", "", f"assignment_id IN {own_assignments}"),
+            # Only an adaptive assignment's picker adds items, and only its pool's
+            # candidates: an item is what makes a document one the person may judge.
+            ("insert", "INSERT", "",
+             f"EXISTS (SELECT 1 FROM {sch}.assignment x JOIN {sch}.pool_entry e ON "
+             "e.pool_id = x.pool_id AND e.topic_id = x.topic_id WHERE x.id = "
+             f"assignment_item.assignment_id AND x.assessor_id = {me} AND x.quota IS NOT "
+             "NULL AND e.document_id = assignment_item.document_id)"),
             ("update", "UPDATE", f"assignment_id IN {own_assignments}",
              f"assignment_id IN {own_assignments}")],
         "topic": [("select", "SELECT", f"id IN (SELECT x.topic_id FROM {sch}.assignment x "
@@ -387,7 +321,14 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
                       "AND x.topic_id = e.topic_id WHERE e.document_id = document.id AND "
                       f"x.assessor_id = {me} AND x.quota IS NOT NULL)", None)],
         "judgment": [("select", "SELECT", f"assessor_id = {me}", None),
-                     ("insert", "INSERT", "", f"assessor_id = {me}"),
+                     # Her own, and only of a document she was given (an item of her
+                     # assignment to that topic). The pair cannot change later: the
+                     # UPDATE grant leaves out topic and document.
+                     ("insert", "INSERT", "",
+                      f"assessor_id = {me} AND EXISTS (SELECT 1 FROM {sch}.assignment x "
+                      f"JOIN {sch}.assignment_item i ON i.assignment_id = x.id "
+                      f"WHERE x.assessor_id = {me} AND x.topic_id = judgment.topic_id "
+                      "AND i.document_id = judgment.document_id)"),
                      ("update", "UPDATE", f"assessor_id = {me}", f"assessor_id = {me}")],
         "judgment_history": [("select", "SELECT", f"assessor_id = {me}", None),
                              ("insert", "INSERT", "", f"assessor_id = {me}")],
