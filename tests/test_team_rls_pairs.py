@@ -17,8 +17,12 @@ from sqlalchemy import text
 from helpers import fresh_pg_database
 from relkit.judging.access.policies import init_team
 from relkit.judging.store import Store
-from test_team_rls import Team, _drop_roles, _need_pg
-from test_team_rls import team  # noqa: F401 (the fixture)
+from test_team_rls import (
+    Team,
+    _drop_roles,
+    _need_pg,
+    team,  # noqa: F401 (the fixture)
+)
 
 
 def _judge_sql(person_id: int, topic_id: int, doc_id: int) -> str:
@@ -35,8 +39,8 @@ def _judge_sql(person_id: int, topic_id: int, doc_id: int) -> str:
         f"topic_id = {topic_id} AND document_id = {doc_id}; COMMIT")
 
 
-def _ints(team: Team, sql: str) -> tuple[int, ...]:
-    row = str(team.owner_scalar(sql))
+def _ints(db: Team, sql: str) -> tuple[int, ...]:
+    row = str(db.owner_scalar(sql))
     return tuple(int(x) for x in row.split(","))
 
 
@@ -78,30 +82,30 @@ def test_psql_adaptive_items_come_only_from_the_pools_candidates() -> None:
     url, drop = fresh_pg_database(admin)
     owner, _ = adaptive_project(url, "hedge", assessors=("ann", "bob"), overlap=0.5)
     prefix = init_team(owner).prefix
-    team = Team(url, prefix, owner)
+    crew = Team(url, prefix, owner)
     try:
-        ann = Store.open(team.url("ann"), create=False)
+        ann = Store.open(crew.url("ann"), create=False)
         try:   # the picker's own write goes through (her first candidate's item)
             view = ann.assessor("ann")
             t = sorted(x.key for x in view.topics() if x.total == 10)[0]
             assert view.next_item(t) is not None
         finally:
             ann.close()
-        (aid,) = _ints(team, "SELECT x.id FROM assignment x JOIN "
+        (aid,) = _ints(crew, "SELECT x.id FROM assignment x JOIN "
                          "assessor p ON p.id = x.assessor_id JOIN topic t ON t.id = "
                          f"x.topic_id WHERE p.name = 'ann' AND t.key = '{t}'")
-        (outside,) = _ints(team, "SELECT d.id FROM document d WHERE d.id NOT IN (SELECT "
+        (outside,) = _ints(crew, "SELECT d.id FROM document d WHERE d.id NOT IN (SELECT "
                            f"e.document_id FROM pool_entry e JOIN assignment x ON x.pool_id = "
                            f"e.pool_id AND x.topic_id = e.topic_id WHERE x.id = {aid}) "
                            "ORDER BY d.id LIMIT 1")
-        (candidate,) = _ints(team, "SELECT e.document_id FROM pool_entry e JOIN assignment x "
+        (candidate,) = _ints(crew, "SELECT e.document_id FROM pool_entry e JOIN assignment x "
                              "ON x.pool_id = e.pool_id AND x.topic_id = e.topic_id WHERE x.id "
                              f"= {aid} AND e.document_id NOT IN (SELECT document_id FROM "
                              f"assignment_item WHERE assignment_id = {aid}) LIMIT 1")
-        got = team.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
+        got = crew.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
                         f"document_id, done) VALUES ({aid}, 900, {outside}, false)")
         assert got.returncode != 0 and "row-level security" in got.stderr, got
-        got = team.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
+        got = crew.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
                         f"document_id, done) VALUES ({aid}, 901, {candidate}, false)")
         assert got.returncode == 0, got.stderr
     finally:
