@@ -100,3 +100,22 @@ def test_a_login_that_cannot_read_tokens_is_named_at_start_and_refused_cleanly(
              and "access_token" in line]
     assert len(start) == 1, log
     assert sum("permission denied" in line for line in log.splitlines()) >= 1, log
+
+
+def test_a_role_that_administers_the_logins_is_not_taken_for_a_server_login(
+        team: Team) -> None:  # noqa: F811
+    """PostgreSQL 16 makes the role that creates a role a member of it WITH ADMIN OPTION
+    (here 15: granted by hand, as 16 would): the owner running `team init` again, or
+    whoever made the logins, is not a server login, and is granted nothing for it."""
+    admin = _login(team, "admin")
+    ann = team.prefix + "ann"
+    with team.store.engine.begin() as conn:
+        conn.execute(text(f'GRANT "{ann}" TO "{admin}" WITH ADMIN OPTION'))
+        conn.execute(text(f'GRANT "{ann}" TO current_user WITH ADMIN OPTION'))
+    report = init_team(team.store)
+    assert report.serve_logins == []
+    with team.store.engine.connect() as conn:
+        got = conn.execute(text(
+            "SELECT count(*) FROM pg_auth_members am JOIN pg_roles m ON m.oid = am.member "
+            "WHERE m.rolname = :a"), {"a": admin}).scalar()
+    assert got == 1          # the admin membership alone: no other login granted to it

@@ -159,10 +159,15 @@ def _serve_logins(conn: Connection, logins: list[str], new: str | None) -> list[
     is granted ``INHERIT FALSE``: the server's login gains nobody's privileges by
     itself, it can only become them.
     """
+    # Earlier server logins: members of a person's login that relkit made so. Not a
+    # member WITH ADMIN OPTION: PostgreSQL 16 makes the role that creates a role such a
+    # member of it (the owner running team init, or whoever made the logins); relkit
+    # never grants the admin option.
     earlier = set(conn.execute(text(
         "SELECT m.rolname FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid "
         "JOIN pg_roles m ON m.oid = am.member WHERE r.rolname = ANY(:logins) "
-        "AND NOT m.rolname = ANY(:logins)"), {"logins": logins}).scalars())
+        "AND NOT m.rolname = ANY(:logins) AND NOT am.admin_option "
+        "AND m.rolname <> current_user"), {"logins": logins}).scalars())
     if new is not None:
         if new in logins:
             raise StoreError(f"team init --serve-login {new}: that is a person's login; give "
