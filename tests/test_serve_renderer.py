@@ -88,6 +88,8 @@ WebGL2RenderingContext.prototype.getExtension = function (n) {
   return n === 'WEBGL_debug_renderer_info' ? null : real.call(this, n);
 };
 """
+RESISTING = GRAPHICS_CARD.replace("'ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 "
+                                  "ps_5_0)'", "'Mozilla'")
 # The WebGL addon's context lost for good (as after a GPU reset it cannot recover from).
 LOSE = """
 const c = [...document.querySelectorAll('#terminal canvas')].find(c => !c.className);
@@ -174,10 +176,12 @@ def test_auto_draws_with_webgl_on_a_graphics_card_and_falls_back_when_it_is_lost
 
 
 @pytest.mark.slow  # a real Chromium: seconds
+@pytest.mark.parametrize("hiding", ["no name", "a constant name"])
 def test_auto_keeps_the_canvas_when_the_browser_does_not_name_its_renderer(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        hiding: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
     db = str(tmp_path / "p.db")
-    got = judge_two(db, tmp_path, GRAPHICS_CARD + NAMELESS)
+    page_script = GRAPHICS_CARD + NAMELESS if hiding == "no name" else RESISTING
+    got = judge_two(db, tmp_path, page_script)
     assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
     assert judged(db, "ann") == [("007", "d04", 2)]

@@ -9,7 +9,8 @@ the websocket are textual-serve's.
 - ``auto`` (the default): the WebGL addon when the browser draws WebGL 2 on a graphics
   card, the canvas addon when it has no WebGL 2, when its WebGL is drawn in software
   (SwiftShader, llvmpipe, ...: there WebGL is far slower than the canvas), or when it
-  does not say which (a browser that hides the renderer's name).
+  does not say which (a browser that hides the renderer's name, or gives a constant
+  in its place, as Firefox resisting fingerprinting does).
 - ``webgl``: the WebGL addon whenever the browser has WebGL 2.
 - ``canvas``: textual-serve's behaviour; ``dom``: neither addon (xterm.js's built-in
   DOM renderer).
@@ -49,6 +50,9 @@ LOADS = re.compile(
 # Renderer names of WebGL drawn by the CPU (Chromium's SwiftShader, Mesa's llvmpipe,
 # softpipe and lavapipe, Windows' Basic Render Driver).
 SOFTWARE = r"/swiftshader|llvmpipe|softpipe|lavapipe|software|basic render/i"
+# A renderer name that names nothing: Firefox resisting fingerprinting says "Mozilla",
+# WebKit's masked name is "WebKit WebGL". Unknown: the canvas, as with no name.
+NAMELESS = r"/^(mozilla|webkit|webkit webgl)$/i"
 
 # Each is an expression (the constructor is one comma sequence); arrow functions keep
 # `this`. PROBE leaves `gl` (a WebGL 2 context, or null) and `name` (the unmasked
@@ -68,7 +72,8 @@ CHOICE = {
     "dom": "",
     "webgl": "(()=>{" + _MARK + _CANVAS + _PROBE + "if(!gl){canvas();return}" + _WEBGL + "})(),",
     "auto": ("(()=>{" + _MARK + _CANVAS + _PROBE
-             + "if(!gl||!name||" + SOFTWARE + ".test(name)){canvas();return}"
+             + "if(!gl||!name||" + NAMELESS + ".test(name)||" + SOFTWARE + ".test(name))"
+             + "{canvas();return}"
              + _WEBGL + "})(),"),
 }
 
