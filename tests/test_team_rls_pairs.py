@@ -103,12 +103,45 @@ def test_psql_adaptive_items_come_only_from_the_pools_candidates() -> None:
                              f"= {aid} AND e.document_id NOT IN (SELECT document_id FROM "
                              f"assignment_item WHERE assignment_id = {aid}) LIMIT 1")
         got = crew.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
-                        f"document_id, done) VALUES ({aid}, 900, {outside}, false)")
+                        f"document_id, done) VALUES ({aid}, 2, {outside}, false)")
         assert got.returncode != 0 and "row-level security" in got.stderr, got
+        # nor a candidate of her choosing at a position beyond the quota (the picker's
+        # n-th pick is position n)
         got = crew.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
                         f"document_id, done) VALUES ({aid}, 901, {candidate}, false)")
+        assert got.returncode != 0 and "row-level security" in got.stderr, got
+        got = crew.psql("ann", "INSERT INTO assignment_item (assignment_id, position, "
+                        f"document_id, done) SELECT {aid}, max(position) + 1, {candidate}, "
+                        f"false FROM assignment_item WHERE assignment_id = {aid}")
         assert got.returncode == 0, got.stderr
     finally:
         owner.close()
         drop()
         _drop_roles(admin, prefix)
+
+
+def test_psql_ann_cannot_revise_a_judgment_of_a_pair_she_was_not_given(
+        team: Team) -> None:  # noqa: F811
+    """An imported judgment (the owner's) of a pair not in her items stays as it is,
+    even with a history row that matches her revision."""
+    (ann,) = _ints(team, "SELECT id FROM assessor WHERE name = 'ann'")
+    (topic,) = _ints(team, f"SELECT topic_id FROM assignment WHERE assessor_id = {ann} "
+                     "ORDER BY id LIMIT 1")
+    (other,) = _ints(team, f"SELECT d.id FROM document d WHERE d.id NOT IN (SELECT "
+                     f"i.document_id FROM assignment x JOIN assignment_item i ON "
+                     f"i.assignment_id = x.id WHERE x.assessor_id = {ann} AND x.topic_id = "
+                     f"{topic}) ORDER BY d.id LIMIT 1")
+    with team.store.engine.begin() as conn:   # as an import would leave it
+        conn.execute(text(_judge_sql(ann, topic, other).replace("BEGIN; ", "")
+                          .replace("; COMMIT", "")))
+    (jid,) = _ints(team, f"SELECT id FROM judgment WHERE assessor_id = {ann}")
+    got = team.psql("ann", f"BEGIN; UPDATE judgment SET grade = 0, version = 2, source = "
+                    f"'tui', updated_at = clock_timestamp() WHERE id = {jid}; "
+                    "INSERT INTO judgment_history (judgment_id, version, assessor_id, "
+                    "topic_id, document_id, grade, status, note, flagged, dwell_ms, source, "
+                    "recorded_at) SELECT id, 2, assessor_id, topic_id, document_id, grade, "
+                    "status, note, flagged, 0, source, updated_at FROM judgment WHERE id = "
+                    f"{jid}; COMMIT")
+    assert got.returncode != 0 and "row-level security" in got.stderr, got
+    assert team.owner_scalar(f"SELECT grade || '/' || version FROM judgment WHERE id = {jid}"
+                             ) == "3/1"

@@ -159,15 +159,17 @@ def _serve_logins(conn: Connection, logins: list[str], new: str | None) -> list[
     is granted ``INHERIT FALSE``: the server's login gains nobody's privileges by
     itself, it can only become them.
     """
-    # Earlier server logins: members of a person's login that relkit made so. Not a
-    # member WITH ADMIN OPTION: PostgreSQL 16 makes the role that creates a role such a
-    # member of it (the owner running team init, or whoever made the logins); relkit
-    # never grants the admin option.
+    # Earlier server logins: members of a person's login that relkit made so. Not the
+    # login running team init, nor a member WITH ADMIN OPTION: PostgreSQL 16 makes the
+    # role that creates a role such a member of it (the owner, or whoever made the
+    # logins); relkit never grants the admin option.
     earlier = set(conn.execute(text(
         "SELECT m.rolname FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid "
         "JOIN pg_roles m ON m.oid = am.member WHERE r.rolname = ANY(:logins) "
-        "AND NOT m.rolname = ANY(:logins) AND NOT am.admin_option "
-        "AND m.rolname <> current_user"), {"logins": logins}).scalars())
+        "AND NOT m.rolname = ANY(:logins) AND m.rolname <> current_user "
+        # (16's createrole_self_grant adds the creator a second, plain membership row)
+        "AND NOT EXISTS (SELECT 1 FROM pg_auth_members ad WHERE ad.roleid = am.roleid "
+        "AND ad.member = am.member AND ad.admin_option)"), {"logins": logins}).scalars())
     if new is not None:
         if new in logins:
             raise StoreError(f"team init --serve-login {new}: that is a person's login; give "
@@ -253,7 +255,7 @@ def _grants(conn: Connection, schema: str, database: str, ga: str, gl: str) -> N
         f"GRANT SELECT ON {', '.join(t(n) for n in SHARED + GUARDED)} TO {both}",
         # The assessor's writes: exactly those of AssessorView.record and the adaptive picker.
         # On revision, only the columns AssessorView.record's upsert sets (never who,
-        # which pair, or when it was first judged); the trigger of _guard ties each
+        # which pair, or when it was first judged); history_guard's trigger ties each
         # change to its history row.
         f"GRANT INSERT, UPDATE ({', '.join(REVISED)}) ON {t('judgment')} TO {a}",
         f"GRANT INSERT ON {t('judgment_history')} TO {a}",
@@ -295,6 +297,10 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
     me = f"(SELECT {sch}.relkit_assessor())"
     mine = f"(SELECT {sch}.relkit_assignments({me}))"
     own_assignments = f"(SELECT x.id FROM {sch}.assignment x WHERE x.assessor_id = {me})"
+    given = (f"assessor_id = {me} AND EXISTS (SELECT 1 FROM {sch}.assignment x "
+             f"JOIN {sch}.assignment_item i ON i.assignment_id = x.id "
+             f"WHERE x.assessor_id = {me} AND x.topic_id = judgment.topic_id "
+             "AND i.document_id = judgment.document_id)")
     rules: dict[str, list[tuple[str, str, str, str | None]]] = {
         # table: [(policy, command, USING, WITH CHECK)] for the assessors' group
         "assignment": [("select", "SELECT", f"id IN {mine}", None)],
@@ -303,10 +309,13 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
             # Only an adaptive assignment's picker adds items, and only its pool's
             # candidates: an item is what makes a document one the person may judge.
             ("insert", "INSERT", "",
+             # (At a position within the quota: the picker's n-th pick is position n,
+             # and an overlap assessor samples the primary's positions up to it.)
              f"EXISTS (SELECT 1 FROM {sch}.assignment x JOIN {sch}.pool_entry e ON "
              "e.pool_id = x.pool_id AND e.topic_id = x.topic_id WHERE x.id = "
              f"assignment_item.assignment_id AND x.assessor_id = {me} AND x.quota IS NOT "
-             "NULL AND e.document_id = assignment_item.document_id)"),
+             "NULL AND assignment_item.position BETWEEN 1 AND x.quota "
+             "AND e.document_id = assignment_item.document_id)"),
             ("update", "UPDATE", f"assignment_id IN {own_assignments}",
              f"assignment_id IN {own_assignments}")],
         "topic": [("select", "SELECT", f"id IN (SELECT x.topic_id FROM {sch}.assignment x "
@@ -325,16 +334,13 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
                       f"{sch}.pool_entry e JOIN {sch}.assignment x ON x.pool_id = e.pool_id "
                       "AND x.topic_id = e.topic_id WHERE e.document_id = document.id AND "
                       f"x.assessor_id = {me} AND x.quota IS NOT NULL)", None)],
+        # Her own, and only of a document she was given (an item of her assignment to
+        # that topic), when first written and when revised (an imported judgment of a
+        # pair she was not given, or one whose item went, stays as it is). The pair
+        # itself cannot change: the UPDATE grant leaves out topic and document.
         "judgment": [("select", "SELECT", f"assessor_id = {me}", None),
-                     # Her own, and only of a document she was given (an item of her
-                     # assignment to that topic). The pair cannot change later: the
-                     # UPDATE grant leaves out topic and document.
-                     ("insert", "INSERT", "",
-                      f"assessor_id = {me} AND EXISTS (SELECT 1 FROM {sch}.assignment x "
-                      f"JOIN {sch}.assignment_item i ON i.assignment_id = x.id "
-                      f"WHERE x.assessor_id = {me} AND x.topic_id = judgment.topic_id "
-                      "AND i.document_id = judgment.document_id)"),
-                     ("update", "UPDATE", f"assessor_id = {me}", f"assessor_id = {me}")],
+                     ("insert", "INSERT", "", given),
+                     ("update", "UPDATE", f"assessor_id = {me}", given)],
         "judgment_history": [("select", "SELECT", f"assessor_id = {me}", None),
                              ("insert", "INSERT", "", f"assessor_id = {me}")],
         "gold": [],
