@@ -72,24 +72,40 @@ return {canvases: classes, domRows: rows ? rows.children.length : 0,
 """
 
 
-# What the page's WebGL probe is told, installed before any script of the page: a
-# graphics card's renderer name (this machine's Chromium draws WebGL with SwiftShader),
-# or a browser that does not name its renderer.
-GRAPHICS_CARD = """
+# What the page's WebGL probe is told, installed before any script of the page (each a
+# block of its own, so that they combine; each sets a flag the tests check, so a spoof
+# that did not install fails the test): a graphics card's renderer name (this machine's
+# Chromium draws WebGL with SwiftShader), a browser that does not name its renderer, a
+# constant name, no WebGL 2 at all, or WebGL 2 for the probe but not for xterm.js's own
+# context (its renderer cannot start).
+GRAPHICS_CARD = """{
 const real = WebGL2RenderingContext.prototype.getParameter;
 WebGL2RenderingContext.prototype.getParameter = function (p) {
   if (p === 0x9246) return 'ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0)';
   return real.call(this, p);
 };
-"""
-NAMELESS = """
+window.__spoofed = (window.__spoofed || 0) + 1;
+}"""
+NAMELESS = """{
 const real = WebGL2RenderingContext.prototype.getExtension;
 WebGL2RenderingContext.prototype.getExtension = function (n) {
   return n === 'WEBGL_debug_renderer_info' ? null : real.call(this, n);
 };
-"""
+window.__spoofed = (window.__spoofed || 0) + 1;
+}"""
 RESISTING = GRAPHICS_CARD.replace("'ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 "
                                   "ps_5_0)'", "'Mozilla'")
+NO_WEBGL2 = """{
+const real = HTMLCanvasElement.prototype.getContext;
+let calls = 0;
+HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+  if (kind === 'webgl2' && (window.__webgl2_after === undefined
+                            || ++calls > window.__webgl2_after)) return null;
+  return real.call(this, kind, ...rest);
+};
+window.__spoofed = (window.__spoofed || 0) + 1;
+}"""
+PROBE_ONLY = "window.__webgl2_after = 1;" + NO_WEBGL2   # the probe's context, not xterm's
 # The WebGL addon's context lost for good (as after a GPU reset it cannot recover from).
 LOSE = """
 const c = [...document.querySelectorAll('#terminal canvas')].find(c => !c.className);
@@ -122,6 +138,7 @@ def judge_two(db: str, tmp_path: Path, page_script: str = "",
             if after is not None:
                 after(browser)
             got: dict[str, Any] = browser.execute_script(PROBE)
+            got["spoofed"] = browser.execute_script("return window.__spoofed || 0")
         finally:
             browser.quit()
     return got
@@ -170,18 +187,26 @@ def test_auto_draws_with_webgl_on_a_graphics_card_and_falls_back_when_it_is_lost
         drawn(browser, "d06", since)
 
     got = judge_two(db, tmp_path, GRAPHICS_CARD, lose_then_grade)
+    assert got["spoofed"] == 1
     assert seen["chose"] == "webgl" and "xterm-text-layer" not in seen["canvases"]
+    assert seen["domRows"] == 0
     assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
     assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 1)]
 
 
 @pytest.mark.slow  # a real Chromium: seconds
-@pytest.mark.parametrize("hiding", ["no name", "a constant name"])
-def test_auto_keeps_the_canvas_when_the_browser_does_not_name_its_renderer(
-        hiding: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("case", ["no name", "a constant name", "no WebGL 2",
+                                  "WebGL cannot start"])
+def test_auto_keeps_the_canvas_when_webgl_is_unknown_or_unavailable(
+        case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
     db = str(tmp_path / "p.db")
-    page_script = GRAPHICS_CARD + NAMELESS if hiding == "no name" else RESISTING
+    page_script, spoofs = {"no name": (GRAPHICS_CARD + NAMELESS, 2),
+                           "a constant name": (RESISTING, 1),
+                           "no WebGL 2": (GRAPHICS_CARD + NO_WEBGL2, 2),
+                           "WebGL cannot start": (GRAPHICS_CARD + PROBE_ONLY, 2)}[case]
     got = judge_two(db, tmp_path, page_script)
-    assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
+    assert got["spoofed"] == spoofs
+    assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"], got
+    assert got["domRows"] == 0, got      # not xterm.js's own fallback, the DOM renderer
     assert judged(db, "ann") == [("007", "d04", 2)]

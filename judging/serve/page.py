@@ -10,15 +10,15 @@ the websocket are textual-serve's.
   card, the canvas addon when it has no WebGL 2, when its WebGL is drawn in software
   (SwiftShader, llvmpipe, ...: there WebGL is far slower than the canvas), or when it
   does not say which (a browser that hides the renderer's name, or gives a constant
-  in its place, as Firefox resisting fingerprinting does).
+  in its place, as Firefox resisting fingerprinting does). Probed once per tab.
 - ``webgl``: the WebGL addon whenever the browser has WebGL 2.
 - ``canvas``: textual-serve's behaviour; ``dom``: neither addon (xterm.js's built-in
   DOM renderer).
 
-With WebGL, a lost context later (a GPU reset, too many contexts) falls back to the
-canvas addon. The page records what it chose as ``<html data-renderer=...>`` (``webgl``
-or ``canvas``; nothing with ``dom`` or textual-serve's own script), for a person helping
-an assessor and for the tests.
+With WebGL, a renderer that cannot start, or a context lost later (a GPU reset, too
+many contexts), falls back to the canvas addon. The page records what it draws with as
+``<html data-renderer=...>`` (``webgl`` or ``canvas``; nothing with ``dom`` or
+textual-serve's own script), for a person helping an assessor and for the tests.
 
 The choice is ``RELKIT_SERVE_RENDERER`` in the server's environment, else
 :data:`DEFAULT_RENDERER`; ``canvas`` serves textual-serve's own script. The bundle is
@@ -51,30 +51,44 @@ LOADS = re.compile(
 # softpipe and lavapipe, Windows' Basic Render Driver).
 SOFTWARE = r"/swiftshader|llvmpipe|softpipe|lavapipe|software|basic render/i"
 # A renderer name that names nothing: Firefox resisting fingerprinting says "Mozilla",
-# WebKit's masked name is "WebKit WebGL". Unknown: the canvas, as with no name.
-NAMELESS = r"/^(mozilla|webkit|webkit webgl)$/i"
+# WebKit's masked name is "WebKit WebGL", Firefox's sanitised unknown card "Generic
+# Renderer, or similar". Unknown: the canvas, as with no name.
+NAMELESS = r"/^(mozilla|webkit|webkit webgl)$|generic renderer/i"
 
-# Each is an expression (the constructor is one comma sequence); arrow functions keep
-# `this`. PROBE leaves `gl` (a WebGL 2 context, or null) and `name` (the unmasked
-# renderer's name, or ''); the probe's context is released before the terminal's own.
-_MARK = "const mark=r=>{document.documentElement.dataset.renderer=r};"
-_CANVAS = ("const canvas=()=>{this.canvasAddon=new CV.CanvasAddon;"
-           "this.terminal.loadAddon(this.canvasAddon);mark('canvas')};")
-_PROBE = ("let gl=null,name='';try{gl=document.createElement('canvas').getContext('webgl2');"
-          "const info=gl&&gl.getExtension('WEBGL_debug_renderer_info');"
-          "if(info)name=String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)||'')}catch(e){}"
-          "gl?.getExtension('WEBGL_lose_context')?.loseContext();")
-_WEBGL = ("this.webglAddon=new GL.WebglAddon;"
-          "this.webglAddon.onContextLoss(()=>{this.webglAddon.dispose();canvas()});"
-          "try{this.terminal.loadAddon(this.webglAddon);mark('webgl')}catch(e){canvas()}")
+# Each choice is an expression (the constructor is one comma sequence); arrow functions
+# keep `this`; relkit's names start with rk_ (the minifier's are one or two letters).
+# The probe gives the WebGL 2 renderer's name ('' when the browser does not say it, '-'
+# without WebGL 2; the unmasked name, else the masked one as Firefox may come to
+# offer), once per tab (sessionStorage: a context costs 20-50 ms in software), and
+# releases its context before the terminal makes its own.
+_MARK = "const rk_mark=r=>{document.documentElement.dataset.renderer=r};"
+_CANVAS = ("const rk_canvas=()=>{this.canvasAddon=new CV.CanvasAddon;"
+           "this.terminal.loadAddon(this.canvasAddon);rk_mark('canvas')};")
+_PROBE = ("const rk_probe=()=>{let g=null,n='-';try{g=document.createElement('canvas')"
+          ".getContext('webgl2');if(g){const i=g.getExtension('WEBGL_debug_renderer_info');"
+          "n=String(g.getParameter(i?i.UNMASKED_RENDERER_WEBGL:g.RENDERER)||'')}}catch(e){}"
+          "finally{try{g?.getExtension('WEBGL_lose_context')?.loseContext()}catch(e){}}"
+          "return n};"
+          "let rk_name=null;try{rk_name=sessionStorage.getItem('relkit-webgl')}catch(e){}"
+          "if(rk_name===null){rk_name=rk_probe();"
+          "try{sessionStorage.setItem('relkit-webgl',rk_name)}catch(e){}}")
+# textual-serve loads the addons before it opens the terminal, and xterm.js builds an
+# addon's renderer only when it opens (where a failure falls back, silently, to its DOM
+# renderer). Loaded once the constructor is done (a microtask: before anything is
+# drawn), the WebGL addon builds its renderer in loadAddon, so a failure is caught here
+# and the canvas loaded instead; and the page says webgl only once it draws with it.
+_WEBGL = ("queueMicrotask(()=>{try{this.webglAddon=new GL.WebglAddon;"
+          "this.webglAddon.onContextLoss(()=>{this.webglAddon.dispose();rk_canvas()});"
+          "this.terminal.loadAddon(this.webglAddon);rk_mark('webgl')}catch(e){"
+          "try{this.webglAddon.dispose()}catch(x){}rk_canvas()}});")
 CHOICE = {
-    "canvas": "(()=>{" + _MARK + _CANVAS + "canvas()})(),",
+    "canvas": "(()=>{" + _MARK + _CANVAS + "rk_canvas()})(),",
     "dom": "",
-    "webgl": "(()=>{" + _MARK + _CANVAS + _PROBE + "if(!gl){canvas();return}" + _WEBGL + "})(),",
+    "webgl": ("(()=>{" + _MARK + _CANVAS + _PROBE + "if(rk_name==='-'){rk_canvas();return}"
+              + _WEBGL + "})(),"),
     "auto": ("(()=>{" + _MARK + _CANVAS + _PROBE
-             + "if(!gl||!name||" + NAMELESS + ".test(name)||" + SOFTWARE + ".test(name))"
-             + "{canvas();return}"
-             + _WEBGL + "})(),"),
+             + "if(rk_name==='-'||!rk_name||" + NAMELESS + ".test(rk_name)||" + SOFTWARE
+             + ".test(rk_name)){rk_canvas();return}" + _WEBGL + "})(),"),
 }
 
 
