@@ -128,6 +128,7 @@ const RealWS = window.WebSocket;
 function HookedWS(url, protocols) {
   const ws = protocols === undefined ? new RealWS(url) : new RealWS(url, protocols);
   window.__rk.ws = ws;
+  window.__rk.url = String(url);
   ws.addEventListener('open', () => { window.__rk.open = performance.now(); });
   const send = ws.send.bind(ws);
   ws.send = d => {

@@ -30,10 +30,18 @@ def test_the_bundle_gets_each_renderer_choice() -> None:
         got = page.script(choice)
         assert got is not None, f"{choice}: textual-serve's bundle has changed"
         text, digest = got
-        # nothing else in the bundle changed: the text around the loads is the shipped one
-        m = page.LOADS.search(shipped)
-        assert m is not None
-        assert text.startswith(shipped[:m.start()]) and text.endswith(shipped[m.end():])
+        # nothing else in the bundle changed: the text around the loads and after the
+        # terminal's opening is the shipped one
+        m, o = page.LOADS.search(shipped), page.OPEN.search(shipped)
+        assert m is not None and o is not None and m.end() <= o.start()
+        before, after = page.CHOICE[choice]
+        assert text.startswith(shipped[:m.start()]) and text.endswith(shipped[o.end():])
+        middle = text[m.start():len(text) - (len(shipped) - o.end())]
+        assert middle.endswith(shipped[m.end():o.end()] + after.replace(
+            "GL.", m["gl"] + ".").replace("CV.", m["cv"] + "."))
+        assert len(middle) == len(before.replace("GL.", m["gl"] + ".").replace(
+            "CV.", m["cv"] + ".")) + o.end() - m.end() + len(after.replace(
+                "GL.", m["gl"] + ".").replace("CV.", m["cv"] + "."))
         webgl, canvas = (text.count(x) for x in loads)
         assert (webgl, canvas) == {"canvas": (0, 1), "webgl": (1, 1), "dom": (0, 0),
                                    "auto": (1, 1)}[choice]
@@ -139,6 +147,12 @@ def judge_two(db: str, tmp_path: Path, page_script: str = "",
                 after(browser)
             got: dict[str, Any] = browser.execute_script(PROBE)
             got["spoofed"] = browser.execute_script("return window.__spoofed || 0")
+            # the size the app started at (the websocket's URL) and the terminal's (the
+            # last resize the page sent): one, when the renderer was in place before
+            # textual-serve measured the cells
+            url, size = browser.execute_script("return [window.__rk.url, window.__rk.size]")
+            got["started"] = url.split("width=", 1)[1].split("&", 1)[0]
+            got["size"] = str(size["width"]) if size else got["started"]
         finally:
             browser.quit()
     return got
@@ -155,6 +169,7 @@ def test_a_browser_draws_with_the_chosen_renderer_and_judges(
     db = str(tmp_path / "p.db")
     got = judge_two(db, tmp_path)
     assert judged(db, "ann") == [("007", "d04", 2)]
+    assert got["started"] == got["size"], got
     if choice == "canvas":   # textual-serve's own script: its canvas renderer wins
         assert got["script"].endswith("/static/js/textual.js")
         assert "xterm-text-layer" in got["canvases"] and got["chose"] is None
@@ -189,6 +204,7 @@ def test_auto_draws_with_webgl_on_a_graphics_card_and_falls_back_when_it_is_lost
     got = judge_two(db, tmp_path, GRAPHICS_CARD, lose_then_grade)
     assert got["spoofed"] == 1
     assert seen["chose"] == "webgl" and "xterm-text-layer" not in seen["canvases"]
+    assert got["started"] == got["size"], got
     assert seen["domRows"] == 0
     assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
     assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 1)]

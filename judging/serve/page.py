@@ -55,15 +55,16 @@ SOFTWARE = r"/swiftshader|llvmpipe|softpipe|lavapipe|software|basic render/i"
 # Renderer, or similar". Unknown: the canvas, as with no name.
 NAMELESS = r"/^(mozilla|webkit|webkit webgl)$|generic renderer/i"
 
-# Each choice is an expression (the constructor is one comma sequence); arrow functions
-# keep `this`; relkit's names start with rk_ (the minifier's are one or two letters).
+# Each choice is two expressions (the constructor is one comma sequence): one in place
+# of the two loads, one after the terminal is opened. Arrow functions keep `this`;
+# relkit's names start with rk_ (the minifier's are one or two letters).
 # The probe gives the WebGL 2 renderer's name ('' when the browser does not say it, '-'
 # without WebGL 2; the unmasked name, else the masked one as Firefox may come to
 # offer), once per tab (sessionStorage: a context costs 20-50 ms in software), and
 # releases its context before the terminal makes its own.
-_MARK = "const rk_mark=r=>{document.documentElement.dataset.renderer=r};"
-_CANVAS = ("const rk_canvas=()=>{this.canvasAddon=new CV.CanvasAddon;"
-           "this.terminal.loadAddon(this.canvasAddon);rk_mark('canvas')};")
+_MARK = "this.rk_mark=r=>{document.documentElement.dataset.renderer=r};"
+_CANVAS = ("this.rk_canvas=()=>{this.canvasAddon=new CV.CanvasAddon;"
+           "this.terminal.loadAddon(this.canvasAddon);this.rk_mark('canvas')};")
 _PROBE = ("const rk_probe=()=>{let g=null,n='-';try{g=document.createElement('canvas')"
           ".getContext('webgl2');if(g){const i=g.getExtension('WEBGL_debug_renderer_info');"
           "n=String(g.getParameter(i?i.UNMASKED_RENDERER_WEBGL:g.RENDERER)||'')}}catch(e){}"
@@ -73,23 +74,27 @@ _PROBE = ("const rk_probe=()=>{let g=null,n='-';try{g=document.createElement('ca
           "if(rk_name===null){rk_name=rk_probe();"
           "try{sessionStorage.setItem('relkit-webgl',rk_name)}catch(e){}}")
 # textual-serve loads the addons before it opens the terminal, and xterm.js builds an
-# addon's renderer only when it opens (where a failure falls back, silently, to its DOM
-# renderer). Loaded once the constructor is done (a microtask: before anything is
-# drawn), the WebGL addon builds its renderer in loadAddon, so a failure is caught here
-# and the canvas loaded instead; and the page says webgl only once it draws with it.
-_WEBGL = ("queueMicrotask(()=>{try{this.webglAddon=new GL.WebglAddon;"
-          "this.webglAddon.onContextLoss(()=>{this.webglAddon.dispose();rk_canvas()});"
-          "this.terminal.loadAddon(this.webglAddon);rk_mark('webgl')}catch(e){"
-          "try{this.webglAddon.dispose()}catch(x){}rk_canvas()}});")
+# addon's renderer only when it opens, where a failure falls back, silently, to its DOM
+# renderer. Loaded just after open (before textual-serve measures the cells and tells
+# the server the terminal's size), the WebGL addon builds its renderer in loadAddon, so
+# a failure is caught here and the canvas loaded instead; and the page says webgl only
+# once it draws with it.
+_WEBGL = ("this.rk_webgl&&(()=>{try{this.webglAddon=new GL.WebglAddon;"
+          "this.webglAddon.onContextLoss(()=>{this.webglAddon.dispose();this.rk_canvas()});"
+          "this.terminal.loadAddon(this.webglAddon);this.rk_mark('webgl')}catch(e){"
+          "try{this.webglAddon.dispose()}catch(x){}this.rk_canvas()}})(),")
+_SOFT = ("rk_name==='-'||!rk_name||" + NAMELESS + ".test(rk_name)||" + SOFTWARE
+         + ".test(rk_name)")
 CHOICE = {
-    "canvas": "(()=>{" + _MARK + _CANVAS + "rk_canvas()})(),",
-    "dom": "",
-    "webgl": ("(()=>{" + _MARK + _CANVAS + _PROBE + "if(rk_name==='-'){rk_canvas();return}"
-              + _WEBGL + "})(),"),
+    "canvas": ("(()=>{" + _MARK + _CANVAS + "this.rk_canvas()})(),", ""),
+    "dom": ("", ""),
+    "webgl": ("(()=>{" + _MARK + _CANVAS + _PROBE
+              + "if(rk_name==='-')this.rk_canvas();else this.rk_webgl=true})(),", _WEBGL),
     "auto": ("(()=>{" + _MARK + _CANVAS + _PROBE
-             + "if(rk_name==='-'||!rk_name||" + NAMELESS + ".test(rk_name)||" + SOFTWARE
-             + ".test(rk_name)){rk_canvas();return}" + _WEBGL + "})(),"),
+             + "if(" + _SOFT + ")this.rk_canvas();else this.rk_webgl=true})(),", _WEBGL),
 }
+
+OPEN = re.compile(r"this\.terminal\.open\([\w$]+\),")
 
 
 def bundle_path() -> Path:
@@ -110,9 +115,11 @@ def script(choice: str) -> tuple[str, str] | None:
     """(the bundle with ``choice``'s renderer, a short hash of it), or None when the
     installed bundle does not have the expected text (the page keeps textual-serve's)."""
     text = bundle_path().read_text(encoding="utf-8")
-    m = LOADS.search(text)
-    if m is None or len(LOADS.findall(text)) != 1:
+    m, o = LOADS.search(text), OPEN.search(text)
+    if (m is None or o is None or len(LOADS.findall(text)) != 1
+            or len(OPEN.findall(text)) != 1 or o.start() < m.end()):
         return None
-    new = CHOICE[choice].replace("GL.", m["gl"] + ".").replace("CV.", m["cv"] + ".")
-    out = text[:m.start()] + new + text[m.end():]
+    before, after = (x.replace("GL.", m["gl"] + ".").replace("CV.", m["cv"] + ".")
+                     for x in CHOICE[choice])
+    out = (text[:m.start()] + before + text[m.end():o.end()] + after + text[o.end():])
     return out, hashlib.sha256(out.encode()).hexdigest()[:12]
