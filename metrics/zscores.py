@@ -1,8 +1,9 @@
 """trec_eval ``-Z``: per-topic values as z-scores against a table of (mean, sd).
 
 The table maps (topic, measure) to the mean and standard deviation the value is
-standardised with; an entry it lacks gives trec_eval's ``-1000000``. Reading the
-table from its file is the CLI's (:mod:`relkit.metrics.eval_run`).
+standardised with; an entry it lacks, or sd 0 with a value other than the mean, gives
+trec_eval's ``-1000000``. Reading the table from its file is the CLI's
+(:mod:`relkit.metrics.eval_run`).
 """
 
 from __future__ import annotations
