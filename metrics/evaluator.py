@@ -1,10 +1,17 @@
-"""Prepare qrels once, evaluate many runs: ``Evaluator(qrels, measures).evaluate(run)``."""
+"""Prepare qrels once, evaluate many runs: ``Evaluator(qrels, measures).evaluate(run)``.
+
+The :class:`Evaluator` and its :class:`Result`. What it builds on has its own module:
+the measure requests (:mod:`relkit.metrics.resolve`), ``-Z``'s z-scores
+(:mod:`relkit.metrics.zscores`) and a large run's chunks of whole topics
+(:mod:`relkit.metrics.topic_chunks`); their names that callers use are importable
+from here too (``__all__``). ``CHUNK_ROWS`` stays here: it is the evaluator's setting.
+"""
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -15,12 +22,22 @@ from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.context import Ctx, seq_sum
-from relkit.metrics.ranking import JudgedTopics, Ranked, codes_of, distinct, rank
+from relkit.metrics.ranking import JudgedTopics, Ranked, rank
+from relkit.metrics.resolve import _registry, measure_requests, resolve
+from relkit.metrics.topic_chunks import _topic_chunks
+from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from relkit.metrics.zeros import ZeroTopics
+
+__all__ = [
+    "AGGREGATIONS", "CHUNK_ROWS", "ENGINES", "MISSING_Z", "Aggregation", "Compat", "Engine",
+    "Evaluator", "Result", "ZTable", "measure_requests", "resolve",
+    # private, but imported from here by other modules and the tests
+    "_registry", "_topic_chunks", "_zscore",
+]
 
 Compat = Literal[9, 10]
 Engine = Literal["local", "spark"]
@@ -41,134 +58,9 @@ class Result:
     summary: list[Any]             # per measure: float, str, or None
 
 
-def resolve(requests: Iterable[str | Measure], compat: int = 10) -> list[Measure]:
-    """Turn measure requests into a de-duplicated list in trec_eval print order.
-
-    trec_eval syntax (``P.5,10``): for each family the first request that
-    carries parameters wins, as in trec_eval. Readable names add exactly the
-    measures they denote.
-    """
-    from relkit.metrics.measures.trec_table import NICKNAMES
-    from relkit.metrics.names import parse_measure
-
-    _registry()
-    chosen: dict[str, list[Measure]] = {}
-    with_params: set[str] = set()
-    extra: list[Measure] = []
-    for req in measure_requests(requests):
-        if isinstance(req, Measure):
-            extra.append(req)
-            continue
-        name = req.strip()
-        if "(rel=" in name:
-            # A measure with its own level (P(rel=2)@5, P.5(rel=2)) adds exactly itself:
-            # trec_eval's "first parameterised request wins" is about its plain names.
-            extra.extend(parse_measure(name))
-            continue
-        family, dot, _text = name.partition(".")
-        if name in NICKNAMES or (family in REGISTRY and "@" not in name) or (
-                dot and family in _registry()):
-            trec_family = dot and REGISTRY[family].trec
-            if trec_family and family in with_params:
-                continue                  # trec_eval: the first parameterised request wins
-            if trec_family:
-                chosen[family] = []
-                with_params.add(family)
-            for m in parse_measure(name):
-                fam = m.family
-                if compat < 10 and REGISTRY[fam].v10_only:
-                    if name in NICKNAMES:
-                        continue
-                    raise MeasureError(f"measure {fam!r} does not exist in trec_eval 9 "
-                                       "(--compat 9); use --compat 10")
-                if (not dot and fam in with_params) or any(
-                        x.output == m.output for x in chosen.get(fam, [])):
-                    continue
-                chosen.setdefault(fam, []).append(m)
-        else:
-            extra.extend(parse_measure(name))
-    for m in extra:
-        lst = chosen.setdefault(m.family, [])
-        if all(x.output != m.output for x in lst):
-            lst.append(m)
-    out: list[Measure] = []
-    for fam in sorted(chosen, key=lambda f: REGISTRY[f].order):
-        ms = chosen[fam]
-        if REGISTRY[fam].param_kind in ("cutoffs", "points"):
-            ms = sorted(ms, key=lambda m: m.value)
-        out.extend(ms)
-    return out
-
-
-def measure_requests(measures: Any) -> list[str | Measure]:
-    """Measure requests as a list: one name or object alone is a list of one, and
-    another library's measure object (ir_measures' ``nDCG@10``) becomes its name, ``str(m)``.
-    """
-    if isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable):
-        measures = [measures]
-    return [m if isinstance(m, (str, Measure)) else str(m) for m in measures]
-
-
-def _registry() -> Mapping[str, Family]:
-    from relkit.metrics.measures import load_all
-
-    load_all()
-    return REGISTRY
-
-
-ZTable = dict[tuple[str, str], tuple[float, float]]
-MISSING_Z = -1000000.0
-
-
-def _zscore(table: ZTable, topics: list[str], name: str, v: np.ndarray) -> np.ndarray:
-    out = np.empty(len(v))
-    for i, (qid, x) in enumerate(zip(topics, v.tolist(), strict=True)):
-        entry = table.get((qid, name))
-        if entry is None:
-            out[i] = MISSING_Z
-        elif entry[1]:
-            out[i] = (x - entry[0]) / entry[1]
-        else:
-            out[i] = 0.0 if x == entry[0] else MISSING_Z
-    return out
-
-
 # Rows per chunk when a run is evaluated a group of topics at a time: big
 # enough that per-chunk overhead is negligible, small enough to bound memory.
 CHUNK_ROWS = 1_000_000
-
-
-def _topic_chunks(run: Run, judged: JudgedTopics, size: int
-                  ) -> Iterator[tuple[Run, np.ndarray | None]]:
-    """Split ``run`` into runs of whole topics with about ``size`` rows each.
-
-    When every topic's rows are contiguous (as systems write runs) the chunks
-    are zero-copy slices; otherwise rows are gathered topic by topic.
-    """
-    n = len(run)
-    if n <= size:
-        yield run, None
-        return
-    codes = codes_of(run.column("query_id"), judged.index)
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    contiguous = distinct(codes[np.concatenate(([0], change))])
-    if contiguous:
-        order = None
-        bounds = change
-    else:
-        order = np.argsort(codes, kind="stable")       # groups topics, keeps input order
-        sorted_codes = codes[order]
-        bounds = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
-    start = 0
-    while start < n:
-        at = np.searchsorted(bounds, start + size)
-        stop = int(bounds[at]) if at < len(bounds) else n
-        if order is None:
-            yield run.rows(slice(start, stop)), codes[start:stop]
-        else:
-            idx = order[start:stop]
-            yield run.rows(idx), codes[idx]
-        start = stop
 
 
 def _engine_module(name: str) -> Any:
