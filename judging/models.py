@@ -111,6 +111,9 @@ class ItemOut:
     status: str | None
     note: str
     flagged: bool
+    # The judgment's version as read (0: none yet). The judging screen saves with it, so
+    # that a save over a judgment it never showed is said (AssessorView.record).
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,10 @@ class JudgmentOut:
     source: str
     created_at: datetime
     updated_at: datetime
+    # A write given the version its caller had shown (``AssessorView.record``'s
+    # ``expected_version``) over a newer one: the judgment it replaced, unseen by the
+    # caller (another session of the same person saved it meanwhile); otherwise None.
+    meanwhile: JudgmentOut | None = None
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,30 @@ def describe_record(record: dict[str, Any], scale: RelevanceScale) -> str:
 
 
 def acknowledgement(saved: JudgmentOut, scale: RelevanceScale) -> str:
-    """What the database now holds, as the state line acknowledges it."""
+    """What the database now holds, as the state line acknowledges it; and, if the save
+    replaced a judgment the screen never showed, that one too (:func:`meanwhile`)."""
     flag = ", flagged" if saved.flagged else ""
-    return f"saved: {what(saved.grade, saved.status, scale)}{flag}, {saved.doc}"
+    return f"saved: {what(saved.grade, saved.status, scale)}{flag}, {saved.doc}" + (
+        f" — {meanwhile(saved.meanwhile, scale)}" if saved.meanwhile is not None else "")
+
+
+# Who else writes a person's judgment (JudgmentEventRow.source), as the notice says it.
+_BY = {"tui": "in another session of yours (another tab or terminal)",
+       "api": "by another program", "import": "by an import"}
+
+
+def meanwhile(other: JudgmentOut, scale: RelevanceScale) -> str:
+    """A judgment saved since the screen read the document and just replaced, in words:
+    the keystroke was saved as the newest version, and the user is told what it replaced.
+    ``judged 1 Relevant in another session of yours ... meanwhile; both are in its history``.
+    """
+    said = {"skipped": "skipped", "later": "marked judge later"}.get(
+        other.status, f"judged {what(other.grade, other.status, scale)}")
+    extra = (", flagged" if other.flagged else "") + (
+        f", note {other.note[:40] + '…' if len(other.note) > 40 else other.note!r}"
+        if other.note else "")
+    return (f"it had been {said}{extra} {_BY.get(other.source, 'elsewhere')} meanwhile; "
+            "both are in its history")
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -107,8 +107,11 @@ class Saving(Screen[None]):
         if self.pending is not None:
             self._unsaved("The next judgment waits until it is saved.")
             return
+        # expected_version: the judgment this screen showed (read with the item, no extra
+        # query); a save over a newer one (another tab of the same person) is said.
         record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
-                      flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
+                      flagged=self.flagged, dwell_ms=self.timer.elapsed_ms(),
+                      expected_version=self.item.version) | fields
         self.outbox.put(record)
         self._saving = (self.item, self.query_one(DocView).wrapped)
         if advance and self.draw_ahead and self._show_ahead(record):
@@ -191,7 +194,7 @@ class Saving(Screen[None]):
         self._ack_next = acknowledgement(saved, self.view.scale())
         if self.item is not None and self.item.doc == saved.doc:
             self.item = replace(self.item, grade=saved.grade, status=saved.status,
-                                note=saved.note, flagged=saved.flagged)
+                                note=saved.note, flagged=saved.flagged, version=saved.version)
         self.last_saved = position
         if follow is not None:
             nxt, progress = follow
