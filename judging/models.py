@@ -22,6 +22,12 @@ class StoreError(RelkitError):
     """A store operation was refused; the database is unchanged."""
 
 
+class ChangedMeanwhile(StoreError):
+    """A write over a value its caller never showed (another session changed it), refused
+    where the value has no history to keep it (a lead's final grade); the database is
+    unchanged."""
+
+
 class _In(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
+from relkit.judging.models import ChangedMeanwhile
+from relkit.judging.reports import adjudicate, dump
 from relkit.judging.store import Store
 from store_helpers import make_project
 
@@ -81,3 +85,21 @@ def test_racing_sessions_each_see_the_write_before_theirs(db_url: str) -> None:
         got = sorted(pool.map(save, range(6)))
     assert got == [(1, None)] + [(v, v - 1) for v in range(2, 7)]
     assert [h.version for h in views[0].history(topic, doc)] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_final_grade_over_one_never_shown_is_refused(db_url: str) -> None:
+    # A lead's final grade has no history: two sessions do not replace each other unseen.
+    store = make_project(db_url)
+
+    def final() -> object:
+        return {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}[("1", "d00")]
+
+    adjudicate(store, "lee", "1", "d00", 2, "first", shown=(None, ""))  # undecided, as shown
+    with pytest.raises(ChangedMeanwhile, match=r"meanwhile lee gave 1/d00 the final grade 2 "
+                       r"\(reason: first\) in another session"):
+        adjudicate(store, "lee", "1", "d00", 0, "", shown=(None, ""))
+    assert final() == {"grade": 2, "lead": "lee", "note": "first"}
+    adjudicate(store, "lee", "1", "d00", 0, "second", shown=(2, "first"))  # seen: replaced
+    assert final() == {"grade": 0, "lead": "lee", "note": "second"}
+    adjudicate(store, "lee", "1", "d00", 1)  # no shown: not checked (the CLI, the API)
+    assert final() == {"grade": 1, "lead": "lee", "note": ""}
