@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import Store
 from relkit.judging.tui.app import JudgeApp, Settings, make_app
@@ -30,14 +32,14 @@ def state(s: JudgeScreen) -> str:
     return str(s.query_one("#state").render())
 
 
-def two_tabs(url: str, first: Steps, second: Steps) -> None:
+def two_tabs(url: str, first: Steps, second: Steps, draw_ahead: bool = False) -> None:
     """Run ``first`` in one app of ann's; it may ``await`` the ``second`` app (run in its
     own task, as a second tab or terminal is) through ``app.other()``."""
 
     def app_of() -> tuple[JudgeApp, Clock]:
         clock = Clock()
-        return make_app(Store.open(url), "ann", Settings(keymap_path=None, idle_after=30.0,
-                                                         clock=clock)), clock
+        return make_app(Store.open(url), "ann", Settings(
+            keymap_path=None, idle_after=30.0, clock=clock, draw_ahead=draw_ahead)), clock
 
     async def run(steps: Steps) -> None:
         app, clock = app_of()
@@ -58,7 +60,9 @@ def two_tabs(url: str, first: Steps, second: Steps) -> None:
     asyncio.run(main())
 
 
-def test_the_second_tab_says_the_document_was_judged_meanwhile(db_url: str) -> None:
+@pytest.mark.parametrize("draw_ahead", [False, True])
+def test_the_second_tab_says_the_document_was_judged_meanwhile(db_url: str,
+                                                               draw_ahead: bool) -> None:
     store = project(db_url)
 
     async def tab2(pilot: Any, app: JudgeApp, clock: Clock) -> None:
@@ -85,7 +89,7 @@ def test_the_second_tab_says_the_document_was_judged_meanwhile(db_url: str) -> N
         await read_and_press(pilot, clock, "2")
         assert "saved: 2 Highly relevant, D101" in state(s) and "meanwhile" not in state(s)
 
-    two_tabs(db_url, tab1, tab2)
+    two_tabs(db_url, tab1, tab2, draw_ahead)
     view = store.assessor("ann")
     assert [(h.grade, h.version) for h in view.history("1", "D100")] == [(1, 1), (3, 2)]
     assert {j.doc: (j.grade, j.version) for j in view.judgments("1")} == {
