@@ -24,6 +24,13 @@ keys say that they wait for the save.
 A grade applies only to a document that has been drawn and on screen for
 ``min_view`` seconds: keys typed ahead while the previous save was committing are
 dropped with a note, never applied to a document nobody saw.
+
+Two screens of one person (two browser tabs, two terminals) may show one document.
+Each save carries the version of the judgment its screen showed (read with the item);
+over a newer one it is still saved, as the newest version (the key's judgment commits
+before the screen moves on, as always), and the state line names the judgment it
+replaced: ``saved: 3 ..., D105 — it had been judged 1 ... in another session of yours
+(another tab or terminal) meanwhile; both are in its history``.
 """
 
 from __future__ import annotations
