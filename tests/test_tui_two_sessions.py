@@ -147,3 +147,37 @@ def test_a_flag_over_another_tabs_grade_says_so(db_url: str) -> None:
 
     two_tabs(db_url, tab1, tab1)
     assert [h.grade for h in view.history("1", "D100")] == [1, 3, 1]
+
+
+def test_a_retry_after_a_commit_whose_answer_was_lost_says_so(db_url: str) -> None:
+    # The connection drops as the commit goes through: the screen cannot know it was
+    # saved, keeps it pending and retries. The retry finds the same judgment it never
+    # showed: said as a save made twice, not as another tab's.
+    from sqlalchemy.exc import OperationalError
+
+    store = project(db_url)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        real, tries = s.view.record, []
+
+        def dropped_once(*args: Any, **kwargs: Any) -> Any:
+            saved = real(*args, **kwargs)  # committed
+            tries.append(saved.version)
+            if len(tries) == 1:
+                raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+            return saved
+
+        s.view.record = dropped_once  # type: ignore[method-assign]
+        await read_and_press(pilot, clock, "2")
+        assert s.pending is not None and "NOT saved yet" in str(s.query_one("#banner").render())
+        await pilot.pause(1.3)  # the retry, a second later
+        assert s.pending is None and tries == [1, 2]
+        line = " ".join(state(s).split())
+        assert ("saved: 2 Highly relevant, D100 — saved twice: an earlier try of this save "
+                "went through as the connection dropped") in line, line
+        assert "another session of yours" not in line
+
+    two_tabs(db_url, steps, steps)
+    assert [h.grade for h in store.assessor("ann").history("1", "D100")] == [2, 2]

@@ -142,8 +142,7 @@ def finish(app: JudgeApp, say_where: bool = True) -> int:
         try:
             saved = app.view.record(source="tui", **record)
             app.outbox.clear()
-            other = ("" if saved.meanwhile is None
-                     else f" ({meanwhile(saved.meanwhile, app.view.scale())})")
+            other = meanwhile(saved, app.view.scale(), retried=True)
             sys.stderr.write(f"relkit: saved on the way out: {what}{other}\n")
         except (StoreError, *UNREACHABLE) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

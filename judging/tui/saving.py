@@ -176,6 +176,7 @@ class Saving(Screen[None]):
             position = self._saving[0].position
         else:
             position = self.item.position if self.item else 0
+        retried = self.outbox.attempts > 0  # tried before, while the database was away
         try:
             saved, follow = await asyncio.to_thread(self._commit, record, position, advance)
         except StoreError as exc:
@@ -198,7 +199,7 @@ class Saving(Screen[None]):
         self._banner("")
         # From here on the screen shows what the database holds (the returned row),
         # not what the screen held before the save.
-        self._ack_next = acknowledgement(saved, self.view.scale())
+        self._ack_next = acknowledgement(saved, self.view.scale(), retried)
         if self.item is not None and self.item.doc == saved.doc:
             self.item = replace(self.item, grade=saved.grade, status=saved.status,
                                 note=saved.note, flagged=saved.flagged, version=saved.version)
