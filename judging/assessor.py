@@ -137,7 +137,7 @@ class AssessorView:
     def _item_query(self, a: Assigned) -> Any:
         return (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
                        DocumentRow.text, JudgmentRow.grade, JudgmentRow.status,
-                       JudgmentRow.note, JudgmentRow.flagged)
+                       JudgmentRow.note, JudgmentRow.flagged, JudgmentRow.version)
                 .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
                 .outerjoin(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
                                              JudgmentRow.topic_id == a.topic_id,
@@ -146,9 +146,9 @@ class AssessorView:
 
     @staticmethod
     def _item(topic: str, total: int, row: Any) -> ItemOut:
-        pos, key, title, text, grade, status, note, flagged = row
+        pos, key, title, text, grade, status, note, flagged, version = row
         return ItemOut(topic, key, pos, total, title, text or "", grade, status, note or "",
-                       bool(flagged))
+                       bool(flagged), version or 0)
 
     def item(self, topic: str, position: int) -> ItemOut:
         """The item at ``position`` (1-based) of the topic's presentation order."""
@@ -175,7 +175,7 @@ class AssessorView:
             a = self._topic(s, topic)
             q = (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
                         JudgmentRow.grade, JudgmentRow.status, JudgmentRow.note,
-                        JudgmentRow.flagged)
+                        JudgmentRow.flagged, JudgmentRow.version)
                  .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
                  .join(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
                                          JudgmentRow.topic_id == a.topic_id,
@@ -183,8 +183,8 @@ class AssessorView:
                  .where(AssignmentItemRow.assignment_id == a.assignment_id)
                  .order_by(AssignmentItemRow.position))
             return [self._item(topic, a.total, (pos, key, title, "", grade, status, note,
-                                                flagged))
-                    for pos, key, title, grade, status, note, flagged in s.execute(q)]
+                                                flagged, version))
+                    for pos, key, title, grade, status, note, flagged, version in s.execute(q)]
 
     def next_item(self, topic: str, after: int = 0) -> ItemOut | None:
         """The next item to judge after ``after``; ``None`` when there is none left.
@@ -278,12 +278,21 @@ class AssessorView:
 
     # -- writing -------------------------------------------------------------------
     def record(self, judgment: JudgmentIn | None = None, /, *, source: str = "api",
-               **fields: Any) -> JudgmentOut:
+               expected_version: int | None = None, **fields: Any) -> JudgmentOut:
         """Save a judgment and return it once committed.
 
         Give a :class:`JudgmentIn` or its fields (``topic, doc, grade, status,
         note, flagged, dwell_ms``). Revising a judgment keeps the old one in the
         history; the current row's ``dwell_ms`` is the total over all writes.
+
+        ``expected_version``: the version of the judgment the caller showed (its
+        :attr:`ItemOut.version`; 0: none yet). If another write came in since (another
+        session of the same person, two browser tabs), this one is still saved, as the
+        newest version, and the returned judgment's ``meanwhile`` is the one it replaced,
+        for the caller to say so; both stay in the history. The check is the upsert's
+        own new version (the row's version + 1, in the same statement that writes it), so
+        no write can slip in between the check and the save, and the usual path costs no
+        extra query.
         """
         j = judgment if judgment is not None else validated(JudgmentIn, "judgment", **fields)
         assert isinstance(j, JudgmentIn)
@@ -317,10 +326,24 @@ class AssessorView:
                     recorded_at=stamp))
                 s.execute(update(AssignmentItemRow).where(AssignmentItemRow.id == item)
                           .values(done=j.status == "judged"))
+                meanwhile = (None if expected_version is None or version == expected_version + 1
+                             else self._replaced(s, jid, version - 1, j.topic, j.doc))
         except IntegrityError as exc:
             raise integrity_error(exc, f"judgment of {j.topic!r}/{j.doc!r}") from None
         return JudgmentOut(j.topic, j.doc, self.name, j.grade, j.status, j.note, j.flagged,
-                           int(total_dwell or 0), version, source, created, stamp)
+                           int(total_dwell or 0), version, source, created, stamp, meanwhile)
+
+    def _replaced(self, s: Session, jid: int, version: int, topic: str,
+                  doc: str) -> JudgmentOut | None:
+        """The history row of ``version`` of judgment ``jid`` (the write just replaced):
+        read in the write's transaction, only when the caller had not seen it."""
+        e = s.execute(select(JudgmentEventRow).where(JudgmentEventRow.judgment_id == jid,
+                                                     JudgmentEventRow.version == version)
+                      ).scalars().first()
+        if e is None:  # a judgment written before the history kept every version
+            return None
+        return JudgmentOut(topic, doc, self.name, e.grade, e.status, e.note, e.flagged,
+                           e.dwell_ms, e.version, e.source, e.recorded_at, e.recorded_at)
 
     def _upsert(self, s: Session, topic_id: int, doc_id: int, j: JudgmentIn, source: str,
                 stamp: Any) -> tuple[int, int, Any, int]:

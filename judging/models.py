@@ -22,6 +22,12 @@ class StoreError(RelkitError):
     """A store operation was refused; the database is unchanged."""
 
 
+class ChangedMeanwhile(StoreError):
+    """A write over a value its caller never showed (another session changed it), refused
+    where the value has no history to keep it (a lead's final grade); the database is
+    unchanged."""
+
+
 class _In(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
 
@@ -111,6 +117,9 @@ class ItemOut:
     status: str | None
     note: str
     flagged: bool
+    # The judgment's version as read (0: none yet). The judging screen saves with it, so
+    # that a save over a judgment it never showed is said (AssessorView.record).
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,10 @@ class JudgmentOut:
     source: str
     created_at: datetime
     updated_at: datetime
+    # A write given the version its caller had shown (``AssessorView.record``'s
+    # ``expected_version``) over a newer one: the judgment it replaced, unseen by the
+    # caller (another session of the same person saved it meanwhile); otherwise None.
+    meanwhile: JudgmentOut | None = None
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from sqlalchemy import case, func, select
 from sqlalchemy.exc import IntegrityError
 
 from relkit.judging.database import integrity_error, now
-from relkit.judging.models import StoreError
+from relkit.judging.models import ChangedMeanwhile, StoreError
 from relkit.judging.schema import (
     AdjudicationRow,
     AssessorRow,
@@ -388,11 +388,14 @@ def disagreements(store: Store, include_automatic: bool = False) -> list[Disagre
 
 
 def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
-               note: str = "") -> None:
+               note: str = "", shown: tuple[int | None, str] | None = None) -> None:
     """Record the lead's final grade for a pair (replacing an earlier adjudication).
 
     ``lead`` is registered as a lead if unknown; an assessor's name is refused.
-    ``note`` is the lead's reason.
+    ``note`` is the lead's reason. ``shown``: the (final grade, reason) the caller showed
+    (``(None, "")``: undecided); if the pair's differs (another session decided it
+    meanwhile) nothing is written and :class:`ChangedMeanwhile` says what it holds: a
+    final grade has no history, so replacing one the lead never saw would lose it.
     """
     scale = store.scale()
     if grade not in scale:
@@ -415,8 +418,20 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
             if role != "lead":
                 # An assessor does not settle pairs they may have judged themselves.
                 raise StoreError(f"adjudicate: {lead} is an assessor, not a lead")
+            # Locked (PostgreSQL) until the commit: the check below holds for the write.
             row = s.execute(select(AdjudicationRow).where(
-                AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)).scalar()
+                AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)
+                .with_for_update()).scalar()
+            if shown is not None and shown != ((None, "") if row is None
+                                               else (row.grade, row.note)):
+                if row is None:
+                    raise ChangedMeanwhile(f"meanwhile the final grade of {topic}/{doc} was "
+                                           "removed")
+                who = s.execute(select(AssessorRow.name)
+                                .where(AssessorRow.id == row.lead_id)).scalar()
+                raise ChangedMeanwhile(
+                    f"meanwhile {who} gave {topic}/{doc} the final grade {row.grade}"
+                    + (f" (reason: {row.note})" if row.note else "") + " in another session")
             if row is None:
                 s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
                                       grade=grade, lead_id=lid, note=note, updated_at=now()))

@@ -205,6 +205,10 @@ def test_api_ann_judges_within_her_rights(team: Team) -> None:
         assert saved.grade == 2
         view.record(topic=topic, doc=item.doc, grade=3)  # a revision: update + history
         assert [h.grade for h in view.history(topic, item.doc)] == [2, 3]
+        # A second tab that showed version 1 saves over version 2: it is told of the 3
+        # (read from her own history, in the write's transaction).
+        late = view.record(topic=topic, doc=item.doc, grade=1, expected_version=1)
+        assert late.meanwhile is not None and late.meanwhile.grade == 3
         assert view.next_item(topic) is not None
         # Bob's work is invisible to her, and she cannot write in his name.
         bob = ann.assessor("bob")
@@ -218,7 +222,7 @@ def test_api_ann_judges_within_her_rights(team: Team) -> None:
         ann.close()
     with team.store.read() as s:  # the owner sees ann's two writes in the history
         assert s.execute(select(JudgmentEventRow).where(
-            JudgmentEventRow.assessor_id == view.assessor_id)).all().__len__() == 2
+            JudgmentEventRow.assessor_id == view.assessor_id)).all().__len__() == 3
 
 
 def test_api_ann_cannot_alter_history(team: Team) -> None:

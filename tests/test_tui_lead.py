@@ -140,6 +140,40 @@ def test_reason_is_saved_with_the_final_grade_and_the_list_moves_on(tmp_path: Pa
     assert {d.doc: d.adjudicated for d in disagreements(store) if d.topic == "1"} == {"d0": 2}
 
 
+def test_a_final_grade_given_in_another_session_is_not_replaced_unseen(
+        tmp_path: Path) -> None:
+    # A final grade has no history: over one the screen never showed, the key is refused,
+    # the other one is shown, and the same key again replaces it (the typed reason kept).
+    from relkit.judging.reports import adjudicate
+
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        assert app.case is not None and app.case.doc == "d0" and app.case.final is None
+        adjudicate(store, "lee", "1", "d0", 3, "bob is right")  # the lead's other tab
+        await pilot.press("e", *"mine", "enter")
+        await pilot.pause()
+        await pilot.press("1")
+        await pilot.pause()
+        status = " ".join(str(app.query_one("#status").render()).split())
+        assert ("Final 1 Related for 1/d0 is NOT saved: meanwhile lee gave 1/d0 the final "
+                "grade 3 (reason: bob is right) in another session; it is shown now. Press 1 "
+                "again to replace it.") in status, status
+        assert app.case.doc == "d0" and app.case.final == 3
+        assert "3 Perfectly relevant by lee" in text(app.query_one("#final"))
+        assert app.query_one("#reason", Input).value == "mine"
+        assert {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}[
+            ("1", "d0")] == {"grade": 3, "lead": "lee", "note": "bob is right"}
+        await pilot.press("1")  # seen now: replaced
+        await pilot.pause()
+        assert "saved: final 1 Related for 1/d0 (reason: mine)" in str(
+            app.query_one("#status").render())
+
+    run(store, steps)
+    adj = {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}
+    assert adj[("1", "d0")] == {"grade": 1, "lead": "lee", "note": "mine"}
+
+
 def test_filters_and_the_review_queue(tmp_path: Path) -> None:
     store = project(tmp_path)
 

@@ -133,16 +133,17 @@ def finish(app: JudgeApp, say_where: bool = True) -> int:
     status is 1. A crash exits non-zero even when everything was saved.
     """
     from relkit.judging.models import StoreError
-    from relkit.judging.tui.outbox import UNREACHABLE, describe_record
+    from relkit.judging.tui.outbox import UNREACHABLE, describe_record, meanwhile
 
     where = app.store.engine.url.render_as_string(hide_password=True)
     record = app.outbox.record
     if record is not None:
         what = describe_record(record, app.view.scale())
         try:
-            app.view.record(source="tui", **record)
+            saved = app.view.record(source="tui", **record)
             app.outbox.clear()
-            sys.stderr.write(f"relkit: saved on the way out: {what}\n")
+            other = meanwhile(saved, app.view.scale(), retried=True)
+            sys.stderr.write(f"relkit: saved on the way out: {what}{other}\n")
         except (StoreError, *UNREACHABLE) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             # an error: shown under --quiet too

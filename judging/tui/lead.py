@@ -26,7 +26,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
-from relkit.judging.models import StoreError, TopicOut
+from relkit.judging.models import ChangedMeanwhile, StoreError, TopicOut
 from relkit.judging.reports import adjudicate, document_text, topic_text
 from relkit.judging.store import Store
 from relkit.judging.tui.docview import DocView
@@ -80,6 +80,8 @@ class LeadApp(HeapKeptApp):
         self.filter = Filter()
         self.case: Case | None = None  # the one on screen
         self._topic: str | None = None  # whose statement the topic pane holds
+        # A reason typed for a final grade refused (decided meanwhile elsewhere): kept.
+        self._typed: tuple[str, str, str] | None = None
         for g in self.scale.values:
             if 0 <= g <= 9:
                 self.bind(str(g), f"decide({g})", description=f"final {g}", show=False)
@@ -198,7 +200,9 @@ class LeadApp(HeapKeptApp):
         terms = query_terms(title)
         self.query_one("#opinions", Static).update(self._opinions(c))
         self.query_one("#final", Static).update(self._final(c))
-        self.query_one("#reason", Input).value = c.reason
+        typed = self._typed
+        self.query_one("#reason", Input).value = (
+            typed[2] if typed is not None and typed[:2] == (c.topic, c.doc) else c.reason)
         if self._topic != c.topic:
             self._topic = c.topic
             shown = TopicOut(c.topic, title, description, narrative, 0, 0, {})
@@ -245,7 +249,17 @@ class LeadApp(HeapKeptApp):
         reason = self.query_one("#reason", Input).value.strip()
         what = f"{grade} {self.scale.grade(grade).label} for {c.topic}/{c.doc}"
         try:
-            adjudicate(self.store, self.lead, c.topic, c.doc, grade, reason)  # committed
+            # committed; refused if the pair's final grade is no longer the one shown
+            adjudicate(self.store, self.lead, c.topic, c.doc, grade, reason,
+                       shown=(c.final, c.reason))
+        except ChangedMeanwhile as exc:
+            # Another session decided it (a final grade has no history: replacing it
+            # unseen would lose it). Shown now, with the reason typed here kept.
+            self._typed = (c.topic, c.doc, reason)  # show_case puts it back (it redraws
+            self.reload(select=(c.topic, c.doc))     # on the list's highlight event too)
+            self._status(f"Final {what} is NOT saved: {exc}; it is shown now. Press {grade} "
+                         "again to replace it.", error=True)
+            return
         except UNREACHABLE:
             self._status(f"Database unreachable: final {what} is NOT saved. Press the grade "
                          "again when the database is back.", error=True)
@@ -253,6 +267,7 @@ class LeadApp(HeapKeptApp):
         except StoreError as exc:  # refused (the database is unchanged): say why
             self._status(f"Final {what} is NOT saved: {exc}", error=True)
             return
+        self._typed = None
         was = self.query_one("#pairs", OptionList).highlighted or 0
         self.reload(select=(c.topic, c.doc))
         done = "" if self._advance(c, was) else " · every pair shown has a final grade"

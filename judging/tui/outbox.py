@@ -60,10 +60,43 @@ def describe_record(record: dict[str, Any], scale: RelevanceScale) -> str:
             f"{record['doc']} of topic {record['topic']}{extra}")
 
 
-def acknowledgement(saved: JudgmentOut, scale: RelevanceScale) -> str:
-    """What the database now holds, as the state line acknowledges it."""
+def acknowledgement(saved: JudgmentOut, scale: RelevanceScale, retried: bool = False) -> str:
+    """What the database now holds, as the state line acknowledges it; and, if the save
+    replaced a judgment the screen never showed, that one too (:func:`meanwhile`)."""
     flag = ", flagged" if saved.flagged else ""
-    return f"saved: {what(saved.grade, saved.status, scale)}{flag}, {saved.doc}"
+    return (f"saved: {what(saved.grade, saved.status, scale)}{flag}, {saved.doc}"
+            + meanwhile(saved, scale, retried))
+
+
+# Who else writes a person's judgment (JudgmentEventRow.source), as the notice says it.
+_BY = {"tui": "in another session of yours (another tab or terminal)",
+       "api": "by another program", "import": "by an import"}
+
+
+def meanwhile(saved: JudgmentOut, scale: RelevanceScale, retried: bool = False) -> str:
+    """The judgment ``saved`` replaced although the screen never showed it (saved since
+    the screen read the document), in words; ``""`` if none. The keystroke was saved as
+    the newest version; the user is told what it replaced:
+    `` — it had been judged 1 Related in another session of yours ... meanwhile; both are
+    in its history``. ``retried``: the save was tried before, while the database was
+    away; a replaced judgment the same as this one may be that try, which went through as
+    the connection dropped.
+    """
+    other = saved.meanwhile
+    if other is None:
+        return ""
+    fields = (other.grade, other.status, other.note, other.flagged)
+    if retried and fields == (saved.grade, saved.status, saved.note, saved.flagged):
+        return (" — saved twice: an earlier try of this save went through as the "
+                "connection dropped (or another session saved the same); both are in its "
+                "history")
+    said = {"skipped": "skipped", "later": "marked judge later"}.get(
+        other.status, f"judged {what(other.grade, other.status, scale)}")
+    extra = (", flagged" if other.flagged else "") + (
+        f", note {other.note[:40] + '…' if len(other.note) > 40 else other.note!r}"
+        if other.note else "")
+    return (f" — it had been {said}{extra} {_BY.get(other.source, 'elsewhere')} meanwhile; "
+            "both are in its history")
 
 
 F = TypeVar("F", bound=Callable[..., Any])

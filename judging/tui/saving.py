@@ -24,6 +24,13 @@ keys say that they wait for the save.
 A grade applies only to a document that has been drawn and on screen for
 ``min_view`` seconds: keys typed ahead while the previous save was committing are
 dropped with a note, never applied to a document nobody saw.
+
+Two screens of one person (two browser tabs, two terminals) may show one document.
+Each save carries the version of the judgment its screen showed (read with the item);
+over a newer one it is still saved, as the newest version (the key's judgment commits
+before the screen moves on, as always), and the state line names the judgment it
+replaced: ``saved: 3 ..., D105 — it had been judged 1 ... in another session of yours
+(another tab or terminal) meanwhile; both are in its history``.
 """
 
 from __future__ import annotations
@@ -107,8 +114,11 @@ class Saving(Screen[None]):
         if self.pending is not None:
             self._unsaved("The next judgment waits until it is saved.")
             return
+        # expected_version: the judgment this screen showed (read with the item, no extra
+        # query); a save over a newer one (another tab of the same person) is said.
         record = dict(topic=self.topic.key, doc=self.item.doc, note=self.note,
-                      flagged=self.flagged, dwell_ms=self.timer.elapsed_ms()) | fields
+                      flagged=self.flagged, dwell_ms=self.timer.elapsed_ms(),
+                      expected_version=self.item.version) | fields
         self.outbox.put(record)
         self._saving = (self.item, self.query_one(DocView).wrapped)
         if advance and self.draw_ahead and self._show_ahead(record):
@@ -166,6 +176,7 @@ class Saving(Screen[None]):
             position = self._saving[0].position
         else:
             position = self.item.position if self.item else 0
+        retried = self.outbox.attempts > 0  # tried before, while the database was away
         try:
             saved, follow = await asyncio.to_thread(self._commit, record, position, advance)
         except StoreError as exc:
@@ -188,10 +199,10 @@ class Saving(Screen[None]):
         self._banner("")
         # From here on the screen shows what the database holds (the returned row),
         # not what the screen held before the save.
-        self._ack_next = acknowledgement(saved, self.view.scale())
+        self._ack_next = acknowledgement(saved, self.view.scale(), retried)
         if self.item is not None and self.item.doc == saved.doc:
             self.item = replace(self.item, grade=saved.grade, status=saved.status,
-                                note=saved.note, flagged=saved.flagged)
+                                note=saved.note, flagged=saved.flagged, version=saved.version)
         self.last_saved = position
         if follow is not None:
             nxt, progress = follow
