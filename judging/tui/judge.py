@@ -24,7 +24,7 @@ from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.leaks import Footer
-from relkit.judging.tui.legend import legend
+from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import (
     UNREACHABLE,
     Outbox,
@@ -115,7 +115,7 @@ class JudgeScreen(Saving, Finding):
         yield FindBar(id="find")
         yield Static("", id="banner")
         yield Static("", id="state")
-        yield Static(legend(self.view.scale()), id="scale")
+        yield Legend(self.view.scale(), id="scale")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -33,9 +33,10 @@ from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.lead_modals import LEAD_ACTIONS
 from relkit.judging.tui.leaks import Footer, plug
-from relkit.judging.tui.legend import legend
+from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, query_terms, safe
+from relkit.judging.tui.short import BREAKPOINTS, LEAD
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 
 CSS = """
@@ -64,7 +65,8 @@ STATUS_MARK = {"skipped": "s", "later": "l"}
 
 
 class LeadApp(HeapKeptApp):
-    CSS = CSS
+    CSS = CSS + LEAD  # LEAD: a short screen (short.py)
+    VERTICAL_BREAKPOINTS = BREAKPOINTS
     TITLE = "relkit judge --lead"
 
     def __init__(self, store: Store, lead: str, idle_gc: bool = False) -> None:
@@ -99,7 +101,7 @@ class LeadApp(HeapKeptApp):
         yield Static("", id="topic-title")
         yield Static("", id="topic-more")
         yield DocView(id="doc")
-        yield Static(legend(self.scale), id="scale")
+        yield Legend(self.scale, id="scale")
         yield Footer()
 
     def on_mount(self) -> None:
