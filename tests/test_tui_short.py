@@ -150,3 +150,57 @@ def test_a_resize_changes_the_layout_both_ways(tmp_path: Path) -> None:
         assert "Irrelevant: " in "\n".join(lines(app)) and text_rows(app) == normal
 
     drive(project(tmp_path), steps)
+
+
+def test_too_small_to_read_the_grade_keys_wait(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        s = screen(app)
+        doc = s.item.doc
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        await pilot.pause()
+        drawn = "\n".join(lines(app))
+        assert "too small to read the document" in drawn and text_rows(app) == 0, drawn
+        clock.t += 5
+        for key in ("2", "s", "l"):  # no grade, skip or "later" for a document not read
+            await pilot.press(key)
+            await pilot.pause()
+        assert s.item.doc == doc and s.item.status is None and app.screen is s
+        assert store.assessor("ann").item("101", s.item.position).grade is None
+        await pilot.resize_terminal(80, 12)  # three lines of text: enough to read
+        await pilot.pause()
+        await pilot.pause()
+        assert "too small" not in "\n".join(lines(app)) and text_rows(app) >= 3
+        assert s.query_one(DocView).has_focus  # the arrow keys scroll it again
+        clock.t += 5
+        await pilot.press("2")
+        await pilot.pause()
+        assert s.item.doc != doc  # judged, on to the next one
+        assert store.assessor("ann").item("101", 2).grade == 2
+
+    drive(store, steps)
+
+
+def test_too_small_the_lead_decides_nothing(tmp_path: Path) -> None:
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        drawn = "\n".join(lines(app))
+        assert "too small to read the document" in drawn and text_rows(app) == 0, drawn
+        assert "lead lee" in drawn and "D0" in drawn  # the head line and the pair
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.case is not None and app.case.final is None
+        await pilot.resize_terminal(80, 15)
+        await pilot.pause()
+        await pilot.pause()
+        assert "too small" not in "\n".join(lines(app)) and text_rows(app) >= 3
+        await pilot.press("2")
+        await pilot.pause()
+        assert "saved: final 2" in "\n".join(lines(app))
+
+    run_lead(store, (80, 12), steps)

@@ -36,7 +36,7 @@ from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, query_terms, safe
-from relkit.judging.tui.short import BREAKPOINTS, LEAD
+from relkit.judging.tui.short import LEAD, LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 
 CSS = """
@@ -66,7 +66,7 @@ STATUS_MARK = {"skipped": "s", "later": "l"}
 
 class LeadApp(HeapKeptApp):
     CSS = CSS + LEAD  # LEAD: a short screen (short.py)
-    VERTICAL_BREAKPOINTS = BREAKPOINTS
+    VERTICAL_BREAKPOINTS = LEAD_BREAKPOINTS
     TITLE = "relkit judge --lead"
 
     def __init__(self, store: Store, lead: str, idle_gc: bool = False) -> None:
@@ -101,6 +101,7 @@ class LeadApp(HeapKeptApp):
         yield Static("", id="topic-title")
         yield Static("", id="topic-more")
         yield DocView(id="doc")
+        yield Static(too_small(LEAD_TINY_BELOW), id="too-small")
         yield Legend(self.scale, id="scale")
         yield Footer()
 
@@ -118,6 +119,9 @@ class LeadApp(HeapKeptApp):
     def _fit_topic(self) -> None:
         for pane in self.query(TopicPane):
             pane.fit(self.query_one("#topic-title").size.width)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not waits(self.screen, action)  # too small to read the document (short.py)
 
     def _status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#status", Static)
