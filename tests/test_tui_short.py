@@ -30,7 +30,7 @@ from tui_helpers import Clock, drive, screen
 # text (the topic, the scale and the footer hold none).
 BODY = " ".join(f"w{i:03d}" for i in range(600))
 WORD = re.compile(r"\bw\d{3}\b")
-# The tester's topic: a description of two lines and a narrative of five at 88 columns.
+# The tester's topic (the sample's topic 101): ten lines at 80 columns.
 TOPIC = Topic("101", "solar panel output cloudy winter",
               "How much electricity do rooftop solar panels still produce on cloudy days "
               "and during winter?",
@@ -38,7 +38,9 @@ TOPIC = Topic("101", "solar panel output cloudy winter",
               "photovoltaic output drops under cloud cover, snow, fog or short winter days, "
               "for example as a share of rated or summer output. Documents that explain the "
               "causes (diffuse light, a low sun, snow cover, shading in winter) without saying "
-              "how large the effect is are partially relevant.")
+              "how large the effect is are partially relevant. Documents about solar water "
+              "heating, the price of panels, or panel output in general with no reference to "
+              "weather or season are not relevant.")
 
 
 def project(tmp_path: Path) -> Store:
@@ -100,6 +102,7 @@ def test_the_assessor_reads_the_document_on_a_short_screen(
         await pilot.press("t")  # ... shows it: most of the screen
         await pilot.pause()
         assert pane.region.height > 1 and s.query_one(DocView).region.height >= 2
+        assert "t back to the document" in "\n".join(lines(app))
         await pilot.press("t")
         await pilot.pause()
         assert pane.region.height == 1
@@ -121,7 +124,8 @@ def test_the_lead_reads_the_document_on_a_short_screen(
             assert shown in drawn, shown
         await pilot.press("t")  # the whole statement, and back
         await pilot.pause()
-        assert "photovoltaic" in "\n".join(lines(app))
+        drawn = "\n".join(lines(app))
+        assert "photovoltaic" in drawn and "t back to the document" in drawn, drawn
         await pilot.press("t")
         await pilot.pause()
         assert text_rows(app) >= least

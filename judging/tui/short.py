@@ -83,10 +83,12 @@ Screen.-short TopicPane.expanded { max-height: 60vh; }
 """
 
 # The lead: the title bar stays, the statement goes behind its marker line; the list
-# keeps two rows. Too small: the head line, the pair in the list, the notice.
+# keeps two rows. ``t`` gives the statement 40% (60% would push its marker line, which
+# says how to scroll it and how to go back, off the screen under the lead's 9 other
+# rows). Too small: the head line, the pair in the list, the notice.
 LEAD = _LEGEND + _TINY + """
 Screen.-short TopicPane { max-height: 0; }
-Screen.-short TopicPane.expanded { max-height: 60vh; }
+Screen.-short TopicPane.expanded { max-height: 40vh; }
 Screen.-short #pairs { height: 2; min-height: 2; }
 Screen.-tiny #pairs { height: 1; min-height: 1; }
 Screen.-tiny #opinions, Screen.-tiny #topic-title { display: none; }
