@@ -208,3 +208,34 @@ def test_too_small_the_lead_decides_nothing(tmp_path: Path) -> None:
         assert "saved: final 2" in "\n".join(lines(app))
 
     run_lead(store, (80, 12), steps)
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "textual-dark"])
+def test_the_short_forms_meet_wcag_aa(tmp_path: Path, theme: str) -> None:
+    from textual.geometry import Region
+
+    from test_tui_screens import contrast
+
+    def worst(widget: Any) -> float:
+        ratios = []
+        for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)):
+            for seg in strip:
+                st = seg.style
+                if seg.text.strip(" ·") and st and st.color and st.bgcolor:
+                    fg, bg = (st.bgcolor, st.color) if st.reverse else (st.color, st.bgcolor)
+                    ratios.append(contrast(fg, bg))
+        assert ratios, widget
+        return min(ratios)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        app.theme = theme
+        await pilot.press("enter")
+        await pilot.pause()
+        s = screen(app)
+        assert worst(s.query_one("#scale > .brief")) >= 4.5  # the one-line scale
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        await pilot.pause()
+        assert worst(s.query_one("#too-small")) >= 4.5
+
+    drive(project(tmp_path), steps, size=(80, 16))

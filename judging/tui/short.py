@@ -54,6 +54,7 @@ def waits(screen: DOMNode, action: str) -> bool:
     to read the document."""
     return action in RECORDING and screen.has_class("-tiny")
 
+
 # Both apps: the legend's two forms (legend.py).
 _LEGEND = """
 Legend > .brief { display: none; }
@@ -68,6 +69,7 @@ _TINY = """
 #too-small { display: none; height: 1fr; min-height: 1; content-align: center middle;
              text-style: bold; color: $warning; padding: 0 1; }
 Screen.-tiny #too-small { display: block; }
+App.-light-mode #too-small { color: $text-primary; }  /* $warning: 1.5 to 1 on light */
 Screen.-tiny DocView, Screen.-tiny Legend > Static { display: none; }
 Screen.-tiny TopicPane, Screen.-tiny TopicPane.expanded { max-height: 0; }
 Screen.-tiny #topic-more { height: 0; }
