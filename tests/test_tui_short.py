@@ -239,3 +239,19 @@ def test_the_short_forms_meet_wcag_aa(tmp_path: Path, theme: str) -> None:
         assert worst(s.query_one("#too-small")) >= 4.5
 
     drive(project(tmp_path), steps, size=(80, 16))
+
+
+@pytest.mark.parametrize("width", [80, 60, 40, 20])
+def test_the_one_line_scale_fits_or_wraps_between_grades(width: int) -> None:
+    from rich.console import Console
+
+    from relkit.judging.tui.legend import Brief
+
+    console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(Brief(TREC_DL))
+    rows = console.export_text().rstrip("\n").split("\n")
+    assert all(len(row.rstrip()) <= width for row in rows), rows
+    if width >= 80:
+        assert len(rows) == 1 and "3  Perfectly relevant" in rows[0]  # whole labels
+    for g in TREC_DL.grades:  # each key on the row of its label's first word
+        assert any(f" {g.value}  {g.label.split()[0]}" in row for row in rows), (g, rows)
