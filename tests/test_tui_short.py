@@ -255,3 +255,17 @@ def test_the_one_line_scale_fits_or_wraps_between_grades(width: int) -> None:
         assert len(rows) == 1 and "3  Perfectly relevant" in rows[0]  # whole labels
     for g in TREC_DL.grades:  # each key on the row of its label's first word
         assert any(f" {g.value}  {g.label.split()[0]}" in row for row in rows), (g, rows)
+
+
+def test_the_banner_still_speaks_on_a_short_screen(tmp_path: Path) -> None:
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        rows = text_rows(app)
+        await pilot.press("z")  # nothing to undo yet: a note on the banner
+        await pilot.pause()
+        await pilot.pause()
+        assert "Nothing to undo yet" in "\n".join(lines(app))
+        assert text_rows(app) == rows - 1  # its row comes from the document
+
+    drive(project(tmp_path), steps, size=(80, 16))
