@@ -278,7 +278,7 @@ def test_grade_definitions_are_on_the_judging_screen_whole(tmp_path: Path) -> No
         async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
             await pilot.press("enter")
             await pilot.pause()
-            w = screen(app).query_one("#scale")
+            w = screen(app).query_one("#scale > .full")  # the legend in full (legend.py)
             rows = [strip.text for strip in w.render_lines(w.region.reset_offset)]
             drawn = " ".join(" ".join(rows).split())
             assert "…" not in drawn and len(rows) >= len(TREC_DL.grades)

@@ -94,7 +94,7 @@ def test_lead_sees_topic_scale_and_every_opinion_side_by_side(tmp_path: Path) ->
                   seg.style and seg.style.reverse}
         assert {"solar", "panels"} <= styled, styled
         # The scale with its definitions.
-        scale = text(app.query_one("#scale"))
+        scale = text(app.query_one("#scale > .full"))  # the legend in full (legend.py)
         for g in TREC_DL.grades:
             assert g.label in scale
         assert TREC_DL.grades[0].definition.split()[0] in scale

@@ -182,7 +182,7 @@ def test_state_line_and_markers_meet_wcag_aa(tmp_path: Path, theme: str) -> None
         await pilot.press("enter")
         await pilot.pause()
         s = screen(app)
-        for sel in ("#state", "#topic-more", "#scale", "#statement", "#doc"):
+        for sel in ("#state", "#topic-more", "#scale > .full", "#statement", "#doc"):
             w = s.query_one(sel)
             assert w.display and w.region.height, sel
             ratios = []

@@ -25,12 +25,16 @@ pytestmark = pytest.mark.skipif(
            "and update tests/snapshots_textual_version.txt")
 
 
-def _app(tmp_path: Path) -> Any:
+TEXT = ("Monocrystalline solar panels convert about twenty percent of sunlight "
+        "into electricity; this report compares panels installed in 2019 with "
+        "newer models. [bold]Markup stays literal.[/bold]")
+# A document longer than a short screen (the snapshots at 80x16 show how much of it fits).
+LONG = " ".join([TEXT.replace(" [bold]Markup stays literal.[/bold]", "")] * 8)
+
+
+def _app(tmp_path: Path, text: str = TEXT) -> Any:
     store = Store.open(tmp_path / "snap.db")
-    docs = [Document(f"d{i}", f"Panel efficiency report {i}",
-                     "Monocrystalline solar panels convert about twenty percent of sunlight "
-                     "into electricity; this report compares panels installed in 2019 with "
-                     "newer models. [bold]Markup stays literal.[/bold]") for i in range(3)]
+    docs = [Document(f"d{i}", f"Panel efficiency report {i}", text) for i in range(3)]
     store.create_collection("snap", TREC_DL, [
         Topic("1", "solar panel efficiency", "How efficient are home solar panels?",
               "Relevant documents give measured efficiency figures."),
@@ -67,15 +71,13 @@ def test_skip_dialog(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, press=["enter", "s"], terminal_size=(80, 24))
 
 
-def _lead_app(tmp_path: Path) -> Any:
+def _lead_app(tmp_path: Path, text: str = TEXT.replace(" [bold]Markup stays literal.[/bold]",
+                                                        "")) -> Any:
     from relkit.judging.adjudication import register_leads
     from relkit.judging.tui.lead import LeadApp
 
     store = Store.open(tmp_path / "lead.db")
-    docs = [Document(f"d{i}", f"Panel efficiency report {i}",
-                     "Monocrystalline solar panels convert about twenty percent of sunlight "
-                     "into electricity; this report compares panels installed in 2019 with "
-                     "newer models.") for i in range(3)]
+    docs = [Document(f"d{i}", f"Panel efficiency report {i}", text) for i in range(3)]
     store.create_collection("snap", TREC_DL, [
         Topic("1", "solar panel efficiency", "How efficient are home solar panels?",
               "Relevant documents give measured efficiency figures.")], docs)
@@ -116,6 +118,21 @@ def test_readme_find_in_document(snap_compare: Any, tmp_path: Path,
                                  size: tuple[int, int]) -> None:
     assert snap_compare(_app(tmp_path), press=["enter", "slash", *"panels", "enter", "n"],
                         terminal_size=size)
+
+
+# A short screen (a browser window of 800x600 is about 88x21): the document gets the room,
+# the scale is one line (judging/tui/short.py; tester report 4, item 11).
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_short_judge_screen(snap_compare: Any, tmp_path: Path, theme: str) -> None:
+    async def setup(pilot: Any) -> None:
+        pilot.app.theme = f"textual-{theme}"
+
+    assert snap_compare(_app(tmp_path, LONG), press=["enter"], terminal_size=(80, 16),
+                        run_before=setup)
+
+
+def test_short_lead_screen(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(_lead_app(tmp_path, LONG), terminal_size=(80, 16))
 
 
 def test_readme_images_are_the_snapshots() -> None:

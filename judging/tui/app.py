@@ -13,6 +13,7 @@ from relkit.judging.tui import keymap, leaks, prefs
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
+from relkit.judging.tui.short import JUDGE, JUDGE_BREAKPOINTS
 from relkit.judging.tui.topics import TopicsScreen
 
 CSS = """
@@ -63,7 +64,8 @@ class Settings:
 
 
 class JudgeApp(HeapKeptApp):
-    CSS = CSS
+    CSS = CSS + JUDGE  # JUDGE: a short screen (short.py)
+    VERTICAL_BREAKPOINTS = JUDGE_BREAKPOINTS
     TITLE = "relkit judge"
 
     def __init__(self, store: Store, assessor: str, settings: Settings) -> None:

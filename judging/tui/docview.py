@@ -88,6 +88,7 @@ class DocView(ScrollView, can_focus=True):
         # Find matches per row: (first cell, end cell, is the current match).
         self.marks: dict[int, list[tuple[int, int, bool]]] = {}
         self._when_drawn: list[Callable[[], object]] = []
+        self._refocus = False  # hidden while focused (a screen too small: short.py)
 
     # -- content ---------------------------------------------------------------------
     @property
@@ -136,6 +137,20 @@ class DocView(ScrollView, can_focus=True):
                                          or self._wrapped.width != self.wrap_width):
             self._set(self.prepare(*self._source))
             self.post_message(self.Rewrapped())
+
+    def on_hide(self) -> None:
+        # Runs before Widget's own handler, which would give the focus to the next
+        # widget: nobody has it meanwhile (the screen's keys work without it) ...
+        self._refocus = self.has_focus
+        if self._refocus:
+            self.screen.set_focus(None)
+
+    def on_show(self) -> None:
+        # ... and shown again, the scroll keys are the document's, unless the focus
+        # has gone somewhere on purpose meanwhile (t: the topic pane).
+        if self._refocus and self.screen.focused is None:
+            self.focus()
+        self._refocus = False
 
     class Rewrapped(Message):
         """The lines were wrapped again (a resize): find marks must follow them."""

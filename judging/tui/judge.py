@@ -24,7 +24,7 @@ from relkit.judging.tui.dwell import DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.leaks import Footer
-from relkit.judging.tui.legend import legend
+from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import (
     UNREACHABLE,
     Outbox,
@@ -33,6 +33,7 @@ from relkit.judging.tui.outbox import (
 from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.saving import Saving
+from relkit.judging.tui.short import JUDGE_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 from relkit.judging.tui.topics import bar
 
@@ -112,10 +113,11 @@ class JudgeScreen(Saving, Finding):
         yield TopicPane(t, self.terms, marker, id="topic")
         yield marker
         yield DocView(reading_width=self.reading_width, id="doc")
+        yield Static(too_small(JUDGE_TINY_BELOW), id="too-small")
         yield FindBar(id="find")
         yield Static("", id="banner")
         yield Static("", id="state")
-        yield Static(legend(self.view.scale()), id="scale")
+        yield Legend(self.view.scale(), id="scale")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -137,6 +139,8 @@ class JudgeScreen(Saving, Finding):
         self.query_one(TopicPane).fit(self.query_one("#topic-title").size.width)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if waits(self, action):  # too small to read the document (short.py)
+            return False
         if action in ("find_next", "find_prev", "find_close"):
             return self.finding()
         if action in self.actions_ and self.actions_[action].key in FIND_KEYS:

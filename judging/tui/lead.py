@@ -33,9 +33,10 @@ from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.lead_modals import LEAD_ACTIONS
 from relkit.judging.tui.leaks import Footer, plug
-from relkit.judging.tui.legend import legend
+from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, query_terms, safe
+from relkit.judging.tui.short import LEAD, LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 
 CSS = """
@@ -64,7 +65,8 @@ STATUS_MARK = {"skipped": "s", "later": "l"}
 
 
 class LeadApp(HeapKeptApp):
-    CSS = CSS
+    CSS = CSS + LEAD  # LEAD: a short screen (short.py)
+    VERTICAL_BREAKPOINTS = LEAD_BREAKPOINTS
     TITLE = "relkit judge --lead"
 
     def __init__(self, store: Store, lead: str, idle_gc: bool = False) -> None:
@@ -101,7 +103,8 @@ class LeadApp(HeapKeptApp):
         yield Static("", id="topic-title")
         yield Static("", id="topic-more")
         yield DocView(id="doc")
-        yield Static(legend(self.scale), id="scale")
+        yield Static(too_small(LEAD_TINY_BELOW), id="too-small")
+        yield Legend(self.scale, id="scale")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -118,6 +121,9 @@ class LeadApp(HeapKeptApp):
     def _fit_topic(self) -> None:
         for pane in self.query(TopicPane):
             pane.fit(self.query_one("#topic-title").size.width)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not waits(self.screen, action)  # too small to read the document (short.py)
 
     def _status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#status", Static)
