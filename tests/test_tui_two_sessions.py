@@ -32,7 +32,8 @@ def state(s: JudgeScreen) -> str:
     return str(s.query_one("#state").render())
 
 
-def two_tabs(url: str, first: Steps, second: Steps, draw_ahead: bool = False) -> None:
+def two_tabs(url: str, first: Steps, second: Steps, draw_ahead: bool = False,
+             size: tuple[int, int] = (80, 24)) -> None:
     """Run ``first`` in one app of ann's; it may ``await`` the ``second`` app (run in its
     own task, as a second tab or terminal is) through ``app.other()``."""
 
@@ -43,7 +44,7 @@ def two_tabs(url: str, first: Steps, second: Steps, draw_ahead: bool = False) ->
 
     async def run(steps: Steps) -> None:
         app, clock = app_of()
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await steps(pilot, app, clock)
 
@@ -181,3 +182,30 @@ def test_a_retry_after_a_commit_whose_answer_was_lost_says_so(db_url: str) -> No
 
     two_tabs(db_url, steps, steps)
     assert [h.grade for h in store.assessor("ann").history("1", "D100")] == [2, 2]
+
+
+@pytest.mark.parametrize("size", [(80, 16), (88, 21)])
+def test_the_notice_is_on_screen_on_a_short_screen(tmp_path: Any,
+                                                   size: tuple[int, int]) -> None:
+    """Below 24 rows the screen is compact (judging/tui/short.py): the state line
+    still shows the whole notice, not its first row."""
+    url = f"sqlite:///{tmp_path / 'short.db'}"
+    project(url)
+    seen: list[str] = []
+
+    async def tab2(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await read_and_press(pilot, clock, "1")
+
+    async def tab1(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await app.other()  # type: ignore[attr-defined]
+        await read_and_press(pilot, clock, "3")
+        await pilot.pause()
+        seen.extend(strip.text for strip in app.screen._compositor.render_strips())
+
+    two_tabs(url, tab1, tab2, size=size)
+    text = " ".join(" ".join(seen).split())
+    assert "saved: 3 Perfectly relevant, D100" in text, "\n".join(seen)
+    assert "in another session of yours" in text and "both are in its history" in text, \
+        "\n".join(seen)
