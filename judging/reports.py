@@ -15,7 +15,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Literal, get_args
+from typing import IO, TYPE_CHECKING, Literal, get_args
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -42,6 +42,9 @@ from relkit.judging.standing import (  # noqa: F401 (re-exported: the old import
 )
 from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
 METHODS: tuple[str, ...] = get_args(Method)
@@ -295,26 +298,44 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                 # An assessor does not settle pairs they may have judged themselves.
                 raise StoreError(f"adjudicate: {lead} is an assessor, not a lead")
             # Locked (PostgreSQL) until the commit: the check below holds for the write.
+            # (A pair with no final grade has no row to lock: a second session's insert
+            # then fails on the unique index, and is answered below.)
             row = s.execute(select(AdjudicationRow).where(
                 AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)
                 .with_for_update()).scalar()
-            if shown is not None and shown != ((None, "") if row is None
-                                               else (row.grade, row.note)):
-                if row is None:
-                    raise ChangedMeanwhile(f"meanwhile the final grade of {topic}/{doc} was "
-                                           "removed")
-                who = s.execute(select(AssessorRow.name)
-                                .where(AssessorRow.id == row.lead_id)).scalar()
-                raise ChangedMeanwhile(
-                    f"meanwhile {who} gave {topic}/{doc} the final grade {row.grade}"
-                    + (f" (reason: {row.note})" if row.note else "") + " in another session")
+            now_held = (None, "") if row is None else (row.grade, row.note)
+            # What it holds already being what is written is no conflict: the lead's own
+            # retry after a commit whose answer was lost, or the same key in two tabs.
+            if shown is not None and shown != now_held and (grade, note) != now_held:
+                raise _meanwhile(s, row, topic, doc)
             if row is None:
                 s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
                                       grade=grade, lead_id=lid, note=note, updated_at=now()))
             else:
                 row.grade, row.lead_id, row.note, row.updated_at = grade, lid, note, now()
     except IntegrityError as exc:
+        if shown is not None:  # another session inserted the pair's first final grade
+            with store.read() as s:
+                row = s.execute(select(AdjudicationRow).join(
+                    TopicRow, TopicRow.id == AdjudicationRow.topic_id).join(
+                    DocumentRow, DocumentRow.id == AdjudicationRow.document_id).where(
+                    TopicRow.key == topic, DocumentRow.key == doc)).scalar()
+                if row is not None and (row.grade, row.note) != (grade, note):
+                    raise _meanwhile(s, row, topic, doc) from None
+                if row is not None:
+                    return  # it holds what this call wrote: the same decision
         raise integrity_error(exc, f"adjudication of {topic!r}/{doc!r}") from None
+
+
+def _meanwhile(s: Session, row: AdjudicationRow | None, topic: str,
+               doc: str) -> ChangedMeanwhile:
+    """What another session left on the pair, as the refusal says it."""
+    if row is None:
+        return ChangedMeanwhile(f"meanwhile the final grade of {topic}/{doc} was removed")
+    who = s.execute(select(AssessorRow.name).where(AssessorRow.id == row.lead_id)).scalar()
+    return ChangedMeanwhile(
+        f"meanwhile {who} gave {topic}/{doc} the final grade {row.grade}"
+        + (f" (reason: {row.note})" if row.note else "") + " in another session")
 
 
 def document_text(store: Store, doc: str) -> tuple[str | None, str] | None:

@@ -103,3 +103,58 @@ def test_a_final_grade_over_one_never_shown_is_refused(db_url: str) -> None:
     assert final() == {"grade": 0, "lead": "lee", "note": "second"}
     adjudicate(store, "lee", "1", "d00", 1)  # no shown: not checked (the CLI, the API)
     assert final() == {"grade": 1, "lead": "lee", "note": ""}
+
+
+def test_a_final_grade_the_pair_already_holds_is_no_conflict(db_url: str) -> None:
+    """The lead's retry after a commit whose answer was lost (or the same key in two
+    tabs) finds its own decision: saved, not refused as another session's."""
+    store = make_project(db_url)
+    adjudicate(store, "lee", "1", "d00", 2, "ok", shown=(None, ""))
+    adjudicate(store, "lee", "1", "d00", 2, "ok", shown=(None, ""))   # the retry
+    final = {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}[("1", "d00")]
+    assert final == {"grade": 2, "lead": "lee", "note": "ok"}
+    with pytest.raises(ChangedMeanwhile):   # a different decision still is one
+        adjudicate(store, "lee", "1", "d00", 3, "ok", shown=(None, ""))
+
+
+def test_two_first_final_grades_at_once_one_is_refused_as_meanwhile(db_url: str) -> None:
+    """An undecided pair has no row to lock: the second session's insert meets the
+    first's on the unique index, and is answered as a change meanwhile, not as a
+    database error. (Forced: the other session's insert is held open until this one
+    waits on it.)"""
+    import threading
+    import time
+
+    from sqlalchemy import text
+
+    store = make_project(db_url)
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite writes one at a time (BEGIN IMMEDIATE): no two inserts meet")
+    adjudicate(store, "lee", "1", "d01", 0, "", shown=(None, ""))   # lee exists, a lead
+    other = store.engine.connect()
+    tx = other.begin()
+    ids = other.execute(text(
+        "SELECT (SELECT id FROM collection LIMIT 1), (SELECT id FROM topic WHERE key = '1'),"
+        " (SELECT id FROM document WHERE key = 'd00'), (SELECT id FROM assessor WHERE "
+        "name = 'lee')")).one()
+    other.execute(text(
+        "INSERT INTO adjudication (collection_id, topic_id, document_id, grade, lead_id, "
+        "note, updated_at) VALUES (:c, :t, :d, 3, :l, 'other tab', now())"),
+        dict(c=ids[0], t=ids[1], d=ids[2], l=ids[3]))
+    got: list[BaseException | None] = []
+
+    def mine() -> None:
+        try:
+            adjudicate(store, "lee", "1", "d00", 1, "mine", shown=(None, ""))
+            got.append(None)
+        except BaseException as exc:  # noqa: BLE001 (the test reads it)
+            got.append(exc)
+
+    th = threading.Thread(target=mine)
+    th.start()
+    time.sleep(1.0)            # this session's insert now waits on the other's
+    tx.commit()
+    other.close()
+    th.join(30)
+    assert len(got) == 1 and isinstance(got[0], ChangedMeanwhile), got
+    assert "final grade 3 (reason: other tab)" in str(got[0])

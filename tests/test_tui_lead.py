@@ -19,7 +19,7 @@ from textual.widgets import Input, OptionList
 from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.adjudication import Filter, cases, register_leads
-from relkit.judging.reports import disagreements, dump
+from relkit.judging.reports import adjudicate, disagreements, dump
 from relkit.judging.store import Store
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.lead import LeadApp
@@ -318,3 +318,31 @@ def test_lead_screen_runs_full_collections_only_when_idle(tmp_path: Path) -> Non
     finally:
         gc.unfreeze()
     assert seen[0][2] > threshold[2] and gc.get_threshold() == threshold
+
+
+def test_a_refused_final_grade_keeps_its_pair_on_screen_under_a_filter(
+        tmp_path: Path) -> None:
+    """"Undecided only", and another session decides the pair shown: the refusal keeps
+    that pair on screen (the filter would drop it), so the key it asks for decides it,
+    not the next pair."""
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        await pilot.press("u")
+        await pilot.pause()
+        assert app.case is not None and (app.case.topic, app.case.doc) == ("1", "d0")
+        adjudicate(store, "lee", "1", "d0", 3, "bob is right")  # another session
+        await pilot.press("e", *"mine", "enter")
+        await pilot.pause()
+        await pilot.press("1")
+        await pilot.pause()
+        assert "NOT saved" in text(app.query_one("#status"))
+        assert app.case is not None and (app.case.topic, app.case.doc) == ("1", "d0")
+        assert app.case.final == 3
+        await pilot.press("1")                                  # as the status line asks
+        await pilot.pause()
+
+    run(store, steps)
+    adj = {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}
+    assert adj[("1", "d0")] == {"grade": 1, "lead": "lee", "note": "mine"}
+    assert [k for k, v in adj.items() if v] == [("1", "d0")]   # no other pair decided

@@ -19,6 +19,7 @@ import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.adjudication import register_leads
+from relkit.judging.reports import adjudicate, dump
 from relkit.judging.store import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
@@ -187,6 +188,89 @@ def test_too_small_to_read_the_grade_keys_wait(tmp_path: Path) -> None:
         assert store.assessor("ann").item("101", 2).grade == 2
 
     drive(store, steps)
+
+
+def test_a_document_brought_up_while_too_small_is_not_seen_until_shown(
+        tmp_path: Path) -> None:
+    """→ while the window is too small brings up a document nobody can see: its time on
+    screen starts when it is drawn, so a grade at once after growing the window is
+    ignored (min_view), as for any document not yet read."""
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        s = screen(app)
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.press("right")          # the next document, hidden
+        await pilot.pause()
+        await pilot.pause()
+        hidden = s.item.doc
+        assert s.drawn_at is None
+        clock.t += 5                        # five seconds with it hidden
+        await pilot.resize_terminal(80, 24)
+        await pilot.press("2")              # at once
+        await pilot.pause()
+        assert store.assessor("ann").item("101", s.item.position).grade is None
+        assert s.item.doc == hidden and "ignored" in "\n".join(lines(app))
+        clock.t += 5                        # read now
+        await pilot.press("2")
+        await pilot.pause()
+        assert {j.doc: j.grade for j in store.assessor("ann").judgments("101")}[hidden] == 2
+
+    drive(store, steps)
+
+
+def test_too_small_no_flag_or_note_either(tmp_path: Path) -> None:
+    """A flag or a note writes a new version of the judgment: not for a document the
+    window is too small to show."""
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        s = screen(app)
+        clock.t += 5
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("b")              # back to the judged one
+        await pilot.pause()
+        doc = s.item.doc
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        await pilot.pause()
+        for key in ("f", "n"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.screen is s              # no note editor opened
+        assert [(h.grade, h.flagged) for h in store.assessor("ann").history("101", doc)] \
+            == [(2, False)]
+
+    drive(store, steps)
+
+
+def test_too_small_the_leads_reason_decides_nothing(tmp_path: Path) -> None:
+    """Enter in the reason box saves a decided pair's new reason with its grade: not
+    while the window is too small to read the pair."""
+    store = project(tmp_path)
+
+    adjudicate(store, "lee", "101", "D0", 2, "first")
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        await pilot.resize_terminal(80, 12)
+        await pilot.pause()
+        await pilot.pause()
+        app.query_one("#reason").focus()
+        await pilot.pause()
+        await pilot.press(*" more", "enter")
+        await pilot.pause()
+        assert "too small" in "\n".join(lines(app))
+
+    run_lead(store, (80, 24), steps)
+    adj = {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}
+    assert adj[("101", "D0")] == {"grade": 2, "lead": "lee", "note": "first"}
 
 
 def test_too_small_the_lead_decides_nothing(tmp_path: Path) -> None:

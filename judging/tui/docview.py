@@ -177,10 +177,12 @@ class DocView(ScrollView, can_focus=True):
         widget's own idle handler, possibly after the screen's callbacks have run,
         and only a layout is queued at once. Here the callback is queued when the
         compositor asks this pane for its lines, that is in the frame the screen
-        writes next. A pane with no room on screen is never asked for lines: its
-        callbacks run after the screen's next refresh.
+        writes next. A pane hidden (a window too small to read it: short.py) waits
+        until it is shown and drawn: a document nobody could see is not seen. A pane
+        shown but with no room is never asked for lines: its callbacks run after the
+        screen's next refresh.
         """
-        if self.content_region.height <= 0 or not self.display:
+        if self.display and self.content_region.height <= 0:
             self.screen.call_after_refresh(callback)
         else:
             self._when_drawn.append(callback)

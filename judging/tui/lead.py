@@ -138,8 +138,9 @@ class LeadApp(HeapKeptApp):
             f"{self.filter.describe()} · ? help"))
 
     # -- the list --------------------------------------------------------------------
-    def reload(self, select: tuple[str, str] | None = None) -> None:
-        """Read the cases again and show those the filter keeps; ``select`` one of them."""
+    def reload(self, select: tuple[str, str] | None = None, pin: bool = False) -> None:
+        """Read the cases again and show those the filter keeps; ``select`` one of them
+        (``pin``: shown even if the filter no longer keeps it, until the next reload)."""
         try:
             self.every = cases(self.store)
         except UNREACHABLE:
@@ -150,7 +151,8 @@ class LeadApp(HeapKeptApp):
             self._status("")  # the database answers again
         ol = self.query_one("#pairs", OptionList)
         keep = ol.highlighted or 0
-        self.shown = [c for c in self.every if self.filter.keeps(c)]
+        self.shown = [c for c in self.every
+                      if self.filter.keeps(c) or (pin and (c.topic, c.doc) == select)]
         ol.clear_options()
         ol.add_options([Option(self._row(c)) for c in self.shown])
         self._head()
@@ -261,8 +263,10 @@ class LeadApp(HeapKeptApp):
         except ChangedMeanwhile as exc:
             # Another session decided it (a final grade has no history: replacing it
             # unseen would lose it). Shown now, with the reason typed here kept.
+            # The pair stays on screen (pinned) even if the filter now drops it (decided,
+            # under "undecided only"): the key the status line asks for is for this pair.
             self._typed = (c.topic, c.doc, reason)  # show_case puts it back (it redraws
-            self.reload(select=(c.topic, c.doc))     # on the list's highlight event too)
+            self.reload(select=(c.topic, c.doc), pin=True)  # on the highlight event too)
             self._status(f"Final {what} is NOT saved: {exc}; it is shown now. Press {grade} "
                          "again to replace it.", error=True)
             return
@@ -303,6 +307,9 @@ class LeadApp(HeapKeptApp):
             return
         c = self.case
         self.query_one("#pairs", OptionList).focus()
+        if waits(self.screen, "decide"):  # the window too small to read the pair: as the key
+            self._status(too_small(LEAD_TINY_BELOW), error=True)
+            return
         if c.final is not None and event.value.strip() != c.reason:
             # A decided pair: the new reason is saved with its final grade at once.
             self.action_decide(c.final)

@@ -40,8 +40,9 @@ LEAD_TINY_BELOW = 15
 JUDGE_BREAKPOINTS = [(0, "-tiny"), (JUDGE_TINY_BELOW, "-short"), (SHORT_BELOW, "-tall")]
 LEAD_BREAKPOINTS = [(0, "-tiny"), (LEAD_TINY_BELOW, "-short"), (SHORT_BELOW, "-tall")]
 
-# The actions that record something about the document on screen.
-RECORDING = frozenset({"grade", "skip", "later", "decide"})
+# The actions that record something about the document on screen (a flag or a note
+# writes a new version of its judgment too).
+RECORDING = frozenset({"grade", "skip", "later", "decide", "flag", "note"})
 
 
 def too_small(rows: int) -> str:
