@@ -278,7 +278,8 @@ class AssessorView:
 
     # -- writing -------------------------------------------------------------------
     def record(self, judgment: JudgmentIn | None = None, /, *, source: str = "api",
-               expected_version: int | None = None, **fields: Any) -> JudgmentOut:
+               expected_version: int | None = None, retry: bool = False,
+               **fields: Any) -> JudgmentOut:
         """Save a judgment and return it once committed.
 
         Give a :class:`JudgmentIn` or its fields (``topic, doc, grade, status,
@@ -293,6 +294,12 @@ class AssessorView:
         own new version (the row's version + 1, in the same statement that writes it), so
         no write can slip in between the check and the save, and the usual path costs no
         extra query.
+
+        ``retry``: an earlier try of this same save failed without an answer (the
+        connection dropped around its commit). If that try went through (the judgment is
+        at ``expected_version`` + 1 and holds exactly this save's grade, status, note, flag
+        and source), it is returned as it is and nothing is written again: no second
+        history row, no dwell added twice. One more query, on retries only.
         """
         j = judgment if judgment is not None else validated(JudgmentIn, "judgment", **fields)
         assert isinstance(j, JudgmentIn)
@@ -317,6 +324,15 @@ class AssessorView:
                     raise StoreError(f"document {j.doc!r} of topic {j.topic!r} is not assigned "
                                      f"to {self.name!r}")
                 did, item = found
+                if retry and expected_version is not None:
+                    done = s.execute(select(JudgmentRow).where(
+                        JudgmentRow.assessor_id == self.assessor_id,
+                        JudgmentRow.topic_id == a.topic_id,
+                        JudgmentRow.document_id == did)).scalar()
+                    if (done is not None and done.version == expected_version + 1
+                            and (done.grade, done.status, done.note, done.flagged, done.source)
+                            == (j.grade, j.status, j.note, j.flagged, source)):
+                        return _out(done, j.topic, j.doc, self.name)
                 jid, version, created, total_dwell = self._upsert(s, a.topic_id, did, j, source,
                                                                   stamp)
                 s.execute(_HISTORY, dict(

@@ -158,3 +158,27 @@ def test_two_first_final_grades_at_once_one_is_refused_as_meanwhile(db_url: str)
     th.join(30)
     assert len(got) == 1 and isinstance(got[0], ChangedMeanwhile), got
     assert "final grade 3 (reason: other tab)" in str(got[0])
+
+
+def test_a_retry_finds_its_own_earlier_try_and_writes_nothing(db_url: str) -> None:
+    """A save retried after its first try's answer was lost: the judgment at the shown
+    version + 1 with exactly this save's fields is that try, returned as it is."""
+    store = make_project(db_url)
+    view = store.assessor("ann")
+    topic = view.topics()[0].key
+    item = view.item(topic, 1)
+    first = view.record(source="tui", topic=topic, doc=item.doc, grade=2, dwell_ms=700,
+                        expected_version=item.version)
+    again = view.record(source="tui", topic=topic, doc=item.doc, grade=2, dwell_ms=700,
+                        expected_version=item.version, retry=True)
+    assert (again.version, again.grade, again.dwell_ms, again.meanwhile) == (1, 2, 700, None)
+    assert [h.version for h in view.history(topic, item.doc)] == [1]
+    assert first.updated_at == again.updated_at
+    # Not its own (another grade since): written, and said as what it replaced.
+    other = view.record(source="tui", topic=topic, doc=item.doc, grade=0, dwell_ms=5,
+                        expected_version=item.version, retry=True)
+    assert other.version == 2 and other.meanwhile is not None and other.meanwhile.grade == 2
+    # A retry of a save shown at a later version is checked the same way.
+    late = view.record(source="tui", topic=topic, doc=item.doc, grade=0, dwell_ms=5,
+                       expected_version=1, retry=True)
+    assert late.version == 2 and [h.version for h in view.history(topic, item.doc)] == [1, 2]

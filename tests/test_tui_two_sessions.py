@@ -150,10 +150,12 @@ def test_a_flag_over_another_tabs_grade_says_so(db_url: str) -> None:
     assert [h.grade for h in view.history("1", "D100")] == [1, 3, 1]
 
 
-def test_a_retry_after_a_commit_whose_answer_was_lost_says_so(db_url: str) -> None:
+def test_a_retry_after_a_commit_whose_answer_was_lost_is_not_applied_twice(
+        db_url: str) -> None:
     # The connection drops as the commit goes through: the screen cannot know it was
-    # saved, keeps it pending and retries. The retry finds the same judgment it never
-    # showed: said as a save made twice, not as another tab's.
+    # saved, keeps it pending and retries. The retry finds its own earlier try in the
+    # database: saved once (one history row, the dwell counted once), said as saved,
+    # not as another tab's.
     from sqlalchemy.exc import OperationalError
 
     store = project(db_url)
@@ -174,14 +176,16 @@ def test_a_retry_after_a_commit_whose_answer_was_lost_says_so(db_url: str) -> No
         await read_and_press(pilot, clock, "2")
         assert s.pending is not None and "NOT saved yet" in str(s.query_one("#banner").render())
         await pilot.pause(1.3)  # the retry, a second later
-        assert s.pending is None and tries == [1, 2]
+        assert s.pending is None and tries == [1, 1]
         line = " ".join(state(s).split())
-        assert ("saved: 2 Highly relevant, D100 — saved twice: an earlier try of this save "
-                "went through as the connection dropped") in line, line
-        assert "another session of yours" not in line
+        assert "saved: 2 Highly relevant, D100" in line, line
+        assert "another session of yours" not in line and "twice" not in line
 
     two_tabs(db_url, steps, steps)
-    assert [h.grade for h in store.assessor("ann").history("1", "D100")] == [2, 2]
+    view = store.assessor("ann")
+    assert [h.grade for h in view.history("1", "D100")] == [2]
+    (j,) = [j for j in view.judgments("1") if j.doc == "D100"]
+    assert j.version == 1 and j.dwell_ms == view.history("1", "D100")[0].dwell_ms
 
 
 @pytest.mark.parametrize("size", [(80, 16), (88, 21)])

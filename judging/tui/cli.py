@@ -140,7 +140,8 @@ def finish(app: JudgeApp, say_where: bool = True) -> int:
     if record is not None:
         what = describe_record(record, app.view.scale())
         try:
-            saved = app.view.record(source="tui", **record)
+            # (retry: the try in flight may have gone through; then not written again)
+            saved = app.view.record(source="tui", retry=True, **record)
             app.outbox.clear()
             other = meanwhile(saved, app.view.scale(), retried=True)
             sys.stderr.write(f"relkit: saved on the way out: {what}{other}\n")

@@ -155,11 +155,12 @@ class Saving(Screen[None]):
             self.ready, self.ready_item = wrapped, item
             self.show(item.position, item, self._progress)
 
-    def _commit(self, record: dict[str, Any], position: int,
-                advance: bool) -> tuple[JudgmentOut, Follow | None]:
-        """In a thread: save ``record``, then read what the screen shows next (``None``:
-        saved, but that read failed)."""
-        saved = self.view.record(source="tui", **record)
+    def _commit(self, record: dict[str, Any], position: int, advance: bool,
+                retry: bool = False) -> tuple[JudgmentOut, Follow | None]:
+        """In a thread: save ``record`` (``retry``: tried before without an answer; an
+        earlier try that went through is not written again), then read what the screen
+        shows next (``None``: saved, but that read failed)."""
+        saved = self.view.record(source="tui", retry=retry, **record)
         try:
             key = self.topic.key
             nxt = (self.view.next_item(key, after=position) if advance
@@ -178,7 +179,8 @@ class Saving(Screen[None]):
             position = self.item.position if self.item else 0
         retried = self.outbox.attempts > 0  # tried before, while the database was away
         try:
-            saved, follow = await asyncio.to_thread(self._commit, record, position, advance)
+            saved, follow = await asyncio.to_thread(self._commit, record, position, advance,
+                                                    retried)
         except StoreError as exc:
             self.outbox.clear()
             self._come_back()
