@@ -79,8 +79,9 @@ def meanwhile(saved: JudgmentOut, scale: RelevanceScale, retried: bool = False) 
     the newest version; the user is told what it replaced:
     `` — it had been judged 1 Related in another session of yours ... meanwhile; both are
     in its history``. ``retried``: the save was tried before, while the database was
-    away; a replaced judgment the same as this one may be that try, which went through as
-    the connection dropped.
+    away; a replaced judgment the same as this one was saved by another session, or by
+    that try at an earlier version (the store finds only its try at the version shown
+    + 1, and then writes nothing).
     """
     other = saved.meanwhile
     if other is None:
