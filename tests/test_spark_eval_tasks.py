@@ -10,6 +10,7 @@ every measure: per-topic values and summaries are the single-machine path's, bit
 from __future__ import annotations
 
 import sys
+import uuid
 from pathlib import Path
 
 import pyarrow as pa
@@ -32,7 +33,7 @@ def _bucketed(ev: Evaluator, paths: list[Path], buckets: int) -> list:
                 {"level": ev.level, "judged_only": ev.judged_only, "max_docs": ev.max_docs,
                  "num_docs": ev.num_docs, "compat": ev.compat},
                 [r.label for r in inputs], kinds)
-    worker = evaluator_for(id(plan), plan)
+    worker = evaluator_for(uuid.uuid4().int, plan)  # as the engine: id() is reused
     table = pa.concat_tables([evaluate_group(g, worker, plan)
                               for g in group_rows(paths, buckets)])
     return [_assemble(ev, None, inputs, i, r, table, kinds, None)  # type: ignore[arg-type]
@@ -67,7 +68,8 @@ def test_a_bad_line_is_reported_by_the_task(tmp_path: Path) -> None:
     inputs = [RunInput(str(bad), str(bad))]
     plan = Plan(qrels_ipc(ev.qrels.table), ev.qrels.source, list(ev.measures), {},
                 [str(bad)], _kinds(ev))
-    rows = [evaluate_group(g, evaluator_for(id(plan), plan), plan)
+    key = uuid.uuid4().int  # as the engine names it (an id() of a freed plan comes back)
+    rows = [evaluate_group(g, evaluator_for(key, plan), plan)
             for g in group_rows([bad], 4)]
     errors = [r for t in rows for r in t.to_pylist() if r["code"] == -2]
     assert len(errors) == 1 and "a numeric score in field 5" in errors[0]["note"]
