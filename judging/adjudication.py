@@ -9,7 +9,7 @@ flag and dwell time, so the lead decides with everything the assessors left.
 Only a registered lead (``relkit assign --lead NAME``) may see this: it shows
 every assessor's grades, which an assessor must never see
 (:func:`check_lead`). The final grade and its reason are written with
-:func:`relkit.judging.reports.adjudicate`.
+:func:`relkit.judging.decisions.adjudicate`, with its history.
 """
 
 from __future__ import annotations

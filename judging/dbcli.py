@@ -17,6 +17,8 @@ from relkit.judging.cliopts import say as _say
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
+HISTORY = ("judgment_history", "adjudication_history")  # append-only (migrations 0002, 0007)
+
 app = typer.Typer(help="Look after a judging database: check it, upgrade its schema.",
                   no_args_is_help=True,
                   epilog="Example: relkit db check --db project.db")
@@ -30,13 +32,15 @@ def upgrade(
 ) -> None:
     """Upgrade the database's schema to this relkit's (SQLite: backed up first).
 
-    On SQLite a consistent copy is taken (online backup API) before the first change
-    and kept until the upgrade has committed; with --keep-backup it stays.
+    On SQLite the file is checked first (integrity_check, as `relkit db check`): a
+    damaged one is refused, unchanged, exit 1. Then a consistent copy is taken (online
+    backup API) before the first change and kept until the upgrade has committed; with
+    --keep-backup it stays.
 
     Example: relkit db upgrade --db project.db
     """
     from relkit.judging.engine import describe, make_engine
-    from relkit.judging.migrate import check, head, upgrade_safely
+    from relkit.judging.migrate import check, head, refuse_damaged, upgrade_safely
     from relkit.judging.models import StoreError
 
     probe = make_engine(db, readonly=True)  # look before touching (see Database.open)
@@ -44,19 +48,22 @@ def upgrade(
     try:
         _must_exist(probe, where)
         rev = _guard(lambda: check(probe), where)
+        if rev is None:
+            raise StoreError(f"no judging database at {where}: nothing to upgrade "
+                             "(`relkit init` creates one)")
+        # Damaged pages: refused, at head too (not "already at revision", exit 0, while
+        # `db check` fails), read-only, before a backup or a migration touches the file.
+        _guard(lambda: refuse_damaged(probe), where)
     finally:
         probe.dispose()
-    if rev is None:
-        raise StoreError(f"no judging database at {where}: nothing to upgrade "
-                         "(`relkit init` creates one)")
     if rev == head():
         _say(f"relkit: {where} is already at schema revision {head()}")
         return
     engine = make_engine(db)
     try:
         _say(f"relkit: upgrading {where} from schema revision {rev} to {head()}")
-        bak = _guard(lambda: upgrade_safely(engine, keep_backup=keep_backup, notify=_say),
-                     where)
+        bak = _guard(lambda: upgrade_safely(engine, keep_backup=keep_backup, notify=_say,
+                                            checked=True), where)
         _say(f"relkit: {where} is at schema revision {head()}"
              + (f"; the copy from before is at {bak}" if bak else ""))
     finally:
@@ -122,11 +129,17 @@ def _guard(fn, where):  # type: ignore[no-untyped-def]
 
 def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]]:
     from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
 
     out: list[tuple[bool, str, str]] = []
     sqlite = conn.dialect.name == "sqlite"
     if sqlite:
-        rows = [r[0] for r in conn.execute(text("PRAGMA integrity_check")).all()]
+        try:
+            rows = [r[0] for r in conn.execute(text("PRAGMA integrity_check")).all()]
+        except DBAPIError as exc:  # too damaged for the check to finish: a FAIL, not a
+            if "malformed" not in str(exc.orig):  # database that "cannot be opened"
+                raise
+            rows = [str(exc.orig).strip().splitlines()[0]]
         out.append((rows == ["ok"], "integrity_check", "ok" if rows == ["ok"] else
                     "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3
                                            else "")))
@@ -158,6 +171,14 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
         if differ else [])
     out.append((not problems, "judgment history", "every judgment's current version is in "
                 "its history, as recorded" if not problems else "; ".join(problems)))
+    # A final decision must be its pair's latest history row (relkit.judging.decisions).
+    n = count("SELECT COUNT(*) FROM adjudication a WHERE NOT EXISTS (SELECT 1 FROM "
+              "adjudication_history h WHERE h.id = (SELECT MAX(l.id) FROM adjudication_history "
+              "l WHERE l.topic_id = a.topic_id AND l.document_id = a.document_id) AND "
+              "h.grade = a.grade AND h.note = a.note AND h.lead_id = a.lead_id)")
+    out.append((n == 0, "decision history", "every final grade is its pair's latest history "
+                "row" if n == 0 else f"{n} final grade{'s differ' if n != 1 else ' differs'} "
+                "from the latest history row of its pair (changed without history)"))
     n = count("SELECT COUNT(*) FROM judgment j WHERE j.grade IS NOT NULL AND NOT EXISTS "
               "(SELECT 1 FROM scale_grade g WHERE g.collection_id = j.collection_id "
               "AND g.value = j.grade)")
@@ -170,15 +191,16 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
     if sqlite:
         names = {r[0] for r in conn.execute(text(
             "SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
-        want = {"judgment_history_no_update", "judgment_history_no_delete"}
+        want = {f"{t}_no_{verb}" for t in HISTORY for verb in ("update", "delete")}
     else:
         names = {r[0] for r in conn.execute(text(
             "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))}
-        want = {"judgment_history_append_only"}
+        want = {f"{t}_{what}" for t in HISTORY for what in ("append_only", "no_truncate")}
         team = conn.execute(text(
             "SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")).scalar_one()
         if team:   # a team database: a person's change of a judgment needs its history
-            want |= {"relkit_judgment_with_history", "relkit_history_with_judgment"}
+            want |= {"relkit_judgment_with_history", "relkit_history_with_judgment",
+                     "relkit_decision_with_history", "relkit_history_with_decision"}
     missing = sorted(want - names)
     hint = (" (run `relkit team init` as the owner)"
             if any(m.startswith("relkit_") for m in missing) else "")

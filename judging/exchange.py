@@ -131,7 +131,8 @@ def export_jsonl(
     db: str | None = DbOpt,
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
 ) -> None:
-    """Dump every pair with its pools, provenance, judgments and their history.
+    """Dump every pair with its pools, provenance, judgments and their history, and the
+    final grade with its history (adjudication, adjudication_history).
 
     Example: relkit export jsonl -o judgments.jsonl
     """

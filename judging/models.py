@@ -24,8 +24,9 @@ class StoreError(RelkitError):
 
 class ChangedMeanwhile(StoreError):
     """A write over a value its caller never showed (another session changed it), refused
-    where the value has no history to keep it (a lead's final grade); the database is
-    unchanged."""
+    where a screen must not replace what its user never saw (a lead's final grade: the
+    one replaced would stay in the history, but the lead decided against another); the
+    database is unchanged."""
 
 
 class _In(BaseModel):

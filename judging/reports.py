@@ -15,13 +15,13 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Literal, get_args
+from typing import IO, Literal, get_args
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
-from relkit.judging.database import integrity_error, now
-from relkit.judging.models import ChangedMeanwhile, StoreError
+from relkit.judging.decisions import adjudicate, history_by_pair  # noqa: F401 (adjudicate:
+# re-exported, the old import path)
+from relkit.judging.models import StoreError
 from relkit.judging.schema import (
     AdjudicationRow,
     AssessorRow,
@@ -42,9 +42,6 @@ from relkit.judging.standing import (  # noqa: F401 (re-exported: the old import
 )
 from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
 METHODS: tuple[str, ...] = get_args(Method)
@@ -218,11 +215,13 @@ def dump(store: Store) -> Iterator[dict[str, object]]:
         adj = {(a.topic_id, a.document_id): {"grade": a.grade, "lead": names[a.lead_id],
                                               "note": a.note}
                for a in s.execute(select(AdjudicationRow)).scalars()}
+        decided = history_by_pair(s)
     for ids in sorted(keys, key=lambda k: (_natural(keys[k][0]), keys[k][1])):
         t, d = keys[ids]
         yield {"topic": t, "doc": d, "pools": pools.get(ids, []),
                "judgments": judgments.get(ids, []), "gold": gold.get(ids),
-               "adjudication": adj.get(ids)}
+               "adjudication": adj.get(ids),
+               "adjudication_history": decided.get(ids, [])}
 
 
 def write_jsonl(store: Store, fp: IO[str]) -> int:
@@ -264,78 +263,6 @@ def disagreements(store: Store, include_automatic: bool = False) -> list[Disagre
            for (t, d), v in rows.items() if len({g for g, _ in v.values()}) > 1]
     out.sort(key=lambda x: (_natural(x.topic), x.doc))
     return out
-
-
-def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
-               note: str = "", shown: tuple[int | None, str] | None = None) -> None:
-    """Record the lead's final grade for a pair (replacing an earlier adjudication).
-
-    ``lead`` is registered as a lead if unknown; an assessor's name is refused.
-    ``note`` is the lead's reason. ``shown``: the (final grade, reason) the caller showed
-    (``(None, "")``: undecided); if the pair's differs (another session decided it
-    meanwhile) nothing is written and :class:`ChangedMeanwhile` says what it holds: a
-    final grade has no history, so replacing one the lead never saw would lose it.
-    """
-    scale = store.scale()
-    if grade not in scale:
-        raise StoreError(f"grade {grade} is not on the {scale.name!r} scale "
-                         f"(expected one of {', '.join(map(str, scale.values))})")
-    try:
-        with store.write() as s, s.begin():
-            c = store.collection_row(s)
-            store.ensure_assessors(s, [lead], role="lead")
-            tid = store.topic_ids(s, c.id).get(topic)
-            did = s.execute(select(DocumentRow.id).where(DocumentRow.collection_id == c.id,
-                                                         DocumentRow.key == doc)).scalar()
-            if tid is None or did is None:
-                raise StoreError(f"adjudicate: unknown topic {topic!r} or document {doc!r}")
-            lid, role, kind = s.execute(select(AssessorRow.id, AssessorRow.role,
-                                               AssessorRow.kind)
-                                        .where(AssessorRow.name == lead)).one()
-            if kind == "automatic":
-                raise StoreError(f"adjudicate: {lead} is an automatic assessor, not a lead")
-            if role != "lead":
-                # An assessor does not settle pairs they may have judged themselves.
-                raise StoreError(f"adjudicate: {lead} is an assessor, not a lead")
-            # Locked (PostgreSQL) until the commit: the check below holds for the write.
-            # (A pair with no final grade has no row to lock: a second session's insert
-            # then fails on the unique index, and is answered below.)
-            row = s.execute(select(AdjudicationRow).where(
-                AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)
-                .with_for_update()).scalar()
-            now_held = (None, "") if row is None else (row.grade, row.note)
-            # What it holds already being what is written is no conflict: the lead's own
-            # retry after a commit whose answer was lost, or the same key in two tabs.
-            if shown is not None and shown != now_held and (grade, note) != now_held:
-                raise _meanwhile(s, row, topic, doc)
-            if row is None:
-                s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
-                                      grade=grade, lead_id=lid, note=note, updated_at=now()))
-            else:
-                row.grade, row.lead_id, row.note, row.updated_at = grade, lid, note, now()
-    except IntegrityError as exc:
-        if shown is not None:  # another session inserted the pair's first final grade
-            with store.read() as s:
-                row = s.execute(select(AdjudicationRow).join(
-                    TopicRow, TopicRow.id == AdjudicationRow.topic_id).join(
-                    DocumentRow, DocumentRow.id == AdjudicationRow.document_id).where(
-                    TopicRow.key == topic, DocumentRow.key == doc)).scalar()
-                if row is not None and (row.grade, row.note) != (grade, note):
-                    raise _meanwhile(s, row, topic, doc) from None
-                if row is not None:
-                    return  # it holds what this call wrote: the same decision
-        raise integrity_error(exc, f"adjudication of {topic!r}/{doc!r}") from None
-
-
-def _meanwhile(s: Session, row: AdjudicationRow | None, topic: str,
-               doc: str) -> ChangedMeanwhile:
-    """What another session left on the pair, as the refusal says it."""
-    if row is None:
-        return ChangedMeanwhile(f"meanwhile the final grade of {topic}/{doc} was removed")
-    who = s.execute(select(AssessorRow.name).where(AssessorRow.id == row.lead_id)).scalar()
-    return ChangedMeanwhile(
-        f"meanwhile {who} gave {topic}/{doc} the final grade {row.grade}"
-        + (f" (reason: {row.note})" if row.note else "") + " in another session")
 
 
 def document_text(store: Store, doc: str) -> tuple[str | None, str] | None:

@@ -263,6 +263,29 @@ class AdjudicationRow(SQLModel, table=True):
     updated_at: datetime
 
 
+class AdjudicationEventRow(SQLModel, table=True):
+    """Append-only history of final grades: one row per change (triggers forbid edits).
+
+    ``adjudication`` holds the current decision, which is always the latest row here
+    (``relkit db check`` compares them); ``old_grade`` is the grade it replaced (None:
+    the pair's first decision, or the decision an upgrade to revision 0007 found).
+    """
+
+    __tablename__ = "adjudication_history"
+    __table_args__ = (ForeignKeyConstraint(["collection_id", "grade"],
+                                           ["scale_grade.collection_id", "scale_grade.value"]),
+                      Index("ix_adjudication_history_pair", "topic_id", "document_id", "id"))
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    lead_id: int = Field(foreign_key="assessor.id")
+    old_grade: int | None = None
+    grade: int
+    note: str = ""
+    recorded_at: datetime
+
+
 class TokenRow(SQLModel, table=True):
     """A sign-in secret for ``relkit serve`` (``relkit token issue``), one person's.
 

@@ -88,7 +88,8 @@ def test_racing_sessions_each_see_the_write_before_theirs(db_url: str) -> None:
 
 
 def test_a_final_grade_over_one_never_shown_is_refused(db_url: str) -> None:
-    # A lead's final grade has no history: two sessions do not replace each other unseen.
+    # Two sessions do not replace each other's final grade unseen (it would stay in the
+    # history, but the lead decided against another one).
     store = make_project(db_url)
 
     def final() -> object:

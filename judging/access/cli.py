@@ -33,7 +33,7 @@ def init(
 
     Example: relkit team init --db postgresql://owner@db.example.org/relevance
     """
-    from relkit.judging.access.names import check_prefix
+    from relkit.judging.access.names import PrefixTooLong, check_prefix
     from relkit.judging.access.policies import init_team
     from relkit.judging.engine import resolve_url
     from relkit.judging.models import StoreError
@@ -55,6 +55,13 @@ def init(
     store = Store.open(db, create=False, notify=say)
     try:
         rep = init_team(store, role_prefix, passwords, serve_login)
+    except PrefixTooLong as exc:
+        if role_prefix is None:  # the default (the database's name): not the user's value
+            raise StoreError(f"{exc} (the prefix is the database's name by default: give "
+                             "a shorter one with --role-prefix)") from None
+        # A value the option cannot take here: a usage error, as the option's own check.
+        raise typer.BadParameter(str(exc).split(": ", 1)[1], param_hint="--role-prefix"
+                                 ) from None
     finally:
         store.close()
     for name, role in rep.created:

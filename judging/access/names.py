@@ -12,10 +12,11 @@ import re
 
 # Which names can be a login is decided apart (relkit.judging.logins), where the
 # commands that add people check it too, without importing this package.
-from relkit.judging.logins import ASSESSORS_GROUP, LEADS_GROUP, login_problem
+from relkit.judging.logins import ASSESSORS_GROUP, LEADS_GROUP, MAX_BYTES, login_problem
 from relkit.judging.models import StoreError
 
-__all__ = ["check_prefix", "default_prefix", "group_names", "login_problem"]
+__all__ = ["PrefixTooLong", "check_prefix", "check_prefix_length", "default_prefix",
+           "group_names", "login_problem"]
 _PREFIX = re.compile(r"[A-Za-z0-9_]*\Z")
 
 
@@ -38,3 +39,27 @@ def check_prefix(prefix: str) -> str:
 def group_names(prefix: str) -> tuple[str, str]:
     """The NOLOGIN group roles: (assessors', leads')."""
     return prefix + ASSESSORS_GROUP, prefix + LEADS_GROUP
+
+
+class PrefixTooLong(StoreError):
+    """The role prefix would make a role name PostgreSQL cuts short (nothing was made)."""
+
+
+def check_prefix_length(prefix: str, people: list[str]) -> None:
+    """Raise :class:`PrefixTooLong` (one line) if ``prefix`` makes a name over the limit.
+
+    The names made are the two groups' and ``prefix + name`` for each of ``people``
+    (those whose name alone fits: a longer one gets no login under any prefix, and
+    ``team init`` says so). PostgreSQL cuts a longer identifier to 63 bytes with only a
+    NOTICE, so the roles would be made under names no login matches.
+    """
+    made = [*group_names(prefix),
+            *(prefix + n for n in people if login_problem(None, n) is None)]
+    longest = max(made, key=lambda r: len(r.encode("utf-8")))
+    size = len(longest.encode("utf-8"))
+    if size > MAX_BYTES:
+        raise PrefixTooLong(f"--role-prefix {prefix!r}: the longest role name it makes, "
+                            f"{longest!r}, is {size} bytes, over PostgreSQL's {MAX_BYTES}-"
+                            "byte limit for a name; choose a prefix of at most "
+                            f"{MAX_BYTES - size + len(prefix.encode('utf-8'))} bytes; "
+                            "nothing was changed")

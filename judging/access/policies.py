@@ -19,9 +19,11 @@ after ``relkit assign`` adds people.
   update on revision), its history row (insert, held to the judgment by
   :mod:`.history_guard`), the ``done`` mark of their own items, and on an adaptive pool
   the item the strategy picked (insert; one of the pool's candidates).
-* A lead reads everything and writes adjudications (insert, update; as themselves).
-* Nobody but the owner may update or delete history (no grant; and the triggers of
-  migration 0002 refuse it even to the owner). ``relkit serve``'s own login
+* A lead reads everything and writes final decisions as themselves: ``adjudication``
+  (insert, update of the decision's columns) with its ``adjudication_history`` row
+  (insert only; held to the decision by :mod:`.decision_guard`).
+* Nobody may update, delete or truncate history (no grant; and the triggers of
+  migrations 0002 and 0007 refuse it to the owner too). ``relkit serve``'s own login
   (``--serve-login``) may take each person's role and read :data:`SERVER_READS`,
   nothing else. Tables not named here (say, a later
   migration's tokens) get no grant at all.
@@ -35,8 +37,15 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
+from relkit.judging.access.decision_guard import install_decision_guard
 from relkit.judging.access.history_guard import install_guard
-from relkit.judging.access.names import check_prefix, default_prefix, group_names, login_problem
+from relkit.judging.access.names import (
+    check_prefix,
+    check_prefix_length,
+    default_prefix,
+    group_names,
+    login_problem,
+)
 from relkit.judging.access.quoting import literal as _literal
 from relkit.judging.access.quoting import quote as _q
 from relkit.judging.models import StoreError
@@ -50,7 +59,7 @@ if TYPE_CHECKING:
 SHARED = ("alembic_version", "collection", "scale_grade", "assessor")
 # Row-level security on these.
 GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_item",
-           "judgment", "judgment_history", "gold", "adjudication")
+           "judgment", "judgment_history", "gold", "adjudication", "adjudication_history")
 # What ``relkit serve``'s own login reads before a session switches to its person's role
 # (and nothing else is granted to it): the schema version (opening the database, in the
 # server and each warm spare), the sign-in tokens with their owners' names and roles
@@ -58,6 +67,8 @@ GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_
 # spare reads ahead (relkit.judging.serve.session.warm_queries).
 # The judgment columns a revision sets (relkit.judging.assessor._upsert_statement).
 REVISED = ("grade", "status", "note", "flagged", "dwell_ms", "version", "source", "updated_at")
+# The adjudication columns a changed decision sets (relkit.judging.decisions.adjudicate).
+DECIDED = ("grade", "lead_id", "note", "updated_at")
 SERVER_READS = ("alembic_version", "access_token", "assessor", "collection", "scale_grade")
 
 
@@ -112,6 +123,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         check_prefix(prefix)
         people = conn.execute(text(f"SELECT name, role, kind FROM {_q(conn, schema)}.assessor "
                                    "ORDER BY name")).all()
+        check_prefix_length(prefix, [n for n, _, k in people if k == "human"])
         report = TeamReport(prefix)
         roles = []
         for n, r, k in people:
@@ -148,6 +160,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
         install_guard(conn, schema, [login for _, _, login in roles])
+        install_decision_guard(conn, schema, [login for _, r, login in roles if r == "lead"])
         report.tables = len(GUARDED)
     return report
 
@@ -262,9 +275,11 @@ def _grants(conn: Connection, schema: str, database: str, ga: str, gl: str) -> N
         f"GRANT INSERT, UPDATE (done) ON {t('assignment_item')} TO {a}",
         f"GRANT USAGE ON SEQUENCE {seq('judgment')}, {seq('judgment_history')}, "
         f"{seq('assignment_item')} TO {a}",
-        # The lead's: adjudications.
-        f"GRANT INSERT, UPDATE ON {t('adjudication')} TO {lead}",
-        f"GRANT USAGE ON SEQUENCE {seq('adjudication')} TO {lead}",
+        # The lead's: final decisions, each with its history row (never an edit of one).
+        f"GRANT INSERT, UPDATE ({', '.join(DECIDED)}) ON {t('adjudication')} TO {lead}",
+        f"GRANT INSERT ON {t('adjudication_history')} TO {lead}",
+        f"GRANT USAGE ON SEQUENCE {seq('adjudication')}, {seq('adjudication_history')} "
+        f"TO {lead}",
     ):
         conn.execute(text(stmt))
 
@@ -345,6 +360,7 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
                              ("insert", "INSERT", "", f"assessor_id = {me}")],
         "gold": [],
         "adjudication": [],
+        "adjudication_history": [],
     }
     for table in GUARDED:
         t = f"{sch}.{_q(conn, table)}"
@@ -366,3 +382,5 @@ def _policies(conn: Connection, schema: str, ga: str, gl: str) -> None:
                       f"WITH CHECK (lead_id = {me})"))
     conn.execute(text(f"CREATE POLICY relkit_lead_update ON {t} FOR UPDATE TO {lead} "
                       f"USING (true) WITH CHECK (lead_id = {me})"))
+    conn.execute(text(f"CREATE POLICY relkit_lead_insert ON {sch}.adjudication_history FOR "
+                      f"INSERT TO {lead} WITH CHECK (lead_id = {me})"))

@@ -1,0 +1,157 @@
+"""A lead's final grades: written with their history, read back with it.
+
+``adjudication`` holds each pair's current decision; ``adjudication_history`` (migration
+0007, append-only like ``judgment_history``) gets one row per change: who, when, the
+grade replaced, the new grade and the reason. The current decision is the pair's latest
+history row. Giving a pair the decision it holds already changes nothing and records
+nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from relkit.judging.database import integrity_error, now
+from relkit.judging.models import ChangedMeanwhile, StoreError
+from relkit.judging.schema import (
+    AdjudicationEventRow,
+    AdjudicationRow,
+    AssessorRow,
+    DocumentRow,
+    TopicRow,
+)
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from relkit.judging.store import Store
+
+
+@dataclass(frozen=True)
+class DecisionOut:
+    """One change of a pair's final grade, as its history row recorded it."""
+
+    lead: str
+    old_grade: int | None   # None: the pair's first decision (or one found by 0007)
+    grade: int
+    note: str               # the reason given with this change
+    recorded_at: datetime
+
+
+def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
+               note: str = "", shown: tuple[int | None, str] | None = None) -> bool:
+    """Record the lead's final grade and reason for a pair, with its history row.
+
+    Returns False when the pair holds this grade and reason already: nothing is written
+    (a retry after a commit whose answer was lost, the same key in two tabs). Otherwise
+    the decision replaces the current one and a history row records the change (the
+    old grade, the new, the reason, the lead and the time).
+
+    ``lead`` is registered as a lead if unknown; an assessor's name is refused.
+    ``note`` is the lead's reason. ``shown``: the (final grade, reason) the caller showed
+    (``(None, "")``: undecided); if the pair's differs (another session decided it
+    meanwhile) nothing is written and :class:`ChangedMeanwhile` says what it holds, so
+    a screen never replaces a decision its lead did not see.
+    """
+    scale = store.scale()
+    if grade not in scale:
+        raise StoreError(f"grade {grade} is not on the {scale.name!r} scale "
+                         f"(expected one of {', '.join(map(str, scale.values))})")
+    try:
+        with store.write() as s, s.begin():
+            c = store.collection_row(s)
+            store.ensure_assessors(s, [lead], role="lead")
+            tid = store.topic_ids(s, c.id).get(topic)
+            did = s.execute(select(DocumentRow.id).where(DocumentRow.collection_id == c.id,
+                                                         DocumentRow.key == doc)).scalar()
+            if tid is None or did is None:
+                raise StoreError(f"adjudicate: unknown topic {topic!r} or document {doc!r}")
+            lid, role, kind = s.execute(select(AssessorRow.id, AssessorRow.role,
+                                               AssessorRow.kind)
+                                        .where(AssessorRow.name == lead)).one()
+            if kind == "automatic":
+                raise StoreError(f"adjudicate: {lead} is an automatic assessor, not a lead")
+            if role != "lead":
+                # An assessor does not settle pairs they may have judged themselves.
+                raise StoreError(f"adjudicate: {lead} is an assessor, not a lead")
+            # Locked (PostgreSQL) until the commit: the check below holds for the write.
+            # (A pair with no final grade has no row to lock: a second session's insert
+            # then fails on the unique index, and is answered below.)
+            row = s.execute(select(AdjudicationRow).where(
+                AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)
+                .with_for_update()).scalar()
+            now_held = (None, "") if row is None else (row.grade, row.note)
+            if (grade, note) == now_held:
+                return False    # the same decision: no change, no history row
+            if shown is not None and shown != now_held:
+                raise _meanwhile(s, row, topic, doc)
+            at = now()
+            if row is None:
+                s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
+                                      grade=grade, lead_id=lid, note=note, updated_at=at))
+            else:
+                row.grade, row.lead_id, row.note, row.updated_at = grade, lid, note, at
+            # The history row carries the decision's own time stamp: the team guard
+            # (access/decision_guard.py) and `relkit db check` match the two by it.
+            s.add(AdjudicationEventRow(collection_id=c.id, topic_id=tid, document_id=did,
+                                       lead_id=lid, old_grade=now_held[0], grade=grade,
+                                       note=note, recorded_at=at))
+    except IntegrityError as exc:
+        if shown is not None:  # another session inserted the pair's first final grade
+            with store.read() as s:
+                row = s.execute(select(AdjudicationRow).join(
+                    TopicRow, TopicRow.id == AdjudicationRow.topic_id).join(
+                    DocumentRow, DocumentRow.id == AdjudicationRow.document_id).where(
+                    TopicRow.key == topic, DocumentRow.key == doc)).scalar()
+                if row is not None and (row.grade, row.note) != (grade, note):
+                    raise _meanwhile(s, row, topic, doc) from None
+                if row is not None:
+                    return False  # it holds what this call wrote: the same decision
+        raise integrity_error(exc, f"adjudication of {topic!r}/{doc!r}") from None
+    return True
+
+
+def _meanwhile(s: Session, row: AdjudicationRow | None, topic: str,
+               doc: str) -> ChangedMeanwhile:
+    """What another session left on the pair, as the refusal says it."""
+    if row is None:
+        return ChangedMeanwhile(f"meanwhile the final grade of {topic}/{doc} was removed")
+    who = s.execute(select(AssessorRow.name).where(AssessorRow.id == row.lead_id)).scalar()
+    return ChangedMeanwhile(
+        f"meanwhile {who} gave {topic}/{doc} the final grade {row.grade}"
+        + (f" (reason: {row.note})" if row.note else "") + " in another session")
+
+
+def decision_history(store: Store, topic: str, doc: str) -> list[DecisionOut]:
+    """Every change of the pair's final grade, oldest first (empty: never decided)."""
+    with store.read() as s:
+        c = store.collection_row(s)
+        rows = s.execute(
+            select(AssessorRow.name, AdjudicationEventRow.old_grade,
+                   AdjudicationEventRow.grade, AdjudicationEventRow.note,
+                   AdjudicationEventRow.recorded_at)
+            .join(AssessorRow, AssessorRow.id == AdjudicationEventRow.lead_id)
+            .join(TopicRow, TopicRow.id == AdjudicationEventRow.topic_id)
+            .join(DocumentRow, DocumentRow.id == AdjudicationEventRow.document_id)
+            .where(AdjudicationEventRow.collection_id == c.id, TopicRow.key == topic,
+                   DocumentRow.key == doc)
+            .order_by(AdjudicationEventRow.id)).all()
+    return [DecisionOut(*r) for r in rows]
+
+
+def history_by_pair(s: Session) -> dict[tuple[int, int], list[dict[str, object]]]:
+    """Every pair's decision history by (topic id, document id), as the JSONL dump
+    writes it (oldest first)."""
+    names = dict(s.execute(select(AssessorRow.id, AssessorRow.name)).all())
+    out: dict[tuple[int, int], list[dict[str, object]]] = {}
+    for ev in s.execute(select(AdjudicationEventRow).order_by(AdjudicationEventRow.id)
+                        ).scalars():
+        out.setdefault((ev.topic_id, ev.document_id), []).append(
+            {"lead": names[ev.lead_id], "old_grade": ev.old_grade, "grade": ev.grade,
+             "note": ev.note, "recorded_at": ev.recorded_at.isoformat()})
+    return out

@@ -1,0 +1,154 @@
+"""A lead's final grades keep their history (issue 32, "every change recorded").
+
+A changed decision appends a row (who, when, the old and the new grade, the reason) to
+``adjudication_history``, which no one may update, delete or (PostgreSQL) truncate; the
+current decision is the latest row; the same decision again records nothing; `relkit
+export jsonl` carries the history; an existing database upgrades with a row per
+decision. Every test runs on SQLite and on the real PostgreSQL server.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.exc import DBAPIError
+
+from helpers import run_cli
+from store_helpers import make_project, snapshot
+
+
+def _jsonl(db: str, tmp_path: Path) -> dict[tuple[str, str], dict[str, object]]:
+    out = tmp_path / "dump.jsonl"
+    code, _, err = run_cli(["export", "jsonl", "--db", db, "-o", str(out)])
+    assert code == 0, err
+    recs = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    return {(r["topic"], r["doc"]): r for r in recs}
+
+
+def test_a_changed_final_grade_keeps_the_old_one_in_history(db_url: str,
+                                                            tmp_path: Path) -> None:
+    store = make_project(db_url)
+    store.close()
+    for grade, note in ((2, "narrative says 2"), (3, "bob was right")):
+        code, _, err = run_cli(["adjudicate", "1", "d00", str(grade), "--lead", "lee",
+                                "--note", note, "--db", db_url])
+        assert code == 0, err
+    rec = _jsonl(db_url, tmp_path)[("1", "d00")]
+    assert rec["adjudication"] == {"grade": 3, "lead": "lee", "note": "bob was right"}
+    hist = rec["adjudication_history"]
+    assert [(h["lead"], h["old_grade"], h["grade"], h["note"]) for h in hist] == [
+        ("lee", None, 2, "narrative says 2"), ("lee", 2, 3, "bob was right")]
+    assert hist[0]["recorded_at"] <= hist[1]["recorded_at"]
+    # the current decision is the latest history row; an undecided pair has none
+    assert (hist[-1]["grade"], hist[-1]["note"]) == (3, "bob was right")
+    assert _jsonl(db_url, tmp_path)[("1", "d01")]["adjudication_history"] == []
+
+
+def test_the_same_decision_again_is_no_change(db_url: str) -> None:
+    from relkit.judging.decisions import adjudicate, decision_history
+
+    store = make_project(db_url)
+    assert adjudicate(store, "lee", "1", "d00", 2, "ok") is True
+    before = snapshot(store)
+    assert adjudicate(store, "lee", "1", "d00", 2, "ok") is False
+    assert adjudicate(store, "lee", "1", "d00", 2, "ok", shown=(None, "")) is False
+    assert snapshot(store) == before
+    assert adjudicate(store, "lee", "1", "d00", 2, "a better reason") is True  # a change
+    assert [(h.old_grade, h.grade, h.note) for h in decision_history(store, "1", "d00")] \
+        == [(None, 2, "ok"), (2, 2, "a better reason")]
+
+
+def test_history_tables_refuse_update_delete_and_truncate_even_to_the_owner(
+        db_url: str) -> None:
+    from relkit.judging.decisions import adjudicate
+
+    store = make_project(db_url, overlap=1.0)
+    store.assessor("ann").record(topic="1", doc="d04", grade=2)
+    adjudicate(store, "lee", "1", "d04", 1, "why")
+    pg = store.engine.dialect.name == "postgresql"
+    refused = []
+    for table in ("judgment_history", "adjudication_history"):
+        statements = [f"UPDATE {table} SET grade = 0", f"DELETE FROM {table}",
+                      f"DELETE FROM {table} WHERE id > 0"]
+        if pg:  # SQLite has no TRUNCATE; DELETE without WHERE is its nearest
+            statements += [f"TRUNCATE {table}", f"TRUNCATE {table} CASCADE"]
+        for sql in statements:
+            with pytest.raises(DBAPIError, match=f"{table} is append-only"), \
+                    store.writer.begin() as conn:   # the owner's own connection
+                conn.execute(text(sql))
+            refused.append(sql)
+    if pg:  # emptying what the history points to empties the history: refused too
+        with pytest.raises(DBAPIError, match="is append-only"), store.writer.begin() as conn:
+            conn.execute(text("TRUNCATE judgment, adjudication CASCADE"))
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM judgment_history")).scalar() == 1
+        assert conn.execute(text("SELECT count(*) FROM adjudication_history")).scalar() == 1
+    assert len(refused) == (10 if pg else 6)
+
+
+def test_upgrade_from_0006_with_decisions(db_url: str) -> None:
+    """A database at the previous revision, with decisions in it, upgrades: each
+    decision becomes its pair's first history row; the schema equals the models."""
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    from relkit.judging.decisions import adjudicate, decision_history
+    from relkit.judging.engine import writer
+    from relkit.judging.migrate import _config, current, head
+    from relkit.judging.schema import AdjudicationRow
+    from relkit.judging.store import Store
+
+    store = make_project(db_url)
+    adjudicate(store, "lee", "1", "d00", 2, "first")
+    adjudicate(store, "lee", "1", "d00", 3, "second")
+    adjudicate(store, "lee", "007", "d09", 0, "")
+    cfg = _config()
+    with writer(store.engine).begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0006")
+    assert current(store.engine) == "0006"
+    with store.engine.connect() as conn:   # typed columns: the time stamps as datetimes
+        held = conn.execute(select(AdjudicationRow.grade, AdjudicationRow.note,
+                                   AdjudicationRow.updated_at).order_by(AdjudicationRow.id)
+                            ).all()
+    assert [(g, n) for g, n, _ in held] == [(3, "second"), (0, "")]
+    store.engine.dispose()
+    code, _, err = run_cli(["db", "upgrade", "--db", db_url])
+    assert code == 0, err
+    reopened = Store.open(db_url, readonly=True)
+    assert current(reopened.engine) == head()
+    got = decision_history(reopened, "1", "d00")
+    assert [(h.lead, h.old_grade, h.grade, h.note) for h in got] == [
+        ("lee", None, 3, "second")]
+    assert got[0].recorded_at == held[0][2]
+    with reopened.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}),
+                                SQLModel.metadata)
+        assert diff == []
+    reopened.close()
+    code, out, err = run_cli(["db", "check", "--db", db_url])
+    assert code == 0 and "ok    decision history" in out, out + err
+    assert "ok    append-only history" in out, out
+    # and a decision changed after the upgrade is recorded as a change
+    store = Store.open(db_url)
+    adjudicate(store, "lee", "1", "d00", 1, "third")
+    assert [(h.old_grade, h.grade) for h in decision_history(store, "1", "d00")] == [
+        (None, 3), (3, 1)]
+
+
+def test_db_check_finds_a_decision_changed_without_history(db_url: str) -> None:
+    from relkit.judging.decisions import adjudicate
+
+    store = make_project(db_url)
+    adjudicate(store, "lee", "1", "d00", 2, "first")
+    code, out, err = run_cli(["db", "check", "--db", db_url])
+    assert code == 0, out + err
+    with store.writer.begin() as conn:   # the owner, past relkit
+        conn.execute(text("UPDATE adjudication SET grade = 0"))
+    code, out, err = run_cli(["db", "check", "--db", db_url])
+    assert code == 1 and "FAIL  decision history: 1 final grade differs" in out, out + err
