@@ -118,17 +118,46 @@ def backup_path(path: str, rev: str | None) -> Path:
     return Path(f"{path}.before-{rev or 'empty'}-to-{head()}.bak")
 
 
+def refuse_damaged(engine: Engine) -> None:
+    """Raise :class:`DatabaseError` (one line) if SQLite's ``integrity_check`` finds damage.
+
+    An upgrade rewrites tables (and its backup copies pages): on damaged pages it would
+    carry the damage into the new schema, or stop halfway through with an error about
+    something else. Read only (PostgreSQL has no such check: nothing to do there).
+    """
+    if sqlite_path(engine) is None:
+        return
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        with engine.connect() as conn:
+            rows = [str(r[0]) for r in conn.execute(text("PRAGMA integrity_check")).all()]
+    except DBAPIError as exc:  # too damaged for the check to finish
+        if "malformed" not in str(exc.orig):
+            raise
+        rows = [_first_line(exc)]
+    if rows != ["ok"]:
+        more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
+        raise DatabaseError(f"{describe(engine.url)} is damaged (integrity_check: {rows[0]}"
+                            f"{more}); nothing was upgraded: restore it from a copy "
+                            "(`relkit db check` lists what failed)")
+
+
 def upgrade_safely(engine: Engine, *, keep_backup: bool = False,
-                   notify: Callable[[str], None] | None = None) -> Path | None:
+                   notify: Callable[[str], None] | None = None,
+                   checked: bool = False) -> Path | None:
     """Upgrade to head; on SQLite with a backup kept until the upgrade has committed.
 
-    Returns the backup's path if it is kept (``keep_backup``), else ``None``. If the
-    upgrade fails the database is as it was (one transaction) and the backup stays
-    where the error says.
+    A damaged SQLite file is refused before anything is written (:func:`refuse_damaged`;
+    ``checked``: the caller ran it already). Returns the backup's path if it is kept
+    (``keep_backup``), else ``None``. If the upgrade fails the database is as it was
+    (one transaction) and the backup stays where the error says.
     """
     rev = check(engine)
     if rev == head():
         return None
+    if rev is not None and not checked:
+        refuse_damaged(engine)
     if rev is not None:
         owner = _owner_unless_me(engine)
         if owner is not None:  # an assessor's or a lead's login (relkit team init)
