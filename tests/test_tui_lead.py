@@ -142,8 +142,8 @@ def test_reason_is_saved_with_the_final_grade_and_the_list_moves_on(tmp_path: Pa
 
 def test_a_final_grade_given_in_another_session_is_not_replaced_unseen(
         tmp_path: Path) -> None:
-    # A final grade has no history: over one the screen never showed, the key is refused,
-    # the other one is shown, and the same key again replaces it (the typed reason kept).
+    # Over a final grade the screen never showed, the key is refused, the other one is
+    # shown, and the same key again asks to replace it (the typed reason offered).
     from relkit.judging.reports import adjudicate
 
     store = project(tmp_path)
@@ -164,7 +164,10 @@ def test_a_final_grade_given_in_another_session_is_not_replaced_unseen(
         assert app.query_one("#reason", Input).value == "mine"
         assert {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}[
             ("1", "d0")] == {"grade": 3, "lead": "lee", "note": "bob is right"}
-        await pilot.press("1")  # seen now: replaced
+        await pilot.press("1")  # seen now: a change, confirmed with the reason typed
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == "mine"
+        await pilot.press("enter")
         await pilot.pause()
         assert "saved: final 1 Related for 1/d0 (reason: mine)" in str(
             app.query_one("#status").render())
@@ -340,6 +343,8 @@ def test_a_refused_final_grade_keeps_its_pair_on_screen_under_a_filter(
         assert app.case is not None and (app.case.topic, app.case.doc) == ("1", "d0")
         assert app.case.final == 3
         await pilot.press("1")                                  # as the status line asks
+        await pilot.pause()
+        await pilot.press("enter")                              # the change, confirmed
         await pilot.pause()
 
     run(store, steps)

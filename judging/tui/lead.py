@@ -9,7 +9,10 @@ and the highlighted document of the judging screen
 and the scale with its definitions under them.
 
 A digit records the final grade with the reason in the reason field and moves
-to the next pair without one. Filters narrow the list (undecided, disagreements,
+to the next pair without one. On a decided pair another grade asks first, with the
+reason for the change (:class:`~relkit.judging.tui.lead_modals.ChangeDecisionScreen`;
+Esc changes nothing); every change is kept in the pair's decision history
+(:mod:`relkit.judging.decisions`), and the same grade and reason again is no change. Filters narrow the list (undecided, disagreements,
 flagged, noted, the review queue of everything flagged or noted, one topic, the
 pairs two assessors both judged). A final grade is acknowledged once committed;
 if the database cannot be reached the status line says that it is NOT saved,
@@ -18,7 +21,6 @@ and nothing crashes.
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -35,7 +37,8 @@ from relkit.judging.tui.lead_modals import LEAD_ACTIONS
 from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import UNREACHABLE
-from relkit.judging.tui.safe import cut, query_terms, safe
+from relkit.judging.tui import lead_render as render
+from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.short import LEAD, LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 
@@ -58,11 +61,9 @@ TopicPane.expanded { max-height: 60vh; }
 #scale { height: auto; color: $text-muted; }
 .dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
           background: $surface; padding: 1 2; }
-LeadHelpScreen, TopicFilterScreen, PairFilterScreen { align: center middle; }
+LeadHelpScreen, TopicFilterScreen, PairFilterScreen, ChangeDecisionScreen {
+    align: center middle; }
 """
-
-STATUS_MARK = {"skipped": "s", "later": "l"}
-
 
 class LeadApp(HeapKeptApp):
     CSS = CSS + LEAD  # LEAD: a short screen (short.py)
@@ -154,7 +155,7 @@ class LeadApp(HeapKeptApp):
         self.shown = [c for c in self.every
                       if self.filter.keeps(c) or (pin and (c.topic, c.doc) == select)]
         ol.clear_options()
-        ol.add_options([Option(self._row(c)) for c in self.shown])
+        ol.add_options([Option(render.row(c)) for c in self.shown])
         self._head()
         if not self.shown:
             self._empty()
@@ -165,15 +166,6 @@ class LeadApp(HeapKeptApp):
             self.show_case(ol.highlighted)
         if not isinstance(self.focused, Input):
             ol.focus()
-
-    def _row(self, c: Case) -> Text:
-        grades = " ".join(f"{o.assessor}="
-                          + (str(o.grade) if o.grade is not None
-                             else STATUS_MARK.get(o.status, "?")) for o in c.opinions)
-        marks = ("⚑" if c.flagged else " ") + ("✎" if c.noted else " ")
-        final = "-" if c.final is None else str(c.final)
-        return safe(cut(f"{c.topic:>5} {c.doc:<12} {marks} final {final}  {grades}", 200,
-                        pad=False).plain)
 
     def _empty(self) -> None:
         self.case = None
@@ -206,8 +198,8 @@ class LeadApp(HeapKeptApp):
         self.query_one("#decision").display = True
         title, description, narrative = topic or (None, None, None)
         terms = query_terms(title)
-        self.query_one("#opinions", Static).update(self._opinions(c))
-        self.query_one("#final", Static).update(self._final(c))
+        self.query_one("#opinions", Static).update(render.opinions(c, self.scale))
+        self.query_one("#final", Static).update(render.final(c, self.scale))
         typed = self._typed
         self.query_one("#reason", Input).value = (
             typed[2] if typed is not None and typed[:2] == (c.topic, c.doc) else c.reason)
@@ -224,45 +216,45 @@ class LeadApp(HeapKeptApp):
         self.query_one(DocView).show(c.doc, safe(f"{c.doc}  {doc_title or ''}", terms),
                                      safe(text, terms))
 
-    def _opinions(self, c: Case) -> Table:
-        """Every assessor's grade, dwell time, flag and note: one row each, side by side."""
-        grid = Table.grid(padding=(0, 1))
-        for style in ("bold", "", "dim"):
-            grid.add_column(no_wrap=True, style=style)
-        grid.add_column(ratio=1, overflow="fold")
-        for o in c.opinions:
-            grade = (f"{o.grade} {self.scale.grade(o.grade).label}" if o.grade is not None
-                     else {"skipped": "skipped", "later": "put off"}.get(o.status, o.status))
-            seen = f"{o.dwell_ms / 1000:.1f} s"
-            note = Text("⚑ flagged  ", style="bold") if o.flagged else Text()
-            note.append_text(safe(f"note: {o.note}" if o.note else ""))
-            grid.add_row(safe(o.assessor), Text(grade), Text(seen), note)
-        return grid
-
-    def _final(self, c: Case) -> Text:
-        final = Text(" final: ")
-        if c.final is None:
-            final.append("- (a digit records it)")
-        else:
-            final.append(f"{c.final} {self.scale.grade(c.final).label}")
-            final.append_text(safe(f" by {c.lead}" if c.lead else ""))
-        final.append(" · reason:")
-        return final
-
     # -- deciding --------------------------------------------------------------------
     def action_decide(self, grade: int) -> None:
         c = self.case
         if c is None:
             return
         reason = self.query_one("#reason", Input).value.strip()
+        if c.final is not None and grade != c.final:
+            # A decided pair's grade changes only when confirmed, with the reason for
+            # the change (a stray digit used to replace it and keep the old reason).
+            from relkit.judging.tui.lead_modals import ChangeDecisionScreen
+
+            label = self.scale.grade
+            what = (f"{c.topic}/{c.doc} from {c.final} {label(c.final).label} to {grade} "
+                    f"{label(grade).label}")
+
+            def done(why: str | None) -> None:
+                if why is None:
+                    self._status(f"Cancelled: {c.topic}/{c.doc} keeps its final grade "
+                                 f"{c.final}.")
+                else:
+                    self._save(c, grade, why)
+
+            self.push_screen(ChangeDecisionScreen(what, c.reason, "" if reason == c.reason
+                                                  else reason), done)
+            return
+        if (grade, reason) == (c.final, c.reason):  # the same decision: nothing to save
+            self._status(f"Unchanged: {c.topic}/{c.doc} has the final grade {grade} already.")
+            return
+        self._save(c, grade, reason)
+
+    def _save(self, c: Case, grade: int, reason: str) -> None:
         what = f"{grade} {self.scale.grade(grade).label} for {c.topic}/{c.doc}"
         try:
             # committed; refused if the pair's final grade is no longer the one shown
             adjudicate(self.store, self.lead, c.topic, c.doc, grade, reason,
                        shown=(c.final, c.reason))
         except ChangedMeanwhile as exc:
-            # Another session decided it (a final grade has no history: replacing it
-            # unseen would lose it). Shown now, with the reason typed here kept.
+            # Another session decided it: the screen replaces only a decision its lead
+            # saw. Shown now, with the reason typed here kept.
             # The pair stays on screen (pinned) even if the filter now drops it (decided,
             # under "undecided only"): the key the status line asks for is for this pair.
             self._typed = (c.topic, c.doc, reason)  # show_case puts it back (it redraws

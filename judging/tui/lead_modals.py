@@ -1,4 +1,5 @@
-"""The lead's small screens: pick a topic, pick a pair of assessors, the lead's help."""
+"""The lead's small screens: pick a topic, pick a pair of assessors, confirm a changed
+final grade, the lead's help."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ class LeadHelpScreen(HelpScreen):
     def text(self) -> str:
         lines = ["Esc or ? closes this help · ↑ ↓ PgUp PgDn scroll it", "",
                  "Final grade (one key records it, with the reason written, and moves to the "
-                 "next pair without one):"]
+                 "next pair without one; on a decided pair another grade asks to confirm, "
+                 "with the reason for the change, and the old one stays in the history):"]
         for g in self.scale.grades:
             lines.append(f"  {g.value}  {g.label}: {g.definition}")
         lines += ["", "The list: ↑ ↓ choose a pair; ⚑ someone flagged it, ✎ someone wrote a "
@@ -102,6 +104,45 @@ class PairFilterScreen(ModalScreen[tuple[str, str] | None | bool]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         oid = event.option.id or ""
         self.dismiss(self.pairs[int(oid)] if oid.isdigit() else False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChangeDecisionScreen(ModalScreen[str | None]):
+    """Confirm a changed final grade with the reason for the change: Enter saves (a
+    reason is needed), Escape cancels and nothing changes.
+
+    The decision replaced stays in the pair's history (``relkit export jsonl``); a stray
+    digit on a decided pair no longer replaces it silently.
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, what: str, was: str, reason: str) -> None:
+        super().__init__()
+        self.what = what      # "1/d0 from 3 Perfectly relevant to 1 Related"
+        self.was = was        # the reason given for the grade replaced
+        self.reason = reason  # a reason typed already, offered
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(safe(f"Change the final grade of {self.what}? The old decision "
+                              "stays in the history." + (f" Its reason: {self.was}"
+                                                         if self.was else "")))
+            yield Static("Reason for the change (Enter saves it, Esc cancels: nothing "
+                         "changes)")
+            yield Input(value=self.reason, placeholder="why the new grade?",
+                        id="change-reason")
+            yield Static("", id="change-needs")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        reason = event.value.strip()
+        if not reason:
+            self.query_one("#change-needs", Static).update(
+                "A changed final grade needs its reason (Esc cancels).")
+            return
+        self.dismiss(reason)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
