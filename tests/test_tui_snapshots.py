@@ -102,6 +102,15 @@ def test_lead_help(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(_lead_app(tmp_path), press=["question_mark"], terminal_size=(80, 24))
 
 
+def test_lead_change_dialog(snap_compare: Any, tmp_path: Path) -> None:
+    """Another grade on a decided pair: the dialog asking for the reason for the change."""
+    from relkit.judging.decisions import adjudicate
+
+    app = _lead_app(tmp_path)
+    adjudicate(app.store, "lee", "1", "d0", 3, "bob found the figures")
+    assert snap_compare(app, press=["1"], terminal_size=(80, 24))
+
+
 @pytest.mark.parametrize("theme", ["dark", "light"])
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_readme_judge_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int],
