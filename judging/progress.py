@@ -149,6 +149,10 @@ def adjudicate(
 ) -> None:
     """Record a lead's final grade for a pair the assessors disagreed on.
 
+    A pair decided before gets the new grade and reason; the old decision stays in its
+    history (`relkit export jsonl`: adjudication_history). The grade and reason it holds
+    already change nothing.
+
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
     from relkit.judging.access.identity import check_acts_as, who
@@ -164,8 +168,11 @@ def adjudicate(
                                         if me.name else ""), param_hint="--lead")
         lead = str(me.name)
     check_acts_as(store, lead, f"adjudicate --lead {lead}")
-    run(store, lead, topic, doc, grade, note)
-    _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
+    if run(store, lead, topic, doc, grade, note):
+        _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
+    else:
+        _say(f"relkit: topic {topic} document {doc} has the final grade {grade} with this "
+             "reason already: nothing changed")
 
 
 @app.command()

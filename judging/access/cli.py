@@ -17,7 +17,8 @@ def init(
     role_prefix: str | None = typer.Option(
         None, "--role-prefix", help="Prefix of every role made (roles are server-wide), "
         "chosen on the first run: default the database's name and _; '' for none; a re-run "
-        "keeps the first run's (another is refused)"),
+        "keeps the first run's (another is refused); refused if a role name it makes "
+        "would pass PostgreSQL's 63 bytes"),
     passwords: bool = typer.Option(False, "--passwords", help="Give each new login a random "
                                    "password, printed once on stdout (default: none; the "
                                    "server's pg_hba.conf decides how they log in)"),
@@ -29,7 +30,8 @@ def init(
 
     Run as the database's owner, again after `relkit assign` adds people. An assessor's
     login reads only their own assignments, documents and judgments and writes only
-    their own judgments; a lead's reads everything and writes adjudications.
+    their own judgments; a lead's reads everything and writes final grades, each with
+    its history row.
 
     Example: relkit team init --db postgresql://owner@db.example.org/relevance
     """
