@@ -20,6 +20,7 @@ from typing import IO, Literal, get_args
 from sqlalchemy import select
 
 from relkit.judging.decisions import adjudicate, history_by_pair  # noqa: F401 (adjudicate:
+
 # re-exported, the old import path)
 from relkit.judging.models import StoreError
 from relkit.judging.schema import (

@@ -63,7 +63,7 @@ def test_the_same_decision_again_is_no_change(db_url: str) -> None:
 
 def test_history_tables_refuse_update_delete_and_truncate_even_to_the_owner(
         db_url: str) -> None:
-    from relkit.judging.reports import adjudicate   # (the older import path: still there)
+    from relkit.judging.reports import adjudicate  # (the older import path: still there)
 
     store = make_project(db_url, overlap=1.0)
     store.assessor("ann").record(topic="1", doc="d04", grade=2)

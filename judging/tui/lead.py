@@ -12,11 +12,11 @@ A digit records the final grade with the reason in the reason field and moves
 to the next pair without one. On a decided pair another grade asks first, with the
 reason for the change (:class:`~relkit.judging.tui.lead_modals.ChangeDecisionScreen`;
 Esc changes nothing); every change is kept in the pair's decision history
-(:mod:`relkit.judging.decisions`), and the same grade and reason again is no change. Filters narrow the list (undecided, disagreements,
-flagged, noted, the review queue of everything flagged or noted, one topic, the
-pairs two assessors both judged). A final grade is acknowledged once committed;
-if the database cannot be reached the status line says that it is NOT saved,
-and nothing crashes.
+(:mod:`relkit.judging.decisions`), and the same grade and reason again is no change.
+Filters narrow the list (undecided, disagreements, flagged, noted, the review queue of
+everything flagged or noted, one topic, the pairs two assessors both judged). A final
+grade is acknowledged once committed; if the database cannot be reached the status
+line says that it is NOT saved, and nothing crashes.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, case
 from relkit.judging.models import ChangedMeanwhile, StoreError, TopicOut
 from relkit.judging.reports import adjudicate, document_text, topic_text
 from relkit.judging.store import Store
+from relkit.judging.tui import lead_render as render
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.lead_modals import LEAD_ACTIONS
 from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import UNREACHABLE
-from relkit.judging.tui import lead_render as render
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.short import LEAD, LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
