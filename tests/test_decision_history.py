@@ -36,6 +36,9 @@ def test_a_changed_final_grade_keeps_the_old_one_in_history(db_url: str,
         code, _, err = run_cli(["adjudicate", "1", "d00", str(grade), "--lead", "lee",
                                 "--note", note, "--db", db_url])
         assert code == 0, err
+    code, _, err = run_cli(["adjudicate", "1", "d00", "3", "--lead", "lee", "--note",
+                            "bob was right", "--db", db_url])     # the same again
+    assert code == 0 and "nothing changed" in err, err
     rec = _jsonl(db_url, tmp_path)[("1", "d00")]
     assert rec["adjudication"] == {"grade": 3, "lead": "lee", "note": "bob was right"}
     hist = rec["adjudication_history"]
