@@ -74,6 +74,11 @@ def compare_cmd(
 ) -> None:
     """Compare systems: mean of each measure, with paired significance tests.
 
+    Means are printed to 4 decimals. The best of each measure is in bold, and so is
+    every system a reader cannot tell from it: its mean prints the same, or equals the
+    best up to floating-point noise (53/60 summed in another order). csv and json give
+    the full numbers.
+
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
     from relkit.metrics.compare.core import CI_METHODS, compare
