@@ -47,9 +47,8 @@ def tied_with_best(values: np.ndarray, digits: int = DIGITS, lowest: bool = Fals
     --------
     >>> import numpy as np
     >>> from relkit.metrics.compare.ties import tied_with_best
-    >>> a = sum([0.9] * 53 + [0.0] * 7) / 60          # 53 * 0.9 / 60 = 0.795 ...
-    >>> b = sum([0.0] * 7 + [0.9] * 53) / 60          # ... in another order
-    >>> a == b, tied_with_best(np.array([a, b, 0.5])).tolist()
+    >>> a, b = 0.1 + 0.2, 0.3                          # one value, summed two ways
+    >>> a == b, tied_with_best(np.array([a, b, 0.25])).tolist()
     (False, [True, True, False])
     >>> tied_with_best(np.array([0.88334, 0.88336, 0.88344])).tolist()   # 0.8833 0.8834 0.8834
     [False, True, True]
