@@ -144,8 +144,13 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     if fmt != "trec":
         _write_tidy(frames, fmt, output)
     if warn is not None:
+        from relkit.metrics.grade_checks import inverted_grades
+
         for msg in _warnings(ev.zero_topics().among(evaluated), run_ids, qrels):
             warn(msg)
+        inverted = inverted_grades(q)     # grades that look as if 1 were the best
+        if inverted is not None:
+            warn(inverted)
 
 
 def relabel(res: Result, label: str) -> Result:

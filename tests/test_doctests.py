@@ -37,7 +37,8 @@ DOCUMENTED = [
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
                  "relkit.pooling.build", "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
-                 "relkit.metrics.run_names", "relkit.metrics.compare.ties"]
+                 "relkit.metrics.run_names", "relkit.metrics.compare.ties",
+                 "relkit.metrics.grade_checks"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
