@@ -61,7 +61,7 @@ def tied_with_best(values: np.ndarray, digits: int = DIGITS, lowest: bool = Fals
     shown = printed(best, digits)
     same = np.array([bool(ok) and printed(float(x), digits) == shown
                      for x, ok in zip(v, finite, strict=True)], dtype=bool)
-    return same | (finite & noise(v, best))
+    return np.asarray(same | (finite & noise(v, best)), dtype=bool)
 
 
 def sign(diff: np.ndarray) -> np.ndarray:
