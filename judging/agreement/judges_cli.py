@@ -89,11 +89,11 @@ def judges(
     if files and (human is not None or judge):
         raise typer.BadParameter("is for the database (without files)",
                                  param_hint="--human" if human is not None else "--judge")
-    if runs is not None and len(runs) == 1:
-        raise typer.BadParameter("ranking systems needs two or more runs", param_hint="--runs")
     for p in [*(files or []), *([qrels] if qrels else []), *(runs or [])]:
         if not p.is_file():
             raise AgreementError(f"{p}: no such file")
+    if runs is not None and len(runs) == 1:
+        raise typer.BadParameter("ranking systems needs two or more runs", param_hint="--runs")
     from relkit.metrics.evaluator import resolve
 
     with option_value("--measure"):  # also without --runs: a typo is never silent
