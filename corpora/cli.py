@@ -91,6 +91,8 @@ def info(
     c = open_collection(ref, layout)
     with Bar(f"indexing {c.name} documents", unit="documents") as bar:
         st = collection_stats(c, bar.update)
+    for warning in st.warnings:   # stderr: --quiet silences them
+        sys.stderr.write(f"relkit corpora info: warning: {warning}\n")
     if fmt == "json":
         typer.echo(json.dumps(st.to_dict(), indent=2))
     else:

@@ -171,6 +171,31 @@ class Collection:
         q = self._need(self.qrels, "qrels")
         return read_qrels(self.source(q, "qrels"), q.format, q.grade_map)
 
+    def qrels_warnings(self, qrels: Qrels | None = None) -> list[str]:
+        """What is suspicious about the qrels (read again when not given), one line each.
+
+        Grades of 0 or more that the collection's scale does not declare (a negative
+        grade is "pooled, not judged" on every scale: :mod:`relkit.metrics.grades`),
+        and grades that look as if they ran the wrong way
+        (:func:`relkit.metrics.grade_checks.inverted_grades`). An empty list: nothing.
+        ``relkit corpora info`` says them on stderr; evaluate only once it says nothing.
+        """
+        from relkit.metrics.grade_checks import grade_counts, inverted_grades
+
+        q = qrels if qrels is not None else self.read_qrels()
+        out = []
+        off = {g: n for g, n in grade_counts(q).items() if g >= 0 and g not in self.scale}
+        if off:
+            shown = ", ".join(f"{g} ({n:,} judgment{'s' * (n != 1)})" for g, n in off.items())
+            out.append(f"{q.source}: grade{'s' * (len(off) > 1)} {shown} not on the "
+                       f"{self.scale.name!r} scale collection {self.name!r} declares "
+                       f"({', '.join(map(str, self.scale.values))}): measures read them as "
+                       "they are; map them with the manifest's grade_map")
+        inverted = inverted_grades(q)
+        if inverted is not None:
+            out.append(inverted)
+        return out
+
     def run_paths(self, strict: bool = True) -> list[Path]:
         """The run files the globs match; with ``strict``, a glob matching none is an error."""
         out: list[Path] = []

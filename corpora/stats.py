@@ -24,6 +24,7 @@ class CollectionStats:
     judged_topics_not_in_topics: list[str] = field(default_factory=list)
     judged_docs_not_in_docs: int | None = None
     runs: int = 0
+    warnings: list[str] = field(default_factory=list)   # Collection.qrels_warnings
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)
@@ -68,6 +69,7 @@ def collection_stats(c: Collection, progress: Callable[[int], None] | None = Non
         st.topics = len(topic_ids)
     if c.qrels is not None:
         q = c.read_qrels()
+        st.warnings = c.qrels_warnings(q)
         qid = q.table["query_id"].to_pylist()
         did = q.table["doc_id"].to_pylist()
         grades = q.table["relevance"].to_pylist()

@@ -22,6 +22,7 @@ import typer
 
 from relkit.metrics.eval_output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval_run import _collector_paused, _evaluate, _load_zscores, _results
+from relkit.metrics.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.typer_coercion import _leaf, _plain_typer_coercion
 
 __all__ = [
@@ -115,6 +116,8 @@ def eval_cmd(
     quiet: Annotated[bool, typer.Option(
         "--quiet", help="No warnings on stderr (topics that score 0 whatever the run)")]
         = False,
+    names: NamesOption = None,
+    name_from_file: NameFromFileOption = False,
     engine: Annotated[str, typer.Option(
         "--engine", help="local (default) or spark: Apache Spark evaluates the runs (TREC "
         "text or Parquet; local paths, hdfs://, s3a://, globs), the same numbers; "
@@ -126,7 +129,8 @@ def eval_cmd(
 ) -> None:
     """Evaluate runs against qrels with trec_eval's exact numbers.
 
-    With several runs, each run's block of lines starts with its `runid` line. Qrels
+    With several runs, each run's block of lines starts with its `runid` line: the run's
+    tag, or its name (--names, --name-from-file) where tags repeat across files. Qrels
     topics without a relevant document (only -1 lines, or no grade >= -l) score 0 for
     every run: a warning says which (--quiet silences it).
 
@@ -153,6 +157,12 @@ def eval_cmd(
                                  f"{'both' if str(qrels_path) == '-' else 'two runs'}")
     if compat not in (9, 10):
         raise typer.BadParameter(f"--compat must be 9 or 10; got {compat}")
+    from relkit.metrics.run_names import run_labels
+
+    labels = run_labels(run_paths, names, name_from_file)
+    if labels is not None and relformat != "qrels":
+        raise typer.BadParameter(f"names runs with -R qrels only; got -R {relformat}",
+                                 param_hint="'--names'" if names else "'--name-from-file'")
     if max_docs is not None and max_docs < 0:
         # Named as typed (-M), not as the Evaluator's max_docs.
         raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
@@ -204,7 +214,7 @@ def eval_cmd(
                   no_summary=no_summary, complete=complete, level=level, max_docs=max_docs,
                   judged_only=judged_only, num_docs=num_docs, zscores=zscores, compat=compat,
                   fmt=fmt, output=output, warn=None if quiet else _warn, engine=engine,
-                  spark_master=spark_master)
+                  spark_master=spark_master, labels=labels)
 
 
 def _warn(msg: str) -> None:

@@ -45,7 +45,7 @@ def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path) -> 
     for run_id, paths in run_ids.items():
         if len(paths) > 1:
             yield (f"runs {', '.join(paths)} have the same run id {run_id!r}: their results "
-                   "carry the same label")
+                   "carry the same label (--name-from-file or --names tells them apart)")
 
 
 def _tidy(res: Result, per_query: bool, summary: bool) -> pd.DataFrame:

@@ -75,10 +75,13 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
               no_summary: bool, complete: bool, level: int, max_docs: int | None,
               judged_only: bool, num_docs: int, zscores: Path | None, compat: int, fmt: str,
               output: Path | None, warn: Callable[[str], None] | None = None,
-              engine: str = "local", spark_master: str | None = None) -> None:
+              engine: str = "local", spark_master: str | None = None,
+              labels: list[str] | None = None) -> None:
     """The evaluation behind ``relkit eval`` (qrels format), once its options are checked.
 
     ``warn`` (None: quiet) hears, once, about topics that score 0 for every run.
+    ``labels`` (``--names``, ``--name-from-file``; :mod:`relkit.metrics.run_names`) name
+    the runs, in order, instead of their run tags.
     ``engine="spark"``: the runs are evaluated in one Spark job
     (:mod:`relkit.metrics.spark`); what is printed is built by the same code.
     """
@@ -120,7 +123,15 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
         if ev.engine == "spark":     # all at once; a quoted glob may have become many runs
             pairs = iter(done := list(pairs))
             several = len(done) > 1
-        for path, res in pairs:
+            if labels is not None and len(labels) != len(done):
+                from relkit.metrics.core.options import OptionError
+
+                raise OptionError("--names", f"the {len(runs)} RUN arguments became "
+                                  f"{len(done)} runs (a glob); give the files one by one "
+                                  "to name them")
+        for i, (path, res) in enumerate(pairs):
+            if labels is not None:
+                res = relabel(res, labels[i])
             evaluated.update(res.topics)
             run_ids.setdefault(res.run_id, []).append(str(path))
             if fmt == "trec":
@@ -133,8 +144,22 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     if fmt != "trec":
         _write_tidy(frames, fmt, output)
     if warn is not None:
+        from relkit.metrics.grade_checks import inverted_grades
+
         for msg in _warnings(ev.zero_topics().among(evaluated), run_ids, qrels):
             warn(msg)
+        inverted = inverted_grades(q)     # grades that look as if 1 were the best
+        if inverted is not None:
+            warn(inverted)
+
+
+def relabel(res: Result, label: str) -> Result:
+    """``res`` named ``label``: its run id and its ``runid`` measure's value."""
+    import dataclasses
+
+    summary = [label if m.output == "runid" else s
+               for m, s in zip(res.measures, res.summary, strict=True)]
+    return dataclasses.replace(res, run_id=label, summary=summary)
 
 
 def _results(ev: Evaluator, runs: list[Path], z: ZTable | None

@@ -160,6 +160,30 @@ def test_weighted_scott_matches_irrcac_table(kind: str) -> None:
         assert s.analytic.high == pytest.approx(ref["confidence_interval"][1], abs=1e-9)
 
 
+@pytest.mark.parametrize("name,method,kind", [
+    ("cohen_kappa", "cohen", "identity"), ("cohen_kappa_linear", "cohen", "linear"),
+    ("cohen_kappa_quadratic", "cohen", "quadratic"), ("pabak", "bp", "identity"),
+    ("percent_agreement", "pa2", "identity")])
+def test_pairwise_t_interval_matches_irrcac_table(name: str, method: str, kind: str) -> None:
+    """--interval t reaches Cohen's kappa, PABAK (two-rater Brennan-Prediger) and percent
+    agreement: irrCAC's table functions give each a t(n - 1) interval on the same SE."""
+    from irrCAC.table import CAC
+
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        t = rng.integers(0, 30, size=(3, 3)) + np.diag(rng.integers(10, 40, 3))
+        ref = getattr(CAC(pd.DataFrame(t), weights=kind, digits=14), method)()["est"]
+        s = pairwise.measure(pairwise.REGISTRY[name], t, np.arange(3.0), replicates=0,
+                             interval="t")
+        assert s.value == pytest.approx(ref["coefficient_value"], abs=1e-9)
+        assert s.analytic is not None and s.analytic.se == pytest.approx(ref["se"], abs=1e-9)
+        assert s.analytic.distribution == "t" and s.analytic.df == t.sum() - 1
+        assert s.analytic.low == pytest.approx(ref["confidence_interval"][0], abs=1e-9)
+        assert s.analytic.high == pytest.approx(ref["confidence_interval"][1], abs=1e-9)
+        normal = pairwise.measure(pairwise.REGISTRY[name], t, np.arange(3.0), replicates=0)
+        assert normal.analytic is not None and normal.analytic.distribution == "normal"
+
+
 def test_json_has_pa_pe_and_interval_t(tmp_path: Path) -> None:
     (tmp_path / "a.qrels").write_text("1 0 d1 2\n1 0 d2 0\n1 0 d3 3\n2 0 d4 1\n2 0 d5 2\n")
     (tmp_path / "b.qrels").write_text("1 0 d1 2\n1 0 d2 1\n1 0 d3 3\n2 0 d4 0\n2 0 d5 2\n")
@@ -178,7 +202,7 @@ def test_json_has_pa_pe_and_interval_t(tmp_path: Path) -> None:
         assert s["value"] == pytest.approx((s["pa"] - s["pe"]) / (1 - s["pe"]), abs=1e-12)
         assert s["analytic"]["distribution"] == "t" and s["analytic"]["df"] == 4
     pk = d["graded"]["pairs"][0]["stats"]["cohen_kappa"]
-    assert pk["analytic"]["distribution"] == "normal" and pk["pe"] is not None
+    assert pk["analytic"]["distribution"] == "t" and pk["pe"] is not None   # irrCAC's too
     assert ov["icc_2_1"]["analytic"]["distribution"] == "F"
     code, _, err = run_cli(["agree", *files, "--scale", "trec-dl", "--interval", "student"])
     assert code == 2 and "--interval" in err and "Traceback" not in err

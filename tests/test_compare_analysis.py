@@ -46,7 +46,7 @@ def test_most_different_topics_by_hand() -> None:
     top = most_different(SCORES, "AP", 3)
     assert list(top["query_id"]) == ["q1", "q3", "q2"]
     assert np.allclose(top["spread"], [0.4, 0.3, 0.2])
-    assert list(top["best"]) == ["sysA", "sysA", "sysB"]
+    assert list(top["best"]) == ["sysA", "sysA, sysB", "sysB"]   # q3: A and B tie
     assert list(top["worst"]) == ["sysC", "sysC", "sysA"]
     assert np.allclose(top["sysB"], [0.3, 0.9, 0.4])
 

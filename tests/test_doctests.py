@@ -36,7 +36,9 @@ DOCUMENTED = [
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
                  "relkit.pooling.build", "relkit.metrics.core.options",
-                 "relkit.metrics.core.tables", "relkit.judging.conventions"]
+                 "relkit.metrics.core.tables", "relkit.judging.conventions",
+                 "relkit.metrics.run_names", "relkit.metrics.compare.ties",
+                 "relkit.metrics.grade_checks", "relkit.metrics.core.levels"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

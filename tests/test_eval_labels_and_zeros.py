@@ -76,7 +76,76 @@ def test_runs_sharing_a_run_id_are_pointed_out(tmp_path: Path) -> None:
     code, _, err = run_cli(["eval", "-m", "map", QRELS, BM25, str(copy)])
     assert code == 0
     assert err == (f"relkit eval: warning: runs {BM25}, {copy} have the same run id 'bm25': "
-                   "their results carry the same label\n")
+                   "their results carry the same label (--name-from-file or --names tells "
+                   "them apart)\n")
+    code, _, err = run_cli(["eval", "--quiet", "-m", "map", QRELS, BM25, str(copy)])
+    assert code == 0 and err == ""
+
+
+def _same_tag(tmp_path: Path) -> tuple[Path, Path]:
+    """Two runs tagged alike in folders of their own (Cranfield's four STANDARD runs)."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    a, b = tmp_path / "x" / "run.txt", tmp_path / "y" / "run.txt"
+    a.write_text(Path(BM25).read_text().replace(" bm25", " STANDARD"))
+    b.write_text(Path(QL).read_text().replace(" ql", " STANDARD"))
+    return a, b
+
+
+@pytest.mark.parametrize("fmt", ["csv", "trec"])
+def test_names_and_name_from_file_tell_runs_with_one_tag_apart(tmp_path: Path,
+                                                                fmt: str) -> None:
+    """Tester: several runs tagged STANDARD read as one run in --format csv."""
+    a, b = _same_tag(tmp_path)
+    plain = run_cli(["eval", "--format", fmt, "-m", "map", QRELS, str(a), str(b)])
+    for opts, labels in ((["--names", "bm25,ql"], ["bm25", "ql"]),
+                         (["--name-from-file"], ["x/run.txt", "y/run.txt"])):
+        code, out, err = run_cli(["eval", "--format", fmt, *opts, "-m", "map", QRELS,
+                                  str(a), str(b)])
+        assert code == 0 and err == "", err           # nothing shared, nothing to warn
+        if fmt == "csv":
+            assert [ln.split(",")[0] for ln in out.splitlines()] == ["run_id", *labels]
+        else:
+            assert [ln.split("\t")[2] for ln in out.splitlines()
+                    if ln.startswith("runid")] == labels
+        # the numbers are those of the plain output, only the labels differ
+        for old_label, new in zip(["STANDARD", "STANDARD"], labels, strict=True):
+            out = out.replace(new, old_label, 1)
+        assert out == plain[1]
+
+
+@pytest.mark.parametrize("opts, message", [
+    (["--names", "one"], "expected 2 names (one per run); got 1"),
+    (["--names", "a,a"], "a given twice"),
+    (["--names", "a,b c"], "one word"),
+    (["--names", "a,b", "--name-from-file"], "not both"),
+    (["--names", "a,b", "-R", "qrels_prefs"], "-R qrels only"),
+])
+def test_bad_names_are_usage_errors(tmp_path: Path, opts: list[str], message: str) -> None:
+    a, b = _same_tag(tmp_path)
+    code, out, err = run_cli(["eval", *opts, QRELS, str(a), str(b)])
+    assert (code, out, err.count("\n")) == (2, "", 1) and message in err, err
+
+
+def test_compare_takes_the_same_options_from_the_same_declaration(tmp_path: Path) -> None:
+    from typing import get_args, get_type_hints
+
+    from relkit.metrics.cli import eval_cmd
+    from relkit.metrics.compare.cli import compare_cmd
+
+    a, b = _same_tag(tmp_path)
+    code, out, err = run_cli(["compare", "-m", "map", "--format", "csv", "--names",
+                              "bm25,ql", QRELS, str(a), str(b)])
+    assert code == 0, err
+    assert {ln.split(",")[0] for ln in out.splitlines()[1:]} == {"bm25", "ql"}
+    code, out, err = run_cli(["compare", "-m", "map", "--format", "csv", "--name-from-file",
+                              QRELS, str(a), str(b)])
+    assert code == 0 and {ln.split(",")[0] for ln in out.splitlines()[1:]} == {
+        "x/run.txt", "y/run.txt"}
+    ev = get_type_hints(eval_cmd, include_extras=True)
+    cmp = get_type_hints(compare_cmd, include_extras=True)
+    for name in ("names", "name_from_file"):
+        assert get_args(ev[name])[1] is get_args(cmp[name])[1]   # one declaration, one help
 
 
 def _qrels(tmp_path: Path, grades: dict[str, int]) -> Path:

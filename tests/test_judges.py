@@ -120,6 +120,30 @@ def test_scale_inferred_from_the_human_grades(tmp_path: Path) -> None:
     assert [r.split("\t")[0] for r in out.splitlines()[1:]] == ["lenient"]
 
 
+def test_one_problem_is_one_stderr_line(tmp_path: Path) -> None:
+    """Tester: a note (the scale inferred, the judges counted) came before the error it
+    led to. Each of these inputs has one problem: one line, and nothing on stdout."""
+    nist, lenient, coin = _files(tmp_path)
+    stray = _write(tmp_path / "stray.qrels", [("1", "a", 10)])
+    twice = _write(tmp_path / "twice.qrels", [("1", "a", 0), ("1", "a", 1)])
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 1 r\n")
+    cases = [
+        ([str(stray), "--qrels", str(nist)], 1,
+         f"{stray}:1: grade 10 is not on the scale inferred from the human grades"),
+        ([str(twice), "--qrels", str(nist)], 1, f"{twice}:2"),
+        ([str(lenient), "--qrels", str(nist), "--runs", str(run)], 2, "--runs"),
+        ([str(coin), "--qrels", str(nist), "--threshold", "7"], 1, "threshold 7"),
+    ]
+    for args, want_code, want in cases:
+        code, out, err = run_cli(["judges", *args])
+        assert (code, out, err.count("\n")) == (want_code, "", 1), (args, err)
+        assert want in err and "Traceback" not in err, err
+    # a run that goes well still says what it inferred
+    code, _, err = run_cli(["judges", str(lenient), "--qrels", str(nist)])
+    assert code == 0 and "scale inferred from the human grades" in err
+
+
 @pytest.mark.parametrize("args, hint", [
     (["judges", "X"], "--qrels"),
     (["judges", "--qrels", "N"], "--qrels"),
@@ -243,7 +267,8 @@ def test_runs_need_two(tmp_path: Path) -> None:
     nist, lenient, _ = _files(tmp_path)
     code, _, err = run_cli(["judges", str(lenient), "--qrels", str(nist), "--runs",
                             str(_runs(tmp_path)[0])])
-    assert code == 1 and "two or more runs" in err
+    # one --runs file: an option value the command cannot take (a usage error)
+    assert code == 2 and "two or more runs" in err and err.count("\n") == 1
 
 
 def _tau_ap(ref: dict[str, float], other: dict[str, float]) -> float:

@@ -15,6 +15,7 @@ import ir_measures
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from helpers import ROOT
 from measure_oracles import CRAN_RUNS, CRANFIELD, VASWANI, QrelsDict, RunDict, collections, tie_free
 from measure_oracles import cranfield as load_cranfield
 from measure_oracles import vaswani as load_vaswani
@@ -101,3 +102,57 @@ def test_making_a_run_tie_free_changes_no_relkit_number() -> None:
 def test_generated_equal_ir_measures(case: tuple[QrelsDict, RunDict]) -> None:
     qrels, run = case
     _check(qrels, {q: d for q, d in run.items() if q in qrels})
+
+
+# Negative scores. The authors' code (claclark/Compatibility, compatibility.py,
+# ``idealize``) orders a grade's documents by their rank in the run and puts the ones the
+# run did not retrieve after them; ir_measures' provider sorts them by run score with 0.0
+# for a document not retrieved, which is the same order only while every score is > 0.
+# With negative scores ir_measures puts the unretrieved documents first; relkit keeps the
+# authors' order, which depends on the ranking alone.
+
+def test_negative_scores_two_lines_by_hand_and_against_ir_measures() -> None:
+    qrels = {"1": {"a": 1, "b": 1}}
+    m = ir_measures.parse_measure("Compat")
+
+    def theirs(run: RunDict) -> float:
+        return float(next(iter(ir_measures.iter_calc([m], qrels, run))).value)
+
+    # p = 0.95, depth 2. Ideal [a, b] (a retrieved, b not): overlaps 1, 1 -> (1 + .95/2)
+    # over (1 + .95); the ideal with itself scores 1.
+    by_hand = (1 + 0.95 / 2) / 1.95
+    got = Evaluator(qrels, ["Compat"]).aggregate({"1": {"a": -1.0}})["Compat"]
+    assert got == pytest.approx(by_hand, abs=1e-15)                       # 0.7564
+    assert theirs({"1": {"a": 1.0}}) == pytest.approx(by_hand, abs=1e-15)  # same ranking
+    # ir_measures on the negative score: ideal [b, a], overlaps 0, 1 -> (.95/2) / 1.95
+    assert theirs({"1": {"a": -1.0}}) == pytest.approx(0.95 / 2 / 1.95, abs=1e-15)  # 0.2436
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_negative_scores_give_ir_measures_numbers_on_the_same_ranking(
+        case: tuple[QrelsDict, RunDict]) -> None:
+    """Scores shifted below 0 (the ranking unchanged) give what ir_measures gives on the
+    positive scores: relkit's Compat depends on the ranking only."""
+    qrels, run = case
+    run = tie_free({q: d for q, d in run.items() if q in qrels})
+    shifted = {q: {d: s - 100.0 for d, s in docs.items()} for q, docs in run.items()}
+    ms = [ir_measures.parse_measure(n) for n in NAMES]
+    want = {(r.query_id, str(r.measure)): r.value for r in ir_measures.iter_calc(ms, qrels, run)}
+    frame = Evaluator(qrels, NAMES).evaluate(shifted)
+    got = {(r.query_id, r.measure): r.value for r in frame.itertuples()}
+    for name, m in zip(NAMES, ms, strict=True):
+        ours = str(parse_measure(name)[0])
+        for q in run:
+            assert math.isclose(got[q, ours], want[q, str(m)], rel_tol=0, abs_tol=TOL)
+
+
+def test_the_docs_say_why_negative_scores_differ_from_ir_measures() -> None:
+    from relkit.metrics.measures.base import REGISTRY
+
+    doc = " ".join(REGISTRY["compat"].doc.split())
+    assert "negative scores" in doc and "ir_measures" in doc
+    guide = " ".join((ROOT / "docs" / "measures-guide.md").read_text().split())
+    assert "negative scores" in guide[guide.index("**Compat**"):]

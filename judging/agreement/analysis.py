@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from relkit.judging.agreement import byrater, multi, pairwise
-from relkit.judging.agreement.frame import Ratings
+from relkit.judging.agreement.frame import AgreementError, Ratings
 from relkit.judging.agreement.result import Stat
 
 # Above this many assessor pairs, pairwise bootstraps are skipped (analytic
@@ -46,6 +46,11 @@ class Options:
     seed: int = 0
     topic_replicates: int = 200
     interval: str = "normal"
+
+    def __post_init__(self) -> None:
+        from relkit.metrics.core.levels import check_unit
+
+        check_unit("agreement", "level", self.level, AgreementError)
 
 
 @dataclass

@@ -21,12 +21,19 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from relkit.judging.agreement.frame import AgreementError
 from relkit.judging.agreement.result import Interval
+from relkit.metrics.core.levels import check_unit
+
+
+def _checked(level: float) -> float:
+    """``level`` if it is in (0, 1); else :class:`AgreementError` (a 1.5 gives no interval)."""
+    return check_unit("agreement", "level", level, AgreementError)
 
 
 @lru_cache(maxsize=8)
 def _z(level: float) -> float:
-    return NormalDist().inv_cdf(0.5 + level / 2)
+    return NormalDist().inv_cdf(0.5 + _checked(level) / 2)
 
 
 def normal(value: float, se: float, level: float = 0.95,
@@ -49,7 +56,7 @@ def t(value: float, se: float, df: float, level: float = 0.95,
 
     if df < 1:
         raise ValueError(f"a t interval needs df >= 1; got {df}")
-    q = float(tdist.ppf(0.5 + level / 2, df))
+    q = float(tdist.ppf(0.5 + _checked(level) / 2, df))
     lo, hi = max(value - q * se, bounds[0]), min(value + q * se, bounds[1])
     return Interval("analytic", lo, hi, level, se=se, distribution="t", df=df)
 
@@ -63,6 +70,7 @@ def analytic(value: float, se: float, level: float, bounds: tuple[float, float],
 
 
 def percentile(values: np.ndarray, level: float, seed: int) -> Interval | None:
+    level = _checked(level)
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if len(v) == 0:

@@ -96,6 +96,10 @@ def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
     """
     from scipy.stats import f as fdist  # scipy: only when an ICC is asked for
 
+    from relkit.judging.agreement.frame import AgreementError
+    from relkit.metrics.core.levels import check_unit
+
+    check_unit("icc", "level", level, AgreementError)
     x = np.asarray(x, dtype=np.float64)
     n, k = x.shape
     nan = float("nan")

@@ -77,11 +77,14 @@ def effect(r: Ratings, runs: Mapping[str, Run], measure: str = "nDCG@10",
     many system pairs are significantly different (paired t-test over topics,
     ``alpha``) under each, and how many conclusions flip (significant under one
     and not the other, or significant both ways round). A topic a run did not
-    retrieve for scores 0 (trec_eval ``-c``).
+    retrieve for scores 0 (trec_eval ``-c``). ``alpha`` outside (0, 1):
+    :class:`AgreementError`.
     """
+    from relkit.metrics.core.levels import check_unit
     from relkit.metrics.correlation import kendall_tau, tau_ap_symmetric
     from relkit.metrics.evaluator import Evaluator
 
+    check_unit("effect", "alpha", alpha, AgreementError)
     if len(runs) < 2:
         raise AgreementError("the effect on conclusions needs two or more runs (--runs)")
     if len(r.assessors) > MAX_EFFECT_ASSESSORS:

@@ -92,6 +92,8 @@ def judges(
     for p in [*(files or []), *([qrels] if qrels else []), *(runs or [])]:
         if not p.is_file():
             raise AgreementError(f"{p}: no such file")
+    if runs is not None and len(runs) == 1:
+        raise typer.BadParameter("ranking systems needs two or more runs", param_hint="--runs")
     from relkit.metrics.evaluator import resolve
 
     with option_value("--measure"):  # also without --runs: a typo is never silent
@@ -106,10 +108,13 @@ def judges(
 
         with option_value("--scale"):
             declared = get_scale(scale)
+    # What is said on stderr besides an error waits until nothing can fail: one problem
+    # is one line, never a note followed by the error it led to.
+    notes: list[str] = []
     if files:
         assert qrels is not None
         truth, machines, sc = _from_files(qrels, files, declared, threshold,
-                                          off_scale == "drop")
+                                          off_scale == "drop", notes)
     else:
         truth, machines, sc = _from_store(db, human, judge or [], declared)
     if threshold is not None and threshold not in sc:
@@ -123,10 +128,12 @@ def judges(
         loaded = {run_name(p): Run.read(p) for p in runs}
     from relkit.judging.agreement.judges import compare
 
-    _say(f"relkit: {len(machines)} automatic judge{'s' * (len(machines) != 1)} against "
-         f"{len(truth):,} human grades")
     report = compare(truth, machines, sc, threshold=threshold, runs=loaded, measure=measure)
     text = render(report, fmt)
+    for note in notes:
+        _say(note)
+    _say(f"relkit: {len(machines)} automatic judge{'s' * (len(machines) != 1)} against "
+         f"{len(truth):,} human grades")
     if output is None:
         sys.stdout.write(text)
     else:
@@ -162,9 +169,10 @@ def _check_judge_names(files: list[Path], lines: list[Any]) -> None:
 
 
 def _from_files(qrels: Path, files: list[Path], declared: RelevanceScale | None,
-                threshold: int | None, drop: bool
+                threshold: int | None, drop: bool, notes: list[str]
                 ) -> tuple[Any, dict[str, Any], RelevanceScale]:
-    """The human grades, each judge's, and the scale (declared, or the human grades')."""
+    """The human grades, each judge's, and the scale (declared, or the human grades');
+    what to say on stderr once all went well is appended to ``notes``."""
     from relkit.judging.agreement.frame import AgreementError, infer_scale
     from relkit.judging.agreement.judges import judge_grades
     from relkit.judging.judgment_files import read_judgment_files, read_qrels_file
@@ -181,8 +189,10 @@ def _from_files(qrels: Path, files: list[Path], declared: RelevanceScale | None,
         # The reference defines the scale: a judge's stray grade (an LLM answering 10 on
         # a 0-3 scale) must not widen it and change every judge's weights.
         sc = infer_scale(set(truth.values()), threshold)
-        _say(f"relkit: scale inferred from the human grades: {list(sc.values)} "
-             "(declare it with --scale)")
+        notes.append(f"relkit: scale inferred from the human grades: {list(sc.values)} "
+                     "(declare it with --scale)")
+    scale_name = (f"{sc.name!r} scale" if declared is not None else
+                  "scale inferred from the human grades (declare one with --scale)")
     _check_scale(truth, where, sc)
     dropped: dict[str, list[int]] = {}
     kept = []
@@ -193,10 +203,10 @@ def _from_files(qrels: Path, files: list[Path], declared: RelevanceScale | None,
             dropped.setdefault(r.assessor, []).append(r.grade)
         else:
             raise AgreementError(f"{r.source}:{r.line}: grade {r.grade} is not on the "
-                                 f"{sc.name!r} scale ({', '.join(map(str, sc.values))}); "
+                                 f"{scale_name} ({', '.join(map(str, sc.values))}); "
                                  "--off-scale drop leaves such pairs out")
     if dropped:
-        _say("relkit: dropped grades off the scale: " + ", ".join(
+        notes.append("relkit: dropped grades off the scale: " + ", ".join(
             f"{n} {len(g)} (grade {', '.join(map(str, sorted(set(g))))})"
             for n, g in sorted(dropped.items())))
     machines = judge_grades(kept)

@@ -323,21 +323,22 @@ class PairStatistic:
 _ONE_GRADE = "chance agreement is 1 (both assessors used one and the same grade)"
 REGISTRY: Registry[PairStatistic] = Registry("pairwise statistic", AgreementError)
 REGISTRY.register(
+    # irrCAC's table functions (pa2, cohen, bp) give these a t(n - 1) interval on the same SE
     PairStatistic("percent_agreement", percent_agreement, "no items", _prop_se,
-                  chance_corrected=False, bounds=(0.0, 1.0)),
+                  chance_corrected=False, bounds=(0.0, 1.0), t_reference=True),
     PairStatistic("cohen_kappa", cohen_kappa, _ONE_GRADE, _kappa_se("none"),
-                  parts=_parts_cohen("none")),
+                  parts=_parts_cohen("none"), t_reference=True),
     PairStatistic("cohen_kappa_linear", _cohen("linear"), _ONE_GRADE, _kappa_se("linear"),
-                  parts=_parts_cohen("linear")),
+                  parts=_parts_cohen("linear"), t_reference=True),
     PairStatistic("cohen_kappa_quadratic", _cohen("quadratic"), _ONE_GRADE,
-                  _kappa_se("quadratic"), parts=_parts_cohen("quadratic")),
+                  _kappa_se("quadratic"), parts=_parts_cohen("quadratic"), t_reference=True),
     PairStatistic("scott_pi", scott_pi, _ONE_GRADE, scott_pi_se, parts=_parts_scott("identity"),
                   t_reference=True),
     PairStatistic("scott_pi_linear", _scott_w("linear"), _ONE_GRADE, _scott_w_se("linear"),
                   parts=_parts_scott("linear"), t_reference=True),
     PairStatistic("scott_pi_quadratic", _scott_w("quadratic"), _ONE_GRADE,
                   _scott_w_se("quadratic"), parts=_parts_scott("quadratic"), t_reference=True),
-    PairStatistic("pabak", pabak, "no items", _pabak_se, parts=_parts_pabak),
+    PairStatistic("pabak", pabak, "no items", _pabak_se, parts=_parts_pabak, t_reference=True),
     PairStatistic("prevalence_index", prevalence_index, "no items", _diff_se((1, 1), (0, 0)),
                   chance_corrected=False, binary_only=True),
     PairStatistic("bias_index", bias_index, "no items", _diff_se((1, 0), (0, 1)),

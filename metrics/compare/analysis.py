@@ -57,19 +57,27 @@ def most_different(scores: Scores, measure: str, n: int = 10) -> pd.DataFrame:
     """The ``n`` topics with the largest spread (max - min over systems).
 
     Columns ``query_id, spread, best, worst`` and one column per system with its
-    value; ties in spread keep topic order.
+    value; ties in spread keep topic order. ``best`` and ``worst`` name every system
+    tied there (comma-separated), by the rule the tables bold by
+    (:mod:`relkit.metrics.compare.ties`).
     """
     import pandas as pd
+
+    from relkit.metrics.compare.ties import tied_with_best
 
     values = scores.of(measure)
     spread = values.max(axis=0) - values.min(axis=0)
     order = np.argsort(-_tie_safe(spread), kind="stable")[:n]
-    systems = np.asarray(scores.systems, dtype=object)
+
+    def named(col: np.ndarray, lowest: bool) -> str:
+        mask = tied_with_best(col, lowest=lowest)
+        return ", ".join(s for s, m in zip(scores.systems, mask, strict=True) if m)
+
     frame = pd.DataFrame({
         "query_id": np.asarray(scores.topics, dtype=object)[order],
         "spread": spread[order],
-        "best": systems[values[:, order].argmax(axis=0)],
-        "worst": systems[values[:, order].argmin(axis=0)],
+        "best": [named(values[:, t], False) for t in order],
+        "worst": [named(values[:, t], True) for t in order],
     })
     for s, name in enumerate(scores.systems):
         frame[name] = values[s, order]

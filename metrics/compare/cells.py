@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from relkit.metrics.compare.significance import get_test
+from relkit.metrics.compare.ties import DIGITS
 
 if TYPE_CHECKING:
     from relkit.metrics.compare.core import Comparison
@@ -24,7 +25,8 @@ def legend(cmp: Comparison, up: str = "▲", down: str = "▼") -> str:
     if test.resampling:
         how += f" ({cmp.resampling.samples} samples, seed {cmp.resampling.seed})"
     corr = "no correction" if cmp.correction == "none" else f"{cmp.correction} correction"
-    head = (f"Mean over {len(cmp.scores.topics)} topics; best in bold. {how}, {corr}, "
+    head = (f"Mean over {len(cmp.scores.topics)} topics; best in bold (and every mean "
+            f"printed the same). {how}, {corr}, "
             f"alpha = {cmp.alpha:g}.")
     if cmp.ci_level is not None:
         head += f" [low, high]: {cmp.ci_level:.0%} {cmp.ci_method} interval of the mean."
@@ -44,7 +46,7 @@ def mark(cmp: Comparison, measure: str, system: str, up: str = "▲", down: str 
     return "".join(sorted(cmp.letter(s) for s in better))
 
 
-def value(cmp: Comparison, m: int, s: int, digits: int = 4) -> str:
+def value(cmp: Comparison, m: int, s: int, digits: int = DIGITS) -> str:
     text = f"{cmp.means[m, s]:.{digits}f}"
     if cmp.ci_low is not None and cmp.ci_high is not None:
         text += f" [{cmp.ci_low[m, s]:.3f}, {cmp.ci_high[m, s]:.3f}]"

@@ -17,6 +17,7 @@ from relkit.metrics.compare.corrections import CORRECTIONS
 from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
 from relkit.metrics.core.progress import Bar
+from relkit.metrics.run_names import NameFromFileOption, NamesOption
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -71,17 +72,25 @@ def compare_cmd(
         "-c", help="Use every judged topic (runs score 0 where they have no lines)")] = False,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="Write the table here instead of stdout")] = None,
+    names: NamesOption = None,
+    name_from_file: NameFromFileOption = False,
 ) -> None:
     """Compare systems: mean of each measure, with paired significance tests.
+
+    Systems are named by their files (as --name-from-file does; run tags often repeat),
+    or by --names. Means are printed to 4 decimals. The best of each measure is in bold,
+    and so is every system a reader cannot tell from it: its mean prints the same, or
+    equals the best up to floating-point noise (53/60 summed in another order). csv and
+    json give the full numbers.
 
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
     from relkit.metrics.compare.core import CI_METHODS, compare
     from relkit.metrics.compare.errors import CompareError
-    from relkit.metrics.compare.scores import system_names
     from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.evaluator import resolve
+    from relkit.metrics.run_names import run_labels
 
     # Values the options cannot take are usage errors (exit 2), found before any work.
     with option_value("--format"):
@@ -106,17 +115,22 @@ def compare_cmd(
     if [str(p) for p in (qrels, *runs)].count("-") > 1:
         raise typer.BadParameter("stdin ('-') can feed the qrels or one run, not "
                                  f"{'both' if str(qrels) == '-' else 'two runs'}")
-    names = [n if str(p) != "-" else "stdin"
-             for p, n in zip(runs, system_names(runs), strict=True)]
-    if len(set(names)) != len(names):
-        twice = sorted({str(p) for p, n in zip(runs, names, strict=True) if names.count(n) > 1})
+    # the files' names unless --names: compare never names a system by its run tag
+    labels = run_labels(runs, names, name_from_file) or run_labels(runs, None, True) or []
+    if len(set(labels)) != len(labels):
+        twice = sorted({str(p) for p, n in zip(runs, labels, strict=True) if labels.count(n) > 1})
         raise CompareError(f"the same run file is given twice: {', '.join(twice)}")
     if baseline is not None:
-        by_file = {str(p): n for p, n in zip(runs, names, strict=True)}
+        by_file = {str(p): n for p, n in zip(runs, labels, strict=True)}
         baseline = by_file.get(baseline, baseline)
     q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
+    from relkit.metrics.grade_checks import inverted_grades
+
+    inverted = inverted_grades(q)     # said, not refused: the numbers are still shown
+    if inverted is not None:
+        sys.stderr.write(f"relkit compare: warning: {inverted}\n")
     loaded = {n: Run.read(sys.stdin.buffer if str(p) == "-" else p)  # '-': stdin
-              for n, p in zip(names, runs, strict=True)}
+              for n, p in zip(labels, runs, strict=True)}
     with Bar("evaluating runs", len(loaded), unit="runs") as bar:
         cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
                       test=test, correction=correction, alpha=alpha, samples=samples,
@@ -145,7 +159,7 @@ def compare_cmd(
         from relkit.metrics.compare.report import html_report
 
         sources = {"Qrels": str(qrels), **{f"Run {n}": str(p) for n, p in
-                                           zip(names, runs, strict=True)}}
+                                           zip(labels, runs, strict=True)}}
         html.write_text(html_report(cmp, q, loaded, measure=per_topic, level=level,
                                     sources=sources), encoding="utf-8")
         sys.stderr.write(f"relkit: report written to {html}\n")

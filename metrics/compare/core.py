@@ -128,7 +128,7 @@ class Comparison:
     | (b) lm | 0.2500 |
     | (c) qlm | **0.6250**<sup>b</sup> |
     <BLANKLINE>
-    Mean over 4 topics; best in bold. paired Student's t test, holm correction, alpha = 0.05. ...
+    Mean over 4 topics; best in bold (and every mean printed the same). paired Student's t ...
     >>> cmp.pairs_frame()[["a", "b", "diff", "p_adjusted", "significant"]].round(4)
           a    b   diff  p_adjusted  significant
     0  bm25   lm  0.300      0.0480         True
@@ -178,7 +178,12 @@ class Comparison:
         return string.ascii_lowercase[i] if len(self.systems) <= 26 else str(i + 1)
 
     def best(self, measure: str) -> set[str]:
-        """The systems with the highest mean on ``measure`` (ties: all of them).
+        """The systems with the highest mean on ``measure``, as a reader sees it.
+
+        Every system whose mean prints as the highest does (4 decimals), or equals
+        it up to floating-point noise (53/60 summed in another order), is best:
+        the rule of :mod:`relkit.metrics.compare.ties`, which every table format
+        bolds.
 
         Parameters
         ----------
@@ -193,8 +198,10 @@ class Comparison:
         CompareError
             If ``measure`` is not in the comparison.
         """
+        from relkit.metrics.compare.ties import tied_with_best
+
         row = self.means[self.scores.measure_index(measure)]
-        return {s for s, v in zip(self.systems, row, strict=True) if v == row.max()}
+        return {s for s, best in zip(self.systems, tied_with_best(row), strict=True) if best}
 
     def wins(self, measure: str, system: str) -> tuple[list[str], list[str]]:
         """Systems that ``system`` is significantly better / worse than on ``measure``.
@@ -451,7 +458,7 @@ def compare(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
     | bm25 (baseline) | **0.8056** | **0.6667** |
     | lm | 0.6944 | 0.3333 |
     <BLANKLINE>
-    Mean over 3 topics; best in bold. paired Student's t test, holm correction, ...
+    Mean over 3 topics; best in bold (and every mean printed the same). paired Student's ...
     >>> [(p.measure, round(p.diff, 4), round(p.p, 4)) for p in cmp.pairs]
     [('AP', -0.1111, 0.724), ('P@1', -0.3333, 0.6667)]
     """

@@ -37,6 +37,10 @@ def t_interval(x: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """
     from scipy import stats
 
+    from relkit.metrics.core.errors import MeasureError
+    from relkit.metrics.core.levels import check_unit
+
+    check_unit("t_interval", "level", level, MeasureError)
     x = np.asarray(x, dtype=np.float64)
     n = len(x)
     mean = x.mean(axis=0)
@@ -56,7 +60,10 @@ def bootstrap_interval(x: np.ndarray, level: float, samples: int, seed: int
     Reference: Efron & Tibshirani, An Introduction to the Bootstrap, 1993, ch. 13.
     """
     from relkit.metrics.compare.significance import bootstrap_means
+    from relkit.metrics.core.errors import MeasureError
+    from relkit.metrics.core.levels import check_unit
 
+    check_unit("bootstrap_interval", "level", level, MeasureError)
     x = np.asarray(x, dtype=np.float64)
     means = bootstrap_means(x.reshape(len(x), -1), samples, seed)
     tail = (1 - level) / 2 * 100

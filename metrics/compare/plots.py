@@ -65,24 +65,33 @@ def histogram_pair(hist: pd.DataFrame, measure: str, a: str, b: str) -> Any:
     ax = fig.add_subplot()
     diff = hist["difference"].to_numpy(float)
     x = np.arange(len(diff))
-    up, down = diff > 0, diff < 0
+    up, down = _sides(diff)
     ax.bar(x[up], diff[up], width=1.0, color="C0", label=f"{a} better ({int(up.sum())})")
     ax.bar(x[down], diff[down], width=1.0, color="C3", hatch="//", edgecolor="white",
            linewidth=0, label=f"{b} better ({int(down.sum())})")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlim(-0.5, len(diff) - 0.5)
     _topic_ticks(ax, [str(t) for t in hist["query_id"]])
-    ax.set_xlabel(f"Topics, sorted by difference ({int((diff == 0).sum())} tied)")
+    ax.set_xlabel(f"Topics, sorted by difference ({int((~up & ~down).sum())} tied)")
     ax.set_ylabel(f"{measure}({a}) − {measure}({b})")
     ax.set_title(f"Precision histogram: {a} vs {b} ({measure})")
     ax.legend(loc="upper right", fontsize=8)
     return fig
 
 
+def _sides(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wins and losses; a difference of floating-point noise is a tie, as in the tables
+    (:mod:`relkit.metrics.compare.ties`)."""
+    from relkit.metrics.compare.ties import sign
+
+    s = sign(diff)
+    return s > 0, s < 0
+
+
 def _bars(ax: Any, diff: np.ndarray) -> tuple[int, int]:
     """Sorted differences as bars: blue above zero, red hatched below (grey-safe)."""
     x = np.arange(len(diff))
-    up, down = diff > 0, diff < 0
+    up, down = _sides(diff)
     ax.bar(x[up], diff[up], width=1.0, color="C0")
     ax.bar(x[down], diff[down], width=1.0, color="C3", hatch="//", edgecolor="white",
            linewidth=0)
@@ -127,8 +136,9 @@ def histogram_vs_mean(scores: Scores, measure: str) -> Any:
         ax = axes[i // cols][i % cols]
         diff = precision_histogram(scores, measure, system)["difference"].to_numpy(float)
         x = np.arange(len(diff))
-        ax.bar(x[diff > 0], diff[diff > 0], width=1.0, color="C0")
-        ax.bar(x[diff < 0], diff[diff < 0], width=1.0, color="C3", hatch="//",
+        up, down = _sides(diff)
+        ax.bar(x[up], diff[up], width=1.0, color="C0")
+        ax.bar(x[down], diff[down], width=1.0, color="C3", hatch="//",
                edgecolor="white", linewidth=0)
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_title(system, fontsize=9)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from relkit.metrics.compare.errors import CompareError
 from relkit.metrics.core.registry import did_you_mean
+from relkit.metrics.run_names import system_names  # noqa: F401  (named here before)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,37 +116,6 @@ class Scores:
             "measure": np.repeat(np.array(self.measures, dtype=object), s * t),
             "value": self.values.ravel(),
         })
-
-
-def system_names(paths: Sequence[str | Path]) -> list[str]:
-    """Short unique names for run files (run tags often repeat).
-
-    Parameters
-    ----------
-    paths : Sequence of str or Path
-        The run files.
-
-    Returns
-    -------
-    list of str
-        The file stems when they are unique; otherwise the last two path
-        components (then three...), as far as needed to tell the files apart.
-
-    Examples
-    --------
-    >>> from relkit.metrics.compare.scores import system_names
-    >>> system_names(["runs/bm25.txt", "runs/lm.txt"])
-    ['bm25', 'lm']
-    >>> system_names(["a/bm25.txt", "b/bm25.txt"])
-    ['a/bm25.txt', 'b/bm25.txt']
-    """
-    parts = [Path(p).parts for p in paths]
-    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
-        names = ["/".join(p[-depth:]) for p in parts]
-        names = [n.rsplit(".", 1)[0] if depth == 1 and "." in n[1:] else n for n in names]
-        if len(set(names)) == len(names):
-            return names
-    return [str(p) for p in paths]
 
 
 def score_matrix(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],

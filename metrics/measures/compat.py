@@ -10,6 +10,15 @@ divided by the ideal's overlap with itself.
 Ties in the run's scores are broken as everywhere in relkit (trec_eval's rule: docno
 descending); ir_measures sorts tied documents by docno ascending, so runs with ties can
 differ from it (the same on any tie-free run).
+
+Negative scores: the authors' code (claclark/Compatibility, ``idealize``) orders a grade's
+documents by their rank in the run, the ones not retrieved last; relkit does the same.
+ir_measures' provider sorts them by run score, giving a document not retrieved the score
+0.0, so on a run with negative scores it puts the relevant documents the run missed
+*before* those it retrieved, and scores differ (qrels a and b relevant, run ``a -1``:
+relkit 0.7564, as the authors' code; ir_measures 0.2436). relkit's value depends on the
+ranking only, so a run with negative scores gets what ir_measures gives once the scores
+are shifted above 0 (tests/test_measures_compat.py).
 """
 
 from __future__ import annotations
@@ -33,7 +42,11 @@ def compat(ctx: Ctx, value: Value) -> np.ndarray:
     with I the ideal ranking (relevant documents, grade >= the relevance level, at least
     1; higher grades first, then in the run's order) and d = max(n, |I|).
     ``normalize=False`` gives RBO(r, I) itself. 0 on a topic without a relevant
-    document; on an empty ranking (``-c``) 0.
+    document; on an empty ranking (``-c``) 0. Within a grade the ideal follows the run's
+    ranks, not its scores (as the authors' code): on negative scores ir_measures, which
+    gives a document not retrieved the score 0.0, puts the relevant documents the run
+    missed first and differs (qrels a, b relevant, run ``a -1``: relkit 0.7564,
+    ir_measures 0.2436).
 
     Reference: C. L. A. Clarke, A. Vtyurina, M. D. Smucker, "Assessing top-k preferences",
     TOIS 39(3), 2021 (and "Offline evaluation without gain", ICTIR 2020).

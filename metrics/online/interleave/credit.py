@@ -148,8 +148,13 @@ def bootstrap_delta(user: np.ndarray, win: np.ndarray, loss: np.ndarray, tie: np
     """A percentile interval for Delta from resampling users with replacement.
 
     ``user``: each impression's user code. One user's impressions move together: they
-    are not independent (the same person, the same tastes).
+    are not independent (the same person, the same tastes). ``level`` outside (0, 1):
+    :class:`~relkit.metrics.core.errors.InputError`.
     """
+    from relkit.metrics.core.errors import InputError
+    from relkit.metrics.core.levels import check_unit
+
+    check_unit("bootstrap_delta", "level", level, InputError)
     if len(user) == 0:
         return float("nan"), float("nan")
     codes, inv = np.unique(user, return_inverse=True)

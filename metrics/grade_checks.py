@@ -1,0 +1,94 @@
+"""Qrels whose grades look as if they run the wrong way: said, never silently used.
+
+relkit reads a higher grade as more relevant. Cranfield's ``cranqrel`` runs the
+other way (1 = complete answer ... 4 = minimum interest, -1 = of no interest), and
+evaluated as it is, it gives nDCG@10 0.3489 for a run that scores 0.3747 on the
+grades turned round: a wrong number, and nothing said. Nothing in a file says which
+way its grades run, so :func:`inverted_grades` looks at how often each is used.
+
+The rule. In a pool human assessors judge, the more relevant a grade, the rarer it
+is on the whole: every human-judged qrels here has its lowest relevant grade as its
+most used one or close to it (TREC DL 2023: 1403, 625, 697 for 1, 2, 3; trec_eval's
+test qrels: 1175, 78, 213, 22, 2 for 1, 2, 3, 4, 6; the sample: 91, 53, 49).
+Cranfield's raw file has its grade 1 the *rarest* (128, against 387, 734, 363 for 2,
+3, 4), as its best grade should be, and it has no grade 0: its documents of no
+interest are -1. So the grades look inverted when
+
+* there are at least :data:`MIN_LEVELS` relevant grades (> 0): with two, the top one
+  is often the more frequent (TREC-COVID's 2, "relevant", outnumbers its 1,
+  "partially relevant"), so two say nothing;
+* there are at least :data:`MIN_RELEVANT` relevant judgments: a hand-made handful
+  says nothing either;
+* the lowest relevant grade is used strictly less often than every other one;
+* no judgment has grade 0. Frequencies alone are not enough: lenient automatic
+  judges use their top grades freely (6 of the 36 LLM judges' qrels of the LLMJudge
+  challenge on TREC DL 2023 have 1 as their rarest relevant grade), but a file that
+  writes 0 for "not relevant" is written higher-is-better, as TREC's are. Files that
+  run the other way come from before that convention (Cranfield's -1, Cleverdon's 5
+  for "no interest") and have no 0.
+
+Binary qrels (Vaswani, NPL, trec_eval's ``qrels.test``) have one relevant grade and
+never match. It is a heuristic: it names the file and the counts, and stays a
+warning (the numbers are still printed; ``--quiet`` silences it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from relkit.metrics.data import Qrels
+
+# At least this many relevant grades (> 0) before their frequencies say anything.
+MIN_LEVELS = 3
+# ... and at least this many relevant judgments.
+MIN_RELEVANT = 50
+
+
+def grade_counts(qrels: Qrels) -> dict[int, int]:
+    """How many judgments have each grade, grades ascending."""
+    col = qrels.column("relevance")
+    grades = np.asarray(col.to_numpy() if hasattr(col, "to_numpy") else col, dtype=np.int64)
+    values, counts = np.unique(grades, return_counts=True)
+    return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+
+def inverted_grades(qrels: Qrels) -> str | None:
+    """One sentence when ``qrels``' grades look as if 1 were the most relevant, else None.
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The judgments as read (``qrels.source`` names the file).
+
+    Returns
+    -------
+    str or None
+        The file, the counts per relevant grade, and what to do.
+
+    Examples
+    --------
+    >>> from relkit.metrics.data import Qrels
+    >>> from relkit.metrics.grade_checks import inverted_grades
+    >>> rows = "".join(f"q{i} 0 d{i} {g}\\n" for i, g in enumerate([1] * 10 + [2] * 30 + [3] * 20))
+    >>> print(inverted_grades(Qrels.read(rows)))
+    <text>: grade 1 is the rarest relevant grade (1: 10, 2: 30, 3: 20) and no judgment is 0, ...
+    >>> rows = "".join(f"q{i} 0 d{i} {g}\\n" for i, g in enumerate([1] * 30 + [2] * 10 + [3] * 20))
+    >>> inverted_grades(Qrels.read(rows)) is None
+    True
+    """
+    every = grade_counts(qrels)
+    counts = {g: n for g, n in every.items() if g > 0}
+    if 0 in every or len(counts) < MIN_LEVELS or sum(counts.values()) < MIN_RELEVANT:
+        return None
+    low, *rest = sorted(counts)
+    if not all(counts[low] < counts[g] for g in rest):
+        return None
+    shown = ", ".join(f"{g}: {n}" for g, n in sorted(counts.items()))
+    return (f"{qrels.source}: grade {low} is the rarest relevant grade ({shown}) and no "
+            "judgment is 0, as in files whose grades run the other way: if "
+            f"{low} means most relevant here (Cranfield's cranqrel), turn the grades round "
+            "first (a collection's grade_map, docs/collections.md); relkit reads higher as "
+            "more relevant")
