@@ -9,13 +9,28 @@ stratified one, where it is biased.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Run
-from relkit.metrics.inferred import Ranking, inf_ap, inf_ndcg, ranked, stat_ap, xinf_ap
+from relkit.metrics.inferred import (Ranking, Smoothing, inf_ap, inf_ndcg, ranked, stat_ap,
+                                     xinf_ap)
 from relkit.metrics.prels import Design, Prels
+
+
+DEPTH = 1000
+"""Ranks read by default: ``sample_eval.pl``'s ``maxResultSize`` (``-M`` changes it)."""
+
+
+class Compute(Protocol):
+    """An estimator's function: ``(run or ranking, prels, level) -> {topic: value}``."""
+
+    def __call__(self, run: Ranking, prels: Prels, level: int = 1, *,
+                 smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+                 ) -> dict[str, float]: ...
 
 
 @dataclass(frozen=True)
@@ -28,8 +43,10 @@ class Estimator:
         As ``relkit eval -R prels -m`` takes it.
     fits : frozenset[str]
         The designs (``uniform``, ``stratified``) it is unbiased on.
-    compute : Callable
-        ``(run or ranking, prels, level) -> {topic: value}``.
+    compute : Compute
+        ``(run or ranking, prels, level, *, smoothing, depth) -> {topic: value}``:
+        ``smoothing`` is xinfAP's (the others ignore it), ``depth`` the ranks read
+        (None: all).
     description : str
         One line.
 
@@ -42,18 +59,46 @@ class Estimator:
 
     name: str
     fits: frozenset[str]
-    compute: Callable[[Ranking, Prels, int], dict[str, float]]
+    compute: Compute
     description: str
 
 
+def _top(run: Ranking, depth: int | None) -> Mapping[str, Sequence[str]]:
+    return {t: docs[:depth] for t, docs in ranked(run).items()}
+
+
+def _xinf_ap(run: Ranking, prels: Prels, level: int = 1, *,
+             smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+             ) -> dict[str, float]:
+    return xinf_ap(run, prels, level, smoothing, depth)
+
+
+def _inf_ndcg(run: Ranking, prels: Prels, level: int = 1, *,
+              smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+              ) -> dict[str, float]:
+    return inf_ndcg(_top(run, depth), prels, level, depth=sys.maxsize if depth is None else depth)
+
+
+def _stat_ap(run: Ranking, prels: Prels, level: int = 1, *,
+             smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+             ) -> dict[str, float]:
+    return stat_ap(_top(run, depth), prels, level)
+
+
+def _inf_ap(run: Ranking, prels: Prels, level: int = 1, *,
+            smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+            ) -> dict[str, float]:
+    return inf_ap(run if depth is None else _top(run, depth), prels, level)
+
+
 ESTIMATORS: Mapping[str, Estimator] = {e.name: e for e in (
-    Estimator("xinfAP", frozenset({"uniform", "stratified"}), xinf_ap,
+    Estimator("xinfAP", frozenset({"uniform", "stratified"}), _xinf_ap,
               "inferred AP over strata (Yilmaz, Kanoulas & Aslam 2008)"),
-    Estimator("infNDCG", frozenset({"uniform", "stratified"}), inf_ndcg,
+    Estimator("infNDCG", frozenset({"uniform", "stratified"}), _inf_ndcg,
               "inferred nDCG over strata (Yilmaz, Kanoulas & Aslam 2008)"),
-    Estimator("statAP", frozenset({"uniform", "stratified"}), stat_ap,
+    Estimator("statAP", frozenset({"uniform", "stratified"}), _stat_ap,
               "Horvitz-Thompson AP (Aslam, Pavlu & Yilmaz 2006)"),
-    Estimator("infAP", frozenset({"uniform"}), inf_ap,
+    Estimator("infAP", frozenset({"uniform"}), _inf_ap,
               "trec_eval's inferred AP (Yilmaz & Aslam 2006): uniform samples only"),
 )}
 
@@ -122,9 +167,84 @@ def check_fits(name: str, prels: Prels) -> Estimator:
     return est
 
 
+def check_names(measures: Sequence[str]) -> None:
+    """Raise :class:`MeasureError` for a name that is no estimator (before any file is read).
+
+    Examples
+    --------
+    >>> from relkit.metrics.estimators import check_names
+    >>> check_names(["xinfAP", "MAP"])
+    Traceback (most recent call last):
+    ...
+    relkit.metrics.core.errors.MeasureError: unknown estimator 'MAP' for prels (known: ...
+    """
+    for name in measures:
+        if name not in ESTIMATORS:
+            raise MeasureError(f"unknown estimator {name!r} for prels (known: "
+                               f"{', '.join(ESTIMATORS)})")
+
+
+@dataclass(frozen=True)
+class RunEstimates:
+    """One run's estimates: what ``eval -R prels`` prints, in any format.
+
+    Attributes
+    ----------
+    run_id : str
+        The run's name (its files' sixth column).
+    topics : list[str]
+        The topics averaged in the ``all`` line, in the prels' order.
+    values : dict[str, dict[str, float]]
+        Estimator -> topic -> value, estimators in the order asked.
+    """
+
+    run_id: str
+    topics: list[str]
+    values: dict[str, dict[str, float]]
+
+    def mean(self, name: str) -> float:
+        """The ``all`` value of estimator ``name``: its mean over :attr:`topics` (0 if none)."""
+        v = self.values[name]
+        return sum(v[t] for t in self.topics) / len(self.topics) if self.topics else 0.0
+
+    def rows(self, per_query: bool, summary: bool) -> list[tuple[str, str, str, float]]:
+        """``(query_id, measure, trec_name, value)`` rows: topic by topic (as trec_eval -q
+        and ``sample_eval.pl -q`` print them), then the ``all`` rows."""
+        out = []
+        if per_query:
+            out += [(t, n, n, v[t]) for t in self.topics for n, v in self.values.items()]
+        if summary:
+            out += [("all", n, n, self.mean(n)) for n in self.values]
+        return out
+
+
+def estimate_prels(prels_path: os.PathLike[str] | str,
+                   runs: Sequence[os.PathLike[str] | str], measures: Sequence[str], *,
+                   complete: bool = False, level: int = 1, smoothing: Smoothing = "sample_eval",
+                   depth: int | None = DEPTH) -> list[RunEstimates]:
+    """Read a prels file and the runs; every run's estimates (nothing is written).
+
+    Parameters are :func:`evaluate_prels`'s.
+    """
+    check_names(measures)
+    prels = Prels.read(prels_path)
+    names = list(measures) or default_estimators(prels.design())
+    ests = [check_fits(n, prels) for n in names]
+    out = []
+    for path in runs:
+        run = Run.read(path)
+        order = {t: docs[:depth] for t, docs in ranked(run).items()}
+        topics = [t for t in prels.topics if complete or t in order]
+        values = {est.name: est.compute(order, prels, level, smoothing=smoothing, depth=depth)
+                  for est in ests}
+        out.append(RunEstimates(run.name, topics, values))
+    return out
+
+
 def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLike[str] | str],
                    measures: Sequence[str], *, per_query: bool = False, summary: bool = True,
-                   complete: bool = False, level: int = 1) -> str:
+                   complete: bool = False, level: int = 1, smoothing: Smoothing = "sample_eval",
+                   depth: int | None = DEPTH) -> str:
     r"""``relkit eval -R prels``: trec_eval-style lines for each run (4 decimals).
 
     Parameters
@@ -144,6 +264,10 @@ def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLik
         left out of the mean unless ``complete`` (then it scores 0).
     level : int
         Lowest grade that counts as relevant.
+    smoothing : {"sample_eval", "trec_eval"}
+        xinfAP's (:func:`relkit.metrics.inferred.xinf_ap`); NIST's by default.
+    depth : int or None, default 1000
+        Ranks of each topic read (``sample_eval.pl``'s 1,000; None: all).
 
     Returns
     -------
@@ -160,22 +284,18 @@ def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLik
     >>> print(evaluate_prels(d / "prels", [d / "run"], ["statAP"]), end="")
     statAP                 all 1.0000
     """
+    got = estimate_prels(prels_path, runs, measures, complete=complete, level=level,
+                         smoothing=smoothing, depth=depth)
+    return prels_text(got, per_query=per_query, summary=summary)
+
+
+def prels_text(results: Sequence[RunEstimates], *, per_query: bool, summary: bool) -> str:
+    """trec_eval's layout of :func:`estimate_prels`'s results (``runid`` lines with
+    several runs)."""
     from relkit.metrics.trec_eval.format import fmt_float, labelled, line
 
-    prels = Prels.read(prels_path)
-    names = list(measures) or default_estimators(prels.design())
-    ests = [check_fits(n, prels) for n in names]
     out = []
-    for path in runs:
-        run = Run.read(path)
-        order = ranked(run)
-        topics = [t for t in prels.topics if complete or t in order]
-        values = {est.name: est.compute(order, prels, level) for est in ests}
-        text = []
-        if per_query:   # topic by topic, as trec_eval -q and sample_eval.pl -q print
-            text += [line(n, t, fmt_float(v[t])) for t in topics for n, v in values.items()]
-        if summary:
-            text += [line(n, "all", fmt_float(sum(v[t] for t in topics) / len(topics)
-                                              if topics else 0.0)) for n, v in values.items()]
-        out.append("".join(labelled(text, run.name) if len(runs) > 1 else text))
+    for res in results:
+        text = [line(n, t, fmt_float(v)) for t, n, _, v in res.rows(per_query, summary)]
+        out.append("".join(labelled(text, res.run_id) if len(results) > 1 else text))
     return "".join(out)
