@@ -235,6 +235,11 @@ def estimate_prels(prels_path: os.PathLike[str] | str,
         run = Run.read(path)
         order = {t: docs[:depth] for t, docs in ranked(run).items()}
         topics = [t for t in prels.topics if complete or t in order]
+        if not topics:   # as plain eval says it; sample_eval.pl would divide by zero
+            from relkit.metrics.core.errors import EvaluationError
+
+            raise EvaluationError(f"{path}: no topic has both run lines and judgments in "
+                                  f"{prels_path} (-c scores the missing ones 0)")
         values = {est.name: est.compute(order, prels, level, smoothing=smoothing, depth=depth)
                   for est in ests}
         out.append(RunEstimates(run.name, topics, values))
