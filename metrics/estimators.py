@@ -16,10 +16,8 @@ from typing import Protocol
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Run
-from relkit.metrics.inferred import (Ranking, Smoothing, inf_ap, inf_ndcg, ranked, stat_ap,
-                                     xinf_ap)
+from relkit.metrics.inferred import Ranking, Smoothing, inf_ap, inf_ndcg, ranked, stat_ap, xinf_ap
 from relkit.metrics.prels import Design, Prels
-
 
 DEPTH = 1000
 """Ranks read by default: ``sample_eval.pl``'s ``maxResultSize`` (``-M`` changes it)."""

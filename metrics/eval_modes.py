@@ -62,7 +62,7 @@ def check_mode(name: str, smoothing: str = "sample_eval") -> None:
     >>> check_mode("prel")
     Traceback (most recent call last):
     ...
-    relkit.metrics.core.options.OptionError: Invalid value for '-R': unknown judgment format 'prel'; did you mean 'prels'? (known: qrels, prefs, qrels_prefs, qrels_jg, prels, subtopics)
+    relkit.metrics.core.options.OptionError: Invalid value for '-R': unknown judgment format ...
     """
     from relkit.metrics.core.options import OptionError, option_value
 

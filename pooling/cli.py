@@ -422,12 +422,11 @@ def sample_cmd(
                           "are by best rank: relkit pool -o writes it)", "none")
     s = stratified_sample(p, layers, seed)
     if prels is not None and qrels is not None:
+        from relkit.metrics.core.errors import MeasureError
         from relkit.metrics.data import Qrels
+        from relkit.pooling.errors import PoolingError
         from relkit.pooling.sample import sample_prels
         from relkit.pooling.simulate import grades_of
-
-        from relkit.metrics.core.errors import MeasureError
-        from relkit.pooling.errors import PoolingError
 
         try:
             judged = sample_prels(p, layers, s, grades_of(Qrels.read(qrels)), str(prels))
