@@ -24,7 +24,23 @@ DEPTH = 1000
 
 
 class Compute(Protocol):
-    """An estimator's function: ``(run or ranking, prels, level) -> {topic: value}``."""
+    """An estimator's function: ``(run or ranking, prels, level) -> {topic: value}``.
+
+    Attributes
+    ----------
+    __call__ : callable
+        ``(run, prels, level=1, *, smoothing="sample_eval", depth=DEPTH)``:
+        ``smoothing`` is xinfAP's (the others ignore it); ``depth`` the ranks read of
+        each topic (None: all).
+
+    Examples
+    --------
+    >>> from relkit.metrics.estimators import ESTIMATORS
+    >>> from relkit.metrics.prels import Prels
+    >>> p = Prels.from_rows([("q", "a", "1", 1), ("q", "b", "1", 0)])
+    >>> ESTIMATORS["statAP"].compute({"q": ["b", "a"]}, p, 1, depth=1)
+    {'q': 0.0}
+    """
 
     def __call__(self, run: Ranking, prels: Prels, level: int = 1, *,
                  smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
@@ -168,6 +184,11 @@ def check_fits(name: str, prels: Prels) -> Estimator:
 def check_names(measures: Sequence[str]) -> None:
     """Raise :class:`MeasureError` for a name that is no estimator (before any file is read).
 
+    Parameters
+    ----------
+    measures : Sequence[str]
+        Names as ``-m`` gave them.
+
     Examples
     --------
     >>> from relkit.metrics.estimators import check_names
@@ -194,6 +215,13 @@ class RunEstimates:
         The topics averaged in the ``all`` line, in the prels' order.
     values : dict[str, dict[str, float]]
         Estimator -> topic -> value, estimators in the order asked.
+
+    Examples
+    --------
+    >>> from relkit.metrics.estimators import RunEstimates
+    >>> r = RunEstimates("bm25", ["q1", "q2"], {"statAP": {"q1": 0.5, "q2": 0.25}})
+    >>> r.mean("statAP"), r.rows(per_query=False, summary=True)
+    (0.375, [('all', 'statAP', 'statAP', 0.375)])
     """
 
     run_id: str
@@ -220,9 +248,34 @@ def estimate_prels(prels_path: os.PathLike[str] | str,
                    runs: Sequence[os.PathLike[str] | str], measures: Sequence[str], *,
                    complete: bool = False, level: int = 1, smoothing: Smoothing = "sample_eval",
                    depth: int | None = DEPTH) -> list[RunEstimates]:
-    """Read a prels file and the runs; every run's estimates (nothing is written).
+    r"""Read a prels file and the runs; every run's estimates (nothing is written).
 
-    Parameters are :func:`evaluate_prels`'s.
+    Parameters
+    ----------
+    prels_path, runs, measures, complete, level, smoothing, depth
+        As :func:`evaluate_prels` takes them.
+
+    Returns
+    -------
+    list[RunEstimates]
+        One per run, in order.
+
+    Raises
+    ------
+    MeasureError
+        An unknown estimator, or one that does not fit the design.
+    FormatError, EvaluationError
+        A file it cannot use (named), or a run with no prels topic (unless ``complete``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from relkit.metrics.estimators import estimate_prels
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "prels").write_text("q1 0 a 1 1\nq1 0 b 2 -1\nq1 0 c 2 0\n")
+    >>> _ = (d / "run").write_text("q1 Q0 a 1 2 r\nq1 Q0 c 2 1 r\n")
+    >>> estimate_prels(d / "prels", [d / "run"], ["statAP"])[0].values
+    {'statAP': {'q1': 1.0}}
     """
     check_names(measures)
     prels = Prels.read(prels_path)
@@ -293,8 +346,27 @@ def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLik
 
 
 def prels_text(results: Sequence[RunEstimates], *, per_query: bool, summary: bool) -> str:
-    """trec_eval's layout of :func:`estimate_prels`'s results (``runid`` lines with
-    several runs)."""
+    """trec_eval's layout of :func:`estimate_prels`'s results.
+
+    Parameters
+    ----------
+    results : Sequence[RunEstimates]
+        The runs' estimates; with several, each block starts with its ``runid`` line.
+    per_query, summary : bool
+        Topic-by-topic lines; the ``all`` lines.
+
+    Returns
+    -------
+    str
+        ``measure<TAB>topic<TAB>value`` lines, values at 4 decimals.
+
+    Examples
+    --------
+    >>> from relkit.metrics.estimators import RunEstimates, prels_text
+    >>> r = RunEstimates("bm25", ["q1"], {"statAP": {"q1": 0.5}})
+    >>> print(prels_text([r], per_query=True, summary=False), end="")
+    statAP                 q1 0.5000
+    """
     from relkit.metrics.trec_eval.format import fmt_float, labelled, line
 
     out = []

@@ -19,7 +19,7 @@ and, walking the ranking, each sampled relevant document at rank :math:`k`
 .. math::
 
     \widehat{PC}(k) = \frac{1}{k} + \frac{j}{k} \sum_c \frac{a_c}{j}\,
-        \frac{\rho_c + \varepsilon}{s_c + 2\varepsilon}
+        \frac{\rho_c + \varepsilon}{s_c + m\varepsilon}, \qquad m = 3\ (\text{or } 2)
 
 with :math:`a_c, s_c, \rho_c` the pooled, sampled and sampled-relevant
 documents of stratum :math:`c` above rank :math:`k` (unpooled documents above
@@ -38,11 +38,10 @@ numbers. ``smoothing="trec_eval"`` takes trec_eval's :math:`2\varepsilon`
 trec_eval's infAP, term for term (tested to the last bit). The two are not a
 rounding apart: above a rank where a stratum has pooled documents but none
 sampled, the fraction is :math:`\varepsilon / 3\varepsilon = 1/3` against
-:math:`1/2`; on Cranfield's six runs they differ by up to 0.018 per topic and at
-the fourth decimal of most MAPs (``bench/prels_bias_bench.py``). On stratified
-samples NIST's is also the less biased (docs/pooling.md, "Sampling and
-estimators"). Both read the ranking to ``depth`` (1,000: ``sample_eval.pl``'s
-``maxResultSize``).
+:math:`1/2`: on stratified samples of Cranfield's six runs they differ by up to 0.155
+per topic and at the fourth decimal of every MAP (docs/pooling.md, "Sampling and
+estimators", with the bias of each, measured by ``bench/prels_bias_bench.py``). Both
+read the ranking to ``depth`` (1,000: ``sample_eval.pl``'s ``maxResultSize``).
 
 **infNDCG** (same paper; ``sample_eval.pl``'s form): over the retrieved
 documents (at most ``depth`` = 1,000), with :math:`a_c, s_c` the retrieved

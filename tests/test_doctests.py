@@ -35,7 +35,7 @@ DOCUMENTED = [
 ]
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
-                 "relkit.pooling.build", "relkit.metrics.core.options",
+                 "relkit.metrics.eval_modes", "relkit.pooling.build", "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).

@@ -183,7 +183,8 @@ def _bias(design: str, names: list[str], check: bool = True) -> dict[str, list[f
 def test_estimators_unbiased_on_a_stratified_sample() -> None:
     # pool-sample's documented design: top 10 all, 11-30 half, 31-100 a tenth.
     bias = _bias("10:1,30:0.5,100:0.1", ["xinfAP", "statAP", "infNDCG"])
-    assert max(map(abs, bias["xinfAP"])) < 0.04       # measured: -0.1% to +2.5%
+    # measured: -0.5% to +1.8% (NIST's smoothing, the default; trec_eval's: -0.1% to +2.5%)
+    assert max(map(abs, bias["xinfAP"])) < 0.04
     assert max(map(abs, bias["statAP"])) < 0.02       # measured: -0.6% to +0.9%
     assert max(map(abs, bias["infNDCG"])) < 0.02      # measured: +0.0% to +0.8%
 

@@ -206,3 +206,27 @@ def test_outputs_that_cannot_be_written(tmp_path: Path) -> None:
     (tmp_path / "run").write_bytes(GOOD_RUN)
     _check(["eval", "-R", "prels", str(tmp_path / "prels"), str(tmp_path / "run"), "-o",
             str(tmp_path / "no" / "out")], str(tmp_path / "no" / "out"), None)
+
+
+SAMPLE_CASES = {
+    **{k: v for k, v in COMMON.items() if k not in ("empty", "blank")},
+    "three_columns": (b"topic\tdoc\tstratum\tprobability\n1\ta\t1\n", 2),
+    "probability_nan": (b"1\ta\t1\tnan\n", 1),
+    "probability_zero": (b"1\ta\t1\t0\n", 1),
+    "stratum_word": (b"1\ta\ttop\t0.5\n", 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAMPLE_CASES))
+def test_read_sample_bad_file(case: str, tmp_path: Path) -> None:
+    """The library reader of pool-sample's -o file: a FormatError naming file and line."""
+    from relkit.metrics.core.errors import FormatError
+    from relkit.pooling.sample import read_sample
+
+    content, line = SAMPLE_CASES[case]
+    bad = tmp_path / "bad.sample"
+    bad.write_bytes(content)
+    where = str(bad) if line is None else f"{bad}:{line}:"
+    with pytest.raises(FormatError) as exc:
+        read_sample(bad)
+    assert where in str(exc.value)
