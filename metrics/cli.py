@@ -20,6 +20,7 @@ from typing import Annotated, Literal, get_args, get_type_hints
 
 import typer
 
+from relkit.metrics.eval_modes import MODE_HELP, check_mode
 from relkit.metrics.eval_output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval_run import _collector_paused, _evaluate, _load_zscores, _results
 from relkit.metrics.run_names import NameFromFileOption, NamesOption
@@ -99,12 +100,11 @@ def eval_cmd(
         "-N", help="Documents in the collection (utility, fallout)")] = 0,
     zscores: Annotated[Path | None, typer.Option(
         "-Z", help="Z-score file: lines 'qid measure mean stddev'")] = None,
-    relformat: Annotated[str, typer.Option(
-        "-R", help="Judgment format: qrels, prefs, qrels_prefs, qrels_jg, or prels "
-        "(a sampled pool in NIST sample_eval's format: xinfAP, infNDCG, statAP, infAP), "
-        "or subtopics (diversity qrels 'topic subtopic docno grade': alpha_nDCG@k, "
-        "ERR_IA@k, NRBP, P_IA@k, StRecall@k as ndeval computes them)")]
-        = "qrels",
+    relformat: Annotated[str, typer.Option("-R", help=MODE_HELP)] = "qrels",
+    smoothing: Annotated[str, typer.Option(
+        "--smoothing", help="xinfAP's with -R prels: sample_eval (NIST's sample_eval.pl: "
+        "eps/3eps, the default) or trec_eval (m_infap.c's eps/2eps; on one stratum "
+        "trec_eval's infAP)")] = "sample_eval",
     compat: Annotated[int, typer.Option(
         "--compat", help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
     fmt: Annotated[str, typer.Option(
@@ -141,6 +141,7 @@ def eval_cmd(
         return
     if qrels is None or not runs:
         raise typer.BadParameter("give a QRELS file and at least one RUN file")
+    check_mode(relformat, smoothing)
     if engine != "local" or spark_master is not None:
         from relkit.metrics.spark.options import check_engine
 
@@ -168,15 +169,14 @@ def eval_cmd(
         raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
     from relkit.metrics.core.options import option_value
 
-    if relformat == "prels":
-        from relkit.metrics.estimators import evaluate_prels
+    if relformat not in ("qrels", "subtopics"):
+        from relkit.metrics.eval_modes import evaluate_mode
 
-        if stdin:
-            raise typer.BadParameter("'-' (stdin) is read with -R qrels only; give -R "
-                                     "prels files by name")
-        sys.stdout.write(evaluate_prels(qrels_path, run_paths, measure or [], per_query=query,
-                                        summary=not no_summary, complete=complete,
-                                        level=level))
+        evaluate_mode(relformat, qrels_path, run_paths, measure or [], query=query,
+                      summary=not no_summary, complete=complete, level=level,
+                      max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
+                      zscores=zscores, compat=compat, smoothing=smoothing, stdin=stdin > 0,
+                      fmt=fmt, output=output)
         return
     if relformat == "subtopics":
         from relkit.metrics.diversity_cli import check_options, evaluate_subtopics
@@ -191,19 +191,6 @@ def eval_cmd(
             output.write_text(got, encoding="utf-8")
         else:
             sys.stdout.write(got)
-        return
-    if relformat != "qrels":
-        from relkit.metrics.trec_eval.modes import REL_FORMATS, run_mode
-
-        if relformat not in REL_FORMATS:
-            raise typer.BadParameter(f"must be one of {', '.join(REL_FORMATS)}; got "
-                                     f"{relformat!r}", param_hint="'-R'")
-        if stdin:
-            raise typer.BadParameter(f"'-' (stdin) is read with -R qrels only; give -R "
-                                     f"{relformat} files by name")
-        sys.stdout.write(run_mode(relformat, qrels_path, run_paths, measure or [], query,
-                                  max_docs, summary=not no_summary, complete=complete,
-                                  compat=compat, level=level, judged_only=judged_only))
         return
     from relkit.metrics.evaluator import resolve
 

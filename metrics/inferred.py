@@ -19,7 +19,7 @@ and, walking the ranking, each sampled relevant document at rank :math:`k`
 .. math::
 
     \widehat{PC}(k) = \frac{1}{k} + \frac{j}{k} \sum_c \frac{a_c}{j}\,
-        \frac{\rho_c + \varepsilon}{s_c + 2\varepsilon}
+        \frac{\rho_c + \varepsilon}{s_c + m\varepsilon}, \qquad m = 3\ (\text{or } 2)
 
 with :math:`a_c, s_c, \rho_c` the pooled, sampled and sampled-relevant
 documents of stratum :math:`c` above rank :math:`k` (unpooled documents above
@@ -31,11 +31,17 @@ of :math:`\widehat{PC}` over stratum :math:`c`'s sampled relevant documents,
     \widehat{AP} = \sum_{c:\ r_c > 0} \frac{\hat R_c}{\hat R}\,\frac{S_c}{r_c}
                  = \frac{1}{\hat R} \sum_c \frac{S_c}{n_c / N_c}.
 
-:math:`\varepsilon = 10^{-5}` and the :math:`2\varepsilon` are trec_eval's
-(``m_infap.c``), so on a single stratum (a uniform sample) xinfAP *is*
-trec_eval's infAP, term for term (tested to the last bit). NIST's
-``sample_eval.pl`` smooths with :math:`3\varepsilon` in the denominator
-(``smoothing="sample_eval"``); the two differ by about :math:`10^{-5}`.
+:math:`\varepsilon = 10^{-5}` and the :math:`3\varepsilon` are NIST's
+``sample_eval.pl``'s, the default (``smoothing="sample_eval"``): relkit gives its
+numbers. ``smoothing="trec_eval"`` takes trec_eval's :math:`2\varepsilon`
+(``m_infap.c``), so that on a single stratum (a uniform sample) xinfAP *is*
+trec_eval's infAP, term for term (tested to the last bit). The two are not a
+rounding apart: above a rank where a stratum has pooled documents but none
+sampled, the fraction is :math:`\varepsilon / 3\varepsilon = 1/3` against
+:math:`1/2`: on stratified samples of Cranfield's six runs they differ by up to 0.155
+per topic and at the fourth decimal of every MAP (docs/pooling.md, "Sampling and
+estimators", with the bias of each, measured by ``bench/prels_bias_bench.py``). Both
+read the ranking to ``depth`` (1,000: ``sample_eval.pl``'s ``maxResultSize``).
 
 **infNDCG** (same paper; ``sample_eval.pl``'s form): over the retrieved
 documents (at most ``depth`` = 1,000), with :math:`a_c, s_c` the retrieved
@@ -52,25 +58,30 @@ grades (trec_eval's ``ndcg``).
 (unsampled documents at -1); it assumes a uniform sample and is refused on a
 stratified one (biased by +42% to +78% on ``pool-sample``'s default design).
 
-The ranking is trec_eval's (:func:`relkit.metrics.ranking.ranked_docnos`).
+The ranking is trec_eval's (:func:`relkit.metrics.ranking.ranked_docnos`;
+``sample_eval.pl`` sorts the same way: score descending, then docno descending).
 ``sample_eval.pl`` prints xinfAP under the name ``infAP``. Checked against it
-(``tests/test_inferred.py``, run when ``RELKIT_SAMPLE_EVAL`` names the script):
-xinfAP with ``smoothing="sample_eval"`` and infNDCG agreed to 5e-13 on 16,200
-per-topic values (Cranfield's six runs, three designs, two seeds).
+(``tests/test_inferred.py``: recorded outputs of the script, and the script itself
+when ``RELKIT_SAMPLE_EVAL`` names it): xinfAP and infNDCG agree to 5e-13 per topic,
+and ``relkit eval -R prels`` prints the script's lines digit for digit.
+Differences kept on purpose: ``sample_eval.pl`` strips leading zeros from the run's
+topic ids (``007`` is topic ``7``) and keeps the last of a document listed twice;
+relkit keeps ids as they are written and refuses the duplicate.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 from relkit.metrics.data import Run
 from relkit.metrics.grades import is_judged
 from relkit.metrics.prels import Prels
 
 EPS = 0.00001
-Smoothing = Literal["trec_eval", "sample_eval"]
+Smoothing = Literal["sample_eval", "trec_eval"]
+SMOOTHINGS: tuple[str, ...] = get_args(Smoothing)   # the first is the default
 Ranking: TypeAlias = "Run | Mapping[str, Sequence[str]]"   # a run, or its ranked docnos
 
 
@@ -102,8 +113,8 @@ def ranked(run: Ranking) -> Mapping[str, Sequence[str]]:
     return run
 
 
-def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "trec_eval"
-            ) -> dict[str, float]:
+def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "sample_eval",
+            depth: int | None = 1000) -> dict[str, float]:
     r"""xinfAP per topic of ``prels`` (formula in the module docstring).
 
     Parameters
@@ -114,9 +125,11 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
         The sampled universe with strata and grades.
     level : int, default 1
         Lowest grade that counts as relevant.
-    smoothing : {"trec_eval", "sample_eval"}
-        :math:`2\varepsilon` (trec_eval's infAP) or :math:`3\varepsilon` in the
-        denominator of the stratum precision.
+    smoothing : {"sample_eval", "trec_eval"}, default "sample_eval"
+        :math:`3\varepsilon` (NIST's ``sample_eval.pl``) or :math:`2\varepsilon`
+        (trec_eval's infAP) in the denominator of the stratum precision.
+    depth : int or None, default 1000
+        Ranks read (``sample_eval.pl``'s ``maxResultSize``); None: all of them.
 
     Returns
     -------
@@ -129,7 +142,7 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
     Stratum 1 (d1, d2) judged whole; stratum 2 (d3, d4, d5, d6) half sampled:
     d3 relevant, d5 not. R̂ = 1 + 1·4/2 = 3. d1 at rank 1: PC = 1. d3 at rank 3,
     above it d1 (stratum 1, relevant) and d2 (stratum 1, not): PC = 1/3 +
-    (2/3)·(2/2)·(1+ε)/(2+2ε) ≈ 2/3. AP = (1/R̂)(1/1 + (2/3)/(1/2)) = 7/9:
+    (2/3)·(2/2)·(1+ε)/(2+3ε) ≈ 2/3. AP = (1/R̂)(1/1 + (2/3)/(1/2)) = 7/9:
 
     >>> from relkit.metrics.data import Run
     >>> from relkit.metrics.prels import Prels
@@ -140,6 +153,11 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
     >>> round(xinf_ap(run, p)["q1"], 4), round((1 + (2 / 3) / 0.5) / 3, 4)
     (0.7778, 0.7778)
     """
+    if smoothing not in SMOOTHINGS:
+        from relkit.metrics.core.errors import MeasureError
+
+        raise MeasureError(f"xinfAP's smoothing must be one of {', '.join(SMOOTHINGS)}; "
+                           f"got {smoothing!r}")
     den_eps = 2 * EPS if smoothing == "trec_eval" else 3 * EPS
     order = ranked(run)
     out: dict[str, float] = {}
@@ -155,7 +173,7 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
             continue
         above = {s: [0, 0, 0] for s in sizes}      # pooled, sampled, sampled relevant
         sums = dict.fromkeys(sizes, 0.0)
-        for j, d in enumerate(order.get(t, ())):
+        for j, d in enumerate(order.get(t, ())[:depth]):
             hit = docs.get(d)
             if hit is None:
                 continue
@@ -307,13 +325,20 @@ def inf_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
     >>> round(inf_ap({"q1": ["a", "b", "c"]}, p)["q1"], 4)   # (1 + 1/3 + (2/3)(2/2)(1/1)) / 2
     1.0
     """
+    order = ranked(run)
+    if not any(order.get(t) for t in prels.topics):
+        # nothing to evaluate: every topic scores 0 (the Evaluator would refuse the pair)
+        return dict.fromkeys(prels.topics, 0.0)
     if not isinstance(run, Run):
         run = Run.read("".join(f"{t} Q0 {d} {i} {len(ds) - i} r\n" for t, ds in run.items()
                                for i, d in enumerate(ds, 1)))
+    from relkit.metrics import shapes
     from relkit.metrics.data import Qrels
     from relkit.metrics.evaluator import Evaluator
 
-    res = Evaluator(Qrels.from_dict(prels.qrels()), ["infAP"], level=level).compute(run)
+    # named after the prels file, so that any error about these qrels names it
+    qrels = Qrels(shapes.nested_table(prels.qrels(), "qrels", prels.source), prels.source)
+    res = Evaluator(qrels, ["infAP"], level=level).compute(run)
     values = res.values[0]
     assert values is not None and not isinstance(values, list)
     got = {str(q): float(v) for q, v in zip(res.topics, values, strict=True)}

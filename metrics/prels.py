@@ -76,21 +76,43 @@ class Prels:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Prels:
-        """Read a ``sample_eval`` prels file (see the module docstring)."""
-        out = cls(source=str(path))
-        with open(path, encoding="utf-8") as fp:
-            for n, line in enumerate(fp, 1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 5:
-                    raise FormatError(str(path), n, "'topic iteration doc stratum grade'",
-                                      repr(line.rstrip()[:60]))
-                try:
-                    grade = int(parts[4])
-                except ValueError:
-                    raise FormatError(str(path), n, "an int grade", parts[4]) from None
-                out.topics.setdefault(parts[0], {})[parts[2]] = (parts[3], grade)
+        """Read a ``sample_eval`` prels file (see the module docstring; ``.gz`` too).
+
+        Raises
+        ------
+        FormatError
+            Naming the file (and line): not a file, not UTF-8, a broken gzip stream,
+            no line at all, a line without 5 fields, a grade that is not an integer
+            of 32 bits, a topic/document pair listed twice (``sample_eval.pl`` would
+            count it twice in its stratum but keep one grade).
+        """
+        from relkit.metrics.io import GRADE_MAX, GRADE_MIN, _lines, _read_bytes
+
+        name = str(path)
+        out = cls(source=name)
+        where: dict[tuple[str, str], int] = {}
+        for n, parts in _lines(_read_bytes(path), name):
+            if len(parts) != 5:
+                raise FormatError(name, n, "5 fields 'topic iteration doc stratum grade'",
+                                  f"{len(parts)} field(s): {' '.join(parts)[:60]!r}")
+            try:
+                grade = int(parts[4])
+            except ValueError:
+                raise FormatError(name, n, "an integer grade in field 5 (-1: not sampled)",
+                                  repr(parts[4][:30])) from None
+            if not GRADE_MIN <= grade <= GRADE_MAX:
+                raise FormatError(name, n, f"a grade between {GRADE_MIN} and {GRADE_MAX}",
+                                  repr(parts[4][:30]))
+            key = (parts[0], parts[2])
+            if key in where:
+                raise FormatError(name, n, "each topic/document pair once",
+                                  f"topic {key[0]!r} document {key[1]!r} again (first at "
+                                  f"line {where[key]})")
+            where[key] = n
+            out.topics.setdefault(parts[0], {})[parts[2]] = (parts[3], grade)
+        if not out.topics:
+            raise FormatError(name, None, "at least one line 'topic iteration doc stratum "
+                              "grade'", "no content lines")
         return out
 
     def write(self, target: str | os.PathLike[str]) -> None:

@@ -404,14 +404,34 @@ def sample_cmd(
         raise typer.BadParameter("--prels and --qrels go together")
     with option_value("--strata"):
         layers = parse_strata(strata)
-    p, _ = Pool.read(pool)
+    from relkit.metrics.core.errors import check_output
+
+    for target, option in ((output, "-o"), (prels, "--prels")):
+        if target is not None:   # before the work: nothing is written on a bad path
+            check_output(target, option)
+    p, lines = Pool.read(pool)
+    if not len(p):
+        from relkit.pooling.errors import PoolingError
+
+        raise PoolingError(f"{pool}: no pooled pair (an empty pool file): nothing to sample")
+    bare = next((n for e, n in zip(p, lines, strict=True) if not e.provenance), None)
+    if bare is not None:
+        from relkit.metrics.core.errors import FormatError
+
+        raise FormatError(str(pool), bare, "provenance 'run:rank,...' in field 4 (strata "
+                          "are by best rank: relkit pool -o writes it)", "none")
     s = stratified_sample(p, layers, seed)
     if prels is not None and qrels is not None:
+        from relkit.metrics.core.errors import MeasureError
         from relkit.metrics.data import Qrels
+        from relkit.pooling.errors import PoolingError
         from relkit.pooling.sample import sample_prels
         from relkit.pooling.simulate import grades_of
 
-        judged = sample_prels(p, layers, s, grades_of(Qrels.read(qrels)), str(prels))
+        try:
+            judged = sample_prels(p, layers, s, grades_of(Qrels.read(qrels)), str(prels))
+        except MeasureError as exc:   # a sampled pair the qrels lack: name the qrels
+            raise PoolingError(f"{qrels}: {exc}") from None
         judged.write(prels)
         _say(f"relkit: wrote the {judged.design()} sample's prels to {prels}")
     if output is not None:

@@ -18,6 +18,7 @@ pool twice gives byte-identical files.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -173,42 +174,54 @@ class Pool:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> tuple[Pool, list[int]]:
         """A pool file and each entry's line number (for error messages downstream)."""
+        from relkit.metrics.io import BOM, _read_bytes
+
         entries: list[PoolEntry] = []
         lines: list[int] = []
         where: dict[tuple[str, str], int] = {}
-        with open(path, encoding="utf-8") as fp:
-            for n, line in enumerate(fp, 1):
-                raw = line.rstrip("\r\n")
-                if n == 1 and raw.startswith("topic\t"):
-                    continue
-                if not raw.strip() or raw.startswith("#"):
-                    continue
-                parts = raw.split("\t")
-                if len(parts) == 1:
-                    parts = raw.split()
-                if len(parts) < 2 or not parts[0] or not parts[1]:
-                    raise FormatError(str(path), n, "'topic<TAB>doc[<TAB>priority"
-                                      "<TAB>provenance]'", repr(raw[:60]))
-                try:
-                    prio = float(parts[2]) if len(parts) > 2 and parts[2] else 0.0
-                except ValueError:
-                    raise FormatError(str(path), n, "a number for the priority",
-                                      repr(parts[2])) from None
-                prov = []
-                if len(parts) > 3 and parts[3]:
-                    for item in parts[3].split(","):
-                        run, _, rank = item.rpartition(":")
-                        if not run or not rank.isdigit():
-                            raise FormatError(str(path), n, "provenance 'run:rank,...'",
-                                              repr(item))
-                        prov.append((run, int(rank)))
-                key = (parts[0], parts[1])
-                if key in where:
-                    raise FormatError(str(path), n, "each topic/document pair once",
-                                      f"{key[0]} {key[1]} again (first at line {where[key]})")
-                where[key] = n
-                entries.append(PoolEntry(parts[0], parts[1], prio, tuple(prov)))
-                lines.append(n)
+        name = str(path)
+        data = _read_bytes(path)    # .gz too; a missing file or a broken gzip: named
+        if data.startswith(BOM):
+            data = data[len(BOM):]
+        for n, blob in enumerate(data.splitlines(), 1):
+            try:
+                raw = blob.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FormatError(name, n, "UTF-8 text", f"undecodable byte "
+                                  f"{exc.object[exc.start]:#04x}") from None
+            if n == 1 and raw.startswith("topic\t"):
+                continue
+            if not raw.strip() or raw.startswith("#"):
+                continue
+            parts = raw.split("\t")
+            if len(parts) == 1:
+                parts = raw.split()
+            if len(parts) < 2 or not parts[0] or not parts[1]:
+                raise FormatError(str(path), n, "'topic<TAB>doc[<TAB>priority"
+                                  "<TAB>provenance]'", repr(raw[:60]))
+            try:
+                prio = float(parts[2]) if len(parts) > 2 and parts[2] else 0.0
+                if not math.isfinite(prio):
+                    raise ValueError
+            except ValueError:
+                raise FormatError(str(path), n, "a number for the priority (not nan or inf)",
+                                  repr(parts[2])) from None
+            prov = []
+            if len(parts) > 3 and parts[3]:
+                for item in parts[3].split(","):
+                    run, _, rank = item.rpartition(":")
+                    if not run or not rank.isdigit() or int(rank) < 1:
+                        raise FormatError(str(path), n, "provenance 'run:rank,...' "
+                                          "with ranks from 1",
+                                          repr(item))
+                    prov.append((run, int(rank)))
+            key = (parts[0], parts[1])
+            if key in where:
+                raise FormatError(str(path), n, "each topic/document pair once",
+                                  f"{key[0]} {key[1]} again (first at line {where[key]})")
+            where[key] = n
+            entries.append(PoolEntry(parts[0], parts[1], prio, tuple(prov)))
+            lines.append(n)
         pool = cls(tuple(entries))
         order = {(e.topic, e.doc): i for i, e in enumerate(entries)}
         return pool, [lines[order[(e.topic, e.doc)]] for e in pool.entries]

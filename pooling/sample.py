@@ -115,23 +115,33 @@ def write_sample(sample: Sequence[SampledDoc], target: str | os.PathLike[str]) -
 
 
 def read_sample(path: str | os.PathLike[str]) -> list[SampledDoc]:
+    """A sample file (``.gz`` too); a line it cannot use raises a :class:`FormatError`
+    naming the file and line."""
+    from relkit.metrics.io import BOM, _read_bytes
+
+    data = _read_bytes(path)
+    if data.startswith(BOM):
+        data = data[len(BOM):]
     out = []
-    with open(path, encoding="utf-8") as fp:
-        for n, line in enumerate(fp, 1):
-            raw = line.rstrip("\r\n")
-            if (n == 1 and raw.startswith("topic\t")) or not raw.strip():
-                continue
-            parts = raw.split("\t")
-            try:
-                if len(parts) != 4:
-                    raise ValueError
-                s = SampledDoc(parts[0], parts[1], int(parts[2]), float(parts[3]))
-            except ValueError:
-                raise FormatError(str(path), n, "'topic<TAB>doc<TAB>stratum<TAB>probability'",
-                                  repr(raw[:60])) from None
-            if not 0.0 < s.probability <= 1.0:
-                raise FormatError(str(path), n, "a probability in (0, 1]", parts[3])
-            out.append(s)
+    for n, blob in enumerate(data.splitlines(), 1):
+        try:
+            raw = blob.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(str(path), n, "UTF-8 text", f"undecodable byte "
+                              f"{exc.object[exc.start]:#04x}") from None
+        if (n == 1 and raw.startswith("topic\t")) or not raw.strip():
+            continue
+        parts = raw.split("\t")
+        try:
+            if len(parts) != 4:
+                raise ValueError
+            s = SampledDoc(parts[0], parts[1], int(parts[2]), float(parts[3]))
+        except ValueError:
+            raise FormatError(str(path), n, "'topic<TAB>doc<TAB>stratum<TAB>probability'",
+                              repr(raw[:60])) from None
+        if not 0.0 < s.probability <= 1.0:
+            raise FormatError(str(path), n, "a probability in (0, 1]", parts[3])
+        out.append(s)
     return out
 
 

@@ -35,7 +35,8 @@ DOCUMENTED = [
 ]
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
-                 "relkit.pooling.build", "relkit.metrics.core.options",
+                 "relkit.metrics.eval_modes", "relkit.pooling.build",
+                 "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
                  "relkit.metrics.run_names", "relkit.metrics.compare.ties",
                  "relkit.metrics.grade_checks", "relkit.metrics.core.levels"]

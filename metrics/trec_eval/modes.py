@@ -11,23 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Run
+
+if TYPE_CHECKING:
+    from relkit.metrics.trec_eval.rows import Row
 
 RelFormat = Literal["qrels", "prefs", "qrels_prefs", "qrels_jg"]
 REL_FORMATS = get_args(RelFormat)
 
 
-def run_mode(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[str],
-             per_query: bool, max_docs: int | None, *, summary: bool = True,
-             complete: bool = False, compat: int = 10, level: int = 1,
-             judged_only: bool = False) -> str:
-    """Evaluate ``runs`` in a non-qrels mode; return trec_eval's text."""
+def mode_results(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[str],
+                 per_query: bool, max_docs: int | None, *, summary: bool = True,
+                 complete: bool = False, compat: int = 10, level: int = 1,
+                 judged_only: bool = False) -> list[tuple[str, list[Row]]]:
+    """Evaluate ``runs`` in a non-qrels mode: each run's ``(run id, rows)``, the rows
+    in trec_eval's print order (``-q`` and ``-n`` applied)."""
     from relkit.metrics.trec_eval.jg import evaluate_jg_run, read_qrels_jg
     from relkit.metrics.trec_eval.prefs import evaluate_prefs_run, read_prefs, read_qrels_prefs
-    from relkit.metrics.trec_eval.rows import render
 
     if fmt not in REL_FORMATS:
         raise MeasureError(f"The '-R' option must be one of {', '.join(REL_FORMATS)}; got {fmt!r}")
@@ -47,12 +50,30 @@ def run_mode(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[
         else:
             rows = evaluate_prefs_run(prefs, run, wanted, rel_format=fmt, float32_scores=f32,
                                       max_docs=max_docs, complete=complete, missing="skip")
-        keep = [r for r in rows if (per_query or r.query_id == "all") and
-                (summary or r.query_id != "all")]
-        text = render(keep)
-        if len(runs) > 1:   # as with qrels: each run's block starts with its runid line
-            from relkit.metrics.trec_eval.format import labelled
+        out.append((run.name, [r for r in rows if (per_query or r.query_id == "all") and
+                               (summary or r.query_id != "all")]))
+    return out
 
-            text = "".join(labelled(text.splitlines(keepends=True), run.name))
+
+def mode_text(results: Sequence[tuple[str, Sequence[Row]]]) -> str:
+    """trec_eval's text of :func:`mode_results`' results."""
+    from relkit.metrics.trec_eval.format import labelled
+    from relkit.metrics.trec_eval.rows import render
+
+    out = []
+    for run_id, rows in results:
+        text = render(rows)
+        if len(results) > 1:   # as with qrels: each run's block starts with its runid line
+            text = "".join(labelled(text.splitlines(keepends=True), run_id))
         out.append(text)
     return "".join(out)
+
+
+def run_mode(fmt: str, rel_path: Path, runs: Sequence[Path], measures: Sequence[str],
+             per_query: bool, max_docs: int | None, *, summary: bool = True,
+             complete: bool = False, compat: int = 10, level: int = 1,
+             judged_only: bool = False) -> str:
+    """Evaluate ``runs`` in a non-qrels mode; return trec_eval's text."""
+    return mode_text(mode_results(fmt, rel_path, runs, measures, per_query, max_docs,
+                                  summary=summary, complete=complete, compat=compat,
+                                  level=level, judged_only=judged_only))
