@@ -181,3 +181,19 @@ def test_prefix_length_counts_names_that_can_be_logins(people: list[str]) -> Non
     check_prefix_length("b" * 43, ["ann", name])
     with pytest.raises(PrefixTooLong, match=f"'b{{44}}{name}', is 64 bytes.*at most 43"):
         check_prefix_length("b" * 44, ["ann", name])
+
+
+def test_team_init_rerun_skips_a_person_too_long_with_the_prefix(team: Team) -> None:  # noqa: F811
+    """A re-run keeps the first run's prefix: one person whose name fits alone but not
+    after it gets no login (a warning), and the others' roles and the decision guard
+    still come (the upgrade to 0007 needs this re-run)."""
+    name = "z" * (63 - len(team.prefix) + 1)       # 64 bytes with the prefix; fits alone
+    with team.store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO assessor (name, role, kind, created_at) VALUES "
+                          "(:n, 'assessor', 'human', now())"), {"n": name})
+    team.store.assign(["erin"], topics=["007"])
+    code, out, err = run_cli(["team", "init", "--db", team.owner])
+    assert code == 0, out + err
+    assert f"no login for assessor {name!r}" in err and "63 bytes" in err, err
+    assert f"created login {team.prefix}erin for erin" in err, err
+    assert "--role-prefix" not in err, err
