@@ -50,16 +50,59 @@ def test_a_changed_final_grade_keeps_the_old_one_in_history(db_url: str,
     assert _jsonl(db_url, tmp_path)[("1", "d01")]["adjudication_history"] == []
 
 
+def test_cli_adjudicate_keeps_the_reason_unless_a_new_one_is_given(db_url: str,
+                                                                   tmp_path: Path) -> None:
+    """`--note` left out keeps the pair's reason (re-confirming the grade changes
+    nothing); a decided pair's grade changes only with the reason for the change."""
+    make_project(db_url).close()
+
+    def run(*args: str) -> tuple[int, str]:
+        code, _, err = run_cli(["adjudicate", "1", "d00", *args, "--lead", "lee",
+                                "--db", db_url])
+        return code, err
+
+    code, err = run("2", "--note", "narrative says 2")
+    assert code == 0 and "grade 2" in err, err
+    code, err = run("2")                                   # re-confirmed, no --note
+    assert code == 0 and "nothing changed" in err, err
+    rec = _jsonl(db_url, tmp_path)[("1", "d00")]
+    assert rec["adjudication"] == {"grade": 2, "lead": "lee", "note": "narrative says 2"}
+    assert len(rec["adjudication_history"]) == 1            # type: ignore[arg-type]
+    before = _jsonl(db_url, tmp_path)
+    for extra in ((), ("--note", ""), ("--note", "  ")):    # a change without its reason
+        code, err = run("3", *extra)
+        assert code == 2, err
+        assert len(err.strip().splitlines()) == 1 and "--note" in err, err
+        assert "from 2 to 3" in err and "Traceback" not in err, err
+    assert _jsonl(db_url, tmp_path) == before
+    code, err = run("3", "--note", "bob was right")
+    assert code == 0 and "from 2 to 3" in err, err
+    code, err = run("3", "--note", "bob was right, twice")  # only the reason: a change
+    assert code == 0 and "reason" in err and "nothing changed" not in err, err
+    hist = _jsonl(db_url, tmp_path)[("1", "d00")]["adjudication_history"]
+    assert [(h["old_grade"], h["grade"], h["note"]) for h in hist] == [  # type: ignore[union-attr,index]
+        (None, 2, "narrative says 2"), (2, 3, "bob was right"), (3, 3, "bob was right, twice")]
+    # an undecided pair needs no reason
+    code, _, err = run_cli(["adjudicate", "1", "d01", "1", "--lead", "lee", "--db", db_url])
+    assert code == 0, err
+
+
 def test_the_same_decision_again_is_no_change(db_url: str) -> None:
-    from relkit.judging.decisions import adjudicate, decision_history
+    from relkit.judging.decisions import ReasonRequired, adjudicate, decision_history
 
     store = make_project(db_url)
-    assert adjudicate(store, "lee", "1", "d00", 2, "ok") is True
+    assert adjudicate(store, "lee", "1", "d00", 2, "ok").changed is True
     before = snapshot(store)
-    assert adjudicate(store, "lee", "1", "d00", 2, "ok") is False
-    assert adjudicate(store, "lee", "1", "d00", 2, "ok", shown=(None, "")) is False
+    assert adjudicate(store, "lee", "1", "d00", 2, "ok").changed is False
+    assert adjudicate(store, "lee", "1", "d00", 2, "ok", shown=(None, "")).changed is False
+    got = adjudicate(store, "lee", "1", "d00", 2)          # no reason given: it keeps its own
+    assert (got.changed, got.note) == (False, "ok")
     assert snapshot(store) == before
-    assert adjudicate(store, "lee", "1", "d00", 2, "a better reason") is True  # a change
+    with pytest.raises(ReasonRequired, match="from 2 to 3 needs the reason"):
+        adjudicate(store, "lee", "1", "d00", 3)
+    assert snapshot(store) == before
+    got = adjudicate(store, "lee", "1", "d00", 2, "a better reason")       # a change
+    assert (got.changed, got.old_grade, got.old_note) == (True, 2, "ok")
     assert [(h.old_grade, h.grade, h.note) for h in decision_history(store, "1", "d00")] \
         == [(None, 2, "ok"), (2, 2, "a better reason")]
 

@@ -31,7 +31,7 @@ def _carol_decides(team: Team, grade: int, note: str) -> bool:  # noqa: F811
 
     store = Store.open(team.url("carol"), create=False)
     try:
-        return adjudicate(store, "carol", "1", "d00", grade, note)
+        return adjudicate(store, "carol", "1", "d00", grade, note).changed
     finally:
         store.close()
 
