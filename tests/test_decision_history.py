@@ -198,3 +198,28 @@ def test_db_check_finds_a_decision_changed_without_history(db_url: str) -> None:
         conn.execute(text("UPDATE adjudication SET grade = 0"))
     code, out, err = run_cli(["db", "check", "--db", db_url])
     assert code == 1 and "FAIL  decision history: 1 final grade differs" in out, out + err
+
+
+@pytest.mark.parametrize("tamper", ["delete", "retime"])
+def test_db_check_finds_a_decision_gone_or_retimed_without_history(db_url: str,
+                                                                    tamper: str) -> None:
+    """The owner (past relkit) deletes a decision, its history kept, or changes only its
+    time: its pair's latest history row no longer records it."""
+    from relkit.judging.decisions import adjudicate
+
+    store = make_project(db_url)
+    adjudicate(store, "lee", "1", "d00", 2, "first")
+    adjudicate(store, "lee", "1", "d01", 1, "kept")
+    later = ("updated_at + interval '1 second'" if store.engine.dialect.name == "postgresql"
+             else "'2001-01-01 00:00:00.000000'")
+    sql = {"delete": "DELETE FROM adjudication",
+           "retime": f"UPDATE adjudication SET updated_at = {later}"}[tamper]
+    with store.writer.begin() as conn:
+        conn.execute(text(sql + " WHERE document_id = (SELECT id FROM document "
+                          "WHERE key = 'd00')"))
+    code, out, err = run_cli(["db", "check", "--db", db_url])
+    assert code == 1, out + err
+    line = next(x for x in out.splitlines() if "decision history" in x)
+    assert line.startswith("FAIL"), out
+    assert ("1 pair has no final grade though its history has one" in line
+            if tamper == "delete" else "1 final grade differs" in line), line
