@@ -129,17 +129,13 @@ def _guard(fn, where):  # type: ignore[no-untyped-def]
 
 def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]]:
     from sqlalchemy import text
-    from sqlalchemy.exc import DBAPIError
+
+    from relkit.judging.migrate import integrity_rows
 
     out: list[tuple[bool, str, str]] = []
     sqlite = conn.dialect.name == "sqlite"
     if sqlite:
-        try:
-            rows = [r[0] for r in conn.execute(text("PRAGMA integrity_check")).all()]
-        except DBAPIError as exc:  # too damaged for the check to finish: a FAIL, not a
-            if "malformed" not in str(exc.orig):  # database that "cannot be opened"
-                raise
-            rows = [str(exc.orig).strip().splitlines()[0]]
+        rows = integrity_rows(conn)  # too damaged to finish: a FAIL, not "cannot open"
         out.append((rows == ["ok"], "integrity_check", "ok" if rows == ["ok"] else
                     "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3
                                            else "")))
