@@ -186,10 +186,10 @@ def decision_history(store: Store, topic: str, doc: str) -> list[DecisionOut]:
     return [DecisionOut(*r) for r in rows]
 
 
-def history_by_pair(s: Session) -> dict[tuple[int, int], list[dict[str, object]]]:
+def history_by_pair(s: Session, names: dict[int, str]
+                    ) -> dict[tuple[int, int], list[dict[str, object]]]:
     """Every pair's decision history by (topic id, document id), as the JSONL dump
-    writes it (oldest first)."""
-    names = dict(s.execute(select(AssessorRow.id, AssessorRow.name)).all())
+    writes it (oldest first). ``names``: assessor id to name (the dump has them)."""
     out: dict[tuple[int, int], list[dict[str, object]]] = {}
     for ev in s.execute(select(AdjudicationEventRow).order_by(AdjudicationEventRow.id)
                         ).scalars():

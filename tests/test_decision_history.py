@@ -115,7 +115,6 @@ def test_history_tables_refuse_update_delete_and_truncate_even_to_the_owner(
     store.assessor("ann").record(topic="1", doc="d04", grade=2)
     adjudicate(store, "lee", "1", "d04", 1, "why")
     pg = store.engine.dialect.name == "postgresql"
-    refused = []
     for table in ("judgment_history", "adjudication_history"):
         statements = [f"UPDATE {table} SET grade = 0", f"DELETE FROM {table}",
                       f"DELETE FROM {table} WHERE id > 0"]
@@ -125,14 +124,12 @@ def test_history_tables_refuse_update_delete_and_truncate_even_to_the_owner(
             with pytest.raises(DBAPIError, match=f"{table} is append-only"), \
                     store.writer.begin() as conn:   # the owner's own connection
                 conn.execute(text(sql))
-            refused.append(sql)
     if pg:  # emptying what the history points to empties the history: refused too
         with pytest.raises(DBAPIError, match="is append-only"), store.writer.begin() as conn:
             conn.execute(text("TRUNCATE judgment, adjudication CASCADE"))
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM judgment_history")).scalar() == 1
         assert conn.execute(text("SELECT count(*) FROM adjudication_history")).scalar() == 1
-    assert len(refused) == (10 if pg else 6)
 
 
 def test_upgrade_from_0006_with_decisions(db_url: str) -> None:

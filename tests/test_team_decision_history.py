@@ -57,7 +57,14 @@ def test_psql_lead_cannot_change_a_decision_without_its_history(team: Team) -> N
             + HISTORY_ROW.format(old=3, grade=1, note="note", at="updated_at", aid=aid)
             + "; COMMIT",
             # a history row alone, for a decision never made
-            HISTORY_ROW.format(old=3, grade=0, note="'x'", at="now()", aid=aid)):
+            HISTORY_ROW.format(old=3, grade=0, note="'x'", at="now()", aid=aid),
+            # two changes of the pair in one transaction, each with its row: the first's
+            # check (at commit) finds the second's row latest (docs: one per transaction)
+            "BEGIN; " + "".join(
+                f"UPDATE adjudication SET grade = {g}, note = 'n{g}', updated_at = "
+                f"clock_timestamp() WHERE id = {aid}; " + HISTORY_ROW.format(
+                    old=old, grade="grade", note="note", at="updated_at", aid=aid) + "; "
+                for old, g in ((3, 0), (0, 1))) + "COMMIT"):
         got = team.psql("carol", sql)
         assert got.returncode != 0, (sql, got.stdout)
     assert team.owner_scalar(count) == 2
