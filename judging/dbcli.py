@@ -129,17 +129,13 @@ def _guard(fn, where):  # type: ignore[no-untyped-def]
 
 def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]]:
     from sqlalchemy import text
-    from sqlalchemy.exc import DBAPIError
+
+    from relkit.judging.migrate import integrity_rows
 
     out: list[tuple[bool, str, str]] = []
     sqlite = conn.dialect.name == "sqlite"
     if sqlite:
-        try:
-            rows = [r[0] for r in conn.execute(text("PRAGMA integrity_check")).all()]
-        except DBAPIError as exc:  # too damaged for the check to finish: a FAIL, not a
-            if "malformed" not in str(exc.orig):  # database that "cannot be opened"
-                raise
-            rows = [str(exc.orig).strip().splitlines()[0]]
+        rows = integrity_rows(conn)  # too damaged to finish: a FAIL, not "cannot open"
         out.append((rows == ["ok"], "integrity_check", "ok" if rows == ["ok"] else
                     "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3
                                            else "")))
@@ -171,14 +167,26 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
         if differ else [])
     out.append((not problems, "judgment history", "every judgment's current version is in "
                 "its history, as recorded" if not problems else "; ".join(problems)))
-    # A final decision must be its pair's latest history row (relkit.judging.decisions).
+    # A final decision must be its pair's latest history row (relkit.judging.decisions),
+    # time stamp included, as the team's decision guard holds a lead's change to it.
     n = count("SELECT COUNT(*) FROM adjudication a WHERE NOT EXISTS (SELECT 1 FROM "
               "adjudication_history h WHERE h.id = (SELECT MAX(l.id) FROM adjudication_history "
               "l WHERE l.topic_id = a.topic_id AND l.document_id = a.document_id) AND "
-              "h.grade = a.grade AND h.note = a.note AND h.lead_id = a.lead_id)")
-    out.append((n == 0, "decision history", "every final grade is its pair's latest history "
-                "row" if n == 0 else f"{n} final grade{'s differ' if n != 1 else ' differs'} "
-                "from the latest history row of its pair (changed without history)"))
+              "h.grade = a.grade AND h.note = a.note AND h.lead_id = a.lead_id AND "
+              "h.recorded_at = a.updated_at)")
+    # And every pair with a history has its decision (relkit never takes one back: a
+    # missing one was deleted past relkit; an export would miss it).
+    gone = count("SELECT COUNT(*) FROM (SELECT DISTINCT h.topic_id, h.document_id FROM "
+                 "adjudication_history h WHERE NOT EXISTS (SELECT 1 FROM adjudication a "
+                 "WHERE a.topic_id = h.topic_id AND a.document_id = h.document_id)) p")
+    problems = ([f"{n} final grade{'s differ' if n != 1 else ' differs'} from the latest "
+                 "history row of its pair (changed without history)"] if n else []) + (
+        [f"{gone} pair{'s have' if gone != 1 else ' has'} no final grade though "
+         f"{'their' if gone != 1 else 'its'} history has one (deleted without history)"]
+        if gone else [])
+    out.append((not problems, "decision history", "every final grade is its pair's latest "
+                "history row, and every pair with a history has its final grade"
+                if not problems else "; ".join(problems)))
     n = count("SELECT COUNT(*) FROM judgment j WHERE j.grade IS NOT NULL AND NOT EXISTS "
               "(SELECT 1 FROM scale_grade g WHERE g.collection_id = j.collection_id "
               "AND g.value = j.grade)")

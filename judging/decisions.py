@@ -43,20 +43,52 @@ class DecisionOut:
     recorded_at: datetime
 
 
+@dataclass(frozen=True)
+class Adjudicated:
+    """What :func:`adjudicate` did: true when it wrote a change.
+
+    ``old_grade``/``old_note``: the decision the pair held before the call (``None``/
+    ``""``: undecided); ``grade``/``note``: the one it holds now.
+    """
+
+    changed: bool
+    old_grade: int | None
+    old_note: str
+    grade: int
+    note: str
+
+    def __bool__(self) -> bool:
+        return self.changed
+
+
+class ReasonRequired(StoreError):
+    """A decided pair's grade would change without a reason for the change (nothing was
+    written); ``old_grade`` is the grade it keeps."""
+
+    def __init__(self, message: str, old_grade: int) -> None:
+        super().__init__(message)
+        self.old_grade = old_grade
+
+
 def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
-               note: str = "", shown: tuple[int | None, str] | None = None) -> bool:
+               note: str | None = None,
+               shown: tuple[int | None, str] | None = None) -> Adjudicated:
     """Record the lead's final grade and reason for a pair, with its history row.
 
-    Returns False when the pair holds this grade and reason already: nothing is written
-    (a retry after a commit whose answer was lost, the same key in two tabs). Otherwise
-    the decision replaces the current one and a history row records the change (the
-    old grade, the new, the reason, the lead and the time).
+    Returns an :class:`Adjudicated`, false when the pair holds this grade and reason
+    already: nothing is written (a retry after a commit whose answer was lost, the same
+    key in two tabs). Otherwise the decision replaces the current one and a history row
+    records the change (the old grade, the new, the reason, the lead and the time).
 
     ``lead`` is registered as a lead if unknown; an assessor's name is refused.
-    ``note`` is the lead's reason. ``shown``: the (final grade, reason) the caller showed
-    (``(None, "")``: undecided); if the pair's differs (another session decided it
-    meanwhile) nothing is written and :class:`ChangedMeanwhile` says what it holds, so
-    a screen never replaces a decision its lead did not see.
+    ``note`` is the lead's reason; ``None`` keeps the pair's current one (``""`` on an
+    undecided pair). A decided pair's grade changes only with a reason for the change
+    (``note`` neither ``None`` nor blank), as the lead's screen asks for one: without,
+    nothing is written and :class:`ReasonRequired` says so. ``shown``: the (final
+    grade, reason) the caller showed (``(None, "")``: undecided); if the pair's differs
+    (another session decided it meanwhile) nothing is written and
+    :class:`ChangedMeanwhile` says what it holds, so a screen never replaces a decision
+    its lead did not see.
     """
     scale = store.scale()
     if grade not in scale:
@@ -86,10 +118,20 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                 AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)
                 .with_for_update()).scalar()
             now_held = (None, "") if row is None else (row.grade, row.note)
+            given = note
+            if note is None:
+                note = now_held[1]      # the grade alone, re-confirmed: its reason kept
             if (grade, note) == now_held:
-                return False    # the same decision: no change, no history row
+                # the same decision: no change, no history row
+                return Adjudicated(False, *now_held, grade, note)
             if shown is not None and shown != now_held:
                 raise _meanwhile(s, row, topic, doc)
+            if row is not None and grade != row.grade and not (given or "").strip():
+                raise ReasonRequired(
+                    f"adjudicate: {topic}/{doc} has the final grade {row.grade}: changing "
+                    f"it from {row.grade} to {grade} needs the reason for the change; "
+                    "nothing was changed", row.grade)
+            done = Adjudicated(True, now_held[0], now_held[1], grade, note)
             at = now()
             if row is None:
                 s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
@@ -110,10 +152,10 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
                     TopicRow.key == topic, DocumentRow.key == doc)).scalar()
                 if row is not None and (row.grade, row.note) != (grade, note):
                     raise _meanwhile(s, row, topic, doc) from None
-                if row is not None:
-                    return False  # it holds what this call wrote: the same decision
+                if row is not None:  # it holds what this call wrote: the same decision
+                    return Adjudicated(False, row.grade, row.note, grade, row.note)
         raise integrity_error(exc, f"adjudication of {topic!r}/{doc!r}") from None
-    return True
+    return done
 
 
 def _meanwhile(s: Session, row: AdjudicationRow | None, topic: str,
@@ -144,10 +186,10 @@ def decision_history(store: Store, topic: str, doc: str) -> list[DecisionOut]:
     return [DecisionOut(*r) for r in rows]
 
 
-def history_by_pair(s: Session) -> dict[tuple[int, int], list[dict[str, object]]]:
+def history_by_pair(s: Session, names: dict[int, str]
+                    ) -> dict[tuple[int, int], list[dict[str, object]]]:
     """Every pair's decision history by (topic id, document id), as the JSONL dump
-    writes it (oldest first)."""
-    names = dict(s.execute(select(AssessorRow.id, AssessorRow.name)).all())
+    writes it (oldest first). ``names``: assessor id to name (the dump has them)."""
     out: dict[tuple[int, int], list[dict[str, object]]] = {}
     for ev in s.execute(select(AdjudicationEventRow).order_by(AdjudicationEventRow.id)
                         ).scalars():

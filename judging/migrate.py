@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from alembic.config import Config
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Connection, Engine, inspect, text
 
 from relkit.judging.engine import DatabaseError, describe, sqlite_path, writer
 
@@ -118,6 +118,24 @@ def backup_path(path: str, rev: str | None) -> Path:
     return Path(f"{path}.before-{rev or 'empty'}-to-{head()}.bak")
 
 
+def integrity_rows(conn: Connection) -> list[str]:
+    """SQLite's ``PRAGMA integrity_check`` on ``conn``: ``["ok"]``, or what it found.
+
+    A file too damaged for the check to finish ("malformed") gives that error's first
+    line as the one finding, not an error: for ``relkit db check`` it is a FAIL, for
+    ``relkit db upgrade`` a damaged file (:func:`refuse_damaged`), not a database that
+    "cannot be opened". Any other database error is raised.
+    """
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        return [str(r[0]) for r in conn.execute(text("PRAGMA integrity_check")).all()]
+    except DBAPIError as exc:
+        if "malformed" not in str(exc.orig):
+            raise
+        return [_first_line(exc)]
+
+
 def refuse_damaged(engine: Engine) -> None:
     """Raise :class:`DatabaseError` (one line) if SQLite's ``integrity_check`` finds damage.
 
@@ -127,15 +145,8 @@ def refuse_damaged(engine: Engine) -> None:
     """
     if sqlite_path(engine) is None:
         return
-    from sqlalchemy.exc import DBAPIError
-
-    try:
-        with engine.connect() as conn:
-            rows = [str(r[0]) for r in conn.execute(text("PRAGMA integrity_check")).all()]
-    except DBAPIError as exc:  # too damaged for the check to finish
-        if "malformed" not in str(exc.orig):
-            raise
-        rows = [_first_line(exc)]
+    with engine.connect() as conn:
+        rows = integrity_rows(conn)
     if rows != ["ok"]:
         more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
         raise DatabaseError(f"{describe(engine.url)} is damaged (integrity_check: {rows[0]}"

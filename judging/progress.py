@@ -145,18 +145,22 @@ def adjudicate(
     lead: str | None = typer.Option(None, help="The lead recording the final grade "
                                     "(default: the lead relkit acts for: their login or "
                                     "$RELKIT_USER)"),
-    note: str = typer.Option("", help="Why"),
+    note: str | None = typer.Option(
+        None, help="The reason (default: a decided pair keeps its reason; an undecided "
+        "one gets none); needed when a decided pair's grade changes"),
 ) -> None:
     """Record a lead's final grade for a pair the assessors disagreed on.
 
-    A pair decided before gets the new grade and reason; the old decision stays in its
-    history (`relkit export jsonl`: adjudication_history). The grade and reason it holds
-    already change nothing.
+    A decided pair's grade changes only with --note, the reason for the change; the
+    decision replaced stays in the pair's history (`relkit export jsonl`:
+    adjudication_history). Without --note the pair keeps its reason: its own grade again
+    changes nothing. With --note and its own grade, the reason alone is replaced.
 
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
     from relkit.judging.access.identity import check_acts_as, who
-    from relkit.judging.reports import adjudicate as run
+    from relkit.judging.decisions import ReasonRequired
+    from relkit.judging.decisions import adjudicate as run
 
     store = _open(db)
     if lead is None:
@@ -168,11 +172,26 @@ def adjudicate(
                                         if me.name else ""), param_hint="--lead")
         lead = str(me.name)
     check_acts_as(store, lead, f"adjudicate --lead {lead}")
-    if run(store, lead, topic, doc, grade, note):
-        _say(f"relkit: adjudicated topic {topic} document {doc}: grade {grade}")
+    try:
+        got = run(store, lead, topic, doc, grade, note)
+    except ReasonRequired as exc:
+        raise typer.BadParameter(
+            f"topic {topic} document {doc} has the final grade {exc.old_grade}: give the "
+            f"reason for changing it from {exc.old_grade} to {grade}; nothing was changed",
+            param_hint="--note") from None
+    where = f"topic {topic} document {doc}"
+    if not got:
+        _say(f"relkit: {where} has the final grade {grade} "
+             + ("already (its reason kept)" if note is None else "with this reason already")
+             + ": nothing changed")
+    elif got.old_grade is None:
+        _say(f"relkit: adjudicated {where}: grade {grade}")
+    elif got.old_grade != grade:
+        _say(f"relkit: adjudicated {where}: final grade changed from {got.old_grade} to "
+             f"{grade} (the old one stays in its history)")
     else:
-        _say(f"relkit: topic {topic} document {doc} has the final grade {grade} with this "
-             "reason already: nothing changed")
+        _say(f"relkit: adjudicated {where}: final grade {grade} kept, its reason replaced "
+             "(the old one stays in its history)")
 
 
 @app.command()

@@ -19,9 +19,8 @@ from typing import IO, Literal, get_args
 
 from sqlalchemy import select
 
-from relkit.judging.decisions import adjudicate, history_by_pair  # noqa: F401 (adjudicate:
-
-# re-exported, the old import path)
+# adjudicate: re-exported, the old import path
+from relkit.judging.decisions import adjudicate, history_by_pair  # noqa: F401
 from relkit.judging.models import StoreError
 from relkit.judging.schema import (
     AdjudicationRow,
@@ -216,7 +215,7 @@ def dump(store: Store) -> Iterator[dict[str, object]]:
         adj = {(a.topic_id, a.document_id): {"grade": a.grade, "lead": names[a.lead_id],
                                               "note": a.note}
                for a in s.execute(select(AdjudicationRow)).scalars()}
-        decided = history_by_pair(s)
+        decided = history_by_pair(s, names)
     for ids in sorted(keys, key=lambda k: (_natural(keys[k][0]), keys[k][1])):
         t, d = keys[ids]
         yield {"topic": t, "doc": d, "pools": pools.get(ids, []),

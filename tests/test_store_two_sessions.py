@@ -102,8 +102,8 @@ def test_a_final_grade_over_one_never_shown_is_refused(db_url: str) -> None:
     assert final() == {"grade": 2, "lead": "lee", "note": "first"}
     adjudicate(store, "lee", "1", "d00", 0, "second", shown=(2, "first"))  # seen: replaced
     assert final() == {"grade": 0, "lead": "lee", "note": "second"}
-    adjudicate(store, "lee", "1", "d00", 1)  # no shown: not checked (the CLI, the API)
-    assert final() == {"grade": 1, "lead": "lee", "note": ""}
+    adjudicate(store, "lee", "1", "d00", 1, "third")  # no shown: not checked (the CLI)
+    assert final() == {"grade": 1, "lead": "lee", "note": "third"}
 
 
 def test_a_final_grade_the_pair_already_holds_is_no_conflict(db_url: str) -> None:

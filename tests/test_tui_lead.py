@@ -140,11 +140,38 @@ def test_reason_is_saved_with_the_final_grade_and_the_list_moves_on(tmp_path: Pa
     assert {d.doc: d.adjudicated for d in disagreements(store) if d.topic == "1"} == {"d0": 2}
 
 
+def test_the_same_grade_given_in_another_session_is_saved_with_the_reason_typed(
+        tmp_path: Path) -> None:
+    # Refused as unseen too; the status says the key saves it (no dialog: the grade is
+    # the pair's, only the reason typed differs).
+    from relkit.judging.decisions import adjudicate
+
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        adjudicate(store, "lee", "1", "d0", 1, "bob is right")  # the lead's other tab
+        await pilot.press("e", *"mine", "enter")
+        await pilot.pause()
+        await pilot.press("1")
+        await pilot.pause()
+        status = " ".join(str(app.query_one("#status").render()).split())
+        assert "is NOT saved: meanwhile lee gave 1/d0 the final grade 1" in status, status
+        assert status.endswith("Press 1 again to save it."), status
+        await pilot.press("1")
+        await pilot.pause()
+        assert "saved: final 1 Related for 1/d0 (reason: mine)" in str(
+            app.query_one("#status").render())
+        assert {(r["topic"], r["doc"]): r["adjudication"] for r in dump(store)}[
+            ("1", "d0")] == {"grade": 1, "lead": "lee", "note": "mine"}
+
+    run(store, steps)
+
+
 def test_a_final_grade_given_in_another_session_is_not_replaced_unseen(
         tmp_path: Path) -> None:
     # Over a final grade the screen never showed, the key is refused, the other one is
     # shown, and the same key again asks to replace it (the typed reason offered).
-    from relkit.judging.reports import adjudicate
+    from relkit.judging.decisions import adjudicate
 
     store = project(tmp_path)
 
@@ -158,7 +185,7 @@ def test_a_final_grade_given_in_another_session_is_not_replaced_unseen(
         status = " ".join(str(app.query_one("#status").render()).split())
         assert ("Final 1 Related for 1/d0 is NOT saved: meanwhile lee gave 1/d0 the final "
                 "grade 3 (reason: bob is right) in another session; it is shown now. Press 1 "
-                "again to replace it.") in status, status
+                "again to change it (asks for the reason).") in status, status
         assert app.case.doc == "d0" and app.case.final == 3
         assert "3 Perfectly relevant by lee" in text(app.query_one("#final"))
         assert app.query_one("#reason", Input).value == "mine"

@@ -58,7 +58,7 @@ def init(
     try:
         rep = init_team(store, role_prefix, passwords, serve_login)
     except PrefixTooLong as exc:
-        if role_prefix is None:  # the default (the database's name): not the user's value
+        if exc.default:  # the database's name: not the user's value (only on a first run)
             raise StoreError(f"{exc} (the prefix is the database's name by default: give "
                              "a shorter one with --role-prefix)") from None
         # A value the option cannot take here: a usage error, as the option's own check.

@@ -30,6 +30,12 @@ def install_decision_guard(conn: Connection, schema: str, leads: list[str]) -> N
     the final grade and leave no trace. Checked at commit (relkit writes the decision
     first, its history row next, in one transaction). Only the leads' logins are held
     (named in the triggers' WHEN, brought up to date by a re-run after `relkit assign`).
+
+    One change of a pair per transaction: each event is checked at commit against the
+    pair's latest history row as it is then, so two changes of one pair in one psql
+    transaction, each with its own row, are refused (the first one's row is no longer
+    the latest). relkit's :func:`~relkit.judging.decisions.adjudicate` commits each
+    change on its own.
     """
     sch = quote(conn, schema)
     persons = (f"current_user = ANY (ARRAY[{', '.join(literal(x) for x in leads)}]::name[])"

@@ -42,10 +42,18 @@ def group_names(prefix: str) -> tuple[str, str]:
 
 
 class PrefixTooLong(StoreError):
-    """The role prefix would make a role name PostgreSQL cuts short (nothing was made)."""
+    """The role prefix would make a role name PostgreSQL cuts short (nothing was made).
+
+    ``default``: the prefix was the default one (the database's name), not a value the
+    user gave.
+    """
+
+    def __init__(self, message: str, default: bool = False) -> None:
+        super().__init__(message)
+        self.default = default
 
 
-def check_prefix_length(prefix: str, people: list[str]) -> None:
+def check_prefix_length(prefix: str, people: list[str], default: bool = False) -> None:
     """Raise :class:`PrefixTooLong` (one line) if ``prefix`` makes a name over the limit.
 
     The names made are the two groups' and ``prefix + name`` for each of ``people``
@@ -62,4 +70,4 @@ def check_prefix_length(prefix: str, people: list[str]) -> None:
                             f"{longest!r}, is {size} bytes, over PostgreSQL's {MAX_BYTES}-"
                             "byte limit for a name; choose a prefix of at most "
                             f"{MAX_BYTES - size + len(prefix.encode('utf-8'))} bytes; "
-                            "nothing was changed")
+                            "nothing was changed", default=default)

@@ -118,12 +118,18 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
             raise StoreError(f"team init --role-prefix {prefix!r}: this team database's "
                              f"logins have the prefix {first!r} (its first team init), and a "
                              "re-run keeps it: leave --role-prefix out; nothing was changed")
+        default = prefix is None and first is None
         if prefix is None:
             prefix = first if first is not None else default_prefix(database)
         check_prefix(prefix)
         people = conn.execute(text(f"SELECT name, role, kind FROM {_q(conn, schema)}.assessor "
                                    "ORDER BY name")).all()
-        check_prefix_length(prefix, [n for n, _, k in people if k == "human"])
+        if first is None:
+            # Only while the prefix can still be chosen: a re-run keeps the first run's
+            # (whose groups fit), and a person added since whose name does not fit after
+            # it is skipped below, like any unfit name, rather than refusing the team.
+            check_prefix_length(prefix, [n for n, _, k in people if k == "human"],
+                                default=default)
         report = TeamReport(prefix)
         roles = []
         for n, r, k in people:

@@ -28,8 +28,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
+from relkit.judging.decisions import adjudicate
 from relkit.judging.models import ChangedMeanwhile, StoreError, TopicOut
-from relkit.judging.reports import adjudicate, document_text, topic_text
+from relkit.judging.reports import document_text, topic_text
 from relkit.judging.store import Store
 from relkit.judging.tui import lead_render as render
 from relkit.judging.tui.docview import DocView
@@ -259,8 +260,11 @@ class LeadApp(HeapKeptApp):
             # under "undecided only"): the key the status line asks for is for this pair.
             self._typed = (c.topic, c.doc, reason)  # show_case puts it back (it redraws
             self.reload(select=(c.topic, c.doc), pin=True)  # on the highlight event too)
+            now = self.case.final if self.case is not None else None
+            again = ("to change it (asks for the reason)" if now is not None and now != grade
+                     else "to save it")   # (the same grade now: only the reason differs)
             self._status(f"Final {what} is NOT saved: {exc}; it is shown now. Press {grade} "
-                         "again to replace it.", error=True)
+                         f"again {again}.", error=True)
             return
         except UNREACHABLE:
             self._status(f"Database unreachable: final {what} is NOT saved. Press the grade "

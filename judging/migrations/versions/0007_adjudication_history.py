@@ -17,8 +17,9 @@ TRUNCATE, so until now the tables' owner could empty the history in one statemen
 SQLite has no TRUNCATE; its ``DELETE FROM t`` without WHERE runs the delete trigger
 (SQLite skips its truncate shortcut on a table with triggers).
 
-A team database (``relkit team init`` ran) gets the new table's lead policies and
-grants here, so leads keep deciding right after the upgrade; the deferred guard tying
+A team database (``relkit team init`` ran) gets the new table's row-level security,
+lead policies and grants here (and the assessors' SELECT, which shows them no row), so
+leads keep deciding right after the upgrade; the deferred guard tying
 a lead's change of a decision to its history row comes with the next ``relkit team
 init`` (``relkit db check`` says when it is missing).
 """
@@ -83,7 +84,14 @@ def upgrade() -> None:
 
 
 def _team_leads() -> None:
-    """On a team database, what ``relkit team init`` gives the leads on the new table."""
+    """On a team database, what ``relkit team init`` gives on the new table.
+
+    The leads read it all and append as themselves; the assessors may select from it
+    but row-level security (no policy of theirs) shows them no row, as after ``team
+    init``: a full dump through an assessor's login reads an empty history rather than
+    failing. The leads' grants on ``adjudication`` stay the earlier team init's until
+    the next one (docs/team.md).
+    """
     bind = op.get_bind()
     if not bind.execute(sa.text("SELECT to_regprocedure('relkit_role_prefix()') IS NOT NULL")
                         ).scalar_one():
@@ -91,9 +99,11 @@ def _team_leads() -> None:
     prefix = bind.execute(sa.text("SELECT relkit_role_prefix()")).scalar_one()
     q = bind.dialect.identifier_preparer.quote
     leads = q(prefix + "relkit_leads")
+    assessors = q(prefix + "relkit_assessors")
     me = "(SELECT relkit_assessor())"
     for stmt in ("ALTER TABLE adjudication_history ENABLE ROW LEVEL SECURITY",
                  f"GRANT SELECT, INSERT ON adjudication_history TO {leads}",
+                 f"GRANT SELECT ON adjudication_history TO {assessors}",
                  f"GRANT USAGE ON SEQUENCE adjudication_history_id_seq TO {leads}",
                  "CREATE POLICY relkit_lead_select ON adjudication_history FOR SELECT "
                  f"TO {leads} USING (true)",
