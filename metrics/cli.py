@@ -22,6 +22,7 @@ import typer
 
 from relkit.metrics.eval_output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval_run import _collector_paused, _evaluate, _load_zscores, _results
+from relkit.metrics.numopt import GRADE, Num
 from relkit.metrics.typer_coercion import _leaf, _plain_typer_coercion
 
 __all__ = [
@@ -89,13 +90,13 @@ def eval_cmd(
     no_summary: Annotated[bool, typer.Option("-n", help="No summary ('all') lines")] = False,
     complete: Annotated[bool, typer.Option(
         "-c", help="Average over all qrels topics (missing ones score 0)")] = False,
-    level: Annotated[int, typer.Option("-l", help="Lowest grade counted as relevant")] = 1,
-    max_docs: Annotated[int | None, typer.Option(
-        "-M", help="Evaluate only the top M documents of each topic")] = None,
+    level: Annotated[int, Num("-l", within=GRADE, help="Lowest grade counted as relevant")] = 1,
+    max_docs: Annotated[int | None, Num(
+        "-M", within="x >= 0", help="Evaluate only the top M documents of each topic")] = None,
     judged_only: Annotated[bool, typer.Option(
         "-J", help="Drop unjudged documents from the ranking")] = False,
-    num_docs: Annotated[int, typer.Option(
-        "-N", help="Documents in the collection (utility, fallout)")] = 0,
+    num_docs: Annotated[int, Num(
+        "-N", within="x >= 0", help="Documents in the collection (utility, fallout)")] = 0,
     zscores: Annotated[Path | None, typer.Option(
         "-Z", help="Z-score file: lines 'qid measure mean stddev'")] = None,
     relformat: Annotated[str, typer.Option(
@@ -104,8 +105,9 @@ def eval_cmd(
         "or subtopics (diversity qrels 'topic subtopic docno grade': alpha_nDCG@k, "
         "ERR_IA@k, NRBP, P_IA@k, StRecall@k as ndeval computes them)")]
         = "qrels",
-    compat: Annotated[int, typer.Option(
-        "--compat", help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
+    compat: Annotated[int, Num(
+        "--compat", within="9 <= x <= 10",
+        help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
     fmt: Annotated[str, typer.Option(
         "--format", help="trec (default), tsv, csv, json, parquet")] = "trec",
     output: Annotated[Path | None, typer.Option(
