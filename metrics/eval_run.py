@@ -25,10 +25,16 @@ if TYPE_CHECKING:
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
+    from relkit.metrics.core.errors import check_utf8, open_error
     from relkit.metrics.errors import FormatError
 
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise open_error(path, exc) from None
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
+        check_utf8(str(path), number, raw)
         fields = raw.split()
         if not fields or fields[0].startswith("#"):
             continue
