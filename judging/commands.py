@@ -309,6 +309,7 @@ def assign(
     """
     from relkit.judging.judgment_files import read_qrels_file
     from relkit.judging.schema import ORDERS
+    from relkit.metrics.core.errors import FormatError
 
     if order not in ORDERS:
         raise typer.BadParameter(f"expected one of {', '.join(ORDERS)}; got {order!r}",
@@ -322,7 +323,15 @@ def assign(
                                  "settles what others judged", param_hint="--lead")
     gold_pairs = None
     if gold is not None:
-        gold_pairs = {(r.topic, r.doc): r.grade for r in read_qrels_file(gold)}
+        gold_pairs: dict[tuple[str, str], int] = {}
+        for r in read_qrels_file(gold):
+            if (r.topic, r.doc) in gold_pairs:
+                raise FormatError(str(gold), r.line, "each gold pair once",
+                                  f"topic {r.topic!r} document {r.doc!r} again")
+            gold_pairs[(r.topic, r.doc)] = r.grade
+        if not gold_pairs:
+            raise FormatError(str(gold), None, "gold pairs 'topic iteration doc grade'",
+                              "none")
     store = _owner(db, "relkit assign")
     leads_now = set(store.assessors(role="lead")) & set(assessors or ())
     if leads_now:

@@ -40,10 +40,15 @@ def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
             continue
         if len(fields) != 4:
             raise FormatError(str(path), number, "4 fields: qid measure mean stddev", raw)
+        if (fields[0], fields[1]) in table:
+            raise FormatError(str(path), number, "each topic and measure once",
+                              f"{fields[0]} {fields[1]} again")
         try:
             table[(fields[0], fields[1])] = (float(fields[2]), float(fields[3]))
         except ValueError:
             raise FormatError(str(path), number, "numeric mean and stddev", raw) from None
+    if not table:
+        raise FormatError(str(path), None, "lines 'qid measure mean stddev'", "none")
     return table
 
 

@@ -131,7 +131,8 @@ def run_cmd(
         stream = read_docs(docs, docs_format)
     t0 = time.perf_counter()
     with Bar("indexing documents", unit="documents") as bar:
-        index = Index.build(stream, analyzer, progress=bar.update)
+        index = Index.build(stream, analyzer, progress=bar.update,
+                            source=str(collection if docs is None else docs))
     t1 = time.perf_counter()
     with Bar(f"searching with {sys_.name}", len(queries), unit="topics") as bar:
         result = retrieve(index, sys_, queries, params=params, depth=depth, tag=tag,
