@@ -61,6 +61,8 @@ ACCEPTED: dict[tuple[str, str], str] = {
     # negative grades are trec_eval's (not relevant; -1 unjudged in some tracks)
     ("qrels.txt", "negative"): "a grade", ("ann.qrels", "negative"): "a grade",
     ("labels.csv", "negative"): "a grade (no label)",
+    # a worker may label a pair twice (the TREC 2010 crowd data does)
+    ("labels.csv", "duplicate"): "a second label",
     # a run group map: the priority is optional and any integer
     ("groups.txt", "missing-column"): "no priority", ("groups.txt", "negative"): "a priority",
     ("groups.txt", "huge-int"): "a priority", ("groups.txt", "empty"): "every run its own group",

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from relkit.judging.crowd.table import CrowdError, LabelTable
 from relkit.judging.judgment_files import GOLD, read_judgment_files
-from relkit.metrics.core.errors import FormatError
 
 
 @dataclass(frozen=True)
@@ -39,14 +38,6 @@ def read_labels(paths: Sequence[str | Path]) -> LabelFiles:
         if not Path(p).is_file():
             raise CrowdError(f"{p}: no such file")
     lines = read_judgment_files(paths)
-    seen: set[tuple[str, str, str]] = set()
-    for x in lines:  # one label per worker and pair: which of two would count?
-        key = (x.assessor, x.topic, x.doc)
-        if key in seen and not x.gold:
-            raise FormatError(x.source, x.line, "one label per worker, topic and document",
-                              f"{x.assessor!r} labelling topic {x.topic!r} document "
-                              f"{x.doc!r} again")
-        seen.add(key)
     gold = {(x.topic, x.doc): x.grade for x in lines if x.gold}
     labels = [x for x in lines if not x.gold]
     if not labels:
