@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from relkit.metrics.core.errors import FormatError, check_utf8, open_error
+from relkit.metrics.core.errors import FormatError, InputError, check_utf8, open_error
 
 
 @dataclass(frozen=True)
@@ -190,6 +190,6 @@ def read_judgment_files(paths: Sequence[str | Path]) -> JudgmentLines:
         else:
             lines = JudgmentLines(read_qrels_file(path))
         if not lines:  # an empty file is named here, not as a missing assessor later
-            raise FormatError(str(path), None, "judgments", "none")
+            raise InputError(f"{path}: no judgments in it (only blank or comment lines)")
         out.extend(lines)
     return out
