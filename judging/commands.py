@@ -321,9 +321,9 @@ def assign(
     if clash:
         raise typer.BadParameter(f"{', '.join(clash)}: both an assessor and a lead; a lead "
                                  "settles what others judged", param_hint="--lead")
-    gold_pairs = None
+    gold_pairs: dict[tuple[str, str], int] | None = None
     if gold is not None:
-        gold_pairs: dict[tuple[str, str], int] = {}
+        gold_pairs = {}
         for r in read_qrels_file(gold):
             if (r.topic, r.doc) in gold_pairs:
                 raise FormatError(str(gold), r.line, "each gold pair once",
