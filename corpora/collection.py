@@ -99,6 +99,8 @@ class Collection:
                 data = tomllib.loads(p.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:  # tomllib/json errors are ValueErrors
             raise ManifestError(f"{p}: not a valid manifest ({exc})") from None
+        if not data:
+            raise ManifestError(f"{p}: an empty manifest (see docs/collections.md)")
         return cls.from_manifest(data, p.parent, where=str(p))
 
     @classmethod

@@ -7,8 +7,40 @@ become U+FFFD instead.
 
 from __future__ import annotations
 
+import gzip
+import io
+import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+
+class _CheckedGzip(gzip.GzipFile):
+    """A gzip stream whose damage (truncated, not gzip) is a FormatError naming the file.
+
+    gzip raises EOFError for a truncated stream, which click takes for end of input and
+    reports as "aborted"; the file is read lazily, so the check sits on every read.
+    """
+
+    def _checked(self, method: Any, *args: Any) -> Any:
+        try:
+            return method(*args)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            from relkit.metrics.core.errors import FormatError
+
+            raise FormatError(str(self.name), None, "a complete gzip stream",
+                              str(exc) or type(exc).__name__) from None
+
+    def read(self, size: int | None = -1) -> bytes:
+        return bytes(self._checked(super().read, size))
+
+    def read1(self, size: int = -1) -> bytes:
+        return bytes(self._checked(super().read1, size))
+
+    def readinto(self, b: Any) -> int:
+        return int(self._checked(super().readinto, b))
+
+    def peek(self, n: int) -> bytes:
+        return bytes(self._checked(super().peek, n))
 
 
 def open_text(path: str | Path, newline: str | None = None) -> IO[str]:
@@ -16,9 +48,8 @@ def open_text(path: str | Path, newline: str | None = None) -> IO[str]:
     p = Path(path)
     try:
         if p.suffix == ".gz":
-            import gzip
-
-            return gzip.open(p, "rt", encoding="utf-8", errors="replace", newline=newline)
+            return io.TextIOWrapper(_CheckedGzip(p, "rb"), encoding="utf-8", errors="replace",
+                                    newline=newline)
         return open(p, encoding="utf-8", errors="replace", newline=newline)
     except OSError as exc:  # missing, a directory, unreadable: one line naming the file
         from relkit.metrics.core.errors import open_error

@@ -22,6 +22,7 @@ from relkit.judging.access.owner import owner_store as _owner
 from relkit.judging.access.owner import refuse_named_person
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
+from relkit.metrics.numopt import COUNT, SEED, SHARE, Num
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
@@ -82,12 +83,12 @@ def pool(
     strategy: str = typer.Option("depth", "-s", "--strategy",
                                  help="A strategy (see `relkit pool-strategies`); an adaptive "
                                  "one needs --db and a budget"),
-    depth: int = typer.Option(100, min=1, help="Pool the top DEPTH documents of every run "
+    depth: int = Num(100, within=COUNT, help="Pool the top DEPTH documents of every run "
                               "(the candidates of every strategy)"),
     param: list[str] = typer.Option([], "--param", help="Strategy parameter name=value "
                                     "(repeatable), e.g. method=rrf or p=0.8"),
-    budget: int | None = typer.Option(None, help="Keep at most this many documents per topic"),
-    total: int | None = typer.Option(None, help="A global budget split evenly across topics"),
+    budget: int | None = Num(None, within=COUNT, help="Keep at most this many documents per topic"),
+    total: int | None = Num(None, within=COUNT, help="A global budget split evenly across topics"),
     topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the pool here"),
     # --db as everywhere a database is meant; --into, its first name, still works. Not
@@ -98,19 +99,19 @@ def pool(
     docs: Path | None = typer.Option(None, help="Documents file (default: the one `init` "
                                      "recorded)"),
     docs_format: str | None = typer.Option(None, help="Documents format (default: sniffed)"),
-    seed: int = typer.Option(0, help="Seed of an adaptive strategy (same seed, same sequence)"),
+    seed: int = Num(0, within=SEED, help="Seed of an adaptive strategy (same seed, same sequence)"),
     group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group "
                                            "[priority]' lines: pool by group (TREC)"),
     group_prefix: str | None = typer.Option(None, "--group-prefix", help="A run's group is "
                                             "its name up to the first SEP (e.g. '-')"),
-    per_group: int | None = typer.Option(None, "--runs-per-group", help="Pool the first K "
+    per_group: int | None = Num(None, "--runs-per-group", within=COUNT, help="Pool the first K "
                                          "runs of each group: by the map's priority column, "
                                          "else its line order, else command-line order"),
     depth_of: list[str] = typer.Option([], "--depth-of", help="RUN=K: this run's own depth "
                                        "(repeatable; run named by file stem)"),
     budget_of: list[str] = typer.Option([], "--budget-of", help="TOPIC=N: this topic's own "
                                         "budget (repeatable; others take --budget)"),
-    floor: int | None = typer.Option(None, "--floor", help="Hybrid: every run's top K first "
+    floor: int | None = Num(None, "--floor", within=COUNT, help="Hybrid: every run's top K first "
                                      "(never cut by the budget), then the strategy fills the "
                                      "budget (static strategies)"),
     stop: str | None = typer.Option(None, "--stop", help="Adaptive: stop a topic early by "
@@ -290,9 +291,9 @@ def assign(
     db: str | None = DbOpt,
     pool: str | None = typer.Option(None, help="Pool name (default: the newest)"),
     topics: list[str] | None = typer.Option(None, "--topic", help="Only these topics"),
-    overlap: float = typer.Option(0.0, help="Fraction of each topic's pairs judged twice"),
+    overlap: float = Num(0.0, within=SHARE, help="Fraction of each topic's pairs judged twice"),
     order: str = typer.Option("docno", help="Presentation order: docno, random or priority"),
-    seed: int = typer.Option(0, help="Seed for the overlap sample and random order"),
+    seed: int = Num(0, within=SEED, help="Seed for the overlap sample and random order"),
     gold: Path | None = typer.Option(None, help="Qrels of gold pairs with known grades"),
     lead: list[str] | None = typer.Option(None, "--lead", help="Register a lead, who settles "
                                           "disagreements with `relkit judge --lead NAME` "
@@ -308,6 +309,7 @@ def assign(
     """
     from relkit.judging.judgment_files import read_qrels_file
     from relkit.judging.schema import ORDERS
+    from relkit.metrics.core.errors import FormatError
 
     if order not in ORDERS:
         raise typer.BadParameter(f"expected one of {', '.join(ORDERS)}; got {order!r}",
@@ -319,9 +321,17 @@ def assign(
     if clash:
         raise typer.BadParameter(f"{', '.join(clash)}: both an assessor and a lead; a lead "
                                  "settles what others judged", param_hint="--lead")
-    gold_pairs = None
+    gold_pairs: dict[tuple[str, str], int] | None = None
     if gold is not None:
-        gold_pairs = {(r.topic, r.doc): r.grade for r in read_qrels_file(gold)}
+        gold_pairs = {}
+        for r in read_qrels_file(gold):
+            if (r.topic, r.doc) in gold_pairs:
+                raise FormatError(str(gold), r.line, "each gold pair once",
+                                  f"topic {r.topic!r} document {r.doc!r} again")
+            gold_pairs[(r.topic, r.doc)] = r.grade
+        if not gold_pairs:
+            raise FormatError(str(gold), None, "gold pairs 'topic iteration doc grade'",
+                              "none")
     store = _owner(db, "relkit assign")
     leads_now = set(store.assessors(role="lead")) & set(assessors or ())
     if leads_now:

@@ -24,6 +24,7 @@ import typer
 from relkit.corpora.known import SAMPLE_DIR as SAMPLE
 from relkit.judging.cliopts import DbOpt
 from relkit.judging.cliopts import say as _say
+from relkit.metrics.numopt import COUNT, SEED, SHARE, Num
 
 app = typer.Typer()
 
@@ -61,9 +62,9 @@ def build(db: str, depth: int, overlap: float, seed: int) -> None:
 def demo(
     db: str | None = DbOpt,
     assessor: str = typer.Option(ASSESSORS[0], help="Judge as this assessor"),
-    depth: int = typer.Option(10, help="Pool the top DEPTH documents of each sample run"),
-    overlap: float = typer.Option(0.5, help="Share of the pairs both assessors judge"),
-    seed: int = typer.Option(7, help="Presentation order seed"),
+    depth: int = Num(10, within=COUNT, help="Pool the top DEPTH documents of each sample run"),
+    overlap: float = Num(0.5, within=SHARE, help="Share of the pairs both assessors judge"),
+    seed: int = Num(7, within=SEED, help="Presentation order seed"),
     judge: bool = typer.Option(True, "--judge/--no-judge",
                                help="Open the judging screen (off when not on a terminal)"),
 ) -> None:

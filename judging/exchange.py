@@ -12,6 +12,7 @@ import typer
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import read_store as _read
 from relkit.judging.cliopts import say as _say
+from relkit.metrics.numopt import COUNT, GRADE, SEED, Num
 
 export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump.",
                          no_args_is_help=True,
@@ -28,7 +29,7 @@ def export_qrels(
     method: str = typer.Option("majority", help="majority, mean, assessor, primary, "
                                "adjudicated; crowd aggregation: wawa, dawid-skene, glad, mace"),
     assessor: str | None = typer.Option(None, help="The assessor (for assessor/primary)"),
-    threshold: int | None = typer.Option(None, help="Binarise: grade >= threshold -> 1"),
+    threshold: int | None = Num(None, within=GRADE, help="Binarise: grade >= threshold -> 1"),
     unjudged: bool = typer.Option(True, "--unjudged/--no-unjudged",
                                   help="Write pooled-but-unjudged pairs as -1"),
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
@@ -42,11 +43,11 @@ def export_qrels(
         "database: a CSV/TSV with worker, topic, doc, label columns (the TREC 2010 crowd "
         "file as it ships) or a qrels file per worker; methods majority, wawa, "
         "dawid-skene, glad, mace"),
-    max_iter: int | None = typer.Option(None, "--max-iter", min=1, help="Most EM "
+    max_iter: int | None = Num(None, "--max-iter", within=COUNT, help="Most EM "
                                         "iterations (dawid-skene, glad: 100; mace: 50)"),
-    tol: float | None = typer.Option(None, "--tol", min=0.0, help="EM convergence "
+    tol: float | None = Num(None, "--tol", within="x >= 0", help="EM convergence "
                                      "tolerance (dawid-skene, glad: 1e-5; mace: none)"),
-    seed: int = typer.Option(0, "--seed", help="Random starts' seed (mace)"),
+    seed: int = Num(0, "--seed", within=SEED, help="Random starts' seed (mace)"),
 ) -> None:
     """Write qrels from the judgments.
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from relkit.metrics.core.errors import FormatError, check_utf8, open_error
+from relkit.metrics.core.errors import FormatError, InputError, check_utf8, open_error
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,7 @@ def read_qrels_file(path: str | Path, assessor: str | None = None) -> list[Judgm
             if len(parts) not in (3, 4):
                 raise FormatError(src, n, "'topic iteration doc grade'", f"{len(parts)} fields")
             topic, doc, grade = parts[0], parts[-2], parts[-1]
-            try:
-                g = int(grade)
-            except ValueError:
-                raise FormatError(src, n, "an integer grade", repr(grade)) from None
+            g = _int(p, n, grade)
             out.append(JudgmentLine(who, topic, doc, g, src, n))
     return out
 
@@ -164,11 +161,20 @@ class _rows:  # noqa: N801 - a csv.reader, checked
         return row
 
 
+# Grades are small integers; a bound keeps a typo (99999999999999999999) from reaching
+# numpy's int64 or a table with one column per grade.
+GRADE_BOUND = 1000
+
+
 def _int(p: Path, n: int, text: str, what: str = "an integer grade") -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise FormatError(str(p), n, what, repr(text)) from None
+    if abs(value) > GRADE_BOUND:
+        raise FormatError(str(p), n, f"{what} between -{GRADE_BOUND} and {GRADE_BOUND}",
+                          repr(text))
+    return value
 
 
 def read_judgment_files(paths: Sequence[str | Path]) -> JudgmentLines:
@@ -180,8 +186,10 @@ def read_judgment_files(paths: Sequence[str | Path]) -> JudgmentLines:
         words = set(first.replace(",", " ").replace("\t", " ").split())
         if words & set(ALIASES["assessor"]):
             lines = read_long_table(path)
-            out.extend(lines)
             out.notes.extend(lines.notes)
         else:
-            out.extend(read_qrels_file(path))
+            lines = JudgmentLines(read_qrels_file(path))
+        if not lines:  # an empty file is named here, not as a missing assessor later
+            raise InputError(f"{path}: no judgments in it (only blank or comment lines)")
+        out.extend(lines)
     return out

@@ -24,6 +24,7 @@ from relkit.metrics.eval_modes import MODE_HELP, check_mode
 from relkit.metrics.eval_output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval_run import _collector_paused, _evaluate, _load_zscores, _results
 from relkit.metrics.run_names import NameFromFileOption, NamesOption
+from relkit.metrics.numopt import GRADE, Num
 from relkit.metrics.typer_coercion import _leaf, _plain_typer_coercion
 
 __all__ = [
@@ -91,13 +92,13 @@ def eval_cmd(
     no_summary: Annotated[bool, typer.Option("-n", help="No summary ('all') lines")] = False,
     complete: Annotated[bool, typer.Option(
         "-c", help="Average over all qrels topics (missing ones score 0)")] = False,
-    level: Annotated[int, typer.Option("-l", help="Lowest grade counted as relevant")] = 1,
-    max_docs: Annotated[int | None, typer.Option(
-        "-M", help="Evaluate only the top M documents of each topic")] = None,
+    level: Annotated[int, Num("-l", within=GRADE, help="Lowest grade counted as relevant")] = 1,
+    max_docs: Annotated[int | None, Num(
+        "-M", within="x >= 0", help="Evaluate only the top M documents of each topic")] = None,
     judged_only: Annotated[bool, typer.Option(
         "-J", help="Drop unjudged documents from the ranking")] = False,
-    num_docs: Annotated[int, typer.Option(
-        "-N", help="Documents in the collection (utility, fallout)")] = 0,
+    num_docs: Annotated[int, Num(
+        "-N", within="x >= 0", help="Documents in the collection (utility, fallout)")] = 0,
     zscores: Annotated[Path | None, typer.Option(
         "-Z", help="Z-score file: lines 'qid measure mean stddev'")] = None,
     relformat: Annotated[str, typer.Option("-R", help=MODE_HELP)] = "qrels",
@@ -105,8 +106,9 @@ def eval_cmd(
         "--smoothing", help="xinfAP's with -R prels: sample_eval (NIST's sample_eval.pl: "
         "eps/3eps, the default) or trec_eval (m_infap.c's eps/2eps; on one stratum "
         "trec_eval's infAP)")] = "sample_eval",
-    compat: Annotated[int, typer.Option(
-        "--compat", help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
+    compat: Annotated[int, Num(
+        "--compat", within="9 <= x <= 10",
+        help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
     fmt: Annotated[str, typer.Option(
         "--format", help="trec (default), tsv, csv, json, parquet")] = "trec",
     output: Annotated[Path | None, typer.Option(

@@ -25,19 +25,30 @@ if TYPE_CHECKING:
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
+    from relkit.metrics.core.errors import check_utf8, open_error
     from relkit.metrics.errors import FormatError
 
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise open_error(path, exc) from None
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
+        check_utf8(str(path), number, raw)
         fields = raw.split()
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != 4:
             raise FormatError(str(path), number, "4 fields: qid measure mean stddev", raw)
+        if (fields[0], fields[1]) in table:
+            raise FormatError(str(path), number, "each topic and measure once",
+                              f"{fields[0]} {fields[1]} again")
         try:
             table[(fields[0], fields[1])] = (float(fields[2]), float(fields[3]))
         except ValueError:
             raise FormatError(str(path), number, "numeric mean and stddev", raw) from None
+    if not table:
+        raise FormatError(str(path), None, "lines 'qid measure mean stddev'", "none")
     return table
 
 

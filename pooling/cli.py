@@ -17,6 +17,7 @@ import typer
 
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 from relkit.metrics.core.tables import check_table_options as _table_options
+from relkit.metrics.numopt import COUNT, GRADE, SEED, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -205,7 +206,7 @@ def stats_cmd(
 def coverage_cmd(
     qrels: Path = typer.Argument(..., help="Qrels file ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
-    cutoff: list[int] = typer.Option([10, 100], "-k", "--cutoff", help="Judged@k cutoffs"),
+    cutoff: list[int] = Num([10, 100], "-k", "--cutoff", within=COUNT, help="Judged@k cutoffs"),
     fmt: str = FormatOpt,
     output: Path | None = OutputOpt,
 ) -> None:
@@ -228,7 +229,7 @@ def coverage_cmd(
 def reuse_cmd(
     qrels: Path = typer.Argument(..., help="Qrels built from these runs' pool ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
-    depth: int = typer.Option(100, help="Pool depth the qrels were built with"),
+    depth: int = Num(100, within=COUNT, help="Pool depth the qrels were built with"),
     group_by: str = typer.Option("run", help="Leave out one 'run' at a time, or each "
                                  "directory ('dir') of runs as a group"),
     group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group' lines"),
@@ -319,9 +320,9 @@ def simulate_cmd(
     budget: str = typer.Option("25,50,100", help="Judgments per topic, comma-separated"),
     param: list[str] = typer.Option([], "--param", help="name=value for every strategy "
                                     "that takes it (repeatable)"),
-    depth: int | None = typer.Option(None, help="Cut every run at this depth first"),
-    seed: int = typer.Option(0, help="Seed of the randomised strategies"),
-    level: int = typer.Option(1, "-l", "--level", help="Lowest grade that counts as relevant"),
+    depth: int | None = Num(None, within=COUNT, help="Cut every run at this depth first"),
+    seed: int = Num(0, within=SEED, help="Seed of the randomised strategies"),
+    level: int = Num(1, "-l", "--level", within=GRADE, help="Lowest grade that counts as relevant"),
     measure: str = typer.Option("map", "-m", "--measure", help="Measure for Kendall's tau"),
     plot_file: Path | None = typer.Option(None, "--plot", help="Write the curve (SVG or PNG)"),
     stop: str | None = typer.Option(None, "--stop", help="Stop each topic of an adaptive "
@@ -379,7 +380,7 @@ def simulate_cmd(
 def sample_cmd(
     pool: Path = typer.Argument(..., help="A pool file with provenance (relkit pool -o)"),
     strata: str = typer.Option("10:1,30:0.5,100:0.1", help="'max_rank:rate,...' by best rank"),
-    seed: int = typer.Option(0, help="Seed of the sample"),
+    seed: int = Num(0, within=SEED, help="Seed of the sample"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the sample here"),
     qrels: Path | None = typer.Option(
         None, "--qrels", help="Judgments of the sampled documents (needed by --prels)"),

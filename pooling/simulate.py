@@ -74,11 +74,16 @@ class Simulation:
 
 def grades_of(qrels: Qrels) -> dict[str, dict[str, int]]:
     """``{topic: {doc: grade}}`` as the qrels give them (-1: pooled, not judged)."""
+    from relkit.metrics.core.errors import DuplicateDocumentError
+
     t = qrels.arrow()
     out: dict[str, dict[str, int]] = {}
-    for q, d, g in zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(),
-                       t["relevance"].to_pylist(), strict=True):
-        out.setdefault(q, {})[d] = int(g)
+    for row, (q, d, g) in enumerate(zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(),
+                                        t["relevance"].to_pylist(), strict=True)):
+        inner = out.setdefault(q, {})
+        if d in inner:  # two grades for one document: which one is the assessor's?
+            raise DuplicateDocumentError(qrels.source, qrels.line_of(row), q, d)
+        inner[d] = int(g)
     return out
 
 

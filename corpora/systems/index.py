@@ -51,8 +51,12 @@ class Index:
 
     @classmethod
     def build(cls, docs: Iterable[Document], analyzer: Analyzer | None = None,
-              progress: Callable[[int], None] | None = None) -> Index:
-        """Analyse ``docs`` once; ``progress(n)`` is called every 1,000 documents."""
+              progress: Callable[[int], None] | None = None, source: str | None = None
+              ) -> Index:
+        """Analyse ``docs`` once; ``progress(n)`` is called every 1,000 documents.
+
+        ``source`` (the documents' file) is named in the error for a document seen twice.
+        """
         import scipy.sparse as sp
 
         analyzer = analyzer or Analyzer()
@@ -63,7 +67,9 @@ class Index:
         indptr = [0]
         for doc in docs:
             if doc.id in seen:
-                raise SystemsError(f"document {doc.id!r} appears twice in the collection")
+                where = f"{source}: " if source else ""
+                raise SystemsError(f"{where}document {doc.id!r} appears twice in the "
+                                   "collection")
             seen.add(doc.id)
             ids.append(doc.id)
             # setdefault gives a new term the next column in one dict operation.

@@ -9,6 +9,7 @@ import typer
 
 from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DB_HELP
+from relkit.metrics.numopt import GRADE, SEED, Num
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -23,7 +24,7 @@ def agree(
         None, help="Qrels per assessor (stem = assessor) or a CSV/TSV with assessor, topic, "
         "doc, grade; without files, the database (--db)"),
     db: str | None = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP),
-    threshold: int | None = typer.Option(None, help="Binarise at grade >= THRESHOLD "
+    threshold: int | None = Num(None, within=GRADE, help="Binarise at grade >= THRESHOLD "
                                          "(default: the scale's threshold)"),
     runs: list[Path] | None = typer.Option(None, "--runs", help="Run files: evaluate them "
                                            "under each assessor's qrels (effect on conclusions)"),
@@ -37,8 +38,8 @@ def agree(
     repeats: str = typer.Option("error", help="A pair judged twice by one assessor: error, "
                                 "first, last or majority"),
     measure: str = typer.Option("nDCG@10", help="Measure for the effect on conclusions"),
-    replicates: int = typer.Option(1000, help="Bootstrap replicates (0: none)"),
-    seed: int = typer.Option(0, help="Bootstrap seed"),
+    replicates: int = Num(1000, within="x >= 0", help="Bootstrap replicates (0: none)"),
+    seed: int = Num(0, within=SEED, help="Bootstrap seed"),
     interval: str = typer.Option("normal", "--interval", help="Analytic intervals: normal, or "
                                  "t (t with n - 1 df for the coefficients whose reference, "
                                  "irrCAC / Gwet 2014, uses it; normal for the others; ICC: F)"),

@@ -16,6 +16,7 @@ import typer
 
 from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DB_HELP
+from relkit.metrics.numopt import GRADE, Num
 
 if TYPE_CHECKING:
     from relkit.corpora.types import RelevanceScale
@@ -45,7 +46,7 @@ def judges(
     scale: str | None = typer.Option(None, help=f"Relevance scale of files ({', '.join(SCALES)}"
                                      "; default: every grade from the lowest to the highest "
                                      "human grade)"),
-    threshold: int | None = typer.Option(None, help="Binarise at grade >= THRESHOLD for the "
+    threshold: int | None = Num(None, within=GRADE, help="Binarise at grade >= THRESHOLD for the "
                                          "binary kappa (default: the scale's)"),
     runs: list[Path] | None = typer.Option(None, "--runs", help="Run files: rank them under "
                                            "the human and each judge's qrels (tau, tau_AP, "

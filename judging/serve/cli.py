@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from relkit.judging.cliopts import DbOpt, say
+from relkit.metrics.numopt import Num
 
 app = typer.Typer()
 
@@ -16,7 +17,7 @@ def serve(
     db: str | None = DbOpt,
     host: str = typer.Option("127.0.0.1", help="Address to listen on (default: this machine "
                              "only; put a TLS reverse proxy in front for others)"),
-    port: int = typer.Option(8000, help="Port to listen on", min=1, max=65535),
+    port: int = Num(8000, within="1 <= x <= 65535", help="Port to listen on"),
     public_url: str | None = typer.Option(None, "--public-url", help="The https:// address "
                                           "people open, when behind a reverse proxy"),
 ) -> None:

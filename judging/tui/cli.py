@@ -11,6 +11,7 @@ import typer
 
 from relkit.judging.cliopts import DbOpt, say
 from relkit.judging.conventions import error_stream
+from relkit.metrics.numopt import Num
 
 if TYPE_CHECKING:
     from relkit.judging.tui.app import JudgeApp
@@ -24,11 +25,11 @@ def judge(
     assessor: str | None = typer.Option(None, envvar="RELKIT_ASSESSOR",
                                         help="Who is judging (default: the only assessor)"),
     keymap: Path | None = typer.Option(None, help="TOML file rebinding keys"),
-    idle: float = typer.Option(60.0, help="Seconds without a key after which time stops "
+    idle: float = Num(60.0, within="x > 0", help="Seconds without a key after which time stops "
                                "counting towards dwell time"),
-    min_view: int = typer.Option(200, "--min-view", help="Milliseconds a document must be on "
-                                 "screen before a grade key counts (keys typed ahead are "
-                                 "dropped)", min=0),
+    min_view: int = Num(200, "--min-view", within="x >= 0", help="Milliseconds a document "
+                        "must be on screen before a grade key counts (keys typed ahead are "
+                        "dropped)"),
     lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD "
                                     "(registered with `relkit assign --lead LEAD`)"),
 ) -> None:

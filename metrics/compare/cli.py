@@ -18,6 +18,7 @@ from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.run_names import NameFromFileOption, NamesOption
+from relkit.metrics.numopt import COUNT, GRADE, PROPORTION, SEED, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -49,12 +50,14 @@ def compare_cmd(
     correction: Annotated[str, typer.Option(
         "--correction", help=f"Multiple-comparison correction: "
         f"{', '.join(CORRECTIONS.names())}")] = "holm",
-    alpha: Annotated[float, typer.Option("--alpha", help="Significance level")] = 0.05,
-    samples: Annotated[int, typer.Option(
-        "--samples", help="Samples of the randomisation and bootstrap tests")] = 10_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling")] = 0,
-    ci: Annotated[float | None, typer.Option(
-        "--ci", help="Show a confidence interval of each mean at this level (e.g. 0.95)")]
+    alpha: Annotated[float, Num("--alpha", within=PROPORTION, help="Significance level")] = 0.05,
+    samples: Annotated[int, Num(
+        "--samples", within=COUNT,
+        help="Samples of the randomisation and bootstrap tests")] = 10_000,
+    seed: Annotated[int, Num("--seed", within=SEED, help="Seed of the resampling")] = 0,
+    ci: Annotated[float | None, Num(
+        "--ci", within=PROPORTION,
+        help="Show a confidence interval of each mean at this level (e.g. 0.95)")]
         = None,
     ci_method: Annotated[str, typer.Option(
         "--ci-method", help="Interval: t (Student) or bootstrap (percentile)")] = "t",
@@ -67,7 +70,7 @@ def compare_cmd(
         "--html", help="Also write a self-contained HTML report with charts here")] = None,
     per_topic: Annotated[str | None, typer.Option(
         "--per-topic", help="Measure of the report's per-topic charts (default AP)")] = None,
-    level: Annotated[int, typer.Option("-l", help="Lowest grade counted as relevant")] = 1,
+    level: Annotated[int, Num("-l", within=GRADE, help="Lowest grade counted as relevant")] = 1,
     complete: Annotated[bool, typer.Option(
         "-c", help="Use every judged topic (runs score 0 where they have no lines)")] = False,
     output: Annotated[Path | None, typer.Option(

@@ -16,6 +16,7 @@ import typer
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import OUTPUT_HELP
+from relkit.metrics.numopt import COUNT, Num
 
 if TYPE_CHECKING:
     import duckdb
@@ -47,7 +48,7 @@ def validate(
     log: Path = typer.Argument(..., help="The impression log (Parquet, CSV, TSV or JSONL)"),
     map_: list[str] = typer.Option([], "--map", help=MAP_HELP),
     input_format: str | None = typer.Option(None, "--input-format", help=INPUT_FORMAT_HELP),
-    first: int = typer.Option(5, "--first", min=1, help="Rows named per problem"),
+    first: int = Num(5, "--first", within=COUNT, help="Rows named per problem"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
     """Check a click log: types, duplicate or missing ranks, unshown clicks, clock.

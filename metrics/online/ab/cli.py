@@ -15,6 +15,7 @@ import typer
 from relkit.metrics.core.options import OptionError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.numopt import COUNT, PROPORTION, SEED, Num
 from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
 
 if TYPE_CHECKING:
@@ -84,8 +85,8 @@ def srm_cmd(
     assign: Annotated[Path, typer.Argument(help="Assignment table (unit_id, variant, ...)")],
     expected: Annotated[str, typer.Option(
         "--expected", help="The design's shares: name=weight,... (weights normalised)")],
-    alpha: Annotated[float, typer.Option(
-        "--alpha", help="Fail (exit 1) when the p-value is below this")] = 0.001,
+    alpha: Annotated[float, Num(
+        "--alpha", within=PROPORTION, help="Fail (exit 1) when the p-value is below this")] = 0.001,
     assign_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
     output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
@@ -151,15 +152,16 @@ def analyze_cmd(
         "--expected", help="The design's shares for the SRM check (default: equal)")] = None,
     ignore_srm: Annotated[bool, typer.Option(
         "--ignore-srm", help="Go on after a sample-ratio mismatch")] = False,
-    srm_alpha: Annotated[float, typer.Option("--srm-alpha", help="SRM threshold")] = 0.001,
+    srm_alpha: Annotated[float, Num(
+        "--srm-alpha", within=PROPORTION, help="SRM threshold")] = 0.001,
     control: Annotated[str | None, typer.Option(
         "--control", help="The control arm (default: 'control', else the first by name)")]
         = None,
-    level: Annotated[float, typer.Option("--level", help="Confidence level")] = 0.95,
-    good_dwell: Annotated[float, typer.Option(
-        "--good-dwell", help="Seconds of dwell that make a good click")] = 30.0,
-    samples: Annotated[int, typer.Option("--samples", help="Bootstrap samples")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed")] = 0,
+    level: Annotated[float, Num("--level", within=PROPORTION, help="Confidence level")] = 0.95,
+    good_dwell: Annotated[float, Num(
+        "--good-dwell", within="x >= 0", help="Seconds of dwell that make a good click")] = 30.0,
+    samples: Annotated[int, Num("--samples", within=COUNT, help="Bootstrap samples")] = 1000,
+    seed: Annotated[int, Num("--seed", within=SEED, help="Bootstrap seed")] = 0,
     log_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
     assign_map: Annotated[list[str] | None, typer.Option(
         "--assign-map", help="Like --map, for the assignment table")] = None,
@@ -282,19 +284,22 @@ def _write_analysis(res: Analysis, fmt: str, output: Path | None) -> None:
 @app.command("power", epilog="Example: relkit ab power -m ctr@1 --baseline 0.42 --mde 1%")
 def power_cmd(
     metric: Annotated[str, typer.Option("-m", "--metric", help=METRIC_HELP)] = "ctr@1",
-    baseline: Annotated[float | None, typer.Option(
-        "--baseline", help="The control's value of the metric (default: from --from-log)")]
+    baseline: Annotated[float | None, Num(
+        "--baseline", within="x > 0",
+        help="The control's value of the metric (default: from --from-log)")]
         = None,
     mde: Annotated[str | None, typer.Option(
         "--mde", help="Effect to detect: absolute (0.004) or relative to the baseline (1%)")]
         = None,
-    n: Annotated[int | None, typer.Option(
-        "--n", help="Users per arm: report the power (and the MDE) at this n")] = None,
-    power: Annotated[float, typer.Option("--power", help="Target power")] = 0.8,
-    alpha: Annotated[float, typer.Option("--alpha", help="Two-sided significance level")]
+    n: Annotated[int | None, Num(
+        "--n", within="x >= 2",
+        help="Users per arm: report the power (and the MDE) at this n")] = None,
+    power: Annotated[float, Num("--power", within=PROPORTION, help="Target power")] = 0.8,
+    alpha: Annotated[float, Num("--alpha", within=PROPORTION, help="Two-sided significance level")]
         = 0.05,
-    sd: Annotated[float | None, typer.Option(
-        "--sd", help="Per-user standard deviation (default: binomial, or from --from-log)")]
+    sd: Annotated[float | None, Num(
+        "--sd", within="x > 0",
+        help="Per-user standard deviation (default: binomial, or from --from-log)")]
         = None,
     from_log: Annotated[Path | None, typer.Option(
         "--from-log", help="Click log: the per-user delta-method SD and baseline from it")]
@@ -338,16 +343,18 @@ def monitor_cmd(
     log: Annotated[Path, typer.Argument(help="Click log (with ts)")],
     assign: Annotated[Path, typer.Option("--assign", help="Assignment table")],
     metric: Annotated[str, typer.Option("-m", "--metric", help=METRIC_HELP)] = "ctr@1",
-    looks: Annotated[int, typer.Option("--looks", min=1, help="Equally spaced looks")] = 5,
+    looks: Annotated[int, Num("--looks", within=COUNT, help="Equally spaced looks")] = 5,
     method: Annotated[str, typer.Option(
         "--method", help="obf (O'Brien-Fleming-type alpha spending) or msprt "
         "(always-valid p-values)")] = "obf",
-    alpha: Annotated[float, typer.Option("--alpha", help="Overall type I error")] = 0.05,
-    planned: Annotated[int | None, typer.Option(
-        "--planned-users", help="The design's total users: the planned information is the "
+    alpha: Annotated[float, Num("--alpha", within=PROPORTION, help="Overall type I error")] = 0.05,
+    planned: Annotated[int | None, Num(
+        "--planned-users", within=COUNT,
+        help="The design's total users: the planned information is the "
         "last look's scaled by it (default: the last look is final)")] = None,
-    tau: Annotated[float | None, typer.Option(
-        "--tau", help="mSPRT mixture scale (default: 1% of the control mean)")] = None,
+    tau: Annotated[float | None, Num(
+        "--tau", within="x > 0",
+        help="mSPRT mixture scale (default: 1% of the control mean)")] = None,
     control: Annotated[str | None, typer.Option("--control", help="The control arm")] = None,
     log_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",

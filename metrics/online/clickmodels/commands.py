@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from relkit.metrics.core.options import OptionError
+from relkit.metrics.numopt import COUNT, SEED, Num
 from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
 
 if TYPE_CHECKING:
@@ -30,13 +31,13 @@ def fit(
     log: Path = typer.Argument(..., help="The impression log (Parquet, CSV, TSV or JSONL)"),
     model: str = typer.Option("pbm", "--model", help=MODEL_NAMES),
     output: Path = typer.Option(..., "-o", "--output", help="The model file to write (JSON)"),
-    iterations: int = typer.Option(50, "--iterations", min=0, help="EM iterations "
+    iterations: int = Num(50, "--iterations", within="x >= 0", help="EM iterations "
                                    "(pbm, ubm, dbn, dcm, ccm)"),
-    seed: int = typer.Option(0, "--seed", help="Seeds EM's initial values and the split"),
-    holdout: float = typer.Option(0.0, "--holdout", min=0.0, max=0.9, help="Share of each "
+    seed: int = Num(0, "--seed", within=SEED, help="Seeds EM's initial values and the split"),
+    holdout: float = Num(0.0, "--holdout", within="0 <= x <= 0.9", help="Share of each "
                                   "query's sessions held out to report log-likelihood and "
                                   "perplexity on (0: report them on the training log)"),
-    max_rank: int = typer.Option(10, "--max-rank", min=1, help="Ranks below are ignored"),
+    max_rank: int = Num(10, "--max-rank", within=COUNT, help="Ranks below are ignored"),
     map_: list[str] = typer.Option([], "--map", help="Read a field from another column: "
                                    "name=column (as in relkit clicks validate)"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB's "
@@ -125,7 +126,7 @@ def labels(
     output: Path = typer.Option(..., "-o", "--output", help="The qrels file to write; "
                                 "the provenance goes next to it as OUTPUT.provenance.json"),
     grades: str = typer.Option("0-3", "--grades", help="The grade scale, 0-N"),
-    min_impressions: int = typer.Option(20, "--min-impressions", min=1, help="Grade only "
+    min_impressions: int = Num(20, "--min-impressions", within=COUNT, help="Grade only "
                                         "pairs seen this often in the training log"),
     thresholds: str | None = typer.Option(None, "--thresholds", help="Fixed cut points, "
                                           "comma-separated, N of them (default: quantiles "
@@ -181,9 +182,9 @@ def simulate(
                                       "informational (Hofmann et al. 2013): needs --qrels"),
     qrels: Path | None = typer.Option(None, "--qrels", help="Grades for --preset "
                                       "(unjudged documents count as 0)"),
-    sessions: int = typer.Option(10_000, "--sessions", min=1, help="Impressions to draw"),
-    depth: int = typer.Option(10, "--depth", min=1, help="Results per page"),
-    seed: int = typer.Option(0, "--seed", help="Seeds the users"),
+    sessions: int = Num(10_000, "--sessions", within=COUNT, help="Impressions to draw"),
+    depth: int = Num(10, "--depth", within=COUNT, help="Results per page"),
+    seed: int = Num(0, "--seed", within=SEED, help="Seeds the users"),
 ) -> None:
     """Simulate users on the runs' result pages: a long-form click log.
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.numopt import COUNT, SEED, Num
 from relkit.metrics.online.cli import INPUT_FORMAT_HELP, MAP_HELP, MEMORY_HELP
 
 app = typer.Typer(help="Interleaving and multileaving: make the shown lists, compare runs "
@@ -38,8 +39,8 @@ def make(
                                       "team-draft or probabilistic)"),
     method: str = typer.Option("team-draft", "--method", help="team-draft, balanced, "
                                "probabilistic or optimized"),
-    depth: int = typer.Option(10, "--depth", min=1, help="Length of each shown list"),
-    seed: int = typer.Option(0, "--seed", help="Seed of the random choices (the same seed "
+    depth: int = Num(10, "--depth", within=COUNT, help="Length of each shown list"),
+    seed: int = Num(0, "--seed", within=SEED, help="Seed of the random choices (the same seed "
                              "gives the same lists)"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the lists here "
                                        "(.tsv, .jsonl or .parquet) instead of stdout (TSV)"),
@@ -97,8 +98,8 @@ def analyze(
                                "make` wrote for this experiment"),
     names: str | None = typer.Option(None, "--names", help="Comma-separated run names for "
                                      "the teams A, B... (default: the letters)"),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap over users"),
-    samples: int = typer.Option(1000, "--samples", min=1, help="Bootstrap resamples"),
+    seed: int = Num(0, "--seed", within=SEED, help="Seed of the bootstrap over users"),
+    samples: int = Num(1000, "--samples", within=COUNT, help="Bootstrap resamples"),
     map_: list[str] = typer.Option([], "--map", help=MAP_HELP),
     input_format: str | None = typer.Option(None, "--input-format", help=INPUT_FORMAT_HELP),
     fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
@@ -144,14 +145,14 @@ def simulate(
     impressions: str = typer.Option(",".join(str(n) for n in SIM_GRID), "--impressions",
                                     help="Comma-separated numbers of impressions at which "
                                     "to measure the agreement"),
-    trials: int = typer.Option(100, "--trials", min=1, help="Simulated experiments per "
+    trials: int = Num(100, "--trials", within=COUNT, help="Simulated experiments per "
                                "pair and method (each of the largest --impressions)"),
-    depth: int = typer.Option(10, "--depth", min=1, help="Length of each shown list"),
-    cutoff: int | None = typer.Option(None, "--cutoff", min=1, help="k of nDCG@k, the "
+    depth: int = Num(10, "--depth", within=COUNT, help="Length of each shown list"),
+    cutoff: int | None = Num(None, "--cutoff", within=COUNT, help="k of nDCG@k, the "
                                       "offline winner (default: --depth)"),
     names: str | None = typer.Option(None, "--names", help="Comma-separated run names "
                                      "(default: the file names without extension)"),
-    seed: int = typer.Option(0, "--seed", help="Seed of every draw (the same seed gives "
+    seed: int = Num(0, "--seed", within=SEED, help="Seed of every draw (the same seed gives "
                              "the same table)"),
     fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
     output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),

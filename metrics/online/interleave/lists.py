@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import string
 import sys
+import zlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -133,12 +134,34 @@ def read_lists(path: str | os.PathLike[str]) -> pd.DataFrame:
         else:
             frame = pd.read_csv(path, sep="\t", dtype={"query_id": str, "doc_id": str,
                                                         "team": str}, keep_default_na=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read the interleaved lists: {exc}") from None
+    except (OSError, ValueError, EOFError, zlib.error) as exc:
+        # (EOFError: a truncated .gz, which click would report as "aborted")
+        raise InputError(f"{path}: cannot read the interleaved lists: "
+                         f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                         ) from None
     for col in ("query_id", "rank", "doc_id", "team"):
         if col not in frame.columns:
             raise InputError(f"{path}: no column {col!r} (an interleaved-lists file has "
                              "query_id, rank, doc_id, team)")
+    if len(frame.columns) != len(set(frame.columns)) or frame.index.name is not None \
+            or not isinstance(frame.index, pd.RangeIndex):
+        raise InputError(f"{path}: a row has more fields than the header")
+    rank = pd.to_numeric(frame["rank"], errors="coerce")
+    bad = ~(rank.notna() & (rank >= 1) & (rank == rank.round()) & (rank < 2**31))
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise InputError(f"{path}: row {row + 1}: rank {frame['rank'].iloc[row]!r} is not a "
+                         "whole number >= 1")
+    frame["rank"] = rank.astype("int64")
+    for col in ("query_id", "doc_id", "team"):
+        empty = (frame[col].isna() | (frame[col].astype(str) == "")).to_numpy()
+        if empty.any():
+            raise InputError(f"{path}: row {int(empty.argmax()) + 1}: no {col}")
+    twice = frame.duplicated(["query_id", "rank"]).to_numpy()
+    if twice.any():
+        row = int(twice.argmax())
+        raise InputError(f"{path}: row {row + 1}: query {frame['query_id'].iloc[row]!r} rank "
+                         f"{frame['rank'].iloc[row]} again (one document per position)")
     frame["query_id"] = frame["query_id"].astype(str)
     frame["doc_id"] = frame["doc_id"].astype(str)
     return frame

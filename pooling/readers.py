@@ -1,0 +1,19 @@
+"""The pooling layer's readers of users' files, registered in :data:`READERS`.
+
+Names as dotted strings, seeds inline: see :mod:`relkit.metrics.core.readers`.
+"""
+
+from __future__ import annotations
+
+from relkit.metrics.core.readers import READERS, Reader
+
+READERS.register(
+    Reader("pool", ("pool file",), "relkit.pooling.pool:Pool.read",
+           b"topic\tdoc\tpriority\tprovenance\n101\tD006\t1.0\tbm25:1,ql:2\n"
+           b"101\tD008\t0.5\tbm25:2\n102\tD001\t1\tql:1\n", "pool.tsv"),
+    Reader("pool-sample", ("pool sample",), "relkit.pooling.sample:read_sample",
+           b"topic\tdoc\tstratum\tprobability\n101\tD006\t1\t1.0\n101\tD008\t2\t0.5\n",
+           "sample.tsv"),
+    Reader("run-groups", ("run groups",), "relkit.pooling.groups:read_groups",
+           b"# run group priority\nbm25 lexical 1\nql lexical 2\ndense neural\n", "groups.txt"),
+)
