@@ -22,17 +22,18 @@ if TYPE_CHECKING:
     from relkit.metrics.online.ab.users import MetricDef, UserTable
 
 
-def open_session(master: str | None) -> SparkSession:
+def open_session(master: str | None, *, python_tasks: bool) -> SparkSession:
     """The session ``ab analyze`` and ``clicks fit`` run on
     (:func:`relkit.metrics.spark.options.start_session`: one line for every way Spark
-    cannot start)."""
+    cannot start). ``python_tasks``: the jobs run relkit in the executors' Python
+    (``clicks fit``'s EM), not Spark SQL only (``ab analyze``)."""
     from relkit.metrics.spark.options import start_session
 
     # relkit moves data as Arrow (toArrow, mapInArrow), never through pandas, so
     # PySpark's warning about pandas 3 does not apply: it would be a second stderr line.
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
                             category=FutureWarning)
-    session = start_session(master)
+    session = start_session(master, python_tasks=python_tasks)
     # Spark logs a query's failure before raising it: the CLI says it once, itself.
     session.sparkContext.setLogLevel("OFF")
     return session
@@ -45,11 +46,12 @@ def spark_errors(what: str) -> Iterator[None]:
     from pyspark.errors import PySparkException
 
     from relkit.metrics.spark.failures import one_line
+    from relkit.metrics.spark.session import jvm_log_hint
 
     try:
         yield
     except (PySparkException, Py4JError) as exc:
-        raise RelkitError(f"{what}: Spark failed: {one_line(exc)}") from None
+        raise RelkitError(f"{what}: Spark failed: {one_line(exc)}{jvm_log_hint()}") from None
 
 
 def spark_table(log: Path, assign: Path, defs: Sequence[MetricDef], *,
@@ -67,7 +69,7 @@ def spark_table(log: Path, assign: Path, defs: Sequence[MetricDef], *,
         lmap = parse_map(log_map, [*FIELDS, *WIDE_LISTS])
     with option_value("--assign-map"):
         amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
-    spark = open_session(master)
+    spark = open_session(master, python_tasks=False)
     with spark_errors(str(log)):
         aview = read_assignments(spark, assign, amap)
         logs = []

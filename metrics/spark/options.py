@@ -10,7 +10,8 @@ Spark (``eval``, ``ab analyze``, ``clicks fit``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.options import OptionError
@@ -54,7 +55,7 @@ def master_option(master: str | None) -> str:
                 "--engine")
 
 
-def start_session(master: str | None) -> SparkSession:
+def start_session(master: str | None, *, python_tasks: bool = True) -> SparkSession:
     """:func:`~relkit.metrics.spark.session.get_session` for a command: the JVM's output
     kept off stderr, and every way it cannot start turned into one line naming the
     option as typed.
@@ -75,7 +76,7 @@ def start_session(master: str | None) -> SparkSession:
     option = master_option(master)
     try:
         with quiet_pandas():
-            return get_session(master, quiet=True)
+            session = get_session(master, quiet=True)
     except SparkUnavailableError as exc:
         raise OptionError("--engine", str(exc)) from None
     except MasterURLError as exc:
@@ -84,5 +85,48 @@ def start_session(master: str | None) -> SparkSession:
         raise RelkitError(f"{option} {exc}") from None
     except Exception as exc:   # noqa: BLE001 - the JVM's error for a master it cannot use
         from relkit.metrics.spark.failures import one_line
+        from relkit.metrics.spark.session import jvm_log_hint
 
-        raise RelkitError(f"{option}: Spark did not start: {one_line(exc)}") from None
+        raise RelkitError(f"{option}: Spark did not start: {one_line(exc)}"
+                          f"{jvm_log_hint()}") from None
+    if python_tasks:
+        check_executors(session)
+    return session
+
+
+def _imports(_rows: Iterator[Any]) -> Iterator[int]:
+    """What a relkit task needs in the executors' Python (run there by
+    :func:`check_executors`)."""
+    import numpy  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    import relkit.metrics.spark.task  # noqa: F401
+
+    yield 0
+
+
+def check_executors(session: SparkSession) -> None:
+    """One task that imports what relkit's tasks import: a Python without relkit (or
+    pyarrow, numpy) on the executors is said in one line before any input is read.
+
+    Raises
+    ------
+    RelkitError
+        The task failed: its cause, and the fix when a module is missing.
+    """
+    from relkit.metrics.spark.failures import one_line
+    from relkit.metrics.spark.session import jvm_log_hint
+
+    app = session.sparkContext.applicationId
+    if app in _CHECKED:
+        return
+    try:
+        session.sparkContext.parallelize([0], 1).mapPartitions(_imports).collect()
+    except Exception as exc:   # noqa: BLE001 - Py4JJavaError, PythonException...
+        raise RelkitError(f"{one_line(exc)}{jvm_log_hint()}") from None
+    _CHECKED.add(app)
+
+
+# The Spark applications whose executors were checked (once each: commands run in one
+# process share a session).
+_CHECKED: set[str] = set()

@@ -181,7 +181,7 @@ _KEEP_LOG = False
 
 def jvm_log() -> str:
     """The file the CLI's driver JVM writes its output to (one per process, removed at
-    exit unless :func:`keep_jvm_log` was called: a failure names it)."""
+    exit unless a failure named it: :func:`jvm_log_hint`)."""
     global _LOG_PATH
     if _LOG_PATH is None:
         import atexit
@@ -193,11 +193,23 @@ def jvm_log() -> str:
     return _LOG_PATH
 
 
-def keep_jvm_log() -> str | None:
-    """Keep the JVM's log after exit; its path (``None`` if the JVM writes to stderr)."""
+def jvm_log_hint() -> str:
+    """`` (the JVM's log: PATH)`` for a failure's message, if the JVM wrote to its log
+    file anything beyond its start-up notice (a cluster's log lines; in local mode log4j
+    is off), which is then kept after exit; else ``""``."""
     global _KEEP_LOG
-    _KEEP_LOG = _LOG_PATH is not None
-    return _LOG_PATH
+    if _LOG_PATH is None or not _meaningful(_LOG_PATH):
+        return ""
+    _KEEP_LOG = True
+    return f" (the JVM's log: {_LOG_PATH})"
+
+
+def _meaningful(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [t.strip() for t in f if t.strip() and "incubator modules" not in t]
+    except OSError:
+        return []
 
 
 def _drop_log() -> None:
@@ -208,11 +220,7 @@ def _drop_log() -> None:
 
 def jvm_reason(path: str) -> str:
     """The line of the JVM's log that says why it failed (an error, else its last line)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = [t.strip() for t in f if t.strip() and "incubator modules" not in t]
-    except OSError:
-        lines = []
+    lines = _meaningful(path)
     if not lines:
         return "it printed nothing"
     found = [t for t in lines if "rror" in t or "xception" in t or "No such file" in t]
