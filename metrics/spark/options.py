@@ -10,8 +10,8 @@ Spark (``eval``, ``ab analyze``, ``clicks fit``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.options import OptionError
@@ -94,7 +94,7 @@ def start_session(master: str | None, *, python_tasks: bool = True) -> SparkSess
     return session
 
 
-def _imports(_rows: Iterator[Any]) -> Iterator[int]:
+def _imports(_rows: Iterable[int]) -> Iterator[int]:
     """What a relkit task needs in the executors' Python (run there by
     :func:`check_executors`)."""
     import numpy  # noqa: F401

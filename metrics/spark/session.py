@@ -107,11 +107,11 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
     # gateway's configuration; setting a master here would override it with local[2].
     submitted = master is None and bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
     master = master or master_from_env()
+    _check_java()
     if not submitted:
         from pyspark import SparkContext
 
         if SparkContext._active_spark_context is None:   # a new session: check first
-            _check_java()
             check_master(master)
     if not submitted and master.startswith("local"):
         # Python workers run the driver's interpreter (and so see relkit and pyarrow),
@@ -167,7 +167,8 @@ def _launch_quietly(master: str, app_name: str, settings: dict[str, Any]) -> Non
     path = jvm_log()
     with open(path, "ab") as log:
         try:
-            gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})
+            gateway = launch_gateway(  # type: ignore[no-untyped-call]
+                spark_conf, popen_kwargs={"stdout": log, "stderr": log})
         except Exception:   # noqa: BLE001 - PySpark's JAVA_GATEWAY_EXITED: say why
             raise SparkUnavailableError(
                 f"--engine spark: the Java runtime exited before Spark started: "
