@@ -143,6 +143,21 @@ def test_java_home_pointing_nowhere_is_one_line(files: dict[str, Path], tmp_path
              f"JAVA_HOME={nowhere}")
 
 
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_a_java_that_exits_at_once_is_one_line(files: dict[str, Path], tmp_path: Path,
+                                               command: tuple[str, ...]) -> None:
+    """The JVM's launcher fails (a broken Java installation): its own error line is the
+    cause relkit names; nothing the launcher prints reaches stderr."""
+    java = tmp_path / "broken-java" / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text("#!/bin/sh\necho 'Error: could not create the Java Virtual Machine' >&2\n"
+                    "exit 1\n")
+    java.chmod(0o755)
+    one_line(run(command, files, "local[1]", JAVA_HOME=str(java.parent.parent)), 2,
+             "the Java runtime exited before Spark started",
+             "Error: could not create the Java Virtual Machine")
+
+
 def python_without_relkit(root: Path) -> Path:
     """A virtual environment with this one's packages (PySpark, pyarrow, numpy) but not
     relkit: the Python of an executor where relkit was never installed."""

@@ -171,7 +171,7 @@ def _launch_quietly(master: str, app_name: str, settings: dict[str, Any]) -> Non
                 spark_conf, popen_kwargs={"stdout": log, "stderr": log})
         except Exception:   # noqa: BLE001 - PySpark's JAVA_GATEWAY_EXITED: say why
             raise SparkUnavailableError(
-                f"--engine spark: the Java runtime exited before Spark started: "
+                f"the Java runtime exited before Spark started: "
                 f"{jvm_reason(path)}") from None
     SparkContext._ensure_initialized(gateway=gateway)
 
