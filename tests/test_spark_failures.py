@@ -120,6 +120,23 @@ def test_a_master_nobody_answers_is_one_line(files: dict[str, Path],
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_an_address_that_is_not_a_spark_master_is_one_line(files: dict[str, Path],
+                                                           command: tuple[str, ...]) -> None:
+    """Something accepts the connection but never answers as a master: the probe passes,
+    and Spark gives up after its own retries (about a minute, fixed in Spark). The JVM's
+    trace stays in its log file, which the line names; its ERROR line is the cause."""
+    with socket.socket() as listener:   # the kernel completes the handshakes; no reply
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        master = f"spark://127.0.0.1:{listener.getsockname()[1]}"
+        proc = run(command, files, master)
+    err = one_line(proc, 1, "All masters are unresponsive", "(the JVM's log: ")
+    log = Path(err.rsplit("(the JVM's log: ", 1)[1].rstrip(")\n"))
+    assert "StandaloneAppClient" in log.read_text(), "the log holds the JVM's own lines"
+    log.unlink()
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_yarn_without_its_configuration_is_one_line(files: dict[str, Path],
                                                     command: tuple[str, ...]) -> None:
     one_line(run(command, files, "yarn"), 1, "--spark-master yarn", "HADOOP_CONF_DIR",

@@ -45,13 +45,12 @@ def spark_errors(what: str) -> Iterator[None]:
     from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
 
-    from relkit.metrics.spark.failures import one_line
-    from relkit.metrics.spark.session import jvm_log_hint
+    from relkit.metrics.spark.failures import describe
 
     try:
         yield
     except (PySparkException, Py4JError) as exc:
-        raise RelkitError(f"{what}: Spark failed: {one_line(exc)}{jvm_log_hint()}") from None
+        raise RelkitError(f"{what}: Spark failed: {describe(exc)}") from None
 
 
 def spark_table(log: Path, assign: Path, defs: Sequence[MetricDef], *,

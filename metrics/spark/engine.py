@@ -154,15 +154,13 @@ def spark_compute_labelled(ev: Evaluator, runs: list[Any], zscores: ZTable | Non
         try:
             table = grouped.toArrow()
         except Exception as exc:   # a task or the JVM failed: one line, not the JVM's trace
-            from relkit.metrics.spark.failures import missing_module, one_line
-            from relkit.metrics.spark.session import jvm_log_hint
+            from relkit.metrics.spark.failures import describe, missing_module
 
             own = _task_error(exc)
             if own is not None and missing_module(str(exc)) is None:
                 raise SparkJobError(own) from None   # relkit's own error inside a task:
             # as the local path says it; else the cause, in one line
-            raise SparkJobError(f"the Spark job failed: {one_line(exc)}"
-                                f"{jvm_log_hint()}") from None
+            raise SparkJobError(f"the Spark job failed: {describe(exc)}") from None
     try:
         return [(run.label, _assemble(ev, session, inputs, i, run, table, kinds, zscores))
                 for i, run in enumerate(inputs)]

@@ -56,7 +56,8 @@ def one_line(exc: BaseException | str) -> str:
     module = missing_module(text)
     if module is not None:
         return worker_cannot_import(module)
-    lines = [t.strip() for t in text.splitlines() if t.strip()]
+    # Py4J puts the Java exception on a line of its own after ": "
+    lines = [t.strip().removeprefix(": ") for t in text.splitlines() if t.strip()]
     python = [t for t in lines if _PYTHON_ERROR.match(t)]
     if python:
         return python[-1][:LIMIT]
@@ -67,3 +68,15 @@ def one_line(exc: BaseException | str) -> str:
     if plain:
         return plain[0][:LIMIT]
     return type(exc).__name__ if isinstance(exc, BaseException) else "no reason given"
+
+
+def describe(exc: BaseException) -> str:
+    """:func:`one_line`, for the CLI: when Spark stopped the application (a master that
+    gave up on it), the JVM's own ERROR line says why; and the JVM's log file is named
+    when it holds anything (:func:`relkit.metrics.spark.session.jvm_log_hint`)."""
+    from relkit.metrics.spark.session import jvm_error, jvm_log_hint
+
+    line = one_line(exc)
+    if "SparkContext" in line and ("stopped" in line or "shut down" in line):
+        line = jvm_error() or line
+    return f"{line}{jvm_log_hint()}"

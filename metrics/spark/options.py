@@ -71,7 +71,7 @@ def start_session(master: str | None, *, python_tasks: bool = True) -> SparkSess
     """
     from relkit.metrics.spark.engine import quiet_pandas
     from relkit.metrics.spark.master import MasterUnreachableError, MasterURLError
-    from relkit.metrics.spark.session import SparkUnavailableError, get_session
+    from relkit.metrics.spark.session import SparkUnavailableError, get_session, master_from_env
 
     option = master_option(master)
     try:
@@ -84,11 +84,10 @@ def start_session(master: str | None, *, python_tasks: bool = True) -> SparkSess
     except MasterUnreachableError as exc:
         raise RelkitError(f"{option} {exc}") from None
     except Exception as exc:   # noqa: BLE001 - the JVM's error for a master it cannot use
-        from relkit.metrics.spark.failures import one_line
-        from relkit.metrics.spark.session import jvm_log_hint
+        from relkit.metrics.spark.failures import describe
 
-        raise RelkitError(f"{option}: Spark did not start: {one_line(exc)}"
-                          f"{jvm_log_hint()}") from None
+        raise RelkitError(f"{option} {master or master_from_env()}: Spark did not start: "
+                          f"{describe(exc)}") from None
     if python_tasks:
         check_executors(session)
     return session
@@ -114,8 +113,7 @@ def check_executors(session: SparkSession) -> None:
     RelkitError
         The task failed: its cause, and the fix when a module is missing.
     """
-    from relkit.metrics.spark.failures import one_line
-    from relkit.metrics.spark.session import jvm_log_hint
+    from relkit.metrics.spark.failures import describe
 
     app = session.sparkContext.applicationId
     if app in _CHECKED:
@@ -123,7 +121,7 @@ def check_executors(session: SparkSession) -> None:
     try:
         session.sparkContext.parallelize([0], 1).mapPartitions(_imports).collect()
     except Exception as exc:   # noqa: BLE001 - Py4JJavaError, PythonException...
-        raise RelkitError(f"{one_line(exc)}{jvm_log_hint()}") from None
+        raise RelkitError(describe(exc)) from None
     _CHECKED.add(app)
 
 

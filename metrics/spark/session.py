@@ -205,6 +205,18 @@ def jvm_log_hint() -> str:
     return f" (the JVM's log: {_LOG_PATH})"
 
 
+def jvm_error() -> str | None:
+    """The first ERROR line of the JVM's log, without its time and logger (``None``
+    when there is none, or the JVM writes to stderr)."""
+    import re
+
+    for line in _meaningful(_LOG_PATH) if _LOG_PATH is not None else []:
+        found = re.search(r"\bERROR [\w.$]+: (?P<message>.+)$", line)
+        if found:
+            return found.group("message")[:300]
+    return None
+
+
 def _meaningful(path: str) -> list[str]:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
