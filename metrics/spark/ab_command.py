@@ -8,8 +8,6 @@ the :class:`~relkit.metrics.core.errors.FormatError` the DuckDB path raises (exi
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -17,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relkit.metrics.core.errors import RelkitError
-from relkit.metrics.core.options import OptionError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -25,48 +22,35 @@ if TYPE_CHECKING:
     from relkit.metrics.online.ab.users import MetricDef, UserTable
 
 
-def local_python(master: str) -> None:
-    """In local mode, run Spark's Python workers on this interpreter (the one that has
-    relkit, numpy and pyarrow), not on whatever ``python3`` the PATH finds first. On a
-    cluster ``PYSPARK_PYTHON`` is the deployment's to set (docs/spark-online.md)."""
-    if master.startswith("local"):
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+def open_session(master: str | None, *, python_tasks: bool) -> SparkSession:
+    """The session ``ab analyze`` and ``clicks fit`` run on
+    (:func:`relkit.metrics.spark.options.start_session`: one line for every way Spark
+    cannot start). ``python_tasks``: the jobs run relkit in the executors' Python
+    (``clicks fit``'s EM), not Spark SQL only (``ab analyze``)."""
+    from relkit.metrics.spark.options import start_session
 
-
-def open_session(master: str | None) -> SparkSession:
-    """:func:`relkit.metrics.spark.session.get_session`, a missing Spark an option error."""
-    from relkit.metrics.spark.session import SparkUnavailableError, get_session, master_from_env
-
-    local_python(master or master_from_env())
     # relkit moves data as Arrow (toArrow, mapInArrow), never through pandas, so
     # PySpark's warning about pandas 3 does not apply: it would be a second stderr line.
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
                             category=FutureWarning)
-    try:
-        session = get_session(master)
-        # Spark logs a query's failure before raising it: the CLI says it once, itself.
-        session.sparkContext.setLogLevel("OFF")
-        return session
-    except SparkUnavailableError as exc:
-        raise OptionError("--engine", str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - a bad master URL fails inside the JVM
-        line = (str(exc).strip().splitlines() or ["no reason given"])[0][:300]
-        raise OptionError("--spark-master", f"Spark did not start: {line}") from None
+    session = start_session(master, python_tasks=python_tasks)
+    # Spark logs a query's failure before raising it: the CLI says it once, itself.
+    session.sparkContext.setLogLevel("OFF")
+    return session
 
 
 @contextmanager
 def spark_errors(what: str) -> Iterator[None]:
     """Turn an error Spark raises while running a job into one line naming ``what``."""
-    from py4j.protocol import Py4JJavaError
+    from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
+
+    from relkit.metrics.spark.failures import describe
 
     try:
         yield
-    except (PySparkException, Py4JJavaError) as exc:
-        text = str(exc).strip().splitlines()
-        line = next((t for t in text if "Exception" in t or "Error" in t), text[0] if text
-                    else "no reason given")
-        raise RelkitError(f"{what}: Spark failed: {line.strip()[:300]}") from None
+    except (PySparkException, Py4JError) as exc:
+        raise RelkitError(f"{what}: Spark failed: {describe(exc)}") from None
 
 
 def spark_table(log: Path, assign: Path, defs: Sequence[MetricDef], *,
@@ -84,7 +68,7 @@ def spark_table(log: Path, assign: Path, defs: Sequence[MetricDef], *,
         lmap = parse_map(log_map, [*FIELDS, *WIDE_LISTS])
     with option_value("--assign-map"):
         amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
-    spark = open_session(master)
+    spark = open_session(master, python_tasks=False)
     with spark_errors(str(log)):
         aview = read_assignments(spark, assign, amap)
         logs = []

@@ -27,7 +27,7 @@ def fit_command(log: Path, model: str, *, mapping: dict[str, str], max_rank: int
     if model not in SPARK_MODELS:
         raise OptionError("--model", f"{model} is not fitted with --engine spark yet "
                           f"(it fits {', '.join(SPARK_MODELS)}); use --engine local")
-    spark = open_session(master)
+    spark = open_session(master, python_tasks=True)
     with spark_errors(str(log)):
         source = read_log(spark, log, mapping=mapping)
         check(source)

@@ -59,13 +59,6 @@ def _task_error(exc: BaseException) -> str | None:
     return found[-1].strip() if found else None
 
 
-def _first_line(exc: BaseException) -> str:
-    for text in str(exc).strip().splitlines():
-        if text.strip():
-            return text.strip()
-    return type(exc).__name__
-
-
 @contextlib.contextmanager
 def quiet_pandas() -> Iterator[None]:
     """PySpark warns that it does not fully support pandas >= 3 when its pandas glue
@@ -161,10 +154,13 @@ def spark_compute_labelled(ev: Evaluator, runs: list[Any], zscores: ZTable | Non
         try:
             table = grouped.toArrow()
         except Exception as exc:   # a task or the JVM failed: one line, not the JVM's trace
+            from relkit.metrics.spark.failures import describe, missing_module
+
             own = _task_error(exc)
-            if own is not None:   # relkit's own error inside a task: as the local path says it
-                raise SparkJobError(own) from None
-            raise SparkJobError(f"the Spark job failed: {_first_line(exc)}") from None
+            if own is not None and missing_module(str(exc)) is None:
+                raise SparkJobError(own) from None   # relkit's own error inside a task:
+            # as the local path says it; else the cause, in one line
+            raise SparkJobError(f"the Spark job failed: {describe(exc)}") from None
     try:
         return [(run.label, _assemble(ev, session, inputs, i, run, table, kinds, zscores))
                 for i, run in enumerate(inputs)]

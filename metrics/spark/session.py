@@ -8,12 +8,14 @@ not pickled rows), UTC session time, and no web UI in local mode.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.spark.master import check_master
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -67,7 +69,7 @@ def master_from_env() -> str:
 
 
 def get_session(master: str | None = None, *, app_name: str = "relkit",
-                conf: dict[str, Any] | None = None) -> SparkSession:
+                conf: dict[str, Any] | None = None, quiet: bool = False) -> SparkSession:
     """The active Spark session, or a new one on ``master``.
 
     Parameters
@@ -80,11 +82,17 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
         The application name shown by the cluster manager.
     conf
         Extra ``spark.*`` settings for a new session.
+    quiet
+        Send the driver JVM's own output (its log lines, its stack traces) to a log
+        file instead of this process's stderr (the CLI: stderr holds relkit's lines).
 
     Raises
     ------
     SparkUnavailableError
-        PySpark is not installed or no Java runtime is found.
+        PySpark is not installed, no Java runtime is found, or the JVM exited.
+    MasterURLError, MasterUnreachableError
+        ``master`` is not a URL Spark takes, or is one this machine cannot use
+        (:func:`relkit.metrics.spark.master.check_master`), found before the JVM starts.
     """
     try:
         from pyspark.sql import SparkSession
@@ -95,30 +103,138 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
         active = SparkSession.getActiveSession()
         if active is not None:
             return active
-    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
-        raise SparkUnavailableError(
-            "--engine spark needs a Java runtime (17 or newer): install one "
-            "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
     # Under spark-submit the launcher's --master reaches the session through the Py4J
     # gateway's configuration; setting a master here would override it with local[2].
     submitted = master is None and bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
     master = master or master_from_env()
+    _check_java()
+    if not submitted:
+        from pyspark import SparkContext
+
+        if SparkContext._active_spark_context is None:   # a new session: check first
+            check_master(master)
     if not submitted and master.startswith("local"):
         # Python workers run the driver's interpreter (and so see relkit and pyarrow),
         # not whatever `python3` is first on PATH
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder if submitted else SparkSession.builder.master(master)
-    builder = (builder.appName(app_name)
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false"))
-    settings = dict(conf or {})
+    settings = {"spark.sql.execution.arrow.pyspark.enabled": "true",
+                "spark.sql.session.timeZone": "UTC",
+                "spark.ui.enabled": "false",
+                "spark.ui.showConsoleProgress": "false"}
     if not submitted and master.startswith("local"):
-        settings = {**_quiet_jvm(), **settings}
+        settings.update(_quiet_jvm())
+    settings.update(conf or {})
+    builder = builder.appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
+    if quiet and not submitted:
+        _launch_quietly(master, app_name, settings)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("OFF" if not submitted and master.startswith("local")
                                      else "ERROR")
     return session
+
+
+def _check_java() -> None:
+    """The Java runtime Spark's launcher will run: ``$JAVA_HOME/bin/java`` when
+    ``JAVA_HOME`` is set (the launcher does not fall back to PATH), else ``java``."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        java = os.path.join(home, "bin", "java")
+        if not os.access(java, os.X_OK):
+            raise SparkUnavailableError(
+                f"JAVA_HOME={home} has no bin/java: point JAVA_HOME at a "
+                "Java runtime (17 or newer) or unset it to use the java on PATH")
+    elif shutil.which("java") is None:
+        raise SparkUnavailableError(
+            "--engine spark needs a Java runtime (17 or newer): install one "
+            "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
+
+
+def _launch_quietly(master: str, app_name: str, settings: dict[str, Any]) -> None:
+    """Start the driver JVM (the Py4J gateway) with its stdout and stderr in
+    :func:`jvm_log`, so that no log line or JVM stack trace reaches the terminal; the
+    session built next uses this gateway. Nothing to do if a gateway is running."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:
+        return
+    spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAppName(app_name)
+    for key, value in settings.items():
+        spark_conf.set(key, str(value))
+    path = jvm_log()
+    with open(path, "ab") as log:
+        try:
+            gateway = launch_gateway(  # type: ignore[no-untyped-call]
+                spark_conf, popen_kwargs={"stdout": log, "stderr": log})
+        except Exception:   # noqa: BLE001 - PySpark's JAVA_GATEWAY_EXITED: say why
+            raise SparkUnavailableError(
+                f"the Java runtime exited before Spark started: "
+                f"{jvm_reason(path)}") from None
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
+_LOG_PATH: str | None = None
+_KEEP_LOG = False
+
+
+def jvm_log() -> str:
+    """The file the CLI's driver JVM writes its output to (one per process, removed at
+    exit unless a failure named it: :func:`jvm_log_hint`)."""
+    global _LOG_PATH
+    if _LOG_PATH is None:
+        import atexit
+        import tempfile
+
+        fd, _LOG_PATH = tempfile.mkstemp(prefix="relkit-spark-", suffix=".log")
+        os.close(fd)
+        atexit.register(_drop_log)
+    return _LOG_PATH
+
+
+def jvm_log_hint() -> str:
+    """`` (the JVM's log: PATH)`` for a failure's message, if the JVM wrote to its log
+    file anything beyond its start-up notice (a cluster's log lines; in local mode log4j
+    is off), which is then kept after exit; else ``""``."""
+    global _KEEP_LOG
+    if _LOG_PATH is None or not _meaningful(_LOG_PATH):
+        return ""
+    _KEEP_LOG = True
+    return f" (the JVM's log: {_LOG_PATH})"
+
+
+def jvm_error() -> str | None:
+    """The first ERROR line of the JVM's log, without its time and logger (``None``
+    when there is none, or the JVM writes to stderr)."""
+    import re
+
+    for line in _meaningful(_LOG_PATH) if _LOG_PATH is not None else []:
+        found = re.search(r"\bERROR [\w.$]+: (?P<message>.+)$", line)
+        if found:
+            return found.group("message")[:300]
+    return None
+
+
+def _meaningful(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [t.strip() for t in f if t.strip() and "incubator modules" not in t]
+    except OSError:
+        return []
+
+
+def _drop_log() -> None:
+    if _LOG_PATH is not None and not _KEEP_LOG:
+        with contextlib.suppress(OSError):
+            os.unlink(_LOG_PATH)
+
+
+def jvm_reason(path: str) -> str:
+    """The line of the JVM's log that says why it failed (an error, else its last line)."""
+    lines = _meaningful(path)
+    if not lines:
+        return "it printed nothing"
+    found = [t for t in lines if "rror" in t or "xception" in t or "No such file" in t]
+    return (found or lines)[-1 if not found else 0][:300]
