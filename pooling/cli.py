@@ -411,10 +411,6 @@ def sample_cmd(
         if target is not None:   # before the work: nothing is written on a bad path
             check_output(target, option)
     p, lines = Pool.read(pool)
-    if not len(p):
-        from relkit.pooling.errors import PoolingError
-
-        raise PoolingError(f"{pool}: no pooled pair (an empty pool file): nothing to sample")
     bare = next((n for e, n in zip(p, lines, strict=True) if not e.provenance), None)
     if bare is not None:
         from relkit.metrics.core.errors import FormatError

@@ -180,6 +180,7 @@ class Pool:
         lines: list[int] = []
         where: dict[tuple[str, str], int] = {}
         name = str(path)
+        width = 0   # fields per line the header names (0: no header)
         data = _read_bytes(path)    # .gz too; a missing file or a broken gzip: named
         if data.startswith(BOM):
             data = data[len(BOM):]
@@ -190,15 +191,21 @@ class Pool:
                 raise FormatError(name, n, "UTF-8 text", f"undecodable byte "
                                   f"{exc.object[exc.start]:#04x}") from None
             if n == 1 and raw.startswith("topic\t"):
+                # relkit's own header: every line then has its fields (an empty
+                # provenance is an empty field), so a line short of one is damage.
+                width = len(raw.split("\t"))
                 continue
             if not raw.strip() or raw.startswith("#"):
                 continue
             parts = raw.split("\t")
             if len(parts) == 1:
                 parts = raw.split()
-            if len(parts) < 2 or not parts[0] or not parts[1]:
+            if not 2 <= len(parts) <= 4 or not parts[0] or not parts[1] \
+                    or width and len(parts) != width:
                 raise FormatError(str(path), n, "'topic<TAB>doc[<TAB>priority"
-                                  "<TAB>provenance]'", repr(raw[:60]))
+                                  "<TAB>provenance]'" + (f" ({width} fields, as the header)"
+                                                         if width else ""),
+                                  f"{len(parts)} field(s): {raw[:60]!r}")
             try:
                 prio = float(parts[2]) if len(parts) > 2 and parts[2] else 0.0
                 if not math.isfinite(prio):
@@ -222,6 +229,9 @@ class Pool:
             where[key] = n
             entries.append(PoolEntry(parts[0], parts[1], prio, tuple(prov)))
             lines.append(n)
+        if not entries:     # nothing to judge, sample or count: a wrong file, not a pool
+            raise FormatError(name, None, "at least one 'topic<TAB>doc' line",
+                              "no pooled pair (an empty pool file)")
         pool = cls(tuple(entries))
         order = {(e.topic, e.doc): i for i, e in enumerate(entries)}
         return pool, [lines[order[(e.topic, e.doc)]] for e in pool.entries]

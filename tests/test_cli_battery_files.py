@@ -66,6 +66,10 @@ ACCEPTED: dict[tuple[str, str], str] = {
     # a run group map: the priority is optional and any integer
     ("groups.txt", "missing-column"): "no priority", ("groups.txt", "negative"): "a priority",
     ("groups.txt", "huge-int"): "a priority", ("groups.txt", "empty"): "every run its own group",
+    # a pool's priority is a strategy's score: any finite number (a fusion of query
+    # likelihood runs, whose scores are log probabilities, is negative)
+    ("pool.tsv", "negative"): "a priority", ("pool.tsv", "huge-float"): "a priority",
+    ("pool.tsv", "huge-int"): "a priority",
     # z-scores: any mean and deviation
     ("zscores.txt", "negative"): "a mean", ("zscores.txt", "huge-float"): "a mean",
     ("zscores.txt", "huge-int"): "a mean",
@@ -74,13 +78,9 @@ ACCEPTED: dict[tuple[str, str], str] = {
     ("topics.trec", "not-utf8"): "U+FFFD", ("docs.jsonl", "not-utf8"): "U+FFFD",
 }
 ONLINE = "fixed on branch online"
-REPORTS = "fixed on branch reports (judges: two stderr lines)"
 # Escapes another branch of issue 32 fixes: xfail until it is merged. Whole commands
 # where that branch owns the command's file handling.
-ELSEWHERE_COMMANDS: dict[tuple[str, str], str] = {
-    ("pool-sample", "pool"): "fixed on branch prels", ("pool-sample", "qrels"):
-    "fixed on branch prels", ("pool-stats", "pool"): "fixed on branch prels (the pool reader)",
-}
+ELSEWHERE_COMMANDS: dict[tuple[str, str], str] = {}
 ELSEWHERE: dict[tuple[str, str, str], str] = {
     ("ab analyze", "assign", "duplicate"): ONLINE, ("ab analyze", "assign", "header-only"):
     ONLINE, ("ab analyze", "cuped", "duplicate"): ONLINE, ("ab analyze", "cuped",
@@ -97,10 +97,6 @@ ELSEWHERE: dict[tuple[str, str, str], str] = {
     ONLINE, ("clicks stats", "log", "header-only"): ONLINE, ("clicks validate", "log",
     "header-only"): ONLINE, ("interleave analyze", "log", "duplicate"): ONLINE,
     ("interleave analyze", "log", "header-only"): ONLINE,
-    ("judges", "files", "duplicate"): REPORTS, ("judges", "runs", "binary"): REPORTS,
-    ("judges", "runs", "duplicate"): REPORTS, ("judges", "runs", "empty"): REPORTS,
-    ("judges", "runs", "missing-column"): REPORTS, ("judges", "runs", "not-utf8"): REPORTS,
-    ("judges", "runs", "truncated-gzip"): REPORTS, ("judges", "runs", "wrong-type"): REPORTS,
 }
 
 

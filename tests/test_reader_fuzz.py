@@ -22,11 +22,7 @@ from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.readers import READERS
 
 # Readers another branch of issue 32 makes clean (remove once merged).
-ELSEWHERE = {
-    "pool": "fixed on branch prels",
-    "pool-sample": "fixed on branch prels",
-    "prels": "fixed on branch prels",
-}
+ELSEWHERE: dict[str, str] = {}
 
 
 def read_all(name: str, path: Path) -> None:
