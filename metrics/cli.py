@@ -23,8 +23,8 @@ import typer
 from relkit.metrics.eval_modes import MODE_HELP, check_mode
 from relkit.metrics.eval_output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval_run import _collector_paused, _evaluate, _load_zscores, _results
-from relkit.metrics.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.numopt import GRADE, Num
+from relkit.metrics.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.typer_coercion import _leaf, _plain_typer_coercion
 
 __all__ = [

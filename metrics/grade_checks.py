@@ -2,9 +2,10 @@
 
 relkit reads a higher grade as more relevant. Cranfield's ``cranqrel`` runs the
 other way (1 = complete answer ... 4 = minimum interest, -1 = of no interest), and
-evaluated as it is, it gives nDCG@10 0.3489 for a run that scores 0.3747 on the
-grades turned round: a wrong number, and nothing said. Nothing in a file says which
-way its grades run, so :func:`inverted_grades` looks at how often each is used.
+evaluated as it is, it gives nDCG@10 0.3407 for a run (Cranfield's ``results.txt``)
+that scores 0.3760 on the grades turned round: a wrong number, and nothing said.
+Nothing in a file says which way its grades run, so :func:`inverted_grades` looks at
+how often each is used.
 
 The rule. In a pool human assessors judge, the more relevant a grade, the rarer it
 is on the whole: every human-judged qrels here has its lowest relevant grade as its
@@ -20,12 +21,15 @@ interest are -1. So the grades look inverted when
 * there are at least :data:`MIN_RELEVANT` relevant judgments: a hand-made handful
   says nothing either;
 * the lowest relevant grade is used strictly less often than every other one;
-* no judgment has grade 0. Frequencies alone are not enough: lenient automatic
-  judges use their top grades freely (6 of the 36 LLM judges' qrels of the LLMJudge
-  challenge on TREC DL 2023 have 1 as their rarest relevant grade), but a file that
-  writes 0 for "not relevant" is written higher-is-better, as TREC's are. Files that
-  run the other way come from before that convention (Cranfield's -1, Cleverdon's 5
-  for "no interest") and have no 0.
+* grade 0 is used at most once per topic on average (none at all in the raw file).
+  Frequencies alone are not enough: lenient automatic judges use their top grades
+  freely (6 of the 36 LLM judges' qrels of the LLMJudge challenge on TREC DL 2023 have
+  1 as their rarest relevant grade), but a file that writes 0 for "not relevant" is
+  written higher-is-better, as TREC's are, and a judged pool holds many non-relevant
+  documents per topic (those 36 files: 13 to 42 zeros a topic). Files that run the
+  other way come from before that convention (Cranfield's -1, Cleverdon's 5 for "no
+  interest") and have no 0 — or one a topic, where a conversion turned Cranfield's
+  one -1 line a topic into 0 (``awk '$4==-1{$4=0}'``, the usual TREC conversion).
 
 Binary qrels (Vaswani, NPL, trec_eval's ``qrels.test``) have one relevant grade and
 never match. It is a heuristic: it names the file and the counts, and stays a
@@ -55,6 +59,12 @@ def grade_counts(qrels: Qrels) -> dict[int, int]:
     return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
 
 
+def _topics(qrels: Qrels) -> int:
+    """How many topics ``qrels`` judges."""
+    col = qrels.column("query_id")
+    return len(np.unique(col.to_numpy() if hasattr(col, "to_numpy") else col))
+
+
 def inverted_grades(qrels: Qrels) -> str | None:
     """One sentence when ``qrels``' grades look as if 1 were the most relevant, else None.
 
@@ -74,21 +84,23 @@ def inverted_grades(qrels: Qrels) -> str | None:
     >>> from relkit.metrics.grade_checks import inverted_grades
     >>> rows = "".join(f"q{i} 0 d{i} {g}\\n" for i, g in enumerate([1] * 10 + [2] * 30 + [3] * 20))
     >>> print(inverted_grades(Qrels.read(rows)))
-    <text>: grade 1 is the rarest relevant grade (1: 10, 2: 30, 3: 20) and no judgment is 0, ...
+    <text>: grade 1 is the rarest relevant grade (1: 10, 2: 30, 3: 20) and 0 is used ...
     >>> rows = "".join(f"q{i} 0 d{i} {g}\\n" for i, g in enumerate([1] * 30 + [2] * 10 + [3] * 20))
     >>> inverted_grades(Qrels.read(rows)) is None
     True
     """
     every = grade_counts(qrels)
     counts = {g: n for g, n in every.items() if g > 0}
-    if 0 in every or len(counts) < MIN_LEVELS or sum(counts.values()) < MIN_RELEVANT:
+    if len(counts) < MIN_LEVELS or sum(counts.values()) < MIN_RELEVANT:
+        return None
+    if every.get(0, 0) > _topics(qrels):   # a judged pool's non-relevant documents
         return None
     low, *rest = sorted(counts)
     if not all(counts[low] < counts[g] for g in rest):
         return None
     shown = ", ".join(f"{g}: {n}" for g, n in sorted(counts.items()))
-    return (f"{qrels.source}: grade {low} is the rarest relevant grade ({shown}) and no "
-            "judgment is 0, as in files whose grades run the other way: if "
+    return (f"{qrels.source}: grade {low} is the rarest relevant grade ({shown}) and "
+            "0 is used at most once a topic, as in files whose grades run the other way: if "
             f"{low} means most relevant here (Cranfield's cranqrel), turn the grades round "
             "first (a collection's grade_map, docs/collections.md); relkit reads higher as "
             "more relevant")

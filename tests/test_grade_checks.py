@@ -77,7 +77,10 @@ def test_too_few_levels_or_judgments_or_a_zero_say_nothing() -> None:
 
     inverted = [1] * 20 + [2] * 40 + [3] * 30
     assert inverted_grades(qrels(inverted)) is not None
-    assert inverted_grades(qrels(inverted + [0])) is None          # 0 = not relevant: TREC's way
+    # 0 = not relevant, as TREC writes it: a judged pool has many a topic
+    assert inverted_grades(qrels(inverted + [0, 0])) is None
+    # ...but Cranfield's one -1 line a topic turned into 0 is no judged pool
+    assert inverted_grades(qrels(inverted + [0])) is not None
     assert inverted_grades(qrels([1] * 20 + [2] * 40)) is None     # two levels (TREC-COVID)
     assert inverted_grades(qrels([1] * 2 + [2] * 4 + [3] * 3)) is None   # a handful
     assert inverted_grades(qrels([1] * 20 + [2] * 20 + [3] * 30)) is None  # not strictly rarest
@@ -106,3 +109,18 @@ def test_the_shipped_collections_say_nothing() -> None:
     if CRAN.is_dir():
         code, _, err = run_cli(["corpora", "info", str(CRAN), "--layout", "cranfield"])
         assert code == 0 and "warning" not in err, err
+
+
+@needs_cran
+def test_cranqrel_converted_the_usual_way_is_pointed_out_too(tmp_path: Path) -> None:
+    # The usual TREC conversion turns Cranfield's -1 (one line a topic) into 0: still
+    # 1 = most relevant, and once missed (the reviewer's case, issue 32).
+    lines = []
+    for line in (CRAN / "cranqrel").read_text().splitlines():
+        topic, doc, grade = line.split()
+        lines.append(f"{topic} 0 {doc} {0 if grade == '-1' else grade}\n")
+    converted = tmp_path / "cranqrel.trec"
+    converted.write_text("".join(lines))
+    code, _, err = run_cli(["eval", "-m", "nDCG@10", str(converted), str(RUN)])
+    assert code == 0 and err.count("\n") == 1, err
+    assert "grade 1 is the rarest relevant grade (1: 128, 2: 387, 3: 734, 4: 363)" in err

@@ -17,8 +17,8 @@ from relkit.metrics.compare.corrections import CORRECTIONS
 from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.numopt import COUNT, GRADE, PROPORTION, SEED, Num
+from relkit.metrics.run_names import NameFromFileOption, NamesOption
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
