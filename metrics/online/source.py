@@ -203,8 +203,8 @@ class LogSource:
         bad = self.bad_values(limit=1)
         if bad:
             b = min(bad, key=lambda b: b.rows[0])
-            raise FormatError(self.path, b.rows[0], f"{expected(FIELDS[b.field])} in column "
-                              f"{b.column!r}", repr(b.first))
+            raise FormatError(self.path, b.rows[0], f"{range_words(FIELDS[b.field])} in "
+                              f"column {b.column!r}", repr(b.first))
         rules = self.range_rules()
         if not rules:
             return
