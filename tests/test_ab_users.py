@@ -101,7 +101,8 @@ def test_an_impression_id_of_two_page_views_is_refused(con: duckdb.DuckDBPyConne
     # Grouped by the id alone, the page views merged: u1 and u2 became one user with
     # wrong sums, and the analysis went on with exit 0.
     con.execute(edit)
-    with pytest.raises(ABError, match=f"^clicks.csv: impression_id 'a' is used by {re.escape(why)}"):
+    want = f"^clicks.csv: impression_id 'a' is used by {re.escape(why)}"
+    with pytest.raises(ABError, match=want):
         user_table(con, "log", "assign", [get_metric("ctr@1")],
                    names=Names("clicks.csv", "assign.csv"))
 

@@ -243,7 +243,8 @@ def test_wide_form_and_derived_impressions(spark: Any, tmp_path: Path,
 @pytest.fixture(scope="module")
 def click_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small log with gaps (rank 4 missing on some pages), short pages, multi-click
-    sessions, a result past --max-rank and a rank-0 row (both ignored)."""
+    sessions and results past --max-rank (ignored). (A rank-0 row, once ignored too, is
+    now refused by both engines' checks: test_values_out_of_range_are_refused...)"""
     rng = np.random.default_rng(11)
     rows = []
     for i in range(300):
@@ -254,7 +255,6 @@ def click_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 continue
             d = f"d{(int(q[1:]) * 5 + r + int(rng.integers(0, 3))) % 40}"
             rows.append((f"i{i:04d}", q, r, d, int(rng.random() < 0.5 / r ** 0.7)))
-    rows.append(("i0000", "q0", 0, "dzero", 1))
     df = pd.DataFrame(rows, columns=["impression_id", "query_id", "rank", "doc_id", "clicked"])
     return write(df, tmp_path_factory.mktemp("spark_clicks") / "clicks.parquet")
 
