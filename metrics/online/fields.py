@@ -162,8 +162,9 @@ def convert_sql(field: Field, src: str, dtype: str) -> str | None:
 
 
 def _nan_is_null(sql: str) -> str:
-    # DuckDB holds NaN equal to NaN, so nullif turns it (and only it) into NULL.
-    return f"nullif({sql}, 'NaN'::DOUBLE)"
+    # isnan, not nullif(x, 'NaN'): a NaN read from Parquet (another bit pattern) is not
+    # equal to DuckDB's own NaN literal.
+    return f"CASE WHEN isnan({sql}) THEN NULL ELSE {sql} END"
 
 
 def nan_text_sql(field: Field, src: str) -> str:

@@ -99,7 +99,7 @@ def analyze(table: UserTable, metrics: Sequence[str], *,
         for t in treatments:
             out.rows.append(_one(table, m.name, m.binary, m.per_user, masks[ctrl], masks[t],
                                  ctrl, t, unit, variance, relative, level, samples, seed))
-    if out.rows and not any(np.isfinite(r.p) for r in out.rows):
+    if out.rows and not any(_usable(r) for r in out.rows):
         # nothing to report: the reason, not a table of blanks
         raise ABError(f"no metric can be tested: {out.rows[0].flag}")
     corr = get_correction(correction)
@@ -142,6 +142,14 @@ def _one(table: UserTable, name: str, binary: bool, per_user: bool, cmask: np.nd
     # the means told two stories on one row).
     return MetricRow(name, ctrl, treat, eff, test, eff.p, flag=_why_blank(name, c, t, ctrl,
                                                                            treat, eff))
+
+
+def _usable(row: MetricRow) -> bool:
+    """A row with a p-value, or with a difference of two arms of 2+ users each whose
+    standard error is 0 (a covariate that explains everything: a result, not a blank)."""
+    e = row.effect
+    return bool(np.isfinite(row.p) or (np.isfinite(e.delta) and e.se == 0
+                                       and min(e.n_control, e.n_treatment) >= 2))
 
 
 def _why_blank(name: str, c: Arm, t: Arm, ctrl: str, treat: str, eff: Effect) -> str:

@@ -56,7 +56,12 @@ def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
     con = connect()
     # Without an assignment table (``power --from-log``) every user of the log is one
     # unit of one arm: the variance is of the users, pooled.
-    aview = open_assignments(assign, amap, con=con).view if assign is not None else None
+    aview = None
+    if assign is not None:
+        aview = open_assignments(assign, amap, con=con).view
+        if not con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {aview} LIMIT 1)"
+                           ).fetchone()[0]:  # type: ignore[index]
+            raise ABError(f"{assign}: no rows (an assignment table with no units)")
     views: list[str | None] = []
     for path in (log, pre):
         if path is None:
@@ -137,7 +142,8 @@ def srm_cmd(
     con, _, view, _ = _open(None, assign, None, assign_map)
     counts = {str(v): int(n) for v, n in
               con.execute(f"SELECT variant, count(*) FROM {view} GROUP BY 1").fetchall()}
-    res = srm_test(counts, design)
+    with _about(assign):
+        res = srm_test(counts, design)
     total = sum(res.observed)
     rows = [[a, o, e, o / total if total else None, res.p]
             for a, o, e in zip(res.arms, res.observed, res.expected, strict=True)]
