@@ -76,14 +76,14 @@ def test_units_must_agree_with_the_assignment(con: duckdb.DuckDBPyConnection) ->
     con.execute("DELETE FROM assign WHERE unit_id = 'u2'")
     names = Names("clicks.csv", "assign.csv")
     with pytest.raises(ABError, match="^clicks.csv: user 'u2' is not in assign.csv$"):
-        user_table(con, "log", "assign", [get_metric("ctr@1")], names=names)
+        user_table(con, "log", "assign", [get_metric("ctr@1")], files=names)
     con.execute("INSERT INTO assign VALUES ('u2', 'treatment')")
     con.execute("ALTER TABLE log ADD COLUMN variant VARCHAR")
     con.execute("UPDATE log SET variant = CASE WHEN user_id = 'u1' THEN 'control' "
                 "ELSE 'control' END")
     with pytest.raises(ABError, match="^clicks.csv: user 'u2' is logged under variant "
                        "'control' but assign.csv assigns 'treatment'$"):
-        user_table(con, "log", "assign", [get_metric("ctr@1")], names=names)
+        user_table(con, "log", "assign", [get_metric("ctr@1")], files=names)
 
 
 @pytest.mark.parametrize(("edit", "why"), [
@@ -104,7 +104,7 @@ def test_an_impression_id_of_two_page_views_is_refused(con: duckdb.DuckDBPyConne
     want = f"^clicks.csv: impression_id 'a' is used by {re.escape(why)}"
     with pytest.raises(ABError, match=want):
         user_table(con, "log", "assign", [get_metric("ctr@1")],
-                   names=Names("clicks.csv", "assign.csv"))
+                   files=Names("clicks.csv", "assign.csv"))
 
 
 def test_a_metric_without_its_columns_is_named(con: duckdb.DuckDBPyConnection) -> None:

@@ -76,7 +76,7 @@ def _local_table(log: Path, assign: Path, metrics: list[str], **kw: Any) -> Any:
     # the messages name the files as the Spark reader does (its paths)
     names = Names(str(log), str(assign), str(pre) if pre is not None else "")
     return user_table(con, lv.view, av, [get_metric(m) for m in metrics], pre=pv,
-                      names=names, **kw)
+                      files=names, **kw)
 
 
 def _spark_table(spark: Any, log: Path, assign: Path, metrics: list[str], **kw: Any) -> Any:
@@ -432,5 +432,19 @@ def test_an_empty_log_is_refused_by_both_engines(spark: Any, tmp_path: Path,
     args = f"ab analyze {empty} --assign {ab_files['assign']} -m ctr@1"
     code, _, local = run_cli(args)
     assert code == 1 and local == f"relkit: error: {empty}: no rows (a log with no impressions)\n"
+    code, _, remote = run_cli(args + " --engine spark")
+    assert code == 1 and remote == local
+
+
+def test_a_missing_cuped_column_value_is_named_alike(spark: Any, tmp_path: Path,
+                                                     ab_files: dict[str, Path]) -> None:
+    assign = pd.read_parquet(ab_files["assign"])
+    assign.loc[5, "pre_ctr"] = None
+    ap = write(assign, tmp_path / "a.parquet")
+    args = (f"ab analyze {ab_files['log']} --assign {ap} -m ctr@1 --cuped-column "
+            "ctr@1=pre_ctr --ignore-srm")
+    code, _, local = run_cli(args)
+    assert code == 1 and local.count("\n") == 1, local
+    assert f"{ap}: column 'pre_ctr' (the pre-period ctr@1) has no value for 1 units" in local
     code, _, remote = run_cli(args + " --engine spark")
     assert code == 1 and remote == local

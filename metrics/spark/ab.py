@@ -77,10 +77,10 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
     # One row per user: cached so the unit checks and the join do not rescan the log.
     cur = cur.cache()
     cv = _view(cur, "relkit_spark_cur")
-    names = Names(log.path, assign.path, pre.path if pre is not None else "")
+    files = Names(log.path, assign.path, pre.path if pre is not None else "")
     try:
-        _check_impressions(spark, cv, log, names.log)
-        _check_units(spark, cv, av, "variant" in types, names)
+        _check_impressions(spark, cv, log, files.log)
+        _check_units(spark, cv, av, "variant" in types, files)
         select = ["CAST(a.unit_id AS STRING) AS unit_id", "CAST(a.variant AS STRING) AS variant"]
         for i, m in enumerate(metrics):
             one = "1.0D" if m.per_user else "0.0D"
@@ -93,7 +93,7 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
             ptypes = {c: _TYPES.get(c, "VARCHAR") for c in pre.fields}
             _view(spark.sql(spark_sql(user_sql(pv, metrics, ptypes, good_dwell=good_dwell))),
                   "relkit_spark_pre_users")
-            _check_impressions(spark, "relkit_spark_pre_users", pre, names.pre)
+            _check_impressions(spark, "relkit_spark_pre_users", pre, files.pre)
             joins += " LEFT JOIN relkit_spark_pre_users p ON p.user_id = a.unit_id"
             for i, m in enumerate(metrics):
                 one = "1.0D" if m.per_user else "0.0D"
@@ -106,7 +106,7 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
             (missing,) = spark.sql(f"SELECT count(*) FROM {av} WHERE {q} IS NULL "
                                    f"OR isnan(CAST({q} AS DOUBLE))").collect()[0]
             if missing:
-                raise missing_covariate(names.assign, column, metric, int(missing))
+                raise missing_covariate(files.assign, column, metric, int(missing))
             select.append(f"CAST(a.{q} AS DOUBLE) AS cn{names.index(metric)}")
         table = spark.sql(f"SELECT {', '.join(select)} FROM {av} a {joins} "
                           "ORDER BY unit_id").toArrow()
@@ -147,14 +147,14 @@ def _check_impressions(spark: SparkSession, users: str, log: SparkLog, name: str
 
 
 def _check_units(spark: SparkSession, users: str, assign: str, has_variant: bool,
-                 names: Names) -> None:
+                 files: Names) -> None:
     """The DuckDB path's unit checks (:func:`relkit.metrics.online.ab.users._check_units`),
     same messages."""
     stray = spark.sql(f"SELECT CAST(l.user_id AS STRING) AS u FROM {users} l "
                       f"LEFT ANTI JOIN {assign} a ON a.unit_id = l.user_id "
                       "ORDER BY u NULLS LAST LIMIT 1").collect()
     if stray:
-        raise stray_user(names, stray[0][0])
+        raise stray_user(files, stray[0][0])
     if has_variant:
         bad = spark.sql(
             f"SELECT CAST(l.user_id AS STRING) AS u, CASE WHEN NOT (l.vmin <=> a.variant) "
@@ -163,7 +163,7 @@ def _check_units(spark: SparkSession, users: str, assign: str, has_variant: bool
             "WHERE NOT (l.vmin <=> a.variant) OR NOT (l.vmax <=> a.variant) "
             "ORDER BY u LIMIT 1").collect()
         if bad:
-            raise moved_user(names, *bad[0])
+            raise moved_user(files, *bad[0])
 
 
 def check_cuped_columns(assign: SparkAssignments, columns: dict[str, str]) -> None:

@@ -281,9 +281,9 @@ def analyze_cmd(
         assert view is not None
         bar.update(1, label=f"aggregating {log.name} per user")
         _check_cuped_columns(con, aview, pre_columns, assign)
-        names = Names(str(log), str(assign), str(cuped))
+        files = Names(str(log), str(assign), str(cuped))
         table = user_table(con, view, aview, defs, pre=pre_view, pre_columns=pre_columns,
-                           good_dwell=good_dwell, names=names)
+                           good_dwell=good_dwell, files=files)
         bar.update(2, label="testing")
         res = run(table, design)
         if html is not None:
@@ -406,9 +406,9 @@ def monitor_cmd(
     with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar, _about(log):
         con, view, aview, _ = _open(log, assign, log_map, None)
         assert view is not None
-        names = Names(str(log), str(assign))
+        files = Names(str(log), str(assign))
         over = effects_over_time(con, view, aview, metric, cutoffs(con, view, looks),
-                                 control=control, names=names,
+                                 control=control, files=files,
                                  progress=lambda done: bar.update(done))
     with _about(log):
         res = monitor(over, method=method, alpha=alpha,  # type: ignore[arg-type]

@@ -63,18 +63,18 @@ def cutoffs(con: duckdb.DuckDBPyConnection, log: str, looks: int) -> list[float]
 
 def effects_over_time(con: duckdb.DuckDBPyConnection, log: str, assign: str, metric: str,
                       times: Sequence[float], *, control: str | None = None,
-                      good_dwell: float = 30.0, names: Names | None = None,
+                      good_dwell: float = 30.0, files: Names | None = None,
                       progress: Callable[[int], None] | None = None
                       ) -> list[tuple[float, Effect]]:
     """The metric's delta-method effect (first treatment arm) on the data up to each time.
 
-    ``progress(k)`` is called after the k-th time; ``names`` names the inputs in errors.
+    ``progress(k)`` is called after the k-th time; ``files`` names the inputs in errors.
     """
     m = get_metric(metric)
     out = []
     for t in times:
         table = user_table(con, log, assign, [m], good_dwell=good_dwell,
-                           until=f"{float(t)!r}::DOUBLE", names=names)
+                           until=f"{float(t)!r}::DOUBLE", files=files)
         ctrl, treats = arms_of(table, control)
         variant = np.asarray(table.variant)
         c, tr = variant == ctrl, variant == treats[0]

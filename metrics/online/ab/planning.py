@@ -44,7 +44,7 @@ def log_moments(con: duckdb.DuckDBPyConnection, log: str, assign: str, metric: s
     from relkit.metrics.online.ab.users import Names, user_table
 
     m = get_metric(metric)
-    table = user_table(con, log, assign, [m], names=Names(log=name))
+    table = user_table(con, log, assign, [m], files=Names(log=name))
     x, y = table.num[m.name], table.den[m.name]
     users = int((y > 0).sum())
     if users < 2:

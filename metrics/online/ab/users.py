@@ -180,12 +180,13 @@ def reused_impression(rows: list[tuple[object, ...]], impression: str, name: str
     elif len(sessions) > 1:
         why = f"sessions {sessions[0]!r} and {sessions[1]!r}"
     else:
-        ranks = [r for _, _, r in rows if r is not None]
+        ranks = [int(r) for _, _, r in rows if isinstance(r, int)]
         twice = sorted({r for r in ranks if ranks.count(r) > 1})
         why = f"two page views (rank {twice[0]} twice)" if twice else "two page views"
-    return ABError(f"{name}: impression_id {impression!r} is used by {why}: an impression id must "
-                   "name one page view (number them per log, not per user or session; "
-                   "or drop the column to derive ids from session_id, ts and query_id)")
+    return ABError(f"{name}: impression_id {impression!r} is used by {why}: an "
+                   "impression id must name one page view (number them per log, not per "
+                   "user or session; or drop the column to derive ids from session_id, ts "
+                   "and query_id)")
 
 
 def check_impressions(con: duckdb.DuckDBPyConnection, users: str, log: str,
@@ -221,7 +222,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
                metrics: Sequence[MetricDef], *, pre: str | None = None,
                pre_columns: dict[str, str] | None = None,
                good_dwell: float = 30.0, until: str | None = None,
-               names: Names | None = None) -> UserTable:
+               files: Names | None = None) -> UserTable:
     """Aggregate the log (view ``log``) to per-user sums, arms from the assignment view.
 
     Every unit of ``assign`` (columns ``unit_id``, ``variant``) is a row, with zeros
@@ -235,14 +236,14 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
     """
     import numpy as np
 
-    names = names or Names()
+    files = files or Names()
     types = column_types(con, log)
     # The per-user sums are small (one row per user): kept in a temporary table so the
     # unit checks below do not scan the log again.
     con.execute("CREATE OR REPLACE TEMP TABLE ab_cur AS "
                 + user_sql(log, metrics, types, good_dwell=good_dwell, until=until))
-    check_impressions(con, "ab_cur", log, names.log)
-    _check_units(con, "ab_cur", assign, "variant" in types, names)
+    check_impressions(con, "ab_cur", log, files.log)
+    _check_units(con, "ab_cur", assign, "variant" in types, files)
     cur = "ab_cur"
     select = ["a.unit_id::VARCHAR AS unit_id", "a.variant::VARCHAR AS variant"]
     for i, m in enumerate(metrics):
@@ -253,7 +254,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
     if pre is not None:
         con.execute("CREATE OR REPLACE TEMP TABLE ab_pre AS "
                     + user_sql(pre, metrics, column_types(con, pre), good_dwell=good_dwell))
-        check_impressions(con, "ab_pre", pre, names.pre)
+        check_impressions(con, "ab_pre", pre, files.pre)
         joins += " LEFT JOIN ab_pre p ON p.user_id = a.unit_id"
         for i, m in enumerate(metrics):
             one = "1.0" if m.per_user else "0.0"
@@ -264,7 +265,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
         missing = con.execute(f"SELECT count(*) FROM {assign} WHERE {quoted} IS NULL "
                               f"OR isnan({quoted}::DOUBLE)").fetchone()
         if missing and missing[0]:
-            raise missing_covariate(names.assign, column, metric, int(missing[0]))
+            raise missing_covariate(files.assign, column, metric, int(missing[0]))
         i = [m.name for m in metrics].index(metric)
         select += [f"{quoted}::DOUBLE AS cn{i}"]
     where = ""
@@ -298,12 +299,12 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
 
 
 def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
-                 has_variant: bool, names: Names) -> None:
+                 has_variant: bool, files: Names) -> None:
     stray = con.execute(f"SELECT l.user_id::VARCHAR FROM {users} l "
                         f"ANTI JOIN {assign} a ON a.unit_id = l.user_id "
                         "ORDER BY 1 LIMIT 1").fetchone()
     if stray is not None:
-        raise stray_user(names, stray[0])
+        raise stray_user(files, stray[0])
     if has_variant:
         bad = con.execute(
             f"SELECT l.user_id::VARCHAR, CASE WHEN l.vmin IS DISTINCT FROM a.variant::VARCHAR "
@@ -312,22 +313,22 @@ def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
             "WHERE l.vmin IS DISTINCT FROM a.variant::VARCHAR "
             "OR l.vmax IS DISTINCT FROM a.variant::VARCHAR ORDER BY 1 LIMIT 1").fetchone()
         if bad is not None:
-            raise moved_user(names, *bad)
+            raise moved_user(files, *bad)
 
 
 # The unit errors, worded once for both engines (relkit.metrics.spark.ab raises them too).
-def stray_user(names: Names, user: object) -> ABError:
+def stray_user(files: Names, user: object) -> ABError:
     """A user of the log that the assignment table does not have."""
     if user is None:
-        return ABError(f"{names.log}: a row has no user_id (every row needs the user "
+        return ABError(f"{files.log}: a row has no user_id (every row needs the user "
                        "it was shown to)")
-    return ABError(f"{names.log}: user {user!r} is not in {names.assign}")
+    return ABError(f"{files.log}: user {user!r} is not in {files.assign}")
 
 
-def moved_user(names: Names, user: object, logged: object, assigned: object) -> ABError:
+def moved_user(files: Names, user: object, logged: object, assigned: object) -> ABError:
     """A user logged under another arm than the one assigned."""
-    return ABError(f"{names.log}: user {user!r} is logged under variant {logged!r} but "
-                   f"{names.assign} assigns {assigned!r}")
+    return ABError(f"{files.log}: user {user!r} is logged under variant {logged!r} but "
+                   f"{files.assign} assigns {assigned!r}")
 
 
 def missing_covariate(assign: str, column: str, metric: str, count: int) -> ABError:
