@@ -12,7 +12,7 @@ from ab_helpers import user_sums
 from relkit.metrics.online.ab.effect import Arm, bootstrap_effect, ratio_effect
 from relkit.metrics.online.ab.errors import ABError
 from relkit.metrics.online.ab.moments import ratio_var
-from relkit.metrics.online.ab.plain import mann_whitney, proportion_z, welch_from_sums
+from relkit.metrics.online.ab.plain import proportion_z, welch_from_sums
 from relkit.metrics.online.ab.power import mde_t, n_prop, n_t, power_prop, power_t
 from relkit.metrics.online.ab.sequential import msprt, obf_spending, obrien_fleming_bounds
 from relkit.metrics.online.ab.srm import parse_expected, srm_test
@@ -154,15 +154,6 @@ def test_ratio_with_unit_denominator_is_statsmodels_welch() -> None:
     e = ratio_effect(Arm(a, np.ones_like(a)), Arm(b, np.ones_like(b)))
     _, p, _ = ttest_ind(b, a, usevar="unequal")
     assert e.p == pytest.approx(p, abs=1e-10)
-
-
-def test_mann_whitney_is_scipys() -> None:
-    from scipy.stats import mannwhitneyu
-
-    rng = np.random.default_rng(11)
-    a, b = rng.exponential(8, 200), rng.exponential(10, 220)
-    assert mann_whitney(a, b) == pytest.approx(
-        mannwhitneyu(b, a, method="asymptotic").pvalue, abs=1e-12)
 
 
 def test_corrections_agree_with_statsmodels() -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from relkit.metrics.online.ab.errors import ABError
-from relkit.metrics.online.ab.users import METRICS, get_metric, user_table
+from relkit.metrics.online.ab.users import METRICS, Names, get_metric, user_table
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -72,14 +74,37 @@ def test_until_keeps_the_impressions_and_users_seen_by_then(
 
 def test_units_must_agree_with_the_assignment(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DELETE FROM assign WHERE unit_id = 'u2'")
-    with pytest.raises(ABError, match="'u2' is in the log but not in the assignment"):
-        user_table(con, "log", "assign", [get_metric("ctr@1")])
+    names = Names("clicks.csv", "assign.csv")
+    with pytest.raises(ABError, match="^clicks.csv: user 'u2' is not in assign.csv$"):
+        user_table(con, "log", "assign", [get_metric("ctr@1")], files=names)
     con.execute("INSERT INTO assign VALUES ('u2', 'treatment')")
     con.execute("ALTER TABLE log ADD COLUMN variant VARCHAR")
     con.execute("UPDATE log SET variant = CASE WHEN user_id = 'u1' THEN 'control' "
                 "ELSE 'control' END")
-    with pytest.raises(ABError, match="'u2' is logged under variant 'control' but assigned"):
-        user_table(con, "log", "assign", [get_metric("ctr@1")])
+    with pytest.raises(ABError, match="^clicks.csv: user 'u2' is logged under variant "
+                       "'control' but assign.csv assigns 'treatment'$"):
+        user_table(con, "log", "assign", [get_metric("ctr@1")], files=names)
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    # u2's impression d renamed a: the id numbers page views per user
+    ("UPDATE log SET impression_id = 'a' WHERE impression_id = 'd'", "users 'u1' and 'u2'"),
+    # u1's impression c (session s2) renamed a (session s1): numbered per session
+    ("UPDATE log SET impression_id = 'a' WHERE impression_id = 'c'",
+     "sessions 's1' and 's2'"),
+    # ...and without the session column, two page views of one user: rank 1 twice
+    ("UPDATE log SET impression_id = 'a', session_id = 's1' WHERE impression_id = 'c'",
+     "two page views (rank 1 twice)"),
+])
+def test_an_impression_id_of_two_page_views_is_refused(con: duckdb.DuckDBPyConnection,
+                                                       edit: str, why: str) -> None:
+    # Grouped by the id alone, the page views merged: u1 and u2 became one user with
+    # wrong sums, and the analysis went on with exit 0.
+    con.execute(edit)
+    want = f"^clicks.csv: impression_id 'a' is used by {re.escape(why)}"
+    with pytest.raises(ABError, match=want):
+        user_table(con, "log", "assign", [get_metric("ctr@1")],
+                   files=Names("clicks.csv", "assign.csv"))
 
 
 def test_a_metric_without_its_columns_is_named(con: duckdb.DuckDBPyConnection) -> None:

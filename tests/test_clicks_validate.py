@@ -50,7 +50,7 @@ CASES = {
     "missing": (_with(3, "i1,,2,d2,0,s1,100,,"),
                 "{p}:3: query_id: no value [missing]"),
     "range": (_with(6, "i2,q2,2,d5,1,s1,200,210,-5"),
-              "{p}:6: dwell_s: expected a number >= 0 [range]"),
+              "{p}:6: dwell_s: expected a finite number >= 0 [range]"),
     "duplicate": (_with(4, "i1,q1,2,d3,0,s1,100,,"),
                   "{p}:3: rank: a rank shown twice in one impression (rows 3, 4) "
                   "[duplicate]"),

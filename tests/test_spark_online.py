@@ -64,7 +64,7 @@ def ab_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _local_table(log: Path, assign: Path, metrics: list[str], **kw: Any) -> Any:
-    from relkit.metrics.online.ab.users import get_metric, user_table
+    from relkit.metrics.online.ab.users import Names, get_metric, user_table
     from relkit.metrics.online.source import connect, open_assignments, open_log
 
     con = connect()
@@ -73,7 +73,10 @@ def _local_table(log: Path, assign: Path, metrics: list[str], **kw: Any) -> Any:
     av = open_assignments(assign, con=con).view
     pre = kw.pop("pre", None)
     pv = open_log(pre, con=con).view if pre is not None else None
-    return user_table(con, lv.view, av, [get_metric(m) for m in metrics], pre=pv, **kw)
+    # the messages name the files as the Spark reader does (its paths)
+    names = Names(str(log), str(assign), str(pre) if pre is not None else "")
+    return user_table(con, lv.view, av, [get_metric(m) for m in metrics], pre=pv,
+                      files=names, **kw)
 
 
 def _spark_table(spark: Any, log: Path, assign: Path, metrics: list[str], **kw: Any) -> Any:
@@ -240,7 +243,8 @@ def test_wide_form_and_derived_impressions(spark: Any, tmp_path: Path,
 @pytest.fixture(scope="module")
 def click_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small log with gaps (rank 4 missing on some pages), short pages, multi-click
-    sessions, a result past --max-rank and a rank-0 row (both ignored)."""
+    sessions and results past --max-rank (ignored). (A rank-0 row, once ignored too, is
+    now refused by both engines' checks: test_values_out_of_range_are_refused...)"""
     rng = np.random.default_rng(11)
     rows = []
     for i in range(300):
@@ -251,7 +255,6 @@ def click_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 continue
             d = f"d{(int(q[1:]) * 5 + r + int(rng.integers(0, 3))) % 40}"
             rows.append((f"i{i:04d}", q, r, d, int(rng.random() < 0.5 / r ** 0.7)))
-    rows.append(("i0000", "q0", 0, "dzero", 1))
     df = pd.DataFrame(rows, columns=["impression_id", "query_id", "rank", "doc_id", "clicked"])
     return write(df, tmp_path_factory.mktemp("spark_clicks") / "clicks.parquet")
 
@@ -361,3 +364,87 @@ def test_duplicate_rank_is_one_line(spark: Any, tmp_path: Path) -> None:
     code, out, err = run_cli(f"clicks fit {path} -o {tmp_path / 'm.json'} --engine spark")
     assert code == 1 and out == "" and err.strip().count("\n") == 0
     assert "'rank'" in err and "'a'" in err
+
+
+def _tester_log(tmp: Path, *, unique: bool) -> tuple[Path, Path]:
+    """Impressions numbered per user ("1", "2" for every user), as real logs do; ctr@1
+    is 1/3 in both arms when the page views are told apart."""
+    rows = []
+    spec = {"u1": ("control", [1, 0]), "u2": ("control", [0]),
+            "u3": ("treatment", [0, 1]), "u4": ("treatment", [0])}
+    for user, (arm, clicks) in spec.items():
+        for k, c in enumerate(clicks, 1):
+            for rank in (1, 2):
+                rows.append({"impression_id": f"{user}-{k}" if unique else str(k),
+                             "query_id": "q", "rank": rank, "doc_id": f"d{rank}",
+                             "clicked": int(c == 1 and rank == 1), "user_id": user,
+                             "variant": arm})
+    tmp.mkdir(parents=True, exist_ok=True)
+    return (write(pd.DataFrame(rows), tmp / "log.parquet"),
+            write(pd.DataFrame({"unit_id": list(spec), "variant": [a for a, _ in
+                                                                   spec.values()]}),
+                  tmp / "a.csv"))
+
+
+def test_reused_impression_ids_stop_both_engines(spark: Any, tmp_path: Path) -> None:
+    # Both engines grouped by impression_id alone: u1..u4 merged, wrong means, exit 0.
+    log, assign = _tester_log(tmp_path / "reused", unique=False)
+    args = f"ab analyze {log} --assign {assign} -m ctr@1"
+    code, out, local = run_cli(args)
+    assert code == 1 and out == "" and local.count("\n") == 1, local
+    assert f"{log}: impression_id '1' is used by users 'u1' and 'u2'" in local
+    code, out, remote = run_cli(args + " --engine spark")
+    assert code == 1 and out == "" and remote == local
+    log, assign = _tester_log(tmp_path / "unique", unique=True)
+    args = f"ab analyze {log} --assign {assign} -m ctr@1 --format json"
+    for engine in ("", " --engine spark"):
+        code, out, err = run_cli(args + engine)
+        assert code == 0, err
+        (row,) = json.loads(out)
+        assert (row["control"], row["treatment"]) == (pytest.approx(1 / 3),
+                                                      pytest.approx(1 / 3))
+
+
+@pytest.mark.parametrize(("column", "value", "words"), [
+    ("clicked", -1, "an integer >= 0 in column 'clicked'; found -1"),
+    ("rank", 0, "an integer >= 1 in column 'rank'; found 0"),
+    ("ts", float("inf"), "a finite time (seconds, or an ISO 8601 timestamp) in column 'ts'"),
+])
+def test_values_out_of_range_are_refused_by_both_engines(spark: Any, tmp_path: Path,
+                                                         ab_files: dict[str, Path],
+                                                         column: str, value: Any,
+                                                         words: str) -> None:
+    # clicked = -1, rank 0 and an infinite time were summed as they were (exit 0).
+    log = pd.read_parquet(ab_files["log"])
+    log[column] = log[column].astype(type(value))
+    log.loc[4, column] = value
+    bad = write(log, tmp_path / "bad.parquet")
+    args = f"ab analyze {bad} --assign {ab_files['assign']} -m ctr@1 --ignore-srm"
+    code, _, local = run_cli(args)
+    assert code == 1 and local.count("\n") == 1 and f"{bad}:5: expected {words}" in local
+    code, _, remote = run_cli(args + " --engine spark")
+    assert code == 1 and remote == local
+
+
+def test_an_empty_log_is_refused_by_both_engines(spark: Any, tmp_path: Path,
+                                                 ab_files: dict[str, Path]) -> None:
+    empty = write(pd.read_parquet(ab_files["log"]).iloc[:0], tmp_path / "empty.parquet")
+    args = f"ab analyze {empty} --assign {ab_files['assign']} -m ctr@1"
+    code, _, local = run_cli(args)
+    assert code == 1 and local == f"relkit: error: {empty}: no rows (a log with no impressions)\n"
+    code, _, remote = run_cli(args + " --engine spark")
+    assert code == 1 and remote == local
+
+
+def test_a_missing_cuped_column_value_is_named_alike(spark: Any, tmp_path: Path,
+                                                     ab_files: dict[str, Path]) -> None:
+    assign = pd.read_parquet(ab_files["assign"])
+    assign.loc[5, "pre_ctr"] = None
+    ap = write(assign, tmp_path / "a.parquet")
+    args = (f"ab analyze {ab_files['log']} --assign {ap} -m ctr@1 --cuped-column "
+            "ctr@1=pre_ctr --ignore-srm")
+    code, _, local = run_cli(args)
+    assert code == 1 and local.count("\n") == 1, local
+    assert f"{ap}: column 'pre_ctr' (the pre-period ctr@1) has no value for 1 units" in local
+    code, _, remote = run_cli(args + " --engine spark")
+    assert code == 1 and remote == local

@@ -99,10 +99,13 @@ def _open_error(path: str, exc: Exception, fmt: LogFormat = "parquet") -> Relkit
             if "unicode" in text.lower():
                 return FormatError(path, n, "UTF-8 text", "bytes that are not UTF-8")
             return FormatError(path, n, "a well-formed row", "one DuckDB cannot read")
+    if fmt == "parquet" and ("magic bytes" in text or "too small" in text):
+        return FormatError(path, None, "a Parquet file", "no Parquet footer (not Parquet, "
+                           "or cut short)")
     if fmt == "jsonl" and "JSON" in text:
-        bad = _first_bad_json(path)
+        bad = first_bad_json(path)
         if bad is not None:
-            return FormatError(path, bad[0], "a JSON object", repr(bad[1]))
+            return FormatError(path, *bad)
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return FormatError(path, None, "a readable file", first)
 
@@ -115,25 +118,44 @@ def _open_text(path: str) -> IO[str]:
     return open(path, encoding="utf-8", errors="replace", newline="")
 
 
-def _first_bad_json(path: str) -> tuple[int, str] | None:
-    """The first line of a JSONL file that is not a JSON object, and its start.
+def first_bad_json(path: str) -> tuple[int, str, str] | None:
+    """The first line of a JSONL file that is not one JSON object of distinct keys in
+    UTF-8: (line, what was expected, what was found).
 
-    Only called when DuckDB has refused the file: its own line number is one past the
-    bad line (DuckDB 1.x), so the file is read again to name the line exactly.
+    Called only when the file has such a line (DuckDB refused it, or kept it as a
+    non-object): its own line numbers skip blank lines, so the file is read again to
+    name the line exactly.
     """
+    import gzip
     import json
 
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [k for k, _ in items]
+        twice = next((k for k in keys if keys.count(k) > 1), None)
+        if twice is not None:
+            raise KeyError(twice)
+        return dict(items)
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
     try:
-        with _open_text(path) as f:
-            for n, line in enumerate(f, 1):
+        with opener(path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    return n, "UTF-8 text", "bytes that are not UTF-8"
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
+                    obj = json.loads(line, object_pairs_hook=pairs)
+                except KeyError as exc:
+                    return n, "each key once in a JSON object", f"{exc.args[0]!r} twice"
                 except ValueError:
-                    return n, line.strip()[:40]
+                    return n, "a JSON object", repr(line.strip()[:40])
                 if not isinstance(obj, dict):
-                    return n, line.strip()[:40]
+                    what = {list: "an array", str: "a string", type(None): "null",
+                            bool: "a boolean"}.get(type(obj), "a number")
+                    return n, "a JSON object", f"{what} {line.strip()[:40]!r}"
     except OSError:
         return None
     return None
@@ -154,6 +176,11 @@ def _csv_header(path: str, delim: str) -> list[str]:
         raise FormatError(path, 1, "a header line", str(exc)) from None
     if not header:
         raise InputError(f"{path}: empty file (no header)")
+    # read with errors="replace": a byte that is not UTF-8 is U+FFFD here, and a NUL
+    # is no column name either (a binary file)
+    if any("\ufffd" in h or "\x00" in h for h in header):
+        raise FormatError(path, 1, "a header line of UTF-8 text", "bytes that are not "
+                          "UTF-8, or a NUL (a binary file?)")
     names = [h.removeprefix("\ufeff") if i == 0 else h for i, h in enumerate(header)]
     twice = sorted({h for h in names if names.count(h) > 1})
     if twice:
@@ -186,9 +213,21 @@ def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
                         f"null_padding = false)")  # strict by default: ragged rows fail
         else:
             src = f"read_json_objects('{p}', format = 'newline_delimited')"
-            keys = [k for (k,) in con.execute(
-                f"SELECT DISTINCT unnest(json_keys(json)) AS k FROM {src} ORDER BY k"
-            ).fetchall()]
+            # A line that is an array, a string, a number or null, or an object with a
+            # key twice, is read by DuckDB without complaint (as a row of NULLs, or one of
+            # the values): found in the scan that lists the keys, named by line below.
+            ok = ("json_type(json) = 'OBJECT' AND len(json_keys(json)) = "
+                  "len(list_distinct(json_keys(json)))")
+            n, keys, bad = con.execute(
+                f"SELECT count(*), list_sort(list_distinct(flatten(list(json_keys(json))))), "
+                f"bool_or(NOT ({ok})) FROM {src}").fetchone() or (0, [], False)
+            if not n:
+                raise InputError(f"{path}: empty file (no JSON objects)")
+            if bad:
+                where = first_bad_json(path)
+                if where is not None:
+                    raise FormatError(path, *where)
+                raise FormatError(path, None, "JSON objects, one per line", "a line that is not")
             if not keys:
                 raise FormatError(path, 1, "JSON objects, one per line", "no keys")
             cols = [f"CAST(json -> '{_sq(k)}' AS VARCHAR[]) AS {_q(k)}" if k in lists

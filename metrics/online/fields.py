@@ -142,21 +142,56 @@ def convert_sql(field: Field, src: str, dtype: str) -> str | None:
             return (f"CASE lower(trim({src})) WHEN 'true' THEN 1 WHEN 'false' THEN 0 "
                     f"ELSE {exact} END")
         return exact
+    # A float or a time that is NaN is missing (pandas writes a missing float as NaN,
+    # and NaN compares above every number in DuckDB: 'dwell_s >= 30' would hold).
     if field.kind == "float":
         if text:
-            return f"TRY_CAST(trim({src}) AS DOUBLE)"
+            return _nan_is_null(f"TRY_CAST(trim({src}) AS DOUBLE)")
         if t in _INTEGER_TYPES or t in _FLOAT_TYPES or t.startswith("DECIMAL"):
-            return f"CAST({src} AS DOUBLE)"
+            return _nan_is_null(f"CAST({src} AS DOUBLE)")
         return None
     # time: seconds as a DOUBLE, from a timestamp, a number, or text holding either
     if t.startswith(("TIMESTAMP", "DATE")):
         return f"epoch_us(CAST({src} AS TIMESTAMP)) / 1e6"
     if t in _INTEGER_TYPES or t in _FLOAT_TYPES or t.startswith("DECIMAL"):
-        return f"CAST({src} AS DOUBLE)"
+        return _nan_is_null(f"CAST({src} AS DOUBLE)")
     if text:
-        return (f"coalesce(TRY_CAST(trim({src}) AS DOUBLE), "
-                f"epoch_us(TRY_CAST(trim({src}) AS TIMESTAMP)) / 1e6)")
+        return _nan_is_null(f"coalesce(TRY_CAST(trim({src}) AS DOUBLE), "
+                            f"epoch_us(TRY_CAST(trim({src}) AS TIMESTAMP)) / 1e6)")
     return None
+
+
+def _nan_is_null(sql: str) -> str:
+    # isnan, not nullif(x, 'NaN'): a NaN read from Parquet (another bit pattern) is not
+    # equal to DuckDB's own NaN literal.
+    return f"CASE WHEN isnan({sql}) THEN NULL ELSE {sql} END"
+
+
+def nan_text_sql(field: Field, src: str) -> str:
+    """SQL true where the text ``src`` is a NaN of a float or time field: a missing
+    value (:func:`convert_sql` gives NULL), not one that failed to convert."""
+    if field.kind not in ("float", "time"):
+        return "false"
+    return f"coalesce(isnan(TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE)), false)"
+
+
+def range_sql(field: Field, name: str) -> str | None:
+    """SQL true where the converted value ``name`` is out of ``field``'s range: below its
+    minimum, or an infinite float or time; None when the field has no range."""
+    conds = []
+    if field.minimum is not None:
+        conds.append(f"{name} < {field.minimum}")
+    if field.kind in ("float", "time"):
+        conds.append(f"NOT isfinite({name})")
+    return " OR ".join(conds) or None
+
+
+def range_words(field: Field) -> str:
+    """What a value of ``field`` must be, range included (``a finite number >= 0``)."""
+    word = KIND_WORDS[field.kind]
+    if field.kind in ("float", "time"):
+        word = "a finite " + word.removeprefix("a ")
+    return word if field.minimum is None else f"{word} >= {field.minimum}"
 
 
 def needs_check(field: Field, dtype: str) -> bool:

@@ -43,8 +43,11 @@ from relkit.metrics.online.fields import (
     WIDE_LISTS,
     convert_sql,
     expected,
+    nan_text_sql,
     needs_check,
     parse_map,
+    range_sql,
+    range_words,
 )
 
 if TYPE_CHECKING:
@@ -130,7 +133,8 @@ class LogSource:
             n, rows, first = self.con.execute(
                 f"SELECT count(*), list(_row ORDER BY _row)[1:{limit}], "
                 f"arg_min(CAST({_q(src)} AS VARCHAR), _row) FROM {self._flat} "
-                f"WHERE {_q(src)} IS NOT NULL AND ({conv}) IS NULL").fetchone() or (0, [], None)
+                f"WHERE {_q(src)} IS NOT NULL AND ({conv}) IS NULL "
+                f"AND NOT {nan_text_sql(fld, _q(src))}").fetchone() or (0, [], None)
             if n:
                 out.append(BadValues(name, self.columns[name], int(n), tuple(rows), first,
                                      expected(fld)))
@@ -166,13 +170,53 @@ class LogSource:
             out[name] = (lo, hi, sum(int(g[2]) for g in groups))
         return out
 
+    def range_rules(self) -> list[tuple[str, str, str]]:
+        """(field, SQL condition on the view, what the field must be) for each field that
+        has a range (``rank`` >= 1, ``clicked`` >= 0, finite times...), leaving out those
+        the Parquet footer proves in range."""
+        footer = self.parquet_stats()
+        out = []
+        for name in self.fields:
+            f = FIELDS[name]
+            cond = range_sql(f, name)
+            if cond is None:
+                continue
+            if name in footer and f.kind in ("int", "float"):
+                lo, hi, _ = footer[name]
+                try:
+                    low, high = float(lo), float(hi)
+                except ValueError:
+                    low, high = float("nan"), float("nan")
+                finite = f.kind == "int" or (abs(low) < float("inf") and abs(high) < float("inf"))
+                if finite and (f.minimum is None or low >= f.minimum):
+                    continue
+            out.append((name, cond, range_words(f)))
+        return out
+
     def check(self) -> None:
-        """Raise :class:`FormatError` at the first value that is not of its field's type."""
+        """Raise :class:`FormatError` at the first value that is not of its field's type,
+        or out of its range (``rank`` 0, ``clicked`` -1, an infinite ``ts``); an
+        :class:`InputError` when the log has no rows."""
+        if not self.con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.view} "
+                                "LIMIT 1)").fetchone()[0]:  # type: ignore[index]
+            raise InputError(f"{self.path}: no rows (a log with no impressions)")
         bad = self.bad_values(limit=1)
         if bad:
             b = min(bad, key=lambda b: b.rows[0])
-            raise FormatError(self.path, b.rows[0], f"{expected(FIELDS[b.field])} in column "
-                              f"{b.column!r}", repr(b.first))
+            raise FormatError(self.path, b.rows[0], f"{range_words(FIELDS[b.field])} in "
+                              f"column {b.column!r}", repr(b.first))
+        rules = self.range_rules()
+        if not rules:
+            return
+        firsts = ", ".join(f"min(_row) FILTER (WHERE {cond})" for _, cond, _ in rules)
+        got = self.con.execute(f"SELECT {firsts} FROM {self.view}").fetchone() or ()
+        hits = [(row, rule) for row, rule in zip(got, rules, strict=True) if row is not None]
+        if hits:
+            row, (name, cond, words) = min(hits, key=lambda h: h[0])
+            (value,) = self.con.execute(f"SELECT {name} FROM {self.view} WHERE _row = "
+                                        f"{int(row)} AND ({cond}) LIMIT 1").fetchone() or (None,)
+            raise FormatError(self.path, int(row), f"{words} in column "
+                              f"{self.columns[name]!r}", repr(value))
 
 
 def _wide(con: duckdb.DuckDBPyConnection, raw: str, schema: dict[str, str],

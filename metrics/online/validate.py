@@ -8,7 +8,8 @@ The rules (each a :class:`Problem` kind; docs/clicks.md lists them for users):
     a required field (``impression_id``, ``query_id``, ``rank``, ``doc_id``,
     ``clicked``) with no value;
 ``range``
-    ``rank`` or ``page`` below 1, ``clicked`` or ``dwell_s`` below 0;
+    ``rank`` or ``page`` below 1, ``clicked`` or ``dwell_s`` below 0, an infinite
+    ``dwell_s``, ``ts`` or ``click_ts``;
 ``duplicate``
     two rows for one (``impression_id``, ``rank``);
 ``rank-gap``
@@ -31,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from relkit.metrics.online.fields import FIELDS, expected
+from relkit.metrics.online.fields import FIELDS
 from relkit.metrics.online.source import LogSource
 
 Progress = Callable[[int, int], None]
@@ -103,9 +104,8 @@ def _row_rules(log: LogSource) -> list[tuple[str, str, str, str]]:
             if name == "doc_id":  # a click there is an unshown click, reported as such
                 cond = f"({cond}) AND coalesce(clicked, 0) <= 0"
             out.append(("missing", name, cond, "no value"))
-        if f.minimum is not None and not (name in footer and
-                                          float(footer[name][0]) >= f.minimum):
-            out.append(("range", name, f"{name} < {f.minimum}", f"expected {expected(f)}"))
+    out += [("range", name, cond, f"expected {words}") for name, cond, words in
+            log.range_rules()]
     if present("doc_id"):
         out.append(("unshown-click", "clicked",
                     "clicked > 0 AND (doc_id IS NULL OR doc_id = '')",

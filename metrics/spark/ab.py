@@ -21,8 +21,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from relkit.metrics.online.ab.errors import ABError
-from relkit.metrics.online.ab.users import MetricDef, UserTable, user_sql
+from relkit.metrics.online.ab.users import (
+    MetricDef,
+    Names,
+    UserTable,
+    missing_covariate,
+    moved_user,
+    reused_impression,
+    stray_user,
+    user_sql,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -69,8 +77,10 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
     # One row per user: cached so the unit checks and the join do not rescan the log.
     cur = cur.cache()
     cv = _view(cur, "relkit_spark_cur")
+    files = Names(log.path, assign.path, pre.path if pre is not None else "")
     try:
-        _check_units(spark, cv, av, "variant" in types)
+        _check_impressions(spark, cv, log, files.log)
+        _check_units(spark, cv, av, "variant" in types, files)
         select = ["CAST(a.unit_id AS STRING) AS unit_id", "CAST(a.variant AS STRING) AS variant"]
         for i, m in enumerate(metrics):
             one = "1.0D" if m.per_user else "0.0D"
@@ -83,6 +93,7 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
             ptypes = {c: _TYPES.get(c, "VARCHAR") for c in pre.fields}
             _view(spark.sql(spark_sql(user_sql(pv, metrics, ptypes, good_dwell=good_dwell))),
                   "relkit_spark_pre_users")
+            _check_impressions(spark, "relkit_spark_pre_users", pre, files.pre)
             joins += " LEFT JOIN relkit_spark_pre_users p ON p.user_id = a.unit_id"
             for i, m in enumerate(metrics):
                 one = "1.0D" if m.per_user else "0.0D"
@@ -95,8 +106,7 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
             (missing,) = spark.sql(f"SELECT count(*) FROM {av} WHERE {q} IS NULL "
                                    f"OR isnan(CAST({q} AS DOUBLE))").collect()[0]
             if missing:
-                raise ABError(f"the assignment table's column {column!r} (the pre-period "
-                              f"{metric}) has no value for {missing:,} units")
+                raise missing_covariate(files.assign, column, metric, int(missing))
             select.append(f"CAST(a.{q} AS DOUBLE) AS cn{names.index(metric)}")
         table = spark.sql(f"SELECT {', '.join(select)} FROM {av} a {joins} "
                           "ORDER BY unit_id").toArrow()
@@ -122,13 +132,29 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
         pre_num=pre_num, pre_den=pre_den)
 
 
-def _check_units(spark: SparkSession, users: str, assign: str, has_variant: bool) -> None:
-    """The DuckDB path's unit checks (:func:`relkit.metrics.online.ab.users._check_units`)."""
+def _check_impressions(spark: SparkSession, users: str, log: SparkLog, name: str) -> None:
+    """The DuckDB path's check of reused impression ids
+    (:func:`relkit.metrics.online.ab.users.check_impressions`), same message."""
+    from pyspark.sql import functions as F
+
+    (first,) = spark.sql(f"SELECT min(reused) FROM {users}").collect()[0]
+    if first is None:
+        return
+    session = F.col("session_id") if log.has("session_id") else F.lit(None)
+    rows = (log.df.where(F.col("impression_id") == first)
+            .select("user_id", session.alias("s"), "rank").collect())
+    raise reused_impression([tuple(r) for r in rows], str(first), name)
+
+
+def _check_units(spark: SparkSession, users: str, assign: str, has_variant: bool,
+                 files: Names) -> None:
+    """The DuckDB path's unit checks (:func:`relkit.metrics.online.ab.users._check_units`),
+    same messages."""
     stray = spark.sql(f"SELECT CAST(l.user_id AS STRING) AS u FROM {users} l "
                       f"LEFT ANTI JOIN {assign} a ON a.unit_id = l.user_id "
-                      "ORDER BY u LIMIT 1").collect()
+                      "ORDER BY u NULLS LAST LIMIT 1").collect()
     if stray:
-        raise ABError(f"user {stray[0][0]!r} is in the log but not in the assignment table")
+        raise stray_user(files, stray[0][0])
     if has_variant:
         bad = spark.sql(
             f"SELECT CAST(l.user_id AS STRING) AS u, CASE WHEN NOT (l.vmin <=> a.variant) "
@@ -137,8 +163,7 @@ def _check_units(spark: SparkSession, users: str, assign: str, has_variant: bool
             "WHERE NOT (l.vmin <=> a.variant) OR NOT (l.vmax <=> a.variant) "
             "ORDER BY u LIMIT 1").collect()
         if bad:
-            raise ABError(f"user {bad[0][0]!r} is logged under variant {bad[0][1]!r} but "
-                          f"assigned to {bad[0][2]!r}")
+            raise moved_user(files, *bad[0])
 
 
 def check_cuped_columns(assign: SparkAssignments, columns: dict[str, str]) -> None:

@@ -30,6 +30,7 @@ from relkit.metrics.online.fields import (
     Field,
     expected,
     parse_map,
+    range_words,
 )
 
 if TYPE_CHECKING:
@@ -132,19 +133,42 @@ def _convert(f: Field, col: Column, dtype: Any, text: bool) -> Column | None:
         return exact
     if f.kind == "float":
         if text:
-            return F.trim(col).try_cast("double")
+            return _nan_is_null(F.trim(col).try_cast("double"))
         if isinstance(dtype, (*ints, *floats, T.DecimalType)):
-            return col.cast("double")
+            return _nan_is_null(col.cast("double"))
         return None
     if isinstance(dtype, (T.TimestampType, T.TimestampNTZType, T.DateType)):
         return F.unix_micros(col.cast("timestamp")) / 1e6
     if isinstance(dtype, (*ints, *floats, T.DecimalType)):
-        return col.cast("double")
+        return _nan_is_null(col.cast("double"))
     if text or isinstance(dtype, T.StringType):
         s = F.trim(col)
-        return F.coalesce(s.try_cast("double"),
-                          F.unix_micros(s.try_cast("timestamp")) / 1e6)
+        return _nan_is_null(F.coalesce(s.try_cast("double"),
+                                       F.unix_micros(s.try_cast("timestamp")) / 1e6))
     return None
+
+
+def _nan_is_null(col: Column) -> Column:
+    """NaN as a missing value, as the DuckDB reader has it
+    (:func:`relkit.metrics.online.fields.convert_sql`)."""
+    from pyspark.sql import functions as F
+
+    return F.when(~F.isnan(col), col)
+
+
+def _bad(f: Field, src: Column, conv: Column) -> Column:
+    """Where a value of ``f`` did not convert (a NaN text is missing, not bad) or is
+    out of its range (:func:`relkit.metrics.online.fields.range_sql`)."""
+    from pyspark.sql import functions as F
+
+    bad = src.isNotNull() & conv.isNull()
+    if f.kind in ("float", "time"):
+        num = F.trim(src.cast("string")).try_cast("double")
+        bad = bad & ~F.coalesce(F.isnan(num), F.lit(False))
+        bad = bad | F.coalesce(F.abs(conv) == float("inf"), F.lit(False))
+    if f.minimum is not None:
+        bad = bad | F.coalesce(conv < f.minimum, F.lit(False))
+    return bad
 
 
 @dataclass
@@ -159,7 +183,8 @@ class SparkLog:
     columns: dict[str, str]
     wide: bool = False
     _raw: Any = None
-    _checks: list[tuple[str, Any, Any]] = field(default_factory=list)
+    # (field, source column, converted column, where the value is bad)
+    _checks: list[tuple[str, Any, Any, Any]] = field(default_factory=list)
 
     def has(self, *names: str) -> bool:
         """Whether the log has every field named."""
@@ -230,7 +255,7 @@ def read_log(spark: SparkSession, path: str | Path, *, mapping: dict[str, str] |
     selects: list[Column] = []
     fields: list[str] = []
     columns: dict[str, str] = {}
-    checks: list[tuple[str, Any, Any]] = []
+    checks: list[tuple[str, Any, Any, Any]] = []
     for f in LOG_FIELDS:
         col = colmap[f.name]
         if col not in flat.columns:
@@ -249,7 +274,8 @@ def read_log(spark: SparkSession, path: str | Path, *, mapping: dict[str, str] |
         fields.append(f.name)
         columns[f.name] = "position in " + colmap["doc_id"] if col == "relkit_rank" else col
         if f.kind not in ("id", "text"):
-            checks.append((f.name, F.col(_quoted(col)), conv))
+            src = F.col(_quoted(col))
+            checks.append((f.name, src, conv, _bad(f, src, conv)))
     if "impression_id" not in fields:
         parts = [colmap[n] for n in ("session_id", "ts", "query_id")]
         if not all(p in flat.columns for p in parts):
@@ -266,25 +292,30 @@ def read_log(spark: SparkSession, path: str | Path, *, mapping: dict[str, str] |
 
 
 def check(log: SparkLog) -> None:
-    """Raise :class:`FormatError` at the first value not of its field's type (one scan
-    of the columns that can fail to convert; a second to find its row when one does)."""
+    """Raise :class:`FormatError` at the first value not of its field's type or out of
+    its range, :class:`InputError` when the log has no rows (as
+    :meth:`relkit.metrics.online.source.LogSource.check`): one scan of the columns that
+    can fail, a second to find the row when one does."""
     from pyspark.sql import functions as F
 
-    if not log._checks:
-        return
-    aggs = [F.sum(F.when(src.isNotNull() & conv.isNull(), 1).otherwise(0)).alias(name)
-            for name, src, conv in log._checks]
+    aggs = [F.count(F.lit(1)).alias("relkit_rows")]
+    aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias(name)
+             for name, _, _, bad in log._checks]
     counts = log._raw.agg(*aggs).collect()[0].asDict()
-    bad = [(name, src, conv) for name, src, conv in log._checks if counts[name]]
+    if not counts["relkit_rows"]:
+        raise InputError(f"{log.path}: no rows (a log with no impressions)")
+    bad = [c for c in log._checks if counts[c[0]]]
     if not bad:
         return
     row, name, value = _first_bad(log, bad)
-    raise FormatError(log.path, row, f"{expected(FIELDS[name])} in column "
+    raise FormatError(log.path, row, f"{range_words(FIELDS[name])} in column "
                       f"{log.columns[name]!r}", repr(value))
 
 
-def _first_bad(log: SparkLog, bad: list[tuple[str, Any, Any]]) -> tuple[int | None, str, Any]:
-    """(row, field, raw value) of the first bad value in file order.
+def _first_bad(log: SparkLog, bad: list[tuple[str, Any, Any, Any]]
+               ) -> tuple[int | None, str, Any]:
+    """(row, field, value) of the first bad value in file order: the value as read when
+    it did not convert, else as converted (an out-of-range -1, as DuckDB reports it).
 
     Rows are numbered in file order by zipWithIndex (partitions of one file keep its
     order): a text file's row is its line (the header is line 1), Parquet's 1-based.
@@ -294,16 +325,18 @@ def _first_bad(log: SparkLog, bad: list[tuple[str, Any, Any]]) -> tuple[int | No
         first = 1  # the impression's row in the SERP-wide form is not recoverable here
     from pyspark.sql import functions as F
 
-    flags = [F.struct(F.lit(name).alias("f"), src.cast("string").alias("v"))
-             .alias(f"b{i}") for i, (name, src, conv) in enumerate(bad)]
-    conds = [(src.isNotNull() & conv.isNull()) for _, src, conv in bad]
+    flags = [F.struct(F.lit(name).alias("f"), src.cast("string").alias("v"),
+                      conv.alias("c")).alias(f"b{i}")
+             for i, (name, src, conv, _) in enumerate(bad)]
+    conds = [cond for _, _, _, cond in bad]
     picked = log._raw.select(*[F.when(c, s) for c, s in zip(conds, flags, strict=True)])
     hit = (picked.rdd.zipWithIndex()
            .filter(lambda t: any(x is not None for x in t[0]))
            .first())
     values = [x for x in hit[0] if x is not None]
     row = None if log.wide else int(hit[1]) + first
-    return row, values[0]["f"], values[0]["v"]
+    value = values[0]["v"] if values[0]["c"] is None else values[0]["c"]
+    return row, values[0]["f"], value
 
 
 @dataclass

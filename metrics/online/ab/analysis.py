@@ -13,8 +13,8 @@ from typing import Literal, get_args
 import numpy as np
 
 from relkit.metrics.online.ab.effect import Arm, Effect, Relative, bootstrap_effect, ratio_effect
-from relkit.metrics.online.ab.errors import ABError
-from relkit.metrics.online.ab.plain import mann_whitney, proportion_z, welch_from_sums
+from relkit.metrics.online.ab.errors import ABError, ParameterError, check_open_unit
+from relkit.metrics.online.ab.plain import proportion_z, welch_from_sums
 from relkit.metrics.online.ab.srm import SRMResult, srm_test
 from relkit.metrics.online.ab.users import UserTable, get_metric
 
@@ -75,6 +75,11 @@ def analyze(table: UserTable, metrics: Sequence[str], *,
     """
     from relkit.metrics.compare.corrections import get_correction
 
+    check_open_unit("level", level)
+    if not 0 <= srm_alpha <= 1:
+        raise ParameterError("srm-alpha", f"srm-alpha must be in [0, 1]; got {srm_alpha}")
+    if variance == "bootstrap" and samples < 2:
+        raise ParameterError("samples", f"samples must be at least 2; got {samples}")
     variant = np.asarray(table.variant)
     ctrl, treatments = arms_of(table, control)
     srm = None
@@ -94,6 +99,9 @@ def analyze(table: UserTable, metrics: Sequence[str], *,
         for t in treatments:
             out.rows.append(_one(table, m.name, m.binary, m.per_user, masks[ctrl], masks[t],
                                  ctrl, t, unit, variance, relative, level, samples, seed))
+    if out.rows and not any(_usable(r) for r in out.rows):
+        # nothing to report: the reason, not a table of blanks
+        raise ABError(f"no metric can be tested: {out.rows[0].flag}")
     corr = get_correction(correction)
     adjusted = corr.adjust(np.array([r.p for r in out.rows]))
     out.rows = [replace(r, p_adjusted=float(a)) for r, a in zip(out.rows, adjusted, strict=True)]
@@ -129,15 +137,36 @@ def _one(table: UserTable, name: str, binary: bool, per_user: bool, cmask: np.nd
         test = "Welch t" if per_user else "Welch t, delta method"
         if c.xc is not None:
             test += ", CUPED"
-    p = eff.p
-    if name == "time_to_first_click":
-        # Times are skewed: the p-value is Mann-Whitney's on the per-user mean time of
-        # the users with a clicked query; the interval stays the delta method's.
-        pc = c.y > 0
-        pt = t.y > 0
-        p = mann_whitney(c.x[pc] / c.y[pc], t.x[pt] / t.y[pt])
-        test = "Mann-Whitney (per-user mean)"
-    return MetricRow(name, ctrl, treat, eff, test, p)
+    # One row, one method: the p-value is the test of the interval beside it (for the
+    # time to first click too: a rank test's p next to the delta method's interval of
+    # the means told two stories on one row).
+    return MetricRow(name, ctrl, treat, eff, test, eff.p, flag=_why_blank(name, c, t, ctrl,
+                                                                           treat, eff))
+
+
+def _usable(row: MetricRow) -> bool:
+    """A row with a p-value, or with a difference of two arms of 2+ users each whose
+    standard error is 0 (a covariate that explains everything: a result, not a blank)."""
+    e = row.effect
+    return bool(np.isfinite(row.p) or (np.isfinite(e.delta) and e.se == 0
+                                       and min(e.n_control, e.n_treatment) >= 2))
+
+
+def _why_blank(name: str, c: Arm, t: Arm, ctrl: str, treat: str, eff: Effect) -> str:
+    """Why a row has no p-value ("" when it has one): the reason, for its flag."""
+    if np.isfinite(eff.p):
+        return ""
+    for arm, a in ((ctrl, c), (treat, t)):
+        if a.n < 2:
+            return f"arm {arm!r} has {a.n} user{'s' if a.n != 1 else ''}: need at least 2"
+    what = "clicked queries" if name == "time_to_first_click" else "queries"
+    for arm, a in ((ctrl, c), (treat, t)):
+        if not float(np.sum(a.y)) > 0:
+            return f"arm {arm!r} has no {what}: {name} is undefined there"
+    for arm, a in ((ctrl, c), (treat, t)):
+        if int(np.sum(a.y > 0)) < 2:
+            return f"arm {arm!r} has fewer than 2 users with {what}: no variance"
+    return "no variance: every user of both arms has the same value"
 
 
 HEADER = ["metric", "arm", "n_control", "n_treatment", "control", "treatment", "delta",

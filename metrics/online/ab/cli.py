@@ -7,6 +7,8 @@ the other commands do not pay for them. Registered in ``judging/cli.py`` as a gr
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from relkit.metrics.online.ab.analysis import Analysis
+    from relkit.metrics.online.source import LogSource
 
 app = typer.Typer(help="A/B tests over click logs: sample-ratio mismatch, metrics at the "
                   "user with the delta method, power, sequential looks.",
@@ -54,7 +57,12 @@ def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
     con = connect()
     # Without an assignment table (``power --from-log``) every user of the log is one
     # unit of one arm: the variance is of the users, pooled.
-    aview = open_assignments(assign, amap, con=con).view if assign is not None else None
+    aview = None
+    if assign is not None:
+        aview = open_assignments(assign, amap, con=con).view
+        if not con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {aview} LIMIT 1)"
+                           ).fetchone()[0]:  # type: ignore[index]
+            raise ABError(f"{assign}: no rows (an assignment table with no units)")
     views: list[str | None] = []
     for path in (log, pre):
         if path is None:
@@ -65,6 +73,7 @@ def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
         if not source.has("user_id"):
             raise ABError(f"{path}: the log has no user_id column (map one with "
                           "--map user_id=COLUMN): A/B tests need the randomisation unit")
+        _check_users(source)
         views.append(source.view)
     if aview is None:
         assert views[0] is not None
@@ -75,8 +84,32 @@ def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
     return con, views[0], aview, views[1]
 
 
-def _fmt_p(x: float | None) -> str:
-    return "" if x is None else f"{x:.3g}"
+def _check_users(source: LogSource) -> None:
+    """Every row of the log names its user: a row without one is a :class:`FormatError`
+    naming its line (the randomisation unit of an A/B test is never guessed)."""
+    from relkit.metrics.core.errors import FormatError
+
+    (row,) = source.con.execute(f"SELECT min(_row) FROM {source.view} WHERE user_id IS "
+                                "NULL OR trim(user_id) = ''").fetchone() or (None,)
+    if row is not None:
+        raise FormatError(source.path, int(row), "a user in column "
+                          f"{source.columns['user_id']!r}", "no value")
+
+
+@contextmanager
+def _about(path: Path) -> Iterator[None]:
+    """An :class:`ABError` raised in the block is about the file ``path``: its message
+    names it (unless it does already); a parameter out of range names its option."""
+    from relkit.metrics.online.ab.errors import ABError, ParameterError
+
+    try:
+        yield
+    except ParameterError as exc:
+        raise OptionError(f"--{exc.param}", str(exc)) from None
+    except ABError as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise ABError(f"{path}: {exc}") from None
 
 
 @app.command("srm", epilog="Example: relkit ab srm assign.csv --expected control=50,"
@@ -102,6 +135,7 @@ def srm_cmd(
     from relkit.metrics.core.tables import check_table_options, write_table
     from relkit.metrics.online.ab.errors import ABError
     from relkit.metrics.online.ab.srm import parse_expected, srm_test
+    from relkit.metrics.online.pvalues import p_columns
 
     check_table_options(fmt, output)
     with option_value("--expected"):
@@ -109,11 +143,13 @@ def srm_cmd(
     con, _, view, _ = _open(None, assign, None, assign_map)
     counts = {str(v): int(n) for v, n in
               con.execute(f"SELECT variant, count(*) FROM {view} GROUP BY 1").fetchall()}
-    res = srm_test(counts, design)
+    with _about(assign):
+        res = srm_test(counts, design)
     total = sum(res.observed)
     rows = [[a, o, e, o / total if total else None, res.p]
             for a, o, e in zip(res.arms, res.observed, res.expected, strict=True)]
-    write_table(["arm", "observed", "expected", "share", "p"], rows, fmt, output)
+    header = ["arm", "observed", "expected", "share", "p"]
+    write_table(header, p_columns(header, rows, fmt, ["p"]), fmt, output)
     _say(f"SRM chi2 = {res.chi2:.4f} (df {res.df}), p = {res.p:.3g}")
     if res.p < alpha:
         raise ABError(f"sample-ratio mismatch in {assign}: p = {res.p:.3g} < {alpha}")
@@ -187,7 +223,7 @@ def analyze_cmd(
     from relkit.metrics.online.ab.analysis import UNITS, VARIANCES, analyze
     from relkit.metrics.online.ab.effect import RELATIVE
     from relkit.metrics.online.ab.srm import parse_expected
-    from relkit.metrics.online.ab.users import get_metric, user_table
+    from relkit.metrics.online.ab.users import Names, get_metric, user_table
 
     check_table_options(fmt, output)
     check_engine(engine, spark_master)
@@ -205,8 +241,6 @@ def analyze_cmd(
         raise OptionError("--unit", "impression: the arms were randomised by user, so a "
                           "per-impression test understates the variance; add --i-know to "
                           "run it anyway")
-    from relkit.metrics.online.ab.errors import ABError
-
     if cuped is not None and unit == "impression":
         raise OptionError("--cuped", "CUPED needs --unit user")
     if cuped is not None and variance == "bootstrap":
@@ -230,14 +264,12 @@ def analyze_cmd(
         equal shares of the variants seen)."""
         if design is None:
             design = {a: 1.0 for a in sorted(set(table.variant))}
-        try:
+        with _about(log):
             return analyze(table, [d.name for d in defs], expected=design,
                            srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
                            unit=unit, variance=variance,  # type: ignore[arg-type]
                            relative=relative,  # type: ignore[arg-type]
                            level=level, correction=correction, samples=samples, seed=seed)
-        except ABError as exc:
-            raise ABError(f"{log}: {exc}") from None
 
     if engine == "spark":
         table = spark_module("ab").spark_table(
@@ -251,8 +283,9 @@ def analyze_cmd(
         assert view is not None
         bar.update(1, label=f"aggregating {log.name} per user")
         _check_cuped_columns(con, aview, pre_columns, assign)
+        files = Names(str(log), str(assign), str(cuped))
         table = user_table(con, view, aview, defs, pre=pre_view, pre_columns=pre_columns,
-                           good_dwell=good_dwell)
+                           good_dwell=good_dwell, files=files)
         bar.update(2, label="testing")
         res = run(table, design)
         if html is not None:
@@ -267,17 +300,19 @@ def analyze_cmd(
 def _write_analysis(res: Analysis, fmt: str, output: Path | None) -> None:
     """The SRM line and the warning on stderr, the table on stdout (or ``output``)."""
     from relkit.metrics.core.tables import write_table
-    from relkit.metrics.online.ab.analysis import HEADER, table_rows
+    from relkit.metrics.online.ab.analysis import HEADER, NAIVE_FLAG, table_rows
+    from relkit.metrics.online.pvalues import p_columns
 
-    rows = table_rows(res)
-    if fmt.lower() != "json":  # p-values need significant digits, not four decimals
-        for r in rows:
-            r[12], r[13] = _fmt_p(r[12]), _fmt_p(r[13])  # type: ignore[arg-type]
+    rows = p_columns(HEADER, table_rows(res), fmt, ["p", "p_adjusted"])
     if res.srm is not None:
         _say(f"SRM p = {res.srm.p:.3g} ({', '.join(f'{a}={o}' for a, o in zip(res.srm.arms, res.srm.observed, strict=True))})")  # noqa: E501
-    if any(r.flag for r in res.rows):
+    if any(r.flag == NAIVE_FLAG for r in res.rows):
         _say("WARNING: per-impression test on user-randomised data (--unit impression): "
              "the standard errors are too small")
+    blank = [r for r in res.rows if r.flag and r.flag != NAIVE_FLAG]
+    if blank:
+        _say(f"WARNING: {len(blank)} row(s) have no p-value ({blank[0].metric}, "
+             f"{blank[0].treatment_arm}: {blank[0].flag}); their flag says why")
     write_table(HEADER, rows, fmt, output)
 
 
@@ -333,7 +368,7 @@ def power_cmd(
         with Bar(f"reading {from_log.name}", total=None, unit="steps"):
             con, view, aview, _ = _open(from_log, assign, None, None)
     header, rows = plan(metric, baseline=baseline, mde=mde, n=n, power=power, alpha=alpha,
-                        sd=sd, con=con, log=view, assign=aview)
+                        sd=sd, con=con, log=view, assign=aview, log_name=str(from_log))
     write_table(header, rows, fmt, output)
 
 
@@ -367,21 +402,24 @@ def monitor_cmd(
     from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.core.tables import check_table_options, write_table
     from relkit.metrics.online.ab.monitor import METHODS, cutoffs, effects_over_time, monitor
-    from relkit.metrics.online.ab.users import get_metric
+    from relkit.metrics.online.ab.users import Names, get_metric
+    from relkit.metrics.online.pvalues import p_columns
 
     check_table_options(fmt, output)
     if method not in METHODS:
         raise OptionError("--method", f"{method!r} is not one of {', '.join(METHODS)}")
     with option_value("--metric"):
         get_metric(metric)
-    with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar:
+    with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar, _about(log):
         con, view, aview, _ = _open(log, assign, log_map, None)
         assert view is not None
+        files = Names(str(log), str(assign))
         over = effects_over_time(con, view, aview, metric, cutoffs(con, view, looks),
-                                 control=control,
+                                 control=control, files=files,
                                  progress=lambda done: bar.update(done))
-    res = monitor(over, method=method, alpha=alpha, planned_units=planned,  # type: ignore[arg-type]
-                  tau=tau)
+    with _about(log):
+        res = monitor(over, method=method, alpha=alpha,  # type: ignore[arg-type]
+                      planned_units=planned, tau=tau)
     header = ["look", "cutoff_ts", "users", "control", "treatment", "delta", "z"]
     header += (["fraction", "bound", "alpha_spent", "reject"] if method == "obf"
                else ["p_always_valid", "low", "high", "reject"])
@@ -393,7 +431,8 @@ def monitor_cmd(
         row += ([lk.fraction, lk.bound, lk.alpha_spent] if method == "obf"
                 else [lk.p, lk.low, lk.high])
         rows.append([*row, "yes" if lk.reject else "no"])
-    write_table(header, rows, fmt, output)
+    write_table(header, p_columns(header, rows, fmt, ["p_always_valid", "alpha_spent"]),
+                fmt, output)
 
 
 def _cuped_columns(specs: list[str], metrics: list[str]) -> dict[str, str]:

@@ -17,9 +17,9 @@ import numpy as np
 
 from relkit.metrics.online.ab.analysis import arms_of
 from relkit.metrics.online.ab.effect import Arm, Effect, ratio_effect
-from relkit.metrics.online.ab.errors import ABError
+from relkit.metrics.online.ab.errors import ABError, ParameterError, check_open_unit
 from relkit.metrics.online.ab.sequential import msprt, obf_spending, obrien_fleming_bounds
-from relkit.metrics.online.ab.users import get_metric, user_table
+from relkit.metrics.online.ab.users import Names, get_metric, user_table
 
 if TYPE_CHECKING:
     import duckdb
@@ -45,7 +45,15 @@ class Look:
 
 
 def cutoffs(con: duckdb.DuckDBPyConnection, log: str, looks: int) -> list[float]:
-    """``looks`` equally spaced cut-offs from the first impression to the last (``ts``)."""
+    """``looks`` equally spaced cut-offs from the first impression to the last (``ts``);
+    :class:`ABError` when the log has no times."""
+    from relkit.metrics.online.ab.users import column_types
+
+    if "ts" not in column_types(con, log):
+        raise ABError("the log has no ts column (map one with --map ts=COLUMN): the looks "
+                      "cut the log by the time each page was shown")
+    if looks < 1:
+        raise ParameterError("looks", f"looks must be at least 1; got {looks}")
     row = con.execute(f"SELECT min(ts), max(ts) FROM {log}").fetchone()
     if row is None or row[0] is None:
         raise ABError("the log has no impression times (ts): cannot cut it into looks")
@@ -55,17 +63,18 @@ def cutoffs(con: duckdb.DuckDBPyConnection, log: str, looks: int) -> list[float]
 
 def effects_over_time(con: duckdb.DuckDBPyConnection, log: str, assign: str, metric: str,
                       times: Sequence[float], *, control: str | None = None,
-                      good_dwell: float = 30.0,
+                      good_dwell: float = 30.0, files: Names | None = None,
                       progress: Callable[[int], None] | None = None
                       ) -> list[tuple[float, Effect]]:
     """The metric's delta-method effect (first treatment arm) on the data up to each time.
 
-    ``progress(k)`` is called after the k-th time.
+    ``progress(k)`` is called after the k-th time; ``files`` names the inputs in errors.
     """
     m = get_metric(metric)
     out = []
     for t in times:
-        table = user_table(con, log, assign, [m], good_dwell=good_dwell, until=repr(float(t)))
+        table = user_table(con, log, assign, [m], good_dwell=good_dwell,
+                           until=f"{float(t)!r}::DOUBLE", files=files)
         ctrl, treats = arms_of(table, control)
         variant = np.asarray(table.variant)
         c, tr = variant == ctrl, variant == treats[0]
@@ -89,6 +98,12 @@ def monitor(over_time: Sequence[tuple[float, Effect]], *, method: Method = "obf"
     the metric's units, defaults to 1% of the control mean at the last look (a prior
     centred on changes of about that size).
     """
+    check_open_unit("alpha", alpha)
+    if planned_units is not None and planned_units < 1:
+        raise ParameterError("planned-users", f"planned users must be at least 1; got "
+                             f"{planned_units}")
+    if tau is not None and not (tau > 0 and math.isfinite(tau)):
+        raise ParameterError("tau", f"tau must be a positive number; got {tau}")
     if not over_time:
         return []
     info = [1 / e.se ** 2 if e.se > 0 else 0.0 for _, e in over_time]

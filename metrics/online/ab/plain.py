@@ -1,4 +1,4 @@
-"""The plain two-sample tests: two-proportion z, Welch t from sums, Mann–Whitney.
+"""The plain two-sample tests: two-proportion z and Welch t from sums.
 
 The per-impression tests (:func:`proportion_z`, :func:`welch_from_sums`) treat every
 query as an independent observation. On user-randomised data that is wrong: a user's
@@ -10,14 +10,8 @@ user asks for ``--unit impression`` explicitly, and flags the output.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
-
-import numpy as np
 
 from relkit.metrics.online.ab.effect import Effect, relative_interval, welch_df
-
-if TYPE_CHECKING:
-    from relkit.metrics.online.ab.moments import FloatArray
 
 
 def proportion_z(xc: float, nc: float, xt: float, nt: float, *,
@@ -76,24 +70,3 @@ def welch_from_sums(sc: float, ssc: float, nc: float, st: float, sst: float, nt:
     return Effect(int(nc), int(nt), mc, mt, mt - mc, mt - mc - q * se, mt - mc + q * se,
                   mt / mc - 1 if mc else float("nan"), rlo, rhi,
                   float(2 * stats.t.sf(abs(stat), df)), se, df, stat)
-
-
-def mann_whitney(control: FloatArray, treatment: FloatArray) -> float:
-    r"""Two-sided p-value of the Mann–Whitney U test (normal approximation, tie-corrected).
-
-    For skewed per-user values such as the mean time to first click, where a few slow
-    users dominate a t test. It tests stochastic ordering, not the difference of means,
-    so relkit reports its p next to the delta-method interval of the means.
-
-    References
-    ----------
-    H. B. Mann & D. R. Whitney, "On a test of whether one of two random variables is
-    stochastically larger than the other", Ann. Math. Statist. 18, 1947.
-    """
-    from scipy import stats
-
-    c, t = np.asarray(control, dtype=np.float64), np.asarray(treatment, dtype=np.float64)
-    if len(c) == 0 or len(t) == 0:
-        return float("nan")
-    res = stats.mannwhitneyu(t, c, alternative="two-sided", method="asymptotic")
-    return float(res.pvalue)

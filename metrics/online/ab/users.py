@@ -116,10 +116,21 @@ def impression_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str,
     fmt = {"page1": "coalesce(page, 1) = 1" if "page" in columns else "TRUE",
            "good_dwell": repr(float(good_dwell)),
            "click_s": _seconds("click_ts", columns), "ts_s": _seconds("ts", columns)}
-    # One row per impression: impression ids are unique to one page view (clicks
-    # validate checks it), so the impression alone is the key and its user any row's;
-    # hashing one string key instead of two is the cheaper group-by on 10^8 rows.
-    cols = ["any_value(user_id) AS user_id"]
+    # One row per impression: an impression id names one page view of one user (the
+    # format's rule), so the impression alone is the key and its user any row's; hashing
+    # one string key instead of two is the cheaper group-by on 10^8 rows. A log that
+    # numbers its impressions per user or per session breaks the rule and would merge
+    # page views silently, so the same pass flags an id seen with two users (or two
+    # sessions), or with more rows than positions between its lowest and highest rank
+    # (two page views of one user: some rank shown twice, by pigeonhole). min/max cost
+    # nothing next to the group-by; count(DISTINCT rank) would cost five times it.
+    reuse = ["min(user_id) <> max(user_id)",
+             "count(rank) > max(rank) - min(rank) + 1"]
+    if "session_id" in columns:
+        reuse.append("min(session_id) <> max(session_id)")
+    cols = ["any_value(user_id) AS user_id",
+            f"CASE WHEN {' OR '.join(f'coalesce({c}, false)' for c in reuse)} "
+            "THEN impression_id END AS reused"]
     if "session_id" in columns:
         cols.append("any_value(session_id) AS session_id")
     if "ts" in columns:
@@ -138,9 +149,11 @@ def impression_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str,
 
 def user_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str, str], *,
              good_dwell: float = 30.0, until: str | None = None) -> str:
-    """SQL: one row per user: ``user_id``, then ``n{i}``, ``d{i}``, ``s{i}`` per metric."""
+    """SQL: one row per user: ``user_id``, ``reused`` (the least impression id of the
+    user that :func:`impression_sql` flags as reused, NULL when none; see
+    :func:`check_impressions`), then ``n{i}``, ``d{i}``, ``s{i}`` per metric."""
     imp = impression_sql(source, metrics, columns, good_dwell=good_dwell, until=until)
-    out = ["user_id"]
+    out = ["user_id", "min(reused) AS reused"]
     if "variant" in columns:
         out += ["min(variant)::VARCHAR AS vmin", "max(variant)::VARCHAR AS vmax"]
     for i, m in enumerate(metrics):
@@ -154,16 +167,62 @@ def user_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str, str],
     return f"SELECT {', '.join(out)} FROM ({imp}) GROUP BY user_id"
 
 
+def reused_impression(rows: list[tuple[object, ...]], impression: str, name: str) -> ABError:
+    """The error for an impression id used by several page views.
+
+    ``rows`` are the log's (user, session, rank) rows of that id, as either engine
+    fetched them (:func:`check_impressions`, :func:`relkit.metrics.spark.ab`).
+    """
+    users = sorted({str(u) for u, _, _ in rows if u is not None})
+    sessions = sorted({str(s) for _, s, _ in rows if s is not None})
+    if len(users) > 1:
+        why = f"users {users[0]!r} and {users[1]!r}"
+    elif len(sessions) > 1:
+        why = f"sessions {sessions[0]!r} and {sessions[1]!r}"
+    else:
+        ranks = [int(r) for _, _, r in rows if isinstance(r, int)]
+        twice = sorted({r for r in ranks if ranks.count(r) > 1})
+        why = f"two page views (rank {twice[0]} twice)" if twice else "two page views"
+    return ABError(f"{name}: impression_id {impression!r} is used by {why}: an "
+                   "impression id must name one page view (number them per log, not per "
+                   "user or session; or drop the column to derive ids from session_id, ts "
+                   "and query_id)")
+
+
+def check_impressions(con: duckdb.DuckDBPyConnection, users: str, log: str,
+                      name: str = "the log") -> None:
+    """Raise :class:`ABError` naming the first impression id of ``log`` (called ``name``)
+    used by several page views, as flagged in the per-user table ``users``
+    (:func:`user_sql`)."""
+    (first,) = con.execute(f"SELECT min(reused) FROM {users}").fetchone() or (None,)
+    if first is None:
+        return
+    session = "session_id" if "session_id" in column_types(con, log) else "NULL"
+    rows = con.execute(f"SELECT user_id, {session}, rank FROM {log} "
+                       "WHERE impression_id = ?", [first]).fetchall()
+    raise reused_impression(rows, str(first), name)
+
+
 def column_types(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
     """The view's columns and their DuckDB types."""
     rel = con.table(view)
     return {c: str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
 
 
+@dataclass(frozen=True)
+class Names:
+    """The inputs as the messages name them (the files, as the user typed them)."""
+
+    log: str = "the log"
+    assign: str = "the assignment table"
+    pre: str = "the pre-period log"
+
+
 def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
                metrics: Sequence[MetricDef], *, pre: str | None = None,
                pre_columns: dict[str, str] | None = None,
-               good_dwell: float = 30.0, until: str | None = None) -> UserTable:
+               good_dwell: float = 30.0, until: str | None = None,
+               files: Names | None = None) -> UserTable:
     """Aggregate the log (view ``log``) to per-user sums, arms from the assignment view.
 
     Every unit of ``assign`` (columns ``unit_id``, ``variant``) is a row, with zeros
@@ -177,12 +236,14 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
     """
     import numpy as np
 
+    files = files or Names()
     types = column_types(con, log)
     # The per-user sums are small (one row per user): kept in a temporary table so the
     # unit checks below do not scan the log again.
     con.execute("CREATE OR REPLACE TEMP TABLE ab_cur AS "
                 + user_sql(log, metrics, types, good_dwell=good_dwell, until=until))
-    _check_units(con, "ab_cur", assign, "variant" in types)
+    check_impressions(con, "ab_cur", log, files.log)
+    _check_units(con, "ab_cur", assign, "variant" in types, files)
     cur = "ab_cur"
     select = ["a.unit_id::VARCHAR AS unit_id", "a.variant::VARCHAR AS variant"]
     for i, m in enumerate(metrics):
@@ -191,8 +252,10 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
                    f"coalesce(c.s{i}, 0.0) AS s{i}"]
     joins = f"LEFT JOIN {cur} c ON c.user_id = a.unit_id"
     if pre is not None:
-        pre_sql = user_sql(pre, metrics, column_types(con, pre), good_dwell=good_dwell)
-        joins += f" LEFT JOIN ({pre_sql}) p ON p.user_id = a.unit_id"
+        con.execute("CREATE OR REPLACE TEMP TABLE ab_pre AS "
+                    + user_sql(pre, metrics, column_types(con, pre), good_dwell=good_dwell))
+        check_impressions(con, "ab_pre", pre, files.pre)
+        joins += " LEFT JOIN ab_pre p ON p.user_id = a.unit_id"
         for i, m in enumerate(metrics):
             one = "1.0" if m.per_user else "0.0"
             select += [f"coalesce(p.n{i}, 0.0) AS pn{i}", f"coalesce(p.d{i}, {one}) AS pd{i}"]
@@ -202,8 +265,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
         missing = con.execute(f"SELECT count(*) FROM {assign} WHERE {quoted} IS NULL "
                               f"OR isnan({quoted}::DOUBLE)").fetchone()
         if missing and missing[0]:
-            raise ABError(f"the assignment table's column {column!r} (the pre-period "
-                          f"{metric}) has no value for {missing[0]:,} units")
+            raise missing_covariate(files.assign, column, metric, int(missing[0]))
         i = [m.name for m in metrics].index(metric)
         select += [f"{quoted}::DOUBLE AS cn{i}"]
     where = ""
@@ -237,12 +299,12 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
 
 
 def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
-                 has_variant: bool) -> None:
+                 has_variant: bool, files: Names) -> None:
     stray = con.execute(f"SELECT l.user_id::VARCHAR FROM {users} l "
-                    f"ANTI JOIN {assign} a ON a.unit_id = l.user_id "
-                    "ORDER BY 1 LIMIT 1").fetchone()
+                        f"ANTI JOIN {assign} a ON a.unit_id = l.user_id "
+                        "ORDER BY 1 LIMIT 1").fetchone()
     if stray is not None:
-        raise ABError(f"user {stray[0]!r} is in the log but not in the assignment table")
+        raise stray_user(files, stray[0])
     if has_variant:
         bad = con.execute(
             f"SELECT l.user_id::VARCHAR, CASE WHEN l.vmin IS DISTINCT FROM a.variant::VARCHAR "
@@ -251,8 +313,28 @@ def _check_units(con: duckdb.DuckDBPyConnection, users: str, assign: str,
             "WHERE l.vmin IS DISTINCT FROM a.variant::VARCHAR "
             "OR l.vmax IS DISTINCT FROM a.variant::VARCHAR ORDER BY 1 LIMIT 1").fetchone()
         if bad is not None:
-            raise ABError(f"user {bad[0]!r} is logged under variant {bad[1]!r} but assigned "
-                          f"to {bad[2]!r}")
+            raise moved_user(files, *bad)
+
+
+# The unit errors, worded once for both engines (relkit.metrics.spark.ab raises them too).
+def stray_user(files: Names, user: object) -> ABError:
+    """A user of the log that the assignment table does not have."""
+    if user is None:
+        return ABError(f"{files.log}: a row has no user_id (every row needs the user "
+                       "it was shown to)")
+    return ABError(f"{files.log}: user {user!r} is not in {files.assign}")
+
+
+def moved_user(files: Names, user: object, logged: object, assigned: object) -> ABError:
+    """A user logged under another arm than the one assigned."""
+    return ABError(f"{files.log}: user {user!r} is logged under variant {logged!r} but "
+                   f"{files.assign} assigns {assigned!r}")
+
+
+def missing_covariate(assign: str, column: str, metric: str, count: int) -> ABError:
+    """Units without a value in the ``--cuped-column`` column."""
+    return ABError(f"{assign}: column {column!r} (the pre-period {metric}) has no value "
+                   f"for {count:,} units")
 
 
 def ctr_by_rank(con: duckdb.DuckDBPyConnection, log: str, assign: str,

@@ -64,6 +64,14 @@ def make(
         raise OptionError("--method", f"expected one of {', '.join(METHODS)}; got {method!r}")
     if output is not None:
         check_output(output)
+        from relkit.metrics.core.errors import FormatError
+        from relkit.metrics.online.interleave.lists import list_format
+
+        try:
+            list_format(output, strict=True)
+        except FormatError as exc:
+            raise OptionError("-o", f"expected {exc.expected}; got {str(output)!r} (the "
+                              "lists are written as the suffix says)") from None
     if len(runs) < 2:
         raise OptionError("RUNS", f"expected at least two runs; got {len(runs)}")
     if method in TWO_RUN_METHODS and len(runs) != 2:
@@ -118,6 +126,7 @@ def analyze(
     from relkit.metrics.online.cli import _connect, _input_format, _mapping
     from relkit.metrics.online.interleave.analyze import HEADER
     from relkit.metrics.online.interleave.analyze import analyze as compare
+    from relkit.metrics.online.pvalues import p_columns
     from relkit.metrics.online.source import open_log
 
     check_table_options(fmt, output)
@@ -125,7 +134,8 @@ def analyze(
                       con=_connect(memory_limit))
     labels = [n.strip() for n in names.split(",")] if names else None
     rows = compare(source, str(lists), seed=seed, samples=samples, names=labels)
-    write_table(HEADER, [r.row() for r in rows], fmt, output)
+    write_table(HEADER, p_columns(HEADER, [r.row() for r in rows], fmt, ["p_value"]), fmt,
+                output)
 
 
 @app.command(epilog="Example: relkit interleave simulate bm25.run dense.run tfidf.run "

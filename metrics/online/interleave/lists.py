@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.core.errors import InputError
+from relkit.metrics.core.errors import FormatError, InputError
 from relkit.metrics.online.interleave.methods import Interleaved
 from relkit.metrics.online.interleave.rankings import Rankings
 
@@ -38,15 +38,26 @@ def team_letter(i: int) -> str:
     return LETTERS[i] if i < len(LETTERS) else f"R{i + 1}"
 
 
-def list_format(path: str | os.PathLike[str] | None) -> str:
-    """The format a lists file is written or read in, from its name."""
+LIST_SUFFIXES = ((".parquet", "parquet"), (".jsonl", "jsonl"), (".json", "jsonl"),
+                 (".tsv", "tsv"), (".txt", "tsv"))
+
+
+def list_format(path: str | os.PathLike[str] | None, *, strict: bool = False) -> str:
+    """The format a lists file is written or read in, from its name.
+
+    A name with another suffix is read as TSV; with ``strict`` (writing: a file called
+    ``lists.xlsx`` must not hold TSV) it is a :class:`~relkit.metrics.core.errors.FormatError`.
+    """
     if path is None:
         return "tsv"
     name = str(path).lower()
-    for ext, fmt in ((".parquet", "parquet"), (".jsonl", "jsonl"), (".json", "jsonl"),
-                     (".tsv", "tsv"), (".txt", "tsv")):
+    for ext, fmt in LIST_SUFFIXES:
         if name.endswith(ext):
             return fmt
+    if strict:
+        raise FormatError(str(path), None, "a file name ending in "
+                          f"{', '.join(e for e, _ in LIST_SUFFIXES)}",
+                          repr(os.path.splitext(name)[1] or "no suffix"))
     return "tsv"
 
 
