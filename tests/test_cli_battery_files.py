@@ -77,27 +77,10 @@ ACCEPTED: dict[tuple[str, str], str] = {
     # old collections have stray Latin-1 bytes)
     ("topics.trec", "not-utf8"): "U+FFFD", ("docs.jsonl", "not-utf8"): "U+FFFD",
 }
-ONLINE = "fixed on branch online"
 # Escapes another branch of issue 32 fixes: xfail until it is merged. Whole commands
 # where that branch owns the command's file handling.
 ELSEWHERE_COMMANDS: dict[tuple[str, str], str] = {}
-ELSEWHERE: dict[tuple[str, str, str], str] = {
-    ("ab analyze", "assign", "duplicate"): ONLINE, ("ab analyze", "assign", "header-only"):
-    ONLINE, ("ab analyze", "cuped", "duplicate"): ONLINE, ("ab analyze", "cuped",
-    "header-only"): ONLINE, ("ab analyze", "log", "duplicate"): ONLINE,
-    ("ab analyze", "log", "header-only"): ONLINE, ("ab monitor", "assign", "duplicate"): ONLINE,
-    ("ab monitor", "assign", "header-only"): ONLINE, ("ab monitor", "log", "duplicate"): ONLINE,
-    ("ab monitor", "log", "header-only"): ONLINE, ("ab power", "assign", "duplicate"): ONLINE,
-    ("ab power", "assign", "header-only"): ONLINE, ("ab power", "from_log", "duplicate"):
-    ONLINE, ("ab power", "from_log", "header-only"): ONLINE, ("ab srm", "assign",
-    "duplicate"): ONLINE, ("ab srm", "assign", "header-only"): ONLINE,
-    ("clicks convert", "source", "duplicate"): ONLINE, ("clicks convert", "source",
-    "header-only"): ONLINE, ("clicks simulate", "qrels", "empty"): ONLINE,
-    ("clicks simulate", "runs", "duplicate"): ONLINE, ("clicks stats", "log", "duplicate"):
-    ONLINE, ("clicks stats", "log", "header-only"): ONLINE, ("clicks validate", "log",
-    "header-only"): ONLINE, ("interleave analyze", "log", "duplicate"): ONLINE,
-    ("interleave analyze", "log", "header-only"): ONLINE,
-}
+ELSEWHERE: dict[tuple[str, str, str], str] = {}
 
 
 def hostile(valid: Path, kind: str) -> tuple[str, bytes] | None:
