@@ -116,7 +116,7 @@ def test_best_for_library_callers_is_the_max_up_to_noise() -> None:
     spread = np.array([-0.1, 0.1])            # two topics whose mean is the value itself
     scores = Scores(("a", "b", "c", "d"), ("AP",), ("q1", "q2"),
                     (means[:, None] + spread)[None])
-    cmp = compare_scores(scores)
+    cmp = compare_scores(scores, test="sign")   # t: scipy warns of c and d's near-tie
     assert cmp.means[0, 2] != cmp.means[0, 3]
     assert cmp.best("AP") == {"c", "d"}
     assert cmp.shown_best("AP") == {"b", "c", "d"}
