@@ -139,3 +139,15 @@ def test_names_and_the_shared_tag_warning_in_every_mode(mode: str, tmp_path: Pat
         assert code == 0, err
         runids = [line.split()[2] for line in text.splitlines() if line.startswith("runid")]
         assert list(dict.fromkeys(runids)) == want, text
+
+
+@needs_shared
+@pytest.mark.parametrize("mode", [m for m in CASES if m != "prels"])
+@pytest.mark.parametrize("smoothing", ["sample_eval", "trec_eval"])
+def test_smoothing_outside_prels_is_a_usage_error(mode: str, smoothing: str,
+                                                  tmp_path: Path) -> None:
+    """Before the fix ``--smoothing sample_eval`` (the default's name) went through."""
+    code, out, err = run_cli(["eval", "-R", mode, "--smoothing", smoothing,
+                              *_case(mode, tmp_path)])
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1, err
+    assert "'--smoothing'" in err and f"-R {mode}" in err
