@@ -124,6 +124,18 @@ def reference_depth(smoothing: Smoothing) -> int | None:
     ``sample_eval.pl`` reads the first :data:`SAMPLE_EVAL_DEPTH`; trec_eval's infAP
     (``m_infap.c``), which ``smoothing="trec_eval"`` reproduces, reads every rank.
 
+    Parameters
+    ----------
+    smoothing : {"sample_eval", "trec_eval"}
+        xinfAP's smoothing (:func:`xinf_ap`).
+
+    Returns
+    -------
+    int or None
+        The ranks read of each topic; None: all of them.
+
+    Examples
+    --------
     >>> from relkit.metrics.inferred import reference_depth
     >>> reference_depth("sample_eval"), reference_depth("trec_eval")
     (1000, None)
