@@ -102,10 +102,10 @@ def eval_cmd(
     zscores: Annotated[Path | None, typer.Option(
         "-Z", help="Z-score file: lines 'qid measure mean stddev'")] = None,
     relformat: Annotated[str, typer.Option("-R", help=MODE_HELP)] = "qrels",
-    smoothing: Annotated[str, typer.Option(
+    smoothing: Annotated[str | None, typer.Option(
         "--smoothing", help="xinfAP's with -R prels: sample_eval (NIST's sample_eval.pl: "
         "eps/3eps, the default) or trec_eval (m_infap.c's eps/2eps; on one stratum "
-        "trec_eval's infAP)")] = "sample_eval",
+        "trec_eval's infAP)")] = None,
     compat: Annotated[int, Num(
         "--compat", within="9 <= x <= 10",
         help="10: trec_eval 10 (default); 9: trec_eval 9.0.8 / pytrec_eval")] = 10,
@@ -163,9 +163,6 @@ def eval_cmd(
     from relkit.metrics.run_names import run_labels
 
     labels = run_labels(run_paths, names, name_from_file)
-    if labels is not None and relformat != "qrels":
-        raise typer.BadParameter(f"names runs with -R qrels only; got -R {relformat}",
-                                 param_hint="'--names'" if names else "'--name-from-file'")
     if max_docs is not None and max_docs < 0:
         # Named as typed (-M), not as the Evaluator's max_docs.
         raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
@@ -177,8 +174,9 @@ def eval_cmd(
         evaluate_mode(relformat, qrels_path, run_paths, measure or [], query=query,
                       summary=not no_summary, complete=complete, level=level,
                       max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
-                      zscores=zscores, compat=compat, smoothing=smoothing, stdin=stdin > 0,
-                      fmt=fmt, output=output)
+                      zscores=zscores, compat=compat, smoothing=smoothing or "sample_eval",
+                      stdin=stdin > 0,
+                      fmt=fmt, output=output, labels=labels, warn=None if quiet else _warn)
         return
     if relformat == "subtopics":
         from relkit.metrics.diversity_cli import check_options, evaluate_subtopics
@@ -186,7 +184,8 @@ def eval_cmd(
         check_options(judged_only=judged_only, num_docs=num_docs, zscores=zscores)
         got = evaluate_subtopics(qrels_path, run_paths, measure or [], query=query,
                                  summary=not no_summary, complete=complete, level=level,
-                                 max_docs=max_docs, fmt=fmt)
+                                 max_docs=max_docs, fmt=fmt, labels=labels,
+                                 warn=None if quiet else _warn)
         if not isinstance(got, str):
             _write_tidy([got], fmt, output)
         elif output is not None:

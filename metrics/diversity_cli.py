@@ -7,8 +7,9 @@ mean over the evaluated topics) with the measures named as ir_measures names the
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,9 +31,13 @@ def check_options(*, judged_only: bool, num_docs: int, zscores: Path | None) -> 
 
 def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str], *,
                        query: bool, summary: bool, complete: bool, level: int,
-                       max_docs: int | None, fmt: str) -> str | pd.DataFrame:
+                       max_docs: int | None, fmt: str, labels: Sequence[str] | None = None,
+                       warn: Callable[[str], None] | None = None) -> str | pd.DataFrame:
     """Evaluate ``runs`` on subtopic qrels: the trec text, or for the other formats the
     tidy table (``run_id, query_id, measure, trec_name, value``) to write.
+
+    ``labels`` (``--names``, ``--name-from-file``) replace the runs' tags; ``warn`` is
+    told of a tag several runs share (after the work, before the caller writes).
 
     Measures default to ndeval's 21 columns; an unknown or non-diversity measure is a
     usage error naming ``-m``.
@@ -58,9 +63,13 @@ def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str
     ev = DiversityEvaluator(q, names, level=level, max_docs=max_docs, complete=complete)
     blocks: list[str] = []
     rows: list[tuple[str, str, str, str, float]] = []
-    for path in runs:
+    ids = []
+    for i, path in enumerate(runs):
         source = sys.stdin.buffer if str(path) == "-" else path
         res = ev.compute(Run.read(source, eval_only=True))
+        if labels is not None:
+            res = dataclasses.replace(res, run_id=labels[i])
+        ids.append(res.run_id)
         block = list(_lines(res, query, summary))
         # several runs: each block starts with its runid line, as plain relkit eval's
         blocks.append("".join(block if len(runs) == 1 else labelled(block, res.run_id)))
@@ -70,6 +79,10 @@ def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str
                             for t, x in zip(res.topics, v.tolist(), strict=True))
             if summary:
                 rows.append((res.run_id, "all", str(m), m.output, s))
+    if warn is not None:
+        from relkit.metrics.eval_modes import warn_shared
+
+        warn_shared(ids, runs, warn)
     if fmt == "trec":
         return "".join(blocks)
     import pandas as pd

@@ -9,18 +9,29 @@ stratified one, where it is biased.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Run
-from relkit.metrics.inferred import Ranking, Smoothing, inf_ap, inf_ndcg, ranked, stat_ap, xinf_ap
+from relkit.metrics.inferred import (
+    SAMPLE_EVAL_DEPTH,
+    Ranking,
+    Smoothing,
+    inf_ap,
+    inf_ndcg,
+    ranked,
+    reference_depth,
+    stat_ap,
+    xinf_ap,
+)
 from relkit.metrics.prels import Design, Prels
 
-DEPTH = 1000
-"""Ranks read by default: ``sample_eval.pl``'s ``maxResultSize`` (``-M`` changes it)."""
+DEPTH = SAMPLE_EVAL_DEPTH
+"""``sample_eval.pl``'s ``maxResultSize``: the ranks xinfAP (``sample_eval``
+smoothing) and infNDCG read when ``-M`` is not given. infAP, xinfAP with
+``trec_eval`` smoothing and statAP read every rank, as trec_eval does."""
 
 
 class Compute(Protocol):
@@ -29,9 +40,9 @@ class Compute(Protocol):
     Attributes
     ----------
     __call__ : callable
-        ``(run, prels, level=1, *, smoothing="sample_eval", depth=DEPTH)``:
+        ``(run, prels, level=1, *, smoothing="sample_eval", depth=None)``:
         ``smoothing`` is xinfAP's (the others ignore it); ``depth`` the ranks read of
-        each topic (None: all).
+        each topic (``-M``; None: as the estimator's reference reads them, :data:`DEPTH`).
 
     Examples
     --------
@@ -43,7 +54,7 @@ class Compute(Protocol):
     """
 
     def __call__(self, run: Ranking, prels: Prels, level: int = 1, *,
-                 smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+                 smoothing: Smoothing = "sample_eval", depth: int | None = None
                  ) -> dict[str, float]: ...
 
 
@@ -60,7 +71,7 @@ class Estimator:
     compute : Compute
         ``(run or ranking, prels, level, *, smoothing, depth) -> {topic: value}``:
         ``smoothing`` is xinfAP's (the others ignore it), ``depth`` the ranks read
-        (None: all).
+        (None: the reference's, :data:`DEPTH`).
     description : str
         One line.
 
@@ -78,31 +89,36 @@ class Estimator:
 
 
 def _top(run: Ranking, depth: int | None) -> Mapping[str, Sequence[str]]:
+    if depth is None:
+        return ranked(run)
     return {t: docs[:depth] for t, docs in ranked(run).items()}
 
 
+# depth None: each reads as its reference does. sample_eval.pl cuts at 1,000 (xinfAP,
+# infNDCG); trec_eval's infAP (infAP, xinfAP's trec_eval smoothing) reads every rank.
 def _xinf_ap(run: Ranking, prels: Prels, level: int = 1, *,
-             smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+             smoothing: Smoothing = "sample_eval", depth: int | None = None
              ) -> dict[str, float]:
-    return xinf_ap(run, prels, level, smoothing, depth)
+    return xinf_ap(run, prels, level, smoothing,
+                   reference_depth(smoothing) if depth is None else depth)
 
 
 def _inf_ndcg(run: Ranking, prels: Prels, level: int = 1, *,
-              smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+              smoothing: Smoothing = "sample_eval", depth: int | None = None
               ) -> dict[str, float]:
-    return inf_ndcg(_top(run, depth), prels, level, depth=sys.maxsize if depth is None else depth)
+    return inf_ndcg(run, prels, level, depth=DEPTH if depth is None else depth)
 
 
 def _stat_ap(run: Ranking, prels: Prels, level: int = 1, *,
-             smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+             smoothing: Smoothing = "sample_eval", depth: int | None = None
              ) -> dict[str, float]:
     return stat_ap(_top(run, depth), prels, level)
 
 
 def _inf_ap(run: Ranking, prels: Prels, level: int = 1, *,
-            smoothing: Smoothing = "sample_eval", depth: int | None = DEPTH
+            smoothing: Smoothing = "sample_eval", depth: int | None = None
             ) -> dict[str, float]:
-    return inf_ap(run if depth is None else _top(run, depth), prels, level)
+    return inf_ap(_top(run, depth), prels, level)
 
 
 ESTIMATORS: Mapping[str, Estimator] = {e.name: e for e in (
@@ -247,7 +263,7 @@ class RunEstimates:
 def estimate_prels(prels_path: os.PathLike[str] | str,
                    runs: Sequence[os.PathLike[str] | str], measures: Sequence[str], *,
                    complete: bool = False, level: int = 1, smoothing: Smoothing = "sample_eval",
-                   depth: int | None = DEPTH) -> list[RunEstimates]:
+                   depth: int | None = None) -> list[RunEstimates]:
     r"""Read a prels file and the runs; every run's estimates (nothing is written).
 
     Parameters
@@ -284,7 +300,7 @@ def estimate_prels(prels_path: os.PathLike[str] | str,
     out = []
     for path in runs:
         run = Run.read(path)
-        order = {t: docs[:depth] for t, docs in ranked(run).items()}
+        order = _top(run, depth)
         topics = [t for t in prels.topics if complete or t in order]
         if not topics:   # as plain eval says it; sample_eval.pl would divide by zero
             from relkit.metrics.core.errors import EvaluationError
@@ -300,7 +316,7 @@ def estimate_prels(prels_path: os.PathLike[str] | str,
 def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLike[str] | str],
                    measures: Sequence[str], *, per_query: bool = False, summary: bool = True,
                    complete: bool = False, level: int = 1, smoothing: Smoothing = "sample_eval",
-                   depth: int | None = DEPTH) -> str:
+                   depth: int | None = None) -> str:
     r"""``relkit eval -R prels``: trec_eval-style lines for each run (4 decimals).
 
     Parameters
@@ -322,8 +338,11 @@ def evaluate_prels(prels_path: os.PathLike[str] | str, runs: Sequence[os.PathLik
         Lowest grade that counts as relevant.
     smoothing : {"sample_eval", "trec_eval"}
         xinfAP's (:func:`relkit.metrics.inferred.xinf_ap`); NIST's by default.
-    depth : int or None, default 1000
-        Ranks of each topic read (``sample_eval.pl``'s 1,000; None: all).
+    depth : int or None, default None
+        Ranks of each topic read (``-M``). None: as each estimator's reference reads
+        them: xinfAP (``sample_eval`` smoothing) and infNDCG the first 1,000
+        (``sample_eval.pl``'s), infAP, xinfAP with ``trec_eval`` smoothing and statAP
+        every rank. infNDCG's ideal ranking is cut at ``depth`` too.
 
     Returns
     -------

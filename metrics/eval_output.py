@@ -42,6 +42,12 @@ def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path) -> 
         yield (f"{n} {have} no document graded >= {zeros.level} (-l) and {score} 0 on every "
                f"relevance measure for every run: {some(zeros.no_relevant)}; see "
                "docs/trec_eval.md, 'Silent zeros'")
+    yield from shared_run_ids(run_ids)
+
+
+def shared_run_ids(run_ids: dict[str, list[str]]) -> Iterator[str]:
+    """A warning for each run id that labels several run files (``run_ids``: label ->
+    the files it labels), said by every ``-R`` format's ``relkit eval``."""
     for run_id, paths in run_ids.items():
         if len(paths) > 1:
             yield (f"runs {', '.join(paths)} have the same run id {run_id!r}: their results "

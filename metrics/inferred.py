@@ -54,7 +54,8 @@ documents of each grade (rounded half up) from the highest grade down, cut at
 grades (trec_eval's ``ndcg``).
 
 **statAP**: :func:`relkit.metrics.statap.stat_ap` with
-:math:`\pi_d = n_c / N_c`. **infAP**: trec_eval's, on the prels read as qrels
+:math:`\pi_d = n_c / N_c`, over every rank of the run it is given: relkit sets no
+cut of its own (``eval -M`` sets one). **infAP**: trec_eval's, on the prels read as qrels
 (unsampled documents at -1); it assumes a uniform sample and is refused on a
 stratified one (biased by +42% to +78% on ``pool-sample``'s default design).
 
@@ -113,8 +114,37 @@ def ranked(run: Ranking) -> Mapping[str, Sequence[str]]:
     return run
 
 
+SAMPLE_EVAL_DEPTH = 1000
+"""Ranks ``sample_eval.pl`` reads of each topic (its ``maxResultSize``)."""
+
+
+def reference_depth(smoothing: Smoothing) -> int | None:
+    """The ranks xinfAP reads by default with ``smoothing``: as its reference does.
+
+    ``sample_eval.pl`` reads the first :data:`SAMPLE_EVAL_DEPTH`; trec_eval's infAP
+    (``m_infap.c``), which ``smoothing="trec_eval"`` reproduces, reads every rank.
+
+    Parameters
+    ----------
+    smoothing : {"sample_eval", "trec_eval"}
+        xinfAP's smoothing (:func:`xinf_ap`).
+
+    Returns
+    -------
+    int or None
+        The ranks read of each topic; None: all of them.
+
+    Examples
+    --------
+    >>> from relkit.metrics.inferred import reference_depth
+    >>> reference_depth("sample_eval"), reference_depth("trec_eval")
+    (1000, None)
+    """
+    return SAMPLE_EVAL_DEPTH if smoothing == "sample_eval" else None
+
+
 def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "sample_eval",
-            depth: int | None = 1000) -> dict[str, float]:
+            depth: int | None | Literal["reference"] = "reference") -> dict[str, float]:
     r"""xinfAP per topic of ``prels`` (formula in the module docstring).
 
     Parameters
@@ -128,8 +158,9 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
     smoothing : {"sample_eval", "trec_eval"}, default "sample_eval"
         :math:`3\varepsilon` (NIST's ``sample_eval.pl``) or :math:`2\varepsilon`
         (trec_eval's infAP) in the denominator of the stratum precision.
-    depth : int or None, default 1000
-        Ranks read (``sample_eval.pl``'s ``maxResultSize``); None: all of them.
+    depth : int, None or "reference", default "reference"
+        Ranks read; None: all of them; "reference": as the smoothing's reference
+        (:func:`reference_depth`: 1,000 for ``sample_eval``, all for ``trec_eval``).
 
     Returns
     -------
@@ -159,6 +190,8 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
         raise MeasureError(f"xinfAP's smoothing must be one of {', '.join(SMOOTHINGS)}; "
                            f"got {smoothing!r}")
     den_eps = 2 * EPS if smoothing == "trec_eval" else 3 * EPS
+    if depth == "reference":
+        depth = reference_depth(smoothing)
     order = ranked(run)
     out: dict[str, float] = {}
     for t, docs in prels.topics.items():
@@ -196,7 +229,8 @@ def xinf_ap(run: Ranking, prels: Prels, level: int = 1, smoothing: Smoothing = "
     return out
 
 
-def inf_ndcg(run: Ranking, prels: Prels, level: int = 1, depth: int = 1000) -> dict[str, float]:
+def inf_ndcg(run: Ranking, prels: Prels, level: int = 1, depth: int = SAMPLE_EVAL_DEPTH
+             ) -> dict[str, float]:
     r"""infNDCG per topic of ``prels`` (formula in the module docstring).
 
     Parameters
@@ -208,7 +242,8 @@ def inf_ndcg(run: Ranking, prels: Prels, level: int = 1, depth: int = 1000) -> d
     level : int, default 1
         Accepted for a uniform signature; gains are the positive grades.
     depth : int, default 1000
-        Ranks counted in the run and in the ideal ranking (``sample_eval.pl``'s).
+        Ranks counted in the run and in the ideal ranking (``sample_eval.pl``'s; ``-M``
+        moves both cuts).
 
     Returns
     -------

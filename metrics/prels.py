@@ -17,7 +17,9 @@ category, the documents (``docs_per_category``) and those with ``rel >= 0``
 (``sampled_docs``). A file has no probability column: within stratum
 :math:`c` of a topic the inclusion probability is :math:`\pi_c = n_c / N_c`
 (sampled over universe), which is exactly the probability
-``relkit pool-sample`` draws with.
+``relkit pool-sample`` draws with. As in relkit's qrels and runs, a line whose first
+non-blank character is ``#`` is a comment (``sample_eval.pl`` has none: it would read
+such a line as a judgment; docs/pooling.md).
 
 The **design** of a prels file is ``uniform`` when, in every topic, all strata
 were sampled at the same rate (infAP's assumption: the judged documents are a

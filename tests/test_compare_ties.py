@@ -104,7 +104,38 @@ def test_printed_precision_decides() -> None:
     spread = np.array([[-0.1, 0.1], [-0.2, 0.2], [-0.05, 0.05]])
     values = (np.array([0.88334, 0.88336, 0.88344])[:, None] + spread)[None]
     scores = Scores(("a", "b", "c"), ("AP",), ("q1", "q2"), values)
-    assert compare_scores(scores).best("AP") == {"b", "c"}
+    cmp = compare_scores(scores)
+    assert cmp.shown_best("AP") == {"b", "c"}
+    assert cmp.shown_best("AP", digits=5) == {"c"}           # 0.88336 against 0.88344
+
+
+def test_best_for_library_callers_is_the_max_up_to_noise() -> None:
+    """best() kept its meaning: 0.88336 is lower than 0.88344, however both print
+    (before the fix best() said {"b", "c"}); one value summed two ways is still a tie."""
+    means = np.array([0.88334, 0.88336, 0.88344, 0.88344 + 4e-16])   # d: c, a few ulps up
+    spread = np.array([-0.1, 0.1])            # two topics whose mean is the value itself
+    scores = Scores(("a", "b", "c", "d"), ("AP",), ("q1", "q2"),
+                    (means[:, None] + spread)[None])
+    cmp = compare_scores(scores, test="sign")   # t: scipy warns of c and d's near-tie
+    assert cmp.means[0, 2] != cmp.means[0, 3]
+    assert cmp.best("AP") == {"c", "d"}
+    assert cmp.shown_best("AP") == {"b", "c", "d"}
+
+
+def test_histogram_ties_are_the_tables_relative_noise() -> None:
+    """A count measure near 1000: 1000 against 1000 + 1e-7 is noise to the tables'
+    rule (relative 1e-9) and so a tie in the histogram too (before: an absolute 1e-9,
+    a loss)."""
+    from relkit.metrics.compare import analysis, plots
+
+    values = np.array([[[1000.0, 5.0]], [[1000.0 + 1e-7, 4.0]]]).transpose(1, 0, 2)
+    scores = Scores(("a", "b"), ("num_rel",), ("q1", "q2"), values)
+    assert analysis.most_different(scores, "num_rel").set_index("query_id").loc[
+        "q1", "best"] == "a, b"
+    hist = analysis.precision_histogram(scores, "num_rel", "a", "b").set_index("query_id")
+    assert hist.loc["q1", "difference"] == 0.0
+    up, down = plots._sides(hist["difference"].to_numpy(float))
+    assert (int(up.sum()), int(down.sum())) == (1, 0)
 
 
 def test_per_topic_best_worst_and_histogram_use_the_rule() -> None:

@@ -39,7 +39,8 @@ WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures
                  "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
                  "relkit.metrics.run_names", "relkit.metrics.compare.ties",
-                 "relkit.metrics.grade_checks", "relkit.metrics.core.levels"]
+                 "relkit.metrics.grade_checks", "relkit.metrics.core.levels",
+                 "relkit.metrics.core.atomic"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

@@ -119,7 +119,6 @@ def test_names_and_name_from_file_tell_runs_with_one_tag_apart(tmp_path: Path,
     (["--names", "a,a"], "a given twice"),
     (["--names", "a,b c"], "one word"),
     (["--names", "a,b", "--name-from-file"], "not both"),
-    (["--names", "a,b", "-R", "qrels_prefs"], "-R qrels only"),
 ])
 def test_bad_names_are_usage_errors(tmp_path: Path, opts: list[str], message: str) -> None:
     a, b = _same_tag(tmp_path)

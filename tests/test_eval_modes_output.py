@@ -109,3 +109,45 @@ def test_every_format_in_every_mode(mode: str, tmp_path: Path) -> None:
             value = got[key]
             assert (str(int(value)) == text if "." not in text
                     else f"{value:6.4f}".strip() == text), (fmt, key, value, text)
+
+
+@needs_shared
+@pytest.mark.parametrize("mode", CASES)
+def test_names_and_the_shared_tag_warning_in_every_mode(mode: str, tmp_path: Path) -> None:
+    """Two runs with one tag: warned about, and --names / --name-from-file label them
+    (before the fix -R other than qrels refused the options and never warned)."""
+    args = _case(mode, tmp_path)
+    twin = tmp_path / "twin.run"
+    twin.write_text(Path(args[-1]).read_text())
+    base = ["eval", "-R", mode, "-q", *args, str(twin), "--format", "csv"]
+    code, out, err = run_cli(base)
+    assert code == 0, err
+    assert "have the same run id" in err and len(err.splitlines()) == 1, err
+    assert len({r["run_id"] for r in _tidy("csv", out, None)}) == 1
+    code, quiet, err = run_cli([*base, "--quiet"])
+    assert (code, quiet, err) == (0, out, "")
+    for named, want in ((["--names", "one,two"], ["one", "two"]),
+                        (["--name-from-file"], [Path(args[-1]).stem, "twin"])):
+        code, out, err = run_cli([*base, *named])
+        assert code == 0 and err == "", err
+        rows = _tidy("csv", out, None)
+        assert sorted({str(r["run_id"]) for r in rows}) == sorted(want), named
+        halves = [[(r["query_id"], r["measure"], r["value"]) for r in rows
+                   if r["run_id"] == name] for name in want]
+        assert halves[0] == halves[1] and halves[0]      # the same run, named twice
+        code, text, err = run_cli([*base[:-2], *named])   # trec: each block's runid line
+        assert code == 0, err
+        runids = [line.split()[2] for line in text.splitlines() if line.startswith("runid")]
+        assert list(dict.fromkeys(runids)) == want, text
+
+
+@needs_shared
+@pytest.mark.parametrize("mode", [m for m in CASES if m != "prels"])
+@pytest.mark.parametrize("smoothing", ["sample_eval", "trec_eval"])
+def test_smoothing_outside_prels_is_a_usage_error(mode: str, smoothing: str,
+                                                  tmp_path: Path) -> None:
+    """Before the fix ``--smoothing sample_eval`` (the default's name) went through."""
+    code, out, err = run_cli(["eval", "-R", mode, "--smoothing", smoothing,
+                              *_case(mode, tmp_path)])
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1, err
+    assert "'--smoothing'" in err and f"-R {mode}" in err

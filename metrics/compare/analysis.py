@@ -35,7 +35,8 @@ def precision_histogram(scores: Scores, measure: str, a: str, b: str | None = No
     .. math:: \Delta_q = M_q(a) - M_q(b) \quad\text{or}\quad
               \Delta_q = M_q(a) - \tfrac1S \sum_s M_q(s) \text{ when } b \text{ is None}
 
-    Columns ``query_id, difference``; ties in the difference keep topic order
+    Columns ``query_id, difference``; a difference of floating-point noise is 0 (the
+    rule of :mod:`relkit.metrics.compare.ties`); ties in the difference keep topic order
     (a stable sort), so the result is deterministic.
 
     Reference: G. Salton & M. J. McGill, Introduction to Modern Information
@@ -44,10 +45,12 @@ def precision_histogram(scores: Scores, measure: str, a: str, b: str | None = No
     """
     import pandas as pd
 
+    from relkit.metrics.compare.ties import difference
+
     values = scores.of(measure)
     first = values[scores.system_index(a)]
     other = values.mean(axis=0) if b is None else values[scores.system_index(b)]
-    diff = first - other
+    diff = difference(first, other)
     order = np.argsort(-_tie_safe(diff), kind="stable")
     return pd.DataFrame({"query_id": np.asarray(scores.topics, dtype=object)[order],
                          "difference": diff[order]})

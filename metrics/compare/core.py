@@ -178,12 +178,11 @@ class Comparison:
         return string.ascii_lowercase[i] if len(self.systems) <= 26 else str(i + 1)
 
     def best(self, measure: str) -> set[str]:
-        """The systems with the highest mean on ``measure``, as a reader sees it.
+        """The systems with the highest mean on ``measure``, up to floating-point noise.
 
-        Every system whose mean prints as the highest does (4 decimals), or equals
-        it up to floating-point noise (53/60 summed in another order), is best:
-        the rule of :mod:`relkit.metrics.compare.ties`, which every table format
-        bolds.
+        A mean equal to the highest but for the last bits (53/60 summed in another
+        order) is best too; a lower mean is not, however it prints. The tables bold
+        :meth:`shown_best`.
 
         Parameters
         ----------
@@ -198,10 +197,38 @@ class Comparison:
         CompareError
             If ``measure`` is not in the comparison.
         """
+        return self._tied(measure, None)
+
+    def shown_best(self, measure: str, digits: int | None = None) -> set[str]:
+        """The systems a reader sees as best on ``measure``: :meth:`best` and every
+        mean printed as the highest does to ``digits`` decimals (default
+        :data:`relkit.metrics.compare.ties.DIGITS`, as the tables print): the rule of
+        :mod:`relkit.metrics.compare.ties`, which every table format bolds.
+
+        Parameters
+        ----------
+        measure : str
+        digits : int, optional
+
+        Returns
+        -------
+        set of str
+
+        Raises
+        ------
+        CompareError
+            If ``measure`` is not in the comparison.
+        """
+        from relkit.metrics.compare.ties import DIGITS
+
+        return self._tied(measure, DIGITS if digits is None else digits)
+
+    def _tied(self, measure: str, digits: int | None) -> set[str]:
         from relkit.metrics.compare.ties import tied_with_best
 
         row = self.means[self.scores.measure_index(measure)]
-        return {s for s, best in zip(self.systems, tied_with_best(row), strict=True) if best}
+        return {s for s, best in zip(self.systems, tied_with_best(row, digits), strict=True)
+                if best}
 
     def wins(self, measure: str, system: str) -> tuple[list[str], list[str]]:
         """Systems that ``system`` is significantly better / worse than on ``measure``.

@@ -43,7 +43,7 @@ def systems_table(cmp: Comparison) -> str:
         cells = [f"<td>{_esc(label)}</td>"]
         for m, meas in enumerate(cmp.measures):
             text = _esc(value(cmp, m, s))
-            if system in cmp.best(meas):
+            if system in cmp.shown_best(meas):
                 text = f"<strong>{text}</strong>"
             slot = (f'<span class="mark" style="width:{slots[m] * SLOT_EM:.1f}em">'
                     f"{_esc(marks[s][m])}</span>" if slots[m] else "")

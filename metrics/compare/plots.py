@@ -80,12 +80,10 @@ def histogram_pair(hist: pd.DataFrame, measure: str, a: str, b: str) -> Any:
 
 
 def _sides(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Wins and losses; a difference of floating-point noise is a tie, as in the tables
-    (:mod:`relkit.metrics.compare.ties`)."""
-    from relkit.metrics.compare.ties import sign
-
-    s = sign(diff)
-    return s > 0, s < 0
+    """Wins and losses of :func:`analysis.precision_histogram`'s differences, where a
+    difference of floating-point noise is already 0, a tie (as in the tables:
+    :mod:`relkit.metrics.compare.ties`)."""
+    return diff > 0, diff < 0
 
 
 def _bars(ax: Any, diff: np.ndarray) -> tuple[int, int]:

@@ -25,7 +25,7 @@ def markdown(cmp: Comparison) -> str:
         cells = [label(cmp, system).replace("|", "\\|")]
         for m, meas in enumerate(cmp.measures):
             text = value(cmp, m, s)
-            if system in cmp.best(meas):
+            if system in cmp.shown_best(meas):
                 text = f"**{text}**"
             sup = mark(cmp, meas, system)
             cells.append(text + (f"<sup>{sup}</sup>" if sup else ""))
@@ -53,7 +53,7 @@ def latex(cmp: Comparison) -> str:
         cells = [latex_escape(label(cmp, system))]
         for m, meas in enumerate(cmp.measures):
             text = value(cmp, m, s)
-            if system in cmp.best(meas):
+            if system in cmp.shown_best(meas):
                 text = rf"\textbf{{{text}}}"
             sig = mark(cmp, meas, system, up, down)
             if sig and cmp.baseline is None:

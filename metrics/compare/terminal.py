@@ -29,7 +29,7 @@ def rich_table(cmp: Comparison) -> Any:
         cells.append(escape(system) + (" (baseline)" if system == cmp.baseline else ""))
         for m, meas in enumerate(cmp.measures):
             text = escape(value(cmp, m, s))
-            if system in cmp.best(meas):
+            if system in cmp.shown_best(meas):
                 text = f"[bold]{text}[/bold]"
             sig = mark(cmp, meas, system)
             if sig:

@@ -2,16 +2,15 @@
 
 A level of 1.5 gives no interval at all (a quantile of 1.25 is NaN) and an alpha of
 1.5 calls every difference significant; neither is a result, so every library
-function that takes one checks it here and raises, in the wording every parameter
-error uses (:func:`relkit.metrics.core.params.bad_param`). Standard library only.
+function that takes one checks it here and raises: the check is a
+:class:`relkit.metrics.core.params.Param`'s (a float in the open interval (0, 1)),
+so the wording is every parameter error's. Standard library only.
 """
 
 from __future__ import annotations
 
-import math
-
 from relkit.metrics.core.errors import RelkitError
-from relkit.metrics.core.params import bad_param
+from relkit.metrics.core.params import Param
 
 
 def check_unit(owner: str, name: str, value: object,
@@ -39,8 +38,5 @@ def check_unit(owner: str, name: str, value: object,
     ...
     relkit.metrics.core.errors.RelkitError: The 'level' parameter of agreement must be ...
     """
-    ok = (isinstance(value, int | float) and not isinstance(value, bool)
-          and math.isfinite(value) and 0 < value < 1)
-    if not ok:
-        raise bad_param(owner, name, "a number in (0, 1)", value, error)
-    return float(value)  # type: ignore[arg-type]
+    unit = Param(name, float, None, name, low=0, high=1, open_low=True, open_high=True)
+    return float(unit.convert(owner, value, error))

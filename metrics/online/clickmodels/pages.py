@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -67,11 +66,9 @@ def write_log(path: Path, pair: IntArray, click: BoolArray, queries: list[str],
         "variant": np.asarray(variant, dtype=object)[s]})
     con = connect()
     con.register("relkit_sim", frame)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    from relkit.metrics.core.atomic import replaced
+
+    with replaced(path) as tmp:
         con.execute(f"COPY relkit_sim TO '{str(tmp).replace(chr(39), chr(39) * 2)}' "
                     "(FORMAT parquet)")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return len(frame)

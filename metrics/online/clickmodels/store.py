@@ -42,13 +42,9 @@ def to_json(model: ClickModel, fit: dict[str, Any] | None = None) -> dict[str, A
 
 def save(model: ClickModel, path: str | Path, fit: dict[str, Any] | None = None) -> None:
     """Write the model file (whole or not at all)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(to_json(model, fit)) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    from relkit.metrics.core.atomic import write_text
+
+    write_text(path, json.dumps(to_json(model, fit)) + "\n")
 
 
 def load(path: str | Path) -> tuple[ClickModel, dict[str, Any]]:
