@@ -354,6 +354,13 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
         sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
         return 1
     except Exception as exc:
+        # A click log DuckDB met damaged while scanning it (a Parquet page, a CSV row far
+        # down): read lazily, after the command opened it, so the files are named here.
+        duck = sys.modules.get("relkit.metrics.online.duck")
+        said = duck.scan_error(exc) if duck is not None and not debug else None
+        if said is not None:
+            sys.stderr.write(f"relkit: error: {said}\n")
+            return 1
         # A permission the database refused (an assessor's login after `relkit team init`;
         # SQLSTATE 42501, also a row-level security check): one line, not a traceback.
         orig = getattr(exc, "orig", None) or exc   # psycopg's own, outside SQLAlchemy

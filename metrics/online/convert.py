@@ -101,7 +101,8 @@ def from_yandex(path: str | Path, output: str | Path, *,
                     if shape else "an integer TimePassed in field 2")
             found = con.execute(f"SELECT array_to_string(f, ' | ') FROM ya WHERE line = "
                                 f"{int(line)}").fetchone()
-            raise FormatError(src, int(line), what, repr((found or ("",))[0][:80]))
+            # A line of nothing but the \x01 read_csv splits on is NULL: nothing to quote.
+            raise FormatError(src, int(line), what, repr(((found or (None,))[0] or "")[:80]))
         con.execute(
             f"CREATE TEMP TABLE ya_q AS SELECT line, session, CAST(t2 AS BIGINT) AS ts, "
             f"f[4] AS serp, f[5] AS query_id, "
