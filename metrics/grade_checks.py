@@ -51,18 +51,28 @@ MIN_LEVELS = 3
 MIN_RELEVANT = 50
 
 
+def _value_counts(col: object) -> dict[object, int]:
+    """How often each value of a column occurs (numpy, or Arrow without pandas)."""
+    if hasattr(col, "combine_chunks"):
+        # An Arrow column (a large file): counted by Arrow itself; ChunkedArray.to_numpy
+        # would import pandas, which a large `relkit eval` never loads.
+        import pyarrow.compute as pc
+
+        vc = pc.value_counts(col)
+        return dict(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist(),
+                        strict=True))
+    values, counts = np.unique(np.asarray(col), return_counts=True)
+    return {v: int(c) for v, c in zip(values.tolist(), counts, strict=True)}
+
+
 def grade_counts(qrels: Qrels) -> dict[int, int]:
     """How many judgments have each grade, grades ascending."""
-    col = qrels.column("relevance")
-    grades = np.asarray(col.to_numpy() if hasattr(col, "to_numpy") else col, dtype=np.int64)
-    values, counts = np.unique(grades, return_counts=True)
-    return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
+    return {int(g): n for g, n in sorted(_value_counts(qrels.column("relevance")).items())}
 
 
 def _topics(qrels: Qrels) -> int:
     """How many topics ``qrels`` judges."""
-    col = qrels.column("query_id")
-    return len(np.unique(col.to_numpy() if hasattr(col, "to_numpy") else col))
+    return len(_value_counts(qrels.column("query_id")))
 
 
 def inverted_grades(qrels: Qrels) -> str | None:

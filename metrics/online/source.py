@@ -406,6 +406,14 @@ def open_assignments(path: str | Path, mapping: dict[str, str] | None = None, *,
         fields.append(f.name)
         columns[f.name] = col
         used.add(col)
+    # A unit listed twice would be counted twice (the SRM test's counts, each arm's
+    # users): a silent wrong number, so it is refused, naming the second line.
+    unit = _q(columns["unit_id"])
+    dup = con.execute(f"SELECT _row, {unit} FROM (SELECT _row, {unit}, row_number() OVER "
+                      f"(PARTITION BY {unit} ORDER BY _row) AS k FROM {raw}) WHERE k = 2 "
+                      "ORDER BY _row LIMIT 1").fetchone()
+    if dup is not None:
+        raise FormatError(path, int(dup[0]), "each unit once", f"{str(dup[1])!r} again")
     extra = [c for c in schema if c not in used and c != "_row"]
     for c in extra:
         t = schema[c]
