@@ -38,7 +38,7 @@ warning (the numbers are still printed; ``--quiet`` silences it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,7 +51,7 @@ MIN_LEVELS = 3
 MIN_RELEVANT = 50
 
 
-def _value_counts(col: object) -> dict[object, int]:
+def _value_counts(col: Any) -> dict[Any, int]:
     """How often each value of a column occurs (numpy, or Arrow without pandas)."""
     if hasattr(col, "combine_chunks"):
         # An Arrow column (a large file): counted by Arrow itself; ChunkedArray.to_numpy
