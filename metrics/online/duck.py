@@ -65,14 +65,20 @@ def connect(memory_limit: str | None = None, threads: int | None = None
 OPENED: list[str] = []
 
 
-def scan_error(exc: BaseException) -> str | None:
-    """A DuckDB error met while scanning the opened files, as one line; None if ``exc``
-    is not DuckDB's."""
+def scan_reason(exc: BaseException) -> str | None:
+    """DuckDB's reason, one line, if ``exc`` is DuckDB's (or its bindings'); else None."""
     if not type(exc).__module__.lstrip("_").startswith("duckdb") and not _in_duckdb(exc):
         return None
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    files = " or ".join(OPENED) or "an input file"
-    return f"{files}: cannot read it ({first})"
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def scan_error(exc: BaseException) -> str | None:
+    """A DuckDB error met while scanning the opened files, as one line naming them; None
+    if ``exc`` is not DuckDB's."""
+    reason = scan_reason(exc)
+    if reason is None:
+        return None
+    return f"{' or '.join(OPENED) or 'an input file'}: cannot read it ({reason})"
 
 
 def _in_duckdb(exc: BaseException) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relkit.metrics.core.errors import FormatError, InputError
+from relkit.metrics.core.errors import FormatError, InputError, RelkitError
 from relkit.metrics.online.duck import (
     LogFormat,
     _names,
@@ -196,7 +196,21 @@ class LogSource:
     def check(self) -> None:
         """Raise :class:`FormatError` at the first value that is not of its field's type,
         or out of its range (``rank`` 0, ``clicked`` -1, an infinite ``ts``); an
-        :class:`InputError` when the log has no rows."""
+        :class:`InputError` when the log has no rows, or a file DuckDB cannot scan (a
+        damaged Parquet page: met here, by the first query that reads it)."""
+        from relkit.metrics.online.duck import scan_reason
+
+        try:
+            self._check()
+        except RelkitError:
+            raise
+        except Exception as exc:
+            reason = scan_reason(exc)
+            if reason is None:
+                raise
+            raise InputError(f"{self.path}: cannot read it ({reason})") from None
+
+    def _check(self) -> None:
         if not self.con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.view} "
                                 "LIMIT 1)").fetchone()[0]:  # type: ignore[index]
             raise InputError(f"{self.path}: no rows (a log with no impressions)")
