@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.readers import READERS
 
-# Readers another branch of issue 32 makes clean (remove once merged).
+# Readers with a known, not yet fixed escape: xfailed (not strict) with the reason.
+# Empty: every registered reader is clean.
 ELSEWHERE: dict[str, str] = {}
 
 
