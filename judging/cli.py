@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         code = closed_pipe()
     finally:
         sys.stderr = stderr
+        if "relkit.judging.database" in sys.modules:  # never imported just to close nothing
+            sys.modules["relkit.judging.database"].close_all()
     return code
 
 

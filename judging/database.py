@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
@@ -41,6 +42,31 @@ from relkit.judging.schema import (
 )
 
 DocLookup = Callable[[str], Document | None]
+
+# A closer per database opened in this process and not yet closed. The CLI calls them
+# when a command ends (:func:`close_all`): a SQLite database left open keeps its last
+# writes in its -wal file, so a copy of the main file alone (a backup, a template)
+# misses them. A closer holds the engine, not the Database, so a Database dropped
+# without close() is still closed (by the garbage collector, or here).
+_CLOSERS: set[_Closer] = set()
+
+
+class _Closer:
+    def __init__(self, engine: Engine) -> None:
+        self.engine: Engine | None = engine
+        _CLOSERS.add(self)
+
+    def __call__(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+            self.engine = None
+        _CLOSERS.discard(self)
+
+
+def close_all() -> None:
+    """Close every :class:`Database` this process opened and has not closed."""
+    for closer in list(_CLOSERS):
+        closer()
 
 
 def now() -> datetime:
@@ -78,6 +104,8 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.writer = writer(engine)
+        self._closer = _Closer(engine)
+        weakref.finalize(self, self._closer)
 
     @classmethod
     def open(cls, db: str | os.PathLike[str] | None = None, *, create: bool = True,
@@ -130,7 +158,13 @@ class Database:
         return cls(engine)
 
     def close(self) -> None:
-        self.engine.dispose()
+        self._closer()  # disposes the engine, once
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     # -- sessions -----------------------------------------------------------------
     def read(self) -> Session:

@@ -188,6 +188,8 @@ class Project:
                       "-o", str(root / "lists.tsv")]):
             code, _, err = run_cli(args)
             assert code == 0, (args, err)
+        # the commands closed it: every write is in the file itself, so a copy holds them
+        assert not Path(f"{db}-wal").exists(), "the template database was left open"
         shutil.copy(SAMPLE / "qrels.txt", root / "ann.qrels")
         shutil.copy(SAMPLE / "qrels.txt", root / "bob.qrels")
         self._online()

@@ -225,6 +225,17 @@ def test_the_valid_command_line_succeeds(project: Project, tmp_path: Path,
     args = case_line(project, path, name, valid_values(project, path, name), tmp_path, db)
     result = run(args, tmp_path)
     assert result.crash is None and result.code == 0, (args, result)
+    assert_closed(db)
+
+
+def assert_closed(db: Path) -> None:
+    """The command closed the database it opened.
+
+    Left open, SQLite keeps the last writes in ``-wal`` beside the file: a copy of the
+    file alone (a backup, this battery's template) misses them, and :func:`digest`
+    would not see a change.
+    """
+    assert not Path(f"{db}-wal").exists(), (db, "left open: its writes are still in -wal")
 
 
 def cases() -> list[Any]:
@@ -252,6 +263,7 @@ def test_hostile_file_is_one_clean_line(project: Project, tmp_path: Path,
     before = digest(db)
     args = case_line(project, path, name, [str(bad), *values[1:]], tmp_path, db)
     result = run(args, tmp_path)
+    assert_closed(db)
     key = (" ".join(path), name, kind)
     legit = (Path(values[0]).name, kind) in ACCEPTED or key in ACCEPTED_BY_COMMAND
     accepted = result.code == 0 and legit and result.crash is None

@@ -116,3 +116,17 @@ def test_mutated_valid_files(name: str) -> None:
         assert check(name, data) is None, (data[:120], check(name, data))
 
     run()
+
+
+def test_a_parquet_column_name_not_in_utf8_is_named() -> None:
+    """Found by the fuzzer in CI: DuckDB read the name, its Python binding raised
+    RuntimeError("nanobind::str(): conversion error!") out of the reader."""
+    seed = READERS["click-log-parquet"].seed_bytes()
+    assert b"user_id" in seed
+    data = seed.replace(b"user_id", b"user\xffid")
+    assert check("click-log-parquet", data) is None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.parquet"
+        path.write_bytes(data)
+        with pytest.raises(RelkitError, match="column name"):
+            read_all("click-log-parquet", path)

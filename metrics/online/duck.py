@@ -275,9 +275,18 @@ def raw_view(con: duckdb.DuckDBPyConnection, path: str, fmt: LogFormat,
     return name
 
 
-def schema_of(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
-    return {c: str(t) for c, t in zip(con.table(view).columns, con.table(view).types,
-                                      strict=True)}
+def schema_of(con: duckdb.DuckDBPyConnection, view: str, path: str) -> dict[str, str]:
+    """The view's columns and their types; ``path`` names the file in an error."""
+    try:
+        return {c: str(t) for c, t in zip(con.table(view).columns, con.table(view).types,
+                                          strict=True)}
+    except RuntimeError as exc:
+        # DuckDB reads a Parquet column name that is not UTF-8, and its Python binding
+        # then cannot make a str of it ("nanobind::str(): conversion error!").
+        if "conversion" not in str(exc):
+            raise
+        raise FormatError(path, None, "column names in UTF-8",
+                          "a column name that is not") from None
 
 
 def missing_column(path: str, name: str, mapping: dict[str, str], schema: dict[str, str],

@@ -303,7 +303,7 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
     con = con if con is not None else connect()
     lists = tuple(mapping.get(k, k) for k in WIDE_LISTS)
     raw = raw_view(con, path, form, lists)
-    schema = schema_of(con, raw)
+    schema = schema_of(con, raw, path)
     for name, col in mapping.items():
         if col not in schema:
             raise missing_column(path, name, mapping, schema)
@@ -320,7 +320,7 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
                                   "(the SERP-wide form)", f"type {schema[c]}")
         flat, remap = _wide(con, raw, schema, present)
         colmap.update(remap)
-        schema = schema_of(con, flat)
+        schema = schema_of(con, flat, path)
     selects = ["_row"]
     fields: list[str] = []
     columns: dict[str, str] = {}
@@ -396,7 +396,7 @@ def open_assignments(path: str | Path, mapping: dict[str, str] | None = None, *,
     mapping = parse_map(mapping, list(known))
     con = con if con is not None else connect()
     raw = raw_view(con, path, form, ())
-    schema = schema_of(con, raw)
+    schema = schema_of(con, raw, path)
     selects, fields, columns = ["_row"], [], {}
     used = set()
     for f in ASSIGN_FIELDS:
