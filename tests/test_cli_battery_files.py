@@ -86,16 +86,11 @@ ACCEPTED_BY_COMMAND: dict[tuple[str, str, str], str] = {
 # Known escapes, xfailed (not strict) with the reason: whole commands (none now), and
 # single cases below.
 ELSEWHERE_COMMANDS: dict[tuple[str, str], str] = {}
-# Known escapes not fixed yet (issue 32 follow-up; strict=False so a fix shows as XPASS):
-# a line twice in a click log is not refused by the commands that do not group by
-# impression (ab analyze/monitor/power do: docs/ab.md), and clicks simulate takes an
-# empty qrels file and a run line twice.
-OPEN = "open: duplicate log rows / clicks simulate inputs (issue 32 follow-up)"
-ELSEWHERE: dict[tuple[str, str, str], str] = {
-    ("clicks stats", "log", "duplicate"): OPEN, ("clicks convert", "source", "duplicate"): OPEN,
-    ("clicks simulate", "runs", "duplicate"): OPEN, ("clicks simulate", "qrels", "empty"): OPEN,
-    ("interleave analyze", "log", "duplicate"): OPEN,
-}
+# Known escapes not fixed yet: xfailed (strict=False, so a fix shows as XPASS) with the
+# reason. Empty: the last five (a line twice in a click log taken by clicks stats,
+# clicks convert and interleave analyze; clicks simulate taking an empty qrels file and
+# a run line twice) were fixed in issue 32.
+ELSEWHERE: dict[tuple[str, str, str], str] = {}
 
 
 def hostile(valid: Path, kind: str) -> tuple[str, bytes] | None:

@@ -405,6 +405,22 @@ def test_reused_impression_ids_stop_both_engines(spark: Any, tmp_path: Path) -> 
                                                       pytest.approx(1 / 3))
 
 
+def test_a_line_twice_stops_both_engines(spark: Any, tmp_path: Path) -> None:
+    # One page view's row repeated (a retried export): its clicks were counted twice.
+    log, assign = _tester_log(tmp_path, unique=True)
+    frame = pd.read_parquet(log)
+    write(pd.concat([frame.iloc[:3], frame.iloc[2:3], frame.iloc[3:]]), log)
+    args = f"ab analyze {log} --assign {assign} -m ctr@1"
+    code, out, local = run_cli(args)
+    assert code == 1 and out == "" and local.count("\n") == 1, local
+    assert f"{log}:4: expected one result per rank" in local
+    assert "rank 1 of impression 'u1-2'" in local
+    code, out, remote = run_cli(args + " --engine spark")
+    assert code == 1 and out == "" and remote.count("\n") == 1, remote
+    assert f"{log}: expected one result per rank" in remote
+    assert "rank 1 of impression 'u1-2'" in remote
+
+
 @pytest.mark.parametrize(("column", "value", "words"), [
     ("clicked", -1, "an integer >= 0 in column 'clicked'; found -1"),
     ("rank", 0, "an integer >= 1 in column 'rank'; found 0"),

@@ -70,6 +70,25 @@ class BadValues:
     expected: str
 
 
+REUSED_HINT = ("an impression id must name one page view (number them per log, not per "
+               "user or session; or drop the column to derive ids from session_id, ts and "
+               "query_id)")
+
+
+def reused_why(rows: list[tuple[object, ...]]) -> str:
+    """Whose page views share an impression id, from its (user, session, rank) rows:
+    "users 'u1' and 'u2'", "sessions ...", or "two page views (rank 2 twice)"."""
+    users = sorted({str(u) for u, _, _ in rows if u is not None})
+    sessions = sorted({str(s) for _, s, _ in rows if s is not None})
+    if len(users) > 1:
+        return f"users {users[0]!r} and {users[1]!r}"
+    if len(sessions) > 1:
+        return f"sessions {sessions[0]!r} and {sessions[1]!r}"
+    ranks = [int(r) for _, _, r in rows if isinstance(r, int)]
+    twice = sorted({r for r in ranks if ranks.count(r) > 1})
+    return f"two page views (rank {twice[0]} twice)" if twice else "two page views"
+
+
 @dataclass
 class LogSource:
     """A click log opened in DuckDB: :attr:`view` has the canonical columns.
@@ -195,9 +214,10 @@ class LogSource:
 
     def check(self) -> None:
         """Raise :class:`FormatError` at the first value that is not of its field's type,
-        or out of its range (``rank`` 0, ``clicked`` -1, an infinite ``ts``); an
-        :class:`InputError` when the log has no rows, or a file DuckDB cannot scan (a
-        damaged Parquet page: met here, by the first query that reads it)."""
+        or out of its range (``rank`` 0, ``clicked`` -1, an infinite ``ts``), or at the
+        second row for one (impression, rank); an :class:`InputError` when the log has no
+        rows, or a file DuckDB cannot scan (a damaged Parquet page: met here, by the first
+        query that reads it)."""
         from relkit.metrics.online.duck import scan_reason
 
         try:
@@ -219,6 +239,38 @@ class LogSource:
             b = min(bad, key=lambda b: b.rows[0])
             raise FormatError(self.path, b.rows[0], f"{range_words(FIELDS[b.field])} in "
                               f"column {b.column!r}", repr(b.first))
+        self._check_values()
+        self._check_one_per_rank()
+
+    def _check_one_per_rank(self) -> None:
+        # Two rows for one (impression, rank): a line repeated by a join or an export
+        # retried. Every command would count its clicks twice (CTR, the arms' means,
+        # interleaving's credit), so each stops here, as `clicks fit` always did.
+        v = self.view
+        dup = self.con.execute(
+            f"SELECT impression_id, rank FROM {v} WHERE impression_id IS NOT NULL AND "
+            f"rank IS NOT NULL GROUP BY impression_id, rank HAVING count(*) > 1 "
+            f"ORDER BY min(_row) LIMIT 1").fetchone()
+        if dup is None:
+            return
+        user = "user_id" if "user_id" in self.fields else "NULL"
+        session = "session_id" if "session_id" in self.fields else "NULL"
+        rows = self.con.execute(
+            f"SELECT {user}, {session}, rank, _row FROM {v} WHERE impression_id = ? "
+            "ORDER BY _row", [dup[0]]).fetchall()
+        row = next(int(r) for i, (_, _, k, r) in enumerate(rows)
+                   if any(k == k2 for _, _, k2, _ in rows[:i]))
+        why = reused_why([r[:3] for r in rows])
+        if not why.startswith("two page views"):  # the id names page views of two users
+            # (as `ab analyze` words it on either engine)
+            raise InputError(f"{self.path}: impression_id {dup[0]!r} is used by {why}: "
+                             f"{REUSED_HINT}")
+        raise FormatError(self.path, row,
+                          f"one result per rank in column {self.columns['rank']!r}",
+                          f"a second result at rank {dup[1]} of impression {dup[0]!r} "
+                          "(relkit clicks validate lists every problem)")
+
+    def _check_values(self) -> None:
         rules = self.range_rules()
         if not rules:
             return

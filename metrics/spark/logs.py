@@ -293,9 +293,9 @@ def read_log(spark: SparkSession, path: str | Path, *, mapping: dict[str, str] |
 
 def check(log: SparkLog) -> None:
     """Raise :class:`FormatError` at the first value not of its field's type or out of
-    its range, :class:`InputError` when the log has no rows (as
-    :meth:`relkit.metrics.online.source.LogSource.check`): one scan of the columns that
-    can fail, a second to find the row when one does."""
+    its range, or two rows for one (impression, rank); :class:`InputError` when the log
+    has no rows (as :meth:`relkit.metrics.online.source.LogSource.check`): one scan of
+    the columns that can fail, a second to find the row when one does, one grouping."""
     from pyspark.sql import functions as F
 
     aggs = [F.count(F.lit(1)).alias("relkit_rows")]
@@ -305,11 +305,30 @@ def check(log: SparkLog) -> None:
     if not counts["relkit_rows"]:
         raise InputError(f"{log.path}: no rows (a log with no impressions)")
     bad = [c for c in log._checks if counts[c[0]]]
-    if not bad:
-        return
-    row, name, value = _first_bad(log, bad)
-    raise FormatError(log.path, row, f"{range_words(FIELDS[name])} in column "
-                      f"{log.columns[name]!r}", repr(value))
+    if bad:
+        row, name, value = _first_bad(log, bad)
+        raise FormatError(log.path, row, f"{range_words(FIELDS[name])} in column "
+                          f"{log.columns[name]!r}", repr(value))
+    # Two rows for one (impression, rank), as the DuckDB engine refuses them (named by
+    # impression and rank: Spark has no file row numbers to give).
+    dup = (log.df.where(F.col("impression_id").isNotNull() & F.col("rank").isNotNull())
+           .groupBy("impression_id", "rank").count().where(F.col("count") > 1)
+           .orderBy("impression_id", "rank").limit(1).collect())
+    if dup:
+        from relkit.metrics.online.source import REUSED_HINT, reused_why
+
+        imp = dup[0]["impression_id"]
+        cols = [F.col(c) if log.has(c) else F.lit(None) for c in ("user_id", "session_id")]
+        rows = [tuple(r) for r in log.df.where(F.col("impression_id") == imp)
+                .select(*cols, F.col("rank").cast("long")).collect()]
+        why = reused_why(rows)
+        if not why.startswith("two page views"):  # as the DuckDB engine words it
+            raise InputError(f"{log.path}: impression_id {imp!r} is used by {why}: "
+                             f"{REUSED_HINT}")
+        raise FormatError(log.path, None, f"one result per rank in column "
+                          f"{log.columns['rank']!r}", f"a second result at rank "
+                          f"{dup[0]['rank']} of impression {dup[0]['impression_id']!r} "
+                          "(relkit clicks validate lists every problem)")
 
 
 def _first_bad(log: SparkLog, bad: list[tuple[str, Any, Any, Any]]

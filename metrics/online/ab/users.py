@@ -173,20 +173,10 @@ def reused_impression(rows: list[tuple[object, ...]], impression: str, name: str
     ``rows`` are the log's (user, session, rank) rows of that id, as either engine
     fetched them (:func:`check_impressions`, :func:`relkit.metrics.spark.ab`).
     """
-    users = sorted({str(u) for u, _, _ in rows if u is not None})
-    sessions = sorted({str(s) for _, s, _ in rows if s is not None})
-    if len(users) > 1:
-        why = f"users {users[0]!r} and {users[1]!r}"
-    elif len(sessions) > 1:
-        why = f"sessions {sessions[0]!r} and {sessions[1]!r}"
-    else:
-        ranks = [int(r) for _, _, r in rows if isinstance(r, int)]
-        twice = sorted({r for r in ranks if ranks.count(r) > 1})
-        why = f"two page views (rank {twice[0]} twice)" if twice else "two page views"
-    return ABError(f"{name}: impression_id {impression!r} is used by {why}: an "
-                   "impression id must name one page view (number them per log, not per "
-                   "user or session; or drop the column to derive ids from session_id, ts "
-                   "and query_id)")
+    from relkit.metrics.online.source import REUSED_HINT, reused_why
+
+    return ABError(f"{name}: impression_id {impression!r} is used by {reused_why(rows)}: "
+                   f"{REUSED_HINT}")
 
 
 def check_impressions(con: duckdb.DuckDBPyConnection, users: str, log: str,

@@ -231,10 +231,13 @@ def simulate(
         raise OptionError("--runs", "a run ranks no documents")
     pair = page_matrix(pages, depth)[pick]
     if preset is not None:
+        from relkit.metrics.core.errors import InputError
         from relkit.metrics.data import Qrels
 
         assert qrels is not None
         judged = Qrels.read(qrels).to_dict()
+        if not judged:  # every grade 0: a log of no clicks, silently
+            raise InputError(f"{qrels}: no judgments (the preset's clicks follow them)")
         g = np.asarray([judged.get(q, {}).get(d, 0) for q, d in zip(queries, docs,
                                                                     strict=True)] + [0])
         top = max((v for t in judged.values() for v in t.values()), default=1)

@@ -18,13 +18,23 @@ def run_pages(runs: list[Path], depth: int) -> tuple[list[str], list[str], list[
     the run index of each page); pairs are shared across runs.
     """
     from relkit.metrics.data import Run
+    from relkit.metrics.errors import DuplicateDocumentError
 
     codes: dict[tuple[str, str], int] = {}
     pages: list[list[int]] = []
     page_run: list[int] = []
     names: list[str] = []
     for i, path in enumerate(runs):
-        frame = Run.read(path).to_frame()
+        run = Run.read(path)
+        frame = run.to_frame()
+        # a document twice on a page would be shown (and clicked) twice; refused as
+        # `relkit eval` refuses it, at the line that repeats it
+        twice = frame.duplicated(["query_id", "doc_id"]).to_numpy()
+        if twice.any():
+            row = int(twice.argmax())
+            raise DuplicateDocumentError(run.source, run.line_of(row),
+                                         str(frame["query_id"].iat[row]),
+                                         str(frame["doc_id"].iat[row]))
         names.append(path.stem)
         frame = frame.sort_values(["query_id", "score", "doc_id"],
                                   ascending=[True, False, False], kind="stable")
