@@ -36,13 +36,17 @@ def _open_until_closed(url: str, token: str, revoke: list[str],
                 msg = await asyncio.wait_for(ws.receive(), timeout)
                 assert msg.type == aiohttp.WSMsgType.BINARY, msg
                 seen += msg.data
-            done = await asyncio.to_thread(subprocess.run, revoke, capture_output=True,
-                                           text=True, timeout=60)
-            assert done.returncode == 0, done.stderr
+            # Read while the command runs: aiohttp's client answers the server's pings
+            # only inside receive(), and a revoke slower than the heartbeat (15 s; a
+            # loaded machine) made the server drop the silent client (1006, not 4001).
+            done = asyncio.ensure_future(asyncio.to_thread(
+                subprocess.run, revoke, capture_output=True, text=True, timeout=60))
             while True:   # screens may still come; then the server closes
                 msg = await asyncio.wait_for(ws.receive(), timeout)
                 if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
                                 aiohttp.WSMsgType.CLOSING):
+                    ran = await done
+                    assert ran.returncode == 0, ran.stderr
                     return ws.close_code, str(msg.extra or ""), True
 
     return asyncio.run(main())
