@@ -107,10 +107,18 @@ class Store(Database):
                     raise StoreError(f"assign: gold grade {g} for ({t!r}, {d!r}) is not on the "
                                      "scale")
                 gold_by_topic.setdefault(t, []).append((d, g))
-                if not s.execute(select(GoldRow).where(GoldRow.topic_id == topic_id[t],
-                                                    GoldRow.document_id == docid[d])).first():
+                had = s.execute(select(GoldRow).where(GoldRow.topic_id == topic_id[t],
+                                                   GoldRow.document_id == docid[d])
+                                ).scalars().first()
+                if had is None:
                     s.add(GoldRow(collection_id=c.id, topic_id=topic_id[t],
                                   document_id=docid[d], grade=g))
+                elif had.grade != g:
+                    # The known grade assessors are checked against: changing it would
+                    # rescore every earlier check silently (and it has no history).
+                    raise StoreError(f"assign: gold pair ({t!r}, {d!r}) already has grade "
+                                     f"{had.grade}; this gold file says {g}; nothing was "
+                                     "changed")
             names = list(dict.fromkeys(assessors))
             load = dict.fromkeys(names, 0)
             rng = random.Random(f"overlap:{seed}")

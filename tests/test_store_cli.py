@@ -94,3 +94,29 @@ def test_adjudicated_export_counts_what_the_majority_rule_settled(tmp_path: Path
     adjudicate(store, "lee", "1", "d01", 2)
     code, _, err = run_cli(["export", "qrels", "--db", db, "--method", "adjudicated"])
     assert code == 0 and err == ""
+
+
+def test_a_second_gold_file_cannot_change_a_gold_grade(tmp_path: Path) -> None:
+    """`assign --gold` again with another grade for a gold pair kept the old one
+    silently; the known grade assessors are checked against has no history."""
+    from store_helpers import snapshot
+
+    db = str(tmp_path / "p.db")
+    make_project(db, assessors=("ann",)).close()
+    gold = tmp_path / "gold.qrels"
+    gold.write_text("1 0 d00 3\n")
+    code, _, err = run_cli(["assign", "bob", "--gold", str(gold), "--db", db])
+    assert code == 0, err
+    from relkit.judging.store import Store
+
+    store = Store.open(db, create=False)
+    before = snapshot(store)
+    gold.write_text("1 0 d00 1\n")
+    code, _, err = run_cli(["assign", "cy", "--gold", str(gold), "--db", db])
+    assert code == 1 and err.count("\n") == 1, err
+    assert "gold pair ('1', 'd00') already has grade 3" in err and "says 1" in err
+    assert snapshot(store) == before
+    gold.write_text("1 0 d00 3\n")  # the same grade again: fine
+    code, _, err = run_cli(["assign", "cy", "--gold", str(gold), "--db", db])
+    assert code == 0, err
+    store.close()
