@@ -92,3 +92,26 @@ def test_a_reason_typed_before_the_digit_is_offered_in_the_dialog(tmp_path: Path
 
     run(store, steps)
     assert _held(store) == [(None, 2, "narrative says 2"), (2, 3, "bob measured it")]
+
+
+def test_the_dialog_shows_the_pairs_decisions_so_far(tmp_path: Path) -> None:
+    """The history was kept but a lead changing a grade could not see it (only the
+    JSONL dump showed it): the dialog lists the latest changes, newest last."""
+    store = project(tmp_path)
+    adjudicate(store, "lee", "1", "d0", 2, "narrative says 2")
+    for i, g in enumerate([3, 1, 2, 0, 3]):
+        adjudicate(store, "kim", "1", "d0", g, f"round {i}")
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        await pilot.press("1")
+        await pilot.pause()
+        assert isinstance(app.screen, ChangeDecisionScreen)
+        shown = str(app.screen.query_one("#change-history").render())
+        assert "(2 earlier not shown)" in shown
+        lines = [line.strip() for line in shown.splitlines()[1:]]
+        assert [line.split(" ", 2)[2] for line in lines] == [
+            "kim: 3 -> 1 (round 1)", "kim: 1 -> 2 (round 2)", "kim: 2 -> 0 (round 3)",
+            "kim: 0 -> 3 (round 4)"]
+        await pilot.press("escape")
+
+    run(store, steps)

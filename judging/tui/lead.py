@@ -239,8 +239,14 @@ class LeadApp(HeapKeptApp):
                 else:
                     self._save(c, grade, why)
 
+            from relkit.judging.decisions import decision_history
+
+            history = [f"{h.recorded_at:%Y-%m-%d %H:%M} {h.lead}: "
+                       + (f"{h.old_grade} -> {h.grade}" if h.old_grade is not None
+                          else f"{h.grade}") + (f" ({h.note})" if h.note else "")
+                       for h in decision_history(self.store, c.topic, c.doc)]
             self.push_screen(ChangeDecisionScreen(what, c.reason, "" if reason == c.reason
-                                                  else reason), done)
+                                                  else reason, history), done)
             return
         if (grade, reason) == (c.final, c.reason):  # the same decision: nothing to save
             self._status(f"Unchanged: {c.topic}/{c.doc} has the final grade {grade} already.")

@@ -3,6 +3,8 @@ final grade, the lead's help."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -119,17 +121,31 @@ class ChangeDecisionScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, what: str, was: str, reason: str) -> None:
+    # the latest changes shown, a line each (at 80x24 the dialog keeps room for the
+    # reason field; `relkit export jsonl` has them all, in full)
+    SHOWN = 4
+
+    def __init__(self, what: str, was: str, reason: str,
+                 history: Sequence[str] = ()) -> None:
         super().__init__()
         self.what = what      # "1/d0 from 3 Perfectly relevant to 1 Related"
         self.was = was        # the reason given for the grade replaced
         self.reason = reason  # a reason typed already, offered
+        self.history = list(history)  # the pair's decisions so far, oldest first
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(safe(f"Change the final grade of {self.what}? The old decision "
                               "stays in the history." + (f" Its reason: {self.was}"
                                                          if self.was else "")))
+            if self.history:
+                shown = self.history[-self.SHOWN:]
+                more = len(self.history) - len(shown)
+                yield Static(safe("Decisions so far" + (f" ({more} earlier not shown)"
+                                                        if more else "") + ":\n"
+                                  + "\n".join(f"  {cut(line, 56, pad=False)}"
+                                              for line in shown)),
+                             id="change-history")
             yield Static("Reason for the change (Enter saves it, Esc cancels: nothing "
                          "changes)")
             yield Input(value=self.reason, placeholder="why the new grade?",
