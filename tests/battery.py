@@ -110,6 +110,19 @@ def digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+def assert_closed(db: Path) -> None:
+    """The command closed the database it opened.
+
+    Left open, SQLite keeps the last writes in ``-wal`` beside the file: a copy of the
+    file alone (a backup, this battery's template) misses them, and :func:`digest`
+    would not see a change. (A read-only connection cannot remove the -wal it opened,
+    but leaves it empty: nothing was written.)
+    """
+    wal = Path(f"{db}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0, (
+        db, "left open: its writes are still in -wal")
+
+
 class Hang(BaseException):
     """A case ran past :data:`HANG_SECONDS` (BaseException: no ``except Exception`` eats it)."""
 

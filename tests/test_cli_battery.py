@@ -18,7 +18,6 @@ new output path, a free-text name) may succeed instead, but never with a traceba
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import typing
 from collections.abc import Iterator
@@ -27,10 +26,9 @@ from typing import Any
 
 import pytest
 
-from helpers import ROOT, run_cli
-
-SAMPLE = ROOT / "corpora" / "sample"
-RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
+import battery
+from battery import RUNS, SAMPLE, annotation, assert_closed, digest
+from helpers import run_cli
 
 # Commands not run here, and why.
 SKIP = {
@@ -69,50 +67,16 @@ SKIP_OPTIONS = {
 }
 
 
-def commands() -> Iterator[tuple[list[str], Any]]:
-    import typer
-
-    from relkit.judging.cli import full_app
-
-    def walk(c: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
-        if hasattr(c, "commands"):
-            for name, sub in c.commands.items():
-                yield from walk(sub, [*path, name])
-        else:
-            yield path, c
-
-    yield from walk(typer.main.get_command(full_app()), [])
+def commands() -> list[tuple[list[str], Any]]:
+    return [(list(path), cmd) for path, cmd in battery.commands()]
 
 
-def annotation(param: Any) -> Any:
-    ann = param.type_descriptor.annotation
-    args = [a for a in typing.get_args(ann) if a is not type(None)]
-    if typing.get_origin(ann) in (list, typing.Union) or type(ann).__name__ == "UnionType":
-        return annotation_of(args[0]) if args else str
-    return ann
-
-
-def annotation_of(ann: Any) -> Any:
-    args = [a for a in typing.get_args(ann) if a is not type(None)]
-    return annotation_of(args[0]) if args else ann
-
-
-class Project:
-    """The sample collection, a pool file, judgments and a judging database made from them."""
+class Project(battery.Project):
+    """The battery's valid project (tests/battery.py), with what this battery adds: the
+    valid value of a required parameter and the invalid values of an option."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.template = root / "template.db"
-        db = str(self.template)
-        for args in (["init", "--topics", str(SAMPLE / "topics.trec"), "--docs",
-                      str(SAMPLE / "docs.jsonl"), "--db", db],
-                     ["pool", *map(str, RUNS), "--depth", "3", "--into", db],
-                     ["assign", "ann", "bob", "--overlap", "0.5", "--db", db],
-                     ["pool", *map(str, RUNS), "--depth", "3", "-o", str(root / "pool.tsv")]):
-            code, _, err = run_cli(args)
-            assert code == 0, err
-        shutil.copy(SAMPLE / "qrels.txt", root / "ann.qrels")
-        shutil.copy(SAMPLE / "qrels.txt", root / "bob.qrels")
+        super().__init__(root)
         qrels, ann, bob = (str(p) for p in (SAMPLE / "qrels.txt", root / "ann.qrels",
                                             root / "bob.qrels"))
         EXTRA.update({("eval",): [qrels, str(RUNS[0])],
@@ -215,10 +179,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return Project(tmp_path_factory.mktemp("battery"))
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @pytest.mark.parametrize(("path", "opt"), list(cases()))
 def test_invalid_option_value_is_one_clean_line(project: Project, tmp_path: Path,
                                                 path: list[str], opt: str) -> None:
@@ -242,6 +202,7 @@ def test_invalid_option_value_is_one_clean_line(project: Project, tmp_path: Path
         args = [*path, *base, opt, value]
         code, _, err = run_cli(args, cwd=tmp_path)
         assert "Traceback" not in err, (args, err)
+        assert_closed(db)
         if code == 0:
             assert may_succeed, (args, "accepted an invalid value", err)
             continue

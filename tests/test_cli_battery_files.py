@@ -30,6 +30,7 @@ from battery import (
     SKIP,
     Project,
     annotation,
+    assert_closed,
     command,
     command_line,
     commands,
@@ -222,15 +223,6 @@ def test_the_valid_command_line_succeeds(project: Project, tmp_path: Path,
     assert result.crash is None and result.code == 0, (args, result)
     assert_closed(db)
 
-
-def assert_closed(db: Path) -> None:
-    """The command closed the database it opened.
-
-    Left open, SQLite keeps the last writes in ``-wal`` beside the file: a copy of the
-    file alone (a backup, this battery's template) misses them, and :func:`digest`
-    would not see a change.
-    """
-    assert not Path(f"{db}-wal").exists(), (db, "left open: its writes are still in -wal")
 
 
 def cases() -> list[Any]:
