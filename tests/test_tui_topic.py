@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.text import Text
 
 from relkit.corpora.types import TREC_DL, Document, Topic
@@ -145,6 +146,44 @@ def test_topic_list_one_line_per_topic_and_type_to_jump(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert screen(app).topic.key == "12"
+
+    drive(store, steps)
+
+
+def test_type_to_jump_keeps_a_bounded_buffer_through_a_key_burst(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: 2,000 / 4,000 / 8,000 keys cost 0.6 / 1.5 / 4.9 s of CPU (quadratic): the
+    jump buffer grew with every key and each key searched and showed all of it. A key no
+    topic continues with starts a new topic key: the buffer stays within the longest key
+    (each key's work no longer depends on how many came before) and jumps still work."""
+    from textual.widgets import OptionList
+
+    from relkit.judging.tui import topics as topic_screen
+    from relkit.judging.tui.topics import TopicsScreen
+
+    monkeypatch.setattr(topic_screen, "JUMP_RESET", 1e9)   # a slow machine: no pause
+    store = Store.open(tmp_path / "many.db")
+    topics = [Topic(str(i), f"topic {i}") for i in range(1, 16)]
+    store.create_collection("c", TREC_DL, topics, [Document("d0", "T", "text")])
+    store.import_pool([(t.id, "d0") for t in topics], name="p")
+    store.assign(["ann"])
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.pause()
+        s = app.screen
+        assert isinstance(s, TopicsScreen)
+        ol = s.query_one("#topic-list", OptionList)
+        longest = max(len(t.key) for t in s.topics)
+        seen = 0
+        for key in "1234567890" * 30:                     # a burst, no pause
+            await pilot.press(key)
+            seen = max(seen, len(s.typed), len(str(s.query_one("#summary").render())))
+        assert len(s.typed) <= longest
+        assert seen <= 60, seen                  # the summary line: no 300-key echo
+        await pilot.press("1", "3")               # within the reset pause: topic 13
+        assert ol.highlighted == 12 and s.typed == "13"
+        await pilot.press("9", "9")               # no topic 99: the second 9 starts anew
+        assert ol.highlighted == 8 and s.typed == "9"
 
     drive(store, steps)
 

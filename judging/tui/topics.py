@@ -137,11 +137,16 @@ class TopicsScreen(Screen[None]):
         if not char or not char.isalnum() or char in bound:
             return
         now = time.monotonic()
-        if now - self._typed_at > JUMP_RESET:
-            self.typed = ""
+        typed = "" if now - self._typed_at > JUMP_RESET else self.typed
         self._typed_at = now
-        self.typed += char
         event.stop()
+        # A key that no topic's key continues with starts a new one, so the buffer never
+        # outgrows the longest topic key: each key costs the same however many came
+        # before (a held key or a burst of thousands grew it without end, and each key
+        # then cost its length: quadratic, seconds of CPU).
+        if not any(t.key.startswith(typed + char) for t in self.topics):
+            typed = ""
+        self.typed = typed + char
         self.jump(self.typed)
 
     def jump(self, typed: str) -> None:
