@@ -50,8 +50,9 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0,
 class Served:
     """``relkit serve --db DB --port PORT`` in a subprocess; restartable on the same port."""
 
-    def __init__(self, db: str, log: Path, port: int | None = None) -> None:
-        self.db, self.log_path = db, log
+    def __init__(self, db: str, log: Path, port: int | None = None,
+                 args: tuple[str, ...] = ()) -> None:
+        self.db, self.log_path, self.args = db, log, args
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -60,8 +61,8 @@ class Served:
     def start(self) -> None:
         self._log = open(self.log_path, "ab")  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen([*RELKIT, "serve", "--db", self.db, "--port",
-                                      str(self.port)], stdout=self._log, stderr=self._log,
-                                     start_new_session=True)
+                                      str(self.port), *self.args], stdout=self._log,
+                                     stderr=self._log, start_new_session=True)
 
         def up() -> bool:
             assert self.proc is not None
@@ -97,8 +98,9 @@ class Served:
 
 
 @contextlib.contextmanager
-def served(db: str, tmp_path: Path) -> Iterator[Served]:
-    s = Served(db, tmp_path / "serve.log")
+def served(db: str, tmp_path: Path, *args: str) -> Iterator[Served]:
+    """A server (``args``: more options of `relkit serve`), stopped on the way out."""
+    s = Served(db, tmp_path / "serve.log", args=args)
     try:
         yield s
     finally:

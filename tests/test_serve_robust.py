@@ -64,3 +64,32 @@ def test_the_revocation_watcher_outlives_an_unexpected_error(
     asyncio.run(main())
     assert rounds[:2] == ["asked", "asked"] and closed == ["bob"], (rounds, logged)
     assert any("something unexpected" in line for line in logged), logged
+
+
+def test_a_session_opened_while_the_watcher_asks_is_not_taken_for_revoked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watcher asked about the open sessions' tokens, then ended every open session
+    whose token was not in the answer: one opened during the query (50 websockets in a
+    row: tests/test_serve_abuse.py) was closed as revoked."""
+    closed: list[str] = []
+    fake = types.SimpleNamespace(sessions={"ws1": ("K1", "ann")}, store=None)
+
+    def live_keys(store: Any, keys: set[str]) -> set[str]:
+        fake.sessions["ws2"] = ("K2", "lee")      # lee signs in meanwhile
+        return set(keys)
+
+    async def close(websocket: Any, name: str) -> None:
+        closed.append(name)
+
+    fake._close = close
+    monkeypatch.setattr(tokens, "live_keys", live_keys)
+    monkeypatch.setattr(srv, "REVOKE_CHECK", 0.0)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(srv.RelkitServer.watch_revocations(fake))  # type: ignore[arg-type]
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        task.cancel()
+
+    asyncio.run(main())
+    assert closed == [] and set(fake.sessions) == {"ws1", "ws2"}

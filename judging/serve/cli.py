@@ -20,6 +20,12 @@ def serve(
     port: int = Num(8000, within="1 <= x <= 65535", help="Port to listen on"),
     public_url: str | None = typer.Option(None, "--public-url", help="The https:// address "
                                           "people open, when behind a reverse proxy"),
+    max_sessions: int = Num(32, within="x >= 1", help="Sessions open at once on this server "
+                            "(each is a process of ~80 MiB and a database connection); "
+                            "one more is told the server is full"),
+    per_token: int = Num(2, "--max-sessions-per-token", within="x >= 1",
+                         help="Sessions open at once with one token (tabs of one person); "
+                         "one more is told they are signed in in another tab"),
 ) -> None:
     """Serve the judging screens to web browsers; people sign in with a token.
 
@@ -49,7 +55,7 @@ def serve(
     if host not in LOOPBACK:
         say(f"relkit serve: listening on {host} in plain HTTP: tokens cross the network "
             "in clear unless a TLS reverse proxy is in front (docs/serve.md)")
-    run(store, url, host, port, public_url)
+    run(store, url, host, port, public_url, per_token, max_sessions)
 
 
 def _can_listen(host: str, port: int) -> None:

@@ -4,7 +4,10 @@ headers of both."""
 
 from __future__ import annotations
 
+import json
 import re
+
+from relkit.judging.serve.limits import TOO_BIG
 
 SIGNIN = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>relkit judge: sign in</title>
@@ -37,8 +40,9 @@ FONT_FACE = ("<style>@font-face { font-family: 'Roboto Mono'; "
 
 # textual-serve's page shows "Session ended." when the websocket closes; the server
 # closes it with a reason when it ends a session itself (a revoked token, a session
-# that cannot start), and this shows that reason instead. Installed before the page's
-# script, so the page's websocket is one of these.
+# that cannot start, a refused one, keys too fast), and this shows that reason instead;
+# a message too long is closed by aiohttp itself (1009, no reason): the page says why.
+# Installed before the page's script, so the page's websocket is one of these.
 PAGE_SCRIPT = """<script>
 (() => {
   const Real = window.WebSocket;
@@ -47,6 +51,7 @@ PAGE_SCRIPT = """<script>
     ws.addEventListener('close', e => {
       const m = document.querySelector('.closed-dialog .message');
       if (e.reason && m) m.textContent = e.reason;
+      else if (e.code === 1009 && m) m.textContent = TOO_BIG;
     });
     return ws;
   }
@@ -59,7 +64,7 @@ PAGE_SCRIPT = """<script>
 .closed-dialog .intro { flex-direction: column; padding: 0 2em; box-sizing: border-box; }
 #signout { color: rgba(255, 255, 255, 0.8); font-family: "Roboto Mono", menlo, monospace; }
 </style>
-"""
+""".replace("TOO_BIG", json.dumps(TOO_BIG))
 # Signing out (the cookie lasts 30 days: on a shared computer the next person would be
 # signed in): next to "Restart" on the "Session ended." screen.
 RESTART = '<button type="button" onClick="refresh()">Restart</button>'

@@ -49,6 +49,7 @@ from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exp
     Backoff,
     Busy,
 )
+from relkit.judging.serve.limits import MAX_MESSAGE, PER_TOKEN, TOTAL, Seat
 from relkit.judging.serve.markup import (
     FONT_FACE,
     FONTS_LINK,
@@ -58,6 +59,7 @@ from relkit.judging.serve.markup import (
     SIGN_OUT,
     SIGNIN,
 )
+from relkit.judging.serve.sessions import SessionLimits
 from relkit.judging.serve.warm import WarmAppService, WarmPool, served_environment
 
 if TYPE_CHECKING:
@@ -73,13 +75,15 @@ def log(msg: str) -> None:
     sys.stderr.flush()
 
 
-class RelkitServer(Server):
+class RelkitServer(SessionLimits, Server):
     """textual-serve's server, for relkit's judging app, behind sign-in tokens."""
 
     def __init__(self, store: Store, db: str, host: str = "127.0.0.1", port: int = 8000,
-                 public_url: str | None = None) -> None:
-        super().__init__(command="relkit judge", host=host, port=port, title="relkit judge",
-                         public_url=public_url)
+                 public_url: str | None = None, per_token: int = PER_TOKEN,
+                 max_sessions: int = TOTAL) -> None:
+        Server.__init__(self, command="relkit judge", host=host, port=port,
+                        title="relkit judge", public_url=public_url)
+        SessionLimits.__init__(self, per_token, max_sessions)
         self.explicit_public_url = public_url
         # (textual-serve writes an IPv6 literal bare: http://::1:8000 is no URL)
         self.local_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
@@ -107,6 +111,7 @@ class RelkitServer(Server):
     async def on_shutdown(self, app: web.Application) -> None:
         self._warming.cancel()
         self._watching.cancel()
+        await self.end_all()          # each process within QUIT_GRACE (SessionLimits)
         await self.pool.close()
 
     async def on_startup(self, app: web.Application) -> None:
@@ -315,13 +320,20 @@ class RelkitServer(Server):
         # No permessage-deflate: a screen is a few KiB, and deflating every frame costs
         # CPU on the one event loop all sessions share (frames over 16 KiB go through a
         # thread pool) and in the browser, on the path of every key press.
-        websocket = web.WebSocketResponse(heartbeat=15, compress=False)
+        # A longer message is refused as its header is read (limits.MAX_MESSAGE).
+        websocket = web.WebSocketResponse(heartbeat=15, compress=False,
+                                          max_msg_size=MAX_MESSAGE)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: WarmAppService | None = None
+        seat: Seat | None = None
         failed = False
         try:
             await websocket.prepare(request)
+            key = tokens.key_of(request.cookies[COOKIE]) or ""
+            seat = await self.seat_for(websocket, key, who.name)
+            if seat is None:                # refused, and told why (SessionLimits)
+                return websocket
 
             async def close(reason: str = "") -> None:
                 # a reason: the page shows it instead of "Session ended." (PAGE_SCRIPT)
@@ -332,11 +344,14 @@ class RelkitServer(Server):
                                      write_bytes=websocket.send_bytes,
                                      write_str=websocket.send_str, close=close,
                                      download_manager=self.download_manager, debug=self.debug)
-            self.sessions[websocket] = (tokens.key_of(request.cookies[COOKIE]) or "", who.name)
+            self.sessions[websocket] = (key, who.name)
+            self.seated(seat, websocket, service)
             await service.start(width, height)
+            seat.pid = service._process.pid if service._process else None
             try:
                 await self._process_messages(websocket, service)
             finally:
+                self.leaving(seat)
                 await service.stop()
         except asyncio.CancelledError:
             await websocket.close()
@@ -349,7 +364,9 @@ class RelkitServer(Server):
             if service is not None:
                 await service.stop()    # the app process's own last lines come first
                 if open_still and not (service.refused or failed):
-                    log(f"session of {who.name} ended")
+                    log(f"session of {who.name} ended{service.why}{self.used(seat)}")
+            if seat is not None:
+                self.seats.release(seat)
         return websocket
 
     async def watch_revocations(self) -> None:
@@ -369,7 +386,8 @@ class RelkitServer(Server):
                 log(f"could not look for revoked tokens: {exc!r}; trying again")
                 continue
             for websocket, (key, name) in list(self.sessions.items()):
-                if key not in live:
+                # (a session opened during the query was not asked about: not revoked)
+                if key in keys and key not in live:
                     self.sessions.pop(websocket, None)
                     log(f"session of {name} ended: its token was revoked")
                     # the app is told to quit (as when the browser goes): what it has
@@ -378,14 +396,16 @@ class RelkitServer(Server):
                     # the others' (aiohttp waits for its answer).
                     asyncio.ensure_future(self._close(websocket, name))
 
-    async def _close(self, websocket: web.WebSocketResponse, name: str) -> None:
+    async def _close(self, websocket: web.WebSocketResponse, name: str, code: int = 4001,
+                     reason: str = REVOKED) -> None:
         try:
-            await websocket.close(code=4001, message=REVOKED.encode())
+            await websocket.close(code=code, message=reason.encode()[:123])
         except Exception as exc:  # noqa: BLE001 (the connection may be gone already)
             log(f"session of {name}: closing it: {exc!r}")
 
 
-def run(store: Store, db: str, host: str, port: int, public_url: str | None) -> None:
+def run(store: Store, db: str, host: str, port: int, public_url: str | None,
+        per_token: int = PER_TOKEN, max_sessions: int = TOTAL) -> None:
     """Serve until interrupted; the app processes get ``RELKIT_DB`` from here."""
     os.environ["RELKIT_DB"] = db
-    RelkitServer(store, db, host, port, public_url).serve()
+    RelkitServer(store, db, host, port, public_url, per_token, max_sessions).serve()

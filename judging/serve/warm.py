@@ -19,10 +19,11 @@ import json
 import os
 import sys
 from asyncio.subprocess import PIPE, Process
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from textual_serve.app_service import AppService
 
+from relkit.judging.serve.limits import QUIT_GRACE
 from relkit.judging.serve.session import REFUSED
 
 # Textual draws a changed screen on the next tick of a free-running timer at TEXTUAL_FPS
@@ -136,6 +137,9 @@ class WarmAppService(AppService):
         self.pool, self.role, self.name, self.log = pool, role, name, log
         self.ended = False     # the app said it quit, or the session was refused
         self.refused = False
+        self.killed = False    # it did not quit in time (stop)
+        self.why = ""          # why the server ended it, for the log (": keys ...")
+        self._stopping: asyncio.Future[None] | None = None
 
     async def on_meta(self, data: bytes) -> None:
         meta = json.loads(data)
@@ -152,10 +156,56 @@ class WarmAppService(AppService):
 
     async def run(self) -> None:
         await super().run()
-        if not self.ended:
+        if not self.ended and not self.killed:
             # The process ended without the app quitting (a crash; textual-serve has
             # logged its stderr): the browser is told, not left on a dead screen.
             await self.remote_close(STOPPED)  # type: ignore[call-arg]
+
+    async def send_bytes(self, data: bytes) -> bool:
+        return await self._bounded(super().send_bytes(data))
+
+    async def send_meta(self, data: dict[str, str | None | int | bool]) -> bool:
+        return await self._bounded(super().send_meta(data))
+
+    async def _bounded(self, sending: Awaitable[bool]) -> bool:
+        # A process that reads nothing (stopped, or hung) fills its stdin pipe and the
+        # write would wait for ever, holding the websocket's messages (the browser's
+        # leaving among them) behind it. A live app reads its input at once.
+        try:
+            return await asyncio.wait_for(sending, QUIT_GRACE)
+        except TimeoutError:
+            return False
+
+    async def stop(self) -> None:
+        """Tell the app to quit and wait for it; kill it :data:`QUIT_GRACE` seconds
+        later if it is still running (busy with a burst of keys, hung, stopped): the
+        process ends within that of the browser leaving or the server stopping,
+        whatever it is doing. Calls at once (the handler, the server stopping) share
+        one ending."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop())
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self) -> None:
+        if self._task is None:
+            return
+        task, process = self._task, self._process
+        await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + QUIT_GRACE
+        await self.send_meta({"type": "quit"})          # (bounded: _bounded)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(task), max(0.0, deadline - loop.time()))
+        if not task.done() and process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            self.killed = True
+            self.log(f"session of {self.name}: its process had not ended "
+                     f"{QUIT_GRACE:g} s after it was told to quit; killed")
+        await task
+        if process is not None:
+            await process.wait()
+        self._task = None
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         # The browser's terminal size goes down the pipe with the name: textual's web
