@@ -232,6 +232,27 @@ def test_sigterm_ends_the_server_and_every_process_even_a_stuck_one(tmp_path: Pa
         assert "session of ann ended: the server is stopping" in server.log(), server.log()
 
 
+@pytest.mark.slow  # a server of its own
+def test_a_server_killed_outright_takes_its_sessions_with_it(tmp_path: Path) -> None:
+    """SIGKILL leaves the server no say: the kernel ends its sessions (their app would
+    run on without input for ever: found orphaned after a test run)."""
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        w = rested(server)
+        assert server.proc is not None
+        proc = server.proc
+
+        async def main() -> None:
+            session, ws, _, _ = await signed_in(server.url, toks["lee"])   # a lead's app
+            async with session:
+                proc.kill()
+                await asyncio.to_thread(proc.wait, 60)
+
+        asyncio.run(main())
+        wait_until(lambda: not [p for p in w.seen | set(w.now()) if alive(p)],
+                   "every app process to end", 30)
+
+
 @pytest.mark.slow  # 22 sessions asked for, 2 processes
 def test_twenty_tabs_on_one_token_get_two_sessions_the_rest_are_told(shared: Shared) -> None:
     server, toks = shared

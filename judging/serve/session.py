@@ -110,7 +110,28 @@ def refuse(reason: str) -> None:
     out.flush()
 
 
+def die_with_server() -> None:
+    """Be killed by the kernel when the server's process ends, however it ends (SIGKILL,
+    a crash): nothing else would end a session whose server is gone (its app keeps
+    running without input). Linux only (``prctl(PR_SET_PDEATHSIG)``); elsewhere the
+    server's own stop is all there is."""
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:            # the server ended before prctl took hold
+        os._exit(1)
+
+
 def main(argv: list[str]) -> int:
+    die_with_server()
     if argv[0] == "--warm":
         # A spare (relkit.judging.serve.warm): ready now, learns who from the server.
         store = prepare()

@@ -79,9 +79,12 @@ class WarmPool:
         self.size, self.refill_after = size, refill_after
         self.spares: list[asyncio.Task[Spare]] = []
         self._refill: asyncio.TimerHandle | None = None
+        self.closed = False
 
     def fill(self, env: dict[str, str]) -> None:
         self._refill = None
+        if self.closed:          # (no spare started while the server stops)
+            return
         while len(self.spares) < self.size:
             self.spares.append(asyncio.ensure_future(start_spare(env)))
 
@@ -103,6 +106,7 @@ class WarmPool:
         return sum([bool(await spare.ready) for spare in spares])
 
     async def close(self) -> None:
+        self.closed = True
         if self._refill is not None:
             self._refill.cancel()
         for task in self.spares:
@@ -215,6 +219,14 @@ class WarmAppService(AppService):
         self._process = spare.process
         assert spare.process.stdin is not None
         self._stdin = spare.process.stdin
+        if self._stopping is not None:
+            # stopped while its process was on its way (the browser gone, the server
+            # stopping, during a cold start): the app never starts for nobody
+            self.killed = True
+            os.close(spare.identity_fd)
+            with contextlib.suppress(ProcessLookupError):
+                spare.process.kill()
+            return spare.process
         os.write(spare.identity_fd, f"{self.role}\t{self.name}\t{width}\t{height}\n".encode())
         os.close(spare.identity_fd)
         return spare.process
