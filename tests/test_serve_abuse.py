@@ -313,3 +313,58 @@ def test_fifty_idle_websockets_fill_the_server_and_no_more(tmp_path: Path) -> No
         wait_until(w.at_rest, "the count back to the baseline", 60)
         assert w.peak < BOUND
         assert server.log().count("refused a session of ") == 48
+
+
+@pytest.mark.slow  # a real Chromium
+def test_the_page_says_why_a_session_was_refused_or_ended(tmp_path: Path) -> None:
+    """What the person sees: the refused tab says they are signed in elsewhere; a
+    message over the limit (closed by aiohttp, code 1009, no reason) says so too."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from serve_helpers import chrome, wait_for_app
+
+    db, toks = project(tmp_path)
+    with served(db, tmp_path, "--max-sessions-per-token", "1") as server:
+        holding, release = threading.Event(), threading.Event()
+
+        async def hold() -> None:            # ann's one session, in another "tab"
+            session, ws, _, _ = await signed_in(server.url, toks["ann"])
+            async with session:
+                holding.set()
+                while not release.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(ws.receive(), 0.2)   # (answers pings)
+                await ws.close()
+
+        other = threading.Thread(target=asyncio.run, args=(hold(),))
+        other.start()
+        browser = chrome()
+
+        def message() -> str:
+            if not browser.execute_script(
+                    "return document.body.classList.contains('-closed')"):
+                return ""
+            return str(browser.find_element(By.CSS_SELECTOR, ".closed-dialog .message").text)
+
+        try:
+            assert holding.wait(60)
+            browser.get(server.url)
+            browser.find_element(By.ID, "token").send_keys(toks["ann"])
+            browser.find_element(By.ID, "signin").click()
+            said = wait_until(message, "the page to say why", 60)
+            assert said == limits.SIGNED_IN_ELSEWHERE.format(n=1), said
+            release.set()
+            other.join(60)
+            wait_until(lambda: "session of ann ended" in server.log(), "the other's end", 60)
+            browser.refresh()                                  # Restart
+            wait_for_app(browser, 60)
+            browser.execute_script("window.__rk.ws.send(JSON.stringify(['stdin', "
+                                   "'x'.repeat(arguments[0])]))", limits.MAX_MESSAGE + 1)
+            said = wait_until(message, "the page to say why", 60)
+            assert said == limits.TOO_BIG, said
+        finally:
+            release.set()
+            browser.quit()
+            other.join(60)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -149,6 +150,12 @@ class Seats:
         if seat in self.open:
             self.open.remove(seat)
         seat.ended.set()
+
+
+def log(msg: str) -> None:
+    """One line on the server's log (stderr)."""
+    sys.stderr.write(f"relkit serve: {msg}\n")
+    sys.stderr.flush()
 
 
 def memory(pid: int | None) -> tuple[int, int] | None:

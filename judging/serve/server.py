@@ -12,7 +12,9 @@ process exists, so a refused browser costs nothing but the check):
   and every :data:`REVOKE_CHECK` seconds for the open ones (one query), so a revoked
   token's open sessions are closed, the browser told why;
 - failed sign-ins are logged on stderr and slowed down per client address (1, 2, 4...
-  up to 30 seconds once three have failed), one attempt at a time (:mod:`.backoff`).
+  up to 30 seconds once three have failed), one attempt at a time (:mod:`.backoff`);
+- what a signed-in browser may cost (sessions, message size, keys, its process's
+  end) is limited in :mod:`.limits`, applied by :mod:`.sessions`.
 
 The app process is told the token's owner (never anything from the request), so a
 session reaches only that person's assignments, or the lead's view for a lead, and on
@@ -49,7 +51,7 @@ from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exp
     Backoff,
     Busy,
 )
-from relkit.judging.serve.limits import MAX_MESSAGE, PER_TOKEN, TOTAL, Seat
+from relkit.judging.serve.limits import MAX_MESSAGE, PER_TOKEN, TOTAL, Seat, log
 from relkit.judging.serve.markup import (
     FONT_FACE,
     FONTS_LINK,
@@ -68,11 +70,6 @@ if TYPE_CHECKING:
 COOKIE = "relkit_token"
 REVOKE_CHECK = 3.0   # seconds between two looks for revoked tokens of open sessions
 REVOKED = "Your token was revoked: this session has ended."
-
-
-def log(msg: str) -> None:
-    sys.stderr.write(f"relkit serve: {msg}\n")
-    sys.stderr.flush()
 
 
 class RelkitServer(SessionLimits, Server):

@@ -24,18 +24,13 @@ from relkit.judging.serve.limits import (
     KeyMeter,
     Seat,
     Seats,
+    log,
     memory,
     mib,
 )
 
 if TYPE_CHECKING:
     from relkit.judging.serve.warm import WarmAppService
-
-
-def log(msg: str) -> None:
-    from relkit.judging.serve import server
-
-    server.log(msg)
 
 
 class SessionLimits:
