@@ -193,3 +193,53 @@ def test_a_team_database_from_before_gets_them_taken_back_by_team_init(team: Tea
     for what, sql in REFUSED.items():
         got = team.psql("ann", sql)
         assert got.returncode != 0 and "permission denied" in got.stderr, (what, got.stderr)
+
+
+def test_an_owner_who_is_no_superuser_takes_back_all_but_large_objects_and_says_so() -> None:
+    """The documented set-up: the owner has CREATEROLE and owns the database, but the
+    large-object functions are the bootstrap superuser's: team init takes back the rest
+    and says in one line what is left; db check says it too."""
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    from helpers import fresh_pg_database, run_cli
+    from relkit.judging.store import Store
+    from store_helpers import make_project
+    from test_team_rls import _drop_roles, _need_pg
+
+    admin = _need_pg()
+    prefix = f"relkit_test_{uuid.uuid4().hex[:12]}_"
+    owner = prefix + "owner"
+    url, drop = fresh_pg_database(admin)
+    eng = create_engine(admin.replace("postgresql://", "postgresql+psycopg://", 1),
+                        isolation_level="AUTOCOMMIT")
+    try:
+        with eng.connect() as conn:
+            conn.execute(text(f'CREATE ROLE "{owner}" LOGIN CREATEROLE'))
+            conn.execute(text(f'ALTER DATABASE "{url.rsplit("/", 1)[1]}" OWNER TO "{owner}"'))
+        mine = url.replace("://postgres@", f"://{owner}@", 1)
+        make_project(mine).close()
+        code, _, err = run_cli(["team", "init", "--db", mine, "--role-prefix", prefix])
+        assert code == 0, err
+        left = [ln for ln in err.splitlines() if "not taken back" in ln]
+        assert len(left) == 1 and "large-object functions" in left[0] \
+            and "superuser" in left[0], err
+        store = Store.open(mine)
+        try:
+            got = _actual(store, prefix + "ann")
+        finally:
+            store.close()
+        assert "TEMPORARY" not in str(got["database"]) and ("CREATE", None) not in \
+            got["schema public"] and "large-object functions" in got
+        code, out, _ = run_cli(["db", "check", "--db", mine])
+        assert code == 1 and "FAIL  team privileges: EXECUTE on" in out, out
+        # a superuser's re-run takes them back too
+        code, _, err = run_cli(["team", "init", "--db", url])
+        assert code == 0 and "not taken back" not in err, err
+        code, out, _ = run_cli(["db", "check", "--db", mine])
+        assert code == 0, out
+    finally:
+        drop()
+        eng.dispose()
+        _drop_roles(admin, prefix)
