@@ -2,6 +2,7 @@
 
     RELKIT_TEST_PG=postgresql://postgres@127.0.0.1:54329/postgres \\
         .venv/bin/python bench/serve_bench.py [--judgments 40] [--assessors 1 8]
+        .venv/bin/python bench/serve_bench.py --load 60 --assessors 1 4 8   (load test)
 
 A real `relkit serve` process on a fresh PostgreSQL database, real headless Chromium
 sessions (Selenium, Debian's chromium + chromedriver) in a 1100x700 window (xterm.js's
@@ -461,6 +462,10 @@ def main() -> int:
                     help="with several assessors, the ones not measured: bare websockets "
                     "and bare ptys (default: their browsers and terminals run on their own "
                     "computers), or browsers and xterms on this machine too")
+    ap.add_argument("--load", type=float, metavar="SECONDS", help="only the load test "
+                    "(bench/serve_load.py): each number of --assessors as browsers judging "
+                    "for SECONDS at once; keys sent against judgments stored, key → "
+                    "confirmation, RSS per session, load average")
     ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
                     f"app's frame rate: {SERVED_FPS} (as served) against FPS, two browsers "
                     "at once")
@@ -471,6 +476,10 @@ def main() -> int:
     if not admin:
         sys.stderr.write("serve_bench: set RELKIT_TEST_PG to a PostgreSQL admin URL\n")
         return 2
+    if args.load:
+        from serve_load import main as load_test
+
+        return load_test(admin, args.assessors, args.load)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     print("| setting | key→painted p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
     if args.ab_fps or args.ab_renderer:

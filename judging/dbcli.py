@@ -214,4 +214,21 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
             if any(m.startswith("relkit_") for m in missing) else "")
     out.append((not missing, "append-only history", "the triggers refusing edits are in "
                 "place" if not missing else f"missing triggers: {', '.join(missing)}{hint}"))
+    if not sqlite and team:
+        out.append(_team_privileges(conn))
     return out
+
+
+def _team_privileges(conn: Connection) -> tuple[bool, str, str]:
+    """A team database (set up by an older relkit, say) whose logins may still store
+    large objects, temporary tables or new tables (relkit.judging.access.lockdown)."""
+    from sqlalchemy import text
+
+    from relkit.judging.access.lockdown import still_open, team_roles
+    from relkit.judging.access.names import group_names
+
+    prefix = conn.execute(text("SELECT relkit_role_prefix()")).scalar_one()
+    left = still_open(conn, team_roles(conn, group_names(prefix)))
+    return (not left, "team privileges", "no team login may store large objects, temporary "
+            "tables or new tables" if not left else "; ".join(left)
+            + " (run `relkit team init` as the owner; large objects: as a superuser)")

@@ -21,14 +21,17 @@ from relkit.judging.serve.backoff import (
     QUEUE,
     Backoff,
     Busy,
+    Failures,
 )
+from relkit.judging.tokens import issue
 from serve_helpers import served
+from store_helpers import make_project
 from test_serve import project
 
 
 def test_failures_are_forgotten_by_time_only_never_by_a_success() -> None:
     now = [0.0]
-    b = Backoff(clock=lambda: now[0])
+    b = Failures(clock=lambda: now[0])
     waits = []
     for _ in range(FREE_FAILURES + 7):
         waits.append(b.delay("10.0.0.7"))
@@ -59,65 +62,117 @@ def test_failures_are_forgotten_by_time_only_never_by_a_success() -> None:
         f"{(3 * KEEP - 1) // 256 % 256}.{(3 * KEEP - 1) % 256}" in b.failures
 
 
-def test_concurrent_attempts_from_one_address_take_turns_each_paying_its_wait() -> None:
-    now = [0.0]
-    slept: list[float] = []
+def test_an_address_and_a_token_are_counted_apart() -> None:
+    b = Backoff(clock=lambda: 0.0)
+    for i in range(FREE_FAILURES):                  # one token, guessed from 3 addresses
+        assert b.failed(f"10.0.0.{i}", "k1") == (1, i + 1)
+    assert b.delay("10.0.0.9", "k1") == 1.0         # the token is slowed, from anywhere
+    assert b.delay("10.0.0.0", "k2") == 0.0         # not the addresses, nor another token
+    assert b.delay("10.0.0.0") == 0.0
+    for _ in range(FREE_FAILURES):                  # unknown keys: the address counts
+        b.failed("10.0.0.5")
+    assert b.delay("10.0.0.5", "k2") == 1.0 and b.delay("10.0.0.6", "k2") == 0.0
+    assert b.delay("10.0.0.5", "k1") == 1.0         # both slowed: the longer wait
 
-    async def sleep(s: float) -> None:
-        slept.append(s)
-        now[0] += s
+
+class _Attempts:
+    """Concurrent attempts through one :class:`Backoff` with a fake clock: each records
+    how long it waited for its delay (or "busy"), and how many were checked at once."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+        self.inside = self.most = 0
+        self.b = Backoff(clock=lambda: self.now, sleep=self.sleep)
+
+    async def sleep(self, s: float) -> None:
+        self.slept.append(s)
+        self.now += s
         await asyncio.sleep(0)
 
-    b = Backoff(clock=lambda: now[0], sleep=sleep)
-    inside = [0]
-    most = [0]
+    async def one(self, address: str, token: str | None, valid: bool) -> float | str:
+        try:
+            async with self.b.turn(address, token) as waited:
+                self.inside += 1
+                self.most = max(self.most, self.inside)
+                await asyncio.sleep(0)               # the token check: other tasks run
+                await asyncio.sleep(0)
+                if not valid:
+                    self.b.failed(address, token)
+                self.inside -= 1
+                return waited
+        except Busy as exc:
+            return f"busy {exc.what}"
 
-    async def attempt(address: str) -> float:
-        async with b.turn(address) as waited:
-            inside[0] += 1
-            most[0] = max(most[0], inside[0])
-            await asyncio.sleep(0)                   # the token check: other tasks run
-            b.failed(address)
-            inside[0] -= 1
-            return waited
+    def run(self, *attempts: tuple[str, str | None, bool]) -> list[float | str]:
+        async def main() -> list[float | str]:
+            return list(await asyncio.gather(*(self.one(*a) for a in attempts)))
 
-    async def main(n: int) -> list[float | str]:
-        async def one() -> float | str:
-            try:
-                return await attempt("10.0.0.7")
-            except Busy:
-                return "busy"
-        return list(await asyncio.gather(*(one() for _ in range(n))))
-
-    # eight at once: QUEUE of them take turns, the others are refused at once
-    got = asyncio.run(main(8))
-    assert most[0] == 1                              # one at a time
-    assert got == [0.0] * QUEUE + ["busy"] * (8 - QUEUE)
-    got = asyncio.run(main(QUEUE))                   # the address has 3 failures now
-    assert got == [1.0, 2.0, 4.0] and slept == [1.0, 2.0, 4.0]
-    assert b._locks == {} and b._waiting == {}       # nothing kept per address after
+        self.inside = self.most = 0
+        got = asyncio.run(main())
+        assert self.b._lines == {}                   # nothing kept per address after
+        return got
 
 
-def _sign_in_all(url: str, tokens: list[str]) -> list[int]:
-    """POST each token to /signin at once (concurrently); the statuses, in order."""
+def test_eight_valid_attempts_at_once_all_go_three_at_a_time() -> None:
+    t = _Attempts()
+    got = t.run(*[("10.0.0.7", f"k{i}", True) for i in range(8)])
+    assert got == [0.0] * 8 and t.most == FREE_FAILURES and t.slept == []
+    # and the same token eight times at once (eight tabs of one person)
+    assert t.run(*[("10.0.0.7", "k1", True)] * 8) == [0.0] * 8
+
+
+def test_wrong_attempts_at_once_from_one_address_are_slowed_one_after_another() -> None:
+    t = _Attempts()
+    # eight at once: three are checked together (they may all fail for free); once they
+    # have failed the others are checked one at a time, each after its own wait, and at
+    # most QUEUE are in line: the others are refused at once
+    got = t.run(*[("10.0.0.7", f"k{i}", False) for i in range(8)])
+    assert got == [0.0] * FREE_FAILURES + [1.0, 2.0, 4.0] + ["busy address"] * 2, got
+    assert t.slept == [1.0, 2.0, 4.0]
+    got = t.run(*[("10.0.0.7", "k9", True)] * QUEUE)   # the address has six failures now
+    assert got == [8.0, 8.0, 8.0] and t.most == 1      # valid ones wait too, in turn
+    # another address is not slowed
+    assert t.run(*[("10.0.0.8", f"k{i}", True) for i in range(8)]) == [0.0] * 8
+
+
+def test_wrong_attempts_at_one_token_from_many_addresses_are_slowed() -> None:
+    t = _Attempts()
+    got = t.run(*[(f"10.0.0.{i}", "k1", False) for i in range(8)])
+    assert got == [0.0] * FREE_FAILURES + [1.0, 2.0, 4.0] + ["busy token"] * 2, got
+    assert t.most == FREE_FAILURES
+    # those addresses are not slowed for other tokens: eight valid ones at once go
+    assert t.run(*[(f"10.0.0.{i}", f"k{i + 2}", True) for i in range(8)]) == [0.0] * 8
+
+
+def _sign_in_all(url: str, tokens: list[str], source: str = "127.0.0.1") -> list[int]:
+    """POST each token to /signin at once (concurrently) from address ``source``; the
+    statuses, in order."""
+    return _sign_in_from(url, [(t, source) for t in tokens])
+
+
+def _sign_in_from(url: str, attempts: list[tuple[str, str]]) -> list[int]:
+    """POST each (token, source address) to /signin at once (any address of 127.0.0.0/8
+    reaches the server, which sees that address); the statuses, in order."""
     import aiohttp
 
-    async def one(session: aiohttp.ClientSession, token: str) -> int:
-        async with session.post(url + "/signin", data={"token": token},
-                                allow_redirects=False) as resp:
+    async def one(token: str, source: str) -> int:
+        connector = aiohttp.TCPConnector(local_addr=(source, 0), force_close=True)
+        async with aiohttp.ClientSession(connector=connector) as session, session.post(
+                url + "/signin", data={"token": token}, allow_redirects=False) as resp:
             await resp.read()
             return resp.status
 
     async def main() -> list[int]:
-        async with aiohttp.ClientSession() as session:
-            return list(await asyncio.gather(*(one(session, t) for t in tokens)))
+        return list(await asyncio.gather(*(one(t, a) for t, a in attempts)))
 
     return asyncio.run(main())
 
 
 def _waits(log: str) -> list[tuple[int, float]]:
     return [(int(n), float(w)) for n, w in re.findall(
-        r"\(failure (\d+) from this address, after waiting ([\d.]+) s\)", log)]
+        r"\(failure (\d+) from this address(?:, \d+ at this token)?, after waiting "
+        r"([\d.]+) s\)", log)]
 
 
 @pytest.mark.slow  # a real server; ~10 s of waiting by design
@@ -135,7 +190,31 @@ def test_parallel_wrong_sign_ins_are_served_one_after_another(tmp_path: Path) ->
     # would have read a count of three failures and waited 1 s only)
     assert sorted(_waits(log)) == [(1, 0.0), (2, 0.0), (3, 0.0), (4, 1.0), (5, 2.0),
                                    (6, 4.0)], log
-    assert log.count("attempts from this address are already waiting their turn") == 2
+    assert log.count(f"{QUEUE} attempts from this address are already in line") == 2
+
+
+@pytest.mark.slow  # a real server; ~7 s of waiting by design
+def test_guesses_at_one_token_from_many_addresses_are_slowed_at_that_token(
+        tmp_path: Path) -> None:
+    db, toks = project(tmp_path)
+    wrong = toks["ann"][:-4] + "0000"                # ann's public key, a wrong secret
+    with served(db, tmp_path) as server:
+        for i in range(FREE_FAILURES):               # one guess from each of 3 addresses
+            assert _sign_in_all(server.url, [wrong], f"127.0.0.{2 + i}") == [403]
+        # four at once from four more: in line at ann's token, one refused (429); and
+        # bob, from an address that guessed: his token and that address are not slowed
+        got = _sign_in_from(server.url, [(wrong, f"127.0.1.{i}") for i in range(QUEUE + 1)]
+                            + [(toks["bob"], "127.0.0.2")])
+        log = server.log()
+    assert sorted(got[:-1]) == [403] * QUEUE + [429] and got[-1] == 303, got
+    waits = [(int(a), int(t), float(w)) for a, t, w in re.findall(
+        r"a token of ann \(failure (\d+) from this address, (\d+) at this token, after "
+        r"waiting ([\d.]+) s\)", log)]
+    # every address's first failure; the token's fourth to sixth waited 1, 2, 4 s
+    assert sorted(waits) == [(1, 1, 0.0), (1, 2, 0.0), (1, 3, 0.0), (1, 4, 1.0),
+                             (1, 5, 2.0), (1, 6, 4.0)], log
+    assert log.count(f"{QUEUE} attempts at this token are already in line") == 1, log
+    assert "bob (assessor) signed in from 127.0.0.2" in log
 
 
 @pytest.mark.slow  # a real server
@@ -177,3 +256,19 @@ def test_the_sign_in_box_keeps_its_width_when_a_token_is_refused(tmp_path: Path)
             browser.quit()
     assert before == after, (before, after)
     assert narrow <= inner, (narrow, inner)
+
+
+@pytest.mark.slow  # a real server
+def test_eight_valid_sign_ins_at_once_from_one_address_all_get_in(tmp_path: Path) -> None:
+    # behind a reverse proxy everyone signs in from the proxy's address
+    people = tuple(f"p{i}" for i in range(8))
+    db = str(tmp_path / "p.db")
+    store = make_project(db, assessors=people)
+    toks = [issue(store, n) for n in people]
+    store.close()
+    with served(db, tmp_path) as server:
+        got = _sign_in_all(server.url, toks)
+        log = server.log()
+    assert got == [303] * 8, (got, log)
+    assert sorted(re.findall(r"(p\d) \(assessor\) signed in from 127.0.0.1", log)) == \
+        sorted(people), log

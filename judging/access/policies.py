@@ -27,6 +27,8 @@ after ``relkit assign`` adds people.
   (``--serve-login``) may take each person's role and read :data:`SERVER_READS`,
   nothing else. Tables not named here (say, a later
   migration's tokens) get no grant at all.
+* No large objects, temporary tables or CREATE in any schema, for anyone of the team
+  (:mod:`.lockdown`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from sqlalchemy import text
 
 from relkit.judging.access.decision_guard import install_decision_guard
 from relkit.judging.access.history_guard import install_guard
+from relkit.judging.access.lockdown import lock_down, still_open
 from relkit.judging.access.names import (
     check_prefix,
     check_prefix_length,
@@ -84,6 +87,7 @@ class TeamReport:
     tables: int = 0
     serve_logins: list[str] = field(default_factory=list)          # may SET ROLE to each
     unfit: list[tuple[str, str, str]] = field(default_factory=list)  # (name, role, why): none
+    still_open: list[str] = field(default_factory=list)   # lockdown.still_open: not revoked
 
 
 def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
@@ -163,6 +167,9 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
                                             serve_login)
         _grants(conn, schema, database, ga, gl)
         _server_reads(conn, schema, database, report.serve_logins)
+        team = [ga, gl, *(login for _, _, login in roles), *report.serve_logins]
+        lock_down(conn, database, team)       # no large objects, temporary tables, CREATE
+        report.still_open = still_open(conn, team)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)
         install_guard(conn, schema, [login for _, _, login in roles])

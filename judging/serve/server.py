@@ -11,8 +11,9 @@ process exists, so a refused browser costs nothing but the check):
   token is missing, wrong or revoked: the token is checked again on every connection,
   and every :data:`REVOKE_CHECK` seconds for the open ones (one query), so a revoked
   token's open sessions are closed, the browser told why;
-- failed sign-ins are logged on stderr and slowed down per client address (1, 2, 4...
-  up to 30 seconds once three have failed), one attempt at a time (:mod:`.backoff`);
+- failed sign-ins are logged on stderr and slowed down per client address and per
+  token (1, 2, 4... up to 30 seconds once three have failed), one attempt at a time
+  once slowed; valid sign-ins arriving together are not refused (:mod:`.backoff`);
 - what a signed-in browser may cost (sessions, message size, keys, its process's
   end) is limited in :mod:`.limits`, applied by :mod:`.sessions`.
 
@@ -48,6 +49,7 @@ from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exp
     FREE_FAILURES,
     MAX_DELAY,
     QUEUE,
+    WAITING,
     Backoff,
     Busy,
 )
@@ -188,8 +190,8 @@ class RelkitServer(SessionLimits, Server):
         """The token's owner, or ``None`` (logged, and slowed down per address).
 
         A token this server has already proven goes straight to its (cheap) check; any
-        other attempt takes its turn behind the address's earlier ones and waits for
-        the address's delay first (:mod:`.backoff`)."""
+        other attempt takes its turn in its address's line and its token's, and waits
+        for their delay first (:mod:`.backoff`)."""
         if not token:
             return None
         address = self.address(request)
@@ -197,23 +199,30 @@ class RelkitServer(SessionLimits, Server):
             got = await self.verified(token, what, address)
             if isinstance(got, tokens.Identity):
                 return got
+        # the token's public key: guesses at one person's token are counted there too,
+        # from whatever address they come (a malformed one has none)
+        key = tokens.key_of(token)
         try:
-            async with self.backoff.turn(address) as waited:
+            async with self.backoff.turn(address, key) as waited:
                 got = await self.verified(token, what, address)
                 if isinstance(got, tokens.Identity):
                     return got
-                n = self.backoff.failed(address)
-        except Busy:
-            log(f"refused {what} from {address}: {QUEUE} attempts from this address are "
-                "already waiting their turn")
+                # an unknown key's failures count for the address only (a guesser's
+                # random keys would only fill the table)
+                n, m = self.backoff.failed(address, key if got.name else None)
+        except Busy as busy:
+            where = "from this address" if busy.what == "address" else "at this token"
+            log(f"refused {what} from {address}: {busy.limit} attempts {where} are "
+                "already in line")
             raise web.HTTPTooManyRequests(
                 text=SIGNIN.format(message='<p class="error" id="error">Too many sign-ins '
                                    "from your address are waiting; try again in a "
                                    "minute.</p>"),
                 content_type="text/html", headers={**HEADERS, "Retry-After": "30"}) from None
         owner = f", a token of {got.name}" if got.name else ""
+        at_token = f", {m} at this token" if m else ""
         log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
-            f"this address, after waiting {waited:g} s)")
+            f"this address{at_token}, after waiting {waited:g} s)")
         return None
 
     async def verified(self, token: str, what: str,
