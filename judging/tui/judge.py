@@ -47,8 +47,9 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
                         show=False) for g in scale.grades]
     bindings += [Binding(a.key, a.name, a.short or a.description,
-                         show=a.name in ("flag", "note", "skip", "back", "revise", "help",
-                                         "topics")) for a in actions.values()]
+                         show=a.name in ("flag", "note", "skip", "revise",
+                                         "definitions", "help", "topics"))
+                 for a in actions.values()]
     # While the find bar is open these take n, N and Esc (check_action turns off the
     # note and topic-list actions bound to them meanwhile); closed, they do nothing.
     bindings += [Binding("n", "find_next", show=False), Binding("N", "find_prev", show=False),
@@ -368,6 +369,11 @@ class JudgeScreen(Saving, Finding):
         self.query_one("#scale").display = not pane.expanded
         if not pane.expanded:
             self.query_one(DocView).focus()
+
+    def action_definitions(self) -> None:
+        # The other form of the scale: the definitions on a screen under 40 rows (one
+        # line of keys there), the one line from 40 rows up (short.py).
+        self.query_one(Legend).toggle_class("flip")
 
     def action_help(self) -> None:
         from relkit.judging.tui.modals import HelpScreen

@@ -367,6 +367,9 @@ class LeadApp(LeadSaving, HeapKeptApp):
         else:
             doc.scroll_page_down(animate=False)
 
+    def action_definitions(self) -> None:
+        self.query_one(Legend).toggle_class("flip")  # the scale's other form (short.py)
+
     def action_help(self) -> None:
         from relkit.judging.tui.lead_modals import LeadHelpScreen
 
