@@ -32,6 +32,7 @@ STEMMERS: tuple[str, ...] = get_args(StemmerName)
 
 # Letters and digits of any script; "_" is a word character for \w but not a word.
 _TOKEN = re.compile(r"[^\W_]+")
+TOKEN = _TOKEN  # what a word is, for callers that mark words in a text
 _ALGORITHM = {"porter": "porter", "snowball": "english"}
 
 
@@ -74,6 +75,17 @@ class Analyzer:
         if self.stemmer != "none" and tokens:
             tokens = _stemmer(self.stemmer).stemWords(tokens)
         return tokens
+
+    def stems(self, words: list[str]) -> list[str]:
+        """The term of each word (a token, lower-cased) as :meth:`__call__` makes it,
+        stop words kept and no stop list loaded: for a caller that marks a text's words.
+
+        >>> Analyzer().stems(["heated", "models", "the"])
+        ['heat', 'model', 'the']
+        """
+        if self.stemmer == "none" or not words:
+            return list(words)
+        return list(_stemmer(self.stemmer).stemWords(words))
 
     def describe(self) -> str:
         return f"stemmer={self.stemmer} stopwords={'english' if self.stopwords else 'none'}"
