@@ -141,6 +141,24 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+class TopicsHelpScreen(HelpScreen):
+    """The topic list's keys and columns, then the judging screen's help."""
+
+    def text(self) -> str:
+        lines = ["Esc or ? closes this help · ↑ ↓ PgUp PgDn scroll it", "",
+                 "The topic list:",
+                 "  ↑ ↓ PgUp PgDn  choose a topic",
+                 "  Enter          open it: its next document to judge",
+                 "  type a number  jump to that topic",
+                 "  q              quit",
+                 "",
+                 "Each line: the topic, its title, progress (judged / documents), how many "
+                 "you gave each grade (grade:count), s: how many you skipped, l: how many "
+                 "you put off for later. The list starts on the first topic with something "
+                 "left to judge.", "", "In a topic:"]
+        return "\n".join(lines) + "\n" + super().text().split("\n", 1)[1]
+
+
 KEY_NAMES = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←",
              "slash": "/"}
 
