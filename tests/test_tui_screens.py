@@ -243,3 +243,29 @@ def test_the_topic_list_says_how_to_open_a_topic_and_counts_what_is_set_aside(
         assert "Enter" in help_text and "type" in help_text.lower(), help_text
 
     drive(store, steps)
+
+
+def test_the_revise_list_marks_flags_and_notes(tmp_path: Path) -> None:
+    """Issue 33: the revise list showed no flag or note markers."""
+    from relkit.judging.tui.modals import ReviseScreen
+
+    store = project(tmp_path, docs=3, topics=1)
+    ann = store.assessor("ann")
+    ann.record(topic="1", doc="d0", grade=1, flagged=True)
+    ann.record(topic="1", doc="d1", grade=2, note="figures for roofs only")
+    ann.record(topic="1", doc="d2", grade=0)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviseScreen)
+        drawn = [strip.text for strip in app.screen._compositor.render_strips()]
+        row = {d: next(r for r in drawn if f" {d} " in r) for d in ("d0", "d1", "d2")}
+        assert "⚑" in row["d0"] and "✎" not in row["d0"], row
+        assert "✎" in row["d1"] and "⚑" not in row["d1"], row
+        assert "⚑" not in row["d2"] and "✎" not in row["d2"], row
+        assert "⚑ flagged" in "\n".join(drawn) and "✎ note" in "\n".join(drawn), drawn
+
+    drive(store, steps)
