@@ -28,9 +28,10 @@ def judge(
     keymap: Path | None = typer.Option(None, help="TOML file rebinding keys"),
     idle: float = Num(60.0, within="x > 0", help="Seconds without a key after which time stops "
                                "counting towards dwell time"),
-    min_view: int = Num(200, "--min-view", within="x >= 0", help="Milliseconds a document "
-                        "must be on screen before a grade key counts (keys typed ahead are "
-                        "dropped)"),
+    min_view: int = Num(1000, "--min-view", within="x >= 0", help="Milliseconds a document "
+                        "must be on screen before a grade key counts (keys typed ahead and "
+                        "the second tap of a double tap are dropped; about the time to read a "
+                        "short title)"),
     lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD "
                                     "(registered with `relkit assign --lead LEAD`)"),
 ) -> None:

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import ItemOut, StoreError, TopicOut
 from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
-from relkit.judging.tui.dwell import DwellTimer
+from relkit.judging.tui.dwell import MIN_VIEW, DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.leaks import Footer
@@ -40,7 +40,7 @@ from relkit.judging.tui.topics import bar
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 min_view: float = MIN_VIEW, outbox: Outbox | None = None,
                  reading_width: int = READING_WIDTH, draw_ahead: bool = False) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
@@ -68,7 +68,7 @@ class JudgeScreen(Saving, Finding):
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 min_view: float = MIN_VIEW, outbox: Outbox | None = None,
                  reading_width: int = READING_WIDTH, draw_ahead: bool = False) -> None:
         super().__init__()
         self.reading_width = reading_width
