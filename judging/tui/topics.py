@@ -54,8 +54,8 @@ class TopicsScreen(Screen[None]):
         self._drawn: dict[str, TopicOut] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(f"relkit · assessor {self.view.name} · ↑↓ a topic, Enter opens "
-                          "it · type its number to jump · ? help"), id="head")
+        yield Static(safe(f"relkit · {self.view.name} · Enter opens a topic · type its "
+                          "number to jump · ? help"), id="head")
         yield OptionList(id="topic-list")
         yield Static("", id="summary")
         yield Footer()
