@@ -13,8 +13,8 @@ A query term marks every form of its word: words are compared by the analyzer th
 baseline systems index with (:class:`relkit.corpora.systems.analyzer.Analyzer`, its
 default Porter stemmer), so "heated" marks "heat" and "heating", "models" marks
 "model", and a term is a whole word, never a prefix ("heat" does not mark "heathen").
-The analyzer's stop list is not loaded (it is scikit-learn's, seconds to import):
-the words of a query worth marking are chosen by the short list below.
+The query's stop words are the analyzer's too (its English list); words shorter than
+three letters are not marked either.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from rich.text import Text
 
 from relkit.corpora.systems.analyzer import TOKEN, Analyzer
+from relkit.corpora.systems.stopwords import ENGLISH
 
 # CSI / OSC / other ESC sequences, then any C0/C1 control character but \n and \t.
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -35,10 +36,6 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # as a visible, inert mark instead. (The implicit marks LRM/RLM stay: real right-to-left
 # text needs them and they cannot reorder what follows.)
 _BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
-_STOP = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it",
-    "of", "on", "or", "the", "to", "with", "what", "how", "which", "who", "why", "when",
-    "where", "do", "does", "this", "that", "these", "those", "can"})
 
 
 def clean(text: str | None) -> str:
@@ -69,11 +66,11 @@ def _analyzer() -> Analyzer:
 
 def query_terms(*texts: str | None) -> list[str]:
     """The terms worth highlighting: the stems of the words of three letters or more
-    that are not stop words, as the baseline systems' analyzer stems them."""
+    that are not stop words, as the baseline systems' analyzer makes them."""
     words: list[str] = []
     for t in texts:
         for w in TOKEN.findall(clean(t).lower()):
-            if len(w) >= 3 and w not in _STOP and w not in words:
+            if len(w) >= 3 and w not in ENGLISH and w not in words:
                 words.append(w)
     return list(dict.fromkeys(_analyzer().stems(words)))
 
