@@ -22,9 +22,10 @@ Textual's vertical breakpoints give every screen a class from its height:
   them all); the assessor's empty banner takes no row.
 
 Rows of the document at 80x24 (its title, a blank line, its text), before and after:
-the assessor 3-6 and 17 (16 with a three-line topic statement); the lead 1 (the
-title) and 14 with two assessors' grades and the status line; at 80x16 the assessor 7
-lines of text, the lead 4 (tests/test_tui_short.py).
+the assessor 3-6 and 15-18 (13-15 lines of text; fewest under a topic statement of
+three lines and its marker); the lead 1 (the title) and 14 (12 lines of text, 11 with
+the status line) beside two assessors' grades; at 80x16 the assessor 7 lines of text,
+the lead 4 (tests/test_tui_short.py, and a look under tmux on Cranfield).
 
 Shorter still (``-tiny``: fewer than three lines of text would be left) the
 document gives way to a line saying the window is too small, and the keys that
