@@ -182,7 +182,13 @@ def test_state_line_and_markers_meet_wcag_aa(tmp_path: Path, theme: str) -> None
         await pilot.press("enter")
         await pilot.pause()
         s = screen(app)
-        for sel in ("#state", "#topic-more", "#scale > .full", "#statement", "#doc"):
+        await check(s, ("#state", "#topic-more", "#scale > .brief", "#statement", "#doc"))
+        await pilot.press("d")  # the definitions (one line of keys at 80x24)
+        await pilot.pause()
+        await check(s, ("#scale > .full",))
+
+    async def check(s: Any, selectors: tuple[str, ...]) -> None:
+        for sel in selectors:
             w = s.query_one(sel)
             assert w.display and w.region.height, sel
             ratios = []
