@@ -81,4 +81,4 @@ def test_the_stop_list_is_the_systems_own() -> None:
 
     from relkit.corpora.systems.stopwords import ENGLISH
 
-    assert ENGLISH == frozenset(ENGLISH_STOP_WORDS)
+    assert frozenset(ENGLISH_STOP_WORDS) == ENGLISH
