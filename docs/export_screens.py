@@ -23,6 +23,8 @@ IMG = ROOT / "docs" / "img"
 SCREENS = {
     "judge-80x24-dark.svg": "test_readme_judge_screen[80x24-dark].svg",
     "judge-80x24-light.svg": "test_readme_judge_screen[80x24-light].svg",
+    "judge-100x30-dark.svg": "test_readme_judge_screen[100x30-dark].svg",
+    "judge-100x30-light.svg": "test_readme_judge_screen[100x30-light].svg",
     "judge-120x40-dark.svg": "test_readme_judge_screen[120x40-dark].svg",
     "judge-120x40-light.svg": "test_readme_judge_screen[120x40-light].svg",
     "find-80x24.svg": "test_readme_find_in_document[80x24].svg",

@@ -108,12 +108,16 @@ class AssessorView:
                        AssignmentItemRow.done.is_(True))  # type: ignore[attr-defined]
                 .group_by(AssignmentItemRow.assignment_id)).all())
             counts: dict[int, dict[int, int]] = {}
-            for tid, grade, n in s.execute(
-                    select(JudgmentRow.topic_id, JudgmentRow.grade, func.count())
-                    .where(JudgmentRow.assessor_id == self.assessor_id,
-                           JudgmentRow.status == "judged")
-                    .group_by(JudgmentRow.topic_id, JudgmentRow.grade)):
-                counts.setdefault(tid, {})[grade] = n
+            aside: dict[tuple[int, str], int] = {}  # (topic, skipped|later): how many
+            for tid, status, grade, n in s.execute(
+                    select(JudgmentRow.topic_id, JudgmentRow.status, JudgmentRow.grade,
+                           func.count())
+                    .where(JudgmentRow.assessor_id == self.assessor_id)
+                    .group_by(JudgmentRow.topic_id, JudgmentRow.status, JudgmentRow.grade)):
+                if status == "judged":
+                    counts.setdefault(tid, {})[grade] = n
+                else:
+                    aside[tid, status] = aside.get((tid, status), 0) + n
             rows = {r.id: r for r in s.execute(
                 select(TopicRow).where(TopicRow.id.in_(  # type: ignore[union-attr]
                     [a.topic_id for a in assigned.values()]))).scalars()}
@@ -122,7 +126,9 @@ class AssessorView:
             a = assigned[key]
             t = rows[a.topic_id]
             out.append(TopicOut(key, t.title, t.description, t.narrative, a.total,
-                                done.get(a.assignment_id, 0), counts.get(a.topic_id, {})))
+                                done.get(a.assignment_id, 0), counts.get(a.topic_id, {}),
+                                aside.get((a.topic_id, "skipped"), 0),
+                                aside.get((a.topic_id, "later"), 0)))
         return out
 
     def progress(self, topic: str) -> tuple[int, int]:

@@ -102,6 +102,13 @@ class TopicOut:
     total: int
     done: int
     grade_counts: dict[int, int]
+    skipped: int = 0  # set aside for good (the revise list reaches them)
+    later: int = 0    # put off to the end of the topic: still to judge
+
+    @property
+    def open(self) -> bool:
+        """Whether something is left to judge (a skipped document is set aside)."""
+        return self.done + self.skipped < self.total
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from serve_helpers import (
 from store_helpers import make_project
 
 # Each grade key is pressed only after the document has been on screen for longer than
-# Settings.min_view (0.2 s): a key typed sooner is dropped by design (typed ahead).
-READ = 0.5
+# Settings.min_view (1 s): a key typed sooner is dropped by design (typed ahead).
+READ = 1.2
 
 
 def judge_in_browser(browser: object, db: str, who: str, grades: list[str],

@@ -76,7 +76,7 @@ def run(db: str, tmp_path: Path) -> None:
                     g = rng.randrange(4)
                     n = len(pressed[name])
                     drawn(browser, f"d{n:03d}", since, timeout=120)
-                    time.sleep(0.4)           # longer than min_view: the key counts
+                    time.sleep(1.2)           # longer than min_view (1 s): the key counts
                     since = page_now(browser)
                     grade(browser, str(g), lambda n=n: len(judged(db, name)) == n + 1,
                           f"{name}'s judgment {n + 1}")

@@ -19,7 +19,7 @@ from relkit.judging.tokens import issue
 from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in
 from store_helpers import make_project
 
-READ = 0.5  # longer than Settings.min_view: a key typed sooner is dropped by design
+READ = 1.2  # longer than Settings.min_view (1 s): a key typed sooner is dropped by design
 
 
 @pytest.mark.slow  # two real Chromiums: seconds

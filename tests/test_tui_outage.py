@@ -209,16 +209,31 @@ def test_relkit_judge_exits_nonzero_when_a_grade_is_not_saved(
     assert code == 1 and "stopped on an error" in err and "judgments are saved" not in err
 
 
-def test_lead_screen_survives_an_outage(pg: Any) -> None:
-    import asyncio
-
-    from relkit.judging.reports import disagreements
-    from relkit.judging.tui.lead import LeadApp
-
-    url, outage = pg
+def _lead_pair(url: str) -> Store:
     store = Store.open(url)
     store.assessor("ann").record(topic="1", doc="d0", grade=0)
     store.assessor("bob").record(topic="1", doc="d0", grade=3)
+    return store
+
+
+async def _until(pilot: Any, done: Callable[[], bool], seconds: float = 8.0) -> None:
+    for _ in range(int(seconds / 0.2)):
+        if done():
+            return
+        await pilot.pause(0.2)
+
+
+def test_lead_final_grade_is_kept_retried_and_saved_once(pg: Any) -> None:
+    """Issue 33: a final grade refused during an outage was dropped (the lead had to
+    press it again, and quitting said nothing); now it waits in the outbox and is saved
+    once, by itself, when the database returns."""
+    import asyncio
+
+    from relkit.judging.decisions import decision_history
+    from relkit.judging.tui.lead import LeadApp
+
+    url, outage = pg
+    store = _lead_pair(url)
 
     async def main() -> None:
         app = LeadApp(store, "lee")
@@ -227,13 +242,74 @@ def test_lead_screen_survives_an_outage(pg: Any) -> None:
             outage(True)
             await pilot.press("2")
             await pilot.pause()
-            status = str(app.query_one("#status").render())
-            assert "final 2 Highly relevant for 1/d0 is NOT saved" in status
-            outage(False)
-            await pilot.press("2")
+            status = lambda: str(app.query_one("#status").render())  # noqa: E731
+            assert "final 2 Highly relevant for 1/d0 is NOT saved yet" in status()
+            assert app.outbox.record is not None and app.outbox.record["grade"] == 2
+            await pilot.pause(1.3)  # a retry fails too: still kept, still said
+            assert app.outbox.record is not None and app.outbox.attempts >= 2
+            await pilot.press("3")  # another decision waits for this one
             await pilot.pause()
-            assert "saved: final 2" in str(app.query_one("#status").render())
+            assert app.outbox.record["grade"] == 2 and "Not now" in status()
+            outage(False)  # no key: the retry saves it
+            await _until(pilot, lambda: app.outbox.record is None)
+            assert app.outbox.record is None
+            await _until(pilot, lambda: "saved" in status())
+            assert "saved once the database was back: final 2" in status(), status()
 
     asyncio.run(main())
-    (d,) = disagreements(store)
-    assert d.adjudicated == 2
+    history = decision_history(Store.open(url), "1", "d0")
+    assert [h.grade for h in history] == [2]  # saved once
+
+
+def test_lead_quitting_with_an_unsaved_final_grade_warns_and_exits_1(
+        pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from relkit.judging.decisions import decision_history
+    from relkit.judging.tui.cli import finish_lead
+    from relkit.judging.tui.lead import LeadApp
+
+    url, outage = pg
+    app = LeadApp(_lead_pair(url), "lee")
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            outage(True)
+            await pilot.press("2")
+            await pilot.pause()
+            await pilot.press("q")  # first: a warning, the app stays
+            await pilot.pause()
+            assert app.is_running and app.outbox.record is not None
+            await pilot.press("q")
+
+    asyncio.run(main())
+    capsys.readouterr()
+    assert finish_lead(app) == 1
+    err = capsys.readouterr().err
+    assert "NOT saved: lee's final 2 Highly relevant for 1/d0" in err, err
+    outage(False)  # back: the same report saves it on the way out
+    assert finish_lead(app) == 0
+    assert "saved on the way out: final 2" in capsys.readouterr().err
+    assert [h.grade for h in decision_history(Store.open(url), "1", "d0")] == [2]
+
+
+def test_relkit_judge_lead_exits_1_when_a_final_grade_is_not_saved(
+        pg: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers import run_cli
+    from relkit.judging.adjudication import register_leads
+    from relkit.judging.tui.lead import LeadApp
+
+    url, outage = pg
+    register_leads(_lead_pair(url), ["lee"])
+
+    def quit_pending(self: LeadApp) -> None:
+        self.outbox.put(dict(topic="1", doc="d0", grade=3, note="bob is right",
+                             shown=(None, "")))
+        outage(True)
+
+    monkeypatch.setattr(LeadApp, "run", quit_pending)
+    monkeypatch.setattr("relkit.judging.tui.cli.need_terminal", lambda: None)
+    code, _, err = run_cli(["judge", "--db", url, "--lead", "lee"])
+    assert code == 1, err
+    assert "NOT saved: lee's final 3 Perfectly relevant for 1/d0 (reason: bob is right)" in err

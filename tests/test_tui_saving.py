@@ -78,14 +78,50 @@ def test_keys_typed_ahead_never_judge_an_unseen_document(tmp_path: Path) -> None
         clock.t += 0.1  # on screen 100 ms: still too short
         await pilot.press("3")
         assert s.item.doc == "d1"
-        clock.t += 0.15  # 250 ms now
+        clock.t += 0.95  # 1,050 ms now (the default --min-view is 1,000 ms)
         await pilot.press("3")
         assert s.item.doc == "d2"
         assert str(s.query_one("#banner").render()) == ""
 
     drive(store, steps)
     got = [(j.doc, j.grade, j.dwell_ms) for j in store.assessor("ann").judgments("1")]
-    assert got == [("d0", 2, 5000), ("d1", 3, 250)]
+    assert got == [("d0", 2, 5000), ("d1", 3, 1050)]
+
+
+def test_a_double_tap_does_not_grade_the_next_document(tmp_path: Path) -> None:
+    """Issue 33: with --min-view at 200 ms, taps 210-300 ms apart graded the next document
+    9 times in 38 trials. The default is now 1,000 ms (docs/judging.md says why): a
+    second tap that soon is dropped with a note, however the two keys are spaced."""
+    import inspect
+
+    from relkit.judging.tui.app import Settings
+    from relkit.judging.tui.cli import judge
+
+    assert Settings().min_view == 1.0
+    assert inspect.signature(judge).parameters["min_view"].default.default == 1000
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        for gap in (0.21, 0.3, 0.5, 0.99):  # the second tap, after the next document's paint
+            doc = s.item.doc if s.item else ""
+            clock.t += 5
+            await pilot.press("2")  # the first tap grades what was read ...
+            await pilot.pause()
+            assert s.item is not None and s.item.doc != doc
+            nxt = s.item.doc
+            clock.t += gap
+            await pilot.press("2")  # ... the second is dropped: its document was not read
+            await pilot.pause()
+            assert s.item.doc == nxt and s.item.status is None, gap
+            assert f"Key 2 ignored: {nxt} was on screen for" in str(
+                s.query_one("#banner").render())
+            await pilot.press("b")  # back to the one graded, for the next round
+            await pilot.pause()
+
+    drive(store, steps, min_view=Settings().min_view)
+    assert [j.doc for j in store.assessor("ann").judgments("1")] == ["d0"]
 
 
 def test_minimum_time_on_screen_is_configurable(tmp_path: Path) -> None:

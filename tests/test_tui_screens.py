@@ -182,7 +182,13 @@ def test_state_line_and_markers_meet_wcag_aa(tmp_path: Path, theme: str) -> None
         await pilot.press("enter")
         await pilot.pause()
         s = screen(app)
-        for sel in ("#state", "#topic-more", "#scale > .full", "#statement", "#doc"):
+        await check(s, ("#state", "#topic-more", "#scale > .brief", "#statement", "#doc"))
+        await pilot.press("d")  # the definitions (one line of keys at 80x24)
+        await pilot.pause()
+        await check(s, ("#scale > .full",))
+
+    async def check(s: Any, selectors: tuple[str, ...]) -> None:
+        for sel in selectors:
             w = s.query_one(sel)
             assert w.display and w.region.height, sel
             ratios = []
@@ -196,5 +202,76 @@ def test_state_line_and_markers_meet_wcag_aa(tmp_path: Path, theme: str) -> None
                         ratios.append(contrast(fg, bg))
             assert ratios, sel
             assert min(ratios) >= 4.5, (sel, theme, min(ratios))
+
+    drive(store, steps)
+
+
+def test_on_resume_the_topic_list_starts_at_the_first_topic_with_work(tmp_path: Path) -> None:
+    """Issue 33: a resumed session's cursor sat on topic 1, finished the day before."""
+    store = project(tmp_path, docs=2)
+    ann = store.assessor("ann")
+    for doc in ("d0", "d1"):
+        ann.record(topic="1", doc=doc, grade=1)      # topic 1: every document judged
+    ann.record(topic="2", doc="d0", grade=2)
+    ann.record(topic="2", doc="d1", status="skipped", note="not English")  # set aside:
+    # nothing left to judge in topic 2 either
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        ol = app.screen.query_one(OptionList)
+        assert ol.highlighted == 2, ol.highlighted  # topic 3
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen(app).topic.key == "3"
+
+    drive(store, steps)
+
+
+def test_the_topic_list_says_how_to_open_a_topic_and_counts_what_is_set_aside(
+        tmp_path: Path) -> None:
+    """Issue 33: no help line, no hint that Enter opens a topic, no skipped/later counts."""
+    store = project(tmp_path, docs=3)
+    ann = store.assessor("ann")
+    ann.record(topic="1", doc="d0", grade=1)
+    ann.record(topic="1", doc="d1", status="skipped", note="cut off")
+    ann.record(topic="1", doc="d2", status="later")
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        drawn = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "Enter opens" in drawn and "Judge" in drawn, drawn  # the hint, the footer
+        assert "? help" in drawn.lower() or "? Help" in drawn, drawn
+        line = str(app.screen.query_one(OptionList).get_option_at_index(0).prompt)
+        assert "s:1 l:1" in line, line
+        summary = str(app.screen.query_one("#summary").render())
+        assert "1 skipped" in summary and "1 for later" in summary, summary
+        await pilot.press("question_mark")  # the help: every key of the list
+        await pilot.pause()
+        help_text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "Enter" in help_text and "type" in help_text.lower(), help_text
+
+    drive(store, steps)
+
+
+def test_the_revise_list_marks_flags_and_notes(tmp_path: Path) -> None:
+    """Issue 33: the revise list showed no flag or note markers."""
+    from relkit.judging.tui.modals import ReviseScreen
+
+    store = project(tmp_path, docs=3, topics=1)
+    ann = store.assessor("ann")
+    ann.record(topic="1", doc="d0", grade=1, flagged=True)
+    ann.record(topic="1", doc="d1", grade=2, note="figures for roofs only")
+    ann.record(topic="1", doc="d2", grade=0)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviseScreen)
+        drawn = [strip.text for strip in app.screen._compositor.render_strips()]
+        row = {d: next(r for r in drawn if f" {d} " in r) for d in ("d0", "d1", "d2")}
+        assert "⚑" in row["d0"] and "✎" not in row["d0"], row
+        assert "✎" in row["d1"] and "⚑" not in row["d1"], row
+        assert "⚑" not in row["d2"] and "✎" not in row["d2"], row
+        assert "⚑ flagged" in "\n".join(drawn) and "✎ note" in "\n".join(drawn), drawn
 
     drive(store, steps)

@@ -4,8 +4,10 @@ Tester report 4, item 11: a browser window of 800x600 (a terminal of about 88x21
 showed the assessor the title and one line of the document, the lead only the
 title, while the grade keys still worked. Below 24 rows the topic statement, the
 scale and the lead's list shrink so that the document can be read, and the grade
-keys with their meaning stay on screen; from 24 rows on nothing changes (the
-snapshots in test_tui_snapshots.py).
+keys with their meaning stay on screen. Issue 33: at 80x24 too the definitions took 11
+rows and left the document 3-6; below 40 rows the scale is one line (the definitions
+one key away) and the document gets 14 rows or more at 80x24 (the snapshots in
+test_tui_snapshots.py at 80x24, 100x30, 120x40).
 """
 
 from __future__ import annotations
@@ -140,21 +142,21 @@ def test_a_resize_changes_the_layout_both_ways(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         normal = text_rows(app)
-        assert "Irrelevant: " in "\n".join(lines(app))  # the definitions, at 80x24
+        assert "Irrelevant: " in "\n".join(lines(app))  # the definitions, at 120x40
         await pilot.resize_terminal(80, 16)
         await pilot.pause()
         await pilot.pause()
         assert "Irrelevant: " not in "\n".join(lines(app)) and text_rows(app) >= 7
         await pilot.press("question_mark")  # grown back while the help is open
         await pilot.pause()
-        await pilot.resize_terminal(80, 24)
+        await pilot.resize_terminal(120, 40)
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
         await pilot.pause()
         assert "Irrelevant: " in "\n".join(lines(app)) and text_rows(app) == normal
 
-    drive(project(tmp_path), steps)
+    drive(project(tmp_path), steps, size=(120, 40))
 
 
 def test_too_small_to_read_the_grade_keys_wait(tmp_path: Path) -> None:
@@ -353,3 +355,70 @@ def test_the_banner_still_speaks_on_a_short_screen(tmp_path: Path) -> None:
         assert text_rows(app) == rows - 1  # its row comes from the document
 
     drive(project(tmp_path), steps, size=(80, 16))
+
+
+def doc_rows(app: Any) -> int:
+    """Rows of the screen the document has: its title line, the blank line under it and
+    the lines of its text (counted on what is drawn, not from the layout)."""
+    drawn = lines(app)
+    title = sum("Bifacial panels and snow" in row for row in drawn)
+    return title + text_rows(app) + (1 if title and text_rows(app) else 0)
+
+
+def test_at_80x24_the_document_gets_14_rows_and_the_definitions_are_one_key_away(
+        tmp_path: Path) -> None:
+    """Issue 33: at 80x24 the definitions took 11 of 24 rows and the document 3-6. Now the
+    scale is one line of keys and labels, the definitions one key (d) away."""
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        drawn = "\n".join(lines(app))
+        assert doc_rows(app) >= 14, drawn
+        assert_keys_shown(app)
+        assert "Irrelevant: " not in drawn and "d Defs" in drawn, drawn
+        await pilot.press("d")  # the definitions, in full, under the document
+        await pilot.pause()
+        drawn = "\n".join(lines(app))
+        for g in TREC_DL.grades:
+            assert f"{g.label}: " in drawn, drawn
+        assert text_rows(app) >= 2  # the document is still there
+        await pilot.press("d")
+        await pilot.pause()
+        assert "Irrelevant: " not in "\n".join(lines(app)) and doc_rows(app) >= 14
+
+    drive(project(tmp_path), steps, size=(80, 24))
+
+
+@pytest.mark.parametrize("size", [(120, 40), (160, 50)])
+def test_from_120x40_the_definitions_are_shown_in_full(tmp_path: Path,
+                                                       size: tuple[int, int]) -> None:
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        drawn = "\n".join(lines(app))
+        for g in TREC_DL.grades:
+            assert f"{g.label}: {g.definition[:20]}" in drawn, drawn
+        assert doc_rows(app) >= 14
+
+    drive(project(tmp_path), steps, size=size)
+
+
+def test_the_lead_reads_10_lines_at_80x24_with_every_assessors_grade(tmp_path: Path) -> None:
+    """Issue 33: at 80x24 the lead saw only the document's title."""
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: LeadApp) -> None:
+        await pilot.press("2")  # the status line takes its row too
+        await pilot.pause()
+        drawn = "\n".join(lines(app))
+        assert "saved: final 2" in drawn
+        await pilot.press("up")
+        await pilot.pause()
+        drawn = "\n".join(lines(app))
+        assert text_rows(app) >= 10, drawn
+        for who, grade in (("ann", "1 Related"), ("bob", "3 Perfectly relevant")):
+            assert re.search(rf"^{who}\s+{grade}", drawn, re.M), (who, drawn)
+        assert_keys_shown(app)
+
+    run_lead(store, (80, 24), steps)

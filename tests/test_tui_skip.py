@@ -74,7 +74,7 @@ def test_skip_asks_for_a_reason_and_sets_the_document_aside(tmp_path: Path) -> N
         await pilot.pause()
         ol = app.screen.query_one("#judged-list", OptionList)
         labels = [str(ol.get_option_at_index(i).prompt) for i in range(ol.option_count)]
-        assert any("d0  skipped: not in English" in x for x in labels), labels
+        assert any("d0  ✎ skipped: not in English" in x for x in labels), labels
 
     drive(store, steps)
     got = {j.doc: (j.grade, j.status, j.note) for j in store.assessor("ann").judgments("1")}

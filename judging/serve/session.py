@@ -79,10 +79,12 @@ def serve(store: Store, role: str, name: str) -> int:
         refuse(f"the database could not start the session of {name} ({why})")
         return 1
     if role == "lead":
+        from relkit.judging.tui.cli import finish_lead
         from relkit.judging.tui.lead import LeadApp
 
-        LeadApp(store, name, idle_gc=True).run()
-        return 0
+        lead_app = LeadApp(store, name, idle_gc=True)
+        lead_app.run()
+        return finish_lead(lead_app, say_where=False)  # an unsaved final grade: said, 1
     from relkit.judging.tui.app import Settings, make_app
     from relkit.judging.tui.cli import finish
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from relkit.judging.models import TopicOut
 from relkit.judging.store import Store
 from relkit.judging.tui import keymap, leaks, prefs
+from relkit.judging.tui.dwell import MIN_VIEW
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
@@ -46,8 +47,9 @@ class Settings:
     keymap_path: Path | None = None
     idle_after: float = 60.0
     clock: Callable[[], float] = field(default=time.monotonic)  # tests drive dwell time
-    # Seconds a document must have been on screen before a grade key judges it.
-    min_view: float = 0.2
+    # Seconds a document must have been on screen before a grade key judges it: about
+    # the least time it takes to read a short title (dwell.MIN_VIEW says why).
+    min_view: float = MIN_VIEW
     # Where the theme and the reading width are remembered (None: nowhere; the CLI
     # passes prefs.default_path(), tests a temporary file).
     prefs_path: Path | None = None

@@ -15,6 +15,7 @@ from relkit.metrics.numopt import Num
 
 if TYPE_CHECKING:
     from relkit.judging.tui.app import JudgeApp
+    from relkit.judging.tui.lead import LeadApp
 
 app = typer.Typer()
 
@@ -27,9 +28,10 @@ def judge(
     keymap: Path | None = typer.Option(None, help="TOML file rebinding keys"),
     idle: float = Num(60.0, within="x > 0", help="Seconds without a key after which time stops "
                                "counting towards dwell time"),
-    min_view: int = Num(200, "--min-view", within="x >= 0", help="Milliseconds a document "
-                        "must be on screen before a grade key counts (keys typed ahead are "
-                        "dropped)"),
+    min_view: int = Num(1000, "--min-view", within="x >= 0", help="Milliseconds a document "
+                        "must be on screen before a grade key counts (keys typed ahead and "
+                        "the second tap of a double tap are dropped; about the time to read a "
+                        "short title)"),
     lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD "
                                     "(registered with `relkit assign --lead LEAD`)"),
 ) -> None:
@@ -63,7 +65,11 @@ def judge(
         from relkit.judging.tui.lead import LeadApp
 
         need_terminal()
-        LeadApp(store, lead, idle_gc=True).run()
+        lead_app = LeadApp(store, lead, idle_gc=True)
+        lead_app.run()
+        code = finish_lead(lead_app)
+        if code:
+            raise typer.Exit(code)
         return
     if me.name is not None and assessor is None and me.assessor:
         assessor = me.name
@@ -160,6 +166,36 @@ def finish(app: JudgeApp, say_where: bool = True) -> int:
         return app.return_code
     if say_where:
         sys.stderr.write(f"relkit: judgments are saved in {where}\n")
+    return 0
+
+
+def finish_lead(app: LeadApp, say_where: bool = True) -> int:
+    """After the lead's app has ended: a final grade still unsaved gets one more try;
+    if that fails too it is printed in full and the exit status is 1 (as
+    :func:`finish` for the assessor's)."""
+    from relkit.judging.models import StoreError
+    from relkit.judging.tui.lead_saving import describe_decision, save_decision
+    from relkit.judging.tui.outbox import UNREACHABLE
+
+    where = app.store.engine.url.render_as_string(hide_password=True)
+    record = app.outbox.record
+    if record is not None:
+        what = describe_decision(record, app.scale)
+        try:
+            save_decision(app.store, app.lead, record)  # a try that went through: no change
+            app.outbox.clear()
+            sys.stderr.write(f"relkit: saved on the way out: {what}\n")
+        except (StoreError, *UNREACHABLE) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            error_stream().write(f"relkit: NOT saved: {app.lead}'s {what} ({reason}).\n"
+                                 "relkit: the pair keeps the final grade it had in the "
+                                 "database; give it again when you resume.\n")
+            return 1
+    if app.return_code:
+        error_stream().write("relkit: the lead's screen stopped on an error (above); every "
+                             "final grade it acknowledged as saved is in "
+                             f"{where if say_where else 'the database'}\n")
+        return app.return_code
     return 0
 
 

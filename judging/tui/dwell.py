@@ -12,6 +12,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+# Seconds a document must be on screen before a grade key counts (``relkit judge
+# --min-view``): about the least time it takes to read a short title. At 7-9 characters
+# a saccade and 225-250 ms a fixation in silent reading (Rayner 1998, "Eye movements in
+# reading and information processing", Psychological Bulletin 124(3):372-422), the
+# shortest tenth of Cranfield's titles (42 characters or fewer) takes 5 fixations or more,
+# 1.1-1.3 s. A grade sooner than that was given without reading the document: a key
+# typed ahead, or the second tap of a double tap (at 200 ms, taps 210-300 ms apart graded
+# the next document 9 times in 38 trials; issue 33).
+MIN_VIEW = 1.0
+
 
 class DwellTimer:
     def __init__(self, idle_after: float = 60.0,

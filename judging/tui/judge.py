@@ -20,7 +20,7 @@ from textual.widgets import Static
 from relkit.judging.assessor import AssessorView
 from relkit.judging.models import ItemOut, StoreError, TopicOut
 from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
-from relkit.judging.tui.dwell import DwellTimer
+from relkit.judging.tui.dwell import MIN_VIEW, DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.leaks import Footer
@@ -40,15 +40,16 @@ from relkit.judging.tui.topics import bar
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 min_view: float = MIN_VIEW, outbox: Outbox | None = None,
                  reading_width: int = READING_WIDTH, draw_ahead: bool = False) -> JudgeScreen:
     """A judging screen whose key bindings come from the scale and the keymap."""
     scale = view.scale()
     bindings = [Binding(grade_key(g.value), f"grade({g.value})", f"{g.value} {g.label}",
                         show=False) for g in scale.grades]
     bindings += [Binding(a.key, a.name, a.short or a.description,
-                         show=a.name in ("flag", "note", "skip", "back", "revise", "help",
-                                         "topics")) for a in actions.values()]
+                         show=a.name in ("flag", "note", "skip", "revise",
+                                         "definitions", "help", "topics"))
+                 for a in actions.values()]
     # While the find bar is open these take n, N and Esc (check_action turns off the
     # note and topic-list actions bound to them meanwhile); closed, they do nothing.
     bindings += [Binding("n", "find_next", show=False), Binding("N", "find_prev", show=False),
@@ -67,7 +68,7 @@ class JudgeScreen(Saving, Finding):
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
                  idle_after: float = 60.0, clock: Callable[[], float] = time.monotonic,
-                 min_view: float = 0.2, outbox: Outbox | None = None,
+                 min_view: float = MIN_VIEW, outbox: Outbox | None = None,
                  reading_width: int = READING_WIDTH, draw_ahead: bool = False) -> None:
         super().__init__()
         self.reading_width = reading_width
@@ -368,6 +369,11 @@ class JudgeScreen(Saving, Finding):
         self.query_one("#scale").display = not pane.expanded
         if not pane.expanded:
             self.query_one(DocView).focus()
+
+    def action_definitions(self) -> None:
+        # The other form of the scale: the definitions on a screen under 40 rows (one
+        # line of keys there), the one line from 40 rows up (short.py).
+        self.query_one(Legend).toggle_class("flip")
 
     def action_help(self) -> None:
         from relkit.judging.tui.modals import HelpScreen

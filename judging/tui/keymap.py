@@ -46,6 +46,8 @@ DEFAULTS: tuple[Action, ...] = (
     Action("revise", "r", "Revise an earlier judgment", "Revise"),
     Action("undo", "z", "Undo: back to the document just saved, to judge it again", "Undo"),
     Action("topic", "t", "Whole topic statement (again: back to the document)", "Topic"),
+    Action("definitions", "d", "The grades' definitions under the document: shown or hidden "
+           "(shown from 40 rows up)", "Defs"),
     Action("find", "slash", "Find in the document (Enter: back to it; n / N: next / "
            "previous match; Esc closes)", "Find"),
     Action("help", "question_mark", "Help: every key", "Help"),

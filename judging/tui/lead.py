@@ -15,8 +15,9 @@ Esc changes nothing); every change is kept in the pair's decision history
 (:mod:`relkit.judging.decisions`), and the same grade and reason again is no change.
 Filters narrow the list (undecided, disagreements, flagged, noted, the review queue of
 everything flagged or noted, one topic, the pairs two assessors both judged). A final
-grade is acknowledged once committed; if the database cannot be reached the status
-line says that it is NOT saved, and nothing crashes.
+grade is acknowledged once committed; if the database cannot be reached it is kept,
+retried every second and saved once when the database is back, and quitting first
+warns (:mod:`relkit.judging.tui.lead_saving`); nothing crashes.
 """
 
 from __future__ import annotations
@@ -28,17 +29,17 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
-from relkit.judging.decisions import adjudicate
-from relkit.judging.models import ChangedMeanwhile, StoreError, TopicOut
+from relkit.judging.models import TopicOut
 from relkit.judging.reports import document_text, topic_text
 from relkit.judging.store import Store
 from relkit.judging.tui import lead_render as render
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.lead_modals import LEAD_ACTIONS
+from relkit.judging.tui.lead_saving import LeadSaving
 from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import Legend
-from relkit.judging.tui.outbox import UNREACHABLE
+from relkit.judging.tui.outbox import UNREACHABLE, Outbox
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.short import LEAD, LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
@@ -66,7 +67,7 @@ LeadHelpScreen, TopicFilterScreen, PairFilterScreen, ChangeDecisionScreen {
     align: center middle; }
 """
 
-class LeadApp(HeapKeptApp):
+class LeadApp(LeadSaving, HeapKeptApp):
     CSS = CSS + LEAD  # LEAD: a short screen (short.py)
     VERTICAL_BREAKPOINTS = LEAD_BREAKPOINTS
     TITLE = "relkit judge --lead"
@@ -86,6 +87,10 @@ class LeadApp(HeapKeptApp):
         self._topic: str | None = None  # whose statement the topic pane holds
         # A reason typed for a final grade refused (decided meanwhile elsewhere): kept.
         self._typed: tuple[str, str, str] | None = None
+        # The final grade being saved: outlives a quit, so the CLI sees what is unsaved
+        # (lead_saving.py).
+        self.outbox = Outbox()
+        self._quit_warned: object = None  # the unsaved decision the last warning was about
         for g in self.scale.values:
             if 0 <= g <= 9:
                 self.bind(str(g), f"decide({g})", description=f"final {g}", show=False)
@@ -128,6 +133,9 @@ class LeadApp(HeapKeptApp):
         return not waits(self.screen, action)  # too small to read the document (short.py)
 
     def _status(self, text: str, error: bool = False) -> None:
+        pending = self.pending_text()  # a final grade not saved yet is always said
+        if pending and pending not in text:
+            text, error = (f"{text}\n{pending}" if text else pending), True
         status = self.query_one("#status", Static)
         status.update(safe(text))
         status.set_class(error, "error")
@@ -218,9 +226,14 @@ class LeadApp(HeapKeptApp):
                                      safe(text, terms))
 
     # -- deciding --------------------------------------------------------------------
-    def action_decide(self, grade: int) -> None:
+    async def action_decide(self, grade: int) -> None:
         c = self.case
         if c is None:
+            return
+        if self.outbox.record is not None:  # one decision at a time (lead_saving.py)
+            self._status("Not now: the final grade before is not saved yet (it is retried every "
+                         "second).",
+                         error=True)
             return
         reason = self.query_one("#reason", Input).value.strip()
         if c.final is not None and grade != c.final:
@@ -232,12 +245,12 @@ class LeadApp(HeapKeptApp):
             what = (f"{c.topic}/{c.doc} from {c.final} {label(c.final).label} to {grade} "
                     f"{label(grade).label}")
 
-            def done(why: str | None) -> None:
+            async def done(why: str | None) -> None:
                 if why is None:
                     self._status(f"Cancelled: {c.topic}/{c.doc} keeps its final grade "
                                  f"{c.final}.")
                 else:
-                    self._save(c, grade, why)
+                    await self._save(c, grade, why)
 
             from relkit.judging.decisions import decision_history
 
@@ -251,39 +264,7 @@ class LeadApp(HeapKeptApp):
         if (grade, reason) == (c.final, c.reason):  # the same decision: nothing to save
             self._status(f"Unchanged: {c.topic}/{c.doc} has the final grade {grade} already.")
             return
-        self._save(c, grade, reason)
-
-    def _save(self, c: Case, grade: int, reason: str) -> None:
-        what = f"{grade} {self.scale.grade(grade).label} for {c.topic}/{c.doc}"
-        try:
-            # committed; refused if the pair's final grade is no longer the one shown
-            adjudicate(self.store, self.lead, c.topic, c.doc, grade, reason,
-                       shown=(c.final, c.reason))
-        except ChangedMeanwhile as exc:
-            # Another session decided it: the screen replaces only a decision its lead
-            # saw. Shown now, with the reason typed here kept.
-            # The pair stays on screen (pinned) even if the filter now drops it (decided,
-            # under "undecided only"): the key the status line asks for is for this pair.
-            self._typed = (c.topic, c.doc, reason)  # show_case puts it back (it redraws
-            self.reload(select=(c.topic, c.doc), pin=True)  # on the highlight event too)
-            now = self.case.final if self.case is not None else None
-            again = ("to change it (asks for the reason)" if now is not None and now != grade
-                     else "to save it")   # (the same grade now: only the reason differs)
-            self._status(f"Final {what} is NOT saved: {exc}; it is shown now. Press {grade} "
-                         f"again {again}.", error=True)
-            return
-        except UNREACHABLE:
-            self._status(f"Database unreachable: final {what} is NOT saved. Press the grade "
-                         "again when the database is back.", error=True)
-            return
-        except StoreError as exc:  # refused (the database is unchanged): say why
-            self._status(f"Final {what} is NOT saved: {exc}", error=True)
-            return
-        self._typed = None
-        was = self.query_one("#pairs", OptionList).highlighted or 0
-        self.reload(select=(c.topic, c.doc))
-        done = "" if self._advance(c, was) else " · every pair shown has a final grade"
-        self._status(f"saved: final {what}" + (f" (reason: {reason})" if reason else "") + done)
+        await self._save(c, grade, reason)
 
     def _advance(self, after: Case, was: int) -> bool:
         """Highlight the next pair shown without a final grade (wrapping round), if any.
@@ -304,7 +285,7 @@ class LeadApp(HeapKeptApp):
         if self.case is not None:
             self.query_one("#reason", Input).focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "reason" or self.case is None:
             return
         c = self.case
@@ -314,7 +295,7 @@ class LeadApp(HeapKeptApp):
             return
         if c.final is not None and event.value.strip() != c.reason:
             # A decided pair: the new reason is saved with its final grade at once.
-            self.action_decide(c.final)
+            await self.action_decide(c.final)
         elif event.value.strip():
             self._status("Reason ready: the final grade key saves it with the grade.")
 
@@ -385,6 +366,9 @@ class LeadApp(HeapKeptApp):
             doc.scroll_home(animate=False)
         else:
             doc.scroll_page_down(animate=False)
+
+    def action_definitions(self) -> None:
+        self.query_one(Legend).toggle_class("flip")  # the scale's other form (short.py)
 
     def action_help(self) -> None:
         from relkit.judging.tui.lead_modals import LeadHelpScreen

@@ -32,6 +32,8 @@ LEAD_ACTIONS: tuple[Action, ...] = (
     Action("pair_filter", "p", "Filter: pairs two given assessors both judged", "Pair"),
     Action("clear", "x", "Clear every filter"),
     Action("topic", "t", "Whole topic statement (again: back to the document)"),
+    Action("definitions", "s", "The grades' definitions under the document: shown or hidden "
+           "(shown from 40 rows up)"),
     Action("page", "space", "The document: one page down (at its end: back to the top)"),
     Action("help", "question_mark", "Help: every key", "Help"),
     Action("quit", "q", "Quit", "Quit"),

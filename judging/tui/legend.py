@@ -45,7 +45,8 @@ class Brief:
     """The scale on one line: `` 0  Irrelevant ·  1  Related · …``.
 
     The labels are whole if the line holds them, else their first words
-    ("Highly", "Perfectly"); a scale too long even so wraps between grades.
+    ("Highly", "Perfectly"; "No interest", a first word too short alone); a scale too
+    long even so wraps between grades.
     """
 
     SEP = " · "
@@ -53,10 +54,19 @@ class Brief:
     def __init__(self, scale: RelevanceScale) -> None:
         self.scale = scale
 
+    @staticmethod
+    def short(label: str) -> str:
+        """A label's first word; two if the first is too short to mean anything alone
+        (Cranfield's "No interest" is not "No")."""
+        words = label.split()
+        if not words:
+            return label
+        return " ".join(words[:2]) if len(words[0]) < 4 else words[0]
+
     def line(self, short: bool) -> Text:
         out = Text()
         for i, g in enumerate(self.scale.grades):
-            label = g.label.split()[0] if short and g.label.split() else g.label
+            label = self.short(g.label) if short else g.label
             if i:
                 out.append(self.SEP)
             out.append_text(_key(g.value))

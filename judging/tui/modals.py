@@ -79,18 +79,21 @@ class ReviseScreen(ModalScreen[int | None]):
         self.scale = scale
 
     def label(self, i: ItemOut) -> Text:
-        """One row: position, document, grade (or why it is set aside), title."""
+        """One row: position, document, ⚑ ✎ marks (flagged, a note), grade (or why it is
+        set aside), title."""
         what = (f"{i.grade} {self.scale.grade(i.grade).label}" if i.grade is not None
                 else {"later": "judge later"}.get(i.status or "", i.status or ""))
         if i.status == "skipped" and i.note:
             what += f": {i.note}"  # the reason it was set aside
         # One line each (cut replaces line breaks): the list cuts what its width cannot
         # hold (RowList's CSS).
-        return cut(f"{i.position:>4}. {i.doc}  {what}  {i.title or ''}", 300, pad=False)
+        marks = ("⚑" if i.flagged else " ") + ("✎" if i.note else " ")  # as the lead's list
+        return cut(f"{i.position:>4}. {i.doc} {marks} {what}  {i.title or ''}", 300,
+                   pad=False)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("Judged documents: Enter to open one, Esc to cancel")
+            yield Static("Judged: Enter opens one, Esc cancels · ⚑ flagged ✎ note")
             # Rows are labelled when they scroll into view: opening the list costs the
             # same with 20 judged documents or 2,000 (rowlist.py).
             options: list[Option] = [LazyOption(partial(self.label, i), id=str(i.position))
@@ -139,6 +142,24 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class TopicsHelpScreen(HelpScreen):
+    """The topic list's keys and columns, then the judging screen's help."""
+
+    def text(self) -> str:
+        lines = ["Esc or ? closes this help · ↑ ↓ PgUp PgDn scroll it", "",
+                 "The topic list:",
+                 "  ↑ ↓ PgUp PgDn  choose a topic",
+                 "  Enter          open it: its next document to judge",
+                 "  type a number  jump to that topic",
+                 "  q              quit",
+                 "",
+                 "Each line: the topic, its title, progress (judged / documents), how many "
+                 "you gave each grade (grade:count), s: how many you skipped, l: how many "
+                 "you put off for later. The list starts on the first topic with something "
+                 "left to judge.", "", "In a topic:"]
+        return "\n".join(lines) + "\n" + super().text().split("\n", 1)[1]
 
 
 KEY_NAMES = {"question_mark": "?", "escape": "Esc", "right": "→", "left": "←",

@@ -1,24 +1,31 @@
-"""Short screens: below 24 rows the document gets the room; too small, the keys wait.
+"""Screen height decides the layout: below 40 rows the document gets the room; too small,
+the keys wait.
 
-A browser window of 800x600 is a terminal of about 88x21. Laid out as at 80x24,
-the topic statement (30% of the screen), the scale with its definitions (six
-rows) and, for the lead, the list of pairs (20%) left the assessor one line of
-the document and the lead none, while the grade keys still worked.
+The reading area is the product. Laid out as at 120x40, an 80x24 terminal gave the
+grade definitions 11 of its 24 rows and the document 3-6 (its title and 2-5 lines;
+the median Cranfield document is 13 lines), and a browser window of 800x600 (a
+terminal of about 88x21) left the assessor one line of the document and the lead none.
 
-Textual's vertical breakpoints give every screen a class from its height
-(``-tiny``, ``-short`` below :data:`SHORT_BELOW` rows, ``-tall`` from there on; the
-layout at 80x24 and up is the one the snapshots hold). On a short screen:
+Textual's vertical breakpoints give every screen a class from its height:
+``-tiny``, ``-short`` (below :data:`SHORT_BELOW` rows), ``-compact`` (below
+:data:`TALL_FROM`) and ``-tall``. Below :data:`TALL_FROM` rows:
 
 - the scale is one line, each key with its label
-  (:class:`~relkit.judging.tui.legend.Legend`; the help, ``?``, has the definitions);
-- the assessor's topic statement is one line, the lead's only its title, with the
+  (:class:`~relkit.judging.tui.legend.Legend`); the definitions are one key away
+  (``d``, again: hidden; the help, ``?``, has them too). From :data:`TALL_FROM` rows
+  on they are shown in full under the document (``d`` hides them);
+- the assessor's topic statement takes at most three lines at 24 rows and up (a
+  Cranfield query, the whole topic, fits at 80 columns), one below that, with the
   marker line saying how much more there is: ``t`` shows it all, as on any screen;
-- the lead's list of pairs is two rows (the head line counts them all); the
-  assessor's empty banner takes no row.
+  the lead's statement is behind its title bar and marker line;
+- the lead's list of pairs is two rows at 24 (10% of the screen; the head line counts
+  them all); the assessor's empty banner takes no row.
 
-Lines of document text on screen, before and after, at 80x16 and at 88x21 (the
-browser at 800x600): the assessor 0 and 2, now 7 and 12; the lead 0 and 0, now 4
-and 9 (tests/test_tui_short.py).
+Rows of the document at 80x24 (its title, a blank line, its text), before and after:
+the assessor 3-6 and 15-18 (13-15 lines of text; fewest under a topic statement of
+three lines and its marker); the lead 1 (the title) and 14 (12 lines of text, 11 with
+the status line) beside two assessors' grades; at 80x16 the assessor 7 lines of text,
+the lead 4 (tests/test_tui_short.py, and a look under tmux on Cranfield).
 
 Shorter still (``-tiny``: fewer than three lines of text would be left) the
 document gives way to a line saying the window is too small, and the keys that
@@ -30,15 +37,18 @@ from __future__ import annotations
 
 from textual.dom import DOMNode
 
-SHORT_BELOW = 24  # rows; 80x24, the classic terminal, keeps the full layout
+SHORT_BELOW = 24  # rows; below: one line of topic statement, the lead's list 2 rows
+TALL_FROM = 40    # rows; from here on the definitions are shown in full (120x40 and up)
 # Below these, fewer than three lines of the document would show (the assessor's
 # screen has 9 rows besides them, the lead's 12 with two assessors).
 JUDGE_TINY_BELOW = 12
 LEAD_TINY_BELOW = 15
 
 # For App.VERTICAL_BREAKPOINTS: the class each screen gets from its height.
-JUDGE_BREAKPOINTS = [(0, "-tiny"), (JUDGE_TINY_BELOW, "-short"), (SHORT_BELOW, "-tall")]
-LEAD_BREAKPOINTS = [(0, "-tiny"), (LEAD_TINY_BELOW, "-short"), (SHORT_BELOW, "-tall")]
+JUDGE_BREAKPOINTS = [(0, "-tiny"), (JUDGE_TINY_BELOW, "-short"), (SHORT_BELOW, "-compact"),
+                     (TALL_FROM, "-tall")]
+LEAD_BREAKPOINTS = [(0, "-tiny"), (LEAD_TINY_BELOW, "-short"), (SHORT_BELOW, "-compact"),
+                    (TALL_FROM, "-tall")]
 
 # The actions that record something about the document on screen (a flag or a note
 # writes a new version of its judgment too).
@@ -56,11 +66,15 @@ def waits(screen: DOMNode, action: str) -> bool:
     return action in RECORDING and screen.has_class("-tiny")
 
 
-# Both apps: the legend's two forms (legend.py).
+# Both apps: the legend's two forms (legend.py); ``flip`` (the d key) shows the other one.
 _LEGEND = """
 Legend > .brief { display: none; }
-Screen.-short Legend > .full { display: none; }
-Screen.-short Legend > .brief { display: block; }
+Legend.flip > .full { display: none; }
+Legend.flip > .brief { display: block; }
+Screen.-short Legend > .full, Screen.-compact Legend > .full { display: none; }
+Screen.-short Legend > .brief, Screen.-compact Legend > .brief { display: block; }
+Screen.-short Legend.flip > .full, Screen.-compact Legend.flip > .full { display: block; }
+Screen.-short Legend.flip > .brief, Screen.-compact Legend.flip > .brief { display: none; }
 """
 
 # Both apps, too small: the notice instead of the document and the scale. TopicPane and
@@ -76,22 +90,27 @@ Screen.-tiny TopicPane, Screen.-tiny TopicPane.expanded { max-height: 0; }
 Screen.-tiny #topic-more { height: 0; }
 """
 
-# The assessor: the statement shrinks to one line (``t`` still gives it 60%); the
-# banner takes no row while it has nothing to say (saving.py: a text is an error or a note).
+# The assessor: the statement shrinks to three lines, one when short (``t`` still gives
+# it 60%); the banner takes no row while it has nothing to say (saving.py: a text is an
+# error or a note).
 JUDGE = _LEGEND + _TINY + """
-Screen.-short #banner { display: none; }
-Screen.-short #banner.error, Screen.-short #banner.note { display: block; }
+Screen.-short #banner, Screen.-compact #banner { display: none; }
+Screen.-short #banner.error, Screen.-short #banner.note,
+Screen.-compact #banner.error, Screen.-compact #banner.note { display: block; }
+Screen.-compact TopicPane { max-height: 3; }
 Screen.-short TopicPane { max-height: 1; }
-Screen.-short TopicPane.expanded { max-height: 60vh; }
+Screen.-short TopicPane.expanded, Screen.-compact TopicPane.expanded { max-height: 60vh; }
 """
 
 # The lead: the title bar stays, the statement goes behind its marker line; the list
-# keeps two rows. ``t`` gives the statement 40% (60% would push its marker line, which
-# says how to scroll it and how to go back, off the screen under the lead's 9 other
-# rows). Too small: the head line, the pair in the list, the notice.
+# keeps two rows (10% of the screen below 40 rows). ``t`` gives the statement 40% (60%
+# would push its marker line, which says how to scroll it and how to go back, off the
+# screen under the lead's 9 other rows). Too small: the head line, the pair in the
+# list, the notice.
 LEAD = _LEGEND + _TINY + """
-Screen.-short TopicPane { max-height: 0; }
-Screen.-short TopicPane.expanded { max-height: 40vh; }
+Screen.-short TopicPane, Screen.-compact TopicPane { max-height: 0; }
+Screen.-short TopicPane.expanded, Screen.-compact TopicPane.expanded { max-height: 40vh; }
+Screen.-compact #pairs { height: 10vh; min-height: 2; }
 Screen.-short #pairs { height: 2; min-height: 2; }
 Screen.-tiny #pairs { height: 1; min-height: 1; }
 Screen.-tiny #opinions, Screen.-tiny #topic-title { display: none; }

@@ -1,7 +1,10 @@
 """The topic screen: the assessor's topics with progress and counts per grade.
 
 One line per topic at any width (the title takes what the columns leave), and typing
-a topic's key jumps to it: Cranfield has 225 topics.
+a topic's key jumps to it: Cranfield has 225 topics. The head line says how to open
+one, a topic's line and the summary count what is set aside (``s:`` skipped, ``l:``
+for later), ``?`` explains it all, and the cursor starts on the first topic with
+something left to judge (a resumed session does not start on yesterday's topic).
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ def bar(done: int, total: int, width: int = BAR) -> str:
 
 
 class TopicsScreen(Screen[None]):
-    BINDINGS = [Binding("q", "quit_app", "Quit"), Binding("enter", "open", "Judge", show=True)]
+    # Enter: a priority binding, else the list's own (not shown in the footer) takes it.
+    BINDINGS = [Binding("q", "quit_app", "Quit"),
+                Binding("enter", "open", "Judge", show=True, priority=True),
+                Binding("question_mark", "help", "Help")]
 
     def __init__(self, view: AssessorView) -> None:
         super().__init__()
@@ -48,8 +54,8 @@ class TopicsScreen(Screen[None]):
         self._drawn: dict[str, TopicOut] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(f"relkit · assessor {self.view.name} · choose a topic "
-                          "(type its number to jump)"), id="head")
+        yield Static(safe(f"relkit · {self.view.name} · Enter opens a topic · type its "
+                          "number to jump · ? help"), id="head")
         yield OptionList(id="topic-list")
         yield Static("", id="summary")
         yield Footer()
@@ -65,11 +71,10 @@ class TopicsScreen(Screen[None]):
         """Back from a topic now finished: highlight the next one with work left."""
         ol = self.query_one(OptionList)
         i = ol.highlighted
-        if i is None or i >= len(self.topics) or self.topics[i].done < self.topics[i].total:
+        if i is None or i >= len(self.topics) or self.topics[i].open:
             return
         n = len(self.topics)
-        nxt = next((j % n for j in range(i + 1, i + n) if
-                    self.topics[j % n].done < self.topics[j % n].total), None)
+        nxt = next((j % n for j in range(i + 1, i + n) if self.topics[j % n].open), None)
         if nxt is not None:
             ol.highlighted = nxt
 
@@ -87,8 +92,12 @@ class TopicsScreen(Screen[None]):
         self.draw()
         done = sum(t.done for t in self.topics)
         total = sum(t.total for t in self.topics)
+        skipped = sum(t.skipped for t in self.topics)
+        later = sum(t.later for t in self.topics)
+        aside = (f" · {skipped} skipped" if skipped else "") + (
+            f" · {later} for later" if later else "")
         self.query_one("#summary", Static).update(
-            f"{len(self.topics)} topics · {done} / {total} documents judged")
+            f"{len(self.topics)} topics · {done} / {total} documents judged{aside}")
 
     def draw(self) -> None:
         """One line per topic, the title cut to what the other columns leave."""
@@ -96,10 +105,17 @@ class TopicsScreen(Screen[None]):
         ol = self.query_one(OptionList)
         highlighted = ol.highlighted
         keyw = max((cell_len(t.key) for t in self.topics), default=1)
+        # Skipped and for-later counts: a column only if some topic has them.
+        asides = [(f"s:{t.skipped}" if t.skipped else "") + (" " if t.skipped and t.later
+                                                              else "")
+                  + (f"l:{t.later}" if t.later else "") for t in self.topics]
+        asidew = max((len(a) for a in asides), default=0)
         lines = []
-        for t in self.topics:
+        for t, aside in zip(self.topics, asides, strict=True):
             counts = " ".join(f"{g}:{t.grade_counts.get(g, 0)}" for g in scale.values)
             right = f" {bar(t.done, t.total)} {t.done:>4}/{t.total:<4} {counts}"
+            if asidew:
+                right += f" {aside:<{asidew}}"
             lines.append((t, right))
         # Textual reports 0 before the first layout: then a width that fits 80 columns.
         width = ol.scrollable_content_region.width - 2 or 74  # 2: the scrollbar
@@ -126,7 +142,7 @@ class TopicsScreen(Screen[None]):
         self._layout = layout
         self._drawn = {t.key: t for t in self.topics}
         if self.topics:
-            first_open = next((i for i, t in enumerate(self.topics) if t.done < t.total), 0)
+            first_open = next((i for i, t in enumerate(self.topics) if t.open), 0)
             ol.highlighted = highlighted if highlighted is not None else first_open
         ol.focus()
 
@@ -172,6 +188,12 @@ class TopicsScreen(Screen[None]):
     def open_topic(self, key: str) -> None:
         topic = next(t for t in self.topics if t.key == key)
         self.app.open_topic(topic)  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        from relkit.judging.tui.modals import TopicsHelpScreen
+
+        self.app.push_screen(TopicsHelpScreen(self.view.scale(),
+                                              list(self.app.actions_.values())))  # type: ignore[attr-defined]
 
     def action_quit_app(self) -> None:
         self.app.exit()
