@@ -165,7 +165,7 @@ def session(url: str, token: str, n: int, out: dict[str, Any],
         retries = 0
         for i in range(n):
             for _attempt in range(3):
-                time.sleep(0.4)               # longer than min_view: the key counts
+                time.sleep(1.2)               # longer than min_view (1 s): the key counts
                 k = browser.execute_script("return performance.now()")
                 press(browser, str(i % 4))
                 try:
@@ -313,7 +313,7 @@ def xterm_among(url: str, people: list[str], n: int) -> list[float]:
 
     def bare(who: str) -> None:
         try:
-            got[who] = grade_on_pty(RELKIT, url, who, n, 0.4, bench_env(), docno, SIZE,
+            got[who] = grade_on_pty(RELKIT, url, who, n, 1.2, bench_env(), docno, SIZE,
                                     ready)
         except BaseException as exc:  # noqa: BLE001 (re-raised below)
             errors.append(exc)
@@ -375,7 +375,7 @@ def terminal_peers(admin: str, n: int, many: int,
             stop_tmux()
         # the app on a bare pty, the terminal peer of the relay (keys over a bare
         # websocket): nothing emulated, nothing drawn, the same screen size
-        out["bare pty"] = (grade_on_pty(RELKIT, url, PEOPLE[3], n, 0.4, bench_env(), docno,
+        out["bare pty"] = (grade_on_pty(RELKIT, url, PEOPLE[3], n, 1.2, bench_env(), docno,
                                         SIZE, gate(1)),
                            "the app on a pty: nothing emulated or drawn (the relay's peer)")
         why = xterm_missing()

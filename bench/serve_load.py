@@ -7,7 +7,7 @@ For each N: a fresh PostgreSQL database, a real `relkit serve`, N real headless 
 sessions (bench/serve_bench.py's: Selenium, the page's own timing script), each signed in
 as its own assessor, all at once from this one address (as behind a reverse proxy). They
 open their topic, wait for each other and for the machine to settle, then grade for the
-given seconds, each at a person's pace: a key 0.4 s after the previous document was
+given seconds, each at a person's pace: a key 1.2 s after the previous document was
 painted (past the app's ``min_view``). A key's time runs from its keydown to the next
 document painted (the app shows it once the grade is committed: its confirmation).
 
@@ -37,7 +37,7 @@ from tui_bench import pct
 
 from serve_helpers import FIND, WAIT_PAINTED, Served, chrome, press, wait_until
 
-THINK = 0.4         # seconds between a document painted and the next grade key
+THINK = 1.2         # s between a document painted and the next grade key (> min_view, 1 s)
 
 
 def judge_for(url: str, token: str, seconds: float, out: dict[str, Any],

@@ -79,7 +79,7 @@ def fresh_pg(admin: str) -> tuple[str, Any]:
 
 
 def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first: int = 0,
-               size: tuple[int, int] = (114, 28), think: float = 0.4,
+               size: tuple[int, int] = (114, 28), think: float = 1.2,
                ready: Callable[[], object] | None = None,
                start: dict[str, float] | None = None) -> list[float]:
     """ms from each grade key sent over a bare websocket to the first message with the
