@@ -21,7 +21,7 @@ page while a key is on its way.
 
 Everyone signs in and opens their first document; then the machine settles (the
 server's warm spares refilled, the terminal apps started: :func:`settled`) and all
-grade together, a key every 0.4 s. With several assessors one browser is measured and
+grade together, a key every 1.2 s (past min-view, 1 s). With several assessors one browser is measured and
 the others judge over bare websockets at the same pace (their browsers would run on
 their own computers; ``--others browser`` runs them all here).
 
@@ -322,7 +322,7 @@ def xterm_among(url: str, people: list[str], n: int) -> list[float]:
     for t in threads:
         t.start()
         time.sleep(1.0)                  # started a second apart, as the browsers are
-    painted, _ = grade_in_xterm(RELKIT, url, people[0], n, 0.4, bench_env(), SIZE, ready)
+    painted, _ = grade_in_xterm(RELKIT, url, people[0], n, 1.2, bench_env(), SIZE, ready)
     for t in threads:
         t.join()
     if errors:
@@ -369,7 +369,7 @@ def terminal_peers(admin: str, n: int, many: int,
             for i, (label, extra) in enumerate(
                     (("tmux", {}), (f"tmux at {SERVED_FPS} frames/s as served",
                                     {"TEXTUAL_FPS": str(SERVED_FPS)}))):
-                xs = grade_under_tmux(RELKIT, url, PEOPLE[i], n, 0.4, {**bench_env(), **extra})
+                xs = grade_under_tmux(RELKIT, url, PEOPLE[i], n, 1.2, {**bench_env(), **extra})
                 out[label] = (xs, "emulated (tmux's grid), nothing drawn")
         finally:
             stop_tmux()
@@ -382,7 +382,7 @@ def terminal_peers(admin: str, n: int, many: int,
         if why:
             print(f"| (xterm peer skipped: {why}) | | | | |")
         else:
-            painted, _ = grade_in_xterm(RELKIT, url, PEOPLE[2], n, 0.4, bench_env(), SIZE,
+            painted, _ = grade_in_xterm(RELKIT, url, PEOPLE[2], n, 1.2, bench_env(), SIZE,
                                         gate(1))
             out["xterm on Xvfb"] = (painted, "emulated and drawn (X server's framebuffer), "
                                     "no display frame")
@@ -394,7 +394,7 @@ def terminal_peers(admin: str, n: int, many: int,
             build(url, n + 10)
             if others == "browser":
                 out[f"{many} xterms on Xvfb at once"] = (
-                    grade_in_xterms(RELKIT, url, PEOPLE[:many], n, 0.4, bench_env()),
+                    grade_in_xterms(RELKIT, url, PEOPLE[:many], n, 1.2, bench_env()),
                     "the same, as many terminals as browsers")
             else:
                 out[f"xterm on Xvfb, {many - 1} more on bare ptys at once"] = (
