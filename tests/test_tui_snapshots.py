@@ -102,12 +102,17 @@ def test_lead_help(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(_lead_app(tmp_path), press=["question_mark"], terminal_size=(80, 24))
 
 
-def test_lead_change_dialog(snap_compare: Any, tmp_path: Path) -> None:
-    """Another grade on a decided pair: the dialog asking for the reason for the change."""
-    from relkit.judging.decisions import adjudicate
+def test_lead_change_dialog(snap_compare: Any, tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another grade on a decided pair: the dialog asking for the reason for the change,
+    with the pair's decisions so far (their time stamp fixed: the history is append-only)."""
+    from datetime import UTC, datetime
 
+    from relkit.judging import decisions
+
+    monkeypatch.setattr(decisions, "now", lambda: datetime(2026, 11, 28, 9, 30, tzinfo=UTC))
     app = _lead_app(tmp_path)
-    adjudicate(app.store, "lee", "1", "d0", 3, "bob found the figures")
+    decisions.adjudicate(app.store, "lee", "1", "d0", 3, "bob found the figures")
     assert snap_compare(app, press=["1"], terminal_size=(80, 24))
 
 
