@@ -323,6 +323,63 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
+    """``relkit eval ARGS`` without typer or click, or ``None``: the typer command runs it.
+
+    A command line :func:`relkit.metrics.eval_argv.parse` is sure of runs the command's
+    body straight away; errors are printed as :func:`_main` prints the typer command's
+    (the same words, the same exit status). Help, completion and every command line
+    click would refuse go to the typer command.
+    """
+    import os
+
+    if any(k.startswith("_RELKIT_COMPLETE") for k in os.environ):
+        return None
+    from relkit.metrics.eval_argv import parse
+
+    values = parse(args)
+    if values is None:
+        return None
+    from relkit.judging.quiet import go_quiet
+    from relkit.metrics.core.options import OptionError
+    from relkit.metrics.errors import RelkitError
+    from relkit.metrics.eval_command import NotFast, give_up, run_eval
+
+    try:
+        try:
+            go_quiet(values["quiet"])
+            run_eval(**values, bad=give_up)
+        finally:
+            sys.stderr = stderr  # errors are never quiet
+    except NotFast:
+        return None  # a usage error, found before any output: click words it
+    except OptionError as exc:
+        if debug:
+            raise
+        # What click says of the typer command's BadParameter (RelkitCommand.invoke).
+        sys.stderr.write(f"relkit eval: error: Invalid value for {exc.option}: "
+                         f"{exc.message}\n")
+        return 2
+    except RelkitError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"relkit: error: {exc}\n")
+        return int(getattr(exc, "exit_code", 1))
+    except KeyboardInterrupt:
+        sys.stderr.write("relkit: aborted\n")
+        return 130
+    except BrokenPipeError:
+        from relkit.judging.closedpipe import closed_pipe
+
+        return closed_pipe()
+    except OSError as exc:
+        if debug or exc.filename is None:
+            raise
+        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
+        return 1
+    return 0
+
+
 def _main(args: list[str], stderr: typing.TextIO) -> int:
     debug = "--debug" in args
     head = [a for a in args if a != "--debug"]
@@ -334,6 +391,10 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
     if not head or head == ["--help"]:
         sys.stdout.write(root_help())
         return 0
+    if head[0] == "eval" and args.index("eval") == args.count("--debug") <= 1:
+        code = _fast_eval(head[1:], debug, stderr)
+        if code is not None:
+            return code
 
     app = _app_for(args)
     if isinstance(app, int):

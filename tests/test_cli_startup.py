@@ -142,3 +142,21 @@ def test_version_and_help_import_only_relkits_own_modules(args: list[str],
     assert proc.returncode == 0, proc.stderr
     new = set(proc.stdout.rstrip("\n").rsplit("\n", 1)[-1].split())
     assert new <= allowed, sorted(new - allowed)
+
+
+@pytest.mark.parametrize("args", [["-m", "official"], ["-q", "-m", "all_trec", "-l2"],
+                                  ["-m", "map", "--format", "csv", "--quiet"]])
+def test_a_valid_eval_never_imports_the_cli_framework(args: list[str]) -> None:
+    """relkit.metrics.eval_argv reads it; typer and click are a fifth of the command."""
+    code, modules, out = _run("eval", *args, str(SAMPLE / "qrels.txt"),
+                              str(SAMPLE / "runs" / "bm25.txt"))
+    assert code == 0, out
+    assert not modules & {"typer", "click", "pydantic", "rich"}, \
+        sorted(modules & {"typer", "click", "pydantic", "rich"})
+
+
+def test_eval_help_and_click_errors_still_come_from_typer() -> None:
+    code, modules, out = _run("eval", "-l", "abc", str(SAMPLE / "qrels.txt"),
+                              str(SAMPLE / "runs" / "bm25.txt"))
+    assert code == 2 and "typer" in modules
+    assert out.strip().startswith("relkit eval: error: Invalid value for '-l'"), out
