@@ -19,8 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from relkit.metrics.eval_modes import check_mode
-
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
 # 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
 if "numpy" not in sys.modules:
@@ -74,7 +72,10 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
         return
     if qrels is None or not runs:
         bad("give a QRELS file and at least one RUN file")
-    check_mode(relformat, smoothing)
+    if relformat != "qrels" or smoothing is not None:   # -R qrels alone is always valid
+        from relkit.metrics.eval_modes import check_mode
+
+        check_mode(relformat, smoothing)
     if engine != "local" or spark_master is not None:
         from relkit.metrics.spark.options import check_engine
 

@@ -132,3 +132,38 @@ def test_debug_keeps_the_fast_path_only_in_front(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(eval_argv, "parse", lambda args: calls.append(args) or real(args))
     assert run_cli(["--debug", "eval", "-m", "map", QRELS, RUN])[0] == 0
     assert calls == [["-m", "map", QRELS, RUN]]
+
+
+def test_the_diversity_names_are_the_diversity_families() -> None:
+    """names.parse_measure asks diversity_names, not the families (their import)."""
+    from relkit.metrics.measures import diversity, diversity_names
+
+    assert set(diversity.REGISTRY) | set(diversity.ALIASES) == diversity_names.HEADS
+    for name in ["alpha_nDCG@20", "strec@5", "MAP-IA", "NRBP(beta=0.8)", "nDCG@20", "map",
+                 "P_IA(rel=2)@10", "ERR@20", "alpha_ndcg@20", " StRecall@10 "]:
+        assert diversity_names.is_diversity(name) == (
+            (m := diversity._NAME.fullmatch(name.strip())) is not None
+            and diversity.ALIASES.get(m["head"], m["head"]) in diversity.REGISTRY), name
+
+
+PROBE = """
+import sys
+from relkit.judging.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print("\\n" + str(code) + " " + " ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("measure", ["official", "map"])
+def test_a_qrels_eval_imports_no_other_modes_nor_diversity(measure: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", PROBE, "eval", "-m", measure, QRELS, RUN],
+                          capture_output=True, text=True, timeout=120)
+    code, *modules = proc.stdout.rstrip("\n").rsplit("\n", 1)[-1].split()
+    assert code == "0", proc.stderr
+    unneeded = {"relkit.metrics.eval_modes", "relkit.metrics.inferred",
+                "relkit.metrics.prels", "relkit.metrics.measures.diversity"}
+    assert not unneeded & set(modules), sorted(unneeded & set(modules))
