@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python bench/startup_bench.py [--repeat 21] [--seed 0] [--wheel [--venv DIR]]
+    .venv/bin/python bench/startup_bench.py --wheel --baseline REV   # before and after
 
 Rows (each a fresh process; wall time around the child, and its CPU time from
 ``os.wait4``):
@@ -40,6 +41,7 @@ from pathlib import Path
 
 import run_bench
 from run_bench import DATA, PEERS, ROOT, add_wheel_options, choose_tools, ensure_data, versions
+from wheel_env import Tools, baseline_tools
 
 MEASURES = ("map", "ndcg_cut.10", "ndcg", "P.10", "recall.100", "recip_rank", "Rprec")
 TREC = ("trec", 50, 1_000)
@@ -87,15 +89,16 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def rows(seed: int) -> list[Row]:
-    """The benchmark's rows, generating their data if needed."""
+def rows(seed: int, baseline: Tools | None = None) -> list[Row]:
+    """The benchmark's rows, generating their data if needed; with ``baseline``, each
+    relkit row is followed by the same command from the baseline's wheel."""
     trec = ensure_data(*TREC, seed)
     small = ensure_data(*SMALL, seed)
     relkit, python = str(run_bench.RUNNER.relkit), run_bench.RUNNER.python
     peer = [python, str(PEERS / "pytrec_eval_run.py")]
     m7 = [arg for m in MEASURES for arg in ("-m", m)]
     files = {d: [str(d / "qrels.txt"), str(d / "run.txt")] for d in (trec, small)}
-    return [
+    out = [
         Row("python -c pass", [python, "-c", "pass"]),
         Row("relkit --version", [relkit, "--version"], "python -c pass", 1.3),
         Row("relkit --help", [relkit, "--help"], "python -c pass", 1.3),
@@ -109,6 +112,16 @@ def rows(seed: int) -> list[Row]:
         Row("relkit eval 7 measures, 1000x100", [relkit, "eval", *m7, *files[small]],
             "pytrec_eval 7 measures, 1000x100", 1.0),
     ]
+    if baseline is None:
+        return out
+    with_base = []
+    before = baseline.where.split()[1].removesuffix("'s")   # the commit
+    for r in out:
+        with_base.append(r)
+        if r.cmd[0] == relkit:
+            with_base.append(Row(f"{r.name} [{before}]", [str(baseline.relkit), *r.cmd[1:]],
+                                 r.reference, r.target))
+    return with_base
 
 
 def table(all_rows: list[Row]) -> list[str]:
@@ -134,11 +147,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=21, help="timed runs per command (median)")
     ap.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     add_wheel_options(ap)
+    ap.add_argument("--baseline", metavar="REV", help="with --wheel: also time commit REV's "
+                    "wheel (in a copy of the venv), its rows beside the working tree's")
     args = ap.parse_args(argv)
+    if args.baseline and not args.wheel:
+        ap.error("--baseline needs --wheel")
     choose_tools(args)
+    baseline = baseline_tools(args.venv, args.baseline) if args.baseline else None
     if not run_bench.RUNNER.relkit.exists():
         raise SystemExit(f"{run_bench.RUNNER.relkit} not found: pip install -e '.[bench]'")
-    all_rows = rows(args.seed)
+    all_rows = rows(args.seed, baseline)
     env = child_env()
     load_before = os.getloadavg()
     for r in all_rows:                      # untimed: .pyc files, page cache

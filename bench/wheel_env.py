@@ -16,7 +16,9 @@ every process, ``python -c pass`` included; a user installs the wheel. ``--wheel
    wheel's bytes changed. pip compiles the ``.pyc`` files, as for a user.
 
 Every tool, the peers and ``python -c pass`` included, then runs from that venv's
-interpreter, so start-up is compared like with like.
+interpreter, so start-up is compared like with like. ``--baseline REV``
+(``bench/startup_bench.py``) adds the relkit rows of commit REV's wheel, installed in a
+copy of the same venv (:func:`baseline_tools`): before and after in one run.
 """
 
 from __future__ import annotations
@@ -66,6 +68,31 @@ def build_wheel(out: Path) -> Path:
                         "--wheel-dir", str(out), str(src)], check=True)
     (wheel,) = out.glob("relkit-*.whl")
     return wheel
+
+
+def baseline_tools(venv: Path, rev: str) -> Tools:
+    """Commit ``rev``'s wheel in a copy of ``venv`` (same dependencies): the "before"."""
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    base = venv.with_name(f"{venv.name}-{sha}")
+    python, relkit = base / "bin" / "python", base / "bin" / "relkit"
+    if not relkit.exists():
+        print(f"installing {rev} ({sha})'s wheel in {base} (a copy of {venv}) ...", flush=True)
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.copytree(venv, base, symlinks=True)
+        with tempfile.TemporaryDirectory(prefix="relkit-base-") as tmp:
+            src, dist = Path(tmp) / "src", Path(tmp) / "dist"
+            src.mkdir()
+            archive = subprocess.run(["git", "archive", sha], cwd=ROOT, check=True,
+                                     capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                            "--wheel-dir", str(dist), str(src)], check=True)
+            (wheel,) = dist.glob("relkit-*.whl")
+            # run by the copy's own python, so the script's first line names the copy
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
+                            "--force-reinstall", str(wheel)], check=True)
+    return Tools(str(python), relkit, f"commit {sha}'s wheel in {base}")
 
 
 def wheel_tools(venv: Path = DEFAULT_VENV) -> Tools:
