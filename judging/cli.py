@@ -3,7 +3,8 @@
 Start-up is a feature: this module imports nothing heavy. ``relkit --version`` and
 ``relkit --help`` are answered from :data:`COMMANDS` without importing Typer; any other
 command imports only the module that defines it (``relkit eval`` never loads SQLAlchemy,
-Textual or pandas). :func:`full_app` builds the whole tree for shell completion and the
+Textual or pandas), and a valid ``relkit eval`` command line no Typer either
+(:func:`_fast_eval`). :func:`full_app` builds the whole tree for shell completion and the
 generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
 
 Errors, one line on stderr each (``--debug`` shows the traceback):
