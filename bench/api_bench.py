@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/api_bench.py [--repeat 11] [--wheel [--venv DIR]]
+    .venv/bin/python bench/api_bench.py [--repeat 11] [--wheel [--venv DIR] [--baseline REV]]
 
 On the TREC-sized data of ``bench/startup_bench.py`` (50 topics x 1,000 documents; two
 more runs made from it by perturbing its scores, seeded), each job runs as a fresh
@@ -33,6 +33,7 @@ from pathlib import Path
 
 import run_bench
 from run_bench import DATA, add_wheel_options, choose_tools, ensure_data
+from wheel_env import baseline_tools
 
 RELKIT = {
     "evaluate": """
@@ -114,22 +115,32 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=11, help="timed runs per job (median)")
     add_wheel_options(ap)
+    ap.add_argument("--baseline", metavar="REV", help="with --wheel: also time commit REV's "
+                    "wheel (in a copy of the venv)")
     args = ap.parse_args(argv)
+    if args.baseline and not args.wheel:
+        ap.error("--baseline needs --wheel")
     choose_tools(args)
+    tools = [("relkit", run_bench.RUNNER.python)]
+    if args.baseline:
+        base = baseline_tools(args.venv, args.baseline)
+        tools.append((f"relkit [{base.where.split()[1].removesuffix(chr(39) + 's')}]",
+                      base.python))
+    tools.append(("ir_measures", run_bench.RUNNER.python))
     trec = ensure_data("trec", 50, 1_000, 0)
     api = DATA / "api"
     api.mkdir(parents=True, exist_ok=True)
     qrels, run1 = trec / "qrels.txt", trec / "run.txt"
     runs = [run1, perturbed(run1, api / "run2.txt", 2), perturbed(run1, api / "run3.txt", 3)]
     files = {"evaluate": [qrels, *runs], "paired": [qrels, *runs[:2]], "frame": [qrels, run1]}
-    python = run_bench.RUNNER.python
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     walls: dict[tuple[str, str], list[float]] = {}
     outs: dict[tuple[str, str], str] = {}
     load_before = os.getloadavg()
     for i in range(args.repeat + 1):   # the first round is untimed (.pyc files, cache)
         for job in RELKIT:
-            for tool, code in (("relkit", RELKIT[job]), ("ir_measures", PEER[job])):
+            for tool, python in tools:
+                code = PEER[job] if tool == "ir_measures" else RELKIT[job]
                 t0 = time.perf_counter()
                 proc = subprocess.run([python, "-c", code, *map(str, files[job])], env=env,
                                       capture_output=True, text=True)
@@ -147,15 +158,16 @@ def main(argv: list[str] | None = None) -> None:
         f"Load average (1, 5, 15 min) before {', '.join(f'{x:.2f}' for x in load_before)}, "
         f"after {', '.join(f'{x:.2f}' for x in load_after)}.",
         "",
-        "| job | relkit s | ir_measures s | relkit / ir_measures | same numbers |",
-        "|---|---:|---:|---:|---|",
+        "| job | tool | wall s | / ir_measures | same numbers as ir_measures |",
+        "|---|---|---:|---:|---|",
     ]
     for job in RELKIT:
-        ours = statistics.median(walls[(job, "relkit")])
         theirs = statistics.median(walls[(job, "ir_measures")])
-        same = "yes" if outs[(job, "relkit")] == outs[(job, "ir_measures")] else \
-            f"NO: {outs[(job, 'relkit')].strip()!r} vs {outs[(job, 'ir_measures')].strip()!r}"
-        lines.append(f"| {job} | {ours:.3f} | {theirs:.3f} | {ours / theirs:.2f} | {same} |")
+        for tool, _ in tools:
+            ours = statistics.median(walls[(job, tool)])
+            same = "yes" if outs[(job, tool)] == outs[(job, "ir_measures")] else \
+                f"NO: {outs[(job, tool)].strip()!r}"
+            lines.append(f"| {job} | {tool} | {ours:.3f} | {ours / theirs:.2f} | {same} |")
     text = "\n".join(lines) + "\n"
     print(text)
     results = Path(__file__).resolve().parent / "results"
