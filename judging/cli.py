@@ -3,7 +3,8 @@
 Start-up is a feature: this module imports nothing heavy. ``relkit --version`` and
 ``relkit --help`` are answered from :data:`COMMANDS` without importing Typer; any other
 command imports only the module that defines it (``relkit eval`` never loads SQLAlchemy,
-Textual or pandas). :func:`full_app` builds the whole tree for shell completion and the
+Textual or pandas), and a valid ``relkit eval`` command line no Typer either
+(:func:`_fast_eval`). :func:`full_app` builds the whole tree for shell completion and the
 generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
 
 Errors, one line on stderr each (``--debug`` shows the traceback):
@@ -23,23 +24,32 @@ Every command also follows the conventions of :class:`relkit.judging.conventions
 from __future__ import annotations
 
 import sys
-import typing
-from importlib import import_module
-from typing import TYPE_CHECKING, NamedTuple
 
+# Not `from typing import TYPE_CHECKING`: importing typing costs ~3 ms of every start-up
+# (`relkit --version` is ~10 ms); type checkers read any TYPE_CHECKING so named as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import typing
+
     import typer
 
 HELP = "Build and use IR test collections: pool, judge, agree, evaluate."
 
 
-class Entry(NamedTuple):
-    """Where a command lives: ``module:attribute`` of its Typer app, and its help line."""
+class Entry:
+    """Where a command lives: ``module:attribute`` of its Typer app, and its help line.
 
-    app: str
-    section: str  # the heading `relkit --help` lists it under
-    help: str
-    group: bool = False  # a sub-app with commands of its own (``relkit export qrels``)
+    A plain class, not a ``typing.NamedTuple``: importing :mod:`typing` would be a third
+    of ``relkit --version``'s own time.
+    """
+
+    __slots__ = ("app", "section", "help", "group")
+
+    def __init__(self, app: str, section: str, help: str, group: bool = False) -> None:
+        self.app = app
+        self.section = section  # the heading `relkit --help` lists it under
+        self.help = help
+        self.group = group  # a sub-app with commands of its own (``relkit export qrels``)
 
 
 # The sections of `relkit --help`, in order.
@@ -146,6 +156,8 @@ ROOT_OPTIONS = [
 
 
 def _load(ref: str) -> typer.Typer:
+    from importlib import import_module
+
     module, attr = ref.split(":")
     app: typer.Typer = getattr(import_module(module), attr)
     return app
@@ -312,6 +324,63 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
+    """``relkit eval ARGS`` without typer or click, or ``None``: the typer command runs it.
+
+    A command line :func:`relkit.metrics.eval_argv.parse` is sure of runs the command's
+    body straight away; errors are printed as :func:`_main` prints the typer command's
+    (the same words, the same exit status). Help, completion and every command line
+    click would refuse go to the typer command.
+    """
+    import os
+
+    if any(k.startswith("_RELKIT_COMPLETE") for k in os.environ):
+        return None
+    from relkit.metrics.eval_argv import parse
+
+    values = parse(args)
+    if values is None:
+        return None
+    from relkit.judging.quiet import go_quiet
+    from relkit.metrics.core.options import OptionError
+    from relkit.metrics.errors import RelkitError
+    from relkit.metrics.eval_command import NotFast, give_up, run_eval
+
+    try:
+        try:
+            go_quiet(values["quiet"])
+            run_eval(**values, bad=give_up)
+        finally:
+            sys.stderr = stderr  # errors are never quiet
+    except NotFast:
+        return None  # a usage error, found before any output: click words it
+    except OptionError as exc:
+        if debug:
+            raise
+        # What click says of the typer command's BadParameter (RelkitCommand.invoke).
+        sys.stderr.write(f"relkit eval: error: Invalid value for {exc.option}: "
+                         f"{exc.message}\n")
+        return 2
+    except RelkitError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"relkit: error: {exc}\n")
+        return int(getattr(exc, "exit_code", 1))
+    except KeyboardInterrupt:
+        sys.stderr.write("relkit: aborted\n")
+        return 130
+    except BrokenPipeError:
+        from relkit.judging.closedpipe import closed_pipe
+
+        return closed_pipe()
+    except OSError as exc:
+        if debug or exc.filename is None:
+            raise
+        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
+        return 1
+    return 0
+
+
 def _main(args: list[str], stderr: typing.TextIO) -> int:
     debug = "--debug" in args
     head = [a for a in args if a != "--debug"]
@@ -323,6 +392,10 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
     if not head or head == ["--help"]:
         sys.stdout.write(root_help())
         return 0
+    if head[0] == "eval" and args.index("eval") == args.count("--debug") <= 1:
+        code = _fast_eval(head[1:], debug, stderr)
+        if code is not None:
+            return code
 
     app = _app_for(args)
     if isinstance(app, int):

@@ -20,12 +20,16 @@ tests/test_cli_conventions.py walks :func:`relkit.judging.cli.full_app` to check
 
 from __future__ import annotations
 
-import sys
 import typing
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import typer
+
+from relkit.judging.quiet import _Sink, error_stream, go_quiet
+
+__all__ = ["MANY", "QUIET_HELP", "RelkitCommand", "RelkitGroup", "_Sink", "error_stream",
+           "go_quiet", "is_option", "quiet_option", "spread"]
 
 QUIET_HELP = "No diagnostics or progress on stderr (data and errors still appear)"
 MANY = ("Several files after one flag: {opt} A B C (values run to the next option; "
@@ -108,31 +112,6 @@ def quiet_option() -> Any:
     return _quiet_param
 
 
-class _Sink:
-    """stderr under ``--quiet``: swallows diagnostics and progress (the root restores it).
-
-    ``real`` is the stream it stands for: :func:`error_stream` writes an error there.
-    """
-
-    def __init__(self, real: Any) -> None:
-        self.real = real
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False  # so no progress bar is drawn
-
-
-def go_quiet(value: bool) -> None:
-    """``--quiet``: stderr is a sink until the command ends (errors are printed after)."""
-    if value and not isinstance(sys.stderr, _Sink):
-        sys.stderr = _Sink(sys.stderr)  # type: ignore[assignment]
-
-
 _LABELS = {Path: "FILE", int: "INT", float: "NUMBER", str: "TEXT"}
 
 
@@ -161,15 +140,6 @@ def _also_quiet(callback: Any) -> Any:
         go_quiet(bool(value))
         return callback(ctx, param, value) if callback is not None else value
     return both
-
-
-def error_stream() -> IO[str]:
-    """Where a command writes an error it reports itself: stderr, even under ``--quiet``.
-
-    (Errors raised to the CLI root are printed after the command, never quietly.)
-    """
-    err = sys.stderr
-    return err.real if isinstance(err, _Sink) else err
 
 
 def _untyped(ctx: Any) -> None:

@@ -3,8 +3,10 @@
 Data goes to stdout, diagnostics to stderr. Errors are library exceptions,
 printed once, on one line, by the CLI root (:mod:`relkit.judging.cli`).
 
-This module is the command: its options, their checks, and which evaluation
-they lead to. The qrels-format evaluation itself is in
+This module is the command: its options and their help. What it does with their
+values is :func:`relkit.metrics.eval_command.run_eval`, which the CLI root also
+calls straight from the command line (:mod:`relkit.metrics.eval_argv`, without
+typer) when the command line is a valid one. The qrels-format evaluation itself is in
 :mod:`relkit.metrics.eval_run`, the tidy formats and warnings in
 :mod:`relkit.metrics.eval_output`, and the start-up shortcut through typer's
 coercion in :mod:`relkit.metrics.typer_coercion`; their names stay importable from
@@ -13,14 +15,13 @@ here (``__all__``).
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
-from typing import Annotated, Literal, get_args, get_type_hints
+from typing import Annotated, Literal, NoReturn, get_type_hints
 
 import typer
 
-from relkit.metrics.eval_modes import MODE_HELP, check_mode
+from relkit.metrics.eval_command import FORMATS, list_measures, run_eval
+from relkit.metrics.eval_modes import MODE_HELP
 from relkit.metrics.eval_output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval_run import _collector_paused, _evaluate, _load_zscores, _results
 from relkit.metrics.numopt import GRADE, Num
@@ -35,13 +36,8 @@ __all__ = [
 ]
 # Not _freeze_at_exit: it is eval_run's state, and a copy here would never change.
 
-# numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
-# 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
-if "numpy" not in sys.modules:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-Format = Literal["trec", "tsv", "csv", "json", "parquet"]
-FORMATS = get_args(Format)
+# (OPENBLAS_NUM_THREADS=1 before numpy: set by relkit.metrics.eval_command, imported above.)
+Format = Literal["trec", "tsv", "csv", "json", "parquet"]  # FORMATS, as a type
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -58,22 +54,6 @@ EPILOG = """Examples:
 
 
 _plain_typer_coercion()
-
-
-def list_measures() -> str:
-    from relkit.metrics.measures import load_all
-    from relkit.metrics.measures.base import REGISTRY
-    from relkit.metrics.measures.trec_table import NICKNAMES
-
-    load_all()
-    rows = []
-    for fam in REGISTRY.values():
-        readable = (fam.readable or "").replace("{}", "k")
-        params = f"[.{fam.default}]" if fam.default else ""
-        origin = "trec_eval" if fam.trec else "relkit"
-        rows.append(f"{fam.name + params:<48} {readable:<12} {origin:<9} {fam.description}")
-    nick = "\n".join(f"{k:<12} {' '.join(v)}" for k, v in NICKNAMES.items())
-    return "\n".join(rows) + "\n\nNicknames:\n" + nick + "\n"
 
 
 @app.command("eval", epilog=EPILOG)
@@ -138,75 +118,15 @@ def eval_cmd(
 
     Example: relkit eval -m AP -m nDCG@10 qrels.txt run1.txt run2.txt
     """
-    if list_:
-        sys.stdout.write(list_measures())
-        return
-    if qrels is None or not runs:
-        raise typer.BadParameter("give a QRELS file and at least one RUN file")
-    check_mode(relformat, smoothing)
-    if engine != "local" or spark_master is not None:
-        from relkit.metrics.spark.options import check_engine
+    def bad(message: str, param_hint: str | None = None) -> NoReturn:
+        raise typer.BadParameter(message, param_hint=param_hint)
 
-        check_engine(engine, spark_master, relformat=relformat, paths=[qrels, *runs])
-    if engine == "local":
-        qrels_path, run_paths = Path(qrels), [Path(r) for r in runs]
-    else:
-        qrels_path, run_paths = qrels, runs     # type: ignore[assignment]  # URLs kept
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    stdin = [str(p) for p in (qrels_path, *run_paths)].count("-")
-    if stdin > 1:
-        raise typer.BadParameter("stdin ('-') can feed the qrels or one run, not "
-                                 f"{'both' if str(qrels_path) == '-' else 'two runs'}")
-    if compat not in (9, 10):
-        raise typer.BadParameter(f"--compat must be 9 or 10; got {compat}")
-    from relkit.metrics.run_names import run_labels
-
-    labels = run_labels(run_paths, names, name_from_file)
-    if max_docs is not None and max_docs < 0:
-        # Named as typed (-M), not as the Evaluator's max_docs.
-        raise typer.BadParameter(f"must be an int >= 0; got {max_docs}", param_hint="'-M'")
-    from relkit.metrics.core.options import option_value
-
-    if relformat not in ("qrels", "subtopics"):
-        from relkit.metrics.eval_modes import evaluate_mode
-
-        evaluate_mode(relformat, qrels_path, run_paths, measure or [], query=query,
-                      summary=not no_summary, complete=complete, level=level,
-                      max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
-                      zscores=zscores, compat=compat, smoothing=smoothing or "sample_eval",
-                      stdin=stdin > 0,
-                      fmt=fmt, output=output, labels=labels, warn=None if quiet else _warn)
-        return
-    if relformat == "subtopics":
-        from relkit.metrics.diversity_cli import check_options, evaluate_subtopics
-
-        check_options(judged_only=judged_only, num_docs=num_docs, zscores=zscores)
-        got = evaluate_subtopics(qrels_path, run_paths, measure or [], query=query,
-                                 summary=not no_summary, complete=complete, level=level,
-                                 max_docs=max_docs, fmt=fmt, labels=labels,
-                                 warn=None if quiet else _warn)
-        if not isinstance(got, str):
-            _write_tidy([got], fmt, output)
-        elif output is not None:
-            output.write_text(got, encoding="utf-8")
-        else:
-            sys.stdout.write(got)
-        return
-    from relkit.metrics.evaluator import resolve
-
-    with option_value("'-m'"):  # an unknown measure is a usage error, found before any file
-        resolve(measure or ["official"], compat)
-    with _collector_paused():
-        _evaluate(qrels_path, run_paths, measure or ["official"], query=query,
-                  no_summary=no_summary, complete=complete, level=level, max_docs=max_docs,
-                  judged_only=judged_only, num_docs=num_docs, zscores=zscores, compat=compat,
-                  fmt=fmt, output=output, warn=None if quiet else _warn, engine=engine,
-                  spark_master=spark_master, labels=labels)
-
-
-def _warn(msg: str) -> None:
-    sys.stderr.write(f"relkit eval: warning: {msg}\n")
+    run_eval(qrels=qrels, runs=runs, measure=measure, query=query, no_summary=no_summary,
+             complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
+             num_docs=num_docs, zscores=zscores, relformat=relformat, smoothing=smoothing,
+             compat=compat, fmt=fmt, output=output, list_=list_, quiet=quiet, names=names,
+             name_from_file=name_from_file, engine=engine, spark_master=spark_master,
+             bad=bad)
 
 
 # Typer reads the annotations with typing.get_type_hints, evaluating each string

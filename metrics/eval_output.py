@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
 if TYPE_CHECKING:  # type names only: pandas is imported by the formats that need it
     import pandas as pd
 
@@ -75,6 +73,8 @@ def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | None) -> No
     df: pd.DataFrame = pd.concat(frames, ignore_index=True)
     if fmt == "parquet":
         if output is None:
+            import typer  # only here: the fast entry (eval_argv) never gets this far
+
             raise typer.BadParameter("--format parquet needs -o FILE")
         # Numbers stay numbers (float64); a measure whose value is text (relstring)
         # keeps it in a `text` column, its `value` left empty.

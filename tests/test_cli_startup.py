@@ -112,3 +112,51 @@ def test_a_command_help_still_names_the_program() -> None:
     code, _, out = _run("eval", "--help")
     assert code == 0
     assert "relkit eval" in out
+
+
+# What `relkit --version` and `relkit --help` may import beyond what the interpreter had
+# loaded before relkit: relkit's own three modules (and __future__; --help also wraps
+# text). Not even typing or importlib: each was a noticeable share of a ~10 ms start-up.
+OWN = {"__future__", "relkit", "relkit.judging", "relkit.judging.cli"}
+NEW_MODULES = """
+import sys
+before = set(sys.modules)
+from relkit.judging.cli import main
+main(sys.argv[1:])
+sys.stdout.flush()
+print("\\n" + " ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+@pytest.mark.parametrize(("args", "allowed"), [
+    (["--version"], OWN),
+    (["--help"], OWN | {"textwrap", "re", "re._casefix", "re._compiler", "re._constants",
+                        "re._parser", "enum", "functools", "collections", "keyword",
+                        "operator", "reprlib", "copyreg", "_sre", "itertools", "_locale",
+                        "_functools", "_collections", "_operator", "types"}),
+])
+def test_version_and_help_import_only_relkits_own_modules(args: list[str],
+                                                          allowed: set[str]) -> None:
+    proc = subprocess.run([sys.executable, "-c", NEW_MODULES, *args], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    new = set(proc.stdout.rstrip("\n").rsplit("\n", 1)[-1].split())
+    assert new <= allowed, sorted(new - allowed)
+
+
+@pytest.mark.parametrize("args", [["-m", "official"], ["-q", "-m", "all_trec", "-l2"],
+                                  ["-m", "map", "--format", "csv", "--quiet"]])
+def test_a_valid_eval_never_imports_the_cli_framework(args: list[str]) -> None:
+    """relkit.metrics.eval_argv reads it; typer and click are a fifth of the command."""
+    code, modules, out = _run("eval", *args, str(SAMPLE / "qrels.txt"),
+                              str(SAMPLE / "runs" / "bm25.txt"))
+    assert code == 0, out
+    assert not modules & {"typer", "click", "pydantic", "rich"}, \
+        sorted(modules & {"typer", "click", "pydantic", "rich"})
+
+
+def test_eval_help_and_click_errors_still_come_from_typer() -> None:
+    code, modules, out = _run("eval", "-l", "abc", str(SAMPLE / "qrels.txt"),
+                              str(SAMPLE / "runs" / "bm25.txt"))
+    assert code == 2 and "typer" in modules
+    assert out.strip().startswith("relkit eval: error: Invalid value for '-l'"), out

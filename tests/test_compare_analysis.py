@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,3 +160,38 @@ def test_cli_bad_input_is_one_line_error(tmp_path) -> None:  # noqa: ANN001
     code, out, err = run_cli(["compare", "--format", "json", "-m", "P@1", str(qrels),
                               str(good), str(tmp_path / "good.txt")])
     assert code == 1 and "the same run file is given twice" in err
+
+
+def test_the_html_report_shows_progress_until_its_last_chart(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """compare --html: a bar from the end of the evaluation to the last chart (the
+    charts, matplotlib's import included, took seconds with nothing shown)."""
+    import relkit.metrics.compare.cli as cli
+    from helpers import ROOT, run_cli
+
+    bars: list[tuple[str, int | None, list[tuple[int, int]]]] = []
+
+    class Recorder:
+        def __init__(self, label: str, total: int | None = None, unit: str = "") -> None:
+            self.updates: list[tuple[int, int]] = []
+            bars.append((label, total, self.updates))
+
+        def __enter__(self) -> Recorder:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def update(self, done: int, total: int) -> None:
+            self.updates.append((done, total))
+
+    monkeypatch.setattr(cli, "Bar", Recorder)
+    sample = ROOT / "corpora" / "sample"
+    out = tmp_path / "report.html"
+    code, _, err = run_cli(["compare", "--html", str(out), str(sample / "qrels.txt"),
+                            *(str(sample / "runs" / f"{r}.txt") for r in ("bm25", "ql"))])
+    assert code == 0, err
+    (label, total, updates), = [b for b in bars if "chart" in b[0]]
+    assert total == 4 and updates == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert out.read_text().count("<figure") >= 4

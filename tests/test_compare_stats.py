@@ -191,3 +191,39 @@ def test_t_on_underflowing_differences_is_no_evidence() -> None:
     a = np.array([0.0, 0.0, 9.17e-295])
     b = np.array([0.0, 9.17e-295, 0.0])
     assert paired_test("t", a, b) == (0.0, 1.0)
+
+
+def test_the_t_test_gives_scipys_bits_without_importing_scipy_stats() -> None:
+    """student_t computes ttest_1samp's statistic and p-value itself (same operations)."""
+    import warnings
+
+    from relkit.metrics.compare.significance import _ttest_1samp
+
+    rng = np.random.default_rng(0)
+    for trial in range(600):
+        n, k = int(rng.integers(2, 200)), int(rng.integers(1, 8))
+        D = (rng.normal(size=(n, k)) * rng.choice([1e-3, 0.2, 1.0]) if trial % 2
+             else np.round(rng.uniform(-1, 1, size=(n, k)), 3))
+        if trial % 7 == 0:
+            D[:, 0] = 0.0
+        if trial % 11 == 0:
+            D[:, -1] = 0.1            # constant: no variance
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore")
+            ref = stats.ttest_1samp(D, 0.0, axis=0)
+        t, p = _ttest_1samp(D)
+        assert np.array_equal(t, np.asarray(ref.statistic, float), equal_nan=True), trial
+        assert np.array_equal(p, np.asarray(ref.pvalue, float), equal_nan=True), trial
+
+
+def test_a_paired_t_test_imports_no_scipy_stats() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "from relkit.metrics.compare.significance import paired_test\n"
+            "print(paired_test('t', [0.1, 0.5, 0.3], [0.2, 0.1, 0.3]))\n"
+            "print('scipy.stats' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split("\n")
+    assert out[1] == "False", out

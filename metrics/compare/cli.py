@@ -163,6 +163,12 @@ def compare_cmd(
 
         sources = {"Qrels": str(qrels), **{f"Run {n}": str(p) for n, p in
                                            zip(labels, runs, strict=True)}}
-        html.write_text(html_report(cmp, q, loaded, measure=per_topic, level=level,
-                                    sources=sources), encoding="utf-8")
+        from relkit.metrics.compare.report import chart_count
+
+        # Shown from before matplotlib's import to the last chart: seconds, not a hang.
+        with Bar("drawing the report's charts", chart_count(cmp, q, loaded),
+                 unit="charts") as bar:
+            report = html_report(cmp, q, loaded, measure=per_topic, level=level,
+                                 sources=sources, progress=bar.update)
+        html.write_text(report, encoding="utf-8")
         sys.stderr.write(f"relkit: report written to {html}\n")

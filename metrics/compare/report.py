@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -100,17 +100,35 @@ def histogram_pairs(cmp: Comparison, measure: str) -> tuple[list[tuple[str, str]
     return [(order[0], order[1])], "the two systems with the best means (no pair tested)"
 
 
+def chart_count(cmp: Comparison, qrels: Qrels | None = None,
+                runs: Mapping[str, Run] | None = None) -> int:
+    """How many charts :func:`charts` draws (for a progress bar)."""
+    return bool(qrels is not None and runs) + 2 * (len(cmp.systems) >= 2) + 1
+
+
 def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] | None = None,
-           *, measure: str | None = None, level: int = 1) -> list[Chart]:
-    """Every chart of the report, as SVG (precision-recall curves need the runs)."""
+           *, measure: str | None = None, level: int = 1,
+           progress: Callable[[int, int], None] | None = None) -> list[Chart]:
+    """Every chart of the report, as SVG (precision-recall curves need the runs).
+
+    ``progress(done, total)`` is called as each chart is drawn (matplotlib's import and
+    the charts are most of a report's time).
+    """
     from relkit.metrics.compare import analysis, plots
 
     measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
-    out = []
+    total = chart_count(cmp, qrels, runs)
+    out: list[Chart] = []
+
+    def drawn() -> None:
+        if progress is not None:
+            progress(len(out), total)
+
     if qrels is not None and runs:
         curves = analysis.pr_curves(qrels, runs, cmp.scores.topics, level=level)
         out.append(Chart("pr", "Mean 11-point interpolated precision-recall curves",
                          plots.svg(plots.pr_chart(curves))))
+        drawn()
     if len(cmp.systems) >= 2:
         pairs, why = histogram_pairs(cmp, measure)
         hists = [(analysis.precision_histogram(cmp.scores, measure, a, b), a, b)
@@ -121,24 +139,28 @@ def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] 
         out.append(Chart("histogram", f"Precision histogram{'s' * (len(pairs) > 1)} of "
                          f"{why}: per-topic {measure} of the first system minus the second, "
                          f"sorted. Shown: {names}.", plots.svg(fig)))
+        drawn()
         out.append(Chart("vs-mean", f"Per-topic {measure} of each system minus the mean of "
                          "all systems, sorted",
                          plots.svg(plots.histogram_vs_mean(cmp.scores, measure))))
+        drawn()
     out.append(Chart("heatmap", f"Per-topic {measure}: systems x topics",
                      plots.svg(plots.heatmap_chart(cmp.scores, measure))))
+    drawn()
     return out
 
 
 def html_report(cmp: Comparison, qrels: Qrels | None = None,
                 runs: Mapping[str, Run] | None = None, *, measure: str | None = None,
                 top: int = 10, level: int = 1, title: str = "System comparison",
-                sources: Mapping[str, str] | None = None) -> str:
+                sources: Mapping[str, str] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> str:
     """The whole report as one HTML document.
 
     ``measure`` is the one the per-topic charts and tables use (default AP when
     compared, else the first measure); ``top`` topics are listed as the ones
     where the systems differ most; ``sources`` (label -> file) are listed in the
-    settings.
+    settings. ``progress(done, total)`` is told of each chart (:func:`charts`).
     """
     from relkit.metrics.compare import analysis
 
@@ -168,7 +190,8 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
                   "<p class='legend'>Kendall's τ between the system orderings by mean.</p>",
                   frame_table(tau, "tau", 3)]
     parts.append("<h2>Charts</h2>")
-    parts += [c.html() for c in charts(cmp, qrels, runs, measure=measure, level=level)]
+    parts += [c.html() for c in charts(cmp, qrels, runs, measure=measure, level=level,
+                                       progress=progress)]
     parts += [f"<h2>Topics where the systems differ most ({_esc(measure)})</h2>",
               frame_table(analysis.most_different(cmp.scores, measure, top), "topics"),
               "</body></html>"]

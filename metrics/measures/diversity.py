@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import bad_param
 from relkit.metrics.core.registry import Registry, did_you_mean
+from relkit.metrics.measures.diversity_names import NAME as _NAME
+from relkit.metrics.measures.diversity_names import is_diversity as is_diversity  # (here too)
 
 ALPHA = 0.5   # ndeval's default redundancy intolerance
 BETA = 0.5    # ndeval's default patience (NRBP)
@@ -229,20 +231,6 @@ class DiversityMeasure:
 
 def _num(x: float) -> str:
     return repr(x) if not float(x).is_integer() else str(int(x))
-
-
-_NAME = re.compile(r"(?P<head>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>\S+))?")
-
-
-def is_diversity(name: str) -> bool:
-    """Whether ``name`` (any spelling) names a diversity family.
-
-    >>> from relkit.metrics.measures.diversity import is_diversity
-    >>> is_diversity("alpha_nDCG@20"), is_diversity("strec@5"), is_diversity("nDCG@20")
-    (True, True, False)
-    """
-    m = _NAME.fullmatch(name.strip())
-    return m is not None and ALIASES.get(m["head"], m["head"]) in REGISTRY
 
 
 def parse_diversity(name: str) -> DiversityMeasure:
