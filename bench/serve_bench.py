@@ -21,9 +21,9 @@ page while a key is on its way.
 
 Everyone signs in and opens their first document; then the machine settles (the
 server's warm spares refilled, the terminal apps started: :func:`settled`) and all
-grade together, a key every 1.2 s (past min-view, 1 s). With several assessors one browser is measured and
-the others judge over bare websockets at the same pace (their browsers would run on
-their own computers; ``--others browser`` runs them all here).
+grade together, a key every 1.2 s (past min-view, 1 s). With several assessors one
+browser is measured and the others judge over bare websockets at the same pace (their
+browsers would run on their own computers; ``--others browser`` runs them all here).
 
 The terminal figures, in the same run, on the same screen size (tmux: 80x24), with the
 ratio of both browser figures to each (and what each includes, printed next to it):
