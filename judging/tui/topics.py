@@ -54,8 +54,9 @@ class TopicsScreen(Screen[None]):
         self._drawn: dict[str, TopicOut] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(f"relkit · {self.view.name} · Enter opens a topic · type its "
-                          "number to jump · ? help"), id="head")
+        # "assessor NAME" as the lead's screen says "lead NAME": whose screen it is
+        yield Static(safe(f"relkit · assessor {self.view.name} · Enter opens a topic · "
+                          "type its number to jump · ? help"), id="head")
         yield OptionList(id="topic-list")
         yield Static("", id="summary")
         yield Footer()
