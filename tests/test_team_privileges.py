@@ -302,3 +302,20 @@ def test_postgresql_14s_public_schema_keeps_the_owner_able_to_create() -> None:
         eng.dispose()
         drop()
         _drop_roles(admin, prefix)
+
+
+def test_a_person_login_has_its_limits(team: Team) -> None:  # noqa: F811
+    """Review of issue 33: temp_file_limit was -1 (a sort spills to temporary files
+    without TEMPORARY), no statement or idle-transaction timeout, no connection limit.
+    team init (here as a superuser) sets them on each person's login, as psql shows."""
+    from relkit.judging.access.lockdown import LOGIN_LIMITS, LOGIN_SETTINGS
+
+    for person in ("ann", "carol"):
+        got = team.psql(person, "SHOW temp_file_limit; SHOW statement_timeout; "
+                        "SHOW idle_in_transaction_session_timeout; SELECT rolconnlimit "
+                        "FROM pg_roles WHERE rolname = current_user")
+        assert got.returncode == 0, got.stderr
+        assert got.stdout.split() == [LOGIN_SETTINGS["temp_file_limit"],
+                                      LOGIN_SETTINGS["statement_timeout"],
+                                      LOGIN_SETTINGS["idle_in_transaction_session_timeout"],
+                                      str(LOGIN_LIMITS)], got.stdout

@@ -38,6 +38,29 @@ from relkit.judging.access.quoting import quote as _q
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
+# Set on each person's login (a role's settings apply to its own sessions only, not to
+# its groups' members): what one login's queries may spill to disk, how long a statement
+# may run, how long a transaction may sit idle, how many sessions it may hold.
+# temp_file_limit only a superuser may set. relkit serve's sessions act as the person
+# by SET ROLE on the server's login: they get the server login's settings, not these.
+LOGIN_SETTINGS = {"temp_file_limit": "1GB", "statement_timeout": "5min",
+                  "idle_in_transaction_session_timeout": "10min"}
+LOGIN_LIMITS = 10   # connections per person's login (a screen holds a few)
+
+
+def limit_logins(conn: Connection, logins: list[str]) -> None:
+    """Put :data:`LOGIN_SETTINGS` and :data:`LOGIN_LIMITS` on each of ``logins`` (the
+    people's; temp_file_limit only when the running role is a superuser)."""
+    superuser = conn.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = "
+                                  "current_user")).scalar_one()
+    for login in logins:
+        q = _q(conn, login)
+        conn.execute(text(f"ALTER ROLE {q} CONNECTION LIMIT {LOGIN_LIMITS}"))
+        for name, value in LOGIN_SETTINGS.items():
+            if name != "temp_file_limit" or superuser:
+                conn.execute(text(f"ALTER ROLE {q} SET {name} = '{value}'"))
+
+
 # PostgreSQL's large-object functions (server side): create, write, read, import.
 LO_SQL = ("SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n "
           "ON n.oid = p.pronamespace WHERE n.nspname = 'pg_catalog' "
