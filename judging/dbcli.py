@@ -231,4 +231,4 @@ def _team_privileges(conn: Connection) -> tuple[bool, str, str]:
     left = still_open(conn, team_roles(conn, group_names(prefix)))
     return (not left, "team privileges", "no team login may store large objects, temporary "
             "tables or new tables" if not left else "; ".join(left)
-            + " (run `relkit team init` as the owner; large objects: as a superuser)")
+            + " (run `relkit team init` again as the role named)")

@@ -126,6 +126,13 @@ def key_of(token: str) -> str | None:
     return m.group(1) if m else None
 
 
+def known_key(db: Database, key: str) -> bool:
+    """Whether a token with the public ``key`` is in the database (live or revoked):
+    one indexed read, no scrypt. Reads only."""
+    with db.read() as s:
+        return s.execute(select(TokenRow.key).where(TokenRow.key == key)).first() is not None
+
+
 def live_keys(db: Database, keys: set[str]) -> set[str]:
     """Which of the public ``keys`` belong to tokens still live (not revoked, not gone).
 

@@ -228,6 +228,24 @@ def test_keymap_overrides_and_clashes(tmp_path: Path) -> None:
         load(f, TREC_DL)
 
 
+def test_a_keymap_binding_d_still_loads_and_the_definitions_move(tmp_path: Path) -> None:
+    """Review of issue 33: `d` (the definitions) came after keymaps; one binding `d` to
+    another action was refused ("bound to both") and `relkit judge` did not start. The
+    keymap wins; the definitions take D, and their help line says why."""
+    f = tmp_path / "keys.toml"
+    f.write_text('[keys]\nflag = "d"\n')
+    got = load(f, TREC_DL)
+    assert got["flag"].key == "d" and got["definitions"].key == "D"
+    assert "your keymap gives d to flag" in got["definitions"].description
+    # bound by the keymap itself: as it says; D taken by it too: refused, as any clash
+    f.write_text('[keys]\nflag = "d"\ndefinitions = "x"\n')
+    assert load(f, TREC_DL)["definitions"].key == "x"
+    f.write_text('[keys]\nflag = "d"\nnote = "D"\n')
+    with pytest.raises(KeymapError, match="'d' is bound to both flag and 'definitions'"):
+        load(f, TREC_DL)
+    assert load(None, TREC_DL)["definitions"].key == "d"
+
+
 def test_lead_adjudicates_a_disagreement(tmp_path: Path) -> None:
     from relkit.judging.reports import disagreements
     from relkit.judging.tui.lead import LeadApp

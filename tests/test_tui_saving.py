@@ -157,3 +157,33 @@ def test_undo_brings_back_the_document_just_saved(tmp_path: Path) -> None:
 
     drive(store, steps)
     assert [j.grade for j in store.assessor("ann").history("1", "d1")] == [1, 3]
+
+
+def test_a_document_already_read_is_not_held_to_min_view_again(tmp_path: Path) -> None:
+    """Review of issue 33: every show() restarted the document's time on screen, so a
+    grade on a document already read was dropped: a wrong grade, z, the right grade
+    500 ms later; a grade 300 ms after its flag was saved; one from the revise list."""
+    store = project(tmp_path)
+
+    async def steps(pilot: Any, app: JudgeApp, clock: Clock) -> None:
+        await pilot.press("enter")
+        s = screen(app)
+        await read_and_press(pilot, clock, "1")            # d0: a slip ...
+        await read_and_press(pilot, clock, "z", seconds=0.3)
+        assert s.item is not None and s.item.doc == "d0"
+        await read_and_press(pilot, clock, "3", seconds=0.5)   # ... corrected at once
+        assert s.item.doc == "d1" and "saved: 3 Perfectly relevant, d0" in state(s)
+        await read_and_press(pilot, clock, "b", "f", seconds=0.3)  # d0 again, flagged
+        assert s.item.doc == "d0" and "flagged" in state(s)
+        await read_and_press(pilot, clock, "2", seconds=0.3)   # graded right after
+        assert s.item.doc == "d1" and "saved: 2 Highly relevant, flagged, d0" in state(s)
+        await read_and_press(pilot, clock, "r", "enter", seconds=0.3)   # revise list: d0
+        assert s.item.doc == "d0"
+        await read_and_press(pilot, clock, "0", seconds=0.3)
+        assert "saved: 0 Irrelevant, flagged, d0" in state(s)
+        # a document not read yet is still held to min_view
+        await read_and_press(pilot, clock, "2", seconds=0.3)
+        assert "Key 2 ignored" in str(s.query_one("#banner").render())
+
+    drive(store, steps, min_view=1.0)
+    assert [j.grade for j in store.assessor("ann").history("1", "d0")] == [1, 3, 3, 2, 0]

@@ -81,8 +81,8 @@ def init(
         say(f"relkit: {', '.join(rep.serve_logins)} may act as each person's login "
             "(relkit serve's sessions)")
     for what in rep.still_open:
-        say(f"relkit: warning: not taken back: {what}; run `relkit team init` again as the "
-            "database's owner, or as a superuser (docs/team.md)")
+        say(f"relkit: warning: not taken back: {what}; run `relkit team init` again as "
+            "that role (docs/team.md)")
     for role, pw in rep.passwords.items():
         typer.echo(f"{role}\t{pw}")
     say(f"relkit: row-level security on {rep.tables} tables (role prefix {rep.prefix!r}); "

@@ -14,7 +14,12 @@ login, so ``relkit team init`` takes them back:
   run as a plain owner, team init says which are left (:func:`still_open`);
 - TEMPORARY on the database, from ``PUBLIC`` and the team's roles (granted to the
   tables' owner by name: its imports use a temporary table);
-- CREATE on every schema of the database where ``PUBLIC`` or a team role has it.
+- CREATE on every schema of the database where ``PUBLIC`` or a team role has it
+  (granted first to the tables' owner by name on relkit's schema: its later team init
+  and migrations create functions, tables and indexes there). Up to PostgreSQL 14 the
+  schema ``public`` belongs to the bootstrap superuser and every login has CREATE on
+  it through ``PUBLIC``: only a superuser (or the schema's owner) can take that back,
+  and run by the owner team init says so.
 
 Taken from ``PUBLIC``, they are gone for every login of this database that has them
 only that way: a database relkit judges in is the team's alone. Superusers and the
@@ -32,6 +37,29 @@ from relkit.judging.access.quoting import quote as _q
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
+
+# Set on each person's login (a role's settings apply to its own sessions only, not to
+# its groups' members): what one login's queries may spill to disk, how long a statement
+# may run, how long a transaction may sit idle, how many sessions it may hold.
+# temp_file_limit only a superuser may set. relkit serve's sessions act as the person
+# by SET ROLE on the server's login: they get the server login's settings, not these.
+LOGIN_SETTINGS = {"temp_file_limit": "1GB", "statement_timeout": "5min",
+                  "idle_in_transaction_session_timeout": "10min"}
+LOGIN_LIMITS = 10   # connections per person's login (a screen holds a few)
+
+
+def limit_logins(conn: Connection, logins: list[str]) -> None:
+    """Put :data:`LOGIN_SETTINGS` and :data:`LOGIN_LIMITS` on each of ``logins`` (the
+    people's; temp_file_limit only when the running role is a superuser)."""
+    superuser = conn.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = "
+                                  "current_user")).scalar_one()
+    for login in logins:
+        q = _q(conn, login)
+        conn.execute(text(f"ALTER ROLE {q} CONNECTION LIMIT {LOGIN_LIMITS}"))
+        for name, value in LOGIN_SETTINGS.items():
+            if name != "temp_file_limit" or superuser:
+                conn.execute(text(f"ALTER ROLE {q} SET {name} = '{value}'"))
+
 
 # PostgreSQL's large-object functions (server side): create, write, read, import.
 LO_SQL = ("SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n "
@@ -58,13 +86,20 @@ def lock_down(conn: Connection, database: str, roles: list[str]) -> None:
                          ).scalar_one()
     conn.execute(text(f"GRANT TEMPORARY ON DATABASE {db} TO {_q(conn, owner)}"))
     conn.execute(text(f"REVOKE TEMPORARY ON DATABASE {db} FROM {who}"))
+    # Likewise CREATE on relkit's schema, when it has it only through PUBLIC (the
+    # schema public up to PostgreSQL 14) and this role may grant it (a superuser).
+    mine = conn.execute(text("SELECT current_schema()")).scalar_one()
+    if _may(conn, owner, "schema", mine, "CREATE") and conn.execute(text(
+            "SELECT has_schema_privilege(:n, 'CREATE WITH GRANT OPTION')"),
+            {"n": mine}).scalar_one():
+        conn.execute(text(f"GRANT CREATE ON SCHEMA {_q(conn, mine)} TO {_q(conn, owner)}"))
     for (schema,) in conn.execute(text(SCHEMAS_SQL)).all():
         if any(_may(conn, r, "schema", schema, "CREATE") for r in ["public", *roles]):
             conn.execute(text(f"REVOKE CREATE ON SCHEMA {_q(conn, schema)} FROM {who}"))
     functions = [f for (f,) in conn.execute(text(LO_SQL)).all()]
-    mine = conn.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-                        ).scalar_one()
-    if mine:    # else each REVOKE would only warn: the functions are the superuser's
+    superuser = conn.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = "
+                                  "current_user")).scalar_one()
+    if superuser:    # else each REVOKE would only warn: the functions are the superuser's
         conn.execute(text(f"REVOKE EXECUTE ON FUNCTION {', '.join(functions)} FROM {who}"))
 
 
@@ -88,11 +123,19 @@ def still_open(conn: Connection, roles: list[str]) -> list[str]:
     out = []
     temp = [r for r in everyone if _may(conn, r, "database", database, "TEMPORARY")]
     if temp:
-        out.append(f"TEMPORARY on the database ({_who(temp)})")
+        owner = conn.execute(text("SELECT datdba::regrole::text FROM pg_database WHERE "
+                                  "datname = current_database()")).scalar_one()
+        out.append(f"TEMPORARY on the database ({_who(temp)}; {_can(owner, 'the database')})")
     for (schema,) in conn.execute(text(SCHEMAS_SQL)).all():
         create = [r for r in everyone if _may(conn, r, "schema", schema, "CREATE")]
         if create:
-            out.append(f"CREATE on schema {schema} ({_who(create)})")
+            # (PostgreSQL 15's public belongs to pg_database_owner: the database's owner)
+            owner = conn.execute(text(
+                "SELECT CASE WHEN r.rolname = 'pg_database_owner' THEN (SELECT "
+                "datdba::regrole::text FROM pg_database WHERE datname = current_database()) "
+                "ELSE r.rolname END FROM pg_namespace n JOIN pg_roles r ON r.oid = "
+                "n.nspowner WHERE n.nspname = :s"), {"s": schema}).scalar_one()
+            out.append(f"CREATE on schema {schema} ({_who(create)}; {_can(owner, 'the schema')})")
     lo = [f for (f,) in conn.execute(text(LO_SQL)).all()
           if any(_may(conn, r, "function", f, "EXECUTE") for r in everyone)]
     if lo:
@@ -110,6 +153,11 @@ def team_roles(conn: Connection, groups: tuple[str, str]) -> list[str]:
         "am.roleid = r.oid WHERE r.depth < 2) "
         "SELECT DISTINCT rolname FROM pg_roles WHERE oid IN (SELECT oid FROM r) ORDER BY 1"),
         {"g": list(groups)}).scalars())
+
+
+def _can(owner: str, what: str) -> str:
+    """Who may take a privilege on ``what`` back: its ``owner`` or a superuser."""
+    return f"only {owner}, {what}'s owner, or a superuser can take it back"
 
 
 def _who(roles: list[str]) -> str:

@@ -41,7 +41,7 @@ from sqlalchemy import text
 
 from relkit.judging.access.decision_guard import install_decision_guard
 from relkit.judging.access.history_guard import install_guard
-from relkit.judging.access.lockdown import lock_down, still_open
+from relkit.judging.access.lockdown import limit_logins, lock_down, still_open
 from relkit.judging.access.names import (
     check_prefix,
     check_prefix_length,
@@ -169,6 +169,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         _server_reads(conn, schema, database, report.serve_logins)
         team = [ga, gl, *(login for _, _, login in roles), *report.serve_logins]
         lock_down(conn, database, team)       # no large objects, temporary tables, CREATE
+        limit_logins(conn, [login for _, _, login in roles])
         report.still_open = still_open(conn, team)
         _functions(conn, schema, prefix)
         _policies(conn, schema, ga, gl)

@@ -1,9 +1,13 @@
 """Failed sign-ins, counted per client address and per token: they slow down that
 address's, or that token's, next attempts, never a burst of valid ones.
 
-Two counts are kept apart (:class:`Failures`): the failures from one address (any
-token: wrong, unknown, malformed, revoked) and the failures at one token (its public
-key, when the database knows it: a wrong secret or a revoked token), from any address.
+Two counts are kept apart (:class:`Failures`): the failures at one token (its public
+key, when the database knows it: a wrong secret or a revoked token), from any address,
+and the failures from one address with a key the database does not know (unknown or
+malformed). The server puts an attempt in one line only: its token's when the database
+knows its key, else its address's; so behind a reverse proxy (one address for all) a
+stale cookie failing on every page load holds up only its own token, never the others'
+valid sign-ins.
 After :data:`FREE_FAILURES` failures of one count, each further attempt it covers waits
 1, 2, 4... up to :data:`MAX_DELAY` seconds before its token is even looked at (the
 longer wait when both counts are past their free failures). Three things make that
@@ -130,15 +134,16 @@ class Backoff:
         self.addresses, self.tokens = Failures(clock), Failures(clock)
         self._lines: dict[tuple[str, str], _Line] = {}
 
-    def delay(self, address: str, token: str | None = None) -> float:
+    def delay(self, address: str | None, token: str | None = None) -> float:
         """How long the next attempt from ``address`` (at ``token``) waits."""
-        return max(self.addresses.delay(address),
+        return max(self.addresses.delay(address) if address else 0.0,
                    self.tokens.delay(token) if token else 0.0)
 
-    def failed(self, address: str, token: str | None = None) -> tuple[int, int]:
-        """Count a failure from ``address`` and, when the database knows the token's
-        public key, at ``token``; their numbers (0 for no token)."""
-        return self.addresses.failed(address), self.tokens.failed(token) if token else 0
+    def failed(self, address: str | None, token: str | None = None) -> tuple[int, int]:
+        """Count a failure from ``address`` and at ``token``; their numbers (0 for
+        ``None``)."""
+        return (self.addresses.failed(address) if address else 0,
+                self.tokens.failed(token) if token else 0)
 
     def _verdict(self, kind: str, who: str, line: _Line, me: asyncio.Event) -> int:
         """0: attempt ``me`` may go as far as ``line`` is concerned; -1: it waits; else
@@ -154,12 +159,15 @@ class Backoff:
         return 0 if line.checking == 0 and place == 0 else -1
 
     @contextlib.asynccontextmanager
-    async def turn(self, address: str, token: str | None = None) -> AsyncIterator[float]:
-        """Wait until this attempt from ``address`` (at ``token``, its public key) may be
-        checked, then for its delay; yields the seconds waited for the delay. The
-        attempt is checked (and :meth:`failed` called) inside, so the next ones count
-        it. :class:`Busy` when too many attempts are already in line."""
-        lines = [("address", address)] + ([("token", token)] if token else [])
+    async def turn(self, address: str | None,
+                   token: str | None = None) -> AsyncIterator[float]:
+        """Wait until this attempt from ``address`` (at ``token``, its public key; either
+        ``None``: not in that line) may be checked, then for its delay; yields the
+        seconds waited for the delay. The attempt is checked (and :meth:`failed` called)
+        inside, so the next ones count it. :class:`Busy` when too many attempts are
+        already in line."""
+        lines = ([("address", address)] if address else []) + \
+            ([("token", token)] if token else [])
         me = asyncio.Event()
         for key in lines:
             self._lines.setdefault(key, _Line()).waiting.append(me)

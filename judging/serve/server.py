@@ -30,6 +30,7 @@ database, so signing in does not wait for Python to start. A token, once proven
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import os
 import sys
@@ -187,11 +188,13 @@ class RelkitServer(SessionLimits, Server):
 
     async def check(self, request: web.Request, token: str | None,
                     what: str) -> tokens.Identity | None:
-        """The token's owner, or ``None`` (logged, and slowed down per address).
+        """The token's owner, or ``None`` (logged, and slowed down).
 
         A token this server has already proven goes straight to its (cheap) check; any
-        other attempt takes its turn in its address's line and its token's, and waits
-        for their delay first (:mod:`.backoff`)."""
+        other attempt takes its turn in one line and waits for its delay first
+        (:mod:`.backoff`): its token's when the database knows the token's public key
+        (a wrong secret, a revoked token: not the address's, which behind a reverse
+        proxy is everyone's), else its address's (an unknown or malformed key)."""
         if not token:
             return None
         address = self.address(request)
@@ -199,30 +202,35 @@ class RelkitServer(SessionLimits, Server):
             got = await self.verified(token, what, address)
             if isinstance(got, tokens.Identity):
                 return got
-        # the token's public key: guesses at one person's token are counted there too,
-        # from whatever address they come (a malformed one has none)
+        # the token's public key, when the database knows it: guesses at one person's
+        # token are counted there, from whatever address they come; an unknown or
+        # malformed key's at the address (a guesser's random keys would only fill the
+        # token table)
         key = tokens.key_of(token)
+        known = False
+        if key is not None:
+            with contextlib.suppress(DBAPIError):   # verified() below says what it refused
+                known = await asyncio.to_thread(tokens.known_key, self.verify.db, key)
+        at, line = (None, key) if known else (address, None)
         try:
-            async with self.backoff.turn(address, key) as waited:
+            async with self.backoff.turn(at, line) as waited:
                 got = await self.verified(token, what, address)
                 if isinstance(got, tokens.Identity):
                     return got
-                # an unknown key's failures count for the address only (a guesser's
-                # random keys would only fill the table)
-                n, m = self.backoff.failed(address, key if got.name else None)
+                n, m = self.backoff.failed(at, line)
         except Busy as busy:
             where = "from this address" if busy.what == "address" else "at this token"
             log(f"refused {what} from {address}: {busy.limit} attempts {where} are "
                 "already in line")
+            where = "from your address" if busy.what == "address" else "with this token"
             raise web.HTTPTooManyRequests(
                 text=SIGNIN.format(message='<p class="error" id="error">Too many sign-ins '
-                                   "from your address are waiting; try again in a "
-                                   "minute.</p>"),
+                                   f"{where} are waiting; try again in a minute.</p>"),
                 content_type="text/html", headers={**HEADERS, "Retry-After": "30"}) from None
         owner = f", a token of {got.name}" if got.name else ""
-        at_token = f", {m} at this token" if m else ""
-        log(f"refused {what} from {address}: {got.reason} token{owner} (failure {n} from "
-            f"this address{at_token}, after waiting {waited:g} s)")
+        count = f"failure {m} at this token" if known else f"failure {n} from this address"
+        log(f"refused {what} from {address}: {got.reason} token{owner} ({count}, after "
+            f"waiting {waited:g} s)")
         return None
 
     async def verified(self, token: str, what: str,

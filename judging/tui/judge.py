@@ -91,6 +91,10 @@ class JudgeScreen(Saving, Finding):
         self._waiting = ""  # what the last key refused while a save is pending
         # When the current document was first drawn (None: not drawn yet).
         self.drawn_at: float | None = None
+        # Documents read on this screen (a grade key on them passed min_view): shown
+        # again (undo, a failed save, the revise list), their keys count once drawn.
+        self._read: set[str] = set()
+        self._known = False  # the current document is one of them
         self._shown = 0
         # The next unjudged document, highlighted and wrapped while the assessor reads
         # this one.
@@ -153,6 +157,7 @@ class JudgeScreen(Saving, Finding):
     # -- navigation ------------------------------------------------------------------
     def show(self, position: int, item: ItemOut | None = None,
              progress: tuple[int, int] | None = None) -> None:
+        before = self.item
         self.item = item = item or self.view.item(self.topic.key, position)
         self.flagged = item.flagged
         self.note = item.note
@@ -170,8 +175,12 @@ class JudgeScreen(Saving, Finding):
         doc.border_title = safe(item.doc)
         self._refresh_state(progress)
         self.timer.start()
-        # Not seen yet: the grade keys wait for the first refresh that draws it.
-        self.drawn_at = None
+        # The same document again (a flag or a note saved): it stays on screen, its time
+        # with it. Another: the grade keys wait for the first refresh that draws it, and
+        # then for min_view unless it was read here before (it is not typed ahead at).
+        if before is None or before.doc != item.doc or self.drawn_at is None:
+            self.drawn_at = None
+            self._known = item.doc in self._read
         self._shown += 1  # which show() this is (the item is replaced when a save confirms it)
         shown, current = self._shown, self.item
         doc.when_drawn(lambda: self._drawn(shown))
@@ -198,7 +207,7 @@ class JudgeScreen(Saving, Finding):
 
     def _drawn(self, shown: int) -> None:
         if self._shown == shown and self.drawn_at is None:
-            self.drawn_at = self.clock()
+            self.drawn_at = self.clock() - (self.min_view if self._known else 0.0)
 
     def _prepare_next(self, current: ItemOut) -> None:
         if self.item is not current or self.pending is not None:
@@ -361,6 +370,7 @@ class JudgeScreen(Saving, Finding):
     def _revise(self, position: int | None) -> None:
         if position is not None:
             self.show(position)
+            self._known = True  # chosen by name from the list: no key typed ahead at it
 
     def action_topic(self) -> None:
         pane = self.query_one(TopicPane)

@@ -8,6 +8,11 @@ A TOML file can rebind any action (``[keys]`` table, action = "key")::
 
 The file is ``$RELKIT_KEYMAP``, else ``~/.config/relkit/keys.toml`` if it
 exists, or the one given with ``relkit judge --keymap FILE``.
+
+An action added since a keymap was written may have a default key the keymap already
+gives another action (``d``, the definitions, came after keymaps binding ``d``): then
+the keymap wins and the new action takes its :data:`YIELDS_TO` key, which its help line
+says, rather than the keymap being refused.
 """
 
 from __future__ import annotations
@@ -55,6 +60,11 @@ DEFAULTS: tuple[Action, ...] = (
 )
 
 
+# Actions added after keymaps existed: the key each takes when a keymap gives its
+# default key to another action.
+YIELDS_TO = {"definitions": "D"}
+
+
 def default_path() -> Path | None:
     env = os.environ.get("RELKIT_KEYMAP")
     if env:
@@ -81,6 +91,13 @@ def load(path: Path | None, scale: RelevanceScale) -> dict[str, Action]:
             if not isinstance(key, str) or not key:
                 raise KeymapError(f"{path}: the key for {name!r} must be a string")
             actions[name] = Action(name, key, actions[name].description, actions[name].short)
+        taken = {key: name for name, key in keys.items()}
+        for name, other in YIELDS_TO.items():
+            mine = actions[name]
+            if name not in keys and mine.key in taken and other not in taken:
+                actions[name] = Action(name, other, f"{mine.description} (on {other}: "
+                                       f"your keymap gives {mine.key} to {taken[mine.key]})",
+                                       mine.short)
     used: dict[str, str] = {grade_key(g): f"grade {g}" for g in scale.values}
     for a in actions.values():
         if a.key in used:

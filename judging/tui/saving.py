@@ -23,7 +23,10 @@ keys say that they wait for the save.
 
 A grade applies only to a document that has been drawn and on screen for
 ``min_view`` seconds: keys typed ahead while the previous save was committing are
-dropped with a note, never applied to a document nobody saw.
+dropped with a note, never applied to a document nobody saw. A document already read
+on this screen (a grade key on it passed) counts as soon as it is drawn again: back
+with undo, after a failed save, or opened from the revise list (picked by name); and
+one shown again after its flag or note is saved keeps its time on screen.
 
 Two screens of one person (two browser tabs, two terminals) may show one document.
 Each save carries the version of the judgment its screen showed (read with the item);
@@ -80,6 +83,7 @@ class Saving(Screen[None]):
     last_saved: int | None
     _waiting: str
     drawn_at: float | None
+    _read: set[str]
     ready: Wrapped | None
     ready_item: ItemOut | None
     _saving: tuple[ItemOut, Wrapped | None] | None
@@ -102,6 +106,8 @@ class Saving(Screen[None]):
         """Whether the current document has been on screen long enough for ``key`` to judge it."""
         shown = 0.0 if self.drawn_at is None else self.clock() - self.drawn_at
         if shown >= self.min_view:
+            if self.item is not None:
+                self._read.add(self.item.doc)
             return True
         doc = self.item.doc if self.item else "the document"
         self._banner(f"Key {key} ignored: {doc} was on screen for {shown * 1000:.0f} ms only "
