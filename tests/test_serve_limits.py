@@ -112,7 +112,7 @@ def test_the_meter_counts_at_least_the_events_textual_makes_of_the_keys() -> Non
         assert count_keys(attack) >= textual_events(attack) > 10_000
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 
-    cases = [(k,) for k in ANSI_SEQUENCES_KEYS]
+    cases: list[tuple[str, ...]] = [(k,) for k in ANSI_SEQUENCES_KEYS]
     cases += [(k + "x", k) for k in ANSI_SEQUENCES_KEYS]
     cases += [("\x1b[200~" + k + "\x1b[201~",) for k in ANSI_SEQUENCES_KEYS]
     # and random input from the pieces escape sequences are made of, cut anywhere (the
@@ -124,7 +124,7 @@ def test_the_meter_counts_at_least_the_events_textual_makes_of_the_keys() -> Non
     for _ in range(1500):
         s = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 120)))
         cuts = sorted(rng.sample(range(1, len(s)), min(len(s) - 1, rng.randint(0, 6))))
-        cases.append(tuple(s[a:b] for a, b in zip([0, *cuts], [*cuts, len(s)])))
+        cases.append(tuple(s[a:b] for a, b in zip([0, *cuts], [*cuts, len(s)], strict=True)))
     for messages in cases:
         counter = KeyCounter()
         got = [counter.feed(m) for m in messages]
@@ -194,7 +194,8 @@ def test_a_reload_waits_for_its_old_session_to_end_rather_than_being_refused() -
 
 def test_every_reason_fits_a_websocket_close_frame_and_the_cli_defaults_are_these() -> None:
     for reason in (limits.TOO_FAST, limits.SIGNED_IN_ELSEWHERE.format(n=9999),
-                   limits.FULL.format(n=99999), limits.STOPPING, limits.TOO_BIG):
+                   limits.FULL.format(n=99999), limits.STOPPING, limits.TOO_BIG,
+                   limits.TOO_MANY_STARTS, limits.BINARY):
         assert len(reason.encode()) <= 123, reason
     from relkit.judging.serve.cli import serve
 
@@ -202,3 +203,200 @@ def test_every_reason_fits_a_websocket_close_frame_and_the_cli_defaults_are_thes
     assert limits.TOTAL in [getattr(d, "default", None) for d in defaults]
     assert limits.PER_TOKEN in [getattr(d, "default", None) for d in defaults]
     assert limits.QUIT_GRACE < 2.0            # issue 33: a process ends within 2 s
+
+
+# -- the server's side (judging/serve/sessions.py), with a websocket and an app faked --
+def text(*envelope: Any) -> WSMessage:
+    return WSMessage(WSMsgType.TEXT, json.dumps(list(envelope)), None)
+
+
+class Socket:
+    """A websocket whose browser never answers a close (aiohttp would wait 10 s)."""
+
+    def __init__(self, *frames: WSMessage) -> None:
+        self.frames, self.closes, self.sent = list(frames), [], []  # type: ignore[var-annotated]
+        self.closed = False
+
+    def __aiter__(self) -> Socket:
+        return self
+
+    async def __anext__(self) -> WSMessage:
+        if not self.frames:
+            raise StopAsyncIteration
+        return self.frames.pop(0)
+
+    async def close(self, code: int = 1000, message: bytes = b"") -> None:
+        self.closes.append((code, message.decode()))
+        await asyncio.Event().wait()
+
+    async def send_json(self, data: Any) -> None:
+        self.sent.append(data)
+
+
+class App:
+    name, why = "ann", ""
+
+    def __init__(self) -> None:
+        self.keys: list[bytes] = []
+        self.sizes: list[tuple[int, int]] = []
+
+    async def send_bytes(self, data: bytes) -> bool:
+        self.keys.append(data)
+        return True
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        self.sizes.append((width, height))
+
+
+class Limits(SessionLimits):
+    sessions: dict[Any, tuple[str, str]] = {}
+
+    async def _close(self, websocket: Any, name: str, code: int = 4001,
+                     reason: str = "") -> None:
+        await websocket.close(code=code, message=reason.encode())
+
+
+def relayed(*frames: WSMessage, limits_: Limits | None = None) -> tuple[Socket, App]:
+    """The server's loop over ``frames``; it must return without waiting for the
+    browser's answer to a close (a guard, not a timing: it never comes)."""
+    socket, app = Socket(*frames), App()
+
+    async def main() -> None:
+        server = limits_ or Limits(2, 32)
+        await asyncio.wait_for(server.relay(socket, app, "K"), 30)  # type: ignore[arg-type]
+        await asyncio.sleep(0)                       # (the close, scheduled, begins)
+
+    asyncio.run(main())
+    return socket, app
+
+
+def test_too_fast_stops_at_once_without_waiting_for_the_browsers_answer() -> None:
+    socket, app = relayed(*[text("stdin", "1" * 100) for _ in range(30)])
+    assert socket.closes == [(limits.TOO_FAST_CODE, limits.TOO_FAST)]
+    assert len(app.keys) == limits.KEY_BURST // 100
+    assert app.why.startswith(": keys came faster")
+
+
+def test_binary_frames_end_the_session_and_every_frame_is_charged() -> None:
+    socket, app = relayed(text("stdin", "a"), WSMessage(WSMsgType.BINARY, b"x" * 100, None),
+                          text("stdin", "b"))
+    assert socket.closes == [(limits.BINARY_CODE, limits.BINARY)] and app.keys == [b"a"]
+    # malformed JSON and messages of no kind: each at least a key and its bytes
+    junk = [WSMessage(WSMsgType.TEXT, "{", None), text("nothing"), text("stdin", "")]
+    socket, app = relayed(*(junk * limits.KEY_BURST))
+    assert socket.closes == [(limits.TOO_FAST_CODE, limits.TOO_FAST)] and not app.keys
+    socket, _ = relayed(WSMessage(WSMsgType.TEXT, "[" * 10_000 + "]" * 10_000, None))
+    assert socket.closes == []                       # (deep JSON: dropped, no error)
+
+
+def test_a_token_s_sessions_share_one_meter_a_reconnect_does_not_refill_it() -> None:
+    server = Limits(2, 32)
+    relayed(*[text("stdin", "1" * 100) for _ in range(15)], limits_=server)
+    socket, app = relayed(*[text("stdin", "1" * 100) for _ in range(15)], limits_=server)
+    assert socket.closes == [(limits.TOO_FAST_CODE, limits.TOO_FAST)]
+    assert len(app.keys) < 15
+
+
+def test_the_terminal_size_is_clamped_and_resizes_are_paced() -> None:
+    socket, app = relayed(text("resize", {"width": 20000, "height": 20000}),
+                          text("resize", {"width": 1, "height": 0}),
+                          text("resize", {"width": "9" * 4000, "height": 3}))
+    assert app.sizes == [(limits.WIDTHS[1], limits.HEIGHTS[1]),
+                         (limits.WIDTHS[0], limits.HEIGHTS[0]),
+                         (limits.WIDTHS[1], limits.HEIGHTS[0])]
+    clock, sizes = Clock(), []
+
+    async def apply(width: int, height: int) -> None:
+        sizes.append((width, height))
+
+    async def main() -> None:
+        resize = Resizer(apply, clock)
+        for w in range(100, 200):                    # a window edge dragged, 100 events
+            await resize(w, 50)
+        assert len(sizes) == limits.RESIZE_BURST     # the rest wait; the latest is kept
+        clock.t += 10
+        assert resize.later is not None
+        await resize.later
+        resize.cancel()
+
+    asyncio.run(main())
+    assert sizes[-1] == (199, 50) and len(sizes) == limits.RESIZE_BURST + 1
+
+
+def test_session_starts_are_metered_per_token() -> None:
+    async def main() -> list[Any]:
+        server, got = Limits(2, 32), []
+        for _ in range(limits.START_BURST + 3):
+            seat = await server.seat_for(Socket(), "K", "ann")  # type: ignore[arg-type]
+            got.append(seat)
+            if seat is not None:
+                server.seats.release(seat)           # (each one ends before the next)
+        assert isinstance(await server.seat_for(Socket(), "L", "bob"), Seat)  # type: ignore[arg-type]
+        return got
+
+    got = asyncio.run(main())
+    assert all(isinstance(s, Seat) for s in got[:limits.START_BURST])
+    assert got[limits.START_BURST:] == [None] * 3
+    bucket = KeyMeter(clock := Clock()).starts
+    assert bucket.take(limits.START_BURST) and not bucket.take(1)
+    clock.t += limits.START_EVERY
+    assert bucket.take(1) and not bucket.take(1)
+
+
+class FakeSpare:
+    def __init__(self) -> None:
+        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self.ready = fut
+
+
+def test_cold_starts_are_bounded_and_skipped_for_a_browser_gone_or_a_server_stopping(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    running, most, started = [0], [0], []
+
+    async def start_spare(env: dict[str, str]) -> Any:
+        spare = FakeSpare()
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        started.append(spare)
+
+        def done() -> None:
+            running[0] -= 1
+            spare.ready.set_result(b"relkit: warm\n")
+
+        asyncio.get_running_loop().call_later(0.01, done)
+        return spare
+
+    monkeypatch.setattr(warm, "start_spare", start_spare)
+
+    async def main() -> None:
+        pool = warm.WarmPool(size=0, refill_after=3600, cold=2)
+        await asyncio.gather(*[pool.take({}) for _ in range(6)])
+        assert len(started) == 6 and most[0] == 2
+        with pytest.raises(warm.Gone):
+            await pool.take({}, gone=lambda: True)
+        assert len(started) == 6                     # nothing started for nobody
+        await pool.close()
+        with pytest.raises(warm.Gone):
+            await pool.take({})
+        assert len(started) == 6
+
+    asyncio.run(main())
+
+
+def test_no_session_starts_once_the_server_is_stopping() -> None:
+    async def main() -> None:
+        server = Limits(1, 32)
+        old = await server.seat_for(Socket(), "K", "ann")  # type: ignore[arg-type]
+        assert isinstance(old, Seat)
+        old.ending = True                            # a reload waits for the old seat
+        waiting = asyncio.ensure_future(server.seat_for(Socket(), "K", "ann"))  # type: ignore[arg-type]
+        await asyncio.sleep(0.01)
+        await server.end_all()                       # SIGTERM meanwhile
+        server.seats.release(old)
+        assert await waiting is None
+        socket = Socket()
+        assert await server.seat_for(socket, "L", "bob") is None  # type: ignore[arg-type]
+        assert socket.closes == [(limits.STOPPING_CODE, limits.STOPPING)]
+        assert server.seats.open == []
+
+    asyncio.run(main())

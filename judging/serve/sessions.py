@@ -71,22 +71,27 @@ class SessionLimits:
             self.seats.release(got)
             log(f"refused a session of {name}: more than {START_BURST} started with this "
                 f"token, one every {START_EVERY:g} s after that")
-            with contextlib.suppress(Exception):
-                await websocket.close(code=STARTS_CODE, message=TOO_MANY_STARTS.encode()[:123])
+            await self.refuse(websocket, name, STARTS_CODE, TOO_MANY_STARTS)
             return None
         code, reason = got
         if code == STOPPING_CODE:
-            with contextlib.suppress(Exception):
-                await websocket.close(code=code, message=reason.encode()[:123])
+            await self.refuse(websocket, name, code, reason)
             return None
         n = len(self.seats.open) if code == FULL_CODE else \
             sum(s.key == key for s in self.seats.open)
         where = "on the server" if code == FULL_CODE else "with this token"
         log(f"refused a session of {name}: {n} already open {where} (at most "
             f"{self.seats.total if code == FULL_CODE else self.seats.per_token})")
-        with contextlib.suppress(Exception):
-            await websocket.close(code=code, message=reason.encode()[:123])
+        await self.refuse(websocket, name, code, reason)
         return None
+
+    async def refuse(self, websocket: web.WebSocketResponse, who: str, code: int,
+                     reason: str) -> None:
+        """Close with the reason, without waiting for the browser's answer (up to 10 s
+        in aiohttp: the handler goes on and ends); the close frame is on its way when
+        this returns (aiohttp's own close at the handler's end then adds nothing)."""
+        asyncio.ensure_future(self._close(websocket, who, code, reason))
+        await asyncio.sleep(0)
 
     def seated(self, seat: Seat, websocket: web.WebSocketResponse,
                service: WarmAppService) -> None:
@@ -122,13 +127,13 @@ class SessionLimits:
 
     async def relay(self, websocket: web.WebSocketResponse, app_service: Any,
                     key: str = "", first: WSMessage | None = None) -> None:
-        """textual-serve's loop (its ``_process_messages``) over the page's messages (``first``: one already read),
-        metered: every message against its token's :class:`KeyMeter` (its bytes, and at
-        least one key: more for the events its keys make, :class:`.keys.KeyCounter`),
-        resizes clamped and paced (:class:`Resizer`). Past the limits, or a binary
-        message, the session ends with a reason; a message that is not textual-serve's
-        protocol is charged, then dropped. Closing does not wait for the browser's
-        reply: the caller stops the process at once."""
+        """textual-serve's loop over the page's messages (its ``_process_messages``;
+        ``first``: one already read), metered: every message against its token's
+        :class:`KeyMeter` (its bytes, and at least one key: more for the events its keys
+        make, :class:`.keys.KeyCounter`), resizes clamped and paced (:class:`Resizer`).
+        Past the limits, or on a binary message, the session ends with a reason; a
+        message that is not textual-serve's protocol is charged, then dropped. Closing
+        does not wait for the browser's answer: the caller stops the process at once."""
         meter, counter = self.meter(key), KeyCounter()
         resize = Resizer(app_service.set_terminal_size)
         name = getattr(app_service, "name", "?")
