@@ -376,6 +376,7 @@ class RelkitServer(SessionLimits, Server):
             starting = asyncio.ensure_future(service.start(width, height))
             await asyncio.wait([starting, first], return_when=asyncio.FIRST_COMPLETED)
             if not starting.done() and gone():
+                self.leaving(seat)          # (a reload waits for its seat, not refused)
                 await service.stop()        # (the process on its way is killed: warm)
             try:
                 await starting
