@@ -213,9 +213,9 @@ def text(*envelope: Any) -> WSMessage:
 class Socket:
     """A websocket whose browser never answers a close (aiohttp would wait 10 s)."""
 
-    def __init__(self, *frames: WSMessage) -> None:
+    def __init__(self, *frames: WSMessage, answers: bool = False) -> None:
         self.frames, self.closes, self.sent = list(frames), [], []  # type: ignore[var-annotated]
-        self.closed = False
+        self.answers = answers
 
     def __aiter__(self) -> Socket:
         return self
@@ -227,7 +227,8 @@ class Socket:
 
     async def close(self, code: int = 1000, message: bytes = b"") -> None:
         self.closes.append((code, message.decode()))
-        await asyncio.Event().wait()
+        if not self.answers:
+            await asyncio.Event().wait()
 
     async def send_json(self, data: Any) -> None:
         self.sent.append(data)
@@ -327,11 +328,11 @@ def test_session_starts_are_metered_per_token() -> None:
     async def main() -> list[Any]:
         server, got = Limits(2, 32), []
         for _ in range(limits.START_BURST + 3):
-            seat = await server.seat_for(Socket(), "K", "ann")  # type: ignore[arg-type]
+            seat = await server.seat_for(Socket(answers=True), "K", "ann")  # type: ignore[arg-type]
             got.append(seat)
             if seat is not None:
                 server.seats.release(seat)           # (each one ends before the next)
-        assert isinstance(await server.seat_for(Socket(), "L", "bob"), Seat)  # type: ignore[arg-type]
+        assert isinstance(await server.seat_for(Socket(answers=True), "L", "bob"), Seat)  # type: ignore[arg-type]
         return got
 
     got = asyncio.run(main())
@@ -386,15 +387,15 @@ def test_cold_starts_are_bounded_and_skipped_for_a_browser_gone_or_a_server_stop
 def test_no_session_starts_once_the_server_is_stopping() -> None:
     async def main() -> None:
         server = Limits(1, 32)
-        old = await server.seat_for(Socket(), "K", "ann")  # type: ignore[arg-type]
+        old = await server.seat_for(Socket(answers=True), "K", "ann")  # type: ignore[arg-type]
         assert isinstance(old, Seat)
         old.ending = True                            # a reload waits for the old seat
-        waiting = asyncio.ensure_future(server.seat_for(Socket(), "K", "ann"))  # type: ignore[arg-type]
+        waiting = asyncio.ensure_future(server.seat_for(Socket(answers=True), "K", "ann"))  # type: ignore[arg-type]
         await asyncio.sleep(0.01)
         await server.end_all()                       # SIGTERM meanwhile
         server.seats.release(old)
         assert await waiting is None
-        socket = Socket()
+        socket = Socket(answers=True)
         assert await server.seat_for(socket, "L", "bob") is None  # type: ignore[arg-type]
         assert socket.closes == [(limits.STOPPING_CODE, limits.STOPPING)]
         assert server.seats.open == []

@@ -87,11 +87,10 @@ class SessionLimits:
 
     async def refuse(self, websocket: web.WebSocketResponse, who: str, code: int,
                      reason: str) -> None:
-        """Close with the reason, without waiting for the browser's answer (up to 10 s
-        in aiohttp: the handler goes on and ends); the close frame is on its way when
-        this returns (aiohttp's own close at the handler's end then adds nothing)."""
-        asyncio.ensure_future(self._close(websocket, who, code, reason))
-        await asyncio.sleep(0)
+        """Close with the reason, and wait for the browser's answer (no process is
+        held meanwhile; returning first would close the connection under the close
+        frame: a client sees 1006)."""
+        await self._close(websocket, who, code, reason)
 
     def seated(self, seat: Seat, websocket: web.WebSocketResponse,
                service: WarmAppService) -> None:
