@@ -368,3 +368,35 @@ def test_the_page_says_why_a_session_was_refused_or_ended(tmp_path: Path) -> Non
             release.set()
             browser.quit()
             other.join(60)
+
+
+@pytest.mark.slow  # a server of its own, ~START_BURST sessions asked for
+def test_a_connect_and_close_loop_gets_its_starts_then_waits(tmp_path: Path) -> None:
+    """Each websocket is a process (cold once the spares are used: ~1 s of CPU): a
+    loop that connects and closes at once gets :data:`~limits.START_BURST` starts (and
+    one every START_EVERY s), then is told to wait; a browser gone before its process
+    started gets none started cold."""
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        w = rested(server)
+
+        async def main() -> tuple[int, tuple[int | None, str]]:
+            for n in range(3 * limits.START_BURST):
+                session, ws, _, _ = await signed_in(server.url, toks["ann"],
+                                                    first_screen=False)
+                async with session:
+                    await ws.close()      # at once (the server's own close, if first)
+                    if ws.close_code == limits.STARTS_CODE:
+                        return n, (ws.close_code, "")
+            return n, (None, "")
+
+        accepted, (code, _) = asyncio.run(main())
+        assert code == limits.STARTS_CODE and accepted >= limits.START_BURST, w.log()
+        wait_until(w.at_rest, "the count back to the baseline", 60)
+        log = w.log()
+        assert log.count("refused a session of ann: more than") == 1
+        assert "session of ann not started: its browser left" in log, log
+        assert "ended on an error" not in log
+        # the spares handed out, their refills, and any started cold before its
+        # browser's close was read: fewer processes than sessions accepted
+        assert len(w.seen) < SPARES + accepted, (len(w.seen), log)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
-from aiohttp import web
+from aiohttp import WSMessage, web
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
@@ -54,7 +54,16 @@ from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exp
     Backoff,
     Busy,
 )
-from relkit.judging.serve.limits import MAX_MESSAGE, PER_TOKEN, TOTAL, Seat, log
+from relkit.judging.serve.limits import (
+    HEIGHTS,
+    MAX_MESSAGE,
+    PER_TOKEN,
+    TOTAL,
+    WIDTHS,
+    Seat,
+    clamp,
+    log,
+)
 from relkit.judging.serve.markup import (
     FONT_FACE,
     FONTS_LINK,
@@ -64,8 +73,8 @@ from relkit.judging.serve.markup import (
     SIGN_OUT,
     SIGNIN,
 )
-from relkit.judging.serve.sessions import SessionLimits
-from relkit.judging.serve.warm import WarmAppService, WarmPool, served_environment
+from relkit.judging.serve.sessions import LEFT, SessionLimits
+from relkit.judging.serve.warm import Gone, WarmAppService, WarmPool, served_environment
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store
@@ -337,10 +346,11 @@ class RelkitServer(SessionLimits, Server):
         # A longer message is refused as its header is read (limits.MAX_MESSAGE).
         websocket = web.WebSocketResponse(heartbeat=15, compress=False,
                                           max_msg_size=MAX_MESSAGE)
-        width = to_int(request.query.get("width", "80"), 80)
-        height = to_int(request.query.get("height", "24"), 24)
+        width = clamp(to_int(request.query.get("width", "80"), 80), WIDTHS)
+        height = clamp(to_int(request.query.get("height", "24"), 24), HEIGHTS)
         service: WarmAppService | None = None
         seat: Seat | None = None
+        first: asyncio.Future[WSMessage] | None = None
         failed = False
         try:
             await websocket.prepare(request)
@@ -360,10 +370,31 @@ class RelkitServer(SessionLimits, Server):
                                      download_manager=self.download_manager, debug=self.debug)
             self.sessions[websocket] = (key, who.name)
             self.seated(seat, websocket, service)
-            await service.start(width, height)
+            # The page's first message is read while the process starts: a browser that
+            # has already left (a connect-and-close loop) gets no process started cold,
+            # and one handed out is stopped at once.
+            first = asyncio.ensure_future(websocket.receive())
+
+            def gone() -> bool:
+                return (websocket.closed or request.transport is None
+                        or (first.done() and (first.cancelled() or first.exception() is not None
+                                              or first.result().type in LEFT)))
+
+            service.gone = gone
+            starting = asyncio.ensure_future(service.start(width, height))
+            await asyncio.wait([starting, first], return_when=asyncio.FIRST_COMPLETED)
+            if not starting.done() and gone():
+                self.leaving(seat)          # (a reload waits for its seat, not refused)
+                await service.stop()        # (the process on its way is killed: warm)
+            try:
+                await starting
+            except Gone as exc:
+                log(f"session of {who.name} not started: {exc}")
+                service.refused = True      # (said: no "ended" line)
+                return websocket
             seat.pid = service._process.pid if service._process else None
             try:
-                await self._process_messages(websocket, service)
+                await self.relay(websocket, service, key, await first)
             finally:
                 self.leaving(seat)
                 await service.stop()
@@ -373,6 +404,8 @@ class RelkitServer(SessionLimits, Server):
             log(f"session of {who.name} ended on an error: {exc!r}")
             failed = True
         finally:
+            if first is not None:
+                first.cancel()
             # (not there: the watcher ended it, and has said so)
             open_still = self.sessions.pop(websocket, None) is not None
             if service is not None:

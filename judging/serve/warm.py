@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 
 from textual_serve.app_service import AppService
 
-from relkit.judging.serve.limits import QUIT_GRACE
+from relkit.judging.serve.limits import COLD_STARTS, QUIT_GRACE
 from relkit.judging.serve.session import REFUSED
 
 # Textual draws a changed screen on the next tick of a free-running timer at TEXTUAL_FPS
@@ -65,6 +65,11 @@ async def start_spare(env: dict[str, str]) -> Spare:
     return Spare(process, w)
 
 
+class Gone(Exception):
+    """A session's process is not started: its browser left first, or the server is
+    stopping."""
+
+
 class WarmPool:
     """At most ``size`` spare processes; :meth:`take` hands one out, and ``refill_after``
     seconds later starts the next.
@@ -72,14 +77,19 @@ class WarmPool:
     A spare's warm-up is ~1 s of CPU. Started at once, it would compete with the
     session just handed out (and that person's browser) for the CPU exactly while
     their first screens are drawn; so it waits, and a second spare covers a second
-    sign-in in the meantime.
+    sign-in in the meantime. When no spare is ready a process is started cold, at most
+    ``cold`` at once on the server (:data:`~.limits.COLD_STARTS`: sign-ins beyond wait
+    their turn rather than share the CPU), and not at all once its browser has gone or
+    the pool is closed (:class:`Gone`).
     """
 
-    def __init__(self, size: int = 2, refill_after: float = 3.0) -> None:
+    def __init__(self, size: int = 2, refill_after: float = 3.0,
+                 cold: int = COLD_STARTS) -> None:
         self.size, self.refill_after = size, refill_after
         self.spares: list[asyncio.Task[Spare]] = []
         self._refill: asyncio.TimerHandle | None = None
         self.closed = False
+        self.cold = asyncio.Semaphore(cold)
 
     def fill(self, env: dict[str, str]) -> None:
         self._refill = None
@@ -88,17 +98,33 @@ class WarmPool:
         while len(self.spares) < self.size:
             self.spares.append(asyncio.ensure_future(start_spare(env)))
 
-    async def take(self, env: dict[str, str]) -> Spare:
-        task = self.spares.pop(0) if self.spares else asyncio.ensure_future(start_spare(env))
+    async def take(self, env: dict[str, str],
+                   gone: Callable[[], bool] = lambda: False) -> Spare:
+        """A ready process; ``gone`` says whether its browser has left meanwhile."""
+        if self.closed:
+            raise Gone("the server is stopping")
+        task = self.spares.pop(0) if self.spares else None
         if self._refill is None:      # (a burst of sign-ins does not postpone it)
             self._refill = asyncio.get_running_loop().call_later(self.refill_after,
                                                                  self.fill, env)
+        if task is None:
+            return await self.start_cold(env, gone)
         spare = await task
         if not await spare.ready:                 # died while warming: start one now
             os.close(spare.identity_fd)
-            spare = await start_spare(env)
-            await spare.ready
+            return await self.start_cold(env, gone)
         return spare
+
+    async def start_cold(self, env: dict[str, str], gone: Callable[[], bool]) -> Spare:
+        async with self.cold:
+            await asyncio.sleep(0)     # (a close the browser has sent is read first)
+            if self.closed:
+                raise Gone("the server is stopping")
+            if gone():
+                raise Gone("its browser left before its process started")
+            spare = await start_spare(env)
+            await spare.ready          # (its CPU spent: the next cold start may go)
+            return spare
 
     async def warm(self) -> int:
         """Wait until the spares started so far are ready; how many are."""
@@ -143,6 +169,7 @@ class WarmAppService(AppService):
         self.refused = False
         self.killed = False    # it did not quit in time (stop)
         self.why = ""          # why the server ended it, for the log (": keys ...")
+        self.gone: Callable[[], bool] = lambda: False   # its browser has left (the server's)
         self._stopping: asyncio.Future[None] | None = None
 
     async def on_meta(self, data: bytes) -> None:
@@ -215,7 +242,7 @@ class WarmAppService(AppService):
         # The browser's terminal size goes down the pipe with the name: textual's web
         # driver reads it from COLUMNS/ROWS when the app starts, after this.
         env = served_environment(self._build_environment())
-        spare = await self.pool.take(env)
+        spare = await self.pool.take(env, lambda: self._stopping is not None or self.gone())
         self._process = spare.process
         assert spare.process.stdin is not None
         self._stdin = spare.process.stdin
