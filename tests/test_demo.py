@@ -62,7 +62,7 @@ def test_demo_project_opens_in_the_judging_screen(tmp_path: Path) -> None:
             screen = app.screen
             assert isinstance(screen, JudgeScreen) and screen.item is not None
             first = screen.item.doc
-            await pilot.pause(0.3)  # a grade counts once the document was on screen 200 ms
+            await pilot.pause(1.1)  # a grade counts once the document was on screen 1 s
             await pilot.press("3")
             assert screen.item.doc != first
 

@@ -38,7 +38,7 @@ WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures
                  "relkit.metrics.eval_modes", "relkit.pooling.build",
                  "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
-                 "relkit.metrics.run_names", "relkit.metrics.compare.ties",
+                 "relkit.metrics.run_naming", "relkit.metrics.compare.ties",
                  "relkit.metrics.grade_checks", "relkit.metrics.core.levels",
                  "relkit.metrics.core.atomic"]
 

@@ -43,6 +43,7 @@ NOT_USERS = {
     "relkit.judging.commands": "hashes the files init records (read by the loaders)",
     "relkit.metrics.core.atomic": "writes files (its docstring's example reads one back)",
     "relkit.metrics.spark.session": "appends to its own JVM log file",
+    "relkit.judging.serve.limits": "reads /proc/PID/status of its own session processes",
 }
 
 
