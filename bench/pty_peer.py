@@ -54,7 +54,7 @@ def grade_on_pty(relkit: str, db: str, assessor: str, n: int, think: float,
         return time.perf_counter()
 
     try:
-        until(b"choose a topic")
+        until(b"Enter opens a topic")
         time.sleep(think)
         got = b""
         os.write(master, b"\r")

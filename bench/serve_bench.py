@@ -140,7 +140,7 @@ def session(url: str, token: str, n: int, out: dict[str, Any],
         browser.find_element(By.ID, "signin").click()   # the app page, signed in
         wait_until(lambda: browser.execute_script(
             "return document.body.classList.contains('-first-byte')"), "first screen", 120)
-        topics_drawn = wait_until(lambda: browser.execute_script(FIND, 0, "choose a topic"),
+        topics_drawn = wait_until(lambda: browser.execute_script(FIND, 0, "Enter opens a topic"),
                                   "the topic list", 60)
         browser.find_element(By.ID, "terminal").click()
         time.sleep(0.3)
@@ -195,7 +195,7 @@ def session(url: str, token: str, n: int, out: dict[str, Any],
         # A signed-in assessor coming back (the cookie kept, the page's files cached):
         # the page opened → the topic list, then Enter → the next unjudged document.
         browser.refresh()
-        again = wait_until(lambda: browser.execute_script(FIND, 0, "choose a topic"),
+        again = wait_until(lambda: browser.execute_script(FIND, 0, "Enter opens a topic"),
                            "the topic list again", 60)
         browser.find_element(By.ID, "terminal").click()
         time.sleep(0.3)

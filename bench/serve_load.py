@@ -53,7 +53,7 @@ def judge_for(url: str, token: str, seconds: float, out: dict[str, Any],
         browser.get(url)
         browser.find_element(By.ID, "token").send_keys(token)
         browser.find_element(By.ID, "signin").click()
-        wait_until(lambda: browser.execute_script(FIND, 0, "choose a topic"),
+        wait_until(lambda: browser.execute_script(FIND, 0, "Enter opens a topic"),
                    "the topic list", 120)
         browser.find_element(By.ID, "terminal").click()
         time.sleep(0.3)

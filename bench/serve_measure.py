@@ -106,7 +106,7 @@ def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first:
                     got += msg.data
                 return time.perf_counter()
 
-            topics = await until(b"choose a topic")
+            topics = await until(b"Enter opens a topic")
             await asyncio.sleep(think)
             got = b""
             t_enter = time.perf_counter()

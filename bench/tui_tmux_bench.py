@@ -122,7 +122,7 @@ def grade_under_tmux(relkit: str, db: str, assessor: str, n: int, think: float,
     """``relkit judge`` on ``db`` in an 80x24 tmux pane: ms from each grade key sent to
     the next document on screen, ``n`` times (shared with bench/serve_bench.py)."""
     start(f"{relkit} judge --db {shlex.quote(db)} --assessor {shlex.quote(assessor)}", env)
-    wait_for(lambda s: "choose a topic" in s and "ok")
+    wait_for(lambda s: "Enter opens a topic" in s and "ok")
     tmux("send-keys", "-t", "bench", "Enter")
     return keys_to_change(n, "1", doc_id, think)
 
@@ -199,7 +199,7 @@ def main() -> int:
                 t0 = time.perf_counter()
                 tmux("send-keys", "-t", "bench",
                      f"{relkit} judge --db {big} --assessor ann", "Enter")
-                wait_for(lambda s: "choose a topic" in s and "ok")
+                wait_for(lambda s: "Enter opens a topic" in s and "ok")
                 starts.append(time.perf_counter() - t0)
                 t1 = time.perf_counter()
                 tmux("send-keys", "-t", "bench", "Enter")

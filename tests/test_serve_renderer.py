@@ -135,7 +135,7 @@ def judge_two(db: str, tmp_path: Path, page_script: str = "",
                 browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                                         {"source": page_script})
             sign_in(browser, server.url, token)
-            drawn(browser, "choose a topic")
+            drawn(browser, "Enter opens a topic")
             time.sleep(0.5)
             press(browser, "\ue007")
             drawn(browser, "d04")
