@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from serve_bench import PEOPLE, build, docno, settled
-from serve_measure import fresh_pg, rss_of_sessions
+from serve_measure import GROUPS, cpu_by_group, fresh_pg, rss_of_sessions
 from tui_bench import pct
 
 from serve_helpers import FIND, WAIT_PAINTED, Served, chrome, press, wait_until
@@ -119,9 +119,12 @@ def run_one(admin: str, n: int, seconds: float) -> dict[str, Any]:
             outs: list[dict[str, Any]] = [{} for _ in people]
             started: list[float] = []      # the load average when grading starts
 
+            cpu: list[tuple[float, dict[str, float]]] = []   # (time, CPU-s by group)
+
             def start() -> None:           # all signed in: the machine settles, then go
                 settled()
                 started.append(os.getloadavg()[0])
+                cpu.append((time.monotonic(), cpu_by_group()))
 
             ready = threading.Barrier(n, action=start, timeout=300).wait
             threads = [threading.Thread(target=judge_for, args=(server.url, toks[p],
@@ -136,6 +139,9 @@ def run_one(admin: str, n: int, seconds: float) -> dict[str, Any]:
                 got = sorted(rss_of_sessions(), reverse=True)[:n]
                 if started and len(got) == n:
                     rss += got
+                if started and all(t.is_alive() for t in threads):
+                    # the grading window: every browser still grading
+                    cpu[1:] = [(time.monotonic(), cpu_by_group())]
                 time.sleep(1.0)
             for t in threads:
                 t.join()
@@ -151,7 +157,17 @@ def run_one(admin: str, n: int, seconds: float) -> dict[str, Any]:
             "unanswered": sum(o.get("unanswered", 0) for o in outs),
             "finished": sum(1 for o in outs if "lat" in o),
             "rows": rows, "history": history, "lat": lat, "rss": rss,
+            "cpu": cpu_shares(cpu),
             "load": (started[0] if started else float("nan"), load1)}
+
+
+def cpu_shares(cpu: list[tuple[float, dict[str, float]]]) -> dict[str, float]:
+    """Each group's share (%) of the machine's cores over the grading window."""
+    if len(cpu) < 2:
+        return {}
+    (t0, a), (t1, b) = cpu[0], cpu[-1]
+    capacity = (t1 - t0) * (os.cpu_count() or 1)
+    return {g: 100 * max(b[g] - a[g], 0.0) / capacity for g in a}
 
 
 def main(admin: str, counts: list[int], seconds: float) -> int:
@@ -184,4 +200,17 @@ def main(admin: str, counts: list[int], seconds: float) -> int:
         print(f"| {r['n']} | {r['sent']} | {r['ignored']} | {r['rows']} | {r['history']} | "
               f"{note} | {p50:.0f} | {p95:.0f} | {ratio} | {rss} | "
               f"{r['load'][0]:.1f} → {r['load'][1]:.1f} |")
+    print()
+    print("Where the cores went while every browser graded (% of all "
+          f"{os.cpu_count()} cores; the browsers are the load generator, on this machine):")
+    names = [g for g, _ in GROUPS]
+    print("| browsers | " + " | ".join(names) + " | everything else | idle |")
+    print("|---|" + "---|" * (len(names) + 2))
+    for r in results:
+        c = r["cpu"]
+        if not c:
+            continue
+        other = c["all"] - sum(c[g] for g in names)
+        print(f"| {r['n']} | " + " | ".join(f"{c[g]:.0f}%" for g in names)
+              + f" | {max(other, 0):.0f}% | {max(100 - c['all'], 0):.0f}% |")
     return 1 if lost else 0

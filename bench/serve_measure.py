@@ -28,6 +28,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# Who uses the cores while N browsers judge: the load generator (Chromium and its
+# driver) runs on the same machine as the server, so its share says how much of a
+# slower p95 is the browsers' own painting rather than relkit.
+GROUPS = (("browsers", (b"chrom",)), ("sessions", (b"relkit.judging.serve.session",)),
+          ("server", (b"relkit serve", b"relkit\0serve")), ("postgres", (b"postgres",)))
+
+
+def cpu_by_group() -> dict[str, float]:
+    """user+sys CPU seconds so far of the live processes in each of ``GROUPS``, and
+    ``"all"``: the machine's busy time from /proc/stat (every process, the kernel,
+    processes that ended too)."""
+    out = dict.fromkeys([g for g, _ in GROUPS], 0.0)
+    jiffies = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = jiffies[3] + (jiffies[4] if len(jiffies) > 4 else 0)     # idle + iowait
+    out["all"] = (sum(jiffies[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        cpu = cpu_seconds(int(pid))
+        for group, needles in GROUPS:
+            if any(n in cmd for n in needles):
+                out[group] += cpu
+                break
+    return out
+
+
 def session_pids() -> list[int]:
     out = []
     for pid in os.listdir("/proc"):
