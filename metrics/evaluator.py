@@ -30,7 +30,7 @@ from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 if TYPE_CHECKING:
     import pandas as pd
 
-    from relkit.metrics.zeros import ZeroTopics
+    from relkit.metrics.eval.zeros import ZeroTopics
 
 __all__ = [
     "AGGREGATIONS", "CHUNK_ROWS", "ENGINES", "MISSING_Z", "Aggregation", "Compat", "Engine",
@@ -125,9 +125,9 @@ class Evaluator:
     def zero_topics(self) -> ZeroTopics:
         """Qrels topics without a relevant document at ``level``: 0 for every run.
 
-        See :mod:`relkit.metrics.zeros`; ``relkit eval`` warns about them.
+        See :mod:`relkit.metrics.eval.zeros`; ``relkit eval`` warns about them.
         """
-        from relkit.metrics.zeros import zero_topics
+        from relkit.metrics.eval.zeros import zero_topics
 
         return zero_topics(self.judged, self.level)
 

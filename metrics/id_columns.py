@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from relkit.metrics import io as _io
+from relkit.metrics.readers import io as _io
 from relkit.metrics._arrow import to_np
 
 # A string column as read: fixed-width bytes or an Arrow (chunked) array (see above).
@@ -37,7 +37,7 @@ def distinct(values: np.ndarray) -> bool:
 def _strings(column: Strings) -> Strings:
     """A column in the form ranking works on: fixed-width bytes. An Arrow column
     is converted (a chunk of a large run at a time), a list of str encoded; only
-    ids bytes cannot hold (longer than :data:`~relkit.metrics.io.MAX_ID_BYTES`, or
+    ids bytes cannot hold (longer than :data:`~relkit.metrics.readers.io.MAX_ID_BYTES`, or
     with a NUL byte) stay Arrow strings."""
     if isinstance(column, np.ndarray):
         return column

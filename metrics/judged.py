@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import io as _io
+from relkit.metrics.readers import io as _io
 from relkit.metrics import pairs
 from relkit.metrics._arrow import to_np
 from relkit.metrics.data import Qrels

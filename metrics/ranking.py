@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from relkit.metrics import io as _io
+from relkit.metrics.readers import io as _io
 from relkit.metrics._arrow import loaded, to_np
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError

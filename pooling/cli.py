@@ -83,8 +83,8 @@ def _read_run(path: Path) -> Any:
     each file: the next file's parse would fault it in again (100 runs x 50,000
     lines: ~0.4 s of system time and 4x the page faults). :func:`load_runs`
     releases it once, after the batch."""
-    from relkit.metrics import io as _io
-    from relkit.metrics import shapes
+    from relkit.metrics.readers import io as _io
+    from relkit.metrics.readers import shapes
     from relkit.metrics.data import Run
 
     if shapes.is_parquet(path):
@@ -102,7 +102,7 @@ def _arrow_reader(paths: Sequence[Path]) -> Iterator[bool]:
     reads each file 3x faster (100 runs x 50,000 lines: ~6 s -> ~2 s;
     bench/pool_bench.py). ``SMALL_INPUT_BYTES`` is the readers' own switch.
     """
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
 
     total = sum(p.stat().st_size for p in paths)
     old = _io.SMALL_INPUT_BYTES

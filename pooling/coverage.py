@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from relkit.metrics.convert import named_runs
+from relkit.metrics.readers.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 
 ALL = 10 ** 9     # Judged at this depth is judged/retrieved over the whole ranking

@@ -174,7 +174,7 @@ class Pool:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> tuple[Pool, list[int]]:
         """A pool file and each entry's line number (for error messages downstream)."""
-        from relkit.metrics.io import BOM, _read_bytes
+        from relkit.metrics.readers.io import BOM, _read_bytes
 
         entries: list[PoolEntry] = []
         lines: list[int] = []

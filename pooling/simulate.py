@@ -16,7 +16,7 @@ judgments per topic we report:
   share of all relevant documents in the qrels;
 * Kendall's tau between the system ordering by a measure (default AP/MAP)
   under the judgments so far (the rest unjudged, hence non-relevant) and under
-  the full qrels (:func:`relkit.metrics.correlation.kendall_tau`);
+  the full qrels (:func:`relkit.metrics.compare.correlation.kendall_tau`);
 * mean Judged@10 of the runs under the judgments so far.
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from relkit.metrics.correlation import kendall_tau
+from relkit.metrics.compare.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.grades import relevance
 from relkit.pooling.adaptive import AdaptivePool, Judgment

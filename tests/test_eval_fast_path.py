@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT
-from relkit.metrics import io as _io
+from relkit.metrics.readers import io as _io
 from relkit.metrics import pairs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
@@ -265,7 +265,7 @@ def test_plain_coercion_gives_typers_values_and_errors() -> None:
     import typer.core as core
     from typer.main import get_command
 
-    import relkit.metrics.cli as cli
+    import relkit.metrics.eval.cli as cli
 
     plain = core.build_runtime_param
     full = getattr(plain, "full", None)
@@ -304,5 +304,5 @@ def test_small_eval_imports_none_of_the_heavy_stacks() -> None:
 
 def test_large_eval_imports_pyarrow_but_no_pandas() -> None:
     args = ["eval", "-m", "map", str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "bm25.txt")]
-    mods = _modules_after(args, "import relkit.metrics.io as io; io.SMALL_INPUT_BYTES = 0; ")
+    mods = _modules_after(args, "import relkit.metrics.readers.io as io; io.SMALL_INPUT_BYTES = 0; ")
     assert mods == ["pyarrow"]

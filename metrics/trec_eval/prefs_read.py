@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import sources as _sources
+from relkit.metrics.readers import sources as _sources
 from relkit.metrics.core.errors import FormatError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import ranked_docnos

@@ -36,7 +36,7 @@ def _strings(column: object) -> pa.Array:
     """A run's string column as one Arrow string array."""
     import pyarrow as pa
 
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
 
     if isinstance(column, np.ndarray):
         return pa.array(_io.decode(column), pa.string())
