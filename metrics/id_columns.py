@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from relkit.metrics.readers import io as _io
 from relkit.metrics._arrow import to_np
+from relkit.metrics.readers import io as _io
 
 # A string column as read: fixed-width bytes or an Arrow (chunked) array (see above).
 Strings = Any

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.readers import io as _io
 from relkit.metrics import pairs
 from relkit.metrics._arrow import to_np
 from relkit.metrics.data import Qrels
@@ -29,6 +28,7 @@ from relkit.metrics.id_columns import (
     column_values,
     topic_order,
 )
+from relkit.metrics.readers import io as _io
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from relkit.metrics.readers import io as _io
 from relkit.metrics._arrow import loaded, to_np
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
@@ -52,6 +51,7 @@ from relkit.metrics.pairs import (
     _same_width,
     _topic_keys,
 )
+from relkit.metrics.readers import io as _io
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -24,7 +24,6 @@ import numpy as np
 import pyarrow as pa
 
 from relkit.metrics._arrow import to_np
-from relkit.metrics.readers.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import (
     JudgedTopics,
@@ -35,6 +34,7 @@ from relkit.metrics.ranking import (
     rank,
     topic_order,
 )
+from relkit.metrics.readers.convert import named_runs
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import natural
 

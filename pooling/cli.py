@@ -83,9 +83,9 @@ def _read_run(path: Path) -> Any:
     each file: the next file's parse would fault it in again (100 runs x 50,000
     lines: ~0.4 s of system time and 4x the page faults). :func:`load_runs`
     releases it once, after the batch."""
+    from relkit.metrics.data import Run
     from relkit.metrics.readers import io as _io
     from relkit.metrics.readers import shapes
-    from relkit.metrics.data import Run
 
     if shapes.is_parquet(path):
         return Run.read(path)

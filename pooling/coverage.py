@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from relkit.metrics.readers.convert import named_runs
 from relkit.metrics.data import Qrels, Run
+from relkit.metrics.readers.convert import named_runs
 
 ALL = 10 ** 9     # Judged at this depth is judged/retrieved over the whole ranking
 

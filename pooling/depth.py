@@ -24,8 +24,8 @@ import numpy as np
 import pyarrow as pa
 
 from relkit.metrics._arrow import to_np
-from relkit.metrics.readers.convert import named_runs
 from relkit.metrics.data import Run
+from relkit.metrics.readers.convert import named_runs
 from relkit.pooling.candidates import ranked_lists
 from relkit.pooling.columns import Columns
 from relkit.pooling.errors import PoolingError

@@ -180,7 +180,8 @@ def sample_prels(pool: Pool, strata: Sequence[tuple[int, float]],
 
 def prels(sample: Sequence[SampledDoc], judgments: Mapping[tuple[str, str], int]
           ) -> dict[str, dict[str, tuple[int, float]]]:
-    """``{topic: {doc: (grade, probability)}}`` for :func:`relkit.metrics.inferred.statap.stat_ap`."""
+    """``{topic: {doc: (grade, probability)}}`` for
+    :func:`relkit.metrics.inferred.statap.stat_ap`."""
     out: dict[str, dict[str, tuple[int, float]]] = {}
     for s in sample:
         if (s.topic, s.doc) not in judgments:

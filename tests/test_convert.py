@@ -25,11 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from relkit.metrics.compare import score_matrix
-from relkit.metrics.readers.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
 from relkit.metrics.compare.curves import pr_curve
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.evaluator import Evaluator
+from relkit.metrics.readers.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
 from relkit.pooling.depth import depth_pool
 
 # Hand-checkable: q1 has relevant 007 (2) and d3 (1); the run ranks 007, d2, d3.

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.diversity.evaluator import DiversityEvaluator
-from relkit.metrics.errors import FormatError
 from relkit.metrics.diversity.measures import REGISTRY, parse_diversity
 from relkit.metrics.diversity.subtopics import SubtopicQrels
+from relkit.metrics.errors import FormatError
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -290,7 +290,8 @@ def test_cli_refuses_subtopic_qrels_as_plain_qrels(tmp_path: Path) -> None:
     assert code == 2 and "-R subtopics" in err and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("name", ["relkit.metrics.diversity.subtopics", "relkit.metrics.diversity.evaluator",
+@pytest.mark.parametrize("name", ["relkit.metrics.diversity.subtopics",
+                                  "relkit.metrics.diversity.evaluator",
                                   "relkit.metrics.diversity.measures"])
 def test_examples_run(name: str) -> None:
     import doctest

@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT
-from relkit.metrics.readers import io as _io
 from relkit.metrics import pairs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
 from relkit.metrics.evaluator import Evaluator
+from relkit.metrics.readers import io as _io
 from relkit.metrics.trec_eval.format import lines
 
 SAMPLE = ROOT / "corpora" / "sample"
@@ -304,5 +304,6 @@ def test_small_eval_imports_none_of_the_heavy_stacks() -> None:
 
 def test_large_eval_imports_pyarrow_but_no_pandas() -> None:
     args = ["eval", "-m", "map", str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "bm25.txt")]
-    mods = _modules_after(args, "import relkit.metrics.readers.io as io; io.SMALL_INPUT_BYTES = 0; ")
+    mods = _modules_after(
+        args, "import relkit.metrics.readers.io as io; io.SMALL_INPUT_BYTES = 0; ")
     assert mods == ["pyarrow"]

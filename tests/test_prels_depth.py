@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from relkit.metrics.inferred import measures as inferred
 from relkit.metrics.data import Run
+from relkit.metrics.inferred import measures as inferred
 from relkit.metrics.inferred.prels import Prels
 
 DEEP = 1500

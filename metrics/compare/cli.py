@@ -17,8 +17,8 @@ from relkit.metrics.compare.corrections import CORRECTIONS
 from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.numopt import COUNT, GRADE, PROPORTION, SEED, Num
 from relkit.metrics.eval.run_names import NameFromFileOption, NamesOption
+from relkit.metrics.numopt import COUNT, GRADE, PROPORTION, SEED, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -92,8 +92,8 @@ def compare_cmd(
     from relkit.metrics.compare.errors import CompareError
     from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.data import Qrels, Run
-    from relkit.metrics.evaluator import resolve
     from relkit.metrics.eval.run_names import run_labels
+    from relkit.metrics.evaluator import resolve
 
     # Values the options cannot take are usage errors (exit 2), found before any work.
     with option_value("--format"):

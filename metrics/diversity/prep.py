@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from relkit.metrics.data import Qrels
-from relkit.metrics.judged import JudgedTopics
 from relkit.metrics.diversity.subtopics import SubtopicQrels
+from relkit.metrics.judged import JudgedTopics
 
 # Cells of one topics x documents x subtopics block of the greedy ideal ranking.
 _GREEDY_CELLS = 1 << 22

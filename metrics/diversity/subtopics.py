@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from relkit.metrics.readers import io as _io
 from relkit.metrics.errors import DuplicateDocumentError, FormatError, RelkitError
+from relkit.metrics.readers import io as _io
 
 EXPECTED = "4 fields 'topic subtopic docno grade'"
 

@@ -367,9 +367,9 @@ def inf_ap(run: Ranking, prels: Prels, level: int = 1) -> dict[str, float]:
     if not isinstance(run, Run):
         run = Run.read("".join(f"{t} Q0 {d} {i} {len(ds) - i} r\n" for t, ds in run.items()
                                for i, d in enumerate(ds, 1)))
-    from relkit.metrics.readers import shapes
     from relkit.metrics.data import Qrels
     from relkit.metrics.evaluator import Evaluator
+    from relkit.metrics.readers import shapes
 
     # named after the prels file, so that any error about these qrels names it
     qrels = Qrels(shapes.nested_table(prels.qrels(), "qrels", prels.source), prels.source)

@@ -35,10 +35,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from relkit.metrics.readers.arrow_reader import _fast_table, _head, _tail_line
 from relkit.metrics.errors import FormatError
+from relkit.metrics.readers.arrow_reader import _fast_table, _head, _tail_line
 from relkit.metrics.readers.fields import _Fields
-from relkit.metrics.readers.sources import BOM, Source, _lines, _plain_size, _read_bytes, source_name
+from relkit.metrics.readers.sources import (
+    BOM,
+    Source,
+    _lines,
+    _plain_size,
+    _read_bytes,
+    source_name,
+)
 from relkit.metrics.readers.writer import write_frame
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from relkit.metrics.readers import io as _io
 from relkit.metrics.errors import FormatError
+from relkit.metrics.readers import io as _io
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only when a frame is built
     import pandas as pd

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.readers import sources as _sources
 from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Run
 from relkit.metrics.ranking import ranked_docnos
+from relkit.metrics.readers import sources as _sources
 from relkit.metrics.trec_eval.rows import (
     Params,
     Row,

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.readers import sources as _sources
 from relkit.metrics.core.errors import FormatError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import ranked_docnos
+from relkit.metrics.readers import sources as _sources
 
 if TYPE_CHECKING:  # pandas is imported only when a frame is asked for
     import pandas as pd
