@@ -18,10 +18,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.readers import io as _io
 from relkit.metrics.readers import shapes as _shapes
+from relkit.metrics.readers._arrow import release_unused_memory
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
     import pandas as pd

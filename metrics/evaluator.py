@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
-from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.context import Ctx, seq_sum
 from relkit.metrics.ranking import JudgedTopics, Ranked, rank
+from relkit.metrics.readers._arrow import release_unused_memory
 from relkit.metrics.resolve import _registry, measure_requests, resolve
 from relkit.metrics.topic_chunks import _topic_chunks
 from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
@@ -30,7 +30,7 @@ from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 if TYPE_CHECKING:
     import pandas as pd
 
-    from relkit.metrics.eval.zeros import ZeroTopics
+    from relkit.metrics.zeros import ZeroTopics
 
 __all__ = [
     "AGGREGATIONS", "CHUNK_ROWS", "ENGINES", "MISSING_Z", "Aggregation", "Compat", "Engine",
@@ -125,9 +125,9 @@ class Evaluator:
     def zero_topics(self) -> ZeroTopics:
         """Qrels topics without a relevant document at ``level``: 0 for every run.
 
-        See :mod:`relkit.metrics.eval.zeros`; ``relkit eval`` warns about them.
+        See :mod:`relkit.metrics.zeros`; ``relkit eval`` warns about them.
         """
-        from relkit.metrics.eval.zeros import zero_topics
+        from relkit.metrics.zeros import zero_topics
 
         return zero_topics(self.judged, self.level)
 

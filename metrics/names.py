@@ -187,7 +187,7 @@ def parse_measure(name: str) -> list[Measure]:
     ...
     relkit.metrics.core.errors.MeasureError: The 'cutoff' parameter of P must be an int >= 1; ...
     """
-    from relkit.metrics.diversity.names import is_diversity
+    from relkit.metrics.measures.diversity_names import is_diversity
 
     name = name.strip()
     if is_diversity(name):   # ir_measures' pyndeval names: not measures of plain qrels

@@ -27,10 +27,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from relkit.metrics._arrow import loaded, to_np
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
-from relkit.metrics.grades import is_judged
 from relkit.metrics.id_columns import (
     Strings,
     _dictionary_codes,
@@ -52,6 +50,8 @@ from relkit.metrics.pairs import (
     _topic_keys,
 )
 from relkit.metrics.readers import io as _io
+from relkit.metrics.readers._arrow import loaded, to_np
+from relkit.metrics.readers.grades import is_judged
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -290,7 +290,7 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings
 
     import pyarrow as pa
 
-    from relkit.metrics._arrow import import_acero
+    from relkit.metrics.readers._arrow import import_acero
 
     import_acero()
 

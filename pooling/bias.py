@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.readers.convert import named_runs
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.errors import PoolingError

@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 import pyarrow as pa
 
-from relkit.metrics._arrow import to_np
+from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import (
     JudgedTopics,
@@ -34,7 +34,7 @@ from relkit.metrics.ranking import (
     rank,
     topic_order,
 )
-from relkit.metrics.readers.convert import named_runs
+from relkit.metrics.readers._arrow import to_np
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import natural
 

@@ -72,7 +72,7 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
                          "as in trec_eval")
         finally:
             pool.shutdown(cancel_futures=True)
-            from relkit.metrics._arrow import release_unused_memory
+            from relkit.metrics.readers._arrow import release_unused_memory
 
             release_unused_memory()     # once for the batch (see _read_run)
     return loaded

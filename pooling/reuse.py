@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from relkit.metrics.compare.correlation import kendall_tau
+from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.readers.convert import named_runs
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.simulate import grades_of
 

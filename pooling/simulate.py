@@ -3,9 +3,9 @@
 For each strategy and topic, a simulated assessor answers with the reference
 qrels' grade (a document absent from them is judged non-relevant, 0). A
 negative grade means what it means everywhere in relkit
-(:mod:`relkit.metrics.grades`): *pooled, not judged*. The simulated
+(:mod:`relkit.metrics.readers.grades`): *pooled, not judged*. The simulated
 assessor has no judgment to give for such a document: the strategy learns
-"not relevant" from it (:func:`~relkit.metrics.grades.relevance`), and the
+"not relevant" from it (:func:`~relkit.metrics.readers.grades.relevance`), and the
 judgments so far keep it at -1, so Judged@10 here and in ``relkit
 pool-coverage`` / ``relkit eval`` agree. A static strategy judges in its
 priority order; an adaptive one through ``next()``/``record()``. After B
@@ -28,7 +28,7 @@ from typing import Any
 
 from relkit.metrics.compare.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.grades import relevance
+from relkit.metrics.readers.grades import relevance
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.build import judging_order
 from relkit.pooling.candidates import Candidates

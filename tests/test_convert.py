@@ -1,4 +1,4 @@
-"""One door in (relkit.metrics.readers.convert): every shape of the same qrels and run gives the
+"""One door in (relkit.metrics.convert): every shape of the same qrels and run gives the
 same numbers, and Run/Qrels round-trip exactly through dicts, frames, text and parquet.
 
 The shapes are the ecosystem's own objects, made by the libraries themselves where they
@@ -26,10 +26,10 @@ from hypothesis import strategies as st
 
 from relkit.metrics.compare import score_matrix
 from relkit.metrics.compare.curves import pr_curve
+from relkit.metrics.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.evaluator import Evaluator
-from relkit.metrics.readers.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
 from relkit.pooling.depth import depth_pool
 
 # Hand-checkable: q1 has relevant 007 (2) and d3 (1); the run ranks 007, d2, d3.

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.diversity.evaluator import DiversityEvaluator
-from relkit.metrics.diversity.measures import REGISTRY, parse_diversity
 from relkit.metrics.diversity.subtopics import SubtopicQrels
 from relkit.metrics.errors import FormatError
+from relkit.metrics.measures.diversity import REGISTRY, parse_diversity
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -292,7 +292,7 @@ def test_cli_refuses_subtopic_qrels_as_plain_qrels(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["relkit.metrics.diversity.subtopics",
                                   "relkit.metrics.diversity.evaluator",
-                                  "relkit.metrics.diversity.measures"])
+                                  "relkit.metrics.measures.diversity"])
 def test_examples_run(name: str) -> None:
     import doctest
     import importlib

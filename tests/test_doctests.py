@@ -20,7 +20,7 @@ import pytest
 # Examples section, functions Parameters and Returns (STYLE.md, "Writing"). The
 # evaluator, the readers (data, io) and the CLI join after the perf branch merges.
 DOCUMENTED = [
-    "relkit.metrics.grades",
+    "relkit.metrics.readers.grades",
     "relkit.metrics.inferred.estimators",
     "relkit.metrics.inferred.measures",
     "relkit.metrics.inferred.prels",
@@ -34,12 +34,12 @@ DOCUMENTED = [
     "relkit.metrics.inferred.statap",
 ]
 # Modules with examples on some helpers, not a documented public surface.
-WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.readers.convert", "relkit.metrics.measures.context",
+WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
                  "relkit.metrics.eval.modes", "relkit.pooling.build",
                  "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
-                 "relkit.metrics.eval.run_naming", "relkit.metrics.compare.ties",
-                 "relkit.metrics.eval.grade_checks", "relkit.metrics.core.levels",
+                 "relkit.metrics.compare.run_naming", "relkit.metrics.compare.ties",
+                 "relkit.metrics.compare.grade_checks", "relkit.metrics.core.levels",
                  "relkit.metrics.core.atomic"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).

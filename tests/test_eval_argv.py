@@ -136,8 +136,8 @@ def test_debug_keeps_the_fast_path_only_in_front(monkeypatch: pytest.MonkeyPatch
 
 def test_the_diversity_names_are_the_diversity_families() -> None:
     """names.parse_measure asks diversity_names, not the families (their import)."""
-    from relkit.metrics.diversity import measures as diversity
-    from relkit.metrics.diversity import names as diversity_names
+    from relkit.metrics.measures import diversity as diversity
+    from relkit.metrics.measures import diversity_names as diversity_names
 
     assert set(diversity.REGISTRY) | set(diversity.ALIASES) == diversity_names.HEADS
     for name in ["alpha_nDCG@20", "strec@5", "MAP-IA", "NRBP(beta=0.8)", "nDCG@20", "map",
@@ -166,5 +166,5 @@ def test_a_qrels_eval_imports_no_other_modes_nor_diversity(measure: str) -> None
     code, *modules = proc.stdout.rstrip("\n").rsplit("\n", 1)[-1].split()
     assert code == "0", proc.stderr
     unneeded = {"relkit.metrics.eval.modes", "relkit.metrics.inferred.measures",
-                "relkit.metrics.inferred.prels", "relkit.metrics.diversity.measures"}
+                "relkit.metrics.inferred.prels", "relkit.metrics.measures.diversity"}
     assert not unneeded & set(modules), sorted(unneeded & set(modules))

@@ -34,7 +34,7 @@ HELPERS = {
 }
 # Modules that read files, but no file a user names, or not in this process.
 NOT_USERS = {
-    "relkit.metrics.readers.registry": "builds the fuzz seeds",
+    "relkit.metrics.eval.file_readers": "builds the fuzz seeds",
     "relkit.metrics.spark.inputs": "Spark reads the files on the cluster "
                                    "(tests/test_spark_eval.py)",
     "relkit.corpora.fetch": "checks and unpacks its own downloads",

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from relkit.metrics.compare.errors import CompareError
+from relkit.metrics.compare.run_names import system_names  # noqa: F401  (named here before)
 from relkit.metrics.core.registry import did_you_mean
-from relkit.metrics.eval.run_names import system_names  # noqa: F401  (named here before)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,9 +171,9 @@ def score_matrix(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
     array([[1. , 1. ],
            [0.5, 0. ]])
     """
+    from relkit.metrics.convert import coerce_qrels, coerce_runs
     from relkit.metrics.evaluator import Evaluator, measure_requests
     from relkit.metrics.measures.base import REGISTRY
-    from relkit.metrics.readers.convert import coerce_qrels, coerce_runs
 
     qrels, runs = coerce_qrels(qrels), coerce_runs(runs)   # any shape, once, here
     measures = [str(m) for m in measure_requests(measures)]

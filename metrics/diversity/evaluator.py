@@ -24,11 +24,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from relkit.metrics.data import Run
-from relkit.metrics.diversity.measures import (
-    NDEVAL_DEFAULT,
-    DiversityMeasure,
-    parse_diversity,
-)
 from relkit.metrics.diversity.prep import (
     _by_topic_subtopic_rank,
     _discounts,
@@ -42,6 +37,11 @@ from relkit.metrics.diversity.subtopics import SubtopicQrels
 from relkit.metrics.errors import EvaluationError
 from relkit.metrics.evaluator import CHUNK_ROWS, _topic_chunks, measure_requests
 from relkit.metrics.measures.context import seq_sum
+from relkit.metrics.measures.diversity import (
+    NDEVAL_DEFAULT,
+    DiversityMeasure,
+    parse_diversity,
+)
 from relkit.metrics.ranking import rank
 
 if TYPE_CHECKING:

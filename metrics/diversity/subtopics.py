@@ -191,7 +191,7 @@ class SubtopicQrels:
 def _to_np(column: Any) -> np.ndarray:
     if isinstance(column, np.ndarray):
         return column
-    from relkit.metrics._arrow import to_np
+    from relkit.metrics.readers._arrow import to_np
 
     return np.asarray(to_np(column))
 

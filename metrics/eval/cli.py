@@ -20,11 +20,11 @@ from typing import Annotated, Literal, NoReturn, get_type_hints
 
 import typer
 
+from relkit.metrics.compare.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.eval.command import FORMATS, list_measures, run_eval
 from relkit.metrics.eval.modes import MODE_HELP
 from relkit.metrics.eval.output import _tidy, _warnings, _write_tidy
 from relkit.metrics.eval.run import _collector_paused, _evaluate, _load_zscores, _results
-from relkit.metrics.eval.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.eval.typer_coercion import _leaf, _plain_typer_coercion
 from relkit.metrics.numopt import GRADE, Num
 

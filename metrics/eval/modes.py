@@ -7,7 +7,7 @@ qrels_prefs, qrels_jg and prels leave through :func:`write_results`: trec_eval's
 or the tidy table (``run_id, query_id, measure, trec_name, value``) of ``--format
 tsv|csv|json|parquet``, to stdout or ``-o``; they are computed whole first, so a bad
 run file leaves no output behind. qrels (:mod:`relkit.metrics.eval.run`, which
-streams run by run) and subtopics (:mod:`relkit.metrics.diversity.cli`) have their own
+streams run by run) and subtopics (:mod:`relkit.metrics.eval.diversity`) have their own
 paths to the same table (:mod:`relkit.metrics.eval.output`).
 
 Standard library only at import: the CLI builds its help from :data:`MODES`.

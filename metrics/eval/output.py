@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # type names only: pandas is imported by the formats that need it
     import pandas as pd
 
-    from relkit.metrics.eval.zeros import ZeroTopics
     from relkit.metrics.evaluator import Result
+    from relkit.metrics.zeros import ZeroTopics
 
 
 def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path) -> Iterator[str]:

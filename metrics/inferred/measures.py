@@ -77,8 +77,8 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, TypeAlias, get_args
 
 from relkit.metrics.data import Run
-from relkit.metrics.grades import is_judged
 from relkit.metrics.inferred.prels import Prels
+from relkit.metrics.readers.grades import is_judged
 
 EPS = 0.00001
 Smoothing = Literal["sample_eval", "trec_eval"]

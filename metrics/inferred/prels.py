@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Literal
 
 from relkit.metrics.core.errors import FormatError
-from relkit.metrics.grades import NOT_JUDGED, is_judged
+from relkit.metrics.readers.grades import NOT_JUDGED, is_judged
 
 Design = Literal["uniform", "stratified"]
 

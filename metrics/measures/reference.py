@@ -53,7 +53,7 @@ def measures_markdown() -> str:
     for fam in REGISTRY.values():
         doc = fam.doc or inspect.getdoc(fam.compute) or fam.description
         out += [f"## {fam.name}", "", inspect.cleandoc(doc), ""]
-    from relkit.metrics.diversity.measures import diversity_markdown
+    from relkit.metrics.measures.diversity import diversity_markdown
 
     out += diversity_markdown()   # measures of subtopic qrels: their own registry
     return "\n".join(out)

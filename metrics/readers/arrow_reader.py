@@ -125,7 +125,7 @@ def _fast_table(
         return None
     if not head or head.lstrip()[:1] == b"#" or not _regular(data, delimiter):
         return None
-    from relkit.metrics._arrow import import_pyarrow
+    from relkit.metrics.readers._arrow import import_pyarrow
 
     pa = import_pyarrow()
     import pyarrow.csv as pacsv

@@ -107,7 +107,7 @@ _ARROW_TYPES = {"score": "float64", "relevance": "int64"}   # every other column
 
 def to_arrow(columns: Columns) -> pa.Table:
     """An Arrow table of columns read by the small-input or checking path."""
-    from relkit.metrics._arrow import import_pyarrow
+    from relkit.metrics.readers._arrow import import_pyarrow
 
     arrow = import_pyarrow()
 

@@ -6,7 +6,7 @@ an ir_datasets dataset, parquet files) become one pandas frame with relkit's col
 which :meth:`Qrels.from_frame <relkit.metrics.data.Qrels.from_frame>` /
 :meth:`Run.from_frame <relkit.metrics.data.Run.from_frame>` then validate.
 :mod:`relkit.metrics.data` calls this from ``coerce`` and ``read``; the public door
-is :mod:`relkit.metrics.readers.convert`.
+is :mod:`relkit.metrics.convert`.
 
 ranx, ir_measures and ir_datasets are never imported: their objects are recognised by
 what they have (``qrels_iter``, ``to_dict`` on a class from the ``ranx`` package).
@@ -248,7 +248,7 @@ def nested_table(data: Mapping[Any, Any], kind: str, source: str, run_id: str = 
         expected = ("a numeric score" if kind == "run" else
                     f"integer grades between {_io.GRADE_MIN} and {_io.GRADE_MAX}")
         raise FormatError(source, int(bad[0]) + 1, expected, repr(raw[int(bad[0])]))
-    from relkit.metrics._arrow import import_pyarrow
+    from relkit.metrics.readers._arrow import import_pyarrow
 
     arrow = import_pyarrow()   # its C string builder: ~20x faster here than fixed-width bytes
     n = len(docs)

@@ -140,10 +140,10 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int,
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from relkit.metrics._arrow import to_np
     from relkit.metrics.data import Run
     from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.ranking import _order
+    from relkit.metrics.readers._arrow import to_np
 
     if runs is None:
         runs = [Run.read(p, eval_only=True) for p in paths]   # the three columns used

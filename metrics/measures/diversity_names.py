@@ -4,7 +4,7 @@
 measure needs subtopic qrels), so ``relkit eval -m map`` would import the diversity
 families (two dataclasses, ~3 ms of start-up) only to learn that ``map`` is not one.
 :data:`HEADS` spells them out; tests/test_eval_argv.py checks it against
-:mod:`relkit.metrics.diversity.measures` (its registry's names and ndeval's aliases).
+:mod:`relkit.metrics.measures.diversity` (its registry's names and ndeval's aliases).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ NAME = re.compile(r"(?P<head>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k
 def is_diversity(name: str) -> bool:
     """Whether ``name`` (any spelling) names a diversity family.
 
-    >>> from relkit.metrics.diversity.names import is_diversity
+    >>> from relkit.metrics.measures.diversity_names import is_diversity
     >>> is_diversity("alpha_nDCG@20"), is_diversity("strec@5"), is_diversity("nDCG@20")
     (True, True, False)
     """

@@ -45,7 +45,7 @@ def is_judged(grade: int | NDArray[np.int64]) -> bool | NDArray[np.bool_]:
 
     Examples
     --------
-    >>> from relkit.metrics.grades import is_judged
+    >>> from relkit.metrics.readers.grades import is_judged
     >>> [is_judged(g) for g in (-2, -1, 0, 3)]
     [False, False, True, True]
     """
@@ -68,7 +68,7 @@ def relevance(grade: int) -> int:
 
     Examples
     --------
-    >>> from relkit.metrics.grades import relevance
+    >>> from relkit.metrics.readers.grades import relevance
     >>> relevance(-1), relevance(2)
     (0, 2)
     """

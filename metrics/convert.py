@@ -59,7 +59,7 @@ def coerce_qrels(obj: Any) -> Qrels:
 
     Examples
     --------
-    >>> from relkit.metrics.readers.convert import coerce_qrels
+    >>> from relkit.metrics.convert import coerce_qrels
     >>> coerce_qrels({"q1": {"007": 2}}).to_dict()
     {'q1': {'007': 2}}
     >>> coerce_qrels([("q1", "d1", 1)]).to_dict()
@@ -88,7 +88,7 @@ def coerce_run(obj: Any) -> Run:
 
     Examples
     --------
-    >>> from relkit.metrics.readers.convert import coerce_run
+    >>> from relkit.metrics.convert import coerce_run
     >>> coerce_run({"q1": {"d1": 0.5, "d2": 1.25}}).to_dict()
     {'q1': {'d1': 0.5, 'd2': 1.25}}
     """
@@ -111,7 +111,7 @@ def coerce_runs(runs: Any) -> dict[str, Run] | list[Run]:
 
     Examples
     --------
-    >>> from relkit.metrics.readers.convert import coerce_runs
+    >>> from relkit.metrics.convert import coerce_runs
     >>> coerce_runs({"bm25": {"q1": {"d1": 1.0}}})
     {'bm25': Run(source='<dict>', rows=1)}
     """
@@ -142,7 +142,7 @@ def named_runs(runs: Any) -> dict[str, Run]:
 
     Examples
     --------
-    >>> from relkit.metrics.readers.convert import named_runs
+    >>> from relkit.metrics.convert import named_runs
     >>> list(named_runs([{"q1": {"d1": 1.0}}]))
     ['run']
     """

@@ -44,8 +44,8 @@ def evaluate_subtopics(qrels: Path, runs: Sequence[Path], measures: Sequence[str
     """
     from relkit.metrics.data import Run
     from relkit.metrics.diversity.evaluator import DiversityEvaluator
-    from relkit.metrics.diversity.measures import NDEVAL_DEFAULT, parse_diversity
     from relkit.metrics.diversity.subtopics import SubtopicQrels
+    from relkit.metrics.measures.diversity import NDEVAL_DEFAULT, parse_diversity
     from relkit.metrics.trec_eval.format import labelled
 
     names = list(measures) or list(NDEVAL_DEFAULT)

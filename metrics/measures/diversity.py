@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import bad_param
 from relkit.metrics.core.registry import Registry, did_you_mean
-from relkit.metrics.diversity.names import NAME as _NAME
-from relkit.metrics.diversity.names import is_diversity as is_diversity  # (here too)
+from relkit.metrics.measures.diversity_names import NAME as _NAME
+from relkit.metrics.measures.diversity_names import is_diversity as is_diversity  # (here too)
 
 ALPHA = 0.5   # ndeval's default redundancy intolerance
 BETA = 0.5    # ndeval's default patience (NRBP)
@@ -197,7 +197,7 @@ class DiversityMeasure:
 
     Examples
     --------
-    >>> from relkit.metrics.diversity.measures import parse_diversity
+    >>> from relkit.metrics.measures.diversity import parse_diversity
     >>> m = parse_diversity("alpha_nDCG(alpha=0.3)@20")
     >>> m.cutoff, m.alpha, str(m)
     (20, 0.3, 'alpha_nDCG(alpha=0.3)@20')
