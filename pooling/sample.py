@@ -117,9 +117,9 @@ def write_sample(sample: Sequence[SampledDoc], target: str | os.PathLike[str]) -
 def read_sample(path: str | os.PathLike[str]) -> list[SampledDoc]:
     """A sample file (``.gz`` too); a line it cannot use raises a :class:`FormatError`
     naming the file and line."""
-    from relkit.metrics.readers.io import BOM, _read_bytes
+    from relkit.metrics.readers.io import BOM, read_bytes
 
-    data = _read_bytes(path)
+    data = read_bytes(path)
     if data.startswith(BOM):
         data = data[len(BOM):]
     out = []

@@ -398,14 +398,14 @@ def test_docnos_sorted_descending_per_topic_as_by_lexsort(rows: list[tuple[int, 
     """The per-topic grid sort of the ideal's document numbering gives lexsort's order
     (an empty docno, whose word is the grid's padding, takes lexsort itself)."""
     from relkit.metrics.diversity.prep import _by_topic_docno_descending
-    from relkit.metrics.ranking import _words
+    from relkit.metrics.ranking import byte_words
 
     rows.sort(key=lambda r: r[0])
     topic = np.array([t for t, _ in rows], np.int64)
     docs = np.array([d for _, d in rows])
     if docs.dtype.itemsize == 0:
         docs = docs.astype("S1")
-    words = ~_words(docs)
+    words = ~byte_words(docs)
     want = np.lexsort([*(words[:, j] for j in reversed(range(words.shape[1]))), topic])
     got = _by_topic_docno_descending(np.arange(len(rows)), topic, docs)
     assert got.tolist() == want.tolist()

@@ -35,7 +35,7 @@ from relkit.metrics.diversity.prep import (
 )
 from relkit.metrics.diversity.subtopics import SubtopicQrels
 from relkit.metrics.errors import EvaluationError
-from relkit.metrics.evaluator import CHUNK_ROWS, _topic_chunks, measure_requests
+from relkit.metrics.evaluator import CHUNK_ROWS, measure_requests
 from relkit.metrics.measures.context import seq_sum
 from relkit.metrics.measures.diversity import (
     NDEVAL_DEFAULT,
@@ -43,6 +43,7 @@ from relkit.metrics.measures.diversity import (
     parse_diversity,
 )
 from relkit.metrics.ranking import rank
+from relkit.metrics.topic_chunks import _topic_chunks
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -56,9 +56,9 @@ def _by_topic_docno_descending(rows: np.ndarray, topic: np.ndarray, docs: np.nda
                                ) -> np.ndarray:
     """``rows`` sorted by topic, then docno descending (byte order)."""
     if docs.dtype.kind == "S":
-        from relkit.metrics.ranking import _words
+        from relkit.metrics.ranking import byte_words
 
-        words = ~_words(docs[rows])            # inverted words: descending byte order
+        words = ~byte_words(docs[rows])            # inverted words: descending byte order
         order = _grouped_lexsort(words, topic[rows])
         if order is not None:
             out: np.ndarray = rows[order]

@@ -128,8 +128,8 @@ class SubtopicQrels:
         from relkit.metrics.id_columns import _strings
 
         name = _io.source_name(source)
-        data = _io._read_bytes(source)
-        for number, fields in _io._lines(data, name):
+        data = _io.read_bytes(source)
+        for number, fields in _io.content_lines(data, name):
             # plain qrels' reader takes 3 fields too; subtopic qrels are 4 on every line
             # (it checks that each line has as many as the first)
             if len(fields) != 4:
@@ -255,10 +255,10 @@ def _unique(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         names, first, inverse = _unique(ids[heads])
         lengths = np.diff(np.append(heads, len(ids)))
         return names, heads[first], np.repeat(inverse, lengths)
-    from relkit.metrics.ranking import _words
+    from relkit.metrics.ranking import byte_words
 
     n = len(ids)
-    words = _words(ids)
+    words = byte_words(ids)
     new = np.ones(n, bool)
     if words.shape[1] == 1:
         order = np.argsort(words[:, 0], kind="stable")

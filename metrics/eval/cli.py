@@ -23,16 +23,11 @@ import typer
 from relkit.metrics.compare.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.eval.command import FORMATS, list_measures, run_eval
 from relkit.metrics.eval.modes import MODE_HELP
-from relkit.metrics.eval.output import _tidy, _warnings, _write_tidy
-from relkit.metrics.eval.run import _collector_paused, _evaluate, _load_zscores, _results
-from relkit.metrics.eval.typer_coercion import _leaf, _plain_typer_coercion
+from relkit.metrics.eval.typer_coercion import _plain_typer_coercion
 from relkit.metrics.numopt import GRADE, Num
 
 __all__ = [
     "EPILOG", "FORMATS", "Format", "app", "eval_cmd", "list_measures",
-    # moved to eval_run, eval_output and typer_coercion; importable from here as before
-    "_collector_paused", "_evaluate", "_leaf", "_load_zscores", "_plain_typer_coercion",
-    "_results", "_tidy", "_warnings", "_write_tidy",
 ]
 # Not _freeze_at_exit: it is eval_run's state, and a copy here would never change.
 

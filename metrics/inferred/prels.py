@@ -88,12 +88,12 @@ class Prels:
             of 32 bits, a topic/document pair listed twice (``sample_eval.pl`` would
             count it twice in its stratum but keep one grade).
         """
-        from relkit.metrics.readers.io import GRADE_MAX, GRADE_MIN, _lines, _read_bytes
+        from relkit.metrics.readers.io import GRADE_MAX, GRADE_MIN, content_lines, read_bytes
 
         name = str(path)
         out = cls(source=name)
         where: dict[tuple[str, str], int] = {}
-        for n, parts in _lines(_read_bytes(path), name):
+        for n, parts in content_lines(read_bytes(path), name):
             if len(parts) != 5:
                 raise FormatError(name, n, "5 fields 'topic iteration doc stratum grade'",
                                   f"{len(parts)} field(s): {' '.join(parts)[:60]!r}")

@@ -41,9 +41,9 @@ from relkit.metrics.readers.fields import _Fields
 from relkit.metrics.readers.sources import (
     BOM,
     Source,
-    _lines,
     _plain_size,
-    _read_bytes,
+    content_lines,
+    read_bytes,
     source_name,
 )
 from relkit.metrics.readers.writer import write_frame
@@ -54,10 +54,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BOM", "EVAL_FIELDS", "GRADE_EXPECTED", "GRADE_MAX", "GRADE_MIN", "MAX_ID_BYTES",
     "QRELS_FIELDS", "RUN_FIELDS", "SMALL_INPUT_BYTES", "Columns", "Source", "as_bytes",
-    "decode", "read_qrels_columns", "read_qrels_table", "read_run_columns", "read_run_table",
-    "source_name", "to_arrow", "write_frame",
-    # private, but imported from here by the other readers and the tests
-    "_Fields", "_lines", "_read_bytes",
+    "content_lines", "decode", "read_bytes", "read_qrels_columns", "read_qrels_table",
+    "read_run_columns", "read_run_table", "source_name", "to_arrow", "write_frame",
 ]
 
 # Columns of a small input read without pyarrow, all numpy arrays: ids as fixed-width
@@ -178,7 +176,7 @@ def read_run_columns(source: Source, columns: tuple[str, ...] = RUN_FIELDS
     data: bytes | None = None
     types = {f: _ARROW_TYPES.get(f, "string") for f in RUN_FIELDS}
     if size is None or size <= SMALL_INPUT_BYTES:
-        data = _read_bytes(source)
+        data = read_bytes(source)
         if len(data) <= SMALL_INPUT_BYTES:
             small = _small_run(data, columns)
             if small is not None:
@@ -204,7 +202,7 @@ def read_run_columns(source: Source, columns: tuple[str, ...] = RUN_FIELDS
         if len(last) >= 6:
             return table, None, name, last[5].decode()
     if data is None:
-        data = _read_bytes(source)
+        data = read_bytes(source)
     return _checked_run(data, name, columns, arrow=True)
 
 
@@ -213,7 +211,7 @@ def _checked_run(data: bytes, name: str, columns: tuple[str, ...], *, arrow: boo
     """The checking path for a run (``arrow``: return an Arrow table)."""
     cols: dict[str, list[Any]] = {f: [] for f in RUN_FIELDS}
     lines: list[int] = []
-    for number, fields in _lines(data, name):
+    for number, fields in content_lines(data, name):
         if len(fields) < 6:
             raise FormatError(name, number, _RUN_EXPECTED,
                               f"{len(fields)} field(s): {' '.join(fields)!r}")
@@ -271,7 +269,7 @@ def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray |
         if table is not None:
             return table, None, name
     else:
-        data = _read_bytes(source)
+        data = read_bytes(source)
         if len(data) <= SMALL_INPUT_BYTES:
             small = _small_qrels(data)
             if small is not None:
@@ -281,11 +279,11 @@ def read_qrels_columns(source: Source) -> tuple[Columns | pa.Table, np.ndarray |
             if table is not None:
                 return table, None, name
     if data is None:
-        data = _read_bytes(source)
+        data = read_bytes(source)
     cols: dict[str, list[Any]] = {f: [] for f in QRELS_FIELDS}
     lines: list[int] = []
     width: int | None = None
-    for number, fields in _lines(data, name):
+    for number, fields in content_lines(data, name):
         if width is None and len(fields) in (3, 4):
             width = len(fields)
         if len(fields) != width:

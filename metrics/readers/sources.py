@@ -4,7 +4,7 @@ A source is a path (``str`` or ``os.PathLike``; ``.gz`` is decompressed), an
 open file (text or binary), or literal text (a ``str`` containing a newline).
 Every reader of a line-based format (runs, qrels, subtopic qrels, prefs, jg)
 takes one, reads it here once, and names it in its errors with
-:func:`source_name`; :func:`_lines` is the checking path's splitter, the one that
+:func:`source_name`; :func:`content_lines` is the checking path's splitter, the one that
 names ``file:line`` (see :mod:`relkit.metrics.readers.io`).
 """
 
@@ -35,7 +35,7 @@ def source_name(source: Source) -> str:
     return str(getattr(source, "name", "<stream>"))
 
 
-def _read_bytes(source: Source) -> bytes:
+def read_bytes(source: Source) -> bytes:
     """Whole content of ``source`` as bytes, decompressing gzip."""
     if _is_text(source):
         assert isinstance(source, str)
@@ -75,10 +75,10 @@ def _plain_size(source: Source) -> int | None:
                 return None
             return os.fstat(fh.fileno()).st_size
     except OSError:
-        return None        # _read_bytes raises the error naming the file
+        return None        # read_bytes raises the error naming the file
 
 
-def _lines(data: bytes, name: str) -> Iterator[tuple[int, list[str]]]:
+def content_lines(data: bytes, name: str) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` of content lines (not blank, not comment).
 
     Fields are split on ASCII whitespace only, as trec_eval's C parser does:

@@ -142,7 +142,7 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int,
 
     from relkit.metrics.data import Run
     from relkit.metrics.errors import DuplicateDocumentError
-    from relkit.metrics.ranking import _order
+    from relkit.metrics.ranking import row_order
     from relkit.metrics.readers._arrow import to_np
 
     if runs is None:
@@ -161,7 +161,7 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int,
         else:
             q = blk.row_codes()
             # score descending, ties by docno descending: trec_eval's order (relkit eval's)
-            order = _order(q, scores, docs)
+            order = row_order(q, scores, docs)
             qs = q[order]
             counts = np.bincount(qs, minlength=Q)
             first = np.concatenate(([0], np.cumsum(counts)[:-1]))
