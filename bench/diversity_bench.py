@@ -82,9 +82,9 @@ def main() -> None:
     import pyarrow as pa
 
     from relkit.metrics.data import Qrels, Run
-    from relkit.metrics.diversity import DiversityEvaluator
+    from relkit.metrics.diversity.evaluator import DiversityEvaluator
+    from relkit.metrics.diversity.subtopics import SubtopicQrels
     from relkit.metrics.evaluator import Evaluator
-    from relkit.metrics.subtopics import SubtopicQrels
 
     run_cols, sub_cols = generate(args.topics, args.docs, args.subtopics, args.seed)
     run = Run(pa.table({"query_id": run_cols["query_id"], "iteration": np.full(

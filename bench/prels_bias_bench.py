@@ -48,7 +48,7 @@ def main() -> None:
 
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.evaluator import Evaluator
-    from relkit.metrics.inferred import ranked, xinf_ap
+    from relkit.metrics.inferred.measures import ranked, xinf_ap
     from relkit.pooling.depth import depth_pool
     from relkit.pooling.sample import parse_strata, sample_prels, stratified_sample, universe
 
@@ -102,7 +102,7 @@ def _same_as_pool_sample(pool: object, strata: list[tuple[int, float]],
     """Seed 0 drawn by ``relkit pool``/``pool-sample`` themselves gives the same prels."""
     import subprocess
 
-    from relkit.metrics.prels import Prels
+    from relkit.metrics.inferred.prels import Prels
     from relkit.pooling.sample import sample_prels, stratified_sample
 
     relkit = str(Path(sys.executable).with_name("relkit"))

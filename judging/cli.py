@@ -65,7 +65,7 @@ ONLINE = "Online evaluation"
 # command's docstring summary so that `--help` needs no import; tests/test_cli_startup.py
 # checks they agree.
 COMMANDS: dict[str, Entry] = {
-    "eval": Entry("relkit.metrics.cli:app", EVALUATE,
+    "eval": Entry("relkit.metrics.eval.cli:app", EVALUATE,
                   "Evaluate runs against qrels with trec_eval's exact numbers."),
     "compare": Entry("relkit.metrics.compare.cli:app", EVALUATE,
                      "Compare systems: mean of each measure, with paired significance tests."),
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
 def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
     """``relkit eval ARGS`` without typer or click, or ``None``: the typer command runs it.
 
-    A command line :func:`relkit.metrics.eval_argv.parse` is sure of runs the command's
+    A command line :func:`relkit.metrics.eval.argv.parse` is sure of runs the command's
     body straight away; errors are printed as :func:`_main` prints the typer command's
     (the same words, the same exit status). Help, completion and every command line
     click would refuse go to the typer command.
@@ -336,7 +336,7 @@ def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | Non
 
     if any(k.startswith("_RELKIT_COMPLETE") for k in os.environ):
         return None
-    from relkit.metrics.eval_argv import parse
+    from relkit.metrics.eval.argv import parse
 
     values = parse(args)
     if values is None:
@@ -344,7 +344,7 @@ def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | Non
     from relkit.judging.quiet import go_quiet
     from relkit.metrics.core.options import OptionError
     from relkit.metrics.errors import RelkitError
-    from relkit.metrics.eval_command import NotFast, give_up, run_eval
+    from relkit.metrics.eval.command import NotFast, give_up, run_eval
 
     try:
         try:

@@ -34,7 +34,7 @@ from typing import Any
 
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import FormatError
-from relkit.metrics.shapes import COLUMN_NAMES, is_ranx
+from relkit.metrics.readers.shapes import COLUMN_NAMES, is_ranx
 
 __all__ = ["COLUMN_NAMES", "coerce_qrels", "coerce_run", "coerce_runs", "named_runs"]
 

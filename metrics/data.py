@@ -3,7 +3,7 @@
 Ids are strings and stay strings (``"007"`` is not ``7``). Grades are ints.
 Convert once, here, at the boundary; measures never re-sniff their inputs.
 
-A small input is held as :data:`~relkit.metrics.io.Columns` (numpy arrays, ids
+A small input is held as :data:`~relkit.metrics.readers.io.Columns` (numpy arrays, ids
 as fixed-width bytes) and never imports pyarrow; a large one as an Arrow table. Both give
 the same :attr:`~_TrecTable.table` (Arrow, built on first use) and
 :meth:`~_TrecTable.column` values, and :mod:`relkit.metrics.ranking` ranks either.
@@ -18,10 +18,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from relkit.metrics import io as _io
-from relkit.metrics import shapes as _shapes
-from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
+from relkit.metrics.readers import io as _io
+from relkit.metrics.readers import shapes as _shapes
+from relkit.metrics.readers._arrow import release_unused_memory
 
 if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame is asked for
     import pandas as pd
@@ -56,7 +56,7 @@ class _TrecTable:
     Parameters
     ----------
     table
-        An Arrow table, or :data:`~relkit.metrics.io.Columns` (a dict of equally
+        An Arrow table, or :data:`~relkit.metrics.readers.io.Columns` (a dict of equally
         long numpy arrays, ids as fixed-width bytes) from the small-input reader.
     source
         Where the rows came from, for error messages.
@@ -215,7 +215,7 @@ class Run(_TrecTable):
     def coerce(cls, obj: Any) -> Run:
         """A run from any shape relkit accepts: a ``Run``, a path (TREC text, ``.gz``,
         ``.parquet``), a frame, ``{query_id: {doc_id: score}}``, ``ScoredDoc`` records,
-        a ranx ``Run``, an ir_datasets dataset; see :mod:`relkit.metrics.shapes`."""
+        a ranx ``Run``, an ir_datasets dataset; see :mod:`relkit.metrics.readers.shapes`."""
         if isinstance(obj, cls):
             return obj
         if isinstance(obj, _TrecTable):
@@ -250,7 +250,7 @@ class Run(_TrecTable):
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Run:
         """Validate a frame with at least ``query_id, doc_id, score``, or the other
         tools' names for them (``qid``, ``docno``...:
-        :data:`relkit.metrics.shapes.COLUMN_NAMES`)."""
+        :data:`relkit.metrics.readers.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
         frame = _shapes.renamed(frame, "run", source)
@@ -310,7 +310,7 @@ class Qrels(_TrecTable):
     def coerce(cls, obj: Any) -> Qrels:
         """Qrels from any shape relkit accepts: a ``Qrels``, a path (TREC text, ``.gz``,
         ``.parquet``), a frame, ``{query_id: {doc_id: grade}}``, ``Qrel`` records, a
-        ranx ``Qrels``, an ir_datasets dataset; see :mod:`relkit.metrics.shapes`."""
+        ranx ``Qrels``, an ir_datasets dataset; see :mod:`relkit.metrics.readers.shapes`."""
         if isinstance(obj, cls):
             return obj
         if isinstance(obj, _TrecTable):
@@ -336,7 +336,7 @@ class Qrels(_TrecTable):
     def from_frame(cls, frame: pd.DataFrame, source: str = "<frame>") -> Qrels:
         """Validate a frame with at least ``query_id, doc_id, relevance``, or the other
         tools' names for them (``qid``, ``docno``, ``rel``, ``label``...:
-        :data:`relkit.metrics.shapes.COLUMN_NAMES`)."""
+        :data:`relkit.metrics.readers.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
         frame = _shapes.renamed(frame, "qrels", source)

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
-from relkit.metrics._arrow import release_unused_memory
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
 from relkit.metrics.measures.context import Ctx, seq_sum
 from relkit.metrics.ranking import JudgedTopics, Ranked, rank
-from relkit.metrics.resolve import _registry, measure_requests, resolve
+from relkit.metrics.readers._arrow import release_unused_memory
+from relkit.metrics.resolve import measure_requests, resolve
 from relkit.metrics.topic_chunks import _topic_chunks
 from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 __all__ = [
     "AGGREGATIONS", "CHUNK_ROWS", "ENGINES", "MISSING_Z", "Aggregation", "Compat", "Engine",
     "Evaluator", "Result", "ZTable", "measure_requests", "resolve",
-    # private, but imported from here by other modules and the tests
-    "_registry", "_topic_chunks", "_zscore",
 ]
 
 Compat = Literal[9, 10]

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from relkit.metrics import io as _io
-from relkit.metrics._arrow import to_np
+from relkit.metrics.readers import io as _io
+from relkit.metrics.readers._arrow import to_np
 
 # A string column as read: fixed-width bytes or an Arrow (chunked) array (see above).
 Strings = Any
@@ -37,7 +37,7 @@ def distinct(values: np.ndarray) -> bool:
 def _strings(column: Strings) -> Strings:
     """A column in the form ranking works on: fixed-width bytes. An Arrow column
     is converted (a chunk of a large run at a time), a list of str encoded; only
-    ids bytes cannot hold (longer than :data:`~relkit.metrics.io.MAX_ID_BYTES`, or
+    ids bytes cannot hold (longer than :data:`~relkit.metrics.readers.io.MAX_ID_BYTES`, or
     with a NUL byte) stay Arrow strings."""
     if isinstance(column, np.ndarray):
         return column
@@ -45,13 +45,13 @@ def _strings(column: Strings) -> Strings:
         as_b = _io.as_bytes(column)
         if as_b is not None:
             return as_b
-        from relkit.metrics._arrow import import_pyarrow
+        from relkit.metrics.readers._arrow import import_pyarrow
 
         arrow = import_pyarrow()
         return arrow.chunked_array([arrow.array(column, type=arrow.string())])
     import pyarrow as pa
 
-    from relkit.metrics._arrow import to_bytes
+    from relkit.metrics.readers._arrow import to_bytes
 
     as_b = to_bytes(column, _io.MAX_ID_BYTES)
     if as_b is not None:

@@ -15,12 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import io as _io
 from relkit.metrics import pairs
-from relkit.metrics._arrow import to_np
 from relkit.metrics.data import Qrels
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError
-from relkit.metrics.grades import is_judged
 from relkit.metrics.id_columns import (
     Strings,
     _strings,
@@ -29,12 +26,15 @@ from relkit.metrics.id_columns import (
     column_values,
     topic_order,
 )
+from relkit.metrics.readers import io as _io
+from relkit.metrics.readers._arrow import to_np
+from relkit.metrics.readers.grades import is_judged
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 # Codes of a ranked row, not qrels grades: outside the qrels, and in it without a
-# judgment (a grade that is not one by the rule of relkit.metrics.grades).
+# judgment (a grade that is not one by the rule of relkit.metrics.readers.grades).
 NONPOOL = -1
 UNJUDGED = -2
 

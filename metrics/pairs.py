@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from relkit.metrics._arrow import to_np, true_positions
 from relkit.metrics.id_columns import Strings
+from relkit.metrics.readers._arrow import to_np, true_positions
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 

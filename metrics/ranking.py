@@ -27,15 +27,10 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from relkit.metrics import io as _io
-from relkit.metrics._arrow import loaded, to_np
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
-from relkit.metrics.grades import is_judged
 from relkit.metrics.id_columns import (
     Strings,
-    _dictionary_codes,
-    _runs,
     _strings,
     _take,
     _value,
@@ -47,22 +42,18 @@ from relkit.metrics.id_columns import (
 from relkit.metrics.judged import MAX_LEVEL_CELLS, NONPOOL, UNJUDGED, JudgedTopics
 from relkit.metrics.pairs import (
     _first_duplicate,
-    _grouped_order,
-    _repeated_pair,
-    _same_width,
-    _topic_keys,
 )
+from relkit.metrics.readers import io as _io
+from relkit.metrics.readers._arrow import loaded, to_np
+from relkit.metrics.readers.grades import is_judged
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
     "MAX_LEVEL_CELLS", "NONPOOL", "UNJUDGED", "JudgedTopics", "Ranked", "Strings", "TieOrder",
-    "codes_of", "column_values", "distinct", "rank", "ranked_docnos", "topic_order",
-    # private, but imported from here by other modules and the tests
-    "_dictionary_codes", "_first_duplicate", "_grouped_order", "_order",
-    "_repeated_pair", "_runs", "_same_width", "_strings", "_take", "_topic_keys", "_value",
-    "_words",
+    "byte_words", "codes_of", "column_values", "distinct", "rank", "ranked_docnos",
+    "row_order", "topic_order",
 ]
 # Not _hash: tests swap in a colliding hash on relkit.metrics.pairs, where every
 # lookup finds it; a copy here would take such a swap silently and change nothing.
@@ -78,7 +69,7 @@ def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndar
         # words (zero padding sorts first, as a shorter prefix does); inverting
         # every word reverses it. lexsort is stable, like Arrow's sort (which a
         # large input, pyarrow loaded, uses: many ties sort faster there).
-        words = _words(docs)
+        words = byte_words(docs)
         if ties == "descending":
             words = ~words
         return np.lexsort([*(words[:, j] for j in reversed(range(words.shape[1]))), group])
@@ -91,7 +82,7 @@ def _sort_in_groups(docs: Strings, group: np.ndarray, ties: TieOrder) -> np.ndar
                                  sort_keys=[("g", "ascending"), ("d", ties)]))
 
 
-def _words(values: np.ndarray) -> np.ndarray:
+def byte_words(values: np.ndarray) -> np.ndarray:
     """A bytes array as rows of big-endian 64-bit words (zero padded)."""
     width = values.dtype.itemsize
     grid = values.view(np.uint8).reshape(len(values), width)
@@ -170,7 +161,7 @@ def _presorted_order(q: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     return moved
 
 
-def _order(q: np.ndarray, s: np.ndarray, d: Strings,
+def row_order(q: np.ndarray, s: np.ndarray, d: Strings,
            ties: TieOrder = "descending") -> np.ndarray:
     """Row order: topic code ascending, score descending, docno ``ties`` (bytes)."""
     order = _presorted_order(q, s)
@@ -231,9 +222,9 @@ def rank(
         scores = scores.astype(np.float32).astype(np.float64)
     keep = np.flatnonzero(q_all >= 0)
     if len(keep) != len(q_all):
-        rows = keep[_order(q_all[keep], scores[keep], _take(docs_all, keep), ties)]
+        rows = keep[row_order(q_all[keep], scores[keep], _take(docs_all, keep), ties)]
     else:
-        rows = _order(q_all, scores, docs_all, ties)
+        rows = row_order(q_all, scores, docs_all, ties)
     q = q_all[rows]
     T = len(judged.topics)
     counts = np.bincount(q, minlength=T)
@@ -290,7 +281,7 @@ def _grades(run: Run, judged: JudgedTopics, q_all: np.ndarray, docs_all: Strings
 
     import pyarrow as pa
 
-    from relkit.metrics._arrow import import_acero
+    from relkit.metrics.readers._arrow import import_acero
 
     import_acero()
 

@@ -3,7 +3,7 @@
 The table maps (topic, measure) to the mean and standard deviation the value is
 standardised with; an entry it lacks, or sd 0 with a value other than the mean, gives
 trec_eval's ``-1000000``. Reading the table from its file is the CLI's
-(:mod:`relkit.metrics.eval_run`).
+(:mod:`relkit.metrics.eval.run`).
 """
 
 from __future__ import annotations

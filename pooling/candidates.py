@@ -23,7 +23,6 @@ from functools import lru_cache
 import numpy as np
 import pyarrow as pa
 
-from relkit.metrics._arrow import to_np
 from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import (
@@ -35,6 +34,7 @@ from relkit.metrics.ranking import (
     rank,
     topic_order,
 )
+from relkit.metrics.readers._arrow import to_np
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import natural
 
@@ -116,7 +116,7 @@ def _head_rows(codes: np.ndarray, run: Run, depth: int) -> np.ndarray | None:
             return None
         keep = s >= np.repeat(s[heads + np.minimum(sizes, depth) - 1], sizes)
         return None if keep.all() else np.flatnonzero(keep)
-    order = np.lexsort((-s, codes))          # as ranking._order: topic, score descending
+    order = np.lexsort((-s, codes))          # as ranking.row_order: topic, score descending
     q = codes[order]
     starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
     sizes = np.diff(np.append(starts, len(q)))

@@ -72,7 +72,7 @@ def load_runs(paths: Sequence[Path], warn: bool = True) -> dict:  # type: ignore
                          "as in trec_eval")
         finally:
             pool.shutdown(cancel_futures=True)
-            from relkit.metrics._arrow import release_unused_memory
+            from relkit.metrics.readers._arrow import release_unused_memory
 
             release_unused_memory()     # once for the batch (see _read_run)
     return loaded
@@ -83,9 +83,9 @@ def _read_run(path: Path) -> Any:
     each file: the next file's parse would fault it in again (100 runs x 50,000
     lines: ~0.4 s of system time and 4x the page faults). :func:`load_runs`
     releases it once, after the batch."""
-    from relkit.metrics import io as _io
-    from relkit.metrics import shapes
     from relkit.metrics.data import Run
+    from relkit.metrics.readers import io as _io
+    from relkit.metrics.readers import shapes
 
     if shapes.is_parquet(path):
         return Run.read(path)
@@ -102,7 +102,7 @@ def _arrow_reader(paths: Sequence[Path]) -> Iterator[bool]:
     reads each file 3x faster (100 runs x 50,000 lines: ~6 s -> ~2 s;
     bench/pool_bench.py). ``SMALL_INPUT_BYTES`` is the readers' own switch.
     """
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
 
     total = sum(p.stat().st_size for p in paths)
     old = _io.SMALL_INPUT_BYTES

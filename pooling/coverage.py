@@ -2,7 +2,7 @@
 
 Judged@k is the share of a run's top k (over min(k, retrieved)) that has a
 non-negative grade in the qrels (a -1 is "pooled, not judged":
-:mod:`relkit.metrics.grades`, the rule ``pool-simulate`` follows too),
+:mod:`relkit.metrics.readers.grades`, the rule ``pool-simulate`` follows too),
 averaged over the qrels' topics the run answers (``metrics`` measure
 ``Judged@k``; ir_measures' ``Judged``). The unjudged rate is 1 - Judged over
 the whole ranking. A run with low coverage is scored on documents nobody

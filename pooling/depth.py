@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from relkit.metrics._arrow import to_np
 from relkit.metrics.convert import named_runs
 from relkit.metrics.data import Run
+from relkit.metrics.readers._arrow import to_np
 from relkit.pooling.candidates import ranked_lists
 from relkit.pooling.columns import Columns
 from relkit.pooling.errors import PoolingError

@@ -174,14 +174,14 @@ class Pool:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> tuple[Pool, list[int]]:
         """A pool file and each entry's line number (for error messages downstream)."""
-        from relkit.metrics.io import BOM, _read_bytes
+        from relkit.metrics.readers.io import BOM, read_bytes
 
         entries: list[PoolEntry] = []
         lines: list[int] = []
         where: dict[tuple[str, str], int] = {}
         name = str(path)
         width = 0   # fields per line the header names (0: no header)
-        data = _read_bytes(path)    # .gz too; a missing file or a broken gzip: named
+        data = read_bytes(path)    # .gz too; a missing file or a broken gzip: named
         if data.startswith(BOM):
             data = data[len(BOM):]
         for n, blob in enumerate(data.splitlines(), 1):

@@ -27,8 +27,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from relkit.metrics.compare.correlation import kendall_tau
 from relkit.metrics.convert import named_runs
-from relkit.metrics.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.simulate import grades_of

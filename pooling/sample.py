@@ -14,8 +14,8 @@ File format (``sample.tsv``), sorted like a pool file::
 
 Estimators: judge the sampled documents, then write the judged sample as NIST
 ``sample_eval`` prels (:func:`sample_prels`; every document of the strata, the
-unsampled ones at -1; format in :mod:`relkit.metrics.prels`) and evaluate with
-:mod:`relkit.metrics.inferred` (``relkit eval -R prels``):
+unsampled ones at -1; format in :mod:`relkit.metrics.inferred.prels`) and evaluate with
+:mod:`relkit.metrics.inferred.measures` (``relkit eval -R prels``):
 
 * ``xinfAP``, ``infNDCG`` and ``statAP`` fit every design;
 * ``infAP`` (trec_eval's) assumes a uniform sample: it is refused on a stratified one,
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from relkit.metrics.core.errors import FormatError
-from relkit.metrics.prels import Prels, judged_prels
+from relkit.metrics.inferred.prels import Prels, judged_prels
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.pool import Pool, natural
 
@@ -117,9 +117,9 @@ def write_sample(sample: Sequence[SampledDoc], target: str | os.PathLike[str]) -
 def read_sample(path: str | os.PathLike[str]) -> list[SampledDoc]:
     """A sample file (``.gz`` too); a line it cannot use raises a :class:`FormatError`
     naming the file and line."""
-    from relkit.metrics.io import BOM, _read_bytes
+    from relkit.metrics.readers.io import BOM, read_bytes
 
-    data = _read_bytes(path)
+    data = read_bytes(path)
     if data.startswith(BOM):
         data = data[len(BOM):]
     out = []
@@ -169,7 +169,7 @@ def sample_prels(pool: Pool, strata: Sequence[tuple[int, float]],
                  sample: Sequence[SampledDoc], judgments: Mapping[str, Mapping[str, int]],
                  source: str = "<prels>") -> Prels:
     """The prels of a judged sample (NIST ``sample_eval``'s format,
-    :mod:`relkit.metrics.prels`): every document of the strata, the sampled ones
+    :mod:`relkit.metrics.inferred.prels`): every document of the strata, the sampled ones
     with their grade in ``judgments`` (``{topic: {doc: grade}}``), the rest -1.
 
     A sampled document without a judgment raises (the estimate would be biased).
@@ -180,7 +180,8 @@ def sample_prels(pool: Pool, strata: Sequence[tuple[int, float]],
 
 def prels(sample: Sequence[SampledDoc], judgments: Mapping[tuple[str, str], int]
           ) -> dict[str, dict[str, tuple[int, float]]]:
-    """``{topic: {doc: (grade, probability)}}`` for :func:`relkit.metrics.statap.stat_ap`."""
+    """``{topic: {doc: (grade, probability)}}`` for
+    :func:`relkit.metrics.inferred.statap.stat_ap`."""
     out: dict[str, dict[str, tuple[int, float]]] = {}
     for s in sample:
         if (s.topic, s.doc) not in judgments:

@@ -3,9 +3,9 @@
 For each strategy and topic, a simulated assessor answers with the reference
 qrels' grade (a document absent from them is judged non-relevant, 0). A
 negative grade means what it means everywhere in relkit
-(:mod:`relkit.metrics.grades`): *pooled, not judged*. The simulated
+(:mod:`relkit.metrics.readers.grades`): *pooled, not judged*. The simulated
 assessor has no judgment to give for such a document: the strategy learns
-"not relevant" from it (:func:`~relkit.metrics.grades.relevance`), and the
+"not relevant" from it (:func:`~relkit.metrics.readers.grades.relevance`), and the
 judgments so far keep it at -1, so Judged@10 here and in ``relkit
 pool-coverage`` / ``relkit eval`` agree. A static strategy judges in its
 priority order; an adaptive one through ``next()``/``record()``. After B
@@ -16,7 +16,7 @@ judgments per topic we report:
   share of all relevant documents in the qrels;
 * Kendall's tau between the system ordering by a measure (default AP/MAP)
   under the judgments so far (the rest unjudged, hence non-relevant) and under
-  the full qrels (:func:`relkit.metrics.correlation.kendall_tau`);
+  the full qrels (:func:`relkit.metrics.compare.correlation.kendall_tau`);
 * mean Judged@10 of the runs under the judgments so far.
 """
 
@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from relkit.metrics.correlation import kendall_tau
+from relkit.metrics.compare.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.grades import relevance
+from relkit.metrics.readers.grades import relevance
 from relkit.pooling.adaptive import AdaptivePool, Judgment
 from relkit.pooling.build import judging_order
 from relkit.pooling.candidates import Candidates

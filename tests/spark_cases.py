@@ -19,7 +19,7 @@ CRANFIELD = Path("/work/shared/corpora/cranfield")
 def every_measure() -> list[str]:
     """trec_eval's all_trec, every relkit family at its defaults, and a measure with its
     own relevance level."""
-    from relkit.metrics.evaluator import _registry
+    from relkit.metrics.resolve import _registry
 
     _registry()
     return ["all_trec", *[f for f, fam in REGISTRY.items() if not fam.trec], "P(rel=2)@5"]

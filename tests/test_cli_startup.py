@@ -147,7 +147,7 @@ def test_version_and_help_import_only_relkits_own_modules(args: list[str],
 @pytest.mark.parametrize("args", [["-m", "official"], ["-q", "-m", "all_trec", "-l2"],
                                   ["-m", "map", "--format", "csv", "--quiet"]])
 def test_a_valid_eval_never_imports_the_cli_framework(args: list[str]) -> None:
-    """relkit.metrics.eval_argv reads it; typer and click are a fifth of the command."""
+    """relkit.metrics.eval.argv reads it; typer and click are a fifth of the command."""
     code, modules, out = _run("eval", *args, str(SAMPLE / "qrels.txt"),
                               str(SAMPLE / "runs" / "bm25.txt"))
     assert code == 0, out

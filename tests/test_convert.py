@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from relkit.metrics.compare import score_matrix
+from relkit.metrics.compare.curves import pr_curve
 from relkit.metrics.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
-from relkit.metrics.curves import pr_curve
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.evaluator import Evaluator

@@ -7,7 +7,7 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relkit.metrics.correlation import (
+from relkit.metrics.compare.correlation import (
     CorrelationError,
     kendall_tau,
     rank_correlation,

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from helpers import run_cli
 from relkit.metrics.core.errors import MeasureError
-from relkit.metrics.diversity import DiversityEvaluator
+from relkit.metrics.diversity.evaluator import DiversityEvaluator
+from relkit.metrics.diversity.subtopics import SubtopicQrels
 from relkit.metrics.errors import FormatError
 from relkit.metrics.measures.diversity import REGISTRY, parse_diversity
-from relkit.metrics.subtopics import SubtopicQrels
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -290,7 +290,8 @@ def test_cli_refuses_subtopic_qrels_as_plain_qrels(tmp_path: Path) -> None:
     assert code == 2 and "-R subtopics" in err and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("name", ["relkit.metrics.subtopics", "relkit.metrics.diversity",
+@pytest.mark.parametrize("name", ["relkit.metrics.diversity.subtopics",
+                                  "relkit.metrics.diversity.evaluator",
                                   "relkit.metrics.measures.diversity"])
 def test_examples_run(name: str) -> None:
     import doctest
@@ -306,7 +307,7 @@ def test_large_runs_ranked_in_chunks_give_the_same_values(
         monkeypatch: pytest.MonkeyPatch, complete: bool) -> None:
     """A run above CHUNK_ROWS is ranked a group of topics at a time (as Evaluator does);
     the values are those of one piece, topics interleaved in the file or not."""
-    import relkit.metrics.diversity as div
+    import relkit.metrics.diversity.evaluator as div
 
     rng = np.random.default_rng(3)
     records = [(f"t{t}", f"s{s}", f"d{d}", int(rng.integers(0, 2)))
@@ -326,7 +327,7 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
     """(topic, doc) pairs are coded by a hash, checked row by row: a collision falls back
     to sorting the docnos, and so do ids too long for fixed-width bytes; same values."""
     import relkit.metrics.pairs as pairs
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
 
     records = [("1", "s1", "a", 1), ("1", "s2", "a", 1), ("1", "s1", "b", 1),
                ("1", "s3", "c", 1), ("2", "s1", "a", 1), ("2", "s2", "z", 0)]
@@ -351,7 +352,7 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
 def test_id_coding_is_numpys_unique(values: list[bytes], repeat: int) -> None:
     """The subtopic qrels' id coding (numeric sort of the bytes, runs collapsed) gives
     numpy's unique: strcmp order, first rows, inverse."""
-    from relkit.metrics.subtopics import _unique
+    from relkit.metrics.diversity.subtopics import _unique
 
     ids = np.array([v for v in values for _ in range(repeat)])
     got = _unique(ids)
@@ -396,15 +397,15 @@ def test_docnos_sorted_descending_per_topic_as_by_lexsort(rows: list[tuple[int, 
                                                           ) -> None:
     """The per-topic grid sort of the ideal's document numbering gives lexsort's order
     (an empty docno, whose word is the grid's padding, takes lexsort itself)."""
-    from relkit.metrics.diversity_prep import _by_topic_docno_descending
-    from relkit.metrics.ranking import _words
+    from relkit.metrics.diversity.prep import _by_topic_docno_descending
+    from relkit.metrics.ranking import byte_words
 
     rows.sort(key=lambda r: r[0])
     topic = np.array([t for t, _ in rows], np.int64)
     docs = np.array([d for _, d in rows])
     if docs.dtype.itemsize == 0:
         docs = docs.astype("S1")
-    words = ~_words(docs)
+    words = ~byte_words(docs)
     want = np.lexsort([*(words[:, j] for j in reversed(range(words.shape[1]))), topic])
     got = _by_topic_docno_descending(np.arange(len(rows)), topic, docs)
     assert got.tolist() == want.tolist()
@@ -417,7 +418,7 @@ def test_short_and_padded_ids_code_as_numpys_unique(values: list[bytes], repeat:
                                                     pad: int) -> None:
     """Subtopic-like ids (1-2 bytes: counted, not sorted), and any ids in an array wider
     than the longest (trimmed first): numpy's unique of the ids as given."""
-    from relkit.metrics.subtopics import _ids, _unique
+    from relkit.metrics.diversity.subtopics import _ids, _unique
 
     ids = np.array([v for v in values for _ in range(repeat)])
     wide = ids.astype(f"S{ids.dtype.itemsize + pad}")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from helpers import ROOT
-from relkit.metrics.reference import measures_markdown
+from relkit.metrics.measures.reference import measures_markdown
 
 
 def test_measure_reference_is_current() -> None:
     current = (ROOT / "docs" / "measures.md").read_text()
     assert current == measures_markdown(), (
-        "run: python -m relkit.metrics.reference > docs/measures.md")
+        "run: python -m relkit.metrics.measures.reference > docs/measures.md")
 
 
 def test_every_family_documents_a_formula_or_source() -> None:

@@ -1,8 +1,8 @@
 """The examples in the docstrings run, and the public metrics API has numpydoc sections.
 
-Each module is imported by its installed name (``relkit.metrics.curves``) and its
+Each module is imported by its installed name (``relkit.metrics.compare.curves``) and its
 examples run with :func:`doctest.testmod`. ``pytest --doctest-modules`` on the folders
-would import ``metrics/curves.py`` a second time, as a top-level ``metrics.curves``.
+would import ``metrics/compare/curves.py`` a second time, as a top-level ``metrics.curves``.
 """
 
 from __future__ import annotations
@@ -20,26 +20,26 @@ import pytest
 # Examples section, functions Parameters and Returns (STYLE.md, "Writing"). The
 # evaluator, the readers (data, io) and the CLI join after the perf branch merges.
 DOCUMENTED = [
-    "relkit.metrics.grades",
-    "relkit.metrics.estimators",
-    "relkit.metrics.inferred",
-    "relkit.metrics.prels",
+    "relkit.metrics.readers.grades",
+    "relkit.metrics.inferred.estimators",
+    "relkit.metrics.inferred.measures",
+    "relkit.metrics.inferred.prels",
     "relkit.metrics.compare.core",
     "relkit.metrics.compare.scores",
-    "relkit.metrics.correlation",
-    "relkit.metrics.curves",
+    "relkit.metrics.compare.correlation",
+    "relkit.metrics.compare.curves",
     "relkit.metrics.measures",
     "relkit.metrics.names",
-    "relkit.metrics.reference",
-    "relkit.metrics.statap",
+    "relkit.metrics.measures.reference",
+    "relkit.metrics.inferred.statap",
 ]
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
-                 "relkit.metrics.eval_modes", "relkit.pooling.build",
+                 "relkit.metrics.eval.modes", "relkit.pooling.build",
                  "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
-                 "relkit.metrics.run_naming", "relkit.metrics.compare.ties",
-                 "relkit.metrics.grade_checks", "relkit.metrics.core.levels",
+                 "relkit.metrics.compare.run_naming", "relkit.metrics.compare.ties",
+                 "relkit.metrics.compare.grade_checks", "relkit.metrics.core.levels",
                  "relkit.metrics.core.atomic"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).

@@ -1,4 +1,4 @@
-"""``relkit eval``'s fast entry (relkit.metrics.eval_argv) reads what click reads.
+"""``relkit eval``'s fast entry (relkit.metrics.eval.argv) reads what click reads.
 
 A valid command line is read without typer: the values must be the ones the typer
 command hands to ``run_eval``, and the output (stdout, stderr, exit status) the typer
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from helpers import ROOT, run_cli
-from relkit.metrics import eval_argv
+from relkit.metrics.eval import argv as eval_argv
 
 SAMPLE = ROOT / "corpora" / "sample"
 QRELS = str(SAMPLE / "qrels.txt")
@@ -51,7 +51,7 @@ def _typer_values(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str,
     """What the typer command hands to run_eval for ``relkit eval ARGS``."""
     import typer
 
-    import relkit.metrics.cli as cli
+    import relkit.metrics.eval.cli as cli
 
     got: dict[str, Any] = {}
     monkeypatch.setattr(cli, "run_eval", lambda **kw: got.update(kw))
@@ -136,7 +136,8 @@ def test_debug_keeps_the_fast_path_only_in_front(monkeypatch: pytest.MonkeyPatch
 
 def test_the_diversity_names_are_the_diversity_families() -> None:
     """names.parse_measure asks diversity_names, not the families (their import)."""
-    from relkit.metrics.measures import diversity, diversity_names
+    from relkit.metrics.measures import diversity as diversity
+    from relkit.metrics.measures import diversity_names as diversity_names
 
     assert set(diversity.REGISTRY) | set(diversity.ALIASES) == diversity_names.HEADS
     for name in ["alpha_nDCG@20", "strec@5", "MAP-IA", "NRBP(beta=0.8)", "nDCG@20", "map",
@@ -164,6 +165,6 @@ def test_a_qrels_eval_imports_no_other_modes_nor_diversity(measure: str) -> None
                           capture_output=True, text=True, timeout=120)
     code, *modules = proc.stdout.rstrip("\n").rsplit("\n", 1)[-1].split()
     assert code == "0", proc.stderr
-    unneeded = {"relkit.metrics.eval_modes", "relkit.metrics.inferred",
-                "relkit.metrics.prels", "relkit.metrics.measures.diversity"}
+    unneeded = {"relkit.metrics.eval.modes", "relkit.metrics.inferred.measures",
+                "relkit.metrics.inferred.prels", "relkit.metrics.measures.diversity"}
     assert not unneeded & set(modules), sorted(unneeded & set(modules))

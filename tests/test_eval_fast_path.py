@@ -23,11 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT
-from relkit.metrics import io as _io
 from relkit.metrics import pairs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
 from relkit.metrics.evaluator import Evaluator
+from relkit.metrics.readers import io as _io
+from relkit.metrics.readers.fields import _Fields
 from relkit.metrics.trec_eval.format import lines
 
 SAMPLE = ROOT / "corpora" / "sample"
@@ -41,17 +42,17 @@ FAST = settings(max_examples=120, deadline=None, derandomize=True,
 def form(name: str) -> Iterator[None]:
     """Read and rank with one path: ``small`` (numpy), ``checking`` (line parser),
     ``arrow`` (pyarrow reader, bytes ranking), ``strings`` (Arrow strings throughout)."""
-    saved = _io.SMALL_INPUT_BYTES, _io.MAX_ID_BYTES, _io._Fields.split
+    saved = _io.SMALL_INPUT_BYTES, _io.MAX_ID_BYTES, _Fields.split
     try:
         if name == "checking":
-            _io._Fields.split = classmethod(lambda cls, data, widths: None)  # type: ignore
+            _Fields.split = classmethod(lambda cls, data, widths: None)  # type: ignore
         elif name == "arrow":
             _io.SMALL_INPUT_BYTES = 0
         elif name == "strings":
             _io.SMALL_INPUT_BYTES, _io.MAX_ID_BYTES = 0, 0
         yield
     finally:
-        _io.SMALL_INPUT_BYTES, _io.MAX_ID_BYTES, _io._Fields.split = saved
+        _io.SMALL_INPUT_BYTES, _io.MAX_ID_BYTES, _Fields.split = saved
 
 
 FORMS = ("small", "checking", "arrow", "strings")
@@ -164,7 +165,7 @@ def test_readers_agree_on_files_and_gzip(tmp_path) -> None:  # noqa: ANN001
 ), min_size=1, max_size=30))
 def test_scores_are_exactly_what_float_gives(tokens: list[str]) -> None:
     text = "".join(f"q Q0 d{i} 0 {t} r\n" for i, t in enumerate(tokens))
-    fields = _io._Fields.split(text.encode(), (6,))
+    fields = _Fields.split(text.encode(), (6,))
     assert fields is not None
     try:
         want = np.array([float(t) for t in tokens])
@@ -265,7 +266,7 @@ def test_plain_coercion_gives_typers_values_and_errors() -> None:
     import typer.core as core
     from typer.main import get_command
 
-    import relkit.metrics.cli as cli
+    import relkit.metrics.eval.cli as cli
 
     plain = core.build_runtime_param
     full = getattr(plain, "full", None)
@@ -304,5 +305,6 @@ def test_small_eval_imports_none_of_the_heavy_stacks() -> None:
 
 def test_large_eval_imports_pyarrow_but_no_pandas() -> None:
     args = ["eval", "-m", "map", str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "bm25.txt")]
-    mods = _modules_after(args, "import relkit.metrics.io as io; io.SMALL_INPUT_BYTES = 0; ")
+    mods = _modules_after(
+        args, "import relkit.metrics.readers.io as io; io.SMALL_INPUT_BYTES = 0; ")
     assert mods == ["pyarrow"]

@@ -129,8 +129,8 @@ def test_bad_names_are_usage_errors(tmp_path: Path, opts: list[str], message: st
 def test_compare_takes_the_same_options_from_the_same_declaration(tmp_path: Path) -> None:
     from typing import get_args, get_type_hints
 
-    from relkit.metrics.cli import eval_cmd
     from relkit.metrics.compare.cli import compare_cmd
+    from relkit.metrics.eval.cli import eval_cmd
 
     a, b = _same_tag(tmp_path)
     code, out, err = run_cli(["compare", "-m", "map", "--format", "csv", "--names",

@@ -1,7 +1,7 @@
 """Every ``relkit eval -R`` mode writes every ``--format``, to stdout and to ``-o``.
 
-The modes come from the registry (:data:`relkit.metrics.eval_modes.MODES`) and the
-formats from the CLI's (:data:`relkit.metrics.cli.FORMATS`): a mode added to the
+The modes come from the registry (:data:`relkit.metrics.eval.modes.MODES`) and the
+formats from the CLI's (:data:`relkit.metrics.eval.cli.FORMATS`): a mode added to the
 registry without a case here fails :func:`test_every_mode_has_a_case`, so the next one
 is walked too. Before the fix, ``-R prels``, ``prefs``, ``qrels_prefs`` and ``qrels_jg``
 printed trec_eval's text whatever ``--format`` said, and to stdout whatever ``-o`` said.
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from helpers import CONFORMANCE, needs_shared, run_cli
-from relkit.metrics.cli import FORMATS
-from relkit.metrics.eval_modes import MODES
+from relkit.metrics.eval.cli import FORMATS
+from relkit.metrics.eval.modes import MODES
 
 SUBTOPICS = "1 s1 a 1\n1 s2 a 1\n1 s1 b 1\n1 s3 c 1\n1 s1 d 0\n2 s1 a 1\n"
 SUB_RUN = "1 Q0 b 1 4 r\n1 Q0 a 2 3 r\n1 Q0 d 3 2 r\n1 Q0 c 4 1 r\n2 Q0 a 1 1 r\n"

@@ -37,7 +37,7 @@ PARALLEL = max(4, 2 * (os.cpu_count() or 1))
 # The CLI's own entry point, as the console script calls it, with one of the three
 # paths forced: the small-input reader (numpy, no pyarrow), pyarrow's reader with
 # ranking on bytes, and pyarrow throughout (ids too long for bytes: the hash join).
-ENTRY = ("import sys; import relkit.metrics.io as io; {setup}"
+ENTRY = ("import sys; import relkit.metrics.readers.io as io; {setup}"
          "from relkit.judging.cli import main; sys.exit(main(sys.argv[1:]))")
 PATHS = {
     "python": "",

@@ -1,4 +1,4 @@
-"""One meaning for -1 (``relkit.metrics.grades``): "pooled, not judged", in
+"""One meaning for -1 (``relkit.metrics.readers.grades``): "pooled, not judged", in
 ``relkit eval``, ``pool-coverage`` and ``pool-simulate`` alike.
 
 Before the rule, pool-simulate read Cranfield's -1 as a judgment of non-relevance, so
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from helpers import SHARED, run_cli
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.grades import NOT_JUDGED, is_judged, relevance
+from relkit.metrics.readers.grades import NOT_JUDGED, is_judged, relevance
 from relkit.pooling.coverage import coverage
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.simulate import Plan, simulate

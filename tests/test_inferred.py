@@ -1,4 +1,4 @@
-"""xinfAP, infNDCG, statAP and infAP on sampled pools (``relkit.metrics.inferred``).
+"""xinfAP, infNDCG, statAP and infAP on sampled pools (``relkit.metrics.inferred.measures``).
 
 * hand-worked examples (the arithmetic is in the comments);
 * xinfAP with trec_eval's smoothing on a single-stratum (uniform) sample *is*
@@ -24,11 +24,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import SHARED, run_cli
-from relkit.metrics import estimators, inferred
 from relkit.metrics.core.errors import FormatError, MeasureError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
-from relkit.metrics.prels import Prels
+from relkit.metrics.inferred import estimators
+from relkit.metrics.inferred import measures as inferred
+from relkit.metrics.inferred.prels import Prels
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.sample import parse_strata, sample_prels, stratified_sample, universe
 

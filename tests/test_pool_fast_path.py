@@ -100,7 +100,7 @@ def test_cli_takes_the_vectorised_path(tmp_path: Path, monkeypatch: pytest.Monke
        st.booleans())
 def test_rank_disagreements_vectorised_agrees_with_row_by_row(
         rows: list[tuple[str, int, float]], arrow: bool) -> None:
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
     from relkit.pooling.candidates import _rank_disagreements_rows, rank_disagreements
 
     text = "".join(f"{t} Q0 d{i} {k} {x} r\n" for i, (t, k, x) in enumerate(rows))
@@ -116,7 +116,7 @@ def test_rank_disagreements_vectorised_agrees_with_row_by_row(
 def test_many_large_runs_read_with_arrow_same_pool(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Above the small-input size together, runs are read by pyarrow: same pool."""
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
 
     paths = []
     for r in range(3):

@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import run_cli
-from relkit.metrics import io as _io
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
 from relkit.metrics.ranking import JudgedTopics, rank, topic_order
+from relkit.metrics.readers import io as _io
 from relkit.pooling import candidates
 from relkit.pooling.candidates import ranked_lists
 from relkit.pooling.pool import Pool

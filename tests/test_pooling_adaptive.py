@@ -114,6 +114,6 @@ def test_cranfield_adaptive_beats_depth_at_equal_budget() -> None:
 
 
 def test_grades_of_keeps_negative_as_pooled_not_judged() -> None:
-    # one meaning for -1 (relkit.metrics.grades; tests/test_grades_rule.py)
+    # one meaning for -1 (relkit.metrics.readers.grades; tests/test_grades_rule.py)
     q = Qrels.read("1 0 a -1\n1 0 b 2\n")
     assert grades_of(q) == {"1": {"a": -1, "b": 2}}

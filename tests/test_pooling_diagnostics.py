@@ -11,7 +11,7 @@ import pytest
 from helpers import CONFORMANCE, SHARED, needs_shared, run_cli
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
-from relkit.metrics.statap import estimated_relevant, stat_ap
+from relkit.metrics.inferred.statap import estimated_relevant, stat_ap
 from relkit.pooling.coverage import coverage
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.pool import Pool, PoolEntry

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from relkit.metrics.eval_modes import MODES
+from relkit.metrics.eval.modes import MODES
 
 GOOD_PRELS = b"1 0 a 1 1\n1 0 b 1 0\n1 0 c 2 2\n1 0 d 2 -1\n2 0 a 1 0\n2 0 b 2 1\n"
 GOOD_RUN = b"1 Q0 a 1 3 r\n1 Q0 c 2 2 r\n1 Q0 x 3 1 r\n2 Q0 b 1 1 r\n"

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from relkit.metrics import inferred
 from relkit.metrics.data import Run
-from relkit.metrics.prels import Prels
+from relkit.metrics.inferred import measures as inferred
+from relkit.metrics.inferred.prels import Prels
 
 DEEP = 1500
 

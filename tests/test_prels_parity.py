@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from helpers import SHARED, run_cli
-from relkit.metrics import inferred
 from relkit.metrics.data import Qrels, Run
-from relkit.metrics.prels import Prels
+from relkit.metrics.inferred import measures as inferred
+from relkit.metrics.inferred.prels import Prels
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.sample import parse_strata, sample_prels, stratified_sample
 

@@ -25,16 +25,16 @@ WRITE = re.compile(r"""["'](w|wb|wt|a|x)["']|write_|os\.devnull""")
 
 # Modules that read users' files on behalf of registered readers (fuzzed through them).
 HELPERS = {
-    "relkit.metrics.io": ("run", "qrels"),
-    "relkit.metrics.sources": ("run", "qrels", "subtopics", "qrels_jg", "prefs"),
-    "relkit.metrics.arrow_reader": ("run", "qrels"),  # files past the small-file path
-    "relkit.metrics.shapes": ("run-parquet",),
+    "relkit.metrics.readers.io": ("run", "qrels"),
+    "relkit.metrics.readers.sources": ("run", "qrels", "subtopics", "qrels_jg", "prefs"),
+    "relkit.metrics.readers.arrow_reader": ("run", "qrels"),  # files past the small-file path
+    "relkit.metrics.readers.shapes": ("run-parquet",),
     "relkit.metrics.online.duck": ("click-log-csv", "click-log-parquet", "ab-assignments"),
     "relkit.corpora.textio": ("trec-docs", "trec-qrels", "csv-docs"),
 }
 # Modules that read files, but no file a user names, or not in this process.
 NOT_USERS = {
-    "relkit.metrics.readers": "builds the fuzz seeds",
+    "relkit.metrics.eval.file_readers": "builds the fuzz seeds",
     "relkit.metrics.spark.inputs": "Spark reads the files on the cluster "
                                    "(tests/test_spark_eval.py)",
     "relkit.corpora.fetch": "checks and unpacks its own downloads",

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from relkit.metrics.curves import interpolated_pr, pr_curve
+from relkit.metrics.compare.curves import interpolated_pr, pr_curve
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
 

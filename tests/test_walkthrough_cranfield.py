@@ -29,7 +29,7 @@ import pytest
 
 from helpers import SHARED, run_cli
 from relkit.judging.store import Store
-from relkit.metrics.correlation import kendall_tau
+from relkit.metrics.compare.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
 

@@ -80,8 +80,8 @@ def effect(r: Ratings, runs: Mapping[str, Run], measure: str = "nDCG@10",
     retrieve for scores 0 (trec_eval ``-c``). ``alpha`` outside (0, 1):
     :class:`AgreementError`.
     """
+    from relkit.metrics.compare.correlation import kendall_tau, tau_ap_symmetric
     from relkit.metrics.core.levels import check_unit
-    from relkit.metrics.correlation import kendall_tau, tau_ap_symmetric
     from relkit.metrics.evaluator import Evaluator
 
     check_unit("effect", "alpha", alpha, AgreementError)

@@ -167,8 +167,8 @@ def ranking_effect(human: Grades, judges: Mapping[str, Grades], runs: Mapping[st
     binary measures (``-l``). See the module docstring for the statistics.
     """
     from relkit.judging.agreement.ir import _conclusion
+    from relkit.metrics.compare.correlation import kendall_tau, tau_ap
     from relkit.metrics.core.levels import check_unit
-    from relkit.metrics.correlation import kendall_tau, tau_ap
 
     check_unit("ranking_effect", "alpha", alpha, AgreementError)
     if len(runs) < 2:

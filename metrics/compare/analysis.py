@@ -6,7 +6,7 @@
 * :func:`heatmap` - systems x topics values, topics sorted by their mean.
 * :func:`pr_curves` - 11-point interpolated precision-recall curve per system.
 * :func:`ordering_correlation` - Kendall's tau between the system orderings
-  two measures give (:mod:`relkit.metrics.correlation`).
+  two measures give (:mod:`relkit.metrics.compare.correlation`).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def pr_curves(qrels: Qrels, runs: Mapping[str, Run], topics: tuple[str, ...] | N
     no lines for one of ``topics`` counts 0 there, as in the score matrix."""
     import pandas as pd
 
-    from relkit.metrics.curves import interpolated_pr
+    from relkit.metrics.compare.curves import interpolated_pr
 
     frames = []
     for name, run in runs.items():
@@ -122,7 +122,7 @@ def ordering_correlation(scores: Scores) -> pd.DataFrame:
     (measures x measures; 1 on the diagonal; NaN where undefined)."""
     import pandas as pd
 
-    from relkit.metrics.correlation import kendall_tau
+    from relkit.metrics.compare.correlation import kendall_tau
 
     means = scores.values.mean(axis=2)
     k = len(scores.measures)

@@ -82,5 +82,5 @@ class Reader:
 
 # The layers' registering modules: imported on the first read of the registry.
 READERS: Registry[Reader] = Registry(
-    "file reader", providers=("relkit.metrics.readers", "relkit.pooling.readers",
+    "file reader", providers=("relkit.metrics.eval.file_readers", "relkit.pooling.readers",
                               "relkit.corpora.readers", "relkit.judging.readers"))

@@ -5,8 +5,9 @@ one of relkit's textbook additions. A :class:`Measure` is a family with one
 concrete parameter: ``P@5`` is ``Measure("P", 5)`` and prints in trec_eval
 output as ``P_5``. Requests in trec_eval syntax (``-m P.5,10``) expand to
 several measures; readable names (``P@5``, ``nDCG@10``) parse in
-:mod:`relkit.metrics.names`. The families are registered in :data:`REGISTRY` by the
-table modules (trec_eval's, then relkit's), which it imports on first use.
+:mod:`relkit.metrics.names`. The families are registered in :data:`REGISTRY` on first use,
+from the table modules in one ordered list,
+:data:`relkit.metrics.measures.families.TABLES` (trec_eval's print order, then relkit's).
 
 Parameter kinds follow trec_eval's ``meas_init.c``:
 
@@ -228,14 +229,11 @@ class Measure:
         return name if self.rel is None else f"{name}(rel={self.rel})"
 
 
-# The tables register in this order, which is trec_eval's print order (then relkit's);
-# textbook imports trec_table first, so the order holds whichever is imported first.
+# One provider: relkit.metrics.measures.families registers every table's families in
+# its one ordered list (trec_eval's print order, then relkit's).
 REGISTRY: Registry[Family] = Registry(
     "measure", MeasureError, list_known=False,
-    providers=["relkit.metrics.measures.trec_table", "relkit.metrics.measures.textbook",
-               "relkit.metrics.measures.err", "relkit.metrics.measures.ebu",
-               "relkit.metrics.measures.cwl",
-               "relkit.metrics.measures.compat"])
+    providers=["relkit.metrics.measures.families"])
 
 
 _ORDER = itertools.count()

@@ -26,8 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from relkit.metrics.core.params import Param
-from relkit.metrics.measures import cwl  # noqa: F401  (the families before this come first)
-from relkit.metrics.measures.base import Family, register
+from relkit.metrics.measures.base import Family
 from relkit.metrics.measures.context import Ctx, segment_cumsum
 from relkit.metrics.measures.named import Named, Value
 
@@ -114,7 +113,8 @@ def segment_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return impl(values, offsets)
 
 
-register(
+# Registered by relkit.metrics.measures.families, in its order.
+FAMILIES: tuple[Family, ...] = (
     Family("compat", "mean", "float", "named", "", compat,
            "Compatibility: rank-biased overlap with the ideal ranking (Clarke et al.)",
            doc=compat.__doc__ or "", trec=False, readable="Compat",

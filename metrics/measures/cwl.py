@@ -27,8 +27,7 @@ import numpy as np
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import Param
 from relkit.metrics.judged import NONPOOL
-from relkit.metrics.measures import err  # noqa: F401  (the families before these come first)
-from relkit.metrics.measures.base import Family, register
+from relkit.metrics.measures.base import Family
 from relkit.metrics.measures.context import Ctx
 from relkit.metrics.measures.named import Named, Value
 
@@ -171,7 +170,8 @@ def _doc(title: str, c: str, ref: str, cls: str, zero: str = "0") -> str:
             f"EU (1 on an empty ranking). {_REF.format(cls)}")
 
 
-register(
+# Registered by relkit.metrics.measures.families, in its order.
+FAMILIES: tuple[Family, ...] = (
     _family("inst", Named("INST", _params(_T)), _inst, "INST: adaptive expected rate of gain",
             _doc("INST (Moffat, Bailey, Scholer & Thomas, ADCS 2015).",
                  r"C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - \sum_{j \le i} g_j",

@@ -365,7 +365,7 @@ example. The conventions, each found against pyndeval:
 
 def diversity_markdown() -> list[str]:
     """The diversity section of docs/measures.md: the families, the conventions, and
-    each family's formula and reference (see :mod:`relkit.metrics.reference`)."""
+    each family's formula and reference (see :mod:`relkit.metrics.measures.reference`)."""
     out = ["# Diversity measures (subtopic qrels)", "",
            "| ir_measures name | ndeval name | parameters (default) | what |",
            "| --- | --- | --- | --- |"]

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from relkit.metrics.core.params import Param
-from relkit.metrics.measures import err as _err  # (ERR registers first: print order)
-from relkit.metrics.measures.base import Family, register
+from relkit.metrics.measures import err as _err
+from relkit.metrics.measures.base import Family
 from relkit.metrics.measures.context import Ctx
 from relkit.metrics.measures.named import Named, Value, value_of
 
@@ -98,7 +98,8 @@ def ebu_cut(ctx: Ctx, value: Value) -> np.ndarray:
     return _ebu_at(ctx, int(value_of(value, "k")), value_of(value, "user"))
 
 
-register(
+# Registered by relkit.metrics.measures.families, in its order.
+FAMILIES: tuple[Family, ...] = (
     Family("ebu", "mean", "float", "named", "", ebu,
            "Expected browsing utility (DBN user: navigational, informational or perfect; "
            "grades up to 4)",

@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from relkit.metrics.core.errors import MeasureError
-from relkit.metrics.measures import textbook  # noqa: F401  (trec_eval's and textbook families first)
-from relkit.metrics.measures.base import Family, register
+from relkit.metrics.measures.base import Family
 from relkit.metrics.measures.context import Ctx
 
 # gdeval's $MAX_JUDGMENT: the grade of a document that certainly satisfies the user.
@@ -113,7 +112,8 @@ def err_cut(ctx: Ctx, k: int) -> np.ndarray:
     return _err_at(ctx, k)
 
 
-register(
+# Registered by relkit.metrics.measures.families, in its order.
+FAMILIES: tuple[Family, ...] = (
     Family("err", "mean", "float", "none", None, err,
            "Expected reciprocal rank (gdeval's grades up to 4)", doc=err.__doc__ or "",
            trec=False, readable="ERR"),

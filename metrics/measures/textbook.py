@@ -22,8 +22,7 @@ from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.measures import trec_gain as g
 from relkit.metrics.measures import trec_judged as j
 from relkit.metrics.measures import trec_rank as r
-from relkit.metrics.measures import trec_table  # noqa: F401  (trec_eval's families come first)
-from relkit.metrics.measures.base import REGISTRY, Family, ParamKind, parse_pairs, register
+from relkit.metrics.measures.base import Compute, Family, ParamKind, parse_pairs
 from relkit.metrics.measures.context import Ctx, safe_div, segment_cumsum
 from relkit.metrics.measures.trec_gain import Pairs
 
@@ -218,7 +217,8 @@ def _f_params(name: str) -> Callable[[str], Pairs]:
 
 CUTS = "5,10,15,20,30,100,200,500,1000"
 
-register(
+# Registered by relkit.metrics.measures.families, in its order.
+FAMILIES: tuple[Family, ...] = (
     set_family("F", f_measure, "F-measure (beta=1 by default, or alpha=)", param_kind="pairs",
                default="", parse=_f_params("F"), readable="F1"),
     set_family("E", e_measure, "van Rijsbergen's E = 1 - F", param_kind="pairs", default="",
@@ -251,9 +251,11 @@ register(
            readable="Judged@{}"),
 )
 
-# trec_eval's set and cutoff measures get micro averages too.
-for _name, _fn in (("set_P", lambda a, n, R, N, v: safe_div(a, n)),
-                   ("set_recall", lambda a, n, R, N, v: safe_div(a, R))):
-    object.__setattr__(REGISTRY[_name], "micro", set_family(_name, _fn, "").micro)
-object.__setattr__(REGISTRY["P"], "micro", _micro_precision)
-object.__setattr__(REGISTRY["recall"], "micro", _micro_recall)
+# trec_eval's set and cutoff measures get micro averages too (set on them when the
+# families are registered).
+MICRO: dict[str, Compute | None] = {
+    "set_P": set_family("set_P", lambda a, n, R, N, v: safe_div(a, n), "").micro,
+    "set_recall": set_family("set_recall", lambda a, n, R, N, v: safe_div(a, R), "").micro,
+    "P": _micro_precision,
+    "recall": _micro_recall,
+}

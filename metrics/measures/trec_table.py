@@ -7,7 +7,7 @@ from collections.abc import Callable
 from relkit.metrics.measures import trec_gain as g
 from relkit.metrics.measures import trec_judged as j
 from relkit.metrics.measures import trec_rank as r
-from relkit.metrics.measures.base import Family, parse_floats, parse_pairs, register
+from relkit.metrics.measures.base import Family, parse_floats, parse_pairs
 
 CUTS = "5,10,15,20,30,100,200,500,1000"
 POINTS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
@@ -36,7 +36,8 @@ def _points(text: str) -> tuple[float, ...]:
     return parse_floats("11pt_avg")(text)
 
 
-register(
+# Registered by relkit.metrics.measures.families, in its order.
+FAMILIES: tuple[Family, ...] = (
     Family("runid", "runid", "str", "none", None, _none, "Run id of the last run line",
            per_query=False),
     Family("num_q", "num_q", "int", "none", None, _none, "Number of topics evaluated",

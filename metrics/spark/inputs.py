@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.core.errors import FormatError, InputError
-from relkit.metrics.shapes import COLUMN_NAMES
+from relkit.metrics.readers.shapes import COLUMN_NAMES
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -76,7 +76,7 @@ def read_qrels(path: str | os.PathLike[str], master: str | None = None) -> Qrels
     if is_parquet(text):
         import pyarrow.parquet as pq
 
-        from relkit.metrics.shapes import renamed
+        from relkit.metrics.readers.shapes import renamed
 
         frame = pq.read_table(io.BytesIO(data)).to_pandas()
         return Qrels.from_frame(renamed(frame, "qrels", text), text)

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import sources as _sources
 from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Run
 from relkit.metrics.ranking import ranked_docnos
+from relkit.metrics.readers import sources as _sources
 from relkit.metrics.trec_eval.rows import (
     Params,
     Row,
@@ -97,7 +97,7 @@ def read_qrels_jg(source: _sources.Source) -> JgQrels:
     by one JG of a topic (trec_eval rejects that too).
     """
     name = _sources.source_name(source)
-    data = _sources._read_bytes(source)
+    data = _sources.read_bytes(source)
     qids: list[str] = []
     jgs: list[str] = []
     docs: list[str] = []
@@ -105,7 +105,7 @@ def read_qrels_jg(source: _sources.Source) -> JgQrels:
     lines: list[int] = []
     seen: set[tuple[str, str, str]] = set()
     # Blank and '#' lines are skipped, like the package's other readers.
-    for number, fields in _sources._lines(data, name):
+    for number, fields in _sources.content_lines(data, name):
         if len(fields) != 4:
             raise FormatError(name, number, "4 whitespace-separated fields: qid jg docno rel",
                               f"{len(fields)} field(s): {' '.join(fields)!r}")

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics import sources as _sources
 from relkit.metrics.core.errors import FormatError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.ranking import ranked_docnos
+from relkit.metrics.readers import sources as _sources
 
 if TYPE_CHECKING:  # pandas is imported only when a frame is asked for
     import pandas as pd
@@ -83,13 +83,13 @@ def _level(text: str, name: str, number: int) -> float:
 
 def _read(source: _sources.Source, width: int, expected: str) -> Prefs:
     name = _sources.source_name(source)
-    data = _sources._read_bytes(source)
+    data = _sources.read_bytes(source)
     cols: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
     levels: list[float] = []
     lines: list[int] = []
     # Blank lines and lines whose first field starts with '#' are skipped, like
     # the package's other readers (trec_eval 10 skips '#' lines, rejects blanks).
-    for number, fields in _sources._lines(data, name):
+    for number, fields in _sources.content_lines(data, name):
         if len(fields) != width:
             raise FormatError(name, number, expected,
                               f"{len(fields)} field(s): {' '.join(fields)!r}")

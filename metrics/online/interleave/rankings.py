@@ -36,7 +36,7 @@ def _strings(column: object) -> pa.Array:
     """A run's string column as one Arrow string array."""
     import pyarrow as pa
 
-    from relkit.metrics import io as _io
+    from relkit.metrics.readers import io as _io
 
     if isinstance(column, np.ndarray):
         return pa.array(_io.decode(column), pa.string())
@@ -140,10 +140,10 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int,
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from relkit.metrics._arrow import to_np
     from relkit.metrics.data import Run
     from relkit.metrics.errors import DuplicateDocumentError
-    from relkit.metrics.ranking import _order
+    from relkit.metrics.ranking import row_order
+    from relkit.metrics.readers._arrow import to_np
 
     if runs is None:
         runs = [Run.read(p, eval_only=True) for p in paths]   # the three columns used
@@ -161,7 +161,7 @@ def load_rankings(paths: list[str | os.PathLike[str]], width: int,
         else:
             q = blk.row_codes()
             # score descending, ties by docno descending: trec_eval's order (relkit eval's)
-            order = _order(q, scores, docs)
+            order = row_order(q, scores, docs)
             qs = q[order]
             counts = np.bincount(qs, minlength=Q)
             first = np.concatenate(([0], np.cumsum(counts)[:-1]))
