@@ -29,12 +29,12 @@ def from_store(db: str | None, *, automatic: bool = True
     import pandas as pd
     from sqlalchemy import select
 
-    from relkit.judging.schema import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.tables import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
 
     store = Store.open(db, readonly=True)
     try:
-        from relkit.judging.access.identity import refuse_assessor
+        from relkit.judging.store.access.identity import refuse_assessor
 
         refuse_assessor(store, "relkit agree")  # every assessor's grades: a lead's or the owner's
         scale = store.scale()

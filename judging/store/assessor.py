@@ -3,7 +3,7 @@
 Everything here is filtered by the assessor: no query in this module reads
 ``pool_entry`` (runs, ranks, priorities), ``gold`` or another assessor's
 judgments, so nothing the TUI shows can leak them. (On an adaptive pool, a
-:class:`relkit.judging.adaptive.Picker` reads the runs' ranks to choose the next
+:class:`relkit.judging.store.adaptive.Picker` reads the runs' ranks to choose the next
 document; only the chosen document's position comes back here.)
 
 :meth:`AssessorView.record` is the one write an assessor makes. It returns only
@@ -21,8 +21,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from relkit.judging.database import Database, integrity_error, now
-from relkit.judging.models import (
+from relkit.judging.store.database import Database, integrity_error, now
+from relkit.judging.store.models import (
     Assigned,
     ItemOut,
     JudgmentIn,
@@ -31,7 +31,7 @@ from relkit.judging.models import (
     TopicOut,
     validated,
 )
-from relkit.judging.schema import (
+from relkit.judging.store.tables import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
@@ -44,7 +44,7 @@ from relkit.pooling.pool import natural as _natural
 
 if TYPE_CHECKING:
     from relkit.corpora.types import RelevanceScale
-    from relkit.judging.adaptive import Picker
+    from relkit.judging.store.adaptive import Picker
 
 
 class AssessorView:
@@ -201,7 +201,7 @@ class AssessorView:
         never the *skipped* ones: a skip sets an item aside for good (its reason
         is the judgment's note), and the revise list is the way back to it.
         On an adaptive pool the strategy's next pick comes first, whatever
-        ``after`` is, until the topic's budget is picked (:mod:`relkit.judging.adaptive`);
+        ``after`` is, until the topic's budget is picked (:mod:`relkit.judging.store.adaptive`);
         two calls with no judgment in between return the same item.
         """
         with self.store.read() as s:
@@ -209,7 +209,7 @@ class AssessorView:
         if a.adaptive:
             if self._picker is None:
                 # Imported here: a static pool's view never loads the strategies.
-                from relkit.judging.adaptive import Picker
+                from relkit.judging.store.adaptive import Picker
 
                 self._picker = Picker(self.store, self.assessor_id, self.name,
                                       self.collection_id)

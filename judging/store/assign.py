@@ -1,11 +1,11 @@
 """The judging store: a project's collection, pools and assignments.
 
-One :class:`Store` per open database: a :class:`relkit.judging.database.Database`
+One :class:`Store` per open database: a :class:`relkit.judging.store.database.Database`
 (sessions, collection, pools, assessors) that also shares pools out to assessors
 (:meth:`Store.assign`) and opens one assessor's view (:meth:`Store.assessor`,
-:class:`relkit.judging.assessor.AssessorView`). Adaptive pools are assigned by
-:mod:`relkit.judging.adaptive`. Reports and exports live in
-:mod:`relkit.judging.reports`, imports in :mod:`relkit.judging.imports`.
+:class:`relkit.judging.store.assessor.AssessorView`). Adaptive pools are assigned by
+:mod:`relkit.judging.store.adaptive`. Reports and exports live in
+:mod:`relkit.judging.store.reports`, imports in :mod:`relkit.judging.store.imports`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
-from relkit.judging.database import Database, bulk_insert, now
-from relkit.judging.models import AssignIn, AssignSummary, StoreError, validated
-from relkit.judging.schema import (
+from relkit.judging.store.database import Database, bulk_insert, now
+from relkit.judging.store.models import AssignIn, AssignSummary, StoreError, validated
+from relkit.judging.store.tables import (
     AssignmentItemRow,
     AssignmentRow,
     GoldRow,
@@ -29,7 +29,7 @@ from relkit.judging.schema import (
 )
 
 if TYPE_CHECKING:
-    from relkit.judging.assessor import AssessorView
+    from relkit.judging.store.assessor import AssessorView
 
 
 class Store(Database):
@@ -75,7 +75,7 @@ class Store(Database):
                                  f"{[p.name for p in pools]}")
             # Imported here, as the assessor's view below: opening a store for an
             # import or a report need not load the pooling strategies.
-            from relkit.judging import adaptive
+            from relkit.judging.store import adaptive
 
             definition = adaptive.Definition.of_pool(prow)
             if definition is not None:
@@ -158,8 +158,8 @@ class Store(Database):
         return AssignSummary(len(names), len(plan), n_items, overlap_pairs, n_gold)
 
     def assessor(self, name: str) -> AssessorView:
-        """The view one assessor works through (:class:`~relkit.judging.assessor.AssessorView`)."""
-        from relkit.judging.assessor import AssessorView
+        """The view one assessor works through (:class:`AssessorView`)."""
+        from relkit.judging.store.assessor import AssessorView
 
         return AssessorView(self, name)
 

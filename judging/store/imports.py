@@ -34,17 +34,17 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from relkit.corpora.types import Document, Topic
-from relkit.judging.database import bulk_insert, integrity_error, now
 from relkit.judging.judgment_files import JudgmentLine
-from relkit.judging.models import StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.database import bulk_insert, integrity_error, now
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import (
     KINDS,
     AssessorRow,
     DocumentRow,
     JudgmentRow,
     TopicRow,
 )
-from relkit.judging.store import Store
 
 Progress = Callable[[int, int], None]
 BATCH = 20_000   # rows per write batch: a progress step, and well inside SQLite's limits

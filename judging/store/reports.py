@@ -1,10 +1,10 @@
 """Reading the judging database back: qrels, a full dump, disagreements, adjudication.
 
-Where a project stands (``relkit status``) is :mod:`relkit.judging.standing`, re-exported
+Where a project stands (``relkit status``) is :mod:`relkit.judging.store.standing`, re-exported
 here.
 
 These are the researcher's and the lead's views: unlike
-:class:`relkit.judging.assessor.AssessorView` they see every assessor, the pools'
+:class:`relkit.judging.store.assessor.AssessorView` they see every assessor, the pools'
 provenance and the gold grades.
 """
 
@@ -19,10 +19,19 @@ from typing import IO, Literal, get_args
 
 from sqlalchemy import select
 
+from relkit.judging.store.assign import Store
+
 # adjudicate: re-exported, the old import path
-from relkit.judging.decisions import adjudicate, history_by_pair  # noqa: F401
-from relkit.judging.models import StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.decisions import adjudicate, history_by_pair  # noqa: F401
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.standing import (  # noqa: F401 (re-exported: the old import path)
+    AssessorProgress,
+    AutomaticProgress,
+    Status,
+    TopicProgress,
+    status,
+)
+from relkit.judging.store.tables import (
     AdjudicationRow,
     AssessorRow,
     DocumentRow,
@@ -33,14 +42,6 @@ from relkit.judging.schema import (
     PoolRow,
     TopicRow,
 )
-from relkit.judging.standing import (  # noqa: F401 (re-exported: the old import path)
-    AssessorProgress,
-    AutomaticProgress,
-    Status,
-    TopicProgress,
-    status,
-)
-from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]

@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import case, func, select
 
-from relkit.judging.schema import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.tables import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
     JudgmentRow,
     TopicRow,
 )
-from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 

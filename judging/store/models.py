@@ -14,7 +14,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from relkit.judging.schema import Order, Status
+from relkit.judging.store.tables import Order, Status
 from relkit.metrics.core.errors import RelkitError
 
 
@@ -152,7 +152,7 @@ class JudgmentOut:
 
 @dataclass(frozen=True)
 class PoolSummary:
-    """What :meth:`relkit.judging.database.Database.import_pool` imported."""
+    """What :meth:`relkit.judging.store.database.Database.import_pool` imported."""
 
     name: str
     entries: int
@@ -162,7 +162,7 @@ class PoolSummary:
 
 @dataclass(frozen=True)
 class AssignSummary:
-    """What :meth:`relkit.judging.store.Store.assign` created."""
+    """What :meth:`relkit.judging.store.assign.Store.assign` created."""
 
     assessors: int
     assignments: int
@@ -178,7 +178,7 @@ class AssignSummary:
 class Assigned:
     """One assessor's assignment of one topic, as the assessor's view reads it.
 
-    Internal to the store (the view and :mod:`relkit.judging.adaptive` share it);
+    Internal to the store (the view and :mod:`relkit.judging.store.adaptive` share it);
     it carries ids, never run names or ranks.
     """
 

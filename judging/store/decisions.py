@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from relkit.judging.database import integrity_error, now
-from relkit.judging.models import ChangedMeanwhile, StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.database import integrity_error, now
+from relkit.judging.store.models import ChangedMeanwhile, StoreError
+from relkit.judging.store.tables import (
     AdjudicationEventRow,
     AdjudicationRow,
     AssessorRow,
@@ -29,7 +29,7 @@ from relkit.judging.schema import (
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 
 @dataclass(frozen=True)

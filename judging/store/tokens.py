@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
-from relkit.judging.database import Database, now
-from relkit.judging.models import StoreError
-from relkit.judging.schema import AssessorRow, TokenRow
+from relkit.judging.store.database import Database, now
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import AssessorRow, TokenRow
 
 # scrypt's cost: 2**14 x 8 x 128 bytes = 16 MiB and ~50 ms per sign-in; the parameters
 # Python's documentation and OWASP give for interactive logins. The secret has 160 bits

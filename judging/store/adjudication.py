@@ -9,7 +9,7 @@ flag and dwell time, so the lead decides with everything the assessors left.
 Only a registered lead (``relkit assign --lead NAME``) may see this: it shows
 every assessor's grades, which an assessor must never see
 (:func:`check_lead`). The final grade and its reason are written with
-:func:`relkit.judging.decisions.adjudicate`, with its history.
+:func:`relkit.judging.store.decisions.adjudicate`, with its history.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from typing import Literal, get_args
 from sqlalchemy import select
 from sqlmodel import Session
 
-from relkit.judging.models import StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import (
     AdjudicationRow,
     AssessorRow,
     DocumentRow,
     JudgmentRow,
     TopicRow,
 )
-from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 Kind = Literal["all", "disagreements", "flagged", "noted", "review"]
@@ -168,7 +168,7 @@ def check_lead(store: Store, name: str) -> None:
                         .where(AssessorRow.name == name)).first()
     role, kind = row if row is not None else (None, None)
     if role == "lead":
-        from relkit.judging.access.identity import check_acts_as
+        from relkit.judging.store.access.identity import check_acts_as
 
         # A lead's screen as another person: the login (PostgreSQL) or $RELKIT_USER decides.
         check_acts_as(store, name, f"the lead view of {name}")

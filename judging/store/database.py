@@ -3,8 +3,8 @@
 :class:`Database` is what every part of the store builds on: opening (and
 upgrading) the schema, read and write sessions, the collection with its scale,
 topics and documents, pools, and the assessors' names. Assignments and the
-assessor's view are layered on it (:class:`relkit.judging.store.Store`,
-:mod:`relkit.judging.assessor`, :mod:`relkit.judging.adaptive`), and this module
+assessor's view are layered on it (:class:`relkit.judging.store.assign.Store`,
+:mod:`relkit.judging.store.assessor`, :mod:`relkit.judging.store.adaptive`), and this module
 imports none of them, so they share it without importing each other.
 
 Every method is one short unit of work (one transaction), so a failure leaves
@@ -28,10 +28,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from relkit.corpora.types import Document, Grade, RelevanceScale, Topic
-from relkit.judging.engine import describe, make_engine, sqlite_path, writer
-from relkit.judging.migrate import check, head, upgrade_safely
-from relkit.judging.models import PoolEntryIn, PoolSummary, StoreError, validated
-from relkit.judging.schema import (
+from relkit.judging.store.connection import describe, make_engine, sqlite_path, writer
+from relkit.judging.store.migrate import check, head, upgrade_safely
+from relkit.judging.store.models import PoolEntryIn, PoolSummary, StoreError, validated
+from relkit.judging.store.tables import (
     AssessorRow,
     CollectionRow,
     DocumentRow,
@@ -117,7 +117,7 @@ class Database:
         is an error (the latter says to run ``relkit db upgrade``).
 
         Otherwise the database is created when empty and upgraded when older
-        (:func:`relkit.judging.migrate.upgrade_safely`: on SQLite a backup is kept
+        (:func:`relkit.judging.store.migrate.upgrade_safely`: on SQLite a backup is kept
         until the upgrade has committed); ``notify`` is told of an upgrade before it
         starts. With ``create=False`` a missing or empty database is an error instead
         of a new one (every command but ``init``).
@@ -409,7 +409,7 @@ def _check_logins(s: Session, names: Sequence[str], role: str) -> None:
     """
     from sqlalchemy import text
 
-    from relkit.judging.logins import login_problem
+    from relkit.judging.store.logins import login_problem
 
     if s.get_bind().dialect.name != "postgresql":
         return
