@@ -31,7 +31,7 @@ from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from relkit.corpora.types import Document, Topic
 from relkit.judging.judgment_files import JudgmentLine
@@ -210,8 +210,8 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
 def _check_kinds(s: Session, rows: Sequence[JudgmentLine], kind: str) -> None:
     """Refuse judgments for an existing assessor of the other kind (file:line)."""
     names = {r.assessor for r in rows}
-    kinds = dict(s.execute(select(AssessorRow.name, AssessorRow.kind)
-                           .where(AssessorRow.name.in_(sorted(names)))).all())
+    kinds = dict(s.execute(select(col(AssessorRow.name), col(AssessorRow.kind))
+                           .where(col(AssessorRow.name).in_(sorted(names)))).all())
     bad = next((r for r in rows if kinds.get(r.assessor, kind) != kind), None)
     if bad is not None:
         have = kinds[bad.assessor]
@@ -238,7 +238,7 @@ class _Raw:
 
     def stamp(self, when: Any) -> Any:
         """``when`` as the driver is given it for a DateTime column (once, not per row)."""
-        typ = JudgmentRow.__table__.c.created_at.type  # type: ignore[attr-defined]
+        typ = JudgmentRow.metadata.tables["judgment"].c.created_at.type
         proc = typ.dialect_impl(self.conn.dialect).bind_processor(self.conn.dialect)
         return proc(when) if proc is not None else when
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -31,6 +32,9 @@ class ChangedMeanwhile(StoreError):
 
 class _In(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+
+
+_M = TypeVar("_M", bound=_In)
 
 
 class JudgmentIn(_In):
@@ -74,7 +78,7 @@ class AssignIn(_In):
     seed: int | None = None
 
 
-def validated(model: type[_In], where: str, **values: object) -> _In:
+def validated(model: type[_M], where: str, **values: object) -> _M:
     """Build ``model`` or raise a one-line :class:`StoreError` naming ``where``."""
     try:
         return model(**values)
