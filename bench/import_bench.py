@@ -34,10 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
-from relkit.judging.imports import import_judgments  # noqa: E402
 from relkit.judging.judgment_files import JudgmentLine, read_judgment_files  # noqa: E402
-from relkit.judging.reports import status  # noqa: E402
-from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.store.assign import Store  # noqa: E402
+from relkit.judging.store.imports import import_judgments  # noqa: E402
+from relkit.judging.store.reports import status  # noqa: E402
 
 PER_TOPIC = 1000
 
@@ -74,8 +74,8 @@ def old_import(store: Store, rows: list[JudgmentLine]) -> None:
     from sqlalchemy import insert
     from sqlalchemy.dialects import postgresql, sqlite
 
-    from relkit.judging.database import now
-    from relkit.judging.schema import JudgmentEventRow, JudgmentRow
+    from relkit.judging.store.database import now
+    from relkit.judging.store.tables import JudgmentEventRow, JudgmentRow
 
     with store.write() as s, s.begin():
         c = store.collection_row(s)

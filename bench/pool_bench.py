@@ -201,8 +201,8 @@ def store_next_item(runs: dict[str, Run], depth: int, budget: int = 100) -> None
     import tempfile
 
     from relkit.corpora.types import TREC_DL, Document, Topic
-    from relkit.judging import adaptive
-    from relkit.judging.store import Store
+    from relkit.judging.store import adaptive
+    from relkit.judging.store.assign import Store
 
     cands = Candidates.from_runs(runs, depth, ["1"])
     docs = sorted({d for per in cands.lists["1"].values() for d in per})

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
-from relkit.judging.access.policies import init_team  # noqa: E402
-from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.store.access.policies import init_team  # noqa: E402
+from relkit.judging.store.assign import Store  # noqa: E402
 
 
 def pct(xs: list[float], p: float) -> float:

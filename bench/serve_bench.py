@@ -83,8 +83,8 @@ from xterm_peer import grade_in_xterm, grade_in_xterms  # noqa: E402
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.serve.warm import SERVED_FPS  # noqa: E402
-from relkit.judging.store import Store  # noqa: E402
-from relkit.judging.tokens import issue  # noqa: E402
+from relkit.judging.store.assign import Store  # noqa: E402
+from relkit.judging.store.tokens import issue  # noqa: E402
 from serve_helpers import (  # noqa: E402
     ARRIVED,
     DRAWN,

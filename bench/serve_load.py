@@ -92,7 +92,7 @@ def stored(url: str, people: list[str]) -> tuple[int, int]:
     """(judgments, history rows) of ``people`` in the database."""
     from sqlalchemy import text
 
-    from relkit.judging.engine import make_engine
+    from relkit.judging.store.connection import make_engine
 
     engine = make_engine(url, readonly=True)
     try:

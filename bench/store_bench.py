@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
-from relkit.judging.reports import status  # noqa: E402
-from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.store.assign import Store  # noqa: E402
+from relkit.judging.store.reports import status  # noqa: E402
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
-from relkit.judging.store import Store  # noqa: E402
+from relkit.judging.store.assign import Store  # noqa: E402
 from relkit.judging.tui.app import Settings, make_app  # noqa: E402
 from relkit.judging.tui.docview import DocView  # noqa: E402
 from relkit.judging.tui.judge import JudgeScreen  # noqa: E402

@@ -83,7 +83,7 @@ COMMANDS: dict[str, Entry] = {
                     "Write judgments out: qrels or a full JSONL dump.", group=True),
     "db": Entry("relkit.judging.dbcli:app", BUILD,
                 "Look after a judging database: check it, upgrade its schema.", group=True),
-    "team": Entry("relkit.judging.access.cli:app", BUILD,
+    "team": Entry("relkit.judging.teamcli:app", BUILD,
                   "Database logins and row-level security for a judging team (PostgreSQL).",
                   group=True),
     "judge": Entry("relkit.judging.tui.cli:app", JUDGE,
@@ -319,8 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         code = closed_pipe()
     finally:
         sys.stderr = stderr
-        if "relkit.judging.database" in sys.modules:  # never imported just to close nothing
-            sys.modules["relkit.judging.database"].close_all()
+        if "relkit.judging.store.database" in sys.modules:  # never imported just to close nothing
+            sys.modules["relkit.judging.store.database"].close_all()
     return code
 
 

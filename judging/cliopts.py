@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 DB_HELP = "Database: a SQLite file or a postgresql:// URL (default: $RELKIT_DB or ./relkit.db)"
 DbOpt = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP)
@@ -41,13 +41,13 @@ def open_store(db: str | None, create: bool = False) -> Store:
     """Open for writing: created (``init``) or upgraded (saying so on stderr) as needed."""
     # The database stack is imported here, by the commands that open one: `relkit pool -o`
     # and `relkit --help` never pay for SQLAlchemy.
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     return Store.open(db, create=create, notify=say)
 
 
 def read_store(db: str | None) -> Store:
     """Open read-only: nothing is created, migrated or written."""
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     return Store.open(db, readonly=True)

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import typer
 
 from relkit.corpora.types import SCALES
-from relkit.judging.access.owner import owner_store as _owner
-from relkit.judging.access.owner import refuse_named_person
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
+from relkit.judging.owner import owner_store as _owner
+from relkit.judging.owner import refuse_named_person
 from relkit.metrics.numopt import COUNT, SEED, SHARE, Num
 
 if TYPE_CHECKING:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 app = typer.Typer(no_args_is_help=True)
 Fmt = Literal["text", "tsv", "json"]
@@ -194,7 +194,7 @@ def pool(
         p.write(sys.stdout)
     if store is not None:
         lookup = _doc_lookup(store, docs, docs_format)
-        from relkit.judging.models import PoolEntryIn
+        from relkit.judging.store.models import PoolEntryIn
 
         entries = [PoolEntryIn(topic=e.topic, doc=e.doc, priority=e.priority,
                                provenance=e.provenance) for e in p]
@@ -252,7 +252,7 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
                    stop: str | None = None) -> None:
     import hashlib
 
-    from relkit.judging.adaptive import Definition, import_pool
+    from relkit.judging.store.adaptive import Definition, import_pool
     from relkit.pooling.candidates import Candidates
     from relkit.pooling.cli import load_runs
     from relkit.pooling.errors import PoolingError
@@ -308,7 +308,7 @@ def assign(
     Example: relkit assign ann bob --overlap 0.2 --order random --seed 7 --lead carol
     """
     from relkit.judging.judgment_files import read_qrels_file
-    from relkit.judging.schema import ORDERS
+    from relkit.judging.store.tables import ORDERS
     from relkit.metrics.core.errors import FormatError
 
     if order not in ORDERS:
@@ -335,12 +335,12 @@ def assign(
     store = _owner(db, "relkit assign")
     leads_now = set(store.assessors(role="lead")) & set(assessors or ())
     if leads_now:
-        from relkit.judging.models import StoreError
+        from relkit.judging.store.models import StoreError
 
         raise StoreError(f"assign: {', '.join(sorted(leads_now))}: a lead here, who settles "
                          "what others judged, not an assessor (nothing was changed)")
     if lead:
-        from relkit.judging.adjudication import check_leads_free
+        from relkit.judging.store.adjudication import check_leads_free
 
         check_leads_free(store, lead)  # before any change: all or nothing
     if assessors:
@@ -355,18 +355,18 @@ def assign(
             _say(f"relkit: {s.assignments} assignments, {s.items} items for {who} "
                  f"({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
     if lead:
-        from relkit.judging.adjudication import register_leads
+        from relkit.judging.store.adjudication import register_leads
 
         new = register_leads(store, lead)
         _say(f"relkit: leads registered: {', '.join(new) or 'none new'} (they settle "
              "disagreements with `relkit judge --lead NAME`)")
-    from relkit.judging.access.identity import missing_logins
+    from relkit.judging.store.access.identity import missing_logins
 
     need = missing_logins(store, [*(assessors or ()), *(lead or ())])
     if need:  # a team database (PostgreSQL): the database grants nothing to them yet
         _say(f"relkit: run `relkit team init` to give {', '.join(need)} a login")
     if token:
-        from relkit.judging.tokens import issue_replacing
+        from relkit.judging.store.tokens import issue_replacing
 
         for name in dict.fromkeys([*(assessors or ()), *(lead or ())]):
             secret, replaced = issue_replacing(store, name)

@@ -39,9 +39,9 @@ def upgrade(
 
     Example: relkit db upgrade --db project.db
     """
-    from relkit.judging.engine import describe, make_engine
-    from relkit.judging.migrate import check, head, refuse_damaged, upgrade_safely
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.connection import describe, make_engine
+    from relkit.judging.store.migrate import check, head, refuse_damaged, upgrade_safely
+    from relkit.judging.store.models import StoreError
 
     probe = make_engine(db, readonly=True)  # look before touching (see Database.open)
     where = describe(probe.url)
@@ -79,10 +79,10 @@ def check(db: str | None = DbOpt) -> None:
 
     Example: relkit db check --db project.db
     """
-    from relkit.judging.engine import describe, make_engine
-    from relkit.judging.migrate import check as revision
-    from relkit.judging.migrate import head
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.connection import describe, make_engine
+    from relkit.judging.store.migrate import check as revision
+    from relkit.judging.store.migrate import head
+    from relkit.judging.store.models import StoreError
 
     engine = make_engine(db, readonly=True)
     where = describe(engine.url)
@@ -107,8 +107,8 @@ def check(db: str | None = DbOpt) -> None:
 def _must_exist(engine: object, where: str) -> None:
     import os
 
-    from relkit.judging.engine import sqlite_path
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.connection import sqlite_path
+    from relkit.judging.store.models import StoreError
 
     path = sqlite_path(engine)  # type: ignore[arg-type]
     if path and (not os.path.exists(path) or os.path.getsize(path) == 0):
@@ -119,7 +119,7 @@ def _guard(fn, where):  # type: ignore[no-untyped-def]
     """Run ``fn``; a database error becomes one line naming ``where``."""
     from sqlalchemy.exc import DBAPIError
 
-    from relkit.judging.database import open_error
+    from relkit.judging.store.database import open_error
 
     try:
         return fn()
@@ -130,7 +130,7 @@ def _guard(fn, where):  # type: ignore[no-untyped-def]
 def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]]:
     from sqlalchemy import text
 
-    from relkit.judging.migrate import integrity_rows
+    from relkit.judging.store.migrate import integrity_rows
 
     out: list[tuple[bool, str, str]] = []
     sqlite = conn.dialect.name == "sqlite"
@@ -167,7 +167,7 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
         if differ else [])
     out.append((not problems, "judgment history", "every judgment's current version is in "
                 "its history, as recorded" if not problems else "; ".join(problems)))
-    # A final decision must be its pair's latest history row (relkit.judging.decisions),
+    # A final decision must be its pair's latest history row (relkit.judging.store.decisions),
     # time stamp included, as the team's decision guard holds a lead's change to it.
     n = count("SELECT COUNT(*) FROM adjudication a WHERE NOT EXISTS (SELECT 1 FROM "
               "adjudication_history h WHERE h.id = (SELECT MAX(l.id) FROM adjudication_history "
@@ -221,11 +221,11 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
 
 def _team_privileges(conn: Connection) -> tuple[bool, str, str]:
     """A team database (set up by an older relkit, say) whose logins may still store
-    large objects, temporary tables or new tables (relkit.judging.access.lockdown)."""
+    large objects, temporary tables or new tables (relkit.judging.store.access.lockdown)."""
     from sqlalchemy import text
 
-    from relkit.judging.access.lockdown import still_open, team_roles
-    from relkit.judging.access.names import group_names
+    from relkit.judging.store.access.lockdown import still_open, team_roles
+    from relkit.judging.store.access.names import group_names
 
     prefix = conn.execute(text("SELECT relkit_role_prefix()")).scalar_one()
     left = still_open(conn, team_roles(conn, group_names(prefix)))

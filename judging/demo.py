@@ -34,8 +34,8 @@ ASSESSORS = ("ann", "bob")
 def build(db: str, depth: int, overlap: float, seed: int) -> None:
     """Create the demo project in ``db``: collection, depth pool, two assessors."""
     from relkit.corpora.collection import Collection
-    from relkit.judging.models import PoolEntryIn
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.models import PoolEntryIn
     from relkit.pooling.depth import depth_pool
 
     col = Collection.load(SAMPLE)
@@ -76,7 +76,7 @@ def demo(
 
     Example: relkit demo --db demo.db
     """
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     path = db or "relkit-demo.db"
     created = _create(path, depth, overlap, seed)
@@ -98,16 +98,16 @@ def demo(
 
 def _judged(db: str) -> int:
     """How many pairs have a grade (0: an export would be all -1, pooled-unjudged)."""
-    from relkit.judging.reports import export_qrels
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.reports import export_qrels
 
     return len(export_qrels(Store.open(db, create=False), unjudged=False))
 
 
 def _create(path: str, depth: int, overlap: float, seed: int) -> bool:
-    from relkit.judging.engine import DatabaseError
-    from relkit.judging.models import StoreError
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.connection import DatabaseError
+    from relkit.judging.store.models import StoreError
 
     if Path(path).exists() or "://" in path:
         try:

@@ -65,8 +65,8 @@ def export_qrels(
     Example: relkit export qrels --method majority --threshold 2 -o qrels.txt
     """
     from relkit.judging.crowd.methods import METHODS as CROWD
-    from relkit.judging.reports import METHODS, write_qrels
-    from relkit.judging.reports import export_qrels as run
+    from relkit.judging.store.reports import METHODS, write_qrels
+    from relkit.judging.store.reports import export_qrels as run
 
     known = [*METHODS, *(m for m in CROWD if m not in METHODS)]
     if method not in known or (labels and method not in CROWD):
@@ -78,7 +78,7 @@ def export_qrels(
     if labels:
         from relkit.judging.crowd.files import read_labels
         from relkit.judging.crowd.methods import aggregate
-        from relkit.judging.reports import QrelsRows
+        from relkit.judging.store.reports import QrelsRows
 
         read = read_labels(labels)
         seen = [int(c) for c in read.table.classes]
@@ -95,7 +95,7 @@ def export_qrels(
                                  for t, d, g in agg.rows()),
                                 key=lambda r: (natural(r[0]), r[1])))
     else:
-        from relkit.judging.access.identity import check_export
+        from relkit.judging.store.access.identity import check_export
 
         store = _read(db)
         check_export(store, method, assessor)  # an assessor exports only their own grades
@@ -137,8 +137,8 @@ def export_jsonl(
 
     Example: relkit export jsonl -o judgments.jsonl
     """
-    from relkit.judging.access.identity import refuse_assessor
-    from relkit.judging.reports import write_jsonl
+    from relkit.judging.store.access.identity import refuse_assessor
+    from relkit.judging.store.reports import write_jsonl
 
     store = _read(db)
     refuse_assessor(store, "export jsonl")
@@ -169,21 +169,21 @@ def import_judgments(
 
     Example: relkit import judgments umbrela.qrels --assessor umbrela --kind automatic
     """
-    from relkit.judging.schema import KINDS
+    from relkit.judging.store.tables import KINDS
 
     if kind not in KINDS:
         raise typer.BadParameter(f"expected one of {', '.join(KINDS)}; got {kind!r}",
                                  param_hint="--kind")
     if assessor is not None and not assessor.strip():
         raise typer.BadParameter("an assessor's name cannot be empty", param_hint="--assessor")
-    from relkit.judging.imports import import_judgments as run
     from relkit.judging.judgment_files import read_judgment_files
+    from relkit.judging.store.imports import import_judgments as run
 
     for f in files:
         if not f.is_file():
             raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
     from relkit.judging.judgment_files import JudgmentLines
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.models import StoreError
     from relkit.metrics.core.progress import Bar
 
     def bar(label: str, total: int, unit: str) -> Any:
@@ -214,7 +214,7 @@ def import_judgments(
     if not quiet:  # what the readers skipped or renamed (a long table's gold column)
         for note in notes:
             _say(f"relkit: {note}")
-    from relkit.judging.access.owner import owner_store
+    from relkit.judging.owner import owner_store
 
     store = owner_store(db, "import judgments")
     with bar("importing judgments", len(lines), "judgments") as importing:

@@ -12,7 +12,7 @@ Two file kinds, as ``relkit import judgments`` and ``relkit agree`` read them:
   negative gold value means "no gold label" and is skipped (and counted).
 
 No database here: the agreement statistics read files through this module, and
-:mod:`relkit.judging.imports` writes what it reads into a store.
+:mod:`relkit.judging.store.imports` writes what it reads into a store.
 """
 
 from __future__ import annotations

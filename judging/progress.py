@@ -34,7 +34,7 @@ def status(db: str | None = DbOpt,
 
     Example: relkit status --db team.db
     """
-    from relkit.judging.reports import status as get_status
+    from relkit.judging.store.reports import status as get_status
 
     if fmt not in get_args(Fmt):
         raise typer.BadParameter(f"expected one of {', '.join(get_args(Fmt))}",
@@ -44,7 +44,7 @@ def status(db: str | None = DbOpt,
 
         check_output(output)
     store = _read(db)
-    from relkit.judging.access.identity import who
+    from relkit.judging.store.access.identity import who
 
     me = who(store)
     # An assessor sees their own progress only: their row, and their topics counting
@@ -83,14 +83,14 @@ def _stops(store: Any) -> list[Any]:
     """The stopping rules' verdicts, if any pool has a rule (only then the strategies load)."""
     from sqlalchemy import select
 
-    from relkit.judging.schema import PoolRow
+    from relkit.judging.store.tables import PoolRow
 
     with store.read() as s:
         params = s.execute(select(PoolRow).with_only_columns(  # type: ignore[call-overload]
             PoolRow.params_json)).scalars()
         if not any('"stop"' in (p or "") for p in params):
             return []
-    from relkit.judging.adaptive import stops
+    from relkit.judging.store.adaptive import stops
 
     return stops(store)
 
@@ -158,9 +158,9 @@ def adjudicate(
 
     Example: relkit adjudicate 7 doc123 2 --lead carol --note "narrative says so"
     """
-    from relkit.judging.access.identity import check_acts_as, who
-    from relkit.judging.decisions import ReasonRequired
-    from relkit.judging.decisions import adjudicate as run
+    from relkit.judging.store.access.identity import check_acts_as, who
+    from relkit.judging.store.decisions import ReasonRequired
+    from relkit.judging.store.decisions import adjudicate as run
 
     store = _open(db)
     if lead is None:
@@ -210,8 +210,8 @@ def disagreements(
 
     Example: relkit disagreements --db team.db --format csv -o disagreements.csv
     """
-    from relkit.judging.access.identity import refuse_assessor
-    from relkit.judging.reports import disagreements as run
+    from relkit.judging.store.access.identity import refuse_assessor
+    from relkit.judging.store.reports import disagreements as run
     from relkit.metrics.core.tables import check_table_options, write_table
 
     check_table_options(fmt, output)

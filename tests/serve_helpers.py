@@ -256,7 +256,7 @@ def press(browser: Any, *keys: str) -> None:
 
 def judged(db: str, who: str) -> list[tuple[str, str, int]]:
     """``who``'s current judgments (topic, doc, grade), from the database."""
-    from relkit.judging.engine import make_engine
+    from relkit.judging.store.connection import make_engine
 
     engine = make_engine(db, readonly=True)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, inspect, select
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 
 TOPICS = [Topic("1", "solar power", "Find documents on solar panels.", "Panels only."),
           Topic("007", "bond films", "Documents about James Bond films.", "")]
@@ -41,8 +41,8 @@ def old_database(url: str, revision: str = "0001") -> None:
     """A database as relkit at ``revision`` left it, with a collection and a topic."""
     from sqlalchemy import text
 
-    from relkit.judging.engine import make_engine
-    from relkit.judging.migrate import upgrade
+    from relkit.judging.store.connection import make_engine
+    from relkit.judging.store.migrate import upgrade
 
     engine = make_engine(url)
     upgrade(engine, revision)

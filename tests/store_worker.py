@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import sys
 
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 
 
 def main() -> int:

@@ -19,10 +19,10 @@ from sqlalchemy import select
 
 from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging import adaptive
-from relkit.judging.models import StoreError
-from relkit.judging.schema import AssignmentRow, PoolRow
-from relkit.judging.store import Store
+from relkit.judging.store import adaptive
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import AssignmentRow, PoolRow
 from relkit.metrics.data import Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.candidates import Candidates
@@ -336,8 +336,8 @@ def test_migration_0004_round_trips_with_data(db_url: str) -> None:
     from sqlalchemy import text
     from sqlmodel import SQLModel
 
-    from relkit.judging.engine import writer
-    from relkit.judging.migrate import _config, current, upgrade
+    from relkit.judging.store.connection import writer
+    from relkit.judging.store.migrate import _config, current, upgrade
     from store_helpers import make_project
 
     store = make_project(db_url)

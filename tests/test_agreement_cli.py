@@ -66,7 +66,7 @@ def test_agree_from_the_database(tmp_path: Path) -> None:
     db = str(tmp_path / "p.db")
     files = _files(tmp_path)
     from relkit.corpora.types import TREC_DL, Topic
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     store = Store.open(db)
     store.create_collection("demo", TREC_DL, [Topic("1"), Topic("2")])
@@ -151,8 +151,8 @@ def test_gold_pairs_from_the_database(tmp_path: Path) -> None:
     from sklearn.metrics import cohen_kappa_score
 
     from relkit.corpora.types import TREC_DL, Topic
-    from relkit.judging.schema import GoldRow
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.tables import GoldRow
 
     db = str(tmp_path / "g.db")
     store = Store.open(db)

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from helpers import run_cli
-from relkit.judging.models import StoreError
+from relkit.judging.store.models import StoreError
 from store_helpers import make_project, snapshot
 
 
@@ -34,7 +34,7 @@ def _project(tmp_path: Path) -> tuple[str, Path]:
 
 
 def _kind(db: str, name: str) -> str:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     return Store.open(db, readonly=True).kinds()[name]
 
@@ -46,7 +46,7 @@ def test_import_kind_automatic_is_stored(tmp_path: Path) -> None:
 
 
 def test_import_for_an_existing_assessor_of_the_other_kind_is_refused(tmp_path: Path) -> None:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     db, llm = _project(tmp_path)
     before = snapshot(Store.open(db))
@@ -128,8 +128,8 @@ def test_one_automatic_assessors_qrels_are_exported_by_name(tmp_path: Path) -> N
 
 
 def test_disagreements_and_the_leads_cases_leave_machines_out(tmp_path: Path) -> None:
-    from relkit.judging.adjudication import cases
-    from relkit.judging.store import Store
+    from relkit.judging.store.adjudication import cases
+    from relkit.judging.store.assign import Store
 
     db, _ = _project(tmp_path)
     code, out, _ = run_cli(["disagreements", "--db", db])
@@ -142,7 +142,7 @@ def test_disagreements_and_the_leads_cases_leave_machines_out(tmp_path: Path) ->
 
 
 def test_an_automatic_assessor_is_not_assigned_items(tmp_path: Path) -> None:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     db, _ = _project(tmp_path)
     before = snapshot(Store.open(db))
@@ -165,7 +165,7 @@ def test_an_automatic_assessor_does_not_open_the_judging_screen(tmp_path: Path) 
     ["adjudicate", "1", "d00", "2", "--lead", "umbrela"],
 ])
 def test_an_automatic_assessor_is_never_a_lead(tmp_path: Path, args: list[str]) -> None:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     db, _ = _project(tmp_path)
     before = snapshot(Store.open(db))
@@ -190,8 +190,8 @@ def test_the_database_refuses_an_automatic_lead(db_url: str) -> None:
 
 
 def test_library_import_refuses_an_unknown_kind(tmp_path: Path) -> None:
-    from relkit.judging.imports import import_judgments
     from relkit.judging.judgment_files import JudgmentLine
+    from relkit.judging.store.imports import import_judgments
 
     store = make_project(str(tmp_path / "p.db"))
     with pytest.raises(StoreError, match="unknown assessor kind"):
@@ -205,10 +205,10 @@ def test_upgrade_from_0004_with_data_makes_everyone_human(db_url: str) -> None:
     from alembic.runtime.migration import MigrationContext
     from sqlmodel import SQLModel
 
-    from relkit.judging.engine import writer
-    from relkit.judging.migrate import _config, current, head, upgrade
-    from relkit.judging.reports import adjudicate
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.connection import writer
+    from relkit.judging.store.migrate import _config, current, head, upgrade
+    from relkit.judging.store.reports import adjudicate
 
     store = make_project(db_url, overlap=1.0)
     store.assessor("ann").record(topic="1", doc="d00", grade=3)
@@ -231,8 +231,8 @@ def test_upgrade_from_0004_with_data_makes_everyone_human(db_url: str) -> None:
         assert diff == []
     upgrade(reopened.engine)               # idempotent
     # The upgraded database takes automatic assessors.
-    from relkit.judging.imports import import_judgments
     from relkit.judging.judgment_files import JudgmentLine
+    from relkit.judging.store.imports import import_judgments
 
     import_judgments(reopened, [JudgmentLine("bot", "1", "d00", 0, "f", 1)], kind="automatic")
     assert reopened.kinds()["bot"] == "automatic"

@@ -43,8 +43,8 @@ def test_assign_counts_one_assessor_in_the_singular(tmp_path: Path) -> None:
 def test_adjudicate_takes_the_lead_relkit_acts_for(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """carol's login (or $RELKIT_USER=carol) need not repeat --lead carol."""
-    from relkit.judging.adjudication import register_leads
-    from relkit.judging.store import Store
+    from relkit.judging.store.adjudication import register_leads
+    from relkit.judging.store.assign import Store
 
     db = str(tmp_path / "p.db")
     store = make_project(db)

@@ -55,7 +55,7 @@ def test_simulate_fit_labels_import(tmp_path: Path) -> None:
     code, _, err = run_cli(["import", "judgments", str(out), "--db", db, "--assessor",
                             "clicks", "--kind", "automatic"])
     assert code == 0, err
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     assert Store.open(db, readonly=True).kinds()["clicks"] == "automatic"
 

@@ -170,8 +170,8 @@ def test_agree_workers_against_gold_and_the_model(crowd_file: Path, tmp_path: Pa
 
 
 def test_export_and_agree_workers_on_the_store(tmp_path: Path) -> None:
-    from relkit.judging.imports import import_judgments
     from relkit.judging.judgment_files import JudgmentLine
+    from relkit.judging.store.imports import import_judgments
 
     db = str(tmp_path / "p.db")
     store = make_project(db)
@@ -239,8 +239,8 @@ def test_agree_workers_on_the_store_counts_automatic_assessors_only_when_asked(
         tmp_path: Path) -> None:
     """An automatic assessor (``--kind automatic``) is not a crowd worker unless
     ``--include-automatic``, as in ``export qrels`` and ``status``."""
-    from relkit.judging.imports import import_judgments
     from relkit.judging.judgment_files import JudgmentLine
+    from relkit.judging.store.imports import import_judgments
 
     db = str(tmp_path / "p.db")
     store = make_project(db)

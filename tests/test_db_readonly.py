@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import text
 
 from helpers import run_cli
-from relkit.judging.engine import make_engine
-from relkit.judging.migrate import current, head
+from relkit.judging.store.connection import make_engine
+from relkit.judging.store.migrate import current, head
 from store_helpers import make_project, old_database
 
 READS = [["status"], ["status", "--format", "json"], ["export", "qrels"],
@@ -132,7 +132,7 @@ def test_failed_upgrade_keeps_the_backup_and_the_database(
         conn.execute(text("UPDATE topic SET key = 'changed'"))  # a half-done migration
         raise RuntimeError("disk on fire")
 
-    import alembic.command  # imported by relkit.judging.migrate only to migrate
+    import alembic.command  # imported by relkit.judging.store.migrate only to migrate
 
     monkeypatch.setattr(alembic.command, "upgrade", boom)
     code, _, err = run_cli(["db", "upgrade", "--db", str(db)])
@@ -219,7 +219,7 @@ def test_postgresql_reads_are_read_only_transactions(db_url: str) -> None:
 
 
 def test_upgrade_without_a_backup_does_not_start(tmp_path: Path) -> None:
-    from relkit.judging.migrate import backup_path
+    from relkit.judging.store.migrate import backup_path
 
     db = tmp_path / "old.db"
     old_database(str(db))

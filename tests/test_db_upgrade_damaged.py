@@ -44,8 +44,8 @@ def _project(tmp_path: Path, revision: str | None = None) -> Path:
     if revision is not None:
         from alembic import command
 
-        from relkit.judging.engine import writer
-        from relkit.judging.migrate import _config
+        from relkit.judging.store.connection import writer
+        from relkit.judging.store.migrate import _config
 
         cfg = _config()
         with writer(store.engine).begin() as conn:
@@ -72,8 +72,8 @@ def test_db_upgrade_refuses_a_damaged_file_and_leaves_it_as_it_was(
 
 
 def test_a_write_command_does_not_upgrade_a_damaged_file(tmp_path: Path) -> None:
-    from relkit.judging.engine import DatabaseError
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.connection import DatabaseError
 
     db = _project(tmp_path, "0006")
     before = db.read_bytes()

@@ -88,7 +88,7 @@ def test_cli_adjudicate_keeps_the_reason_unless_a_new_one_is_given(db_url: str,
 
 
 def test_the_same_decision_again_is_no_change(db_url: str) -> None:
-    from relkit.judging.decisions import ReasonRequired, adjudicate, decision_history
+    from relkit.judging.store.decisions import ReasonRequired, adjudicate, decision_history
 
     store = make_project(db_url)
     assert adjudicate(store, "lee", "1", "d00", 2, "ok").changed is True
@@ -109,7 +109,7 @@ def test_the_same_decision_again_is_no_change(db_url: str) -> None:
 
 def test_history_tables_refuse_update_delete_and_truncate_even_to_the_owner(
         db_url: str) -> None:
-    from relkit.judging.reports import adjudicate  # (the older import path: still there)
+    from relkit.judging.store.reports import adjudicate  # (the older import path: still there)
 
     store = make_project(db_url, overlap=1.0)
     store.assessor("ann").record(topic="1", doc="d04", grade=2)
@@ -140,11 +140,11 @@ def test_upgrade_from_0006_with_decisions(db_url: str) -> None:
     from alembic.runtime.migration import MigrationContext
     from sqlmodel import SQLModel
 
-    from relkit.judging.decisions import adjudicate, decision_history
-    from relkit.judging.engine import writer
-    from relkit.judging.migrate import _config, current, head
-    from relkit.judging.schema import AdjudicationRow
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.connection import writer
+    from relkit.judging.store.decisions import adjudicate, decision_history
+    from relkit.judging.store.migrate import _config, current, head
+    from relkit.judging.store.tables import AdjudicationRow
 
     store = make_project(db_url)
     adjudicate(store, "lee", "1", "d00", 2, "first")
@@ -185,7 +185,7 @@ def test_upgrade_from_0006_with_decisions(db_url: str) -> None:
 
 
 def test_db_check_finds_a_decision_changed_without_history(db_url: str) -> None:
-    from relkit.judging.decisions import adjudicate
+    from relkit.judging.store.decisions import adjudicate
 
     store = make_project(db_url)
     adjudicate(store, "lee", "1", "d00", 2, "first")
@@ -202,7 +202,7 @@ def test_db_check_finds_a_decision_gone_or_retimed_without_history(db_url: str,
                                                                     tamper: str) -> None:
     """The owner (past relkit) deletes a decision, its history kept, or changes only its
     time: its pair's latest history row no longer records it."""
-    from relkit.judging.decisions import adjudicate
+    from relkit.judging.store.decisions import adjudicate
 
     store = make_project(db_url)
     adjudicate(store, "lee", "1", "d00", 2, "first")

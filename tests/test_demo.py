@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from helpers import run_cli
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import Settings, make_app
 from relkit.judging.tui.judge import JudgeScreen
 from relkit.metrics.data import Run

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from helpers import run_cli
-from relkit.judging import imports
-from relkit.judging.imports import import_judgments
 from relkit.judging.judgment_files import JudgmentLine
-from relkit.judging.reports import status
-from relkit.judging.store import Store
+from relkit.judging.store import imports
+from relkit.judging.store.assign import Store
+from relkit.judging.store.imports import import_judgments
+from relkit.judging.store.reports import status
 from store_helpers import make_project, snapshot
 
 

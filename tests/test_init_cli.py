@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SHARED, run_cli
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 
 CRAN = SHARED / "corpora" / "cranfield"
 

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from relkit.judging.migrate import _config, _graph, current, head, known, upgrade
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
+from relkit.judging.store.migrate import _config, _graph, current, head, known, upgrade
 
 
 def test_revisions_read_from_the_scripts_equal_alembics() -> None:
@@ -34,7 +34,7 @@ def test_current_revision_equals_alembics(tmp_path: Path) -> None:
 
 def test_opening_a_current_database_does_not_import_alembic(tmp_path: Path) -> None:
     Store.open(tmp_path / "s.db")  # created (and migrated) here
-    code = ("import sys; from relkit.judging.store import Store; "
+    code = ("import sys; from relkit.judging.store.assign import Store; "
             f"Store.open({str(tmp_path / 's.db')!r}, create=False).assessors(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

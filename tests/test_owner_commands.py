@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from relkit.judging.adjudication import register_leads
-from relkit.judging.store import Store
+from relkit.judging.store.adjudication import register_leads
+from relkit.judging.store.assign import Store
 from store_helpers import make_project
 
 SAMPLE = Path(__file__).resolve().parents[1] / "corpora" / "sample"

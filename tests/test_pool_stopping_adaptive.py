@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging import adaptive
-from relkit.judging.store import Store
+from relkit.judging.store import adaptive
+from relkit.judging.store.assign import Store
 from relkit.metrics.data import Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.candidates import Candidates

@@ -38,7 +38,7 @@ NOT_USERS = {
     "relkit.metrics.spark.inputs": "Spark reads the files on the cluster "
                                    "(tests/test_spark_eval.py)",
     "relkit.corpora.fetch": "checks and unpacks its own downloads",
-    "relkit.judging.migrate": "the package's Alembic scripts",
+    "relkit.judging.store.migrate": "the package's Alembic scripts",
     "relkit.judging.serve.page": "the package's own page bundle",
     "relkit.judging.commands": "hashes the files init records (read by the loaders)",
     "relkit.metrics.core.atomic": "writes files (its docstring's example reads one back)",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from relkit.judging.tokens import issue
+from relkit.judging.store.tokens import issue
 from serve_helpers import (
     chrome,
     drawn,
@@ -51,7 +51,7 @@ def judge_in_browser(browser: object, db: str, who: str, grades: list[str],
 def project(tmp_path: Path) -> tuple[str, dict[str, str]]:
     db = str(tmp_path / "p.db")
     store = make_project(db)
-    from relkit.judging.adjudication import register_leads
+    from relkit.judging.store.adjudication import register_leads
 
     register_leads(store, ["lee"])
     toks = {n: issue(store, n) for n in ("ann", "bob", "lee")}
@@ -118,8 +118,8 @@ def test_forged_origin_and_bad_tokens_are_refused(tmp_path: Path) -> None:
         assert "refused websocket from 127.0.0.1: wrong secret token, a token of ann" \
             in server.log()
         # revoked: refused from the next connection on, and logged with its owner
-        from relkit.judging.store import Store
-        from relkit.judging.tokens import revoke
+        from relkit.judging.store.assign import Store
+        from relkit.judging.store.tokens import revoke
 
         store = Store.open(db, create=False)
         revoke(store, "bob")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from relkit.judging.tokens import issue
+from relkit.judging.store.tokens import issue
 from serve_helpers import RELKIT, chrome, served, sign_in, wait_until
 from test_serve import project
 from test_team_rls import Team, team  # noqa: F401 (the fixture)

@@ -19,8 +19,8 @@ from sqlalchemy import text
 
 from helpers import PG_URL, fresh_pg_database
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
-from relkit.judging.tokens import issue
+from relkit.judging.store.assign import Store
+from relkit.judging.store.tokens import issue
 from serve_helpers import (
     chrome,
     chrome_paths,

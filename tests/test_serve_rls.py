@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from relkit.judging.access.acting import act_as, cannot_act_as
-from relkit.judging.access.policies import init_team
-from relkit.judging.models import StoreError
-from relkit.judging.tokens import issue
+from relkit.judging.store.access.acting import act_as, cannot_act_as
+from relkit.judging.store.access.policies import init_team
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tokens import issue
 from serve_helpers import judged, plain, served, ws_screen
 from test_team_rls import Team, _bob_id, team  # noqa: F401 (the fixture)
 
@@ -108,7 +108,7 @@ def test_someone_without_a_login_yet_gets_no_session(team: Team,  # noqa: F811
 
 
 def test_the_servers_login_must_be_granted_the_roles(team: Team) -> None:  # noqa: F811
-    from relkit.judging.engine import make_engine
+    from relkit.judging.store.connection import make_engine
 
     login = team.prefix + "server"   # dropped with the team's roles
     with team.store.engine.begin() as conn:

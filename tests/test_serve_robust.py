@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from relkit.judging import tokens
 from relkit.judging.serve import server as srv
 from relkit.judging.serve import session
+from relkit.judging.store import tokens
 
 
 def test_a_database_error_starting_a_session_is_one_line(monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
     """act_as can fail in the database (it is down, say): the session is refused with
     the reason, as for a missing login, not a traceback and a generic browser message."""
-    from relkit.judging.access import acting
+    from relkit.judging.store.access import acting
 
     def down(engine: Any, name: str) -> None:
         raise OperationalError("SET ROLE", {}, Exception("connection refused"))

@@ -23,7 +23,7 @@ from relkit.judging.serve.backoff import (
     Busy,
     Failures,
 )
-from relkit.judging.tokens import issue
+from relkit.judging.store.tokens import issue
 from serve_helpers import served
 from store_helpers import make_project
 from test_serve import project

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from relkit.judging.store import Store
-from relkit.judging.tokens import issue
+from relkit.judging.store.assign import Store
+from relkit.judging.store.tokens import issue
 from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in
 from store_helpers import make_project
 

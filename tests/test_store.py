@@ -10,10 +10,11 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.imports import import_judgments
 from relkit.judging.judgment_files import JudgmentLine
-from relkit.judging.models import StoreError
-from relkit.judging.reports import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.imports import import_judgments
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.reports import (
     adjudicate,
     disagreements,
     dump,
@@ -22,7 +23,6 @@ from relkit.judging.reports import (
     mean_rounded,
     status,
 )
-from relkit.judging.store import Store
 from store_helpers import DOCS, POOL, make_project, snapshot
 
 

@@ -61,9 +61,9 @@ def test_missing_database_and_bad_options(tmp_path: Path) -> None:
 
 def test_adjudicated_export_counts_what_the_majority_rule_settled(tmp_path: Path) -> None:
     """Unadjudicated disagreements were settled silently (997 on the tutorial's data)."""
-    from relkit.judging.imports import import_judgments
     from relkit.judging.judgment_files import JudgmentLine
-    from relkit.judging.reports import adjudicate, export_qrels
+    from relkit.judging.store.imports import import_judgments
+    from relkit.judging.store.reports import adjudicate, export_qrels
 
     db = str(tmp_path / "p.db")
     store = make_project(db)
@@ -107,7 +107,7 @@ def test_a_second_gold_file_cannot_change_a_gold_grade(tmp_path: Path) -> None:
     gold.write_text("1 0 d00 3\n")
     code, _, err = run_cli(["assign", "bob", "--gold", str(gold), "--db", db])
     assert code == 0, err
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     store = Store.open(db, create=False)
     before = snapshot(store)

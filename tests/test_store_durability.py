@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 
 # Both tests run writer processes for seconds (kills, retries): not in `make check`.
 pytestmark = pytest.mark.slow

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from relkit.judging.engine import DatabaseError, make_engine
-from relkit.judging.migrate import current, head, upgrade
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
+from relkit.judging.store.connection import DatabaseError, make_engine
+from relkit.judging.store.migrate import current, head, upgrade
 from store_helpers import make_project, old_database
 
 

@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from relkit.judging.models import ChangedMeanwhile
-from relkit.judging.reports import adjudicate, dump
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import ChangedMeanwhile
+from relkit.judging.store.reports import adjudicate, dump
 from store_helpers import make_project
 
 

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import text
 
 from helpers import run_cli
-from relkit.judging.adjudication import register_leads
-from relkit.judging.imports import import_judgments
 from relkit.judging.judgment_files import read_qrels_file
-from relkit.judging.models import StoreError
-from relkit.judging.store import Store
+from relkit.judging.store.adjudication import register_leads
+from relkit.judging.store.assign import Store
+from relkit.judging.store.imports import import_judgments
+from relkit.judging.store.models import StoreError
 from store_helpers import make_project, snapshot
 from test_team_rls import Team, team  # noqa: F401 (the fixture)
 

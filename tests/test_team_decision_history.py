@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from helpers import fresh_pg_database, run_cli
-from relkit.judging.adjudication import register_leads
-from relkit.judging.reports import dump
-from relkit.judging.store import Store
+from relkit.judging.store.adjudication import register_leads
+from relkit.judging.store.assign import Store
+from relkit.judging.store.reports import dump
 from store_helpers import make_project
 from test_team_rls import PG_URL, Team, _drop_roles, _need_pg, team  # noqa: F401 (fixture)
 
@@ -28,7 +28,7 @@ HISTORY_ROW = ("INSERT INTO adjudication_history (collection_id, topic_id, docum
 
 
 def _carol_decides(team: Team, grade: int, note: str) -> bool:  # noqa: F811
-    from relkit.judging.decisions import adjudicate
+    from relkit.judging.store.decisions import adjudicate
 
     store = Store.open(team.url("carol"), create=False)
     try:
@@ -93,8 +93,8 @@ def test_psql_assessor_neither_reads_nor_writes_decision_history(team: Team) -> 
 def test_upgrading_a_team_database_keeps_its_leads_deciding(team: Team) -> None:  # noqa: F811
     from alembic import command
 
-    from relkit.judging.engine import writer
-    from relkit.judging.migrate import _config
+    from relkit.judging.store.connection import writer
+    from relkit.judging.store.migrate import _config
 
     _carol_decides(team, 2, "before the upgrade")
     cfg = _config()
@@ -191,7 +191,7 @@ def test_team_init_refuses_a_default_prefix_making_names_too_long() -> None:
 
 @pytest.mark.parametrize("people", [["ann"], ["ann", "x" * 70]])
 def test_prefix_length_counts_names_that_can_be_logins(people: list[str]) -> None:
-    from relkit.judging.access.names import PrefixTooLong, check_prefix_length
+    from relkit.judging.store.access.names import PrefixTooLong, check_prefix_length
 
     check_prefix_length("a" * 47, people)          # 47 + 16 ("relkit_assessors") = 63
     with pytest.raises(PrefixTooLong, match=r"'a{48}relkit_assessors', is 64 bytes"):

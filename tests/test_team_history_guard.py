@@ -14,7 +14,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from helpers import run_cli
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from store_helpers import make_project
 from test_team_rls import Team, team  # noqa: F401 (the fixture)
 

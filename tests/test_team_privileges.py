@@ -45,7 +45,7 @@ def privileges(store: object, role: str) -> dict[str, str]:
     with none are left out."""
     from sqlalchemy import text
 
-    from relkit.judging.access.lockdown import LO_SQL, SCHEMAS_SQL
+    from relkit.judging.store.access.lockdown import LO_SQL, SCHEMAS_SQL
 
     out: dict[str, str] = {}
     with store.engine.connect() as conn:  # type: ignore[attr-defined]
@@ -136,8 +136,8 @@ def _actual(store: object, role: str) -> dict[str, set[tuple[str, str | None]]]:
 
 
 def test_every_privilege_of_each_role_is_the_list_in_docs_team_md(team: Team) -> None:  # noqa: F811
-    from relkit.judging.access.names import group_names
-    from relkit.judging.access.policies import init_team
+    from relkit.judging.store.access.names import group_names
+    from relkit.judging.store.access.policies import init_team
 
     doc = _documented()
     web = team.prefix + "web"
@@ -204,7 +204,7 @@ def test_an_owner_who_is_no_superuser_takes_back_all_but_large_objects_and_says_
     from sqlalchemy import create_engine, text
 
     from helpers import fresh_pg_database, run_cli
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
     from store_helpers import make_project
     from test_team_rls import _drop_roles, _need_pg
 
@@ -308,7 +308,7 @@ def test_a_person_login_has_its_limits(team: Team) -> None:  # noqa: F811
     """Review of issue 33: temp_file_limit was -1 (a sort spills to temporary files
     without TEMPORARY), no statement or idle-transaction timeout, no connection limit.
     team init (here as a superuser) sets them on each person's login, as psql shows."""
-    from relkit.judging.access.lockdown import LOGIN_LIMITS, LOGIN_SETTINGS
+    from relkit.judging.store.access.lockdown import LOGIN_LIMITS, LOGIN_SETTINGS
 
     for person in ("ann", "carol"):
         got = team.psql(person, "SHOW temp_file_limit; SHOW statement_timeout; "

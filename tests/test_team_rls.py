@@ -21,14 +21,14 @@ import pytest
 from sqlalchemy import select, text
 
 from helpers import PG_URL, fresh_pg_database, run_cli
-from relkit.judging.access.names import group_names
-from relkit.judging.access.policies import init_team
-from relkit.judging.adjudication import cases, register_leads
-from relkit.judging.engine import DatabaseError
-from relkit.judging.models import StoreError
-from relkit.judging.reports import adjudicate
-from relkit.judging.schema import AdjudicationRow, JudgmentEventRow, JudgmentRow
-from relkit.judging.store import Store
+from relkit.judging.store.access.names import group_names
+from relkit.judging.store.access.policies import init_team
+from relkit.judging.store.adjudication import cases, register_leads
+from relkit.judging.store.assign import Store
+from relkit.judging.store.connection import DatabaseError
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.reports import adjudicate
+from relkit.judging.store.tables import AdjudicationRow, JudgmentEventRow, JudgmentRow
 from store_helpers import make_project
 
 
@@ -254,7 +254,7 @@ def test_api_lead_reads_all_and_adjudicates(team: Team) -> None:
 def test_only_the_owner_migrates(team: Team) -> None:
     from alembic import command
 
-    from relkit.judging.migrate import _config, head
+    from relkit.judging.store.migrate import _config, head
 
     with team.store.writer.begin() as conn:  # the owner takes the schema back one revision
         cfg = _config()

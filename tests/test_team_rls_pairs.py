@@ -15,8 +15,8 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from helpers import fresh_pg_database
-from relkit.judging.access.policies import init_team
-from relkit.judging.store import Store
+from relkit.judging.store.access.policies import init_team
+from relkit.judging.store.assign import Store
 from test_team_rls import (
     Team,
     _drop_roles,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from relkit.judging.access.policies import init_team
-from relkit.judging.tokens import issue
+from relkit.judging.store.access.policies import init_team
+from relkit.judging.store.tokens import issue
 from serve_helpers import judged, plain, served, ws_screen
 from test_team_rls import Team, team  # noqa: F401 (the fixture)
 

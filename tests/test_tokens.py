@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import text
 
 from helpers import run_cli
-from relkit.judging.models import StoreError
-from relkit.judging.tokens import Identity, Refusal, issue, revoke, verify
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tokens import Identity, Refusal, issue, revoke, verify
 from store_helpers import make_project, snapshot
 
 
@@ -55,7 +55,7 @@ def test_revoked_and_replaced_tokens_are_refused_and_kept(db_url: str) -> None:
 
 def test_leads_get_tokens_for_the_lead_view(tmp_path: Path) -> None:
     store = make_project(str(tmp_path / "p.db"))
-    from relkit.judging.adjudication import register_leads
+    from relkit.judging.store.adjudication import register_leads
 
     register_leads(store, ["lee"])
     assert verify(store, issue(store, "lee")) == Identity("lee", "lead")
@@ -63,8 +63,8 @@ def test_leads_get_tokens_for_the_lead_view(tmp_path: Path) -> None:
 
 def test_unknown_or_automatic_names_get_no_token(tmp_path: Path) -> None:
     store = make_project(str(tmp_path / "p.db"))
-    from relkit.judging.imports import import_judgments
     from relkit.judging.judgment_files import JudgmentLine
+    from relkit.judging.store.imports import import_judgments
 
     import_judgments(store, [JudgmentLine("bot", "1", "d00", 0, "f", 1)], kind="automatic")
     before = snapshot(store)
@@ -94,7 +94,7 @@ def test_cli_prints_the_token_once_on_stdout(tmp_path: Path) -> None:
 
 def test_assign_token_issues_one_per_person(tmp_path: Path) -> None:
     from relkit.corpora.types import TREC_DL
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
     from store_helpers import DOCS, POOL, TOPICS
 
     db = tmp_path / "p.db"
@@ -125,9 +125,9 @@ def test_upgrade_from_0005_with_data(db_url: str) -> None:
     from alembic.runtime.migration import MigrationContext
     from sqlmodel import SQLModel
 
-    from relkit.judging.engine import writer
-    from relkit.judging.migrate import _config, current, head
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.connection import writer
+    from relkit.judging.store.migrate import _config, current, head
 
     store = make_project(db_url, overlap=1.0)
     store.assessor("ann").record(topic="1", doc="d00", grade=3)
@@ -151,7 +151,7 @@ def test_the_servers_verifier_proves_a_token_once_and_still_sees_revocation(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # One browser shows its token three times (sign-in, page, websocket): scrypt once,
     # then only the row is read, so a revocation refuses it at the very next use.
-    import relkit.judging.tokens as tokens
+    import relkit.judging.store.tokens as tokens
 
     store = make_project(db_url)
     ann = issue(store, "ann")

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.dwell import DwellTimer
@@ -247,7 +247,7 @@ def test_a_keymap_binding_d_still_loads_and_the_definitions_move(tmp_path: Path)
 
 
 def test_lead_adjudicates_a_disagreement(tmp_path: Path) -> None:
-    from relkit.judging.reports import disagreements
+    from relkit.judging.store.reports import disagreements
     from relkit.judging.tui.lead import LeadApp
 
     store = project(tmp_path)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.models import StoreError
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import StoreError
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.judge import JudgeScreen

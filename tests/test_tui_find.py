@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import CURRENT, MATCH, DocView
 from relkit.judging.tui.find import FindBar, find

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp, Settings
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.heap import IDLE

@@ -18,9 +18,9 @@ from textual.widgets import Input, OptionList
 
 from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.adjudication import Filter, cases, register_leads
-from relkit.judging.reports import adjudicate, disagreements, dump
-from relkit.judging.store import Store
+from relkit.judging.store.adjudication import Filter, cases, register_leads
+from relkit.judging.store.assign import Store
+from relkit.judging.store.reports import adjudicate, disagreements, dump
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.lead import LeadApp
 from relkit.judging.tui.topicpane import TopicPane
@@ -144,7 +144,7 @@ def test_the_same_grade_given_in_another_session_is_saved_with_the_reason_typed(
         tmp_path: Path) -> None:
     # Refused as unseen too; the status says the key saves it (no dialog: the grade is
     # the pair's, only the reason typed differs).
-    from relkit.judging.decisions import adjudicate
+    from relkit.judging.store.decisions import adjudicate
 
     store = project(tmp_path)
 
@@ -171,7 +171,7 @@ def test_a_final_grade_given_in_another_session_is_not_replaced_unseen(
         tmp_path: Path) -> None:
     # Over a final grade the screen never showed, the key is refused, the other one is
     # shown, and the same key again asks to replace it (the typed reason offered).
-    from relkit.judging.decisions import adjudicate
+    from relkit.judging.store.decisions import adjudicate
 
     store = project(tmp_path)
 
@@ -244,7 +244,7 @@ def test_filters_and_the_review_queue(tmp_path: Path) -> None:
 
 
 def test_filter_logic() -> None:
-    from relkit.judging.adjudication import Case, Opinion
+    from relkit.judging.store.adjudication import Case, Opinion
 
     a = Opinion("ann", 0, "judged", "", False, 0)
     b = Opinion("bob", 3, "judged", "why", False, 0)
@@ -256,7 +256,7 @@ def test_filter_logic() -> None:
 
 
 def test_cases_include_decided_pairs(tmp_path: Path) -> None:
-    from relkit.judging.reports import adjudicate
+    from relkit.judging.store.reports import adjudicate
 
     store = project(tmp_path)
     adjudicate(store, "lee", "1", "d2", 1, "checked")  # agreed, but decided anyway

@@ -13,7 +13,7 @@ from typing import Any
 
 from textual.widgets import Input
 
-from relkit.judging.decisions import adjudicate, decision_history
+from relkit.judging.store.decisions import adjudicate, decision_history
 from relkit.judging.tui.lead import LeadApp
 from relkit.judging.tui.lead_modals import ChangeDecisionScreen
 from test_tui_lead import project, run, text

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 
 from helpers import PG_URL, fresh_pg_database
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.cli import finish
 from relkit.judging.tui.judge import JudgeScreen
@@ -229,7 +229,7 @@ def test_lead_final_grade_is_kept_retried_and_saved_once(pg: Any) -> None:
     once, by itself, when the database returns."""
     import asyncio
 
-    from relkit.judging.decisions import decision_history
+    from relkit.judging.store.decisions import decision_history
     from relkit.judging.tui.lead import LeadApp
 
     url, outage = pg
@@ -265,7 +265,7 @@ def test_lead_quitting_with_an_unsaved_final_grade_warns_and_exits_1(
         pg: Any, capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
 
-    from relkit.judging.decisions import decision_history
+    from relkit.judging.store.decisions import decision_history
     from relkit.judging.tui.cli import finish_lead
     from relkit.judging.tui.lead import LeadApp
 
@@ -297,7 +297,7 @@ def test_lead_quitting_with_an_unsaved_final_grade_warns_and_exits_1(
 def test_relkit_judge_lead_exits_1_when_a_final_grade_is_not_saved(
         pg: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from helpers import run_cli
-    from relkit.judging.adjudication import register_leads
+    from relkit.judging.store.adjudication import register_leads
     from relkit.judging.tui.lead import LeadApp
 
     url, outage = pg

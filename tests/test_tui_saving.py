@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.judge import JudgeScreen
 from tui_helpers import Clock, drive, read_and_press, screen

@@ -14,7 +14,7 @@ from textual.geometry import Region
 from textual.widgets import OptionList
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui import prefs
 from relkit.judging.tui.app import JudgeApp, Settings, make_app
 from relkit.judging.tui.docview import DocView

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.adjudication import register_leads
-from relkit.judging.reports import adjudicate, dump
-from relkit.judging.store import Store
+from relkit.judging.store.adjudication import register_leads
+from relkit.judging.store.assign import Store
+from relkit.judging.store.reports import adjudicate, dump
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.lead import LeadApp

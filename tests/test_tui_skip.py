@@ -16,7 +16,7 @@ from textual.widgets import OptionList
 
 from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.modals import SkipScreen
 from tui_helpers import Clock, drive, read_and_press, screen

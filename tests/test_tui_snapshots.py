@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import Settings, make_app
 
 # SVG snapshots depend on Textual's renderer: compare them only under the Textual
@@ -73,7 +73,7 @@ def test_skip_dialog(snap_compare: Any, tmp_path: Path) -> None:
 
 def _lead_app(tmp_path: Path, text: str = TEXT.replace(" [bold]Markup stays literal.[/bold]",
                                                         "")) -> Any:
-    from relkit.judging.adjudication import register_leads
+    from relkit.judging.store.adjudication import register_leads
     from relkit.judging.tui.lead import LeadApp
 
     store = Store.open(tmp_path / "lead.db")
@@ -108,7 +108,7 @@ def test_lead_change_dialog(snap_compare: Any, tmp_path: Path,
     with the pair's decisions so far (their time stamp fixed: the history is append-only)."""
     from datetime import UTC, datetime
 
-    from relkit.judging import decisions
+    from relkit.judging.store import decisions
 
     monkeypatch.setattr(decisions, "now", lambda: datetime(2026, 11, 28, 9, 30, tzinfo=UTC))
     app = _lead_app(tmp_path)

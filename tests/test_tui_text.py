@@ -7,7 +7,7 @@ from typing import Any
 
 from helpers import run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.safe import clean, cut
@@ -64,7 +64,7 @@ def test_topic_list_cleans_a_title_before_cutting_it(tmp_path: Path) -> None:
 
 
 def test_judge_names_the_assessors_to_choose_from(tmp_path: Path) -> None:
-    from relkit.judging.reports import adjudicate
+    from relkit.judging.store.reports import adjudicate
 
     store = project(tmp_path)
     store.assessor("ann").record(topic="1", doc="d0", grade=0)

@@ -9,7 +9,7 @@ import pytest
 from rich.text import Text
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.topicpane import TopicPane

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp, Settings, make_app
 from relkit.judging.tui.judge import JudgeScreen
 from tui_helpers import Clock, read_and_press, screen

@@ -8,7 +8,7 @@ import pytest
 
 from helpers import SHARED, run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 
 CORPORA = SHARED / "corpora"
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SHARED, run_cli
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.metrics.compare.correlation import kendall_tau
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator

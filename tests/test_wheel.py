@@ -48,7 +48,7 @@ def test_wheel_holds_only_the_relkit_package(wheel: Path) -> None:
                 and rel.parts[1] != "_relkit":
             assert f"relkit/{rel.as_posix()}" in names, rel
     assert "relkit/__init__.py" in names and "relkit/__main__.py" in names
-    assert "relkit/judging/migrations/script.py.mako" in names
+    assert "relkit/judging/store/migrations/script.py.mako" in names
     assert "relkit/corpora/sample/collection.toml" in names
     assert not any("make_runs" in n for n in names)
 

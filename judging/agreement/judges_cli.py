@@ -220,12 +220,12 @@ def _from_store(db: str | None, human: str | None, only: list[str],
                 declared: RelevanceScale | None) -> tuple[Any, dict[str, Any], RelevanceScale]:
     from relkit.judging.agreement.frame import AgreementError
     from relkit.judging.agreement.store import from_store
-    from relkit.judging.reports import export_qrels
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.reports import export_qrels
 
     store = Store.open(db, readonly=True)
     try:
-        from relkit.judging.access.identity import refuse_assessor
+        from relkit.judging.store.access.identity import refuse_assessor
 
         refuse_assessor(store, "relkit judges")  # the humans' grades: a lead's or the owner's
         kinds = store.kinds()

@@ -28,31 +28,33 @@ def from_store(db: str | None, *, automatic: bool = True
     """
     import pandas as pd
     from sqlalchemy import select
+    from sqlmodel import col
 
-    from relkit.judging.schema import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.tables import AssessorRow, DocumentRow, GoldRow, JudgmentRow, TopicRow
 
     store = Store.open(db, readonly=True)
     try:
-        from relkit.judging.access.identity import refuse_assessor
+        from relkit.judging.store.access.identity import refuse_assessor
 
         refuse_assessor(store, "relkit agree")  # every assessor's grades: a lead's or the owner's
         scale = store.scale()
         with store.read() as s:
             cid = store.collection_row(s).id
             rows = s.execute(
-                select(AssessorRow.name, TopicRow.key, DocumentRow.key, JudgmentRow.grade)
-                .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
-                .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.status == "judged",
-                       JudgmentRow.collection_id == cid,
-                       *([] if automatic else [AssessorRow.kind == "human"]))).all()
+                select(col(AssessorRow.name), col(TopicRow.key), col(DocumentRow.key),
+                       col(JudgmentRow.grade))
+                .join(TopicRow, col(TopicRow.id) == col(JudgmentRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(JudgmentRow.document_id))
+                .join(AssessorRow, col(AssessorRow.id) == col(JudgmentRow.assessor_id))
+                .where(col(JudgmentRow.status) == "judged",
+                       col(JudgmentRow.collection_id) == cid,
+                       *([] if automatic else [col(AssessorRow.kind) == "human"]))).all()
             gold_rows = s.execute(
-                select(TopicRow.key, DocumentRow.key, GoldRow.grade)
-                .join(TopicRow, TopicRow.id == GoldRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == GoldRow.document_id)
-                .where(GoldRow.collection_id == cid)).all()
+                select(col(TopicRow.key), col(DocumentRow.key), col(GoldRow.grade))
+                .join(TopicRow, col(TopicRow.id) == col(GoldRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(GoldRow.document_id))
+                .where(col(GoldRow.collection_id) == cid)).all()
     finally:
         store.close()
     cols = ["assessor", "topic", "doc", "grade"]

@@ -17,7 +17,7 @@ def store_qrels(store: Any, method: str, *, threshold: int | None = None,
     ``unjudged``; ``threshold`` binarises (grade >= threshold -> 1).
     """
     from relkit.judging.crowd.methods import aggregate
-    from relkit.judging.reports import UNJUDGED, QrelsRows, _pairs
+    from relkit.judging.store.reports import UNJUDGED, QrelsRows, _pairs
     from relkit.pooling.pool import natural
 
     # Automatic assessors (imported with --kind automatic) are workers only when asked.

@@ -45,7 +45,7 @@ def serve(
     import os
 
     from relkit.judging.serve.server import run
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     if public_url is not None:
         _check_public_url(public_url)

@@ -24,7 +24,7 @@ security holds inside the session). It is taken from a warm spare
 (:mod:`relkit.judging.serve.warm`) that has already imported the app and opened the
 database, so signing in does not wait for Python to start. A token, once proven
 (scrypt), is recognised on its next uses by reading its row only
-(:class:`relkit.judging.tokens.Verifier`).
+(:class:`relkit.judging.store.tokens.Verifier`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from relkit.judging import tokens
 from relkit.judging.serve import page as bundle
 from relkit.judging.serve.backoff import (  # noqa: F401 (FORGET_AFTER..: re-exported)
     FORGET_AFTER,
@@ -75,9 +74,10 @@ from relkit.judging.serve.markup import (
 )
 from relkit.judging.serve.sessions import LEFT, SessionLimits
 from relkit.judging.serve.warm import Gone, WarmAppService, WarmPool, served_environment
+from relkit.judging.store import tokens
 
 if TYPE_CHECKING:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 COOKIE = "relkit_token"
 REVOKE_CHECK = 3.0   # seconds between two looks for revoked tokens of open sessions
@@ -134,7 +134,7 @@ class RelkitServer(SessionLimits, Server):
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._watching = asyncio.ensure_future(self.watch_revocations())
         self._warming = asyncio.ensure_future(self.say_warm())
-        from relkit.judging.access.acting import cannot_act_as, server_cannot_read
+        from relkit.judging.store.access.acting import cannot_act_as, server_cannot_read
 
         login = self.store.engine.url.username or "this server's login"
         try:

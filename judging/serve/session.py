@@ -11,7 +11,7 @@ more or logged in full (:func:`relkit.judging.tui.cli.finish`, to the server's l
 A warm spare does everything that does not depend on the person before it is handed
 out: the imports, opening the database (connection, schema check) and one
 connection kept in the pool. Once told whom it serves, its connections act as that
-person's database login (:func:`relkit.judging.access.acting.act_as`: ``SET ROLE``, so
+person's database login (:func:`relkit.judging.store.access.acting.act_as`: ``SET ROLE``, so
 row-level security holds inside the session as it does for ``psql``) and the app
 starts.
 """
@@ -23,12 +23,12 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 
 def prepare() -> Store:
     """Everything a session needs before it knows whom it serves: imports, the database."""
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
     from relkit.judging.tui.app import make_app  # noqa: F401
     from relkit.judging.tui.cli import finish  # noqa: F401
     from relkit.judging.tui.lead import LeadApp  # noqa: F401
@@ -49,7 +49,7 @@ def warm_queries(store: Store) -> None:
     from sqlalchemy.exc import SQLAlchemyError
     from sqlalchemy.orm import configure_mappers
 
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.models import StoreError
 
     configure_mappers()
     try:
@@ -66,8 +66,8 @@ def serve(store: Store, role: str, name: str) -> int:
     """Run ``name``'s judging screen (a lead's: the lead view) as ``name``'s database login."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from relkit.judging.access.acting import act_as
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.access.acting import act_as
+    from relkit.judging.store.models import StoreError
 
     try:
         act_as(store.engine, name)

@@ -20,8 +20,8 @@ def issue(
 
     Their older tokens stop working. Example: relkit token issue ann --db project.db
     """
-    from relkit.judging.access.owner import owner_store
-    from relkit.judging.tokens import issue as issue_token
+    from relkit.judging.owner import owner_store
+    from relkit.judging.store.tokens import issue as issue_token
 
     store = owner_store(db, "token issue")
     print(issue_token(store, name))
@@ -38,8 +38,8 @@ def revoke(
 
     Example: relkit token revoke ann --db project.db
     """
-    from relkit.judging.access.owner import owner_store
-    from relkit.judging.tokens import revoke as revoke_tokens
+    from relkit.judging.owner import owner_store
+    from relkit.judging.store.tokens import revoke as revoke_tokens
 
     store = owner_store(db, "token revoke")
     n = revoke_tokens(store, name)

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from relkit.judging.models import TopicOut
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import TopicOut
 from relkit.judging.tui import keymap, leaks, prefs
 from relkit.judging.tui.dwell import MIN_VIEW
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp

@@ -42,21 +42,21 @@ def judge(
     if not idle > 0:  # also refuses nan
         raise typer.BadParameter(f"must be a positive number of seconds; got {idle}",
                                  param_hint="--idle")
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
     from relkit.judging.tui import keymap as km
     from relkit.judging.tui import prefs
     from relkit.judging.tui.app import Settings, make_app
 
     # A write command: an older database is upgraded (with a backup), and it says so.
     store = Store.open(db, create=False, notify=say)
-    from relkit.judging.access.identity import who
+    from relkit.judging.store.access.identity import who
 
     me = who(store)  # the login (PostgreSQL, after `relkit team init`) or $RELKIT_USER
     if me.role == "lead" and lead is None and assessor is None:
         lead = me.name  # a lead's login opens the lead's screen
     if lead is not None:
-        from relkit.judging.adjudication import check_lead
-        from relkit.judging.models import StoreError
+        from relkit.judging.store.adjudication import check_lead
+        from relkit.judging.store.models import StoreError
 
         try:
             check_lead(store, lead)  # the screen shows every assessor's grades: leads only
@@ -139,7 +139,7 @@ def finish(app: JudgeApp, say_where: bool = True) -> int:
     away) gets one more try; if that fails too it is printed in full and the exit
     status is 1. A crash exits non-zero even when everything was saved.
     """
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.models import StoreError
     from relkit.judging.tui.outbox import UNREACHABLE, describe_record, meanwhile
 
     where = app.store.engine.url.render_as_string(hide_password=True)
@@ -173,7 +173,7 @@ def finish_lead(app: LeadApp, say_where: bool = True) -> int:
     """After the lead's app has ended: a final grade still unsaved gets one more try;
     if that fails too it is printed in full and the exit status is 1 (as
     :func:`finish` for the assessor's)."""
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.models import StoreError
     from relkit.judging.tui.lead_saving import describe_decision, save_decision
     from relkit.judging.tui.outbox import UNREACHABLE
 

@@ -17,8 +17,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from relkit.judging.assessor import AssessorView
-from relkit.judging.models import ItemOut, StoreError, TopicOut
+from relkit.judging.store.assessor import AssessorView
+from relkit.judging.store.models import ItemOut, StoreError, TopicOut
 from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
 from relkit.judging.tui.dwell import MIN_VIEW, DwellTimer
 from relkit.judging.tui.find import FindBar, Finding

@@ -1,7 +1,7 @@
 """The lead's adjudication screen: every case with all the assessors left, a key settles it.
 
 Opened with ``relkit judge --lead NAME`` by a registered lead only
-(:func:`relkit.judging.adjudication.check_lead`): unlike the assessor's screens
+(:func:`relkit.judging.store.adjudication.check_lead`): unlike the assessor's screens
 it shows every assessor's grade, note, flag and dwell time for a pair, side by
 side. The lead decides against the same words as the assessors: the topic pane
 and the highlighted document of the judging screen
@@ -12,7 +12,7 @@ A digit records the final grade with the reason in the reason field and moves
 to the next pair without one. On a decided pair another grade asks first, with the
 reason for the change (:class:`~relkit.judging.tui.lead_modals.ChangeDecisionScreen`;
 Esc changes nothing); every change is kept in the pair's decision history
-(:mod:`relkit.judging.decisions`), and the same grade and reason again is no change.
+(:mod:`relkit.judging.store.decisions`), and the same grade and reason again is no change.
 Filters narrow the list (undecided, disagreements, flagged, noted, the review queue of
 everything flagged or noted, one topic, the pairs two assessors both judged). A final
 grade is acknowledged once committed; if the database cannot be reached it is kept,
@@ -28,10 +28,10 @@ from textual.containers import Horizontal
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from relkit.judging.adjudication import Case, Filter, Kind, assessor_pairs, cases
-from relkit.judging.models import TopicOut
-from relkit.judging.reports import document_text, topic_text
-from relkit.judging.store import Store
+from relkit.judging.store.adjudication import Case, Filter, Kind, assessor_pairs, cases
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import TopicOut
+from relkit.judging.store.reports import document_text, topic_text
 from relkit.judging.tui import lead_render as render
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
@@ -252,7 +252,7 @@ class LeadApp(LeadSaving, HeapKeptApp):
                 else:
                     await self._save(c, grade, why)
 
-            from relkit.judging.decisions import decision_history
+            from relkit.judging.store.decisions import decision_history
 
             history = [f"{h.recorded_at:%Y-%m-%d %H:%M} {h.lead}: "
                        + (f"{h.old_grade} -> {h.grade}" if h.old_grade is not None

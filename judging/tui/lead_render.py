@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from relkit.corpora.types import RelevanceScale
-from relkit.judging.adjudication import Case
+from relkit.judging.store.adjudication import Case
 from relkit.judging.tui.safe import cut, safe
 
 STATUS_MARK = {"skipped": "s", "later": "l"}

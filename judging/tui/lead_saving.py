@@ -5,7 +5,7 @@ The lead's decision goes through the assessor's :class:`~relkit.judging.tui.outb
 it. If the database cannot be reached, the decision stays there, the status line says
 it is NOT saved, and it is tried again every second until it goes through; meanwhile
 another final grade waits (the outbox holds one). A retry of a commit whose answer was
-lost writes nothing twice: :func:`~relkit.judging.decisions.adjudicate` finds the pair
+lost writes nothing twice: :func:`~relkit.judging.store.decisions.adjudicate` finds the pair
 holding that decision already and records no second change.
 
 Quitting with a decision still unsaved warns once and quits on the second press;
@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.widgets import OptionList
 
-from relkit.judging.adjudication import Case
-from relkit.judging.decisions import adjudicate
-from relkit.judging.models import ChangedMeanwhile, StoreError
+from relkit.judging.store.adjudication import Case
+from relkit.judging.store.decisions import adjudicate
+from relkit.judging.store.models import ChangedMeanwhile, StoreError
 from relkit.judging.tui.outbox import UNREACHABLE, Outbox
 
 if TYPE_CHECKING:
     from relkit.corpora.types import RelevanceScale
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 
 def describe_decision(record: dict[str, Any], scale: RelevanceScale,

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from relkit.corpora.types import RelevanceScale
-from relkit.judging.models import JudgmentOut
+from relkit.judging.store.models import JudgmentOut
 
 # What a lost connection looks like from SQLAlchemy (server down, restarted, refusing
 # connections, network gone). Anything else is a bug and is left to crash loudly.

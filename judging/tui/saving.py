@@ -47,15 +47,15 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 from textual.widgets import Static
 
-from relkit.judging.models import ItemOut, JudgmentOut, StoreError
+from relkit.judging.store.models import ItemOut, JudgmentOut, StoreError
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.outbox import UNREACHABLE, acknowledgement, describe_record, what
 from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import safe
 
 if TYPE_CHECKING:
-    from relkit.judging.assessor import AssessorView
-    from relkit.judging.models import TopicOut
+    from relkit.judging.store.assessor import AssessorView
+    from relkit.judging.store.models import TopicOut
     from relkit.judging.tui.docview import Wrapped
     from relkit.judging.tui.dwell import DwellTimer
     from relkit.judging.tui.outbox import Outbox

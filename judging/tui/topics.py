@@ -20,8 +20,8 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from relkit.judging.assessor import AssessorView
-from relkit.judging.models import TopicOut
+from relkit.judging.store.assessor import AssessorView
+from relkit.judging.store.models import TopicOut
 from relkit.judging.tui.leaks import Footer
 from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, safe

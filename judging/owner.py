@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from relkit.judging.cliopts import open_store
 
 if TYPE_CHECKING:
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 
 def refuse_named_person(what: str) -> None:
@@ -21,8 +21,8 @@ def refuse_named_person(what: str) -> None:
     the database) is the owner's, refused before there is a file to ask who they are."""
     import os
 
-    from relkit.judging.access.identity import ENV_USER
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.access.identity import ENV_USER
+    from relkit.judging.store.models import StoreError
 
     person = os.environ.get(ENV_USER)
     if person:
@@ -35,9 +35,9 @@ def owner_store(db: str | None, what: str, create: bool = False) -> Store:
     pool, assign, token, import): one line, before anything is written, when relkit acts
     for a person (``$RELKIT_USER`` on SQLite, a team login on PostgreSQL, whose database
     refuses these writes anyway)."""
-    from relkit.judging.access.identity import require_owner
-    from relkit.judging.engine import resolve_url
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.access.identity import require_owner
+    from relkit.judging.store.connection import resolve_url
+    from relkit.judging.store.models import StoreError
 
     if create or not str(resolve_url(db)).startswith("postgresql"):
         # SQLite: $RELKIT_USER decides, before the file is opened for writing (which

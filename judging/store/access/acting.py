@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event, text
 
-from relkit.judging.models import StoreError
+from relkit.judging.store.models import StoreError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -113,11 +113,11 @@ def cannot_act_as(engine: Engine) -> list[str]:
 
 def server_cannot_read(engine: Engine) -> list[str]:
     """Of the tables ``relkit serve``'s own login reads before a session takes its
-    person's role (:data:`relkit.judging.access.policies.SERVER_READS`), those this
+    person's role (:data:`relkit.judging.store.access.policies.SERVER_READS`), those this
     engine's login may not read. Empty on SQLite (no permissions)."""
     if engine.dialect.name != "postgresql":
         return []
-    from relkit.judging.access.policies import SERVER_READS
+    from relkit.judging.store.access.policies import SERVER_READS
 
     with engine.connect() as conn:
         return [t for t in SERVER_READS if not conn.execute(text(

@@ -1,6 +1,6 @@
 """Alembic environment: run migrations on the connection relkit hands over.
 
-relkit never runs Alembic from an ini file: :func:`relkit.judging.migrate.upgrade`
+relkit never runs Alembic from an ini file: :func:`relkit.judging.store.migrate.upgrade`
 builds the config and passes an open connection in ``config.attributes``.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
-import relkit.judging.schema  # noqa: F401  (registers the tables on SQLModel.metadata)
+import relkit.judging.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 config = context.config
 connection = config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only `alembic` run by hand
-    raise RuntimeError("run relkit's migrations through relkit.judging.migrate.upgrade()")
+    raise RuntimeError("run relkit's migrations through relkit.judging.store.migrate.upgrade()")
 
 context.configure(
     connection=connection,

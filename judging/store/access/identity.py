@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.models import StoreError
+from relkit.judging.store.models import StoreError
 
 if TYPE_CHECKING:
-    from relkit.judging.database import Database
+    from relkit.judging.store.database import Database
 
 ENV_USER = "RELKIT_USER"
 

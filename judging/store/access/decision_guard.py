@@ -1,9 +1,9 @@
 """The decision guard: a lead's change of a final grade must go with its history row.
 
-Part of ``relkit team init`` on PostgreSQL (:mod:`relkit.judging.access.policies`), as
+Part of ``relkit team init`` on PostgreSQL (:mod:`relkit.judging.store.access.policies`), as
 :mod:`.history_guard` is for judgments: two deferred constraint triggers, on
 ``adjudication`` and on ``adjudication_history``, holding the leads' logins (not the
-owner) to :func:`relkit.judging.decisions.adjudicate`'s way of writing a decision.
+owner) to :func:`relkit.judging.store.decisions.adjudicate`'s way of writing a decision.
 ``relkit db check`` looks for them by name.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.access.quoting import literal, quote
+from relkit.judging.store.access.quoting import literal, quote
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -34,7 +34,7 @@ def install_decision_guard(conn: Connection, schema: str, leads: list[str]) -> N
     One change of a pair per transaction: each event is checked at commit against the
     pair's latest history row as it is then, so two changes of one pair in one psql
     transaction, each with its own row, are refused (the first one's row is no longer
-    the latest). relkit's :func:`~relkit.judging.decisions.adjudicate` commits each
+    the latest). relkit's :func:`~relkit.judging.store.decisions.adjudicate` commits each
     change on its own.
     """
     sch = quote(conn, schema)

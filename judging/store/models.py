@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from relkit.judging.schema import Order, Status
+from relkit.judging.store.tables import Order, Status
 from relkit.metrics.core.errors import RelkitError
 
 
@@ -31,6 +32,9 @@ class ChangedMeanwhile(StoreError):
 
 class _In(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+
+
+_M = TypeVar("_M", bound=_In)
 
 
 class JudgmentIn(_In):
@@ -74,7 +78,7 @@ class AssignIn(_In):
     seed: int | None = None
 
 
-def validated(model: type[_In], where: str, **values: object) -> _In:
+def validated(model: type[_M], where: str, **values: object) -> _M:
     """Build ``model`` or raise a one-line :class:`StoreError` naming ``where``."""
     try:
         return model(**values)
@@ -152,7 +156,7 @@ class JudgmentOut:
 
 @dataclass(frozen=True)
 class PoolSummary:
-    """What :meth:`relkit.judging.database.Database.import_pool` imported."""
+    """What :meth:`relkit.judging.store.database.Database.import_pool` imported."""
 
     name: str
     entries: int
@@ -162,7 +166,7 @@ class PoolSummary:
 
 @dataclass(frozen=True)
 class AssignSummary:
-    """What :meth:`relkit.judging.store.Store.assign` created."""
+    """What :meth:`relkit.judging.store.assign.Store.assign` created."""
 
     assessors: int
     assignments: int
@@ -178,7 +182,7 @@ class AssignSummary:
 class Assigned:
     """One assessor's assignment of one topic, as the assessor's view reads it.
 
-    Internal to the store (the view and :mod:`relkit.judging.adaptive` share it);
+    Internal to the store (the view and :mod:`relkit.judging.store.adaptive` share it);
     it carries ids, never run names or ranks.
     """
 

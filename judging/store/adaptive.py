@@ -60,9 +60,15 @@ from sqlalchemy import select as _select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
-from relkit.judging.database import Database, DocLookup, now
-from relkit.judging.models import Assigned, AssignSummary, PoolEntryIn, PoolSummary, StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.database import Database, DocLookup, now
+from relkit.judging.store.models import (
+    Assigned,
+    AssignSummary,
+    PoolEntryIn,
+    PoolSummary,
+    StoreError,
+)
+from relkit.judging.store.tables import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
@@ -250,7 +256,7 @@ def candidates(s: Session, pool_id: int, topic_id: int, topic: str) -> Candidate
 class Picker:
     """The documents the strategies pick for one assessor, topic by topic.
 
-    An :class:`relkit.judging.assessor.AssessorView` makes one for its adaptive
+    An :class:`relkit.judging.store.assessor.AssessorView` makes one for its adaptive
     topics; it keeps each topic's strategy state (:class:`_Driver`) between calls.
     """
 

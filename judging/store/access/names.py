@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-# Which names can be a login is decided apart (relkit.judging.logins), where the
+# Which names can be a login is decided apart (relkit.judging.store.logins), where the
 # commands that add people check it too, without importing this package.
-from relkit.judging.logins import ASSESSORS_GROUP, LEADS_GROUP, MAX_BYTES, login_problem
-from relkit.judging.models import StoreError
+from relkit.judging.store.logins import ASSESSORS_GROUP, LEADS_GROUP, MAX_BYTES, login_problem
+from relkit.judging.store.models import StoreError
 
 __all__ = ["PrefixTooLong", "check_prefix", "check_prefix_length", "default_prefix",
            "group_names", "login_problem"]

@@ -9,7 +9,7 @@ flag and dwell time, so the lead decides with everything the assessors left.
 Only a registered lead (``relkit assign --lead NAME``) may see this: it shows
 every assessor's grades, which an assessor must never see
 (:func:`check_lead`). The final grade and its reason are written with
-:func:`relkit.judging.decisions.adjudicate`, with its history.
+:func:`relkit.judging.store.decisions.adjudicate`, with its history.
 """
 
 from __future__ import annotations
@@ -20,17 +20,17 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
-from relkit.judging.models import StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import (
     AdjudicationRow,
     AssessorRow,
     DocumentRow,
     JudgmentRow,
     TopicRow,
 )
-from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 Kind = Literal["all", "disagreements", "flagged", "noted", "review"]
@@ -121,23 +121,24 @@ def cases(store: Store, include_automatic: bool = False) -> list[Case]:
     with store.read() as s:
         c = store.collection_row(s)
         for t, d, a, grade, status, note, flagged, dwell in s.execute(
-                select(TopicRow.key, DocumentRow.key, AssessorRow.name, JudgmentRow.grade,
-                       JudgmentRow.status, JudgmentRow.note, JudgmentRow.flagged,
-                       JudgmentRow.dwell_ms)
-                .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
-                .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.collection_id == c.id,
-                       *([] if include_automatic else [AssessorRow.kind == "human"]))):
+                select(col(TopicRow.key), col(DocumentRow.key), col(AssessorRow.name),
+                       col(JudgmentRow.grade),
+                       col(JudgmentRow.status), col(JudgmentRow.note), col(JudgmentRow.flagged),
+                       col(JudgmentRow.dwell_ms))
+                .join(TopicRow, col(TopicRow.id) == col(JudgmentRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(JudgmentRow.document_id))
+                .join(AssessorRow, col(AssessorRow.id) == col(JudgmentRow.assessor_id))
+                .where(col(JudgmentRow.collection_id) == c.id,
+                       *([] if include_automatic else [col(AssessorRow.kind) == "human"]))):
             opinions[(t, d)].append(Opinion(a, grade, status, note or "", bool(flagged),
                                             int(dwell or 0)))
         for t, d, g, note, lead in s.execute(
-                select(TopicRow.key, DocumentRow.key, AdjudicationRow.grade,
-                       AdjudicationRow.note, AssessorRow.name)
-                .join(TopicRow, TopicRow.id == AdjudicationRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == AdjudicationRow.document_id)
-                .join(AssessorRow, AssessorRow.id == AdjudicationRow.lead_id)
-                .where(AdjudicationRow.collection_id == c.id)):
+                select(col(TopicRow.key), col(DocumentRow.key), col(AdjudicationRow.grade),
+                       col(AdjudicationRow.note), col(AssessorRow.name))
+                .join(TopicRow, col(TopicRow.id) == col(AdjudicationRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(AdjudicationRow.document_id))
+                .join(AssessorRow, col(AssessorRow.id) == col(AdjudicationRow.lead_id))
+                .where(col(AdjudicationRow.collection_id) == c.id)):
             finals[(t, d)] = (g, note or "", lead)
     out = []
     for key in set(opinions) | set(finals):
@@ -154,7 +155,7 @@ def cases(store: Store, include_automatic: bool = False) -> list[Case]:
 
 def assessor_pairs(found: Iterable[Case]) -> list[tuple[str, str]]:
     """The pairs of assessors who judged at least one case together, sorted."""
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for c in found:
         names = sorted(c.assessors)
         pairs.update((a, b) for i, a in enumerate(names) for b in names[i + 1:])
@@ -164,11 +165,11 @@ def assessor_pairs(found: Iterable[Case]) -> list[tuple[str, str]]:
 def check_lead(store: Store, name: str) -> None:
     """Raise :class:`StoreError` (one line) unless ``name`` is registered as a lead."""
     with store.read() as s:
-        row = s.execute(select(AssessorRow.role, AssessorRow.kind)
-                        .where(AssessorRow.name == name)).first()
+        row = s.execute(select(col(AssessorRow.role), col(AssessorRow.kind))
+                        .where(col(AssessorRow.name) == name)).first()
     role, kind = row if row is not None else (None, None)
     if role == "lead":
-        from relkit.judging.access.identity import check_acts_as
+        from relkit.judging.store.access.identity import check_acts_as
 
         # A lead's screen as another person: the login (PostgreSQL) or $RELKIT_USER decides.
         check_acts_as(store, name, f"the lead view of {name}")
@@ -186,8 +187,8 @@ def check_lead(store: Store, name: str) -> None:
 
 
 def _roles(s: Session, names: Sequence[str]) -> dict[str, str]:
-    return dict(s.execute(select(AssessorRow.name, AssessorRow.role)
-                          .where(AssessorRow.name.in_(names))).all())
+    return dict(s.execute(select(col(AssessorRow.name), col(AssessorRow.role))
+                          .where(col(AssessorRow.name).in_(names))).all())
 
 
 def check_leads_free(store: Store, names: Sequence[str]) -> None:

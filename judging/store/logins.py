@@ -1,8 +1,8 @@
 """Which assessor names can become a PostgreSQL login role: the one rule.
 
-``relkit team init`` (:mod:`relkit.judging.access.policies`) makes a login
+``relkit team init`` (:mod:`relkit.judging.store.access.policies`) makes a login
 ``<prefix><name>`` per person, and the commands that add people
-(:meth:`relkit.judging.database.Database.ensure_assessors`) refuse a name that could
+(:meth:`relkit.judging.store.database.Database.ensure_assessors`) refuse a name that could
 never be one, so that no later ``team init`` fails on it. Nothing here touches a
 database.
 """
@@ -20,7 +20,7 @@ def login_problem(prefix: str | None, assessor: str) -> str | None:
     """Why ``assessor`` cannot have a login role ``prefix + assessor``; ``None`` if it can.
 
     The one rule, for ``team init`` and for the commands that add people
-    (:meth:`relkit.judging.database.Database.ensure_assessors`). ``prefix`` None: the
+    (:meth:`relkit.judging.store.database.Database.ensure_assessors`). ``prefix`` None: the
     prefix is not chosen yet (no ``team init`` ran), so only what no prefix can mend.
     """
     role = (prefix or "") + assessor

@@ -17,12 +17,17 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import select, update
+from sqlmodel import col
 
-from relkit.judging.database import Database, now
-from relkit.judging.models import StoreError
-from relkit.judging.schema import AssessorRow, TokenRow
+from relkit.judging.store.database import Database, now
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import AssessorRow, TokenRow
+
+if TYPE_CHECKING:
+    from sqlalchemy import CursorResult
 
 # scrypt's cost: 2**14 x 8 x 128 bytes = 16 MiB and ~50 ms per sign-in; the parameters
 # Python's documentation and OWASP give for interactive logins. The secret has 160 bits
@@ -67,8 +72,8 @@ def issue_replacing(db: Database, name: str) -> tuple[str, int]:
     salt = secrets.token_bytes(16)
     digest = _digest(secret, salt)
     with db.write() as s, s.begin():
-        row = s.execute(select(AssessorRow.id, AssessorRow.kind)
-                        .where(AssessorRow.name == name)).first()
+        row = s.execute(select(col(AssessorRow.id), col(AssessorRow.kind))
+                        .where(col(AssessorRow.name) == name)).first()
         if row is None:
             people = db.assessors(kind="human")
             raise StoreError(f"no assessor or lead named {name!r} in this database; "
@@ -78,9 +83,10 @@ def issue_replacing(db: Database, name: str) -> tuple[str, int]:
             raise StoreError(f"{name} is an automatic assessor: it never signs in "
                              "(its judgments are imported)")
         when = now()
-        res = s.execute(update(TokenRow).where(TokenRow.assessor_id == row.id,
-                                               TokenRow.revoked_at.is_(None))
-                        .values(revoked_at=when))
+        res = cast("CursorResult[Any]",
+                   s.execute(update(TokenRow).where(col(TokenRow.assessor_id) == row.id,
+                                               col(TokenRow.revoked_at).is_(None))
+                        .values(revoked_at=when)))
         s.add(TokenRow(key=key, assessor_id=row.id, salt=salt.hex(), digest=digest,
                        created_at=when))
     return f"rk_{key}_{secret}", int(res.rowcount or 0)
@@ -89,12 +95,13 @@ def issue_replacing(db: Database, name: str) -> tuple[str, int]:
 def revoke(db: Database, name: str) -> int:
     """Revoke every live token of ``name``; the number revoked (0: none was live)."""
     with db.write() as s, s.begin():
-        aid = s.execute(select(AssessorRow.id).where(AssessorRow.name == name)).scalar()
+        aid = s.execute(select(col(AssessorRow.id)).where(col(AssessorRow.name) == name)).scalar()
         if aid is None:
             raise StoreError(f"no assessor or lead named {name!r} in this database")
-        res = s.execute(update(TokenRow).where(TokenRow.assessor_id == aid,
-                                               TokenRow.revoked_at.is_(None))
-                        .values(revoked_at=now()))
+        res = cast("CursorResult[Any]",
+                   s.execute(update(TokenRow).where(col(TokenRow.assessor_id) == aid,
+                                               col(TokenRow.revoked_at).is_(None))
+                        .values(revoked_at=now())))
         return int(res.rowcount or 0)
 
 
@@ -105,10 +112,10 @@ def verify(db: Database, token: str) -> Identity | Refusal:
         return Refusal("malformed")
     key, secret = m.groups()
     with db.read() as s:
-        row = s.execute(select(TokenRow.salt, TokenRow.digest, TokenRow.revoked_at,
-                               AssessorRow.name, AssessorRow.role)
-                        .join(AssessorRow, AssessorRow.id == TokenRow.assessor_id)
-                        .where(TokenRow.key == key)).first()
+        row = s.execute(select(col(TokenRow.salt), col(TokenRow.digest), col(TokenRow.revoked_at),
+                               col(AssessorRow.name), col(AssessorRow.role))
+                        .join(AssessorRow, col(AssessorRow.id) == col(TokenRow.assessor_id))
+                        .where(col(TokenRow.key) == key)).first()
     if row is None:
         # Spend the same time as a known key, so timing does not tell keys apart.
         _digest(secret, b"\0" * 16)
@@ -130,7 +137,8 @@ def known_key(db: Database, key: str) -> bool:
     """Whether a token with the public ``key`` is in the database (live or revoked):
     one indexed read, no scrypt. Reads only."""
     with db.read() as s:
-        return s.execute(select(TokenRow.key).where(TokenRow.key == key)).first() is not None
+        return s.execute(select(col(TokenRow.key))
+                         .where(col(TokenRow.key) == key)).first() is not None
 
 
 def live_keys(db: Database, keys: set[str]) -> set[str]:
@@ -142,8 +150,8 @@ def live_keys(db: Database, keys: set[str]) -> set[str]:
     if not keys:
         return set()
     with db.read() as s:
-        return set(s.execute(select(TokenRow.key).where(TokenRow.key.in_(sorted(keys)),
-                                                        TokenRow.revoked_at.is_(None)))
+        return set(s.execute(select(col(TokenRow.key)).where(col(TokenRow.key).in_(sorted(keys)),
+                                                        col(TokenRow.revoked_at).is_(None)))
                    .scalars())
 
 
@@ -182,9 +190,10 @@ class Verifier:
         tag = self._tag(token)
         if self._proven.get(tag) == m.group(1):
             with self.db.read() as s:
-                row = s.execute(select(TokenRow.revoked_at, AssessorRow.name, AssessorRow.role)
-                                .join(AssessorRow, AssessorRow.id == TokenRow.assessor_id)
-                                .where(TokenRow.key == m.group(1))).first()
+                row = s.execute(select(col(TokenRow.revoked_at), col(AssessorRow.name),
+                                       col(AssessorRow.role))
+                                .join(AssessorRow, col(AssessorRow.id) == col(TokenRow.assessor_id))
+                                .where(col(TokenRow.key) == m.group(1))).first()
             if row is None:
                 self._proven.pop(tag, None)
                 return Refusal("unknown")

@@ -1,6 +1,6 @@
 """The history guard: a person's write of a judgment must go with its history row.
 
-Part of ``relkit team init`` on PostgreSQL (:mod:`relkit.judging.access.policies`):
+Part of ``relkit team init`` on PostgreSQL (:mod:`relkit.judging.store.access.policies`):
 two deferred constraint triggers, one on ``judgment`` and one on ``judgment_history``,
 that hold the people's logins (not the owner) to relkit's way of writing a judgment.
 ``relkit db check`` looks for them by name.
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.access.quoting import literal, quote
+from relkit.judging.store.access.quoting import literal, quote
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection

@@ -1,11 +1,11 @@
 """The judging store: a project's collection, pools and assignments.
 
-One :class:`Store` per open database: a :class:`relkit.judging.database.Database`
+One :class:`Store` per open database: a :class:`relkit.judging.store.database.Database`
 (sessions, collection, pools, assessors) that also shares pools out to assessors
 (:meth:`Store.assign`) and opens one assessor's view (:meth:`Store.assessor`,
-:class:`relkit.judging.assessor.AssessorView`). Adaptive pools are assigned by
-:mod:`relkit.judging.adaptive`. Reports and exports live in
-:mod:`relkit.judging.reports`, imports in :mod:`relkit.judging.imports`.
+:class:`relkit.judging.store.assessor.AssessorView`). Adaptive pools are assigned by
+:mod:`relkit.judging.store.adaptive`. Reports and exports live in
+:mod:`relkit.judging.store.reports`, imports in :mod:`relkit.judging.store.imports`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from sqlalchemy import select
+from sqlmodel import col
 
-from relkit.judging.database import Database, bulk_insert, now
-from relkit.judging.models import AssignIn, AssignSummary, StoreError, validated
-from relkit.judging.schema import (
+from relkit.judging.store.database import Database, bulk_insert, now, stored
+from relkit.judging.store.models import AssignIn, AssignSummary, StoreError, validated
+from relkit.judging.store.tables import (
     AssignmentItemRow,
     AssignmentRow,
     GoldRow,
@@ -29,7 +30,7 @@ from relkit.judging.schema import (
 )
 
 if TYPE_CHECKING:
-    from relkit.judging.assessor import AssessorView
+    from relkit.judging.store.assessor import AssessorView
 
 
 class Store(Database):
@@ -65,8 +66,8 @@ class Store(Database):
                              "automatic), not judged on screen; nothing was changed")
         with self.write() as s, s.begin():
             c = self.collection_row(s, collection)
-            pools = list(s.execute(select(PoolRow).where(PoolRow.collection_id == c.id)
-                                .order_by(PoolRow.id)).scalars())
+            pools = list(s.execute(select(PoolRow).where(col(PoolRow.collection_id) == c.id)
+                                .order_by(col(PoolRow.id))).scalars())
             if not pools:
                 raise StoreError("assign: no pool imported yet: run `relkit pool ... --db DB`")
             prow = pools[-1] if pool is None else next((p for p in pools if p.name == pool), None)
@@ -75,7 +76,7 @@ class Store(Database):
                                  f"{[p.name for p in pools]}")
             # Imported here, as the assessor's view below: opening a store for an
             # import or a report need not load the pooling strategies.
-            from relkit.judging import adaptive
+            from relkit.judging.store import adaptive
 
             definition = adaptive.Definition.of_pool(prow)
             if definition is not None:
@@ -84,9 +85,10 @@ class Store(Database):
             tkeys = {i: k for k, i in self.topic_ids(s, c.id).items()}
             dkeys = {i: k for k, i in self.doc_ids(s, c.id).items()}
             by_topic: dict[str, list[tuple[int, float]]] = {}
-            for tid, did, prio in s.execute(select(PoolEntryRow.topic_id, PoolEntryRow.document_id,
-                                                PoolEntryRow.priority)
-                                         .where(PoolEntryRow.pool_id == prow.id)):
+            for tid, did, prio in s.execute(select(col(PoolEntryRow.topic_id),
+                                                   col(PoolEntryRow.document_id),
+                                                col(PoolEntryRow.priority))
+                                         .where(col(PoolEntryRow.pool_id) == prow.id)):
                 by_topic.setdefault(tkeys[tid], []).append((did, prio))
             if topics is not None:
                 missing = [t for t in topics if t not in by_topic]
@@ -94,8 +96,8 @@ class Store(Database):
                     raise StoreError(f"assign: topics not in pool {prow.name!r}: {missing[:5]}")
                 by_topic = {t: by_topic[t] for t in topics}
             ids = self.ensure_assessors(s, assessors)
-            taken = {(a, t) for a, t in s.execute(select(AssignmentRow.assessor_id,
-                                                      AssignmentRow.topic_id))}
+            taken = {(a, t) for a, t in s.execute(select(col(AssignmentRow.assessor_id),
+                                                      col(AssignmentRow.topic_id)))}
             topic_id = {k: i for i, k in tkeys.items()}
             gold_by_topic: dict[str, list[tuple[str, int]]] = {}
             docid = {k: i for i, k in dkeys.items()}
@@ -103,15 +105,15 @@ class Store(Database):
                 if t not in topic_id or d not in docid:
                     raise StoreError(f"assign: gold pair ({t!r}, {d!r}) is not in the database")
                 if g not in {r.value for r in s.execute(select(ScaleGradeRow).where(
-                        ScaleGradeRow.collection_id == c.id)).scalars()}:
+                        col(ScaleGradeRow.collection_id) == c.id)).scalars()}:
                     raise StoreError(f"assign: gold grade {g} for ({t!r}, {d!r}) is not on the "
                                      "scale")
                 gold_by_topic.setdefault(t, []).append((d, g))
-                had = s.execute(select(GoldRow).where(GoldRow.topic_id == topic_id[t],
-                                                   GoldRow.document_id == docid[d])
+                had = s.execute(select(GoldRow).where(col(GoldRow.topic_id) == topic_id[t],
+                                                   col(GoldRow.document_id) == docid[d])
                                 ).scalars().first()
                 if had is None:
-                    s.add(GoldRow(collection_id=c.id, topic_id=topic_id[t],
+                    s.add(GoldRow(collection_id=stored(c.id), topic_id=topic_id[t],
                                   document_id=docid[d], grade=g))
                 elif had.grade != g:
                     # The known grade assessors are checked against: changing it would
@@ -158,8 +160,8 @@ class Store(Database):
         return AssignSummary(len(names), len(plan), n_items, overlap_pairs, n_gold)
 
     def assessor(self, name: str) -> AssessorView:
-        """The view one assessor works through (:class:`~relkit.judging.assessor.AssessorView`)."""
-        from relkit.judging.assessor import AssessorView
+        """The view one assessor works through (:class:`AssessorView`)."""
+        from relkit.judging.store.assessor import AssessorView
 
         return AssessorView(self, name)
 

@@ -3,7 +3,7 @@
 Everything here is filtered by the assessor: no query in this module reads
 ``pool_entry`` (runs, ranks, priorities), ``gold`` or another assessor's
 judgments, so nothing the TUI shows can leak them. (On an adaptive pool, a
-:class:`relkit.judging.adaptive.Picker` reads the runs' ranks to choose the next
+:class:`relkit.judging.store.adaptive.Picker` reads the runs' ranks to choose the next
 document; only the chosen document's position comes back here.)
 
 :meth:`AssessorView.record` is the one write an assessor makes. It returns only
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col
 
-from relkit.judging.database import Database, integrity_error, now
-from relkit.judging.models import (
+from relkit.judging.store.database import Database, integrity_error, now, stored
+from relkit.judging.store.models import (
     Assigned,
     ItemOut,
     JudgmentIn,
@@ -31,7 +31,7 @@ from relkit.judging.models import (
     TopicOut,
     validated,
 )
-from relkit.judging.schema import (
+from relkit.judging.store.tables import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
@@ -44,7 +44,7 @@ from relkit.pooling.pool import natural as _natural
 
 if TYPE_CHECKING:
     from relkit.corpora.types import RelevanceScale
-    from relkit.judging.adaptive import Picker
+    from relkit.judging.store.adaptive import Picker
 
 
 class AssessorView:
@@ -54,7 +54,8 @@ class AssessorView:
         self.store = store
         self.name = name
         with store.read() as s:
-            row = s.execute(select(AssessorRow.id).where(AssessorRow.name == name)).first()
+            row = s.execute(select(col(AssessorRow.id))
+                            .where(col(AssessorRow.name) == name)).first()
             if row is None:
                 known = store.assessors(role="assessor")
                 raise StoreError(f"no assessor named {name!r} in this database"
@@ -62,7 +63,7 @@ class AssessorView:
                                     ": run `relkit assign` first"))
             self.assessor_id: int = row[0]
             c = store.collection_row(s)
-            self.collection_id: int = c.id  # type: ignore[assignment]
+            self.collection_id: int = stored(c.id)
         self._scale: RelevanceScale | None = None
         self._assigned: dict[str, Assigned] | None = None
         # Adaptive pools: the strategies' state, built on the first adaptive topic.
@@ -77,15 +78,16 @@ class AssessorView:
     def _assignments(self, s: Session) -> dict[str, Assigned]:
         if self._assigned is None:
             # Outer join: an adaptive assignment starts with no items (its quota counts).
-            q = (select(TopicRow.key, TopicRow.id, AssignmentRow.id,
-                        func.count(AssignmentItemRow.id), AssignmentRow.pool_id,
-                        AssignmentRow.quota, AssignmentRow.follows_id)
-                 .join(AssignmentRow, AssignmentRow.topic_id == TopicRow.id)
+            q = (select(col(TopicRow.key), col(TopicRow.id), col(AssignmentRow.id),
+                        func.count(col(AssignmentItemRow.id)), col(AssignmentRow.pool_id),
+                        col(AssignmentRow.quota), col(AssignmentRow.follows_id))
+                 .join(AssignmentRow, col(AssignmentRow.topic_id) == col(TopicRow.id))
                  .outerjoin(AssignmentItemRow,
-                            AssignmentItemRow.assignment_id == AssignmentRow.id)
-                 .where(AssignmentRow.assessor_id == self.assessor_id)
-                 .group_by(TopicRow.key, TopicRow.id, AssignmentRow.id, AssignmentRow.pool_id,
-                           AssignmentRow.quota, AssignmentRow.follows_id))
+                            col(AssignmentItemRow.assignment_id) == col(AssignmentRow.id))
+                 .where(col(AssignmentRow.assessor_id) == self.assessor_id)
+                 .group_by(col(TopicRow.key), col(TopicRow.id), col(AssignmentRow.id),
+                           col(AssignmentRow.pool_id),
+                           col(AssignmentRow.quota), col(AssignmentRow.follows_id)))
             self._assigned = {k: Assigned(t, a, n if quota is None else quota, pool,
                                            quota is not None, follows)
                               for k, t, a, n, pool, quota, follows in s.execute(q)}
@@ -102,24 +104,26 @@ class AssessorView:
         with self.store.read() as s:
             assigned = self._assignments(s)
             done = dict(s.execute(
-                select(AssignmentItemRow.assignment_id, func.count())
-                .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
-                .where(AssignmentRow.assessor_id == self.assessor_id,
-                       AssignmentItemRow.done.is_(True))  # type: ignore[attr-defined]
-                .group_by(AssignmentItemRow.assignment_id)).all())
+                select(col(AssignmentItemRow.assignment_id), func.count())
+                .join(AssignmentRow, col(AssignmentRow.id) == col(AssignmentItemRow.assignment_id))
+                .where(col(AssignmentRow.assessor_id) == self.assessor_id,
+                       col(AssignmentItemRow.done).is_(True))
+                .group_by(col(AssignmentItemRow.assignment_id))).all())
             counts: dict[int, dict[int, int]] = {}
             aside: dict[tuple[int, str], int] = {}  # (topic, skipped|later): how many
             for tid, status, grade, n in s.execute(
-                    select(JudgmentRow.topic_id, JudgmentRow.status, JudgmentRow.grade,
+                    select(col(JudgmentRow.topic_id), col(JudgmentRow.status),
+                           col(JudgmentRow.grade),
                            func.count())
-                    .where(JudgmentRow.assessor_id == self.assessor_id)
-                    .group_by(JudgmentRow.topic_id, JudgmentRow.status, JudgmentRow.grade)):
+                    .where(col(JudgmentRow.assessor_id) == self.assessor_id)
+                    .group_by(col(JudgmentRow.topic_id), col(JudgmentRow.status),
+                              col(JudgmentRow.grade))):
                 if status == "judged":
                     counts.setdefault(tid, {})[grade] = n
                 else:
                     aside[tid, status] = aside.get((tid, status), 0) + n
             rows = {r.id: r for r in s.execute(
-                select(TopicRow).where(TopicRow.id.in_(  # type: ignore[union-attr]
+                select(TopicRow).where(col(TopicRow.id).in_(
                     [a.topic_id for a in assigned.values()]))).scalars()}
         out = []
         for key in sorted(assigned, key=_natural):
@@ -136,19 +140,20 @@ class AssessorView:
         with self.store.read() as s:
             a = self._topic(s, topic)
             done = s.execute(select(func.count()).select_from(AssignmentItemRow).where(
-                AssignmentItemRow.assignment_id == a.assignment_id,
-                AssignmentItemRow.done.is_(True))).scalar_one()
+                col(AssignmentItemRow.assignment_id) == a.assignment_id,
+                col(AssignmentItemRow.done).is_(True))).scalar_one()
             return int(done), a.total
 
     def _item_query(self, a: Assigned) -> Any:
-        return (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
-                       DocumentRow.text, JudgmentRow.grade, JudgmentRow.status,
-                       JudgmentRow.note, JudgmentRow.flagged, JudgmentRow.version)
-                .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
-                .outerjoin(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
-                                             JudgmentRow.topic_id == a.topic_id,
-                                             JudgmentRow.document_id == DocumentRow.id))
-                .where(AssignmentItemRow.assignment_id == a.assignment_id))
+        return (select(col(AssignmentItemRow.position), col(DocumentRow.key),
+                       col(DocumentRow.title),
+                       col(DocumentRow.text), col(JudgmentRow.grade), col(JudgmentRow.status),
+                       col(JudgmentRow.note), col(JudgmentRow.flagged), col(JudgmentRow.version))
+                .join(DocumentRow, col(DocumentRow.id) == col(AssignmentItemRow.document_id))
+                .outerjoin(JudgmentRow, and_(col(JudgmentRow.assessor_id) == self.assessor_id,
+                                             col(JudgmentRow.topic_id) == a.topic_id,
+                                             col(JudgmentRow.document_id) == col(DocumentRow.id)))
+                .where(col(AssignmentItemRow.assignment_id) == a.assignment_id))
 
     @staticmethod
     def _item(topic: str, total: int, row: Any) -> ItemOut:
@@ -161,7 +166,7 @@ class AssessorView:
         with self.store.read() as s:
             a = self._topic(s, topic)
             row = s.execute(self._item_query(a)
-                            .where(AssignmentItemRow.position == position)).first()
+                            .where(col(AssignmentItemRow.position) == position)).first()
             if row is None:
                 raise StoreError(f"topic {topic!r} has no item {position} (1..{a.total})")
             return self._item(topic, a.total, row)
@@ -170,7 +175,7 @@ class AssessorView:
         """Every item of the topic, in presentation order."""
         with self.store.read() as s:
             a = self._topic(s, topic)
-            rows = s.execute(self._item_query(a).order_by(AssignmentItemRow.position)).all()
+            rows = s.execute(self._item_query(a).order_by(col(AssignmentItemRow.position))).all()
             return [self._item(topic, a.total, r) for r in rows]
 
     def judged(self, topic: str) -> list[ItemOut]:
@@ -179,15 +184,16 @@ class AssessorView:
         without carrying every document's text (thousands of documents on a big topic)."""
         with self.store.read() as s:
             a = self._topic(s, topic)
-            q = (select(AssignmentItemRow.position, DocumentRow.key, DocumentRow.title,
-                        JudgmentRow.grade, JudgmentRow.status, JudgmentRow.note,
-                        JudgmentRow.flagged, JudgmentRow.version)
-                 .join(DocumentRow, DocumentRow.id == AssignmentItemRow.document_id)
-                 .join(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
-                                         JudgmentRow.topic_id == a.topic_id,
-                                         JudgmentRow.document_id == DocumentRow.id))
-                 .where(AssignmentItemRow.assignment_id == a.assignment_id)
-                 .order_by(AssignmentItemRow.position))
+            q = (select(col(AssignmentItemRow.position), col(DocumentRow.key),
+                        col(DocumentRow.title),
+                        col(JudgmentRow.grade), col(JudgmentRow.status), col(JudgmentRow.note),
+                        col(JudgmentRow.flagged), col(JudgmentRow.version))
+                 .join(DocumentRow, col(DocumentRow.id) == col(AssignmentItemRow.document_id))
+                 .join(JudgmentRow, and_(col(JudgmentRow.assessor_id) == self.assessor_id,
+                                         col(JudgmentRow.topic_id) == a.topic_id,
+                                         col(JudgmentRow.document_id) == col(DocumentRow.id)))
+                 .where(col(AssignmentItemRow.assignment_id) == a.assignment_id)
+                 .order_by(col(AssignmentItemRow.position)))
             return [self._item(topic, a.total, (pos, key, title, "", grade, status, note,
                                                 flagged, version))
                     for pos, key, title, grade, status, note, flagged, version in s.execute(q)]
@@ -201,7 +207,7 @@ class AssessorView:
         never the *skipped* ones: a skip sets an item aside for good (its reason
         is the judgment's note), and the revise list is the way back to it.
         On an adaptive pool the strategy's next pick comes first, whatever
-        ``after`` is, until the topic's budget is picked (:mod:`relkit.judging.adaptive`);
+        ``after`` is, until the topic's budget is picked (:mod:`relkit.judging.store.adaptive`);
         two calls with no judgment in between return the same item.
         """
         with self.store.read() as s:
@@ -209,7 +215,7 @@ class AssessorView:
         if a.adaptive:
             if self._picker is None:
                 # Imported here: a static pool's view never loads the strategies.
-                from relkit.judging.adaptive import Picker
+                from relkit.judging.store.adaptive import Picker
 
                 self._picker = Picker(self.store, self.assessor_id, self.name,
                                       self.collection_id)
@@ -220,28 +226,28 @@ class AssessorView:
             # An item not done has no judgment (untouched) or a skipped/later one: the
             # index on (assignment, done, position) walks the not-done items in order
             # and the unique judgment index answers "untouched?" for each.
-            mark = and_(JudgmentRow.assessor_id == self.assessor_id,
-                        JudgmentRow.topic_id == a.topic_id,
-                        JudgmentRow.document_id == AssignmentItemRow.document_id)
-            fresh = (select(AssignmentItemRow.position)
+            mark = and_(col(JudgmentRow.assessor_id) == self.assessor_id,
+                        col(JudgmentRow.topic_id) == a.topic_id,
+                        col(JudgmentRow.document_id) == col(AssignmentItemRow.document_id))
+            fresh = (select(col(AssignmentItemRow.position))
                      .outerjoin(JudgmentRow, mark)
-                     .where(AssignmentItemRow.assignment_id == a.assignment_id,
-                            AssignmentItemRow.done.is_(False),  # type: ignore[attr-defined]
-                            JudgmentRow.id.is_(None))  # type: ignore[union-attr]
-                     .order_by(AssignmentItemRow.position).limit(1))
-            pos = s.execute(fresh.where(AssignmentItemRow.position > after)).scalar()
+                     .where(col(AssignmentItemRow.assignment_id) == a.assignment_id,
+                            col(AssignmentItemRow.done).is_(False),
+                            col(JudgmentRow.id).is_(None))
+                     .order_by(col(AssignmentItemRow.position)).limit(1))
+            pos = s.execute(fresh.where(col(AssignmentItemRow.position) > after)).scalar()
             if pos is None:
                 pos = s.execute(fresh).scalar()
             if pos is None:
                 pos = s.execute(
-                    select(AssignmentItemRow.position).join(JudgmentRow, mark)
-                    .where(AssignmentItemRow.assignment_id == a.assignment_id,
-                           AssignmentItemRow.done.is_(False),  # type: ignore[attr-defined]
-                           JudgmentRow.status == "later")
-                    .order_by(JudgmentRow.updated_at, JudgmentRow.id).limit(1)).scalar()
+                    select(col(AssignmentItemRow.position)).join(JudgmentRow, mark)
+                    .where(col(AssignmentItemRow.assignment_id) == a.assignment_id,
+                           col(AssignmentItemRow.done).is_(False),
+                           col(JudgmentRow.status) == "later")
+                    .order_by(col(JudgmentRow.updated_at), col(JudgmentRow.id)).limit(1)).scalar()
             if pos is None:
                 return None
-            row = s.execute(self._item_query(a).where(AssignmentItemRow.position == pos)).one()
+            row = s.execute(self._item_query(a).where(col(AssignmentItemRow.position) == pos)).one()
             return self._item(topic, a.total, row)
 
     def skipped(self, topic: str) -> int:
@@ -250,33 +256,35 @@ class AssessorView:
             a = self._topic(s, topic)
             return int(s.execute(
                 select(func.count()).select_from(AssignmentItemRow)
-                .join(JudgmentRow, and_(JudgmentRow.assessor_id == self.assessor_id,
-                                        JudgmentRow.topic_id == a.topic_id,
-                                        JudgmentRow.document_id
-                                        == AssignmentItemRow.document_id))
-                .where(AssignmentItemRow.assignment_id == a.assignment_id,
-                       JudgmentRow.status == "skipped")).scalar_one())
+                .join(JudgmentRow, and_(col(JudgmentRow.assessor_id) == self.assessor_id,
+                                        col(JudgmentRow.topic_id) == a.topic_id,
+                                        col(JudgmentRow.document_id)
+                                        == col(AssignmentItemRow.document_id)))
+                .where(col(AssignmentItemRow.assignment_id) == a.assignment_id,
+                       col(JudgmentRow.status) == "skipped")).scalar_one())
 
     def judgments(self, topic: str | None = None) -> list[JudgmentOut]:
         """This assessor's current judgments (of one topic, or all)."""
-        q = (select(JudgmentRow, TopicRow.key, DocumentRow.key)
-             .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-             .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
-             .where(JudgmentRow.assessor_id == self.assessor_id))
+        q = (select(JudgmentRow, col(TopicRow.key), col(DocumentRow.key))
+             .join(TopicRow, col(TopicRow.id) == col(JudgmentRow.topic_id))
+             .join(DocumentRow, col(DocumentRow.id) == col(JudgmentRow.document_id))
+             .where(col(JudgmentRow.assessor_id) == self.assessor_id))
         if topic is not None:
-            q = q.where(TopicRow.key == topic)
+            q = q.where(col(TopicRow.key) == topic)
         with self.store.read() as s:
             return [_out(j, t, d, self.name)
-                    for j, t, d in s.execute(q.order_by(JudgmentRow.updated_at, JudgmentRow.id))]
+                    for j, t, d in s.execute(q.order_by(col(JudgmentRow.updated_at),
+                                                        col(JudgmentRow.id)))]
 
     def history(self, topic: str, doc: str) -> list[JudgmentOut]:
         """Every write this assessor made to one judgment, oldest first."""
         q = (select(JudgmentEventRow)
-             .join(TopicRow, TopicRow.id == JudgmentEventRow.topic_id)
-             .join(DocumentRow, DocumentRow.id == JudgmentEventRow.document_id)
-             .where(JudgmentEventRow.assessor_id == self.assessor_id, TopicRow.key == topic,
-                    DocumentRow.key == doc)
-             .order_by(JudgmentEventRow.id))
+             .join(TopicRow, col(TopicRow.id) == col(JudgmentEventRow.topic_id))
+             .join(DocumentRow, col(DocumentRow.id) == col(JudgmentEventRow.document_id))
+             .where(col(JudgmentEventRow.assessor_id) == self.assessor_id,
+                    col(TopicRow.key) == topic,
+                    col(DocumentRow.key) == doc)
+             .order_by(col(JudgmentEventRow.id)))
         with self.store.read() as s:
             return [JudgmentOut(topic, doc, self.name, e.grade, e.status, e.note, e.flagged,
                                 e.dwell_ms, e.version, e.source, e.recorded_at, e.recorded_at)
@@ -320,21 +328,21 @@ class AssessorView:
                 # grade key to the next document.
                 a = self._topic(s, j.topic)
                 found = s.execute(
-                    select(DocumentRow.id, AssignmentItemRow.id)
+                    select(col(DocumentRow.id), col(AssignmentItemRow.id))
                     .join(AssignmentItemRow, and_(
-                        AssignmentItemRow.document_id == DocumentRow.id,
-                        AssignmentItemRow.assignment_id == a.assignment_id))
-                    .where(DocumentRow.collection_id == self.collection_id,
-                           DocumentRow.key == j.doc)).first()
+                        col(AssignmentItemRow.document_id) == col(DocumentRow.id),
+                        col(AssignmentItemRow.assignment_id) == a.assignment_id))
+                    .where(col(DocumentRow.collection_id) == self.collection_id,
+                           col(DocumentRow.key) == j.doc)).first()
                 if found is None:
                     raise StoreError(f"document {j.doc!r} of topic {j.topic!r} is not assigned "
                                      f"to {self.name!r}")
                 did, item = found
                 if retry and expected_version is not None:
                     done = s.execute(select(JudgmentRow).where(
-                        JudgmentRow.assessor_id == self.assessor_id,
-                        JudgmentRow.topic_id == a.topic_id,
-                        JudgmentRow.document_id == did)).scalar()
+                        col(JudgmentRow.assessor_id) == self.assessor_id,
+                        col(JudgmentRow.topic_id) == a.topic_id,
+                        col(JudgmentRow.document_id) == did)).scalar()
                     if (done is not None and done.version == expected_version + 1
                             and (done.grade, done.status, done.note, done.flagged, done.source)
                             == (j.grade, j.status, j.note, j.flagged, source)):
@@ -346,7 +354,7 @@ class AssessorView:
                     topic_id=a.topic_id, document_id=did, grade=j.grade, status=j.status,
                     note=j.note, flagged=j.flagged, dwell_ms=j.dwell_ms, source=source,
                     recorded_at=stamp))
-                s.execute(update(AssignmentItemRow).where(AssignmentItemRow.id == item)
+                s.execute(update(AssignmentItemRow).where(col(AssignmentItemRow.id) == item)
                           .values(done=j.status == "judged"))
                 meanwhile = (None if expected_version is None or version == expected_version + 1
                              else self._replaced(s, jid, version - 1, j.topic, j.doc))
@@ -359,8 +367,8 @@ class AssessorView:
                   doc: str) -> JudgmentOut | None:
         """The history row of ``version`` of judgment ``jid`` (the write just replaced):
         read in the write's transaction, only when the caller had not seen it."""
-        e = s.execute(select(JudgmentEventRow).where(JudgmentEventRow.judgment_id == jid,
-                                                     JudgmentEventRow.version == version)
+        e = s.execute(select(JudgmentEventRow).where(col(JudgmentEventRow.judgment_id) == jid,
+                                                     col(JudgmentEventRow.version) == version)
                       ).scalars().first()
         if e is None:  # a judgment written before the history kept every version
             return None
@@ -387,7 +395,7 @@ def _upsert_statement(dialect: str) -> Any:
     it, ``excluded`` most of all, cost more than running it)."""
     if dialect not in _UPSERTS:
         ins_fn = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        t = JudgmentRow.__table__  # type: ignore[attr-defined]
+        t = JudgmentRow.metadata.tables["judgment"]
         ins = ins_fn(t).values({c: bindparam(c, type_=t.c[c].type) for c in (
             "collection_id", "assessor_id", "topic_id", "document_id", "grade", "status",
             "note", "flagged", "dwell_ms", "version", "source", "created_at", "updated_at")})

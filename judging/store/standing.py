@@ -11,15 +11,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from sqlalchemy import case, func, select
+from sqlmodel import col
 
-from relkit.judging.schema import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.tables import (
     AssessorRow,
     AssignmentItemRow,
     AssignmentRow,
     JudgmentRow,
     TopicRow,
 )
-from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 
@@ -77,27 +78,29 @@ def status(store: Store, only: str | None = None) -> Status:
     Automatic assessors are counted apart (``automatic``): their grades are not
     in the topics' grade counts, nor they among the assessors.
     """
-    whose = [AssessorRow.name == only] if only is not None else []
+    whose = [col(AssessorRow.name) == only] if only is not None else []
     with store.read() as s:
         items = s.execute(
-            select(TopicRow.key, AssessorRow.name, func.count(),
-                   func.sum(case((AssignmentItemRow.done.is_(True), 1), else_=0)))
-            .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
-            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
-            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
-            .where(*whose).group_by(TopicRow.key, AssessorRow.name)).all()
+            select(col(TopicRow.key), col(AssessorRow.name), func.count(),
+                   func.sum(case((col(AssignmentItemRow.done).is_(True), 1), else_=0)))
+            .join(AssignmentRow, col(AssignmentRow.id) == col(AssignmentItemRow.assignment_id))
+            .join(TopicRow, col(TopicRow.id) == col(AssignmentRow.topic_id))
+            .join(AssessorRow, col(AssessorRow.id) == col(AssignmentRow.assessor_id))
+            .where(*whose).group_by(col(TopicRow.key), col(AssessorRow.name))).all()
         # An adaptive pool's assignment has a quota and only the items picked so
         # far: its size is the quota (an assessor with nothing picked yet counts too).
         quotas = s.execute(
-            select(TopicRow.key, AssessorRow.name, AssignmentRow.quota)
-            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
-            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
-            .where(AssignmentRow.quota.is_not(None), *whose)).all()  # type: ignore[union-attr]
+            select(col(TopicRow.key), col(AssessorRow.name), col(AssignmentRow.quota))
+            .join(TopicRow, col(TopicRow.id) == col(AssignmentRow.topic_id))
+            .join(AssessorRow, col(AssessorRow.id) == col(AssignmentRow.assessor_id))
+            .where(col(AssignmentRow.quota).is_not(None), *whose)).all()
         judged = s.execute(
-            select(TopicRow.key, AssessorRow.name, JudgmentRow.status, JudgmentRow.grade,
-                   JudgmentRow.dwell_ms, AssessorRow.kind)
-            .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-            .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id).where(*whose)).all()
+            select(col(TopicRow.key), col(AssessorRow.name), col(JudgmentRow.status),
+                   col(JudgmentRow.grade),
+                   col(JudgmentRow.dwell_ms), col(AssessorRow.kind))
+            .join(TopicRow, col(TopicRow.id) == col(JudgmentRow.topic_id))
+            .join(AssessorRow,
+                  col(AssessorRow.id) == col(JudgmentRow.assessor_id)).where(*whose)).all()
     t_items: dict[str, int] = Counter()
     t_done: dict[str, int] = Counter()
     t_people: dict[str, set[str]] = defaultdict(set)

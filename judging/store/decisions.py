@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
 
-from relkit.judging.database import integrity_error, now
-from relkit.judging.models import ChangedMeanwhile, StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.database import integrity_error, now, stored
+from relkit.judging.store.models import ChangedMeanwhile, StoreError
+from relkit.judging.store.tables import (
     AdjudicationEventRow,
     AdjudicationRow,
     AssessorRow,
@@ -29,7 +30,7 @@ from relkit.judging.schema import (
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
 
 @dataclass(frozen=True)
@@ -99,13 +100,14 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
             c = store.collection_row(s)
             store.ensure_assessors(s, [lead], role="lead")
             tid = store.topic_ids(s, c.id).get(topic)
-            did = s.execute(select(DocumentRow.id).where(DocumentRow.collection_id == c.id,
-                                                         DocumentRow.key == doc)).scalar()
+            did = s.execute(select(col(DocumentRow.id))
+                            .where(col(DocumentRow.collection_id) == c.id,
+                                   col(DocumentRow.key) == doc)).scalar()
             if tid is None or did is None:
                 raise StoreError(f"adjudicate: unknown topic {topic!r} or document {doc!r}")
-            lid, role, kind = s.execute(select(AssessorRow.id, AssessorRow.role,
-                                               AssessorRow.kind)
-                                        .where(AssessorRow.name == lead)).one()
+            lid, role, kind = s.execute(select(col(AssessorRow.id), col(AssessorRow.role),
+                                               col(AssessorRow.kind))
+                                        .where(col(AssessorRow.name) == lead)).one()
             if kind == "automatic":
                 raise StoreError(f"adjudicate: {lead} is an automatic assessor, not a lead")
             if role != "lead":
@@ -115,7 +117,7 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
             # (A pair with no final grade has no row to lock: a second session's insert
             # then fails on the unique index, and is answered below.)
             row = s.execute(select(AdjudicationRow).where(
-                AdjudicationRow.topic_id == tid, AdjudicationRow.document_id == did)
+                col(AdjudicationRow.topic_id) == tid, col(AdjudicationRow.document_id) == did)
                 .with_for_update()).scalar()
             now_held = (None, "") if row is None else (row.grade, row.note)
             given = note
@@ -134,22 +136,22 @@ def adjudicate(store: Store, lead: str, topic: str, doc: str, grade: int,
             done = Adjudicated(True, now_held[0], now_held[1], grade, note)
             at = now()
             if row is None:
-                s.add(AdjudicationRow(collection_id=c.id, topic_id=tid, document_id=did,
+                s.add(AdjudicationRow(collection_id=stored(c.id), topic_id=tid, document_id=did,
                                       grade=grade, lead_id=lid, note=note, updated_at=at))
             else:
                 row.grade, row.lead_id, row.note, row.updated_at = grade, lid, note, at
             # The history row carries the decision's own time stamp: the team guard
             # (access/decision_guard.py) and `relkit db check` match the two by it.
-            s.add(AdjudicationEventRow(collection_id=c.id, topic_id=tid, document_id=did,
+            s.add(AdjudicationEventRow(collection_id=stored(c.id), topic_id=tid, document_id=did,
                                        lead_id=lid, old_grade=now_held[0], grade=grade,
                                        note=note, recorded_at=at))
     except IntegrityError as exc:
         if shown is not None:  # another session inserted the pair's first final grade
             with store.read() as s:
                 row = s.execute(select(AdjudicationRow).join(
-                    TopicRow, TopicRow.id == AdjudicationRow.topic_id).join(
-                    DocumentRow, DocumentRow.id == AdjudicationRow.document_id).where(
-                    TopicRow.key == topic, DocumentRow.key == doc)).scalar()
+                    TopicRow, col(TopicRow.id) == col(AdjudicationRow.topic_id)).join(
+                    DocumentRow, col(DocumentRow.id) == col(AdjudicationRow.document_id)).where(
+                    col(TopicRow.key) == topic, col(DocumentRow.key) == doc)).scalar()
                 if row is not None and (row.grade, row.note) != (grade, note):
                     raise _meanwhile(s, row, topic, doc) from None
                 if row is not None:  # it holds what this call wrote: the same decision
@@ -163,7 +165,8 @@ def _meanwhile(s: Session, row: AdjudicationRow | None, topic: str,
     """What another session left on the pair, as the refusal says it."""
     if row is None:
         return ChangedMeanwhile(f"meanwhile the final grade of {topic}/{doc} was removed")
-    who = s.execute(select(AssessorRow.name).where(AssessorRow.id == row.lead_id)).scalar()
+    who = s.execute(select(col(AssessorRow.name))
+                    .where(col(AssessorRow.id) == row.lead_id)).scalar()
     return ChangedMeanwhile(
         f"meanwhile {who} gave {topic}/{doc} the final grade {row.grade}"
         + (f" (reason: {row.note})" if row.note else "") + " in another session")
@@ -174,15 +177,15 @@ def decision_history(store: Store, topic: str, doc: str) -> list[DecisionOut]:
     with store.read() as s:
         c = store.collection_row(s)
         rows = s.execute(
-            select(AssessorRow.name, AdjudicationEventRow.old_grade,
-                   AdjudicationEventRow.grade, AdjudicationEventRow.note,
-                   AdjudicationEventRow.recorded_at)
-            .join(AssessorRow, AssessorRow.id == AdjudicationEventRow.lead_id)
-            .join(TopicRow, TopicRow.id == AdjudicationEventRow.topic_id)
-            .join(DocumentRow, DocumentRow.id == AdjudicationEventRow.document_id)
-            .where(AdjudicationEventRow.collection_id == c.id, TopicRow.key == topic,
-                   DocumentRow.key == doc)
-            .order_by(AdjudicationEventRow.id)).all()
+            select(col(AssessorRow.name), col(AdjudicationEventRow.old_grade),
+                   col(AdjudicationEventRow.grade), col(AdjudicationEventRow.note),
+                   col(AdjudicationEventRow.recorded_at))
+            .join(AssessorRow, col(AssessorRow.id) == col(AdjudicationEventRow.lead_id))
+            .join(TopicRow, col(TopicRow.id) == col(AdjudicationEventRow.topic_id))
+            .join(DocumentRow, col(DocumentRow.id) == col(AdjudicationEventRow.document_id))
+            .where(col(AdjudicationEventRow.collection_id) == c.id, col(TopicRow.key) == topic,
+                   col(DocumentRow.key) == doc)
+            .order_by(col(AdjudicationEventRow.id))).all()
     return [DecisionOut(*r) for r in rows]
 
 
@@ -191,7 +194,7 @@ def history_by_pair(s: Session, names: dict[int, str]
     """Every pair's decision history by (topic id, document id), as the JSONL dump
     writes it (oldest first). ``names``: assessor id to name (the dump has them)."""
     out: dict[tuple[int, int], list[dict[str, object]]] = {}
-    for ev in s.execute(select(AdjudicationEventRow).order_by(AdjudicationEventRow.id)
+    for ev in s.execute(select(AdjudicationEventRow).order_by(col(AdjudicationEventRow.id))
                         ).scalars():
         out.setdefault((ev.topic_id, ev.document_id), []).append(
             {"lead": names[ev.lead_id], "old_grade": ev.old_grade, "grade": ev.grade,

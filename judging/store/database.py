@@ -3,8 +3,8 @@
 :class:`Database` is what every part of the store builds on: opening (and
 upgrading) the schema, read and write sessions, the collection with its scale,
 topics and documents, pools, and the assessors' names. Assignments and the
-assessor's view are layered on it (:class:`relkit.judging.store.Store`,
-:mod:`relkit.judging.assessor`, :mod:`relkit.judging.adaptive`), and this module
+assessor's view are layered on it (:class:`relkit.judging.store.assign.Store`,
+:mod:`relkit.judging.store.assessor`, :mod:`relkit.judging.store.adaptive`), and this module
 imports none of them, so they share it without importing each other.
 
 Every method is one short unit of work (one transaction), so a failure leaves
@@ -25,13 +25,13 @@ from typing import Any, Self
 
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from relkit.corpora.types import Document, Grade, RelevanceScale, Topic
-from relkit.judging.engine import describe, make_engine, sqlite_path, writer
-from relkit.judging.migrate import check, head, upgrade_safely
-from relkit.judging.models import PoolEntryIn, PoolSummary, StoreError, validated
-from relkit.judging.schema import (
+from relkit.judging.store.connection import describe, make_engine, sqlite_path, writer
+from relkit.judging.store.migrate import check, head, upgrade_safely
+from relkit.judging.store.models import PoolEntryIn, PoolSummary, StoreError, validated
+from relkit.judging.store.tables import (
     AssessorRow,
     CollectionRow,
     DocumentRow,
@@ -72,6 +72,16 @@ def close_all() -> None:
 def now() -> datetime:
     """The time stamp of a write (UTC)."""
     return datetime.now(UTC)
+
+
+def stored(row_id: int | None) -> int:
+    """The id of a row read back or flushed: the database gave it one.
+
+    SQLModel types an autoincrement key ``int | None`` (``None`` until the row is
+    stored); this says, for the type checker, that the row has been stored.
+    """
+    assert row_id is not None, "a stored row has an id"
+    return row_id
 
 
 def bulk_insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
@@ -117,7 +127,7 @@ class Database:
         is an error (the latter says to run ``relkit db upgrade``).
 
         Otherwise the database is created when empty and upgraded when older
-        (:func:`relkit.judging.migrate.upgrade_safely`: on SQLite a backup is kept
+        (:func:`relkit.judging.store.migrate.upgrade_safely`: on SQLite a backup is kept
         until the upgrade has committed); ``notify`` is told of an upgrade before it
         starts. With ``create=False`` a missing or empty database is an error instead
         of a new one (every command but ``init``).
@@ -191,14 +201,14 @@ class Database:
                 raise StoreError(f"collection {name!r}: topic {t.id!r} is given twice")
             seen.add(t.id)
         with self.write() as s, s.begin():
-            if s.execute(select(CollectionRow).where(CollectionRow.name == name)).first():
+            if s.execute(select(CollectionRow).where(col(CollectionRow.name) == name)).first():
                 raise StoreError(f"collection {name!r} already exists in this database")
             row = CollectionRow(name=name, scale_name=scale.name, threshold=scale.threshold,
                                 created_at=now(), docs_source=docs_source,
                                 docs_format=docs_format)
             s.add(row)
             s.flush()
-            cid = row.id
+            cid = stored(row.id)
             s.add_all(ScaleGradeRow(collection_id=cid, value=g.value, label=g.label,
                                     definition=g.definition) for g in scale.grades)
             s.flush()
@@ -224,7 +234,7 @@ class Database:
     def collection_row(self, s: Session, name: str | None = None) -> CollectionRow:
         """The collection called ``name`` (the only one, if None), inside session ``s``."""
         rows = list(s.execute(select(CollectionRow)).scalars()) if name is None else list(
-            s.execute(select(CollectionRow).where(CollectionRow.name == name)).scalars())
+            s.execute(select(CollectionRow).where(col(CollectionRow.name) == name)).scalars())
         if not rows:
             raise StoreError("no collection in this database: run `relkit init` first"
                              if name is None else f"no collection named {name!r}")
@@ -248,18 +258,18 @@ class Database:
         """The collection's relevance scale, as declared (unused grades included)."""
         with self.read() as s:
             c = self.collection_row(s, collection)
-            grades = s.execute(select(ScaleGradeRow).where(ScaleGradeRow.collection_id == c.id)
-                            .order_by(ScaleGradeRow.value)).scalars()
+            grades = s.execute(select(ScaleGradeRow).where(col(ScaleGradeRow.collection_id) == c.id)
+                            .order_by(col(ScaleGradeRow.value))).scalars()
             return RelevanceScale(c.scale_name, tuple(Grade(g.value, g.label, g.definition)
                                                       for g in grades), c.threshold)
 
     def topic_ids(self, s: Session, cid: int | None) -> dict[str, int]:
-        return {k: i for k, i in s.execute(select(TopicRow.key, TopicRow.id)
-                                          .where(TopicRow.collection_id == cid))}
+        return {k: i for k, i in s.execute(select(col(TopicRow.key), col(TopicRow.id))
+                                          .where(col(TopicRow.collection_id) == cid))}
 
     def doc_ids(self, s: Session, cid: int | None) -> dict[str, int]:
-        return {k: i for k, i in s.execute(select(DocumentRow.key, DocumentRow.id)
-                                          .where(DocumentRow.collection_id == cid))}
+        return {k: i for k, i in s.execute(select(col(DocumentRow.key), col(DocumentRow.id))
+                                          .where(col(DocumentRow.collection_id) == cid))}
 
     # -- pools ------------------------------------------------------------------------
     def import_pool(self, entries: Iterable[PoolEntryIn | tuple[str, str]], *, name: str,
@@ -297,13 +307,13 @@ class Database:
             c = self.collection_row(s, collection)
             topics = self.topic_ids(s, c.id)
             docs = self.doc_ids(s, c.id)
-            same = s.execute(select(PoolRow.name).where(PoolRow.collection_id == c.id,
-                                                     PoolRow.digest == digest)).first()
+            same = s.execute(select(col(PoolRow.name)).where(col(PoolRow.collection_id) == c.id,
+                                                     col(PoolRow.digest) == digest)).first()
             if same:
                 raise StoreError(f"{source}: the same pool (the same entries) is already "
                                  f"imported as {same[0]!r}; nothing was changed")
-            if s.execute(select(PoolRow.id).where(PoolRow.collection_id == c.id,
-                                                  PoolRow.name == name)).first():
+            if s.execute(select(col(PoolRow.id)).where(col(PoolRow.collection_id) == c.id,
+                                                  col(PoolRow.name) == name)).first():
                 raise StoreError(f"{source}: another pool is already named {name!r}; give "
                                  "this one its own name (--name); nothing was changed")
             new_docs: dict[str, Document] = {}
@@ -322,7 +332,7 @@ class Database:
                         raise StoreError(f"{where(i)}: unknown document {e.doc!r} (not in the "
                                          "database nor the collection); nothing was imported")
                     new_docs[e.doc] = doc
-            pool = PoolRow(collection_id=c.id, name=name, strategy=strategy,
+            pool = PoolRow(collection_id=stored(c.id), name=name, strategy=strategy,
                            params_json=json.dumps(dict(params or {}), sort_keys=True),
                            digest=digest, created_at=now())
             s.add(pool)
@@ -338,7 +348,7 @@ class Database:
 
     def pool_names(self) -> list[str]:
         with self.read() as s:
-            return list(s.execute(select(PoolRow.name).order_by(PoolRow.id)).scalars())
+            return list(s.execute(select(col(PoolRow.name)).order_by(col(PoolRow.id))).scalars())
 
     # -- assessors and assignments -------------------------------------------------------
     def add_assessor(self, name: str, role: str = "assessor", kind: str = "human") -> None:
@@ -353,7 +363,7 @@ class Database:
         New ones get ``role`` and ``kind`` ("human" or "automatic"); existing ones are
         left as they are (callers that care check :meth:`kinds` first).
         """
-        have = {n: i for n, i in s.execute(select(AssessorRow.name, AssessorRow.id))}
+        have = {n: i for n, i in s.execute(select(col(AssessorRow.name), col(AssessorRow.id)))}
         new = [n for n in dict.fromkeys(names) if n not in have]
         if new and kind == "human":
             _check_logins(s, new, role)
@@ -362,24 +372,24 @@ class Database:
                 row = AssessorRow(name=name, role=role, kind=kind, created_at=now())
                 s.add(row)
                 s.flush()
-                have[name] = row.id  # type: ignore[assignment]
+                have[name] = row.id
         return have
 
     def assessors(self, role: str | None = None, kind: str | None = None) -> list[str]:
         """Everyone's names, or only those with ``role`` ("assessor", "lead") and
         ``kind`` ("human", "automatic"), sorted."""
-        q = select(AssessorRow.name).order_by(AssessorRow.name)
+        q = select(col(AssessorRow.name)).order_by(col(AssessorRow.name))
         if role is not None:
-            q = q.where(AssessorRow.role == role)
+            q = q.where(col(AssessorRow.role) == role)
         if kind is not None:
-            q = q.where(AssessorRow.kind == kind)
+            q = q.where(col(AssessorRow.kind) == kind)
         with self.read() as s:
             return list(s.execute(q).scalars())
 
     def kinds(self) -> dict[str, str]:
         """Each assessor's kind ("human" or "automatic"), by name."""
         with self.read() as s:
-            return dict(s.execute(select(AssessorRow.name, AssessorRow.kind)).all())  # type: ignore[arg-type]
+            return dict(s.execute(select(col(AssessorRow.name), col(AssessorRow.kind))).all())
 
 
 def integrity_error(exc: IntegrityError, where: str) -> StoreError:
@@ -409,7 +419,7 @@ def _check_logins(s: Session, names: Sequence[str], role: str) -> None:
     """
     from sqlalchemy import text
 
-    from relkit.judging.logins import login_problem
+    from relkit.judging.store.logins import login_problem
 
     if s.get_bind().dialect.name != "postgresql":
         return

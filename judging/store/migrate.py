@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 from sqlalchemy import Connection, Engine, inspect, text
 
-from relkit.judging.engine import DatabaseError, describe, sqlite_path, writer
+from relkit.judging.store.connection import DatabaseError, describe, sqlite_path, writer
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 

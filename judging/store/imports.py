@@ -31,20 +31,20 @@ from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from relkit.corpora.types import Document, Topic
-from relkit.judging.database import bulk_insert, integrity_error, now
 from relkit.judging.judgment_files import JudgmentLine
-from relkit.judging.models import StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.assign import Store
+from relkit.judging.store.database import bulk_insert, integrity_error, now
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.tables import (
     KINDS,
     AssessorRow,
     DocumentRow,
     JudgmentRow,
     TopicRow,
 )
-from relkit.judging.store import Store
 
 Progress = Callable[[int, int], None]
 BATCH = 20_000   # rows per write batch: a progress step, and well inside SQLite's limits
@@ -210,8 +210,8 @@ def _write(store: Store, s: Session, rows: list[JudgmentLine], add_missing: bool
 def _check_kinds(s: Session, rows: Sequence[JudgmentLine], kind: str) -> None:
     """Refuse judgments for an existing assessor of the other kind (file:line)."""
     names = {r.assessor for r in rows}
-    kinds = dict(s.execute(select(AssessorRow.name, AssessorRow.kind)
-                           .where(AssessorRow.name.in_(sorted(names)))).all())
+    kinds = dict(s.execute(select(col(AssessorRow.name), col(AssessorRow.kind))
+                           .where(col(AssessorRow.name).in_(sorted(names)))).all())
     bad = next((r for r in rows if kinds.get(r.assessor, kind) != kind), None)
     if bad is not None:
         have = kinds[bad.assessor]
@@ -238,7 +238,7 @@ class _Raw:
 
     def stamp(self, when: Any) -> Any:
         """``when`` as the driver is given it for a DateTime column (once, not per row)."""
-        typ = JudgmentRow.__table__.c.created_at.type  # type: ignore[attr-defined]
+        typ = JudgmentRow.metadata.tables["judgment"].c.created_at.type
         proc = typ.dialect_impl(self.conn.dialect).bind_processor(self.conn.dialect)
         return proc(when) if proc is not None else when
 

@@ -39,24 +39,24 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.access.decision_guard import install_decision_guard
-from relkit.judging.access.history_guard import install_guard
-from relkit.judging.access.lockdown import limit_logins, lock_down, still_open
-from relkit.judging.access.names import (
+from relkit.judging.store.access.decision_guard import install_decision_guard
+from relkit.judging.store.access.history_guard import install_guard
+from relkit.judging.store.access.lockdown import limit_logins, lock_down, still_open
+from relkit.judging.store.access.names import (
     check_prefix,
     check_prefix_length,
     default_prefix,
     group_names,
     login_problem,
 )
-from relkit.judging.access.quoting import literal as _literal
-from relkit.judging.access.quoting import quote as _q
-from relkit.judging.models import StoreError
+from relkit.judging.store.access.quoting import literal as _literal
+from relkit.judging.store.access.quoting import quote as _q
+from relkit.judging.store.models import StoreError
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from relkit.judging.database import Database
+    from relkit.judging.store.database import Database
 
 # Readable by every team role, whole: no person's data in them.
 SHARED = ("alembic_version", "collection", "scale_grade", "assessor")
@@ -66,11 +66,11 @@ GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_
 # What ``relkit serve``'s own login reads before a session switches to its person's role
 # (and nothing else is granted to it): the schema version (opening the database, in the
 # server and each warm spare), the sign-in tokens with their owners' names and roles
-# (relkit.judging.tokens.Verifier), and the collection with its scale, which a warm
+# (relkit.judging.store.tokens.Verifier), and the collection with its scale, which a warm
 # spare reads ahead (relkit.judging.serve.session.warm_queries).
-# The judgment columns a revision sets (relkit.judging.assessor._upsert_statement).
+# The judgment columns a revision sets (relkit.judging.store.assessor._upsert_statement).
 REVISED = ("grade", "status", "note", "flagged", "dwell_ms", "version", "source", "updated_at")
-# The adjudication columns a changed decision sets (relkit.judging.decisions.adjudicate).
+# The adjudication columns a changed decision sets (relkit.judging.store.decisions.adjudicate).
 DECIDED = ("grade", "lead_id", "note", "updated_at")
 SERVER_READS = ("alembic_version", "access_token", "assessor", "collection", "scale_grade")
 
@@ -100,7 +100,7 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
     server's ``pg_hba.conf`` allows (certificates, peer, an admin's ``\\password``).
     ``serve_login``: the login ``relkit serve`` connects as; it is granted every
     person's role, so that each served session can ``SET ROLE`` to its person
-    (:mod:`relkit.judging.access.acting`). A re-run grants new people's roles to the
+    (:mod:`relkit.judging.store.access.acting`). A re-run grants new people's roles to the
     logins granted them before, named again or not.
     """
     if db.engine.dialect.name != "postgresql":

@@ -35,10 +35,10 @@ def init(
 
     Example: relkit team init --db postgresql://owner@db.example.org/relevance
     """
-    from relkit.judging.access.names import PrefixTooLong, check_prefix
-    from relkit.judging.access.policies import init_team
-    from relkit.judging.engine import resolve_url
-    from relkit.judging.models import StoreError
+    from relkit.judging.store.access.names import PrefixTooLong, check_prefix
+    from relkit.judging.store.access.policies import init_team
+    from relkit.judging.store.connection import resolve_url
+    from relkit.judging.store.models import StoreError
 
     if role_prefix is not None:
         try:
@@ -46,7 +46,7 @@ def init(
         except StoreError:
             raise typer.BadParameter(f"use letters, digits and _ only; got {role_prefix!r}",
                                      param_hint="--role-prefix") from None
-    from relkit.judging.store import Store
+    from relkit.judging.store.assign import Store
 
     url = resolve_url(db)
     if not str(url).startswith("postgresql"):

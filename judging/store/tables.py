@@ -1,16 +1,16 @@
 """The judging database: every table, in one module.
 
 SQLModel ``table=True`` classes do not validate their input, so nothing here is
-built from user data directly: :mod:`relkit.judging.models` validates first, and the
+built from user data directly: :mod:`relkit.judging.store.models` validates first, and the
 invariants that matter are database constraints as well (unique current
 judgment per assessor/topic/document, grades within the collection's scale
 through a composite foreign key, status and grade consistent, foreign keys).
 
-The schema is created and upgraded only by Alembic (``judging/migrations``);
+The schema is created and upgraded only by Alembic (``judging/store/migrations``);
 ``SQLModel.metadata`` here is what the migrations are checked against.
 
 Assessor-facing code never reads ``pool_entry`` (provenance, priority) or other
-assessors' rows; see :class:`relkit.judging.store.AssessorView`.
+assessors' rows; see :class:`relkit.judging.store.assessor.AssessorView`.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ class AssignmentRow(SQLModel, table=True):
     ordering: str = "docno"
     seed: int | None = None
     created_at: datetime
-    # Adaptive pools (judging/adaptive.py): items are created as the strategy picks
+    # Adaptive pools (judging/store/adaptive.py): items are created as the strategy picks
     # them, up to `quota`; an overlap assessor's assignment `follows` the primary's.
     # Both NULL: a static assignment whose items were all created by `assign`.
     quota: int | None = None
@@ -289,7 +289,7 @@ class AdjudicationEventRow(SQLModel, table=True):
 class TokenRow(SQLModel, table=True):
     """A sign-in secret for ``relkit serve`` (``relkit token issue``), one person's.
 
-    Only a salted hash is kept (:mod:`relkit.judging.tokens`): ``key`` is the public
+    Only a salted hash is kept (:mod:`relkit.judging.store.tokens`): ``key`` is the public
     part a token starts with, so a sign-in finds its row without trying every hash.
     A revoked token stays, with ``revoked_at``, so the log can still name its owner.
     """

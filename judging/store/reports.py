@@ -1,10 +1,10 @@
 """Reading the judging database back: qrels, a full dump, disagreements, adjudication.
 
-Where a project stands (``relkit status``) is :mod:`relkit.judging.standing`, re-exported
+Where a project stands (``relkit status``) is :mod:`relkit.judging.store.standing`, re-exported
 here.
 
 These are the researcher's and the lead's views: unlike
-:class:`relkit.judging.assessor.AssessorView` they see every assessor, the pools'
+:class:`relkit.judging.store.assessor.AssessorView` they see every assessor, the pools'
 provenance and the gold grades.
 """
 
@@ -18,11 +18,21 @@ from dataclasses import dataclass, field
 from typing import IO, Literal, get_args
 
 from sqlalchemy import select
+from sqlmodel import col
+
+from relkit.judging.store.assign import Store
 
 # adjudicate: re-exported, the old import path
-from relkit.judging.decisions import adjudicate, history_by_pair  # noqa: F401
-from relkit.judging.models import StoreError
-from relkit.judging.schema import (
+from relkit.judging.store.decisions import adjudicate, history_by_pair  # noqa: F401
+from relkit.judging.store.models import StoreError
+from relkit.judging.store.standing import (  # noqa: F401 (re-exported: the old import path)
+    AssessorProgress,
+    AutomaticProgress,
+    Status,
+    TopicProgress,
+    status,
+)
+from relkit.judging.store.tables import (
     AdjudicationRow,
     AssessorRow,
     DocumentRow,
@@ -33,14 +43,6 @@ from relkit.judging.schema import (
     PoolRow,
     TopicRow,
 )
-from relkit.judging.standing import (  # noqa: F401 (re-exported: the old import path)
-    AssessorProgress,
-    AutomaticProgress,
-    Status,
-    TopicProgress,
-    status,
-)
-from relkit.judging.store import Store
 from relkit.pooling.pool import natural as _natural
 
 Method = Literal["majority", "mean", "assessor", "primary", "adjudicated"]
@@ -59,25 +61,28 @@ def _pairs(store: Store, automatic: bool | str = True) -> dict[tuple[str, str], 
     """Every pooled or judged pair; ``automatic``: whose grades count besides the humans'
     (``True``: every automatic assessor's, ``False``: none, a name: that one's)."""
     pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
-    whose = (AssessorRow.kind == "human") if automatic is False else (
-        (AssessorRow.kind == "human") | (AssessorRow.name == automatic)
+    whose = (col(AssessorRow.kind) == "human") if automatic is False else (
+        (col(AssessorRow.kind) == "human") | (col(AssessorRow.name) == automatic)
         if isinstance(automatic, str) else None)
     with store.read() as s:
-        for t, d in s.execute(select(TopicRow.key, DocumentRow.key)
-                              .join(PoolEntryRow, PoolEntryRow.topic_id == TopicRow.id)
-                              .join(DocumentRow, DocumentRow.id == PoolEntryRow.document_id)):
+        for t, d in s.execute(select(col(TopicRow.key), col(DocumentRow.key))
+                              .join(PoolEntryRow, col(PoolEntryRow.topic_id) == col(TopicRow.id))
+                              .join(DocumentRow,
+                                    col(DocumentRow.id) == col(PoolEntryRow.document_id))):
             pairs[(t, d)].pooled = True
         for t, d, a, g in s.execute(
-                select(TopicRow.key, DocumentRow.key, AssessorRow.name, JudgmentRow.grade)
-                .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
-                .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.status == "judged", *([whose] if whose is not None else []))):
+                select(col(TopicRow.key), col(DocumentRow.key), col(AssessorRow.name),
+                       col(JudgmentRow.grade))
+                .join(TopicRow, col(TopicRow.id) == col(JudgmentRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(JudgmentRow.document_id))
+                .join(AssessorRow, col(AssessorRow.id) == col(JudgmentRow.assessor_id))
+                .where(col(JudgmentRow.status) == "judged",
+                       *([whose] if whose is not None else []))):
             pairs[(t, d)].grades[a] = g
         for t, d, g in s.execute(
-                select(TopicRow.key, DocumentRow.key, AdjudicationRow.grade)
-                .join(TopicRow, TopicRow.id == AdjudicationRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == AdjudicationRow.document_id)):
+                select(col(TopicRow.key), col(DocumentRow.key), col(AdjudicationRow.grade))
+                .join(TopicRow, col(TopicRow.id) == col(AdjudicationRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(AdjudicationRow.document_id))):
             pairs[(t, d)].adjudicated = g
     return pairs
 
@@ -144,9 +149,9 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
     for (t, d), p in _pairs(store, counted).items():
         grade: int | None
         if method == "assessor":
-            grade = p.grades.get(assessor)  # type: ignore[arg-type]
+            grade = p.grades.get(assessor) if assessor is not None else None
         elif method == "primary":
-            grade = p.grades.get(assessor)  # type: ignore[arg-type]
+            grade = p.grades.get(assessor) if assessor is not None else None
             if grade is None and p.grades:
                 grade = majority(list(p.grades.values()))
         elif method == "adjudicated" and p.adjudicated is not None:
@@ -181,29 +186,32 @@ def dump(store: Store) -> Iterator[dict[str, object]]:
     with store.read() as s:
         keys = {}
         for tid, did, t, d in s.execute(
-                select(TopicRow.id, DocumentRow.id, TopicRow.key, DocumentRow.key)
-                .join(PoolEntryRow, PoolEntryRow.topic_id == TopicRow.id)
-                .join(DocumentRow, DocumentRow.id == PoolEntryRow.document_id)
-                .union(select(TopicRow.id, DocumentRow.id, TopicRow.key, DocumentRow.key)
-                       .join(JudgmentRow, JudgmentRow.topic_id == TopicRow.id)
-                       .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id))):
+                select(col(TopicRow.id), col(DocumentRow.id), col(TopicRow.key),
+                       col(DocumentRow.key))
+                .join(PoolEntryRow, col(PoolEntryRow.topic_id) == col(TopicRow.id))
+                .join(DocumentRow, col(DocumentRow.id) == col(PoolEntryRow.document_id))
+                .union(select(col(TopicRow.id), col(DocumentRow.id), col(TopicRow.key),
+                              col(DocumentRow.key))
+                       .join(JudgmentRow, col(JudgmentRow.topic_id) == col(TopicRow.id))
+                       .join(DocumentRow, col(DocumentRow.id) == col(JudgmentRow.document_id)))):
             keys[(tid, did)] = (t, d)
         pools: dict[tuple[int, int], list[dict[str, object]]] = defaultdict(list)
-        for pname, e in s.execute(select(PoolRow.name, PoolEntryRow)
-                                  .join(PoolEntryRow, PoolEntryRow.pool_id == PoolRow.id)):
+        for pname, e in s.execute(select(col(PoolRow.name), PoolEntryRow)
+                                  .join(PoolEntryRow,
+                                        col(PoolEntryRow.pool_id) == col(PoolRow.id))):
             pools[(e.topic_id, e.document_id)].append(
                 {"pool": pname, "priority": e.priority,
                  "provenance": [list(p) for p in json.loads(e.provenance_json)]})
-        names = {i: n for i, n in s.execute(select(AssessorRow.id, AssessorRow.name))}
-        kinds = {i: k for i, k in s.execute(select(AssessorRow.id, AssessorRow.kind))}
+        names = {i: n for i, n in s.execute(select(col(AssessorRow.id), col(AssessorRow.name)))}
+        kinds = {i: k for i, k in s.execute(select(col(AssessorRow.id), col(AssessorRow.kind)))}
         history: dict[int, list[dict[str, object]]] = defaultdict(list)
-        for ev in s.execute(select(JudgmentEventRow).order_by(JudgmentEventRow.id)).scalars():
+        for ev in s.execute(select(JudgmentEventRow).order_by(col(JudgmentEventRow.id))).scalars():
             history[ev.judgment_id].append(
                 {"version": ev.version, "grade": ev.grade, "status": ev.status,
                  "note": ev.note, "flagged": ev.flagged, "dwell_ms": ev.dwell_ms,
                  "source": ev.source, "recorded_at": ev.recorded_at.isoformat()})
         judgments: dict[tuple[int, int], list[dict[str, object]]] = defaultdict(list)
-        for j in s.execute(select(JudgmentRow).order_by(JudgmentRow.id)).scalars():
+        for j in s.execute(select(JudgmentRow).order_by(col(JudgmentRow.id))).scalars():
             judgments[(j.topic_id, j.document_id)].append(
                 {"assessor": names[j.assessor_id], "kind": kinds[j.assessor_id],
                  "grade": j.grade, "status": j.status,
@@ -249,13 +257,14 @@ def disagreements(store: Store, include_automatic: bool = False) -> list[Disagre
     rows: dict[tuple[str, str], dict[str, tuple[int, str]]] = defaultdict(dict)
     with store.read() as s:
         for t, d, a, g, note in s.execute(
-                select(TopicRow.key, DocumentRow.key, AssessorRow.name, JudgmentRow.grade,
-                       JudgmentRow.note)
-                .join(TopicRow, TopicRow.id == JudgmentRow.topic_id)
-                .join(DocumentRow, DocumentRow.id == JudgmentRow.document_id)
-                .join(AssessorRow, AssessorRow.id == JudgmentRow.assessor_id)
-                .where(JudgmentRow.status == "judged",
-                       *([] if include_automatic else [AssessorRow.kind == "human"]))):
+                select(col(TopicRow.key), col(DocumentRow.key), col(AssessorRow.name),
+                       col(JudgmentRow.grade),
+                       col(JudgmentRow.note))
+                .join(TopicRow, col(TopicRow.id) == col(JudgmentRow.topic_id))
+                .join(DocumentRow, col(DocumentRow.id) == col(JudgmentRow.document_id))
+                .join(AssessorRow, col(AssessorRow.id) == col(JudgmentRow.assessor_id))
+                .where(col(JudgmentRow.status) == "judged",
+                       *([] if include_automatic else [col(AssessorRow.kind) == "human"]))):
             rows[(t, d)][a] = (g, note)
     adj = {k: p.adjudicated for k, p in _pairs(store).items() if p.adjudicated is not None}
     out = [Disagreement(t, d, {a: g for a, (g, _) in v.items()},
@@ -268,8 +277,8 @@ def disagreements(store: Store, include_automatic: bool = False) -> list[Disagre
 def document_text(store: Store, doc: str) -> tuple[str | None, str] | None:
     """A stored document's (title, text), for the lead's view."""
     with store.read() as s:
-        row = s.execute(select(DocumentRow.title, DocumentRow.text)
-                        .where(DocumentRow.key == doc)).first()
+        row = s.execute(select(col(DocumentRow.title), col(DocumentRow.text))
+                        .where(col(DocumentRow.key) == doc)).first()
     return None if row is None else (row[0], row[1])
 
 
@@ -277,6 +286,8 @@ def topic_text(store: Store, topic: str) -> tuple[str | None, str | None, str | 
     """A topic's (title, description, narrative), for the lead's view."""
     with store.read() as s:
         c = store.collection_row(s)
-        row = s.execute(select(TopicRow.title, TopicRow.description, TopicRow.narrative)
-                        .where(TopicRow.collection_id == c.id, TopicRow.key == topic)).first()
+        row = s.execute(select(col(TopicRow.title), col(TopicRow.description),
+                               col(TopicRow.narrative))
+                        .where(col(TopicRow.collection_id) == c.id,
+                               col(TopicRow.key) == topic)).first()
     return None if row is None else (row[0], row[1], row[2])

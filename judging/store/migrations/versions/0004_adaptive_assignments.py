@@ -5,7 +5,7 @@ Revises: 0003
 Create Date: 2026-11-23
 
 An assignment on an adaptive pool gets no items up front: the strategy picks
-each next document as judgments arrive (``judging/adaptive.py``), so the
+each next document as judgments arrive (``judging/store/adaptive.py``), so the
 assignment records how many it will pick (``quota``), and an overlap
 assessor's assignment names the primary's assignment it samples from
 (``follows_id``). NULL in both: a static assignment, as before. The index lets

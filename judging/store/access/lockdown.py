@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from relkit.judging.access.quoting import quote as _q
+from relkit.judging.store.access.quoting import quote as _q
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
