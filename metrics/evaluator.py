@@ -57,6 +57,43 @@ class Result:
     values: list[Any]              # per measure: ndarray or list[str] (None: summary-only)
     summary: list[Any]             # per measure: float, str, or None
 
+    # The dataclass's repr printed every array (5k characters for trec_eval's
+    # `official` measures): one line, a notebook table and a chart instead.
+    def __repr__(self) -> str:
+        from relkit.metrics.result_view import result_repr
+
+        return result_repr(self.run_id, self.topics, self.measures, self.summary)
+
+    def _repr_html_(self) -> str:
+        from relkit.metrics.result_view import result_html
+
+        return result_html(self.run_id, self.topics, self.measures, self.summary)
+
+    def to_dict(self) -> dict[str, float]:
+        """Summary value per measure (readable name), the measures with a number."""
+        return {str(m): float(s) for m, s in zip(self.measures, self.summary, strict=True)
+                if s is not None and not isinstance(s, str)}
+
+    def plot(self, measure: str | None = None, ax: Any = None) -> Any:
+        """Bars of ``measure``'s per-topic values (default: the first measure with
+        per-topic numbers); drawn on ``ax`` or a new figure. Returns the matplotlib Axes."""
+        from relkit.metrics.result_view import plot_topics
+
+        shown = [(str(m), v) for m, v in zip(self.measures, self.values, strict=True)
+                 if isinstance(v, np.ndarray)]
+        if not shown:
+            raise MeasureError(f"run {self.run_id!r}: no measure has per-topic values to plot")
+        names = [name for name, _ in shown]
+        if measure is None:
+            measure = names[0]
+        elif measure not in names:
+            found = resolve([measure], 10)   # another spelling (ndcg_cut.10) of a shown one
+            measure = str(found[0]) if len(found) == 1 else measure
+        if measure not in names:
+            raise MeasureError(f"run {self.run_id!r} has no per-topic values of {measure!r}; "
+                               f"it has {', '.join(names)}")
+        return plot_topics(self.run_id, self.topics, measure, dict(shown)[measure], ax)
+
 
 # Rows per chunk when a run is evaluated a group of topics at a time: big
 # enough that per-chunk overhead is negligible, small enough to bound memory.
