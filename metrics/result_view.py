@@ -92,15 +92,34 @@ def axes(ax: Any, width: float, height: float) -> Any:
     return new
 
 
-def plot_topics(run_id: str, topics: Sequence[str], name: str, values: Any,
-                ax: Any = None) -> Any:
+def plot_result(run_id: str, topics: Sequence[str], measures: Sequence[Any],
+                values: Sequence[Any], measure: str | None = None, ax: Any = None) -> Any:
     """Bars of one measure's per-topic values, topics in the result's order.
 
-    Returns the matplotlib ``Axes`` drawn on (``ax``, or a new figure's).
+    ``measure``: a name in any spelling (``ndcg_cut.10`` for ``nDCG@10``); default the
+    first measure with per-topic numbers. Returns the matplotlib ``Axes`` drawn on
+    (``ax``, or a new figure's). An unknown or summary-only measure is a
+    :class:`~relkit.metrics.core.errors.MeasureError` naming the ones there are.
     """
+    import numpy as np
+
+    from relkit.metrics.core.errors import MeasureError
+    from relkit.metrics.resolve import resolve
+
+    shown = {str(m): v for m, v in zip(measures, values, strict=True)
+             if isinstance(v, np.ndarray)}
+    if not shown:
+        raise MeasureError(f"run {run_id!r}: no measure has per-topic values to plot")
+    name = next(iter(shown)) if measure is None else measure
+    if name not in shown:
+        found = resolve([name], 10)     # another spelling of a measure shown?
+        name = str(found[0]) if len(found) == 1 else name
+    if name not in shown:
+        raise MeasureError(f"run {run_id!r} has no per-topic values of {measure!r}; "
+                           f"it has {', '.join(shown)}")
     ax = axes(ax, max(4.0, 0.3 * len(topics) + 1.5), 3.0)
     positions = list(range(len(topics)))
-    ax.bar(positions, values, color="#4a6fa5")
+    ax.bar(positions, shown[name], color="#4a6fa5")
     if len(topics) <= 40:          # more labels than that are unreadable
         ax.set_xticks(positions, [str(t) for t in topics], rotation=90)
     ax.set_xlabel("topic")
