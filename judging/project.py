@@ -72,7 +72,7 @@ def open_store(db: str | os.PathLike[str] | None = None, *, create: bool = True,
     >>> open_store(Path(folder.name) / "none.db", create=False)
     Traceback (most recent call last):
     ...
-    relkit.judging.models.StoreError: no judging database at ...none.db: run `relkit init` there first, or point --db / $RELKIT_DB at one
+    relkit.judging.models.StoreError: no judging database at ...none.db: run `relkit init` ...
     >>> folder.cleanup()
     """
     from relkit.judging.store import Store

@@ -130,7 +130,8 @@ class Evaluator:
     >>> ev.aggregate(run).round(4).to_dict()          # trec_eval's summary
     {'AP': 0.75, 'nDCG@10': 0.8155}
     >>> ev.evaluate(run).round(4).values.tolist()     # per topic, tidy
-    [['run', 'q1', 'AP', 0.5], ['run', 'q2', 'AP', 1.0], ['run', 'q1', 'nDCG@10', 0.6309], ['run', 'q2', 'nDCG@10', 1.0]]
+    [['run', 'q1', 'AP', 0.5], ['run', 'q2', 'AP', 1.0], ['run', 'q1', 'nDCG@10', 0.6309],
+     ['run', 'q2', 'nDCG@10', 1.0]]
     """
 
     def __init__(self, qrels: Qrels | Any, measures: Sequence[str | Measure] | Any = ("official",),

@@ -57,7 +57,8 @@ def result_html(run_id: str, topics: Sequence[str], measures: Sequence[Any],
     Examples
     --------
     >>> print(result_html("<b>", ["1"], ["AP"], [0.5]))
-    <table><caption>run &lt;b&gt;: 1 topics</caption><thead><tr><th>measure</th><th>value</th></tr></thead><tbody><tr><td>AP</td><td style="text-align:right">0.5000</td></tr></tbody></table>
+    <table><caption>run &lt;b&gt;: 1 topics</caption><thead>...</thead><tbody><tr><td>AP</td><td
+    style="text-align:right">0.5000</td></tr></tbody></table>
     """
     shown = _numeric(measures, summary)
     rows = "".join(f'<tr><td>{html.escape(name)}</td>'

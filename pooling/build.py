@@ -177,7 +177,8 @@ def pool(runs: Any, strategy: str = "depth", *, depth: int | None = 100,
     >>> p
     <Pool: 5 documents over 2 topics>
     >>> [(e.topic, e.doc, e.runs) for e in p]
-    [('q1', 'd1', ('a', 'b')), ('q1', 'd2', ('a',)), ('q1', 'd3', ('b',)), ('q2', 'd4', ('a', 'b')), ('q2', 'd5', ('b',))]
+    [('q1', 'd1', ('a', 'b')), ('q1', 'd2', ('a',)), ('q1', 'd3', ('b',)),
+     ('q2', 'd4', ('a', 'b')), ('q2', 'd5', ('b',))]
     >>> len(pool({"a": a, "b": b}, "fusion", params={"method": "rrf"}, budget=1))
     2
     """

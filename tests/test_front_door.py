@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, pytrec_dicts, run_cli
 
 import relkit
+from helpers import ROOT, pytrec_dicts, run_cli
 
 SAMPLE = ROOT / "corpora" / "sample"
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
@@ -61,6 +61,7 @@ def test_type_checkers_see_the_same_names_as_the_lazy_table() -> None:
                 assert isinstance(imp, ast.ImportFrom) and imp.module is not None
                 seen.update({alias.name: imp.module for alias in imp.names})
     assert seen == relkit._LAZY
+    assert relkit.__all__ == ["__version__", *relkit._LAZY]
 
 
 def test_import_relkit_loads_no_layer_and_no_heavy_library() -> None:

@@ -46,7 +46,9 @@ _LAZY: dict[str, str] = {
     "agree": "relkit.judging.agreement.agree",
 }
 
-__all__ = ["__version__", *_LAZY]
+# Spelt out, not built from _LAZY: tools that read the source (ruff, IDEs) see it.
+__all__ = ["__version__", "Qrels", "Run", "Evaluator", "evaluate", "parse_measure", "compare",
+           "open_store", "pool", "agree"]
 
 if TYPE_CHECKING:
     from relkit.judging.agreement.agree import agree

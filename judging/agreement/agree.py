@@ -90,7 +90,8 @@ def agree(judgments: Sequence[str | os.PathLike[str]] | pd.DataFrame | None = No
     ...                      columns=["assessor", "topic", "doc", "grade"])
     >>> a = agree(frame, scale="trec-dl", replicates=0)
     >>> a
-    <Analysis: 2 assessors (ann, bob), 6 items on 3 topics, trec-dl binarised at 2: alpha_ordinal=0.8872 AC1=0.7818 binary_kappa=1.0000>
+    <Analysis: 2 assessors (ann, bob), 6 items on 3 topics, trec-dl binarised at 2:
+    alpha_ordinal=0.8872 AC1=0.7818 binary_kappa=1.0000>
     >>> a.graded.overall["percent_agreement"].value     # 5 of 6 items the same
     0.8333...
     >>> round(a.graded.pairs[0].stats["cohen_kappa"].value, 4)

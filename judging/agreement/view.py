@@ -33,9 +33,10 @@ def analysis_repr(a: Any) -> str:
     --------
     >>> from types import SimpleNamespace as NS
     >>> level = NS(overall={"gwet_ac1": NS(value=0.5)})
-    >>> analysis_repr(NS(assessors=("ann", "bob"), items=6, topics=3, scale="trec-dl",
-    ...                  threshold=2, graded=level, binary=NS(overall={})))
-    '<Analysis: 2 assessors (ann, bob), 6 items on 3 topics, trec-dl binarised at 2: alpha_ordinal=n/a AC1=0.5000 binary_kappa=n/a>'
+    >>> print(analysis_repr(NS(assessors=("ann", "bob"), items=6, topics=3, scale="trec-dl",
+    ...                        threshold=2, graded=level, binary=NS(overall={}))))
+    <Analysis: 2 assessors (ann, bob), 6 items on 3 topics, trec-dl binarised at 2:
+    alpha_ordinal=n/a AC1=0.5000 binary_kappa=n/a>
     """
     names = ", ".join(a.assessors[:REPR_ASSESSORS])
     if len(a.assessors) > REPR_ASSESSORS:
@@ -56,7 +57,9 @@ def analysis_html(a: Any) -> str:
     >>> print(analysis_html(NS(assessors=("<b>ann</b>", "bob"), items=6, topics=3,
     ...                        scale="trec-dl", threshold=2, graded=level,
     ...                        binary=NS(overall={}))))
-    <table><caption>2 assessors (&lt;b&gt;ann&lt;/b&gt;, bob), 6 items on 3 topics, trec-dl binarised at 2</caption><thead><tr><th>statistic</th><th>graded</th><th>binary</th></tr></thead><tbody><tr><td>gwet_ac1</td><td style="text-align:right">0.5000</td><td style="text-align:right">n/a</td></tr></tbody></table>
+    <table><caption>2 assessors (&lt;b&gt;ann&lt;/b&gt;, bob), 6 items on 3 topics, trec-dl
+    binarised at 2</caption>...<tr><td>gwet_ac1</td><td style="text-align:right">0.5000</td><td
+    style="text-align:right">n/a</td></tr></tbody></table>
     """
     names = list(a.graded.overall) + [n for n in a.binary.overall if n not in a.graded.overall]
     rows = "".join(

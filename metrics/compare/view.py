@@ -40,7 +40,8 @@ def comparison_repr(cmp: Comparison) -> str:
     >>> scores = Scores(("bm25", "lm"), ("AP",), ("q1", "q2", "q3", "q4"),
     ...                 np.array([[[0.5, 0.6, 0.2, 0.9], [0.1, 0.3, 0.1, 0.5]]]))
     >>> compare_scores(scores, baseline="bm25")
-    <Comparison of 2 systems (bm25, lm) on AP over 4 topics: t test, holm, alpha 0.05; 1 of 1 pairs significant; baseline bm25>
+    <Comparison of 2 systems (bm25, lm) on AP over 4 topics: t test, holm, alpha 0.05;
+    1 of 1 pairs significant; baseline bm25>
     """
     names = ", ".join(cmp.systems[:REPR_SYSTEMS])
     if len(cmp.systems) > REPR_SYSTEMS:
@@ -72,7 +73,11 @@ def comparison_html(cmp: Comparison) -> str:
     >>> scores = Scores(("<i>bm25</i>", "lm"), ("AP",), ("q1", "q2", "q3", "q4"),
     ...                 np.array([[[0.5, 0.6, 0.2, 0.9], [0.1, 0.3, 0.1, 0.5]]]))
     >>> print(compare_scores(scores)._repr_html_())
-    <table><thead><tr><th>system</th><th>AP</th></tr></thead><tbody><tr><td>(a) &lt;i&gt;bm25&lt;/i&gt;</td><td style="text-align:right"><b>0.5500</b> b</td></tr><tr><td>(b) lm</td><td style="text-align:right">0.2500 </td></tr></tbody></table><p>Mean over 4 topics; best in bold; t test, holm correction, alpha 0.05. Letters: significantly better than the systems with those letters.</p>
+    <table><thead><tr><th>system</th><th>AP</th></tr></thead><tbody><tr><td>(a)
+    &lt;i&gt;bm25&lt;/i&gt;</td><td style="text-align:right"><b>0.5500</b> b</td></tr><tr><td>(b)
+    lm</td><td style="text-align:right">0.2500 </td></tr></tbody></table><p>Mean over 4
+    topics; best in bold; t test, holm correction, alpha 0.05. Letters: significantly better
+    than the systems with those letters.</p>
     """
     esc = html.escape
     head = "".join(f"<th>{esc(m)}</th>" for m in cmp.measures)
