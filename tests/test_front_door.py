@@ -62,6 +62,12 @@ def test_type_checkers_see_the_same_names_as_the_lazy_table() -> None:
                 seen.update({alias.name: imp.module for alias in imp.names})
     assert seen == relkit._LAZY
     assert relkit.__all__ == ["__version__", *relkit._LAZY]
+    # and the root's import contract lets exactly these through (pyproject.toml)
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    root = next(c for c in contracts["contracts"] if c.get("source_modules") == ["relkit"])
+    assert set(root["ignore_imports"]) == {f"relkit -> {m}" for m in relkit._LAZY.values()}
 
 
 def test_import_relkit_loads_no_layer_and_no_heavy_library() -> None:
