@@ -210,3 +210,22 @@ def test_the_notebook_runs(tmp_path: Path) -> None:
     assert "<Pool: 75 documents over 6 topics>" in out
     assert "<Analysis: 2 assessors (ann, bob)" in out
     assert list(tmp_path.iterdir()) == []        # the database was in a temporary folder
+
+
+def test_the_readmes_from_python_section_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## From Python\n"):readme.index("## Evaluating runs\n")]
+    code = section[section.index("```python\n") + 10:section.index("```\n\n")]
+    monkeypatch.chdir(ROOT)                      # its paths are the repository's sample
+    lines = code.splitlines()
+    said = [(lines[i - 1], line[2:]) for i, line in enumerate(lines) if line.startswith("# <")]
+    said += [(line.split("  #")[0], line.split("# ")[1]) for line in lines
+             if "# <" in line and not line.startswith("#")]
+    assert len(said) == 2
+    scope: dict[str, object] = {}
+    exec(code, scope)
+    for expression, shown in said:
+        assert repr(eval(expression, scope)) == shown
