@@ -229,3 +229,14 @@ def test_the_readmes_from_python_section_runs(monkeypatch: pytest.MonkeyPatch) -
     exec(code, scope)
     for expression, shown in said:
         assert repr(eval(expression, scope)) == shown
+
+
+def test_plot_without_matplotlib_says_how_to_install_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from relkit.metrics.core.errors import RelkitError
+
+    qrels, runs = _sample()
+    res = relkit.evaluate(qrels, runs["bm25"], ["AP"])
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)    # import fails
+    with pytest.raises(RelkitError, match="plot\\(\\) needs matplotlib: pip install matplotlib"):
+        res.plot()
