@@ -23,13 +23,13 @@ import numpy as np
 from relkit.metrics.result_view import axes
 
 # The comparison, by its public surface (see the module's docstring for why not its type).
-Comparison = Any
+ComparisonLike = Any
 
 # Systems a repr names before it says how many more there are.
 REPR_SYSTEMS = 5
 
 
-def comparison_repr(cmp: Comparison) -> str:
+def comparison_repr(cmp: ComparisonLike) -> str:
     """One line: systems, measures, topics, the test and how many pairs differ.
 
     Examples
@@ -54,7 +54,7 @@ def comparison_repr(cmp: Comparison) -> str:
             f"pairs significant{tail}>")
 
 
-def _mark(cmp: Comparison, measure: str, system: str) -> str:
+def _mark(cmp: ComparisonLike, measure: str, system: str) -> str:
     """▲/▼ against the baseline, else the letters of the systems this one beats."""
     better, worse = cmp.wins(measure, system)
     if cmp.baseline is not None:
@@ -62,7 +62,7 @@ def _mark(cmp: Comparison, measure: str, system: str) -> str:
     return "".join(sorted(cmp.letter(s) for s in better))
 
 
-def comparison_html(cmp: Comparison) -> str:
+def comparison_html(cmp: ComparisonLike) -> str:
     """The systems x measures table: means (and intervals), the best in bold, marks.
 
     Examples
@@ -105,7 +105,7 @@ def comparison_html(cmp: Comparison) -> str:
             f"<tbody>{''.join(rows)}</tbody></table><p>{esc(legend)}</p>")
 
 
-def plot_means(cmp: Comparison, measures: list[str] | None = None, ax: Any = None) -> Any:
+def plot_means(cmp: ComparisonLike, measures: list[str] | None = None, ax: Any = None) -> Any:
     """Grouped bars: one group per measure, one bar per system; the intervals as error
     bars when the comparison has them. Returns the matplotlib Axes drawn on."""
     chosen = list(cmp.measures) if measures is None else measures
