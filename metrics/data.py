@@ -180,6 +180,15 @@ class Run(_TrecTable):
 
     Build one with :meth:`read` (TREC 6-column file) or from a frame with
     :meth:`from_frame`.
+
+    Examples
+    --------
+    >>> from relkit import Run
+    >>> run = Run.read("q1 Q0 d2 1 2.0 bm25\\nq1 Q0 d1 2 1.0 bm25\\nq2 Q0 007 1 5.0 bm25\\n")
+    >>> run, run.name
+    (Run(source='<text>', rows=3), 'bm25')
+    >>> run.to_dict()                        # ids stay strings: "007" is not 7
+    {'q1': {'d2': 2.0, 'd1': 1.0}, 'q2': {'007': 5.0}}
     """
 
     def __init__(self, table: pa.Table | _io.Columns, source: str = "<input>",
@@ -296,6 +305,17 @@ class Qrels(_TrecTable):
     Columns: ``query_id, iteration, doc_id, relevance``. A negative grade means
     "pooled but not judged" (trec_eval's -1); such rows count neither as
     relevant nor as non-relevant.
+
+    Examples
+    --------
+    >>> from relkit import Qrels
+    >>> qrels = Qrels.read("q1 0 d1 2\\nq1 0 d2 0\\nq2 0 007 1\\n")
+    >>> qrels
+    Qrels(source='<text>', rows=3)
+    >>> qrels.to_dict()
+    {'q1': {'d1': 2, 'd2': 0}, 'q2': {'007': 1}}
+    >>> Qrels.from_dict({"q1": {"d1": 2}}).to_dict()
+    {'q1': {'d1': 2}}
     """
 
     @classmethod

@@ -55,6 +55,30 @@ class Result:
     values: list[Any]              # per measure: ndarray or list[str] (None: summary-only)
     summary: list[Any]             # per measure: float, str, or None
 
+    # The dataclass's repr printed every array (5k characters for trec_eval's
+    # `official` measures): one line, a notebook table and a chart instead.
+    def __repr__(self) -> str:
+        from relkit.metrics.result_view import result_repr
+
+        return result_repr(self.run_id, self.topics, self.measures, self.summary)
+
+    def _repr_html_(self) -> str:
+        from relkit.metrics.result_view import result_html
+
+        return result_html(self.run_id, self.topics, self.measures, self.summary)
+
+    def to_dict(self) -> dict[str, float]:
+        """Summary value per measure (readable name), the measures with a number."""
+        return {str(m): float(s) for m, s in zip(self.measures, self.summary, strict=True)
+                if s is not None and not isinstance(s, str)}
+
+    def plot(self, measure: str | None = None, ax: Any = None) -> Any:
+        """Bars of ``measure``'s per-topic values (default: the first measure with
+        per-topic numbers); drawn on ``ax`` or a new figure. Returns the matplotlib Axes."""
+        from relkit.metrics.result_view import plot_result
+
+        return plot_result(self.run_id, self.topics, self.measures, self.values, measure, ax)
+
 
 # Rows per chunk when a run is evaluated a group of topics at a time: big
 # enough that per-chunk overhead is negligible, small enough to bound memory.
@@ -91,6 +115,21 @@ class Evaluator:
         running this same per-topic code on a bucket of topics; the numbers are
         bit-identical (see docs/spark.md). ``spark_master``: a master URL (default: the
         active session, else ``RELKIT_SPARK_MASTER``, else ``local[2]``).
+
+    Examples
+    --------
+    q1's grade-2 document at rank 2 (AP 1/2, nDCG@10 2/log2(3) / 2), q2's at rank 1:
+
+    >>> from relkit import Evaluator
+    >>> ev = Evaluator({"q1": {"d1": 2, "d2": 0}, "q2": {"007": 1}}, ["AP", "nDCG@10"])
+    >>> ev
+    <Evaluator: 2 judged topics, 2 measures (AP, nDCG@10), trec_eval 10>
+    >>> run = {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"007": 5.0}}
+    >>> ev.aggregate(run).round(4).to_dict()          # trec_eval's summary
+    {'AP': 0.75, 'nDCG@10': 0.8155}
+    >>> ev.evaluate(run).round(4).values.tolist()     # per topic, tidy
+    [['run', 'q1', 'AP', 0.5], ['run', 'q2', 'AP', 1.0], ['run', 'q1', 'nDCG@10', 0.6309],
+     ['run', 'q2', 'nDCG@10', 1.0]]
     """
 
     def __init__(self, qrels: Qrels | Any, measures: Sequence[str | Measure] | Any = ("official",),
@@ -119,6 +158,12 @@ class Evaluator:
         self.complete = complete
         self.num_docs = num_docs
         self.compat = compat
+
+    def __repr__(self) -> str:
+        names = [str(m) for m in self.measures]
+        shown = ", ".join(names[:4]) + (f", +{len(names) - 4} more" if len(names) > 4 else "")
+        return (f"<Evaluator: {len(self.judged.topics)} judged topics, {len(names)} measures "
+                f"({shown}), trec_eval {self.compat}>")
 
     def zero_topics(self) -> ZeroTopics:
         """Qrels topics without a relevant document at ``level``: 0 for every run.

@@ -121,6 +121,77 @@ def build_pool(strategy: str, runs: Mapping[str, Run], params: Mapping[str, Any]
     return Pool(tuple(entries))
 
 
+def pool(runs: Any, strategy: str = "depth", *, depth: int | None = 100,
+         budget: int | None = None, total: int | None = None,
+         topics: Sequence[str] | None = None, params: Mapping[str, Any] | None = None,
+         floor: int | None = None) -> Pool:
+    """Pool runs with a static strategy: the documents to judge, per topic.
+
+    The library side of ``relkit pool``: the same pool as the command with the same
+    options (it calls :func:`build_pool`). Adaptive strategies (``mtf``, ``bandit``...)
+    pick documents as judgments arrive: ``relkit pool --db`` or
+    :class:`relkit.pooling.adaptive.AdaptivePool` drive them.
+
+    Parameters
+    ----------
+    runs : mapping of str to run, or sequence of runs
+        ``{name: run}`` (names go into each entry's provenance), or runs named by
+        their run ids; each a :class:`~relkit.metrics.data.Run`, a TREC run path or
+        anything :meth:`Run.coerce <relkit.metrics.data.Run.coerce>` takes.
+    strategy : str, default "depth"
+        A static strategy's name (``relkit pool-strategies`` lists them): ``depth``,
+        ``fusion``, ``move-to-front``...
+    depth : int or None, default 100
+        Pool from the top ``depth`` documents of every run (the candidates of every
+        strategy; for ``depth``, the pool itself); ``None``: whole runs.
+    budget, total : int, optional
+        At most ``budget`` documents per topic, or a ``total`` split evenly across
+        topics (:func:`split_budget`); not both.
+    topics : sequence of str, optional
+        Only these topics.
+    params : mapping, optional
+        The strategy's parameters (``{"method": "rrf"}`` for ``fusion``).
+    floor : int, optional
+        A hybrid pool: every run's top ``floor`` documents first (never cut by the
+        budget), then the strategy's order up to the budget.
+
+    Returns
+    -------
+    Pool
+        Entries (topic, document, priority, provenance) in file order; ``write()``
+        saves the ``pool.tsv`` the command writes, ``sizes()`` counts per topic.
+
+    Raises
+    ------
+    PoolingError
+        For an unknown or adaptive strategy, a bad parameter or budget, or no runs.
+
+    Examples
+    --------
+    The depth-2 pool of two runs: each topic's top two documents of either run.
+
+    >>> from relkit import pool
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.0}}
+    >>> b = {"q1": {"d3": 3.0, "d1": 2.0}, "q2": {"d5": 2.0, "d4": 1.0}}
+    >>> p = pool({"a": a, "b": b}, depth=2)
+    >>> p
+    <Pool: 5 documents over 2 topics>
+    >>> [(e.topic, e.doc, e.runs) for e in p]
+    [('q1', 'd1', ('a', 'b')), ('q1', 'd2', ('a',)), ('q1', 'd3', ('b',)),
+     ('q2', 'd4', ('a', 'b')), ('q2', 'd5', ('b',))]
+    >>> len(pool({"a": a, "b": b}, "fusion", params={"method": "rrf"}, budget=1))
+    2
+    """
+    from relkit.metrics.convert import named_runs
+
+    named = named_runs(runs)
+    params = dict(params or {})
+    if strategy == "depth" and depth is not None:
+        params.setdefault("depth", str(depth))
+    return build_pool(strategy, named, params, topics=topics, depth=depth, budget=budget,
+                      total=total, floor=floor)
+
+
 def with_floor(cands: Candidates, order: Mapping[str, list[tuple[str, float]]], floor: int
                ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, int]]:
     """A hybrid order: the depth-``floor`` pool first, then the strategy's order.

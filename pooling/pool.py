@@ -112,6 +112,10 @@ class Pool:
     def __iter__(self) -> Iterator[PoolEntry]:
         return iter(self.entries)
 
+    def __repr__(self) -> str:
+        # the dataclass's repr printed every entry (a line of text per pooled document)
+        return f"<Pool: {len(self):,} documents over {len(self.sizes())} topics>"
+
     def __len__(self) -> int:
         cols = self._lazy()
         return len(cols) if cols is not None else len(self.entries)

@@ -2,7 +2,7 @@
 
 Each module is imported by its installed name (``relkit.metrics.compare.curves``) and its
 examples run with :func:`doctest.testmod`. ``pytest --doctest-modules`` on the folders
-would import ``metrics/compare/curves.py`` a second time, as a top-level ``metrics.curves``.
+would import ``metrics/compare/curves.py`` a second time, as a top-level ``metrics.compare.curves``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ DOCUMENTED = [
     "relkit.metrics.names",
     "relkit.metrics.measures.reference",
     "relkit.metrics.inferred.statap",
+    # the front door's functions (relkit.__all__; tests/test_front_door.py)
+    "relkit.metrics.evaluate",
+    "relkit.judging.project",
+    "relkit.judging.agreement.agree",
 ]
 # Modules with examples on some helpers, not a documented public surface.
 WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures.context",
@@ -40,7 +44,11 @@ WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
                  "relkit.metrics.compare.run_naming", "relkit.metrics.compare.ties",
                  "relkit.metrics.compare.grade_checks", "relkit.metrics.core.levels",
-                 "relkit.metrics.core.atomic"]
+                 "relkit.metrics.core.atomic",
+                 # the front door's classes, and how results show in a notebook
+                 "relkit.metrics.data", "relkit.metrics.evaluator",
+                 "relkit.metrics.result_view", "relkit.metrics.compare.view",
+                 "relkit.judging.agreement.view"]
 
 # ELLIPSIS: an error's message may be shortened to its telling part (`...`).
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

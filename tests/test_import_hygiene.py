@@ -16,6 +16,9 @@ import pytest
 
 # case: (modules imported, registries then loaded as a command's help does, must not load)
 CASES = {
+    # The front door: `import relkit` names its exports and loads them on first use.
+    "relkit": (["relkit"], [], {"numpy", "pandas", "pyarrow", "scipy", "sqlmodel",
+                                "sqlalchemy", "textual", "typer", "matplotlib"}),
     # The evaluator is under every `relkit eval`: trec_eval-speed start-up.
     "metrics": (["relkit.metrics.evaluator"], ["relkit.metrics.measures.base"], {"pandas"}),
     # compare's help and argument checks; the tests and charts load their libraries late.

@@ -98,3 +98,12 @@ def test_installed_wheel_works_beside_a_users_own_metrics_and_judging(
                          cwd=work, capture_output=True, text=True, timeout=300)
     assert mod.returncode == 0, mod.stderr
     assert mod.stdout.startswith("P_5")
+
+    # The front door from the installed package: `import relkit` loads no layer, a name does.
+    code = ("import sys, relkit; assert 'relkit.metrics' not in sys.modules; "
+            f"print(relkit.evaluate({str(SAMPLE / 'qrels.txt')!r}, "
+            f"{str(SAMPLE / 'runs' / 'bm25.txt')!r}, ['AP']))")
+    front = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=work,
+                           capture_output=True, text=True, timeout=300)
+    assert front.returncode == 0, front.stderr
+    assert front.stdout.startswith("<Result 'bm25': 6 topics, AP=0.7163>")

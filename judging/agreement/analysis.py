@@ -216,6 +216,18 @@ class Analysis:
     effect: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
 
+    # The dataclass's repr printed every statistic with its intervals (49k characters
+    # for two assessors on six items): one line, and a table in a notebook.
+    def __repr__(self) -> str:
+        from relkit.judging.agreement.view import analysis_repr
+
+        return analysis_repr(self)
+
+    def _repr_html_(self) -> str:
+        from relkit.judging.agreement.view import analysis_html
+
+        return analysis_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {"scale": self.scale, "threshold": self.threshold,
                 "assessors": list(self.assessors), "gold": self.gold, "items": self.items,

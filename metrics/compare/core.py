@@ -11,7 +11,7 @@ from __future__ import annotations
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
@@ -148,6 +148,25 @@ class Comparison:
     ci_low: np.ndarray | None
     ci_high: np.ndarray | None
     pairs: tuple[PairTest, ...]
+
+    # The dataclass's repr printed the score matrix and every pair (thousands of characters):
+    # one line, and in a notebook the report's table (relkit.metrics.compare.view).
+    def __repr__(self) -> str:
+        from relkit.metrics.compare.view import comparison_repr
+
+        return comparison_repr(self)
+
+    def _repr_html_(self) -> str:
+        from relkit.metrics.compare.view import comparison_html
+
+        return comparison_html(self)
+
+    def plot(self, measures: Sequence[str] | None = None, ax: Any = None) -> Any:
+        """Bars of each system's mean per measure (intervals when asked for), drawn on
+        ``ax`` or a new figure; returns the matplotlib Axes."""
+        from relkit.metrics.compare.view import plot_means
+
+        return plot_means(self, None if measures is None else list(measures), ax)
 
     @property
     def systems(self) -> tuple[str, ...]:

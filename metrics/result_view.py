@@ -1,0 +1,129 @@
+"""How one run's evaluation shows itself: a one-line repr, a notebook table, a chart.
+
+:class:`relkit.metrics.evaluator.Result` holds numpy arrays for every measure and
+topic; the dataclass's own repr printed them all (5k characters for the sample's
+``official`` measures, 17k for ``all_trec``). Here it is one line, a small HTML table
+for notebooks (every id and name escaped: run ids and measure parameters come from
+the user's files) and a bar chart of one measure over topics. The functions take the
+result's fields, not the result, so this module imports nothing of the evaluator.
+matplotlib is imported inside :func:`pyplot`, never at import.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+# Measures a repr names before it says how many more there are.
+REPR_MEASURES = 4
+# Rows of the notebook table before it says how many more there are.
+HTML_ROWS = 30
+
+
+def _fmt(value: Any) -> str:
+    """A summary value as trec_eval prints it: floats to 4 decimals, counts whole."""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _numeric(measures: Sequence[Any], summary: Sequence[Any]) -> list[tuple[str, Any]]:
+    """(name, summary) of the measures with a number to show (not runid, not strings)."""
+    return [(str(m), s) for m, s in zip(measures, summary, strict=True)
+            if s is not None and not isinstance(s, str)]
+
+
+def result_repr(run_id: str, topics: Sequence[str], measures: Sequence[Any],
+                summary: Sequence[Any]) -> str:
+    """One line: the run, its topic count and the first measures' summary values.
+
+    Examples
+    --------
+    >>> result_repr("bm25", ["1", "2"], ["AP", "P@5", "nDCG@10", "R-prec", "bpref"],
+    ...             [0.5, 0.3, 0.61234, 0.4, 0.2])
+    "<Result 'bm25': 2 topics, AP=0.5000 P@5=0.3000 nDCG@10=0.6123 R-prec=0.4000 (+1 more)>"
+    """
+    shown = _numeric(measures, summary)
+    head = " ".join(f"{name}={_fmt(value)}" for name, value in shown[:REPR_MEASURES])
+    more = f" (+{len(shown) - REPR_MEASURES} more)" if len(shown) > REPR_MEASURES else ""
+    return f"<Result {run_id!r}: {len(topics)} topics, {head}{more}>"
+
+
+def result_html(run_id: str, topics: Sequence[str], measures: Sequence[Any],
+                summary: Sequence[Any]) -> str:
+    """A two-column table (measure, value) headed by the run; every text escaped.
+
+    Examples
+    --------
+    >>> print(result_html("<b>", ["1"], ["AP"], [0.5]))
+    <table><caption>run &lt;b&gt;: 1 topics</caption><thead>...</thead><tbody><tr><td>AP</td><td
+    style="text-align:right">0.5000</td></tr></tbody></table>
+    """
+    shown = _numeric(measures, summary)
+    rows = "".join(f'<tr><td>{html.escape(name)}</td>'
+                   f'<td style="text-align:right">{html.escape(_fmt(value))}</td></tr>'
+                   for name, value in shown[:HTML_ROWS])
+    if len(shown) > HTML_ROWS:
+        rows += f'<tr><td colspan="2">... {len(shown) - HTML_ROWS} more</td></tr>'
+    return (f"<table><caption>run {html.escape(run_id)}: {len(topics)} topics</caption>"
+            "<thead><tr><th>measure</th><th>value</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot, or a :class:`~relkit.metrics.core.errors.RelkitError` saying
+    how to install it (a runtime dependency of relkit; a trimmed environment may lack it).
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        from relkit.metrics.core.errors import RelkitError
+
+        raise RelkitError("plot() needs matplotlib: pip install matplotlib "
+                          "(a dependency of relkit; reinstall relkit to get it)") from None
+    return plt
+
+
+def axes(ax: Any, width: float, height: float) -> Any:
+    """``ax``, or the axes of a new pyplot figure (shown inline by a notebook)."""
+    if ax is not None:
+        return ax
+    _, new = pyplot().subplots(figsize=(width, height), layout="constrained")
+    return new
+
+
+def plot_result(run_id: str, topics: Sequence[str], measures: Sequence[Any],
+                values: Sequence[Any], measure: str | None = None, ax: Any = None) -> Any:
+    """Bars of one measure's per-topic values, topics in the result's order.
+
+    ``measure``: a name in any spelling (``ndcg_cut.10`` for ``nDCG@10``); default the
+    first measure with per-topic numbers. Returns the matplotlib ``Axes`` drawn on
+    (``ax``, or a new figure's). An unknown or summary-only measure is a
+    :class:`~relkit.metrics.core.errors.MeasureError` naming the ones there are.
+    """
+    import numpy as np
+
+    from relkit.metrics.core.errors import MeasureError
+    from relkit.metrics.resolve import resolve
+
+    shown = {str(m): v for m, v in zip(measures, values, strict=True)
+             if isinstance(v, np.ndarray)}
+    if not shown:
+        raise MeasureError(f"run {run_id!r}: no measure has per-topic values to plot")
+    name = next(iter(shown)) if measure is None else measure
+    if name not in shown:
+        found = resolve([name], 10)     # another spelling of a measure shown?
+        name = str(found[0]) if len(found) == 1 else name
+    if name not in shown:
+        raise MeasureError(f"run {run_id!r} has no per-topic values of {measure!r}; "
+                           f"it has {', '.join(shown)}")
+    ax = axes(ax, max(4.0, 0.3 * len(topics) + 1.5), 3.0)
+    positions = list(range(len(topics)))
+    ax.bar(positions, shown[name], color="#4a6fa5")
+    if len(topics) <= 40:          # more labels than that are unreadable
+        ax.set_xticks(positions, [str(t) for t in topics], rotation=90)
+    ax.set_xlabel("topic")
+    ax.set_ylabel(name)
+    ax.set_title(f"{run_id}: {name} per topic")
+    return ax
