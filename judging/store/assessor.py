@@ -21,7 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
-from relkit.judging.store.database import Database, integrity_error, now, stored
+from relkit.judging.store.database import Database, integrity_error, now
 from relkit.judging.store.models import (
     Assigned,
     ItemOut,
@@ -39,6 +39,7 @@ from relkit.judging.store.tables import (
     JudgmentEventRow,
     JudgmentRow,
     TopicRow,
+    stored,
 )
 from relkit.pooling.pool import natural as _natural
 

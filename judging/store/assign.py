@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 from sqlmodel import col
 
-from relkit.judging.store.database import Database, bulk_insert, now, stored
+from relkit.judging.store.database import Database, bulk_insert, now
 from relkit.judging.store.models import AssignIn, AssignSummary, StoreError, validated
 from relkit.judging.store.tables import (
     AssignmentItemRow,
@@ -27,6 +27,7 @@ from relkit.judging.store.tables import (
     PoolEntryRow,
     PoolRow,
     ScaleGradeRow,
+    stored,
 )
 
 if TYPE_CHECKING:

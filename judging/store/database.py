@@ -39,6 +39,7 @@ from relkit.judging.store.tables import (
     PoolRow,
     ScaleGradeRow,
     TopicRow,
+    stored,
 )
 
 DocLookup = Callable[[str], Document | None]
@@ -72,16 +73,6 @@ def close_all() -> None:
 def now() -> datetime:
     """The time stamp of a write (UTC)."""
     return datetime.now(UTC)
-
-
-def stored(row_id: int | None) -> int:
-    """The id of a row read back or flushed: the database gave it one.
-
-    SQLModel types an autoincrement key ``int | None`` (``None`` until the row is
-    stored); this says, for the type checker, that the row has been stored.
-    """
-    assert row_id is not None, "a stored row has an id"
-    return row_id
 
 
 def bulk_insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:

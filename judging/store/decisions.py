@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
-from relkit.judging.store.database import integrity_error, now, stored
+from relkit.judging.store.database import integrity_error, now
 from relkit.judging.store.models import ChangedMeanwhile, StoreError
 from relkit.judging.store.tables import (
     AdjudicationEventRow,
@@ -25,6 +25,7 @@ from relkit.judging.store.tables import (
     AssessorRow,
     DocumentRow,
     TopicRow,
+    stored,
 )
 
 if TYPE_CHECKING:

@@ -41,6 +41,16 @@ Source = Literal["tui", "api", "import", "adjudication"]
 SOURCES: tuple[str, ...] = get_args(Source)
 
 
+def stored(row_id: int | None) -> int:
+    """The id of a row read back or flushed: the database gave it one.
+
+    SQLModel types an autoincrement key ``int | None`` (``None`` until the row is
+    stored); this says, for the type checker, that the row has been stored.
+    """
+    assert row_id is not None, "a stored row has an id"
+    return row_id
+
+
 def _in(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
