@@ -42,7 +42,7 @@ ALPHA = 0.05
 TEST = "two-sided paired t-test over topics (scipy.stats.ttest_rel), alpha 0.05, uncorrected"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RankingEffect:
     """One judge's qrels against the humans' for ranking systems by ``measure``."""
 
@@ -186,8 +186,10 @@ def ranking_effect(human: Grades, judges: Mapping[str, Grades], runs: Mapping[st
                   for p in (base, per))
         npairs = len(systems) * (len(systems) - 1) // 2
         if len(topics) < 2:
-            out[name] = RankingEffect(len(topics), None, None, 0, 0, 0, 0, 0, npairs,
-                                      "fewer than two topics graded by both")
+            out[name] = RankingEffect(topics=len(topics), kendall_tau=None, tau_ap=None,
+                                      significant_human=0, significant_judge=0, lost=0,
+                                      gained=0, reversed=0, system_pairs=npairs,
+                                      reason="fewer than two topics graded by both")
             continue
         mh = dict(zip(systems, xh.mean(axis=1).tolist(), strict=True))
         mj = dict(zip(systems, xj.mean(axis=1).tolist(), strict=True))
@@ -200,8 +202,10 @@ def ranking_effect(human: Grades, judges: Mapping[str, Grades], runs: Mapping[st
             lost += ch != 0 and cj == 0
             gained += ch == 0 and cj != 0
             rev += ch * cj < 0
-        out[name] = RankingEffect(len(topics), tau.value, tap.value, sh, sj, lost, gained, rev,
-                                  npairs, tau.reason or tap.reason or None, mj)
+        out[name] = RankingEffect(topics=len(topics), kendall_tau=tau.value, tau_ap=tap.value,
+                                  significant_human=sh, significant_judge=sj, lost=lost,
+                                  gained=gained, reversed=rev, system_pairs=npairs,
+                                  reason=tau.reason or tap.reason or None, means=mj)
     return human_means, out
 
 

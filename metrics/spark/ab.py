@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from relkit.metrics.online.ab.users import (
-    MetricDef,
+    Metric,
     Names,
     UserTable,
     missing_covariate,
@@ -57,7 +57,7 @@ def _view(df: DataFrame, name: str) -> str:
 
 
 def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignments,
-                     metrics: Sequence[MetricDef], *, pre: SparkLog | None = None,
+                     metrics: Sequence[Metric], *, pre: SparkLog | None = None,
                      pre_columns: dict[str, str] | None = None,
                      good_dwell: float = 30.0) -> UserTable:
     """The :class:`UserTable` of ``log`` and ``assign``, aggregated by Spark.

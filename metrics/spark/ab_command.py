@@ -19,7 +19,7 @@ from relkit.metrics.core.errors import RelkitError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from relkit.metrics.online.ab.users import MetricDef, UserTable
+    from relkit.metrics.online.ab.users import Metric, UserTable
 
 
 def open_session(master: str | None, *, python_tasks: bool) -> SparkSession:
@@ -53,7 +53,7 @@ def spark_errors(what: str) -> Iterator[None]:
         raise RelkitError(f"{what}: Spark failed: {describe(exc)}") from None
 
 
-def spark_table(log: Path, assign: Path, defs: Sequence[MetricDef], *,
+def spark_table(log: Path, assign: Path, defs: Sequence[Metric], *,
                 log_map: list[str] | None, assign_map: list[str] | None,
                 pre: Path | None, pre_columns: dict[str, str], good_dwell: float,
                 master: str | None) -> UserTable:

@@ -27,7 +27,7 @@ VARIANCES: tuple[str, ...] = get_args(Variance)
 NAIVE_FLAG = "per-impression test on user-randomised data: SE too small"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricRow:
     """One metric's comparison of one treatment arm with control."""
 
@@ -127,7 +127,8 @@ def _one(table: UserTable, name: str, binary: bool, per_user: bool, cmask: np.nd
         else:
             eff = welch_from_sums(*sums, level=level)
             test = "Welch t (per impression)"
-        return MetricRow(name, ctrl, treat, eff, test, eff.p, flag=NAIVE_FLAG)
+        return MetricRow(metric=name, control_arm=ctrl, treatment_arm=treat, effect=eff,
+                         test=test, p=eff.p, flag=NAIVE_FLAG)
     c, t = _arm(table, name, cmask), _arm(table, name, tmask)
     if variance == "bootstrap":
         eff = bootstrap_effect(c, t, samples=samples, seed=seed, level=level)
@@ -140,8 +141,8 @@ def _one(table: UserTable, name: str, binary: bool, per_user: bool, cmask: np.nd
     # One row, one method: the p-value is the test of the interval beside it (for the
     # time to first click too: a rank test's p next to the delta method's interval of
     # the means told two stories on one row).
-    return MetricRow(name, ctrl, treat, eff, test, eff.p, flag=_why_blank(name, c, t, ctrl,
-                                                                           treat, eff))
+    return MetricRow(metric=name, control_arm=ctrl, treatment_arm=treat, effect=eff,
+                     test=test, p=eff.p, flag=_why_blank(name, c, t, ctrl, treat, eff))
 
 
 def _usable(row: MetricRow) -> bool:

@@ -7,24 +7,19 @@ the other commands do not pay for them. Registered in ``judging/cli.py`` as a gr
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from relkit.metrics.core.options import OptionError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 from relkit.metrics.numopt import COUNT, PROPORTION, SEED, Num
-from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
+from relkit.metrics.online.ab.inputs import about, open_inputs
+from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP
 
 if TYPE_CHECKING:
-    import duckdb
-
     from relkit.metrics.online.ab.analysis import Analysis
-    from relkit.metrics.online.source import LogSource
 
 app = typer.Typer(help="A/B tests over click logs: sample-ratio mismatch, metrics at the "
                   "user with the delta method, power, sequential looks.",
@@ -36,80 +31,15 @@ MAP_HELP = "Map a canonical field to the file's column: name=column (repeatable)
 METRIC_HELP = ("Metric (repeatable): ctr@1, first_page_ctr, abandonment, good_click_rate, "
                "time_to_first_click, sessions_per_user")
 
+# The options several commands share, declared once.
+FormatOpt = Annotated[str, typer.Option("--format", help=FORMAT_HELP)]
+OutputOpt = Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)]
+MapOpt = Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)]
+AssignOpt = Annotated[Path, typer.Option("--assign", help="Assignment table")]
+
 
 def _say(msg: str) -> None:
     sys.stderr.write(f"relkit: {msg}\n")
-
-
-def _open(log: Path | None, assign: Path | None, log_map: list[str] | None,
-          assign_map: list[str] | None, pre: Path | None = None
-          ) -> tuple[duckdb.DuckDBPyConnection, str | None, str, str | None]:
-    """The log, assignment and pre-period views on one DuckDB connection."""
-    from relkit.metrics.core.options import option_value
-    from relkit.metrics.online.ab.errors import ABError
-    from relkit.metrics.online.fields import ASSIGN_FIELDS, FIELDS, WIDE_LISTS, parse_map
-    from relkit.metrics.online.source import connect, open_assignments, open_log
-
-    with option_value("--map"):
-        lmap = parse_map(log_map, [*FIELDS, *WIDE_LISTS])
-    with option_value("--assign-map"):
-        amap = parse_map(assign_map, [f.name for f in ASSIGN_FIELDS])
-    con = connect()
-    # Without an assignment table (``power --from-log``) every user of the log is one
-    # unit of one arm: the variance is of the users, pooled.
-    aview = None
-    if assign is not None:
-        aview = open_assignments(assign, amap, con=con).view
-        if not con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {aview} LIMIT 1)"
-                           ).fetchone()[0]:  # type: ignore[index]
-            raise ABError(f"{assign}: no rows (an assignment table with no units)")
-    views: list[str | None] = []
-    for path in (log, pre):
-        if path is None:
-            views.append(None)
-            continue
-        source = open_log(path, mapping=lmap, con=con)
-        source.check()  # a value not of its field's type: file, row and column named
-        if not source.has("user_id"):
-            raise ABError(f"{path}: the log has no user_id column (map one with "
-                          "--map user_id=COLUMN): A/B tests need the randomisation unit")
-        _check_users(source)
-        views.append(source.view)
-    if aview is None:
-        assert views[0] is not None
-        aview = "relkit_ab_units"
-        arm = "min(variant)" if "variant" in con.table(views[0]).columns else "'all'"
-        con.execute(f"CREATE TEMP VIEW {aview} AS SELECT user_id AS unit_id, {arm} AS "
-                    f"variant FROM {views[0]} GROUP BY user_id")
-    return con, views[0], aview, views[1]
-
-
-def _check_users(source: LogSource) -> None:
-    """Every row of the log names its user: a row without one is a :class:`FormatError`
-    naming its line (the randomisation unit of an A/B test is never guessed)."""
-    from relkit.metrics.core.errors import FormatError
-
-    (row,) = source.con.execute(f"SELECT min(_row) FROM {source.view} WHERE user_id IS "
-                                "NULL OR trim(user_id) = ''").fetchone() or (None,)
-    if row is not None:
-        raise FormatError(source.path, int(row), "a user in column "
-                          f"{source.columns['user_id']!r}", "no value")
-
-
-@contextmanager
-def _about(path: Path) -> Iterator[None]:
-    """An :class:`ABError` raised in the block is about the file ``path``: its message
-    names it (unless it does already); a parameter out of range names its option."""
-    from relkit.metrics.online.ab.errors import ABError, ParameterError
-
-    try:
-        yield
-    except ParameterError as exc:
-        raise OptionError(f"--{exc.param}", str(exc)) from None
-    except ABError as exc:
-        if str(exc).startswith(str(path)):
-            raise
-        raise ABError(f"{path}: {exc}") from None
 
 
 @app.command("srm", epilog="Example: relkit ab srm assign.csv --expected control=50,"
@@ -120,9 +50,9 @@ def srm_cmd(
         "--expected", help="The design's shares: name=weight,... (weights normalised)")],
     alpha: Annotated[float, Num(
         "--alpha", within=PROPORTION, help="Fail (exit 1) when the p-value is below this")] = 0.001,
-    assign_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+    assign_map: MapOpt = None,
+    fmt: FormatOpt = "tsv",
+    output: OutputOpt = None,
 ) -> None:
     """Sample-ratio mismatch: chi-squared test of units per arm against the design.
 
@@ -140,10 +70,10 @@ def srm_cmd(
     check_table_options(fmt, output)
     with option_value("--expected"):
         design = parse_expected(expected)
-    con, _, view, _ = _open(None, assign, None, assign_map)
+    con, _, view, _ = open_inputs(None, assign, None, assign_map)
     counts = {str(v): int(n) for v, n in
               con.execute(f"SELECT variant, count(*) FROM {view} GROUP BY 1").fetchall()}
-    with _about(assign):
+    with about(assign):
         res = srm_test(counts, design)
     total = sum(res.observed)
     rows = [[a, o, e, o / total if total else None, res.p]
@@ -159,7 +89,7 @@ def srm_cmd(
              "assign.csv -m ctr@1 -m first_page_ctr --cuped pre.parquet --html ab.html")
 def analyze_cmd(
     log: Annotated[Path, typer.Argument(help="Click log (Parquet, CSV/TSV, JSONL)")],
-    assign: Annotated[Path, typer.Option("--assign", help="Assignment table")],
+    assign: AssignOpt,
     metric: Annotated[list[str] | None, typer.Option("-m", "--metric", help=METRIC_HELP)]
         = None,
     unit: Annotated[str, typer.Option(
@@ -198,11 +128,11 @@ def analyze_cmd(
         "--good-dwell", within="x >= 0", help="Seconds of dwell that make a good click")] = 30.0,
     samples: Annotated[int, Num("--samples", within=COUNT, help="Bootstrap samples")] = 1000,
     seed: Annotated[int, Num("--seed", within=SEED, help="Bootstrap seed")] = 0,
-    log_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
+    log_map: MapOpt = None,
     assign_map: Annotated[list[str] | None, typer.Option(
         "--assign-map", help="Like --map, for the assignment table")] = None,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+    fmt: FormatOpt = "tsv",
+    output: OutputOpt = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report here")] = None,
     engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
@@ -217,83 +147,23 @@ def analyze_cmd(
 
     Example: relkit ab analyze clicks.parquet --assign assign.csv -m ctr@1 -m abandonment
     """
-    from relkit.metrics.core.errors import check_output
-    from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.core.tables import check_table_options
-    from relkit.metrics.online.ab.analysis import UNITS, VARIANCES, analyze
-    from relkit.metrics.online.ab.effect import RELATIVE
-    from relkit.metrics.online.ab.srm import parse_expected
-    from relkit.metrics.online.ab.users import Names, get_metric, user_table
+    from relkit.metrics.online.ab.run import AnalyzeOptions, analyze_log
 
     check_table_options(fmt, output)
-    check_engine(engine, spark_master)
-    if html is not None and engine == "spark":
-        raise OptionError("--html", "not with --engine spark yet (the report's charts "
-                          "query the log in DuckDB): run the table with spark, the report "
-                          "locally")
-    if html is not None:
-        check_output(html)
-    for opt, value, allowed in (("--unit", unit, UNITS), ("--variance", variance, VARIANCES),
-                                ("--relative", relative, RELATIVE)):
-        if value not in allowed:
-            raise OptionError(opt, f"{value!r} is not one of {', '.join(allowed)}")
-    if unit == "impression" and not i_know:
-        raise OptionError("--unit", "impression: the arms were randomised by user, so a "
-                          "per-impression test understates the variance; add --i-know to "
-                          "run it anyway")
-    if cuped is not None and unit == "impression":
-        raise OptionError("--cuped", "CUPED needs --unit user")
-    if cuped is not None and variance == "bootstrap":
-        raise OptionError("--cuped", "CUPED works with --variance delta, not bootstrap")
-    names = metric or ["ctr@1", "first_page_ctr", "abandonment"]
-    pre_columns = _cuped_columns(cuped_column or [], names)
-    if pre_columns and (unit == "impression" or variance == "bootstrap"):
-        raise OptionError("--cuped-column", "CUPED needs --unit user and --variance delta")
-    with option_value("--metric"):
-        defs = [get_metric(n) for n in names]
-    with option_value("--correction"):
-        from relkit.metrics.compare.corrections import get_correction
-        get_correction(correction)
-    design = None
-    if expected is not None:
-        with option_value("--expected"):
-            design = parse_expected(expected)
-
-    def run(table: Any, design: dict[str, float] | None) -> Any:
-        """The same tests on either engine's per-user table (the design defaults to
-        equal shares of the variants seen)."""
-        if design is None:
-            design = {a: 1.0 for a in sorted(set(table.variant))}
-        with _about(log):
-            return analyze(table, [d.name for d in defs], expected=design,
-                           srm_alpha=srm_alpha, ignore_srm=ignore_srm, control=control,
-                           unit=unit, variance=variance,  # type: ignore[arg-type]
-                           relative=relative,  # type: ignore[arg-type]
-                           level=level, correction=correction, samples=samples, seed=seed)
-
-    if engine == "spark":
-        table = spark_module("ab").spark_table(
-            log, assign, defs, log_map=log_map, assign_map=assign_map, pre=cuped,
-            pre_columns=pre_columns, good_dwell=good_dwell, master=spark_master)
-        _write_analysis(run(table, design), fmt, output)
-        return
-    steps = 3 + (html is not None)
-    with Bar(f"opening {log.name}", total=steps, unit="steps") as bar:
-        con, view, aview, pre_view = _open(log, assign, log_map, assign_map, cuped)
-        assert view is not None
-        bar.update(1, label=f"aggregating {log.name} per user")
-        _check_cuped_columns(con, aview, pre_columns, assign)
-        files = Names(str(log), str(assign), str(cuped))
-        table = user_table(con, view, aview, defs, pre=pre_view, pre_columns=pre_columns,
-                           good_dwell=good_dwell, files=files)
-        bar.update(2, label="testing")
-        res = run(table, design)
-        if html is not None:
-            from relkit.metrics.online.ab.report import write_report
-
-            bar.update(3, label=f"writing {html.name}")
-            write_report(html, con, view, aview, res, title=f"A/B test: {log.name}",
-                         good_dwell=good_dwell)
+    opts = AnalyzeOptions(
+        metrics=metric or (), unit=unit, i_know=i_know, variance=variance, relative=relative,
+        cuped=cuped, cuped_columns=cuped_column or (), correction=correction,
+        expected=expected, ignore_srm=ignore_srm, srm_alpha=srm_alpha, control=control,
+        level=level, good_dwell=good_dwell, samples=samples, seed=seed,
+        log_map=log_map or (), assign_map=assign_map or (), html=html, engine=engine,
+        spark_master=spark_master)
+    if engine == "spark":  # no steps to show: the bar is the local engine's
+        res = analyze_log(log, assign, opts)
+    else:
+        with Bar(f"opening {log.name}", total=3 + (html is not None), unit="steps") as bar:
+            res = analyze_log(log, assign, opts,
+                              progress=lambda done, label: bar.update(done, label=label))
     _write_analysis(res, fmt, output)
 
 
@@ -341,8 +211,8 @@ def power_cmd(
         = None,
     assign: Annotated[Path | None, typer.Option(
         "--assign", help="Assignment table of --from-log (default: its users)")] = None,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+    fmt: FormatOpt = "tsv",
+    output: OutputOpt = None,
 ) -> None:
     """Power analysis: users per arm for an MDE, or the power and MDE at a given n.
 
@@ -366,7 +236,7 @@ def power_cmd(
             open_assignments(assign, con=connect())  # an unreadable file is named first
             raise OptionError("--assign", "goes with --from-log (the log's arms)")
         with Bar(f"reading {from_log.name}", total=None, unit="steps"):
-            con, view, aview, _ = _open(from_log, assign, None, None)
+            con, view, aview, _ = open_inputs(from_log, assign, None, None)
     header, rows = plan(metric, baseline=baseline, mde=mde, n=n, power=power, alpha=alpha,
                         sd=sd, con=con, log=view, assign=aview, log_name=str(from_log))
     write_table(header, rows, fmt, output)
@@ -376,7 +246,7 @@ def power_cmd(
              "-m ctr@1 --looks 5")
 def monitor_cmd(
     log: Annotated[Path, typer.Argument(help="Click log (with ts)")],
-    assign: Annotated[Path, typer.Option("--assign", help="Assignment table")],
+    assign: AssignOpt,
     metric: Annotated[str, typer.Option("-m", "--metric", help=METRIC_HELP)] = "ctr@1",
     looks: Annotated[int, Num("--looks", within=COUNT, help="Equally spaced looks")] = 5,
     method: Annotated[str, typer.Option(
@@ -391,9 +261,9 @@ def monitor_cmd(
         "--tau", within="x > 0",
         help="mSPRT mixture scale (default: 1% of the control mean)")] = None,
     control: Annotated[str | None, typer.Option("--control", help="The control arm")] = None,
-    log_map: Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)] = None,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+    log_map: MapOpt = None,
+    fmt: FormatOpt = "tsv",
+    output: OutputOpt = None,
 ) -> None:
     """Sequential looks at one metric: one row per look, with its bound or always-valid p.
 
@@ -410,14 +280,14 @@ def monitor_cmd(
         raise OptionError("--method", f"{method!r} is not one of {', '.join(METHODS)}")
     with option_value("--metric"):
         get_metric(metric)
-    with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar, _about(log):
-        con, view, aview, _ = _open(log, assign, log_map, None)
+    with Bar(f"looking at {log.name}", total=looks, unit="looks") as bar, about(log):
+        con, view, aview, _ = open_inputs(log, assign, log_map, None)
         assert view is not None
         files = Names(str(log), str(assign))
         over = effects_over_time(con, view, aview, metric, cutoffs(con, view, looks),
                                  control=control, files=files,
                                  progress=lambda done: bar.update(done))
-    with _about(log):
+    with about(log):
         res = monitor(over, method=method, alpha=alpha,  # type: ignore[arg-type]
                       planned_units=planned, tau=tau)
     header = ["look", "cutoff_ts", "users", "control", "treatment", "delta", "z"]
@@ -433,40 +303,3 @@ def monitor_cmd(
         rows.append([*row, "yes" if lk.reject else "no"])
     write_table(header, p_columns(header, rows, fmt, ["p_always_valid", "alpha_spent"]),
                 fmt, output)
-
-
-def _cuped_columns(specs: list[str], metrics: list[str]) -> dict[str, str]:
-    """``--cuped-column METRIC=COLUMN`` values: each metric analysed, at most once."""
-    out: dict[str, str] = {}
-    for spec in specs:
-        name, sep, column = spec.partition("=")
-        name, column = name.strip(), column.strip()
-        if not sep or not name or not column:
-            raise OptionError("--cuped-column", f"expected METRIC=COLUMN; got {spec!r}")
-        if name not in metrics:
-            raise OptionError("--cuped-column", f"{name!r} is not a metric of this analysis "
-                              f"(-m): {', '.join(metrics)}")
-        if name in out:
-            raise OptionError("--cuped-column", f"{name!r} given twice")
-        out[name] = column
-    return out
-
-
-def _check_cuped_columns(con: duckdb.DuckDBPyConnection, aview: str,
-                         columns: dict[str, str], assign: Path) -> None:
-    """Each named column is a numeric column of the assignment table."""
-    if not columns:
-        return
-    from relkit.metrics.online.ab.users import column_types
-
-    types = column_types(con, aview)
-    for column in columns.values():
-        if column not in types:
-            extra = [c for c in types if c not in ("_row", "unit_id", "variant",
-                                                   "first_exposure_ts")]
-            raise OptionError("--cuped-column", f"{assign} has no column {column!r} "
-                              f"(its other columns: {', '.join(extra) or 'none'})")
-        if types[column].upper() not in ("DOUBLE", "FLOAT", "BIGINT", "INTEGER", "HUGEINT",
-                                         "DECIMAL", "SMALLINT", "REAL"):
-            raise OptionError("--cuped-column", f"column {column!r} of {assign} is not "
-                              f"numeric ({types[column]})")

@@ -38,7 +38,7 @@ class Arm:
         return len(self.x)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Effect:
     """The comparison of treatment with control on one metric.
 
@@ -183,9 +183,11 @@ def ratio_effect(control: Arm, treatment: Arm, *, level: float = 0.95,
         raw_c, raw_t = Arm(control.x, control.y), Arm(treatment.x, treatment.y)
         raw = ratio_var(raw_c.x, raw_c.y) / nc + ratio_var(raw_t.x, raw_t.y) / nt
         reduction = 1 - se * se / raw if raw > 0 else 0.0
-    return Effect(nc, nt, mc, mt, delta, delta - q * se, delta + q * se,
-                  mt / mc - 1 if mc != 0 else float("nan"), rel_low, rel_high, p, se, df,
-                  stat, reduction)
+    return Effect(n_control=nc, n_treatment=nt, control=mc, treatment=mt, delta=delta,
+                  delta_low=delta - q * se, delta_high=delta + q * se,
+                  rel=mt / mc - 1 if mc != 0 else float("nan"), rel_low=rel_low,
+                  rel_high=rel_high, p=p, se=se, df=df, statistic=stat,
+                  variance_reduction=reduction)
 
 
 def relative_interval(mc: float, var_mc: float, mt: float, var_mt: float, nc: int, nt: int,
@@ -255,9 +257,11 @@ def bootstrap_effect(control: Arm, treatment: Arm, *, samples: int = 1000, seed:
     rlo, rhi = np.nanquantile(rels, [tail, 1 - tail])
     delta = mt - mc
     stat = delta / se if se > 0 else float("nan")
-    return Effect(control.n, treatment.n, mc, mt, delta, float(lo), float(hi),
-                  mt / mc - 1 if mc != 0 else float("nan"), float(rlo), float(rhi),
-                  float(2 * stats.norm.sf(abs(stat))), se, float("inf"), stat)
+    return Effect(n_control=control.n, n_treatment=treatment.n, control=mc, treatment=mt,
+                  delta=delta, delta_low=float(lo), delta_high=float(hi),
+                  rel=mt / mc - 1 if mc != 0 else float("nan"), rel_low=float(rlo),
+                  rel_high=float(rhi), p=float(2 * stats.norm.sf(abs(stat))), se=se,
+                  df=float("inf"), statistic=stat)
 
 
 def _resampled_ratio(arm: Arm, rng: np.random.Generator) -> float:

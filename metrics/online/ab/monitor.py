@@ -28,7 +28,7 @@ Method = Literal["obf", "msprt"]
 METHODS: tuple[str, ...] = get_args(Method)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Look:
     """One look: its cut-off (seconds), units so far, the effect and the decision."""
 
@@ -124,8 +124,8 @@ def monitor(over_time: Sequence[tuple[float, Effect]], *, method: Method = "obf"
             b = bound_of.get(i, last)
             last = b
             crossed = crossed or abs(e.statistic) >= b
-            looks.append(Look(i + 1, t, e, fractions[i], b,
-                              obf_spending(fractions[i], alpha), reject=crossed))
+            looks.append(Look(index=i + 1, cutoff=t, effect=e, fraction=fractions[i], bound=b,
+                              alpha_spent=obf_spending(fractions[i], alpha), reject=crossed))
         return looks
     scale = tau if tau is not None else 0.01 * abs(over_time[-1][1].control)
     if not scale > 0:
@@ -133,5 +133,6 @@ def monitor(over_time: Sequence[tuple[float, Effect]], *, method: Method = "obf"
     res = msprt([e.delta for _, e in over_time], [e.se ** 2 for _, e in over_time], scale,
                 alpha)
     for i, ((t, e), r) in enumerate(zip(over_time, res, strict=True)):
-        looks.append(Look(i + 1, t, e, p=r.p, low=r.low, high=r.high, reject=r.p <= alpha))
+        looks.append(Look(index=i + 1, cutoff=t, effect=e, p=r.p, low=r.low, high=r.high,
+                          reject=r.p <= alpha))
     return looks

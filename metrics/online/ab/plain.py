@@ -41,9 +41,10 @@ def proportion_z(xc: float, nc: float, xt: float, nt: float, *,
     q = float(stats.norm.ppf((1 + level) / 2))
     rlo, rhi = relative_interval(pc, var_c, pt, var_t, int(nc), int(nt), (1 + level) / 2,
                                  "log", use_t=False)
-    return Effect(int(nc), int(nt), pc, pt, pt - pc, pt - pc - q * se, pt - pc + q * se,
-                  pt / pc - 1 if pc else float("nan"), rlo, rhi,
-                  float(2 * stats.norm.sf(abs(z))), se, float("inf"), z)
+    return Effect(n_control=int(nc), n_treatment=int(nt), control=pc, treatment=pt,
+                  delta=pt - pc, delta_low=pt - pc - q * se, delta_high=pt - pc + q * se,
+                  rel=pt / pc - 1 if pc else float("nan"), rel_low=rlo, rel_high=rhi,
+                  p=float(2 * stats.norm.sf(abs(z))), se=se, df=float("inf"), statistic=z)
 
 
 def welch_from_sums(sc: float, ssc: float, nc: float, st: float, sst: float, nt: float, *,
@@ -67,6 +68,7 @@ def welch_from_sums(sc: float, ssc: float, nc: float, st: float, sst: float, nt:
     stat = (mt - mc) / se if se > 0 else float("nan")
     q = float(stats.t.ppf((1 + level) / 2, df))
     rlo, rhi = relative_interval(mc, vc / nc, mt, vt / nt, int(nc), int(nt), (1 + level) / 2)
-    return Effect(int(nc), int(nt), mc, mt, mt - mc, mt - mc - q * se, mt - mc + q * se,
-                  mt / mc - 1 if mc else float("nan"), rlo, rhi,
-                  float(2 * stats.t.sf(abs(stat), df)), se, df, stat)
+    return Effect(n_control=int(nc), n_treatment=int(nt), control=mc, treatment=mt,
+                  delta=mt - mc, delta_low=mt - mc - q * se, delta_high=mt - mc + q * se,
+                  rel=mt / mc - 1 if mc else float("nan"), rel_low=rlo, rel_high=rhi,
+                  p=float(2 * stats.t.sf(abs(stat), df)), se=se, df=df, statistic=stat)

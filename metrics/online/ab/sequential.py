@@ -103,7 +103,7 @@ def obrien_fleming_bounds(fractions: Sequence[float], alpha: float = 0.05) -> li
     return bounds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MSPRTLook:
     """One look of :func:`msprt`: the always-valid p and interval so far."""
 
@@ -147,5 +147,5 @@ def msprt(estimates: Sequence[float], variances: Sequence[float], tau: float,
             width = math.sqrt(v * (v + t2) / t2 * (math.log((v + t2) / v)
                                                     - 2 * math.log(alpha)))
             lo, hi = max(lo, est - width), min(hi, est + width)
-        out.append(MSPRTLook(p, lo, hi))
+        out.append(MSPRTLook(p=p, low=lo, high=hi))
     return out

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from relkit.metrics.online.ab.errors import ABError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SRMResult:
     """The chi-squared goodness-of-fit test of the arms' unit counts.
 
@@ -92,4 +92,5 @@ def srm_test(counts: Mapping[str, int], expected: Mapping[str, float]) -> SRMRes
     exp = tuple(total * expected[a] / weight for a in arms)
     chi2 = sum((o - e) ** 2 / e for o, e in zip(observed, exp, strict=True))
     df = len(arms) - 1
-    return SRMResult(arms, observed, exp, float(chi2), df, float(stats.chi2.sf(chi2, df)))
+    return SRMResult(arms=arms, observed=observed, expected=exp, chi2=float(chi2), df=df,
+                     p=float(stats.chi2.sf(chi2, df)))

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from relkit.metrics.core.registry import Registry
 from relkit.metrics.online.ab.errors import ABError
 
 if TYPE_CHECKING:
@@ -33,46 +34,84 @@ if TYPE_CHECKING:
     from relkit.metrics.online.ab.moments import FloatArray
 
 
-@dataclass(frozen=True)
+class Metric(Protocol):
+    """What ``relkit ab`` needs of a query metric: a ratio of per-user sums.
+
+    Like tea-tasting's aggregated metrics (``MetricBaseAggregated.aggr_cols``), a metric
+    declares what to aggregate and relkit aggregates it in the engine: ``value`` and
+    ``denominator`` are SQL expressions over one impression's rows (the log's canonical
+    columns, ``clicked``, ``rank``, ``dwell_s``...; ``{page1}``, ``{good_dwell}``,
+    ``{click_s}`` and ``{ts_s}`` are filled in), summed per user; the effect is the
+    ratio of the arms' sums with the delta method (Deng et al., KDD 2018). Register one
+    in :data:`METRICS` and ``-m NAME`` finds it, without editing relkit::
+
+        METRICS.register(MetricDef(name="deep_click_rate", description="...",
+                                   value="max(CASE WHEN rank > 3 AND clicked > 0 "
+                                         "THEN 1 ELSE 0 END)", denominator="1", needs=()))
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def denominator(self) -> str: ...
+    @property
+    def needs(self) -> tuple[str, ...]: ...
+    @property
+    def binary(self) -> bool: ...
+    @property
+    def per_user(self) -> bool: ...
+
+
+@dataclass(frozen=True, kw_only=True)
 class MetricDef:
-    """One query metric: its per-impression SQL value and what it needs."""
+    """One query metric: its per-impression SQL value and what it needs (a :class:`Metric`)."""
 
     name: str
     description: str
     value: str            # per-impression value (SQL over the impression's rows)
     denominator: str      # per-impression denominator (1, or 1 when clicked)
-    needs: tuple[str, ...]
+    needs: tuple[str, ...] = ()
     binary: bool = True   # a 0/1 value per impression (two-proportion z per impression)
     per_user: bool = False  # a per-user count, not a ratio over queries
 
 
 _CLICK = "clicked > 0"
-METRICS: dict[str, MetricDef] = {m.name: m for m in (
-    MetricDef("ctr@1", "share of queries whose rank-1 result was clicked",
-              f"max(CASE WHEN rank = 1 AND {_CLICK} THEN 1 ELSE 0 END)", "1", ()),
-    MetricDef("first_page_ctr", "share of queries with a click in ranks 1..10 of page 1",
-              f"max(CASE WHEN rank <= 10 AND {{page1}} AND {_CLICK} THEN 1 ELSE 0 END)", "1",
-              ()),
-    MetricDef("abandonment", "share of queries with no click at all",
-              f"1 - max(CASE WHEN {_CLICK} THEN 1 ELSE 0 END)", "1", ()),
-    MetricDef("good_click_rate", "share of queries with a click dwelt on >= the good dwell",
-              f"max(CASE WHEN {_CLICK} AND dwell_s >= {{good_dwell}} THEN 1 ELSE 0 END)",
-              "1", ("dwell_s",)),
-    MetricDef("time_to_first_click", "seconds from the query to its first click "
-              "(clicked queries only)",
-              f"min(CASE WHEN {_CLICK} THEN {{click_s}} - {{ts_s}} END)",
-              f"max(CASE WHEN {_CLICK} AND click_ts IS NOT NULL THEN 1 ELSE 0 END)",
-              ("ts", "click_ts"), binary=False),
-    MetricDef("sessions_per_user", "distinct sessions per user",
-              "", "", ("session_id",), binary=False, per_user=True),
-)}
+# The registry of A/B metrics: relkit's own below, a user's added with METRICS.register.
+# Names are found case-insensitively (``-m CTR@1``), as before the registry.
+METRICS: Registry[Metric] = Registry("metric", ABError, ignore_case=True)
+METRICS.register(
+    MetricDef(name="ctr@1", description="share of queries whose rank-1 result was clicked",
+              value=f"max(CASE WHEN rank = 1 AND {_CLICK} THEN 1 ELSE 0 END)",
+              denominator="1"),
+    MetricDef(name="first_page_ctr",
+              description="share of queries with a click in ranks 1..10 of page 1",
+              value=f"max(CASE WHEN rank <= 10 AND {{page1}} AND {_CLICK} THEN 1 ELSE 0 END)",
+              denominator="1"),
+    MetricDef(name="abandonment", description="share of queries with no click at all",
+              value=f"1 - max(CASE WHEN {_CLICK} THEN 1 ELSE 0 END)", denominator="1"),
+    MetricDef(name="good_click_rate",
+              description="share of queries with a click dwelt on >= the good dwell",
+              value=f"max(CASE WHEN {_CLICK} AND dwell_s >= {{good_dwell}} THEN 1 ELSE 0 END)",
+              denominator="1", needs=("dwell_s",)),
+    MetricDef(name="time_to_first_click",
+              description="seconds from the query to its first click (clicked queries only)",
+              value=f"min(CASE WHEN {_CLICK} THEN {{click_s}} - {{ts_s}} END)",
+              denominator=f"max(CASE WHEN {_CLICK} AND click_ts IS NOT NULL THEN 1 ELSE 0 END)",
+              needs=("ts", "click_ts"), binary=False),
+    MetricDef(name="sessions_per_user", description="distinct sessions per user",
+              value="", denominator="", needs=("session_id",), binary=False, per_user=True),
+)
 
 
-def get_metric(name: str) -> MetricDef:
+def get_metric(name: str) -> Metric:
     """The metric called ``name``; :class:`ABError` listing the known ones otherwise."""
     try:
-        return METRICS[name.strip().lower()]
-    except KeyError:
+        return METRICS.lookup(name.strip())
+    except ABError:
         raise ABError(f"unknown metric {name!r}; known: {', '.join(METRICS)}") from None
 
 
@@ -101,7 +140,7 @@ def _seconds(column: str, types: dict[str, str]) -> str:
     return f"CAST({column} AS DOUBLE)"
 
 
-def impression_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str, str], *,
+def impression_sql(source: str, metrics: Sequence[Metric], columns: dict[str, str], *,
                    good_dwell: float = 30.0, until: str | None = None) -> str:
     """SQL: one row per (user, impression) with each metric's value and denominator.
 
@@ -147,7 +186,7 @@ def impression_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str,
             "GROUP BY impression_id")
 
 
-def user_sql(source: str, metrics: Sequence[MetricDef], columns: dict[str, str], *,
+def user_sql(source: str, metrics: Sequence[Metric], columns: dict[str, str], *,
              good_dwell: float = 30.0, until: str | None = None) -> str:
     """SQL: one row per user: ``user_id``, ``reused`` (the least impression id of the
     user that :func:`impression_sql` flags as reused, NULL when none; see
@@ -209,7 +248,7 @@ class Names:
 
 
 def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
-               metrics: Sequence[MetricDef], *, pre: str | None = None,
+               metrics: Sequence[Metric], *, pre: str | None = None,
                pre_columns: dict[str, str] | None = None,
                good_dwell: float = 30.0, until: str | None = None,
                files: Names | None = None) -> UserTable:
