@@ -144,7 +144,7 @@ def test_pool_imports_no_pandas_on_either_reader_path(tmp_path: Path) -> None:
         p.write_text("".join(f"{t} Q0 d{d} {d + 1} {50 - d} r{r}\n"
                              for t in (1, 2) for d in range(30)))
         runs.append(str(p))
-    probe = ("import json, sys\nfrom relkit.metrics import io\n"
+    probe = ("import json, sys\nfrom relkit.metrics.readers import io\n"
              "io.SMALL_INPUT_BYTES = int(sys.argv[1])\nfrom relkit.judging.cli import main\n"
              "code = main(sys.argv[2:])\nprint(json.dumps([code, sorted({m.split('.')[0] "
              "for m in sys.modules})]))")
