@@ -22,7 +22,7 @@ from relkit.judging.access.owner import owner_store as _owner
 from relkit.judging.access.owner import refuse_named_person
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
-from relkit.metrics.numopt import COUNT, SEED, SHARE, Num
+from relkit.metrics.commands.numopt import COUNT, SEED, SHARE, Num
 
 if TYPE_CHECKING:
     from relkit.judging.store import Store

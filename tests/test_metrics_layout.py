@@ -15,7 +15,7 @@ def test_the_root_holds_the_evaluators_core_only() -> None:
     """Readers, diversity, inferred measures and the eval command have their own packages."""
     root = sorted(p.name for p in METRICS.glob("*.py"))
     assert len(root) <= 15, root
-    for package in ("readers", "diversity", "inferred", "eval"):
+    for package in ("readers", "diversity", "inferred", "eval", "commands"):
         assert (METRICS / package / "__init__.py").read_text() == "", package
 
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from relkit.metrics.commands.numopt import COUNT, PROPORTION, SEED, Num
 from relkit.metrics.core.options import OptionError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
-from relkit.metrics.numopt import COUNT, PROPORTION, SEED, Num
 from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
 
 if TYPE_CHECKING:
