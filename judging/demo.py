@@ -24,7 +24,7 @@ import typer
 from relkit.corpora.known import SAMPLE_DIR as SAMPLE
 from relkit.judging.cliopts import DbOpt
 from relkit.judging.cliopts import say as _say
-from relkit.metrics.numopt import COUNT, SEED, SHARE, Num
+from relkit.metrics.commands.numopt import COUNT, SEED, SHARE, Num
 
 app = typer.Typer()
 

@@ -12,7 +12,7 @@ import typer
 from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import read_store as _read
 from relkit.judging.cliopts import say as _say
-from relkit.metrics.numopt import COUNT, GRADE, SEED, Num
+from relkit.metrics.commands.numopt import COUNT, GRADE, SEED, Num
 
 export_app = typer.Typer(help="Write judgments out: qrels or a full JSONL dump.",
                          no_args_is_help=True,

@@ -15,9 +15,9 @@ from typing import Any
 
 import typer
 
+from relkit.metrics.commands.numopt import COUNT, GRADE, SEED, Num
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 from relkit.metrics.core.tables import check_table_options as _table_options
-from relkit.metrics.numopt import COUNT, GRADE, SEED, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 

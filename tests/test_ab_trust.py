@@ -152,7 +152,7 @@ def test_power_functions_refuse_out_of_range_parameters(call: str, param: str) -
 def test_power_command_out_of_range_is_a_usage_error(args: str, option: str) -> None:
     code, out, err = run_cli(f"ab power -m sessions_per_user --baseline 3 --mde 1 {args}")
     assert code == 2 and out == ""
-    # The declared range (metrics/numopt.py) refuses most before the library's own
+    # The declared range (metrics/commands/numopt.py) refuses most before the library's own
     # check (alpha below 1e-12: scipy's noncentral t never ends) does.
     assert err.count("\n") == 1, err
     assert f"Invalid value for {option}:" in err or f"Invalid value for '{option}':" in err, err

@@ -1,6 +1,6 @@
 """Every numeric option at its boundaries, from its declared range (issue 32).
 
-Each ``int``/``float`` option declares its range once (:func:`relkit.metrics.numopt.Num`);
+Each ``int``/``float`` option declares its range once (:func:`relkit.metrics.commands.numopt.Num`);
 a test fails for one that does not, so a new option cannot escape. The battery reads the
 declaration: just outside each end (``nextafter`` for a float, one past for an int), an
 open end itself, NaN and the infinities must each be a usage error (exit 2, one line on
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from battery import SKIP, Project, annotation, command, command_line, commands, digest, record, run
-from relkit.metrics.numopt import Range, declared_range
+from relkit.metrics.commands.numopt import Range, declared_range
 
 
 def numeric_options() -> list[tuple[tuple[str, ...], str]]:
@@ -31,7 +31,7 @@ def test_every_numeric_option_declares_its_range() -> None:
     missing = [f"{' '.join(path)} {name}" for path, name in numeric_options()
                if declared_range(next(p for p in command(path).params
                                       if p.name == name)) is None]
-    assert not missing, f"declare a range with relkit.metrics.numopt.Num: {missing}"
+    assert not missing, f"declare a range with relkit.metrics.commands.numopt.Num: {missing}"
 
 
 def boundaries(rng: Range, kind: type) -> list[tuple[str, bool]]:

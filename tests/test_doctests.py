@@ -42,8 +42,8 @@ WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures
                  "relkit.metrics.eval.modes", "relkit.pooling.build",
                  "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
-                 "relkit.metrics.compare.run_naming", "relkit.metrics.compare.ties",
-                 "relkit.metrics.compare.grade_checks", "relkit.metrics.core.levels",
+                 "relkit.metrics.commands.run_naming", "relkit.metrics.compare.ties",
+                 "relkit.metrics.grade_checks", "relkit.metrics.core.levels",
                  "relkit.metrics.core.atomic",
                  # the front door's classes, and how results show in a notebook
                  "relkit.metrics.data", "relkit.metrics.evaluator",

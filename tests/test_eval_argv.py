@@ -136,8 +136,7 @@ def test_debug_keeps_the_fast_path_only_in_front(monkeypatch: pytest.MonkeyPatch
 
 def test_the_diversity_names_are_the_diversity_families() -> None:
     """names.parse_measure asks diversity_names, not the families (their import)."""
-    from relkit.metrics.measures import diversity as diversity
-    from relkit.metrics.measures import diversity_names as diversity_names
+    from relkit.metrics.measures import diversity, diversity_names
 
     assert set(diversity.REGISTRY) | set(diversity.ALIASES) == diversity_names.HEADS
     for name in ["alpha_nDCG@20", "strec@5", "MAP-IA", "NRBP(beta=0.8)", "nDCG@20", "map",

@@ -20,7 +20,7 @@ LAYERS = ("metrics", "pooling", "corpora", "judging")
 # A call that reads a file. Builtin open (not Store.open) unless it opens for writing.
 READ = re.compile(r"(?<![\w.])(?<!def )open\(|\.read_text\(|\.read_bytes\(|\bread_csv\b|"
                   r"\bread_json|\bread_parquet\b|\bread_table\(|tomllib\.loads?\(|json\.load\(|"
-                  r"gzip\.open\(|\b_read_bytes\(|\bopen_text\(")
+                  r"gzip\.open\(|(?<![\w.])read_bytes\(|\bopen_text\(")
 WRITE = re.compile(r"""["'](w|wb|wt|a|x)["']|write_|os\.devnull""")
 
 # Modules that read users' files on behalf of registered readers (fuzzed through them).

@@ -14,9 +14,9 @@ from typing import Annotated, Any
 import typer
 
 from relkit.corpora.systems import load_all, names
+from relkit.metrics.commands.numopt import COUNT, Num
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
-from relkit.metrics.numopt import COUNT, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   epilog="Example: relkit systems run --collection sample -s bm25 -o bm25.txt",

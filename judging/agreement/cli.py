@@ -9,7 +9,7 @@ import typer
 
 from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DB_HELP
-from relkit.metrics.numopt import GRADE, SEED, Num
+from relkit.metrics.commands.numopt import GRADE, SEED, Num
 
 app = typer.Typer(no_args_is_help=True)
 

@@ -16,7 +16,7 @@ import typer
 
 from relkit.corpora.types import SCALES
 from relkit.judging.cliopts import DB_HELP
-from relkit.metrics.numopt import GRADE, Num
+from relkit.metrics.commands.numopt import GRADE, Num
 
 if TYPE_CHECKING:
     from relkit.corpora.types import RelevanceScale

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from relkit.judging.cliopts import DbOpt, say
-from relkit.metrics.numopt import Num
+from relkit.metrics.commands.numopt import Num
 
 app = typer.Typer()
 

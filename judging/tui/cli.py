@@ -11,7 +11,7 @@ import typer
 
 from relkit.judging.cliopts import DbOpt, say
 from relkit.judging.conventions import error_stream
-from relkit.metrics.numopt import Num
+from relkit.metrics.commands.numopt import Num
 
 if TYPE_CHECKING:
     from relkit.judging.tui.app import JudgeApp

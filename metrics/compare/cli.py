@@ -13,12 +13,12 @@ from typing import Annotated
 
 import typer
 
+from relkit.metrics.commands.numopt import COUNT, GRADE, PROPORTION, SEED, Num
+from relkit.metrics.commands.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.compare.corrections import CORRECTIONS
 from relkit.metrics.compare.formats import FORMATS
-from relkit.metrics.compare.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.compare.significance import TESTS
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.numopt import COUNT, GRADE, PROPORTION, SEED, Num
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -88,9 +88,9 @@ def compare_cmd(
 
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
+    from relkit.metrics.commands.run_names import run_labels
     from relkit.metrics.compare.core import CI_METHODS, compare
     from relkit.metrics.compare.errors import CompareError
-    from relkit.metrics.compare.run_names import run_labels
     from relkit.metrics.core.options import OptionError, option_value
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.evaluator import resolve
@@ -127,7 +127,7 @@ def compare_cmd(
         by_file = {str(p): n for p, n in zip(runs, labels, strict=True)}
         baseline = by_file.get(baseline, baseline)
     q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
-    from relkit.metrics.compare.grade_checks import inverted_grades
+    from relkit.metrics.grade_checks import inverted_grades
 
     inverted = inverted_grades(q)     # said, not refused: the numbers are still shown
     if inverted is not None:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from relkit.metrics.commands.run_names import system_names  # noqa: F401  (named here before)
 from relkit.metrics.compare.errors import CompareError
-from relkit.metrics.compare.run_names import system_names  # noqa: F401  (named here before)
 from relkit.metrics.core.registry import did_you_mean
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from typing import Any
 # Option -> (keyword of run_eval, kind). Kinds: flag, str, many (a list), path, and int
 # ranges (low, high) as declared with Num in relkit.metrics.eval.cli (None: no bound).
 FLAG, TEXT, MANY, PATH = "flag", "str", "many", "path"
-GRADE = (-1000, 1000)   # relkit.metrics.numopt.GRADE
+GRADE = (-1000, 1000)   # relkit.metrics.commands.numopt.GRADE
 AT_LEAST_0 = (0, None)
 OPTIONS: dict[str, tuple[str, Any]] = {
     "-m": ("measure", MANY), "--measure": ("measure", MANY),

@@ -20,11 +20,11 @@ from typing import Annotated, Literal, NoReturn, get_type_hints
 
 import typer
 
-from relkit.metrics.compare.run_names import NameFromFileOption, NamesOption
+from relkit.metrics.commands.numopt import GRADE, Num
+from relkit.metrics.commands.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.eval.command import FORMATS, list_measures, run_eval
 from relkit.metrics.eval.modes import MODE_HELP
 from relkit.metrics.eval.typer_coercion import _plain_typer_coercion
-from relkit.metrics.numopt import GRADE, Num
 
 __all__ = [
     "EPILOG", "FORMATS", "Format", "app", "eval_cmd", "list_measures",

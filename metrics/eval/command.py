@@ -92,7 +92,7 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
             f"{'both' if str(qrels_path) == '-' else 'two runs'}")
     if compat not in (9, 10):
         bad(f"--compat must be 9 or 10; got {compat}")
-    from relkit.metrics.compare.run_naming import run_labels
+    from relkit.metrics.commands.run_naming import run_labels
 
     labels = run_labels(run_paths, names, name_from_file)
     if max_docs is not None and max_docs < 0:

@@ -91,7 +91,7 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     """The evaluation behind ``relkit eval`` (qrels format), once its options are checked.
 
     ``warn`` (None: quiet) hears, once, about topics that score 0 for every run.
-    ``labels`` (``--names``, ``--name-from-file``; :mod:`relkit.metrics.compare.run_names`) name
+    ``labels`` (``--names``, ``--name-from-file``; :mod:`relkit.metrics.commands.run_names`) name
     the runs, in order, instead of their run tags.
     ``engine="spark"``: the runs are evaluated in one Spark job
     (:mod:`relkit.metrics.spark`); what is printed is built by the same code.
@@ -155,7 +155,7 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     if fmt != "trec":
         _write_tidy(frames, fmt, output)
     if warn is not None:
-        from relkit.metrics.compare.grade_checks import inverted_grades
+        from relkit.metrics.grade_checks import inverted_grades
 
         for msg in _warnings(ev.zero_topics().among(evaluated), run_ids, qrels):
             warn(msg)

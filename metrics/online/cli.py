@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from relkit.metrics.commands.numopt import COUNT, Num
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import OUTPUT_HELP
-from relkit.metrics.numopt import COUNT, Num
 
 if TYPE_CHECKING:
     import duckdb

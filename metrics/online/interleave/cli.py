@@ -11,8 +11,8 @@ from pathlib import Path
 
 import typer
 
+from relkit.metrics.commands.numopt import COUNT, SEED, Num
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
-from relkit.metrics.numopt import COUNT, SEED, Num
 from relkit.metrics.online.cli import INPUT_FORMAT_HELP, MAP_HELP, MEMORY_HELP
 
 app = typer.Typer(help="Interleaving and multileaving: make the shown lists, compare runs "

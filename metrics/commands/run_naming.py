@@ -3,7 +3,7 @@
 Run tags repeat across files (a course's four Lucene runs all say ``STANDARD``), so
 ``relkit eval``'s rows, labelled by tag, could not be told apart; ``relkit compare``
 names runs by file. Both take ``--names a,b,...`` (one per run, in order) and
-``--name-from-file`` (declared in :mod:`relkit.metrics.compare.run_names`), read by
+``--name-from-file`` (declared in :mod:`relkit.metrics.commands.run_names`), read by
 :func:`run_labels` here.
 
 Standard library only: ``relkit eval``'s fast entry imports it without typer.
@@ -31,7 +31,7 @@ def system_names(paths: Sequence[str | Path]) -> list[str]:
 
     Examples
     --------
-    >>> from relkit.metrics.compare.run_naming import system_names
+    >>> from relkit.metrics.commands.run_naming import system_names
     >>> system_names(["runs/bm25.txt", "runs/lm.txt"])
     ['bm25', 'lm']
     >>> system_names(["a/bm25.txt", "b/bm25.txt"])
@@ -67,7 +67,7 @@ def run_labels(paths: Sequence[str | Path], names: str | None, from_file: bool
 
     Examples
     --------
-    >>> from relkit.metrics.compare.run_naming import run_labels
+    >>> from relkit.metrics.commands.run_naming import run_labels
     >>> run_labels(["a/run.txt", "b/run.txt"], None, True)
     ['a/run.txt', 'b/run.txt']
     >>> run_labels(["x.txt", "y.txt"], "bm25,lm", False)

@@ -5,7 +5,7 @@ Run tags repeat across files (a course's four Lucene runs all say ``STANDARD``),
 names runs by file. Both take ``--names a,b,...`` (one per run, in order) and
 ``--name-from-file``, declared here once (:data:`NamesOption`,
 :data:`NameFromFileOption`) and read by :func:`run_labels`
-(:mod:`relkit.metrics.compare.run_naming`, importable from here too).
+(:mod:`relkit.metrics.commands.run_naming`, importable from here too).
 
 Standard library and typer only: ``relkit eval`` imports it before any work.
 """
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from relkit.metrics.compare.run_naming import run_labels, system_names
+from relkit.metrics.commands.run_naming import run_labels, system_names
 
 __all__ = ["NAMES_HELP", "NAME_FROM_FILE_HELP", "NameFromFileOption", "NamesOption",
            "run_labels", "system_names"]
