@@ -179,10 +179,10 @@ class Collection:
         Grades of 0 or more that the collection's scale does not declare (a negative
         grade is "pooled, not judged" on every scale: :mod:`relkit.metrics.readers.grades`),
         and grades that look as if they ran the wrong way
-        (:func:`relkit.metrics.grade_checks.inverted_grades`). An empty list: nothing.
+        (:func:`relkit.metrics.commands.grade_checks.inverted_grades`). An empty list: nothing.
         ``relkit corpora info`` says them on stderr; evaluate only once it says nothing.
         """
-        from relkit.metrics.grade_checks import grade_counts, inverted_grades
+        from relkit.metrics.commands.grade_checks import grade_counts, inverted_grades
 
         q = qrels if qrels is not None else self.read_qrels()
         out = []

@@ -22,7 +22,7 @@ from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import say as _say
 from relkit.judging.owner import owner_store as _owner
 from relkit.judging.owner import refuse_named_person
-from relkit.metrics.numopt import COUNT, SEED, SHARE, Num
+from relkit.metrics.commands.numopt import COUNT, SEED, SHARE, Num
 
 if TYPE_CHECKING:
     from relkit.judging.store.assign import Store

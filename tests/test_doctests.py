@@ -33,7 +33,7 @@ DOCUMENTED = [
     "relkit.metrics.measures.reference",
     "relkit.metrics.inferred.statap",
     # the front door's functions (relkit.__all__; tests/test_front_door.py)
-    "relkit.metrics.evaluate",
+    "relkit.metrics.eval.api",
     "relkit.judging.project",
     "relkit.judging.agreement.agree",
 ]
@@ -43,7 +43,7 @@ WITH_EXAMPLES = [*DOCUMENTED, "relkit.metrics.convert", "relkit.metrics.measures
                  "relkit.metrics.core.options",
                  "relkit.metrics.core.tables", "relkit.judging.conventions",
                  "relkit.metrics.commands.run_naming", "relkit.metrics.compare.ties",
-                 "relkit.metrics.grade_checks", "relkit.metrics.core.levels",
+                 "relkit.metrics.commands.grade_checks", "relkit.metrics.core.levels",
                  "relkit.metrics.core.atomic",
                  # the front door's classes, and how results show in a notebook
                  "relkit.metrics.data", "relkit.metrics.evaluator",

@@ -1,6 +1,6 @@
 """Qrels that would silently mislead are said aloud: inverted grades, grades off a scale.
 
-Tester: Cranfield's raw ``cranqrel`` (1 = complete answer, metrics/grade_checks.py)
+Tester: Cranfield's raw ``cranqrel`` (1 = complete answer, metrics/commands/grade_checks.py)
 gave nDCG@10 with no word that its grades run the other way. The warning must fire on
 it and on nothing relkit ships or tests against: the sample, trec_eval's conformance
 qrels, TREC DL 2023 (the human qrels and the 36 LLM judges' of the LLMJudge challenge),
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers import CONFORMANCE, ROOT, SHARED, run_cli
+from relkit.metrics.commands.grade_checks import inverted_grades
 from relkit.metrics.data import Qrels
-from relkit.metrics.grade_checks import inverted_grades
 
 CRAN = SHARED / "corpora" / "cranfield"
 RUN = CRAN / "runs" / "taylorj8" / "results.txt"

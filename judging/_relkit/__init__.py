@@ -38,7 +38,7 @@ _LAZY: dict[str, str] = {
     "Qrels": "relkit.metrics.data",
     "Run": "relkit.metrics.data",
     "Evaluator": "relkit.metrics.evaluator",
-    "evaluate": "relkit.metrics.evaluate",
+    "evaluate": "relkit.metrics.eval.api",
     "parse_measure": "relkit.metrics.names",
     "compare": "relkit.metrics.compare.core",
     "open_store": "relkit.judging.project",
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from relkit.judging.project import open_store
     from relkit.metrics.compare.core import compare
     from relkit.metrics.data import Qrels, Run
-    from relkit.metrics.evaluate import evaluate
+    from relkit.metrics.eval.api import evaluate
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.names import parse_measure
     from relkit.pooling.build import pool

@@ -127,7 +127,7 @@ def compare_cmd(
         by_file = {str(p): n for p, n in zip(runs, labels, strict=True)}
         baseline = by_file.get(baseline, baseline)
     q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
-    from relkit.metrics.grade_checks import inverted_grades
+    from relkit.metrics.commands.grade_checks import inverted_grades
 
     inverted = inverted_grades(q)     # said, not refused: the numbers are still shown
     if inverted is not None:

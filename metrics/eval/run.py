@@ -155,7 +155,7 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     if fmt != "trec":
         _write_tidy(frames, fmt, output)
     if warn is not None:
-        from relkit.metrics.grade_checks import inverted_grades
+        from relkit.metrics.commands.grade_checks import inverted_grades
 
         for msg in _warnings(ev.zero_topics().among(evaluated), run_ids, qrels):
             warn(msg)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from relkit.metrics.commands.numopt import COUNT, PROPORTION, SEED, Num
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
-from relkit.metrics.numopt import COUNT, PROPORTION, SEED, Num
 from relkit.metrics.online.ab.inputs import about, open_inputs
 from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP
 

@@ -91,7 +91,7 @@ def inverted_grades(qrels: Qrels) -> str | None:
     Examples
     --------
     >>> from relkit.metrics.data import Qrels
-    >>> from relkit.metrics.grade_checks import inverted_grades
+    >>> from relkit.metrics.commands.grade_checks import inverted_grades
     >>> rows = "".join(f"q{i} 0 d{i} {g}\\n" for i, g in enumerate([1] * 10 + [2] * 30 + [3] * 20))
     >>> print(inverted_grades(Qrels.read(rows)))
     <text>: grade 1 is the rarest relevant grade (1: 10, 2: 30, 3: 20) and 0 is used ...
