@@ -18,7 +18,7 @@ from relkit.metrics.core.options import OptionError
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 from relkit.metrics.numopt import COUNT, PROPORTION, SEED, Num
-from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
+from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_engine
 
 if TYPE_CHECKING:
     import duckdb
@@ -272,7 +272,7 @@ def analyze_cmd(
                            level=level, correction=correction, samples=samples, seed=seed)
 
     if engine == "spark":
-        table = spark_module("ab").spark_table(
+        table = spark_engine().user_table(
             log, assign, defs, log_map=log_map, assign_map=assign_map, pre=cuped,
             pre_columns=pre_columns, good_dwell=good_dwell, master=spark_master)
         _write_analysis(run(table, design), fmt, output)
