@@ -30,6 +30,7 @@ from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 if TYPE_CHECKING:
     import pandas as pd
 
+    from relkit.metrics.core.engines import Engine as EngineProtocol
     from relkit.metrics.zeros import ZeroTopics
 
 __all__ = [
@@ -85,13 +86,16 @@ class Result:
 CHUNK_ROWS = 1_000_000
 
 
-def _engine_module(name: str) -> Any:
-    """A module of an optional engine (``spark.engine``), imported by name: the engine
-    builds on this module (its tasks run :class:`Evaluator`), so the evaluator must not
-    import it, or the two would import each other."""
-    import importlib
+def _engine(name: str) -> EngineProtocol:
+    """The engine called ``name`` (built in or a plugin's), in the evaluator's error."""
+    from relkit.metrics.core.engines import ENGINES as REGISTERED
+    from relkit.metrics.core.engines import EngineError
 
-    return importlib.import_module(f"relkit.metrics.{name}")
+    try:
+        return REGISTERED.lookup(name)
+    except EngineError:
+        raise MeasureError(f"The 'engine' option must be one of {', '.join(ENGINES)}; "
+                           f"got {name!r}") from None
 
 
 class Evaluator:
@@ -137,18 +141,15 @@ class Evaluator:
                  level: int = 1, judged_only: bool = False, max_docs: int | None = None,
                  complete: bool = False, num_docs: int = 0, compat: Compat = 10,
                  engine: Engine = "local", spark_master: str | None = None) -> None:
-        if engine not in ENGINES:
-            raise MeasureError(f"The 'engine' option must be one of {', '.join(ENGINES)}; "
-                               f"got {engine!r}")
+        door = None if engine == "local" else _engine(engine)
         if compat not in (9, 10):
             raise MeasureError(f"The 'compat' option must be 9 or 10; got {compat!r}")
         if max_docs is not None and max_docs < 0:
             raise MeasureError(f"The 'max_docs' option must be an int >= 0; got {max_docs}")
         self.engine = engine
         self.spark_master = spark_master
-        if engine == "spark" and isinstance(qrels, (str, os.PathLike)):
-            # hdfs://, s3a://: Spark reads them
-            qrels = _engine_module("spark.inputs").read_qrels(qrels, spark_master)
+        if door is not None and isinstance(qrels, (str, os.PathLike)):
+            qrels = door.read_qrels(qrels, spark_master)   # hdfs://, s3a://: Spark reads them
         self.qrels = Qrels.coerce(qrels)
         self.judged = JudgedTopics.prepare(self.qrels)
         self.measures = resolve(measures, compat)
@@ -183,11 +184,16 @@ class Evaluator:
         missing entry, or sd = 0 with v != mean, gives -1000000.
         ``progress(rows_done, rows_total)`` is called after each chunk.
         """
-        if self.engine == "spark":
-            return _engine_module("spark.engine").spark_compute(  # type: ignore[no-any-return]
-                self, [run], zscores)[0]
+        if self.engine != "local":
+            return self.compute_many([run], zscores)[0]
+        return self.compute_local(run, zscores, progress)
+
+    def compute_local(self, run: Run | Any, zscores: ZTable | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> Result:
+        """:meth:`compute` in this process, whatever :attr:`engine` is (the local
+        engine's evaluation, and every single-machine engine's)."""
         run = Run.coerce(run)
-        topics, codes, missing, values = self._per_topic(run, progress)
+        topics, codes, missing, values = self.per_topic(run, progress)
         if not topics:
             raise EvaluationError(
                 f"{run.source}: no topic has both run lines and judgments in {self.qrels.source}")
@@ -196,10 +202,14 @@ class Evaluator:
     def compute_many(self, runs: Sequence[Any], zscores: ZTable | None = None) -> list[Result]:
         """:meth:`compute` for several runs; with ``engine="spark"``, one Spark job for all
         (runs as paths Spark reads: TREC text or Parquet, local, ``hdfs://``, ``s3a://``)."""
-        if self.engine == "spark":
-            return _engine_module("spark.engine").spark_compute(  # type: ignore[no-any-return]
-                self, list(runs), zscores)
+        if self.engine != "local":
+            return [res for _label, res in self.door.evaluate(self, list(runs), zscores)]
         return [self.compute(run, zscores) for run in runs]
+
+    @property
+    def door(self) -> EngineProtocol:
+        """The engine that evaluates (:data:`relkit.metrics.core.engines.ENGINES`)."""
+        return _engine(self.engine)
 
     def finish(self, run_name: str, topics: list[str], missing: np.ndarray, values: list[Any],
                zscores: ZTable | None = None) -> Result:
@@ -235,9 +245,12 @@ class Evaluator:
             summary.append(self._summarise(fam, v, count, zscores is not None))
         return Result(run_name, topics, missing, self.measures, out_values, summary)
 
-    def _per_topic(self, run: Run, progress: Callable[[int, int], None] | None = None
-                   ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
-        """Per-topic values of every measure, topics in trec_eval order.
+    def per_topic(self, run: Run, progress: Callable[[int, int], None] | None = None
+                  ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+        """Per-topic values of every measure, topics in trec_eval order: the topics,
+        their codes (indices in the qrels' order), which have no run line, and one
+        value per topic of each measure (what :meth:`finish` sums). Every engine's
+        tasks run this on their topics.
 
         A large run is evaluated in chunks of whole topics (measures are per
         topic, so the values are the same) to bound the working memory.
@@ -256,7 +269,7 @@ class Evaluator:
                 continue
             codes_list.append(ranked.topic_codes)
             missing_list.append(ranked.missing)
-            values_list.append(self._compute_all(ranked))
+            values_list.append(self.compute_all(ranked))
             del ranked
             release_unused_memory()   # hand freed chunk memory back
             done += len(part)
@@ -285,7 +298,7 @@ class Evaluator:
                                rows=np.zeros(0, np.int64))
                 codes_list.append(gone)
                 missing_list.append(empty.missing)
-                values_list.append(self._compute_all(empty))
+                values_list.append(self.compute_all(empty))
         codes = np.concatenate(codes_list) if codes_list else np.zeros(0, np.int64)
         order = np.argsort(codes, kind="stable")
         merged: list[Any] = []
@@ -315,7 +328,9 @@ class Evaluator:
 
         return ctx_for
 
-    def _compute_all(self, ranked: Ranked) -> list[Any]:
+    def compute_all(self, ranked: Ranked) -> list[Any]:
+        """Every measure's per-topic values on ``ranked`` (one entry per measure: an
+        array, a list of strings, or None for the run-level ``runid``/``num_q``)."""
         ctx_for = self._contexts(ranked)
         return [self._compute_one(ctx_for(m), m) for m in self.measures]
 

@@ -464,3 +464,15 @@ def test_a_missing_cuped_column_value_is_named_alike(spark: Any, tmp_path: Path,
     assert f"{ap}: column 'pre_ctr' (the pre-period ctr@1) has no value for 1 units" in local
     code, _, remote = run_cli(args + " --engine spark")
     assert code == 1 and remote == local
+
+
+def test_a_missing_column_is_named_alike_by_both_engines(spark: Any, tmp_path: Path,
+                                                         ab_files: dict[str, Path]) -> None:
+    # One click-log contract (relkit.metrics.online.logcontract): the Spark reader said
+    # "a column 'who' (mapped from --map user_id=who)", DuckDB "... for the user_id".
+    args = f"ab analyze {ab_files['log']} --assign {ab_files['assign']} -m ctr@1"
+    for extra in (" --map user_id=who", " --map rank=place"):
+        code, _, local = run_cli(args + extra)
+        assert code == 1 and "(map one with --map" in local and local.count("\n") == 1
+        code, _, remote = run_cli(args + extra + " --engine spark")
+        assert code == 1 and remote == local

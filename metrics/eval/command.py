@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
 # 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
@@ -77,9 +77,10 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
 
         check_mode(relformat, smoothing)
     if engine != "local" or spark_master is not None:
-        from relkit.metrics.spark.options import check_engine
+        from relkit.metrics.core.engines import engine as engine_named
 
-        check_engine(engine, spark_master, relformat=relformat, paths=[qrels, *runs])
+        spark: Any = engine_named("spark")   # its checks name --engine as typed
+        spark.check_eval(engine, spark_master, relformat=relformat, paths=[qrels, *runs])
     if engine == "local":
         qrels_path, run_paths = Path(qrels), [Path(r) for r in runs]
     else:

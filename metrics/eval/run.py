@@ -106,10 +106,10 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import labelled, lines
 
-    if engine == "spark":
-        from relkit.metrics.spark.inputs import read_qrels
+    if engine != "local":
+        from relkit.metrics.core.engines import engine as engine_named
 
-        q = read_qrels(qrels, spark_master)     # hdfs://, s3a://: fetched by Spark
+        q = engine_named(engine).read_qrels(qrels, spark_master)   # hdfs://, s3a://
     else:
         q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
     try:
@@ -176,10 +176,8 @@ def relabel(res: Result, label: str) -> Result:
 def _results(ev: Evaluator, runs: list[Path], z: ZTable | None
              ) -> Iterator[tuple[Path, Result]]:
     """Each run's result, in order: one at a time here, or all from one Spark job."""
-    if ev.engine == "spark":
-        from relkit.metrics.spark.engine import spark_compute_labelled
-
-        for label, res in spark_compute_labelled(ev, [str(r) for r in runs], z):
+    if ev.engine != "local":
+        for label, res in ev.door.evaluate(ev, [str(r) for r in runs], z):
             yield Path(label) if "://" not in label else label, res  # type: ignore[misc]
         return
     from relkit.metrics.data import Run

@@ -289,11 +289,3 @@ def schema_of(con: duckdb.DuckDBPyConnection, view: str, path: str) -> dict[str,
                           "a column name that is not") from None
 
 
-def missing_column(path: str, name: str, mapping: dict[str, str], schema: dict[str, str],
-                   also: str = "") -> FormatError:
-    col = mapping.get(name, name)
-    have = [c for c in schema if c != "_row"]
-    return FormatError(path, None, f"a column {col!r} for the {name}{also} "
-                       f"(map one with --map {name}=COLUMN)", f"columns {have}")
-
-

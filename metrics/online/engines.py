@@ -2,17 +2,15 @@
 numpy, this package) or ``spark`` (:mod:`relkit.metrics.spark`).
 
 The Spark engine depends on this package (it runs the per-user SQL of
-:mod:`.ab.users` and the models' M-steps), so this package reaches it by module name,
-as pandas reaches its plotting backends: the import graph keeps one direction (the
-``acyclic_siblings`` contract), and PySpark is imported only when ``--engine spark`` is
-given. Standard library only.
+:mod:`.ab.users` and the models' M-steps), so this package reaches it through the
+engine registry (:data:`relkit.metrics.core.engines.ENGINES`), which imports it on
+first use: the import graph keeps one direction (the contracts), and PySpark is
+imported only when ``--engine spark`` is given. Standard library only.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from relkit.metrics.core.options import OptionError
 
@@ -23,11 +21,6 @@ ENGINE_HELP = ("Where the sums are computed: local (DuckDB and numpy) or spark (
 MASTER_HELP = ("Spark master URL (local[4], yarn, k8s://..., spark://...; default: the "
                "active session, $RELKIT_SPARK_MASTER, else local[2])")
 
-# command -> the module of relkit.metrics.spark that runs it on Spark
-_SPARK_MODULES = {"ab": "relkit.metrics.spark.ab_command",
-                  "clicks": "relkit.metrics.spark.clicks_command"}
-
-
 def check_engine(engine: str, spark_master: str | None) -> None:
     """``--engine`` is known and ``--spark-master`` goes with ``--engine spark``."""
     if engine not in ENGINES:
@@ -36,6 +29,10 @@ def check_engine(engine: str, spark_master: str | None) -> None:
         raise OptionError("--spark-master", "goes with --engine spark")
 
 
-def spark_module(command: str) -> ModuleType:
-    """The Spark engine's module for ``command`` (``"ab"`` or ``"clicks"``)."""
-    return importlib.import_module(_SPARK_MODULES[command])
+def spark_engine() -> Any:
+    """The Spark engine (:class:`relkit.metrics.spark.spark_engine.SparkEngine`: the
+    :class:`~relkit.metrics.core.engines.Engine` protocol and the commands' Spark
+    halves, ``fit_clicks`` and ``user_table``)."""
+    from relkit.metrics.core.engines import engine
+
+    return engine("spark")

@@ -32,14 +32,12 @@ from relkit.metrics.online.duck import (
     _sq,
     connect,
     log_format,
-    missing_column,
     raw_view,
     schema_of,
 )
 from relkit.metrics.online.fields import (
     ASSIGN_FIELDS,
     FIELDS,
-    LOG_FIELDS,
     WIDE_LISTS,
     convert_sql,
     expected,
@@ -49,13 +47,24 @@ from relkit.metrics.online.fields import (
     range_sql,
     range_words,
 )
+from relkit.metrics.online.logcontract import (
+    REUSED_HINT,
+    bad_value,
+    map_columns,
+    missing_column,
+    no_rows,
+    one_per_rank,
+    plan_fields,
+    reused_why,
+)
 
 if TYPE_CHECKING:
     import duckdb
 
 # connect and LogFormat are part of this module's API (the readers' users need them).
-__all__ = ["AssignmentSource", "BadValues", "LogFormat", "LogSource", "connect", "fetch",
-           "log_format", "open_assignments", "open_log"]
+# REUSED_HINT and reused_why too: the contract's, read from here by ab.users.
+__all__ = ["REUSED_HINT", "AssignmentSource", "BadValues", "LogFormat", "LogSource", "connect",
+           "fetch", "log_format", "open_assignments", "open_log", "reused_why"]
 
 
 @dataclass(frozen=True)
@@ -68,25 +77,6 @@ class BadValues:
     rows: tuple[int, ...]
     first: str | None
     expected: str
-
-
-REUSED_HINT = ("an impression id must name one page view (number them per log, not per "
-               "user or session; or drop the column to derive ids from session_id, ts and "
-               "query_id)")
-
-
-def reused_why(rows: list[tuple[object, ...]]) -> str:
-    """Whose page views share an impression id, from its (user, session, rank) rows:
-    "users 'u1' and 'u2'", "sessions ...", or "two page views (rank 2 twice)"."""
-    users = sorted({str(u) for u, _, _ in rows if u is not None})
-    sessions = sorted({str(s) for _, s, _ in rows if s is not None})
-    if len(users) > 1:
-        return f"users {users[0]!r} and {users[1]!r}"
-    if len(sessions) > 1:
-        return f"sessions {sessions[0]!r} and {sessions[1]!r}"
-    ranks = [int(r) for _, _, r in rows if isinstance(r, int)]
-    twice = sorted({r for r in ranks if ranks.count(r) > 1})
-    return f"two page views (rank {twice[0]} twice)" if twice else "two page views"
 
 
 @dataclass
@@ -233,12 +223,11 @@ class LogSource:
     def _check(self) -> None:
         if not self.con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.view} "
                                 "LIMIT 1)").fetchone()[0]:  # type: ignore[index]
-            raise InputError(f"{self.path}: no rows (a log with no impressions)")
+            raise no_rows(self.path)
         bad = self.bad_values(limit=1)
         if bad:
             b = min(bad, key=lambda b: b.rows[0])
-            raise FormatError(self.path, b.rows[0], f"{range_words(FIELDS[b.field])} in "
-                              f"column {b.column!r}", repr(b.first))
+            raise bad_value(self.path, b.rows[0], b.field, b.column, b.first)
         self._check_values()
         self._check_one_per_rank()
 
@@ -260,15 +249,8 @@ class LogSource:
             "ORDER BY _row", [dup[0]]).fetchall()
         row = next(int(r) for i, (_, _, k, r) in enumerate(rows)
                    if any(k == k2 for _, _, k2, _ in rows[:i]))
-        why = reused_why([r[:3] for r in rows])
-        if not why.startswith("two page views"):  # the id names page views of two users
-            # (as `ab analyze` words it on either engine)
-            raise InputError(f"{self.path}: impression_id {dup[0]!r} is used by {why}: "
-                             f"{REUSED_HINT}")
-        raise FormatError(self.path, row,
-                          f"one result per rank in column {self.columns['rank']!r}",
-                          f"a second result at rank {dup[1]} of impression {dup[0]!r} "
-                          "(relkit clicks validate lists every problem)")
+        raise one_per_rank(self.path, row, dup[0], dup[1], self.columns["rank"],
+                           [r[:3] for r in rows])
 
     def _check_values(self) -> None:
         rules = self.range_rules()
@@ -281,8 +263,7 @@ class LogSource:
             row, (name, cond, words) = min(hits, key=lambda h: h[0])
             (value,) = self.con.execute(f"SELECT {name} FROM {self.view} WHERE _row = "
                                         f"{int(row)} AND ({cond}) LIMIT 1").fetchone() or (None,)
-            raise FormatError(self.path, int(row), f"{words} in column "
-                              f"{self.columns[name]!r}", repr(value))
+            raise bad_value(self.path, int(row), name, self.columns[name], value)
 
 
 def _wide(con: duckdb.DuckDBPyConnection, raw: str, schema: dict[str, str],
@@ -356,55 +337,23 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
     lists = tuple(mapping.get(k, k) for k in WIDE_LISTS)
     raw = raw_view(con, path, form, lists)
     schema = schema_of(con, raw, path)
-    for name, col in mapping.items():
-        if col not in schema:
-            raise missing_column(path, name, mapping, schema)
-    doc_ids = mapping.get("doc_ids", "doc_ids")
-    wide = doc_ids in schema and schema[doc_ids].endswith("[]")
-    flat, colmap = raw, {f.name: mapping.get(f.name, f.name) for f in LOG_FIELDS}
+    types = {c: t for c, t in schema.items() if c != "_row"}
+    form_of = map_columns(path, mapping, types, lambda c: schema[c].endswith("[]"))
+    wide, flat, colmap = form_of.wide, raw, form_of.colmap
     if wide:
-        present = {k: mapping.get(k, k) for k in WIDE_LISTS if mapping.get(k, k) in schema}
-        if "clicks" not in present:
-            raise missing_column(path, "clicks", mapping, schema, " (a list, the SERP-wide form)")
-        for k, c in present.items():
-            if not schema[c].endswith("[]"):
-                raise FormatError(path, None, f"a list column {c!r} for the {k} "
-                                  "(the SERP-wide form)", f"type {schema[c]}")
-        flat, remap = _wide(con, raw, schema, present)
-        colmap.update(remap)
+        flat, _remap = _wide(con, raw, schema, form_of.lists)
         schema = schema_of(con, flat, path)
-    selects = ["_row"]
-    fields: list[str] = []
-    columns: dict[str, str] = {}
-    sources: dict[str, tuple[str, str]] = {}
-    for f in LOG_FIELDS:
-        col = colmap[f.name]
-        if col not in schema:
-            if f.name == "impression_id":
-                continue  # derived below, or reported missing
-            if f.required:
-                raise missing_column(path, f.name, mapping, schema)
-            continue
-        conv = convert_sql(f, _q(col), schema[col])
-        if conv is None:
-            raise FormatError(path, None, f"column {col!r} (the {f.name}) to hold "
-                              f"{expected(f)}", f"type {schema[col]}")
-        selects.append(f"{conv} AS {f.name}")
-        fields.append(f.name)
-        columns[f.name] = "position in " + colmap["doc_id"] if col == "relkit_rank" else col
-        sources[f.name] = (col, schema[col])
-    if "impression_id" not in fields:
-        parts = [colmap[n] for n in ("session_id", "ts", "query_id")]
-        if not all(p in schema for p in parts):
-            raise missing_column(path, "impression_id", mapping, schema,
-                           " (or session_id, ts and query_id to derive it from)")
-        derived = ", ".join(f"CAST({_q(p)} AS VARCHAR)" for p in parts)
+    plan = plan_fields(path, mapping, colmap, schema,
+                       lambda name, col, dtype: convert_sql(FIELDS[name], _q(col), dtype),
+                       [c for c in schema if c != "_row"])
+    selects = ["_row", *(f"{conv} AS {name}" for name, conv in plan.selects)]
+    if plan.derive is not None:
+        derived = ", ".join(f"CAST({_q(p)} AS VARCHAR)" for p in plan.derive)
         selects.insert(1, f"concat_ws('|', {derived}) AS impression_id")
-        fields.insert(0, "impression_id")
-        columns["impression_id"] = "+".join(parts)
+    fields, columns, sources = plan.fields, plan.columns, plan.sources
     view = f"relkit_log_{next(_names)}"
     con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(selects)} FROM {flat}")
-    return LogSource(con, path, form, view, tuple(fields), columns, wide, flat, sources)
+    return LogSource(con, path, form, view, fields, columns, wide, flat, sources)
 
 
 @dataclass

@@ -158,6 +158,10 @@ def fit_spark(data: CodedLog, name: str, *, iterations: int = 50, seed: int = 0
     ``MODELS[name]().fit(data, iterations=..., seed=...)`` does on a :class:`ClickData`."""
     from pyspark.sql import functions as F
 
+    from relkit.metrics.online.clickmodels.cascade import SDBN, Cascade
+    from relkit.metrics.online.clickmodels.ctr import DCTR, GCTR, RCTR, RandomClickModel
+    from relkit.metrics.online.clickmodels.sums import ChainModel
+
     if name not in SPARK_MODELS:
         raise ValueError(f"model {name!r} is not fitted on Spark; use one of "
                          f"{', '.join(SPARK_MODELS)}")
@@ -167,33 +171,29 @@ def fit_spark(data: CodedLog, name: str, *, iterations: int = 50, seed: int = 0
     click = F.col("c").cast("long")
     (m.counts, clicks) = _by(rows, "p", n_p, F.count("*"), F.sum(click))
     rng = np.random.default_rng(seed)
-    if name == "random":
-        m._fit(None, iterations, rng)  # type: ignore[arg-type]  # reads nothing
-    elif name == "gctr":
-        m.params = {"rho": np.array([clicks.sum() / max(int(m.counts.sum()), 1)])}
-    elif name == "rctr":
-        n_r, c_r = _by(rows.withColumn("r", F.col("rank") - 1), "r", big_r,
-                       F.count("*"), F.sum(click))
-        rho = np.where(n_r > 0, c_r / np.maximum(n_r, 1), m.default)
-        m.params = {"rho": rho.astype(np.float64)}
-    elif name == "dctr":
-        fclicks = clicks.astype(np.float64)
-        m.default = float(fclicks.sum() / max(int(m.counts.sum()), 1))
-        m.params = {"alpha": np.where(m.counts > 0, fclicks / np.maximum(m.counts, 1),
-                                      m.default)}
-    elif name in ("cascade", "sdbn"):
-        m.params = _cascade_like(data, name, m.default)
-    elif name in ("dbn", "dcm", "ccm"):
+    if isinstance(m, RandomClickModel):
+        m.params = m.fixed_params()   # nothing to fit
+    elif isinstance(m, GCTR):
+        m.from_counts(clicks.sum(), int(m.counts.sum()))
+    elif isinstance(m, RCTR):
+        m.from_counts(*_by(rows.withColumn("r", F.col("rank") - 1), "r", big_r,
+                           F.count("*"), F.sum(click)))
+    elif isinstance(m, DCTR):
+        m.from_counts(clicks.astype(np.float64))
+    elif isinstance(m, (Cascade, SDBN)):
+        m.from_counts(*_cascade_like(data, name))
+    elif isinstance(m, ChainModel):
         from relkit.metrics.spark.clicks_chain import fit_chain
 
-        fit_chain(data, m, name, iterations, rng)
+        fit_chain(data, m, iterations, rng)
     else:
         _fit_em(data, m, name, iterations, rng)
     return m
 
 
-def _cascade_like(data: CodedLog, name: str, default: float) -> dict[str, np.ndarray]:
-    """The counting estimates of the cascade model and the SDBN (see :mod:`.cascade`)."""
+def _cascade_like(data: CodedLog, name: str) -> list[np.ndarray]:
+    """The counts of the cascade model (examinations, clicks per pair) and of the SDBN
+    (examinations, clicks, last clicks) (see :mod:`.cascade`)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -204,16 +204,12 @@ def _cascade_like(data: CodedLog, name: str, default: float) -> dict[str, np.nda
         # examined: up to and including the first click (every result without one)
         first = F.coalesce(F.min(click_rank).over(w), F.lit(data.max_rank + 1))
         ex = rows.withColumn("first", first).where(F.col("rank") <= F.col("first"))
-        n, c = _by(ex, "p", n_p, F.count("*"), F.sum(F.col("c").cast("long")))
-        return {"alpha": np.where(n > 0, c / np.maximum(n, 1), default)}
+        return _by(ex, "p", n_p, F.count("*"), F.sum(F.col("c").cast("long")))
     # SDBN: examined up to the last click (the last shown result without one)
     last = F.coalesce(F.max(click_rank).over(w), F.max("rank").over(w))
     ex = rows.withColumn("last", last).where(F.col("rank") <= F.col("last"))
-    n_exam, n_click, n_last = _by(
-        ex, "p", n_p, F.count("*"), F.sum(F.col("c").cast("long")),
-        F.sum((F.col("c") & (F.col("rank") == F.col("last"))).cast("long")))
-    return {"alpha": np.where(n_exam > 0, n_click / np.maximum(n_exam, 1), default),
-            "sigma": np.where(n_click > 0, n_last / np.maximum(n_click, 1), default)}
+    return _by(ex, "p", n_p, F.count("*"), F.sum(F.col("c").cast("long")),
+               F.sum((F.col("c") & (F.col("rank") == F.col("last"))).cast("long")))
 
 
 def _cells(data: CodedLog, name: str) -> tuple[DataFrame, int]:

@@ -79,7 +79,7 @@ def _kinds(ev: Evaluator) -> list[str | None]:
                    missing=np.zeros(0, bool), run_id="", source_docs=[],
                    rows=np.zeros(0, np.int64))
     return [None if v is None else "str" if isinstance(v, list) else "num"
-            for v in ev._compute_all(empty)]
+            for v in ev.compute_all(empty)]
 
 
 def spark_compute(ev: Evaluator, runs: list[Any], zscores: ZTable | None = None, *,

@@ -25,12 +25,20 @@ from relkit.metrics.core.errors import FormatError, InputError
 from relkit.metrics.online.fields import (
     ASSIGN_FIELDS,
     FIELDS,
-    LOG_FIELDS,
     WIDE_LISTS,
     Field,
     expected,
     parse_map,
-    range_words,
+)
+from relkit.metrics.online.logcontract import (
+    WIDE_RANK,
+    bad_value,
+    map_columns,
+    missing_column,
+    no_rows,
+    one_per_rank,
+    plan_fields,
+    wrong_type,
 )
 
 if TYPE_CHECKING:
@@ -195,14 +203,6 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _missing(path: str, name: str, mapping: dict[str, str], have: list[str],
-             extra: str = "") -> FormatError:
-    col = mapping.get(name, name)
-    how = f" (mapped from --map {name}={col})" if name in mapping else ""
-    return FormatError(path, None, f"a column {col!r}{how}{extra}",
-                       f"columns {', '.join(have) or 'none'}")
-
-
 def read_log(spark: SparkSession, path: str | Path, *, mapping: dict[str, str] | None = None,
              fmt: str | None = None) -> SparkLog:
     """Read an impression log into Spark, as :func:`~relkit.metrics.online.source.open_log`
@@ -225,70 +225,41 @@ def read_log(spark: SparkSession, path: str | Path, *, mapping: dict[str, str] |
     raw = _read_raw(spark, path, form, tuple(mapping.get(k, k) for k in WIDE_LISTS))
     text = form in _TEXT
     have = list(raw.columns)
-    for name, col in mapping.items():
-        if col not in have:
-            raise _missing(path, name, mapping, have)
-    colmap = {f.name: mapping.get(f.name, f.name) for f in LOG_FIELDS}
-    doc_ids = mapping.get("doc_ids", "doc_ids")
-    wide = doc_ids in have and isinstance(_dtype(raw, doc_ids), T.ArrayType)
+    form_of = map_columns(path, mapping, {c: _dtype(raw, c).simpleString() for c in have},
+                          lambda c: isinstance(_dtype(raw, c), T.ArrayType))
     flat = raw
-    if wide:
-        present = {k: mapping.get(k, k) for k in WIDE_LISTS if mapping.get(k, k) in have}
-        if "clicks" not in present:
-            raise _missing(path, "clicks", mapping, have, " (a list, the SERP-wide form)")
-        for k, c in present.items():
-            if not isinstance(_dtype(raw, c), T.ArrayType):
-                raise FormatError(path, None, f"a list column {c!r} for the {k} "
-                                  "(the SERP-wide form)", f"type {_dtype(raw, c).simpleString()}")
-        cols = list(present.values())
+    if form_of.wide:
+        cols = list(form_of.lists.values())
         # arrays_zip pads the shorter lists with NULL, as DuckDB's unnest does: a click
         # past the shown results becomes a row with no doc_id.
         zipped = F.arrays_zip(*[F.col(_quoted(c)).alias(c) for c in cols])
         scalars = [_quoted(c) for c in have if c not in cols]
         flat = raw.select(*scalars, F.posexplode(zipped).alias("relkit_pos", "relkit_z"))
         flat = flat.select(*scalars, (F.col("relkit_pos") + 1).cast("bigint")
-                           .alias("relkit_rank"),
+                           .alias(WIDE_RANK),
                            *[F.col("relkit_z")[c].alias(c) for c in cols])
-        for k, c in present.items():
-            colmap[WIDE_LISTS[k]] = c
-        colmap["rank"] = "relkit_rank"
-    selects: list[Column] = []
-    fields: list[str] = []
-    columns: dict[str, str] = {}
-    checks: list[tuple[str, Any, Any, Any]] = []
-    for f in LOG_FIELDS:
-        col = colmap[f.name]
-        if col not in flat.columns:
-            if f.name == "impression_id":
-                continue
-            if f.required:
-                raise _missing(path, f.name, mapping, have)
-            continue
+
+    def convert(name: str, col: str, _type: str) -> Column | None:
         dtype = _dtype(flat, col)
-        is_text = text or isinstance(dtype, T.StringType)
-        conv = _convert(f, F.col(_quoted(col)), dtype, is_text)
-        if conv is None:
-            raise FormatError(path, None, f"column {col!r} (the {f.name}) to hold "
-                              f"{expected(f)}", f"type {dtype.simpleString()}")
-        selects.append(conv.alias(f.name))
-        fields.append(f.name)
-        columns[f.name] = "position in " + colmap["doc_id"] if col == "relkit_rank" else col
-        if f.kind not in ("id", "text"):
-            src = F.col(_quoted(col))
-            checks.append((f.name, src, conv, _bad(f, src, conv)))
-    if "impression_id" not in fields:
-        parts = [colmap[n] for n in ("session_id", "ts", "query_id")]
-        if not all(p in flat.columns for p in parts):
-            raise _missing(path, "impression_id", mapping, have,
-                           " (or session_id, ts and query_id to derive it from)")
+        return _convert(FIELDS[name], F.col(_quoted(col)), dtype,
+                        text or isinstance(dtype, T.StringType))
+
+    plan = plan_fields(path, mapping, form_of.colmap,
+                       {c: _dtype(flat, c).simpleString() for c in flat.columns}, convert,
+                       have)
+    selects = [conv.alias(name) for name, conv in plan.selects]
+    checks: list[tuple[str, Any, Any, Any]] = []
+    for name, conv in plan.selects:
+        if FIELDS[name].kind not in ("id", "text"):
+            src = F.col(_quoted(plan.sources[name][0]))
+            checks.append((name, src, conv, _bad(FIELDS[name], src, conv)))
+    if plan.derive is not None:
         # Only a grouping key: its text need not match DuckDB's, only be one per
         # (session, ts, query), which concat_ws of the three texts is.
         selects.insert(0, F.concat_ws("|", *[F.col(_quoted(p)).cast("string")
-                                            for p in parts]).alias("impression_id"))
-        fields.insert(0, "impression_id")
-        columns["impression_id"] = "+".join(parts)
-    return SparkLog(path, form, flat.select(*selects), tuple(fields), columns, wide, flat,
-                    checks)
+                                            for p in plan.derive]).alias("impression_id"))
+    fields, columns, wide = plan.fields, plan.columns, form_of.wide
+    return SparkLog(path, form, flat.select(*selects), fields, columns, wide, flat, checks)
 
 
 def check(log: SparkLog) -> None:
@@ -303,32 +274,22 @@ def check(log: SparkLog) -> None:
              for name, _, _, bad in log._checks]
     counts = log._raw.agg(*aggs).collect()[0].asDict()
     if not counts["relkit_rows"]:
-        raise InputError(f"{log.path}: no rows (a log with no impressions)")
+        raise no_rows(log.path)
     bad = [c for c in log._checks if counts[c[0]]]
     if bad:
         row, name, value = _first_bad(log, bad)
-        raise FormatError(log.path, row, f"{range_words(FIELDS[name])} in column "
-                          f"{log.columns[name]!r}", repr(value))
+        raise bad_value(log.path, row, name, log.columns[name], value)
     # Two rows for one (impression, rank), as the DuckDB engine refuses them (named by
     # impression and rank: Spark has no file row numbers to give).
     dup = (log.df.where(F.col("impression_id").isNotNull() & F.col("rank").isNotNull())
            .groupBy("impression_id", "rank").count().where(F.col("count") > 1)
            .orderBy("impression_id", "rank").limit(1).collect())
     if dup:
-        from relkit.metrics.online.source import REUSED_HINT, reused_why
-
         imp = dup[0]["impression_id"]
         cols = [F.col(c) if log.has(c) else F.lit(None) for c in ("user_id", "session_id")]
         rows = [tuple(r) for r in log.df.where(F.col("impression_id") == imp)
                 .select(*cols, F.col("rank").cast("long")).collect()]
-        why = reused_why(rows)
-        if not why.startswith("two page views"):  # as the DuckDB engine words it
-            raise InputError(f"{log.path}: impression_id {imp!r} is used by {why}: "
-                             f"{REUSED_HINT}")
-        raise FormatError(log.path, None, f"one result per rank in column "
-                          f"{log.columns['rank']!r}", f"a second result at rank "
-                          f"{dup[0]['rank']} of impression {dup[0]['impression_id']!r} "
-                          "(relkit clicks validate lists every problem)")
+        raise one_per_rank(log.path, None, imp, dup[0]["rank"], log.columns["rank"], rows)
 
 
 def _first_bad(log: SparkLog, bad: list[tuple[str, Any, Any, Any]]
@@ -396,14 +357,13 @@ def read_assignments(spark: SparkSession, path: str | Path,
         col = mapping.get(f.name, f.name)
         if col not in have:
             if f.required or f.name in mapping:
-                raise _missing(path, f.name, mapping, have)
+                raise missing_column(path, f.name, mapping, have)
             continue
         dtype = _dtype(raw, col)
         src = F.col(_quoted(col))
         conv = _convert(f, src, dtype, text or isinstance(dtype, T.StringType))
         if conv is None:
-            raise FormatError(path, None, f"column {col!r} (the {f.name}) to hold "
-                              f"{expected(f)}", f"type {dtype.simpleString()}")
+            raise wrong_type(path, col, f, dtype.simpleString())
         cond = src.isNotNull() & conv.isNull()
         if f.required:
             cond = cond | src.isNull() | (F.trim(src.cast("string")) == "")

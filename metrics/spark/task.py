@@ -3,7 +3,7 @@
 A task gets its group's rows as an Arrow table (``applyInArrow``: no pandas in between,
 so pandas 3's Arrow-backed strings never meet PySpark's pandas conversion), rebuilds the
 lines as text and reads them with relkit's reader, then evaluates every topic of the
-bucket in one call of :meth:`Evaluator._per_topic` - the code the single-machine path
+bucket in one call of :meth:`Evaluator.per_topic` - the code the single-machine path
 runs on its chunks of whole topics. It returns one row per topic (the values of every
 measure), one row with the run id of the group's last line, or one error row.
 
@@ -104,7 +104,7 @@ def evaluate_group(group: pa.Table, ev: Evaluator, plan: Plan) -> pa.Table:
                 raise FormatError(label, row + 1, "a numeric score", "NaN")
             run = Run(pa.table({"query_id": group["qid"], "doc_id": group["doc"],
                                 "score": scores, "run_id": group["rid"]}), label)
-        topics, codes, missing, values = ev._per_topic(run)
+        topics, codes, missing, values = ev.per_topic(run)
     except (FormatError, DuplicateDocumentError) as exc:
         row = (exc.line or 1) - 1
         note = {"kind": type(exc).__name__, **{k: v for k, v in vars(exc).items()

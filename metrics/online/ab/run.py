@@ -154,9 +154,9 @@ def analyze_log(log: Path, assign: Path, options: AnalyzeOptions | None = None, 
     checked = check_options(o)
     step = progress or (lambda done, label: None)
     if o.engine == "spark":
-        from relkit.metrics.online.engines import spark_module
+        from relkit.metrics.online.engines import spark_engine
 
-        table = spark_module("ab").spark_table(
+        table = spark_engine().user_table(
             log, assign, checked.defs, log_map=list(o.log_map) or None,
             assign_map=list(o.assign_map) or None, pre=o.cuped,
             pre_columns=checked.pre_columns, good_dwell=o.good_dwell, master=o.spark_master)

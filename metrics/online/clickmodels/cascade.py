@@ -44,9 +44,13 @@ class Cascade(ClickModel):
         first = np.where(data.click & data.shown, idx, data.max_rank).min(axis=1)
         examined = data.shown & (idx[None, :] <= first[:, None])
         p = data.pair[examined]
-        n = np.bincount(p, minlength=data.n_pairs)
-        c = np.bincount(p, weights=data.click[examined], minlength=data.n_pairs)
-        self.params = {"alpha": np.where(n > 0, c / np.maximum(n, 1), self.default)}
+        self.from_counts(np.bincount(p, minlength=data.n_pairs),
+                         np.bincount(p, weights=data.click[examined], minlength=data.n_pairs))
+
+    def from_counts(self, examined: IntArray, clicks: FloatArray | IntArray) -> None:
+        """The estimate from each pair's examinations and clicks (every engine's)."""
+        self.params = {"alpha": np.where(examined > 0, clicks / np.maximum(examined, 1),
+                                         self.default)}
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         a = self.pp("alpha", pair)
@@ -84,6 +88,11 @@ class SDBN(ClickModel):
         n_exam = np.bincount(p[examined], minlength=n_p)
         n_click = np.bincount(p[clicked], minlength=n_p)
         n_last = np.bincount(p[clicked & (idx[None, :] == last[:, None])], minlength=n_p)
+        self.from_counts(n_exam, n_click, n_last)
+
+    def from_counts(self, n_exam: IntArray, n_click: IntArray, n_last: IntArray) -> None:
+        """The estimates from each pair's examinations, clicks and last clicks (every
+        engine's)."""
         self.params = {
             "alpha": np.where(n_exam > 0, n_click / np.maximum(n_exam, 1), self.default),
             "sigma": np.where(n_click > 0, n_last / np.maximum(n_click, 1), self.default),

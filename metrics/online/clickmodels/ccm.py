@@ -8,13 +8,17 @@ of the relevance instead).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
-from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
+from relkit.metrics.online.clickmodels.base import FloatArray
+from relkit.metrics.online.clickmodels.chain import Pages, e_step, fixed_counts, log0
+from relkit.metrics.online.clickmodels.data import BoolArray, IntArray
+from relkit.metrics.online.clickmodels.sums import ChainModel, Sums, Theta
 
 
-class CCM(ClickModel):
+class CCM(ChainModel):
     r"""Click chain model (Guo et al., WWW 2009), EM estimates.
 
     .. math::
@@ -37,72 +41,81 @@ class CCM(ClickModel):
     name = "ccm"
     per_pair = ("alpha",)
 
-    def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
-        from relkit.metrics.online.clickmodels.chain import (
-            distinct_pages,
-            e_step,
-            fixed_counts,
-            log0,
-        )
+    fixed_shapes = {"n_pair": "pair", "n_click": "pair", "n_tail": "pair",
+                    "pre_skip": "pair", "pre_click": "pair", "last_obs": "pair"}
+    sum_shapes = {"log_t": "scalar", "a_sub": "pair", "z_last": "pair", "go": "scalar",
+                  "exam_obs": "scalar", "z1_on": "scalar", "z0_on": "scalar",
+                  "z1_all": "scalar", "z0_all": "scalar"}
 
-        n_p = data.n_pairs
-        alpha = rng.uniform(0.4, 0.6, n_p)
+    def start(self, rng: np.random.Generator, n_pairs: int, max_rank: int) -> Theta:
+        alpha = rng.uniform(0.4, 0.6, n_pairs)
         t1, t2, t3 = (float(x) for x in rng.uniform(0.4, 0.6, 3))
-        blocks = distinct_pages(data)
-        n_pair = fixed_counts(blocks, lambda b: b.shown, n_p)
-        n_click = fixed_counts(blocks, lambda b: b.click, n_p)
-        n_tail = fixed_counts(blocks, lambda b: b.tail, n_p)
-        pre_skip = fixed_counts(blocks, lambda b: b.pre & ~b.click, n_p)
-        pre_click = fixed_counts(blocks, lambda b: b.pre & b.click, n_p)
-        last_obs = np.zeros(n_p)
-        for b in blocks:
-            last_obs += np.bincount(b.l_pair[b.l_obs], b.weight[b.l_obs], n_p + 1)[:n_p]
-        n_skip = float(pre_skip.sum())   # examined, unclicked, went on: tau_1 seen
-        # Z is counted at the clicks whose continuation is observed
-        n_alpha = n_pair + pre_click + last_obs
-        self.trace = []
-        for _ in range(iterations + 1):
-            a_ext = np.append(alpha, 0.0)
-            kappa = t2 * (1 - alpha) + t3 * alpha
-            ll = (n_click @ log0(alpha) + pre_skip @ log0(1 - alpha)
-                  + n_skip * float(log0(np.array(t1))) + pre_click @ log0(kappa))
-            # above the last click the user went on: P(Z = 1) = alpha tau_3 / kappa
-            z_pre = pre_click * alpha * t3 / np.maximum(kappa, 1e-300)
-            a_sub = np.zeros(n_p + 1)
-            z_last = np.zeros(n_p + 1)
-            go = exam_obs = z1_on = z1_all = z0_on = z0_all = 0.0
-            for pg in blocks:
-                a = a_ext[pg.pair]
-                al = a_ext[pg.l_pair]
-                post = e_step(pg, a, t1, np.where(pg.has, t2 * (1 - al) + t3 * al, 1.0))
-                ll += post.log_t
-                a_sub += np.bincount(pg.pair.ravel(), (post.exam * a).ravel(), n_p + 1)
-                go += post.go
-                exam_obs += post.exam_obs
-                # at the last click: P(Z = z, went on | C) and P(Z = z | C)
-                o = pg.l_obs
-                al, on, inv = al[o], post.on[o], post.inv[o]
-                z1o, z0o = al * t3 * on, (1 - al) * t2 * on
-                z1 = z1o + al * (1 - t3) * inv
-                z_last += np.bincount(pg.l_pair[o], z1, n_p + 1)
-                z1_on += float(z1o.sum())
-                z0_on += float(z0o.sum())
-                z1_all += float(z1.sum())
-                z0_all += float((z0o + (1 - al) * (1 - t2) * inv).sum())
-            self.trace.append(float(ll))
-            if len(self.trace) > iterations:
-                break
-            num = n_click + alpha * n_tail - a_sub[:n_p] + z_pre + z_last[:n_p]
-            alpha = np.where(n_alpha > 0, num / np.maximum(n_alpha, 1e-300), alpha)
-            zp1 = float(z_pre.sum())
-            zp0 = float(pre_click.sum()) - zp1
-            if n_skip + exam_obs > 0:
-                t1 = (n_skip + go) / (n_skip + exam_obs)
-            if zp1 + z1_all > 0:
-                t3 = (zp1 + z1_on) / (zp1 + z1_all)
-            if zp0 + z0_all > 0:
-                t2 = (zp0 + z0_on) / (zp0 + z0_all)
-        self.params = {"alpha": alpha, "tau": np.array([t1, t2, t3])}
+        return alpha, t1, t2, t3
+
+    def fixed_sums(self, pg: Pages, n_pairs: int, max_rank: int) -> Sums:
+        def by_pair(cells: BoolArray) -> FloatArray:
+            return fixed_counts([pg], lambda _b: cells, n_pairs)
+
+        o = pg.l_obs
+        return {"n_pair": by_pair(pg.shown), "n_click": by_pair(pg.click),
+                "n_tail": by_pair(pg.tail), "pre_skip": by_pair(pg.pre & ~pg.click),
+                "pre_click": by_pair(pg.pre & pg.click),
+                # Z is counted at the clicks whose continuation is observed
+                "last_obs": np.bincount(pg.l_pair[o], pg.weight[o], n_pairs + 1)[:n_pairs]}
+
+    def seed(self, fixed: Sums, theta: Theta) -> Sums:
+        alpha, t1, t2, t3 = theta
+        kappa = t2 * (1 - alpha) + t3 * alpha
+        n_skip = float(fixed["pre_skip"].sum())   # examined, unclicked, went on: tau_1 seen
+        ll = (fixed["n_click"] @ log0(alpha) + fixed["pre_skip"] @ log0(1 - alpha)
+              + n_skip * float(log0(np.array(t1))) + fixed["pre_click"] @ log0(kappa))
+        return {"log_t": ll, "a_sub": np.zeros(len(alpha)), "z_last": np.zeros(len(alpha)),
+                **dict.fromkeys(("go", "exam_obs", "z1_on", "z0_on", "z1_all", "z0_all"),
+                                0.0)}
+
+    def block_sums(self, pg: Pages, theta: Theta, n_pairs: int, max_rank: int) -> Sums:
+        alpha, t1, t2, t3 = theta
+        a_ext = np.append(alpha, 0.0)
+        a = a_ext[pg.pair]
+        al = a_ext[pg.l_pair]
+        post = e_step(pg, a, t1, np.where(pg.has, t2 * (1 - al) + t3 * al, 1.0))
+        # at the last click: P(Z = z, went on | C) and P(Z = z | C)
+        o = pg.l_obs
+        al, on, inv = al[o], post.on[o], post.inv[o]
+        z1o, z0o = al * t3 * on, (1 - al) * t2 * on
+        z1 = z1o + al * (1 - t3) * inv
+        return {"log_t": post.log_t,
+                "a_sub": np.bincount(pg.pair.ravel(), (post.exam * a).ravel(),
+                                     n_pairs + 1)[:n_pairs],
+                "z_last": np.bincount(pg.l_pair[o], z1, n_pairs + 1)[:n_pairs],
+                "go": post.go, "exam_obs": post.exam_obs, "z1_on": float(z1o.sum()),
+                "z0_on": float(z0o.sum()), "z1_all": float(z1.sum()),
+                "z0_all": float((z0o + (1 - al) * (1 - t2) * inv).sum())}
+
+    def m_step(self, fixed: Sums, theta: Theta, sums: Sums) -> Theta:
+        alpha, t1, t2, t3 = theta
+        pre_click = fixed["pre_click"]
+        n_skip = float(fixed["pre_skip"].sum())
+        n_alpha = fixed["n_pair"] + pre_click + fixed["last_obs"]
+        kappa = t2 * (1 - alpha) + t3 * alpha
+        # above the last click the user went on: P(Z = 1) = alpha tau_3 / kappa
+        z_pre = pre_click * alpha * t3 / np.maximum(kappa, 1e-300)
+        num = (fixed["n_click"] + alpha * fixed["n_tail"] - sums["a_sub"] + z_pre
+               + sums["z_last"])
+        alpha = np.where(n_alpha > 0, num / np.maximum(n_alpha, 1e-300), alpha)
+        zp1 = float(z_pre.sum())
+        zp0 = float(pre_click.sum()) - zp1
+        if n_skip + sums["exam_obs"] > 0:
+            t1 = (n_skip + sums["go"]) / (n_skip + sums["exam_obs"])
+        if zp1 + sums["z1_all"] > 0:
+            t3 = (zp1 + sums["z1_on"]) / (zp1 + sums["z1_all"])
+        if zp0 + sums["z0_all"] > 0:
+            t2 = (zp0 + sums["z0_on"]) / (zp0 + sums["z0_all"])
+        return alpha, t1, t2, t3
+
+    def params_of(self, theta: Theta) -> dict[str, Any]:
+        alpha, t1, t2, t3 = theta
+        return {"alpha": alpha, "tau": np.array([t1, t2, t3])}
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         from relkit.metrics.online.clickmodels.chain import chain_probabilities

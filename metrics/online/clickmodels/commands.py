@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from relkit.metrics.commands.numopt import COUNT, SEED, Num
 from relkit.metrics.core.options import OptionError
-from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_module
+from relkit.metrics.commands.numopt import COUNT, SEED, Num
+from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_engine
 
 if TYPE_CHECKING:
     from relkit.metrics.online.clickmodels.base import ClickModel, Evaluation
@@ -73,7 +73,7 @@ def fit(
         if memory_limit is not None:
             raise OptionError("--memory-limit", "is DuckDB's; Spark's memory is set by "
                               "spark-submit (--driver-memory, --executor-memory)")
-        m, ev, n_sessions, n_pairs = spark_module("clicks").fit_command(
+        m, ev, n_sessions, n_pairs = spark_engine().fit_clicks(
             log, model, mapping=mapping, max_rank=max_rank, iterations=iterations,
             seed=seed, master=spark_master)
         _report(log, model, output, m, ev, n_sessions, n_pairs, iterations=iterations,

@@ -5,6 +5,8 @@ Chuklin, Markov & de Rijke (2015), sections 3.1-3.2; estimates in section 4.1.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
@@ -26,8 +28,12 @@ class RandomClickModel(ClickModel):
         super().__init__()
         self.rho = rho
 
+    def fixed_params(self) -> dict[str, FloatArray]:
+        """The parameters, which no log changes (every engine's fit)."""
+        return {"rho": np.array([self.rho])}
+
     def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
-        self.params = {"rho": np.array([self.rho])}
+        self.params = self.fixed_params()
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         p = np.full(pair.shape, float(self.params.get("rho", [self.rho])[0]))
@@ -43,9 +49,13 @@ class GCTR(ClickModel):
 
     name = "gctr"
 
+    def from_counts(self, clicks: Any, shown: int) -> None:
+        """The estimate from the log's clicks and shown results (every engine's)."""
+        self.params = {"rho": np.array([clicks / max(shown, 1)])}
+
     def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
         shown = data.shown
-        self.params = {"rho": np.array([data.click[shown].sum() / max(int(shown.sum()), 1)])}
+        self.from_counts(data.click[shown].sum(), int(shown.sum()))
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         p = np.full(pair.shape, float(self.params["rho"][0]))
@@ -61,11 +71,14 @@ class RCTR(ClickModel):
 
     name = "rctr"
 
+    def from_counts(self, shown: IntArray, clicks: IntArray) -> None:
+        """The estimate from results shown and clicked per rank (every engine's)."""
+        rho = np.where(shown > 0, clicks / np.maximum(shown, 1), self.default)
+        self.params = {"rho": rho.astype(np.float64)}
+
     def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
         shown = data.shown
-        n = shown.sum(axis=0)
-        rho = np.where(n > 0, (data.click & shown).sum(axis=0) / np.maximum(n, 1), self.default)
-        self.params = {"rho": rho.astype(np.float64)}
+        self.from_counts(shown.sum(axis=0), (data.click & shown).sum(axis=0))
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         p = np.broadcast_to(self.params["rho"][: pair.shape[1]], pair.shape).astype(np.float64)
@@ -84,13 +97,16 @@ class DCTR(ClickModel):
     name = "dctr"
     per_pair = ("alpha",)
 
+    def from_counts(self, clicks: FloatArray | IntArray) -> None:
+        """The estimate from each pair's clicks and :attr:`counts` (every engine's)."""
+        self.default = float(clicks.sum() / max(int(self.counts.sum()), 1))
+        self.params = {"alpha": np.where(self.counts > 0, clicks / np.maximum(self.counts, 1),
+                                         self.default)}
+
     def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
         shown = data.shown
         p = data.pair[shown]
-        clicks = np.bincount(p, weights=data.click[shown], minlength=data.n_pairs)
-        self.default = float(clicks.sum() / max(len(p), 1))
-        self.params = {"alpha": np.where(self.counts > 0, clicks / np.maximum(self.counts, 1),
-                                         self.default)}
+        self.from_counts(np.bincount(p, weights=data.click[shown], minlength=data.n_pairs))
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         p = self.pp("alpha", pair)

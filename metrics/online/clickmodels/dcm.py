@@ -9,15 +9,14 @@ in which the user may also have read on past the last click without clicking aga
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-from relkit.metrics.online.clickmodels.base import ClickModel, FloatArray
-from relkit.metrics.online.clickmodels.data import BoolArray, ClickData, IntArray
-
-if TYPE_CHECKING:
-    from relkit.metrics.online.clickmodels.chain import Pages
+from relkit.metrics.online.clickmodels.base import FloatArray
+from relkit.metrics.online.clickmodels.chain import Pages, e_step, fixed_counts, log0
+from relkit.metrics.online.clickmodels.data import BoolArray, IntArray
+from relkit.metrics.online.clickmodels.sums import ChainModel, Sums, Theta
 
 
 def _obs_last(b: Pages) -> BoolArray:
@@ -28,7 +27,7 @@ def _obs_last(b: Pages) -> BoolArray:
     return out
 
 
-class DCM(ClickModel):
+class DCM(ChainModel):
     r"""Dependent click model (Guo, Liu & Wang, WSDM 2009), EM estimates.
 
     .. math::
@@ -52,47 +51,54 @@ class DCM(ClickModel):
     name = "dcm"
     per_pair = ("alpha",)
 
-    def _fit(self, data: ClickData, iterations: int, rng: np.random.Generator) -> None:
-        from relkit.metrics.online.clickmodels.chain import (
-            distinct_pages,
-            e_step,
-            fixed_counts,
-            log0,
-        )
+    fixed_shapes = {"n_pair": "pair", "n_click": "pair", "n_tail": "pair",
+                    "pre_skip": "pair", "n_obs": "rank", "went_on": "rank"}
+    sum_shapes = {"log_t": "scalar", "a_sub": "pair", "on": "rank"}
 
-        n_p, r_max = data.n_pairs, data.max_rank
-        alpha = rng.uniform(0.4, 0.6, n_p)
-        lam = rng.uniform(0.4, 0.6, r_max)
-        blocks = distinct_pages(data)
-        n_pair = fixed_counts(blocks, lambda b: b.shown, n_p)
-        n_click = fixed_counts(blocks, lambda b: b.click, n_p)
-        n_tail = fixed_counts(blocks, lambda b: b.tail, n_p)
-        pre_skip = fixed_counts(blocks, lambda b: b.pre & ~b.click, n_p)
+    def start(self, rng: np.random.Generator, n_pairs: int, max_rank: int) -> Theta:
+        return rng.uniform(0.4, 0.6, n_pairs), rng.uniform(0.4, 0.6, max_rank)
+
+    def fixed_sums(self, pg: Pages, n_pairs: int, max_rank: int) -> Sums:
+        def by_pair(cells: BoolArray) -> FloatArray:
+            return fixed_counts([pg], lambda _b: cells, n_pairs)
+
+        def by_rank(cells: BoolArray) -> FloatArray:
+            return fixed_counts([pg], lambda _b: cells, max_rank, by="rank")
+
         # clicks whose continuation is observed; those above the last click went on
-        n_obs = fixed_counts(blocks, lambda b: (b.click & b.pre) | _obs_last(b), r_max,
-                             by="rank")
-        went_on = fixed_counts(blocks, lambda b: b.click & b.pre, r_max, by="rank")
-        self.trace = []
-        for _ in range(iterations + 1):
-            a_ext = np.append(alpha, 0.0)
-            ll = n_click @ log0(alpha) + pre_skip @ log0(1 - alpha) + went_on @ log0(lam)
-            a_sub = np.zeros(n_p + 1)
-            on = np.zeros(r_max)
-            for pg in blocks:
-                a = a_ext[pg.pair]
-                kl = lam[pg.l_rank]
-                post = e_step(pg, a, 1.0, np.where(pg.has, kl, 1.0))
-                ll += post.log_t
-                a_sub += np.bincount(pg.pair.ravel(), (post.exam * a).ravel(), n_p + 1)
-                o = pg.l_obs
-                on += np.bincount(pg.l_rank[o], (kl * post.on)[o], r_max)
-            self.trace.append(float(ll))
-            if len(self.trace) > iterations:
-                break
-            alpha = np.where(n_pair > 0, (n_click + alpha * n_tail - a_sub[:n_p])
-                             / np.maximum(n_pair, 1), alpha)
-            lam = np.where(n_obs > 0, (went_on + on) / np.maximum(n_obs, 1e-300), lam)
-        self.params = {"alpha": alpha, "lambda": lam}
+        return {"n_pair": by_pair(pg.shown), "n_click": by_pair(pg.click),
+                "n_tail": by_pair(pg.tail), "pre_skip": by_pair(pg.pre & ~pg.click),
+                "n_obs": by_rank((pg.click & pg.pre) | _obs_last(pg)),
+                "went_on": by_rank(pg.click & pg.pre)}
+
+    def seed(self, fixed: Sums, theta: Theta) -> Sums:
+        alpha, lam = theta
+        ll = (fixed["n_click"] @ log0(alpha) + fixed["pre_skip"] @ log0(1 - alpha)
+              + fixed["went_on"] @ log0(lam))
+        return {"log_t": ll, "a_sub": np.zeros(len(alpha)), "on": np.zeros(len(lam))}
+
+    def block_sums(self, pg: Pages, theta: Theta, n_pairs: int, max_rank: int) -> Sums:
+        alpha, lam = theta
+        a = np.append(alpha, 0.0)[pg.pair]
+        kl = lam[pg.l_rank]
+        post = e_step(pg, a, 1.0, np.where(pg.has, kl, 1.0))
+        o = pg.l_obs
+        return {"log_t": post.log_t,
+                "a_sub": np.bincount(pg.pair.ravel(), (post.exam * a).ravel(),
+                                     n_pairs + 1)[:n_pairs],
+                "on": np.bincount(pg.l_rank[o], (kl * post.on)[o], max_rank)}
+
+    def m_step(self, fixed: Sums, theta: Theta, sums: Sums) -> Theta:
+        alpha, lam = theta
+        n_pair, n_obs = fixed["n_pair"], fixed["n_obs"]
+        alpha = np.where(n_pair > 0, (fixed["n_click"] + alpha * fixed["n_tail"]
+                                      - sums["a_sub"]) / np.maximum(n_pair, 1), alpha)
+        lam = np.where(n_obs > 0, (fixed["went_on"] + sums["on"])
+                       / np.maximum(n_obs, 1e-300), lam)
+        return alpha, lam
+
+    def params_of(self, theta: Theta) -> dict[str, Any]:
+        return {"alpha": theta[0], "lambda": theta[1]}
 
     def probabilities(self, pair: IntArray, click: BoolArray) -> tuple[FloatArray, FloatArray]:
         from relkit.metrics.online.clickmodels.chain import chain_probabilities

@@ -69,7 +69,7 @@ def load(path: str | Path) -> tuple[ClickModel, dict[str, Any]]:
     name = doc.get("model")
     if name not in MODELS:
         raise FormatError(p, None, f"\"model\" one of {', '.join(MODELS)}", repr(name))
-    model = MODELS[name]()
+    model = MODELS[str(name)]()
     try:
         pairs = doc["pairs"]
         model.queries = np.asarray([str(q) for q in pairs["query_id"]], dtype=object)
