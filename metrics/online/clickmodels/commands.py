@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from relkit.metrics.core.options import OptionError
 from relkit.metrics.commands.numopt import COUNT, SEED, Num
+from relkit.metrics.core.options import OptionError
 from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP, check_engine, spark_engine
 
 if TYPE_CHECKING:
