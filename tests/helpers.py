@@ -9,9 +9,11 @@ second, top-level copy (``metrics``). Fixtures live in ``conftest.py``.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import shlex
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,36 @@ CONFORMANCE = SHARED / "conformance" / "trec_eval"
 
 needs_shared = pytest.mark.skipif(
     not CONFORMANCE.is_dir(), reason=f"shared conformance data not found at {CONFORMANCE}")
+
+
+class _Oracle(types.ModuleType):
+    """A module imported on its first attribute lookup (see :func:`oracle`)."""
+
+    def __init__(self, name: str, skip: bool) -> None:
+        super().__init__(name)
+        self._skip = skip
+
+    def __getattr__(self, attr: str) -> Any:
+        # Collection probes every module-level name for pytest's private markers
+        # (_pytestfixturefunction...), doctest and inspect for dunders: those must not
+        # import the module. Tests use the oracles' public names only.
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        mod = (pytest.importorskip(self.__name__) if self._skip
+               else importlib.import_module(self.__name__))
+        return getattr(mod, attr)
+
+
+def oracle(name: str, *, skip: bool = False) -> types.ModuleType:
+    """Module ``name``, imported when a test first uses it, not when pytest collects.
+
+    The oracle libraries (pingouin, crowd-kit, ranx, tea-tasting, irrCAC...) take one to
+    five CPU-seconds each to import, mostly for their own dependencies (matplotlib,
+    numba, scikit-learn, ibis); imported at the top of a test module they were paid at
+    every collection, by ``-k`` runs and by ``make check`` alike. ``skip``: a missing
+    module skips the test that uses it (``pytest.importorskip``) instead of failing.
+    """
+    return _Oracle(name, skip)
 
 
 def run_cli(args: list[str] | str, cwd: Path | None = None) -> tuple[int, str, str]:

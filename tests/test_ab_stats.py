@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ab_helpers import user_sums
+from helpers import oracle
 from relkit.metrics.online.ab.effect import Arm, bootstrap_effect, ratio_effect
 from relkit.metrics.online.ab.errors import ABError
 from relkit.metrics.online.ab.moments import ratio_var
@@ -17,7 +18,7 @@ from relkit.metrics.online.ab.power import mde_t, n_prop, n_t, power_prop, power
 from relkit.metrics.online.ab.sequential import msprt, obf_spending, obrien_fleming_bounds
 from relkit.metrics.online.ab.srm import parse_expected, srm_test
 
-tt = pytest.importorskip("tea_tasting")
+tt = oracle("tea_tasting", skip=True)
 
 
 def arms(d: dict[str, np.ndarray], cuped: bool = False) -> tuple[Arm, Arm]:

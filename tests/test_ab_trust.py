@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from ab_helpers import click_log, write
-from helpers import run_cli
+from helpers import oracle, run_cli
 
-tt = pytest.importorskip("tea_tasting")
+tt = oracle("tea_tasting", skip=True)
 
 
 def four_users(tmp: Path, *, unique: bool) -> tuple[Path, Path]:

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pingouin as pg  # noqa: E402
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, run_cli
+from helpers import ROOT, oracle, run_cli
 from relkit.judging.agreement.byrater import ICC_NAMES, icc_stats
 from relkit.judging.agreement.icc import FORMS, icc
+
+pg = oracle("pingouin")
 
 # Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges. Published (Table 4):
 # ICC(1,1) = .17, ICC(2,1) = .29, ICC(3,1) = .71, ICC(1,4) = .44, ICC(2,4) = .62, ICC(3,4) = .91.

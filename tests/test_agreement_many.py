@@ -11,15 +11,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import irrCAC.raw as raw  # noqa: E402  (make setup installs it with --no-deps)
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import oracle, run_cli
 from relkit.judging.agreement import conger, multi, pairwise, weights
+
+raw = oracle("irrCAC.raw")  # make setup installs irrCAC with --no-deps
 
 VALS = np.arange(1.0, 6.0)
 CATS = [1, 2, 3, 4, 5]

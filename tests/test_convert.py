@@ -15,15 +15,14 @@ from collections import namedtuple
 from pathlib import Path
 from typing import Any
 
-import ir_datasets
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-import ranx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import oracle
 from relkit.metrics.compare import score_matrix
 from relkit.metrics.compare.curves import pr_curve
 from relkit.metrics.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
@@ -31,6 +30,9 @@ from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.evaluator import Evaluator
 from relkit.pooling.depth import depth_pool
+
+ir_datasets = oracle("ir_datasets")
+ranx = oracle("ranx")
 
 # Hand-checkable: q1 has relevant 007 (2) and d3 (1); the run ranks 007, d2, d3.
 # AP(q1) = (1/1 + 2/3) / 2 = 5/6; q2: relevant x at rank 2 -> AP 1/2; MAP = 2/3.
@@ -207,11 +209,13 @@ def test_measures_alone_or_as_objects() -> None:
     (pd.DataFrame({"qid": ["1"], "doc": ["d"], "rel": [1]}), "doc_id \\(or docno"),
     ([("q1", "d1")], "\\(query_id, doc_id, value\\)"),
     (pd.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [0.5]}), "integer grades"),
-    (ranx.Run({"q1": {"d": 1.0}}), "a ranx Qrels"),
-    (ir_datasets.create_dataset(), "a dataset with qrels"),
+    # the oracles' objects are made by the test, not at collection (see helpers.oracle)
+    (lambda: ranx.Run({"q1": {"d": 1.0}}), "a ranx Qrels"),
+    (lambda: ir_datasets.create_dataset(), "a dataset with qrels"),
 ])
 def test_a_shape_that_is_not_qrels_is_one_clear_error(shape: Any, message: str,
                                                       tmp_path: Path) -> None:
+    shape = shape() if callable(shape) else shape
     with pytest.raises(FormatError, match=message):
         coerce_qrels(shape)
 

@@ -25,15 +25,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import SHARED
+from helpers import SHARED, oracle
 from relkit.judging.crowd.dawid_skene import dawid_skene
 from relkit.judging.crowd.glad import glad
 from relkit.judging.crowd.mace import mace
 from relkit.judging.crowd.majority import majority_vote, wawa
 from relkit.judging.crowd.table import LabelTable
 
-ca = pytest.importorskip("crowdkit.aggregation")
-ck_utils = pytest.importorskip("crowdkit.aggregation.utils")
+ca = oracle("crowdkit.aggregation", skip=True)
+ck_utils = oracle("crowdkit.aggregation.utils", skip=True)
 
 CROWD = SHARED / "corpora" / "trec-rf10-crowd" / "trec-rf10-data.txt"
 needs_crowd = pytest.mark.skipif(not CROWD.is_file(), reason=f"{CROWD} not found")

@@ -23,14 +23,16 @@ from typing import Any
 import ir_measures
 import numpy as np
 import pytest
-import ranx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import oracle
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
 from relkit.metrics.names import RANX, parse_measure
 from relkit.metrics.ranking import ranked_docnos
+
+ranx = oracle("ranx")
 
 CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "cranfield"
 CRAN_RUNS = sorted((CRANFIELD / "runs").glob("*/*.txt"))
