@@ -69,9 +69,11 @@ class RowList(OptionList):
 
     It replaces the two places where ``OptionList`` measures every option
     (``_update_lines`` and ``get_content_height``, the first private to Textual); the
-    rest is inherited unchanged. tests/test_tui_frames.py checks that opening the revise
-    list builds only the rows that fit on screen. A Textual without the private names
-    (:func:`lazy_ok`) gets ``OptionList``'s own measuring, after one warning.
+    rest is inherited unchanged. tests/test_tui_frames.py
+    (``test_a_rowlist_builds_only_the_rows_on_screen``) checks that a list of 2,000
+    rows builds only the rows on screen, when it opens and when it jumps to the end. A
+    Textual without the private names (:func:`lazy_ok`) gets ``OptionList``'s own
+    measuring, after one warning.
     """
 
     DEFAULT_CSS = "RowList { text-wrap: nowrap; text-overflow: ellipsis; }"
