@@ -19,6 +19,7 @@ from textual.geometry import Size
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from relkit.judging.tui.tcss import default_css
 from relkit.metrics.core.borrowed import give_up, missing
 
 WORKAROUND = "the revise list's lazy rows (every row is built when it opens)"
@@ -32,13 +33,19 @@ def lazy_ok() -> bool:
     per process; else one warning, and :class:`RowList` is an ``OptionList``)."""
     gone = missing(OptionList, *NEEDS)
     absent = ((f"OptionList.{gone}" if gone else None)
-              or ("Option._prompt" if "_prompt" not in vars(Option("")) else None)
-              or ("OptionList._line_cache" if missing(
-                  getattr(OptionList(), "_line_cache", None), "lines", "index_to_line",
-                  "heights") else None))
+              or ("Option._prompt" if "_prompt" not in vars(Option("")) else None))
     if absent is not None:
         give_up("textual", absent, WORKAROUND)
     return absent is None
+
+
+def _line_cache_ok(rows: OptionList) -> bool:
+    """Whether ``rows`` has Textual's private line table in the shape RowList fills."""
+    if missing(getattr(rows, "_line_cache", None), "lines", "index_to_line",
+               "heights") is None:
+        return True
+    give_up("textual", "OptionList._line_cache", WORKAROUND)
+    return False
 
 
 class LazyOption(Option):
@@ -76,10 +83,10 @@ class RowList(OptionList):
     measuring, after one warning.
     """
 
-    DEFAULT_CSS = "RowList { text-wrap: nowrap; text-overflow: ellipsis; }"
+    DEFAULT_CSS = default_css("rowlist.tcss")
 
     def _update_lines(self) -> None:
-        if not lazy_ok():
+        if not (lazy_ok() and _line_cache_ok(self)):
             super()._update_lines()
             return
         if not self.scrollable_content_region:
