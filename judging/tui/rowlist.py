@@ -65,7 +65,7 @@ class LazyOption(Option):
         if self._make is not None:
             self._prompt, self._make = self._make(), None
         if not lazy_ok():
-            return super().prompt  # type: ignore[no-any-return]
+            return super().prompt  # type: ignore[return-value]
         return self._prompt  # type: ignore[return-value]
 
 
