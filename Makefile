@@ -80,6 +80,7 @@ canary:
 	test -x $(CANARY_VENV)/bin/python || $(PY) -m venv $(CANARY_VENV)
 	$(CANARY_VENV)/bin/pip install --quiet --upgrade pip
 	$(CANARY_VENV)/bin/pip install --quiet -e '.[test]'
+	$(CANARY_VENV)/bin/pip install --quiet --no-deps 'irrCAC==0.4.4'  # (collection imports it)
 	$(CANARY_VENV)/bin/pip install --quiet --upgrade $(BORROWED)
 	$(CANARY_VENV)/bin/pip list 2>/dev/null | grep -iE '^(textual|textual-serve|typer|pyspark) '
 	$(CANARY_VENV)/bin/pytest -q -p no:cacheprovider -m private_api
