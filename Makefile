@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/conformance/trec_eval
 
-.PHONY: demo test check setup lint contracts typecheck bench clean
+.PHONY: demo test check setup lint contracts typecheck bench clean canary
 
 # Two stamps in one .venv. The test stamp: relkit installed editable with the test tools
 # (what lint, contracts, typecheck, test and check need).
@@ -68,6 +68,22 @@ test: setup lint contracts typecheck
 # collections, writer processes, long property runs; `pytest -m slow` runs only those).
 check: setup lint contracts typecheck
 	$(BIN)/pytest -q -m "not slow"
+
+# Not part of CI. relkit uses private names of Textual, textual-serve, Typer and PySpark,
+# pinned below their next minor version (docs/maintaining.md, "Borrowed internals"). This
+# installs the newest release of each in a scratch venv outside .venv (pip says they
+# break the pins: that is the point) and runs the tests of those uses (-m private_api).
+# Green: the pin can be raised. Red: the failing test names the guard to look at.
+CANARY_VENV ?= build/canary-venv
+BORROWED := textual textual-serve typer pyspark
+canary:
+	test -x $(CANARY_VENV)/bin/python || $(PY) -m venv $(CANARY_VENV)
+	$(CANARY_VENV)/bin/pip install --quiet --upgrade pip
+	$(CANARY_VENV)/bin/pip install --quiet -e '.[test]'
+	$(CANARY_VENV)/bin/pip install --quiet --no-deps 'irrCAC==0.4.4'  # (collection imports it)
+	$(CANARY_VENV)/bin/pip install --quiet --upgrade $(BORROWED)
+	$(CANARY_VENV)/bin/pip list 2>/dev/null | grep -iE '^(textual|textual-serve|typer|pyspark) '
+	$(CANARY_VENV)/bin/pytest -q -p no:cacheprovider -m private_api
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -262,6 +262,7 @@ def test_duplicates_name_the_same_line_on_every_form() -> None:
 # ---- the CLI -----------------------------------------------------------------------
 
 
+@pytest.mark.private_api
 def test_plain_coercion_gives_typers_values_and_errors() -> None:
     import typer.core as core
     from typer.main import get_command

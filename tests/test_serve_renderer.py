@@ -17,11 +17,13 @@ from typing import Any
 import pytest
 
 from relkit.judging.serve import page
-from relkit.judging.store.tokens import issue
+from relkit.judging.tokens import issue
+from relkit.metrics.core import borrowed
 from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in, wait_until
 from store_helpers import make_project
 
 
+@pytest.mark.private_api
 def test_the_bundle_gets_each_renderer_choice() -> None:
     shipped = page.bundle_path().read_text(encoding="utf-8")
     loads = ("loadAddon(this.webglAddon)", "loadAddon(this.canvasAddon)")
@@ -48,14 +50,20 @@ def test_the_bundle_gets_each_renderer_choice() -> None:
         assert len(digest) == 12
 
 
+@pytest.mark.private_api
 def test_an_unknown_bundle_keeps_textual_serves_script(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     other = tmp_path / "textual.js"
     other.write_text("new Terminal();", encoding="utf-8")
     monkeypatch.setattr(page, "bundle_path", lambda: other)
+    monkeypatch.setattr(borrowed, "_given_up", set())
     page.script.cache_clear()
     try:
-        assert page.script("webgl") is None
+        with pytest.warns(borrowed.BorrowedInternalWarning,
+                          match=r"textual-serve \S+ has no .*renderer") as seen:
+            assert page.script("webgl") is None
+            assert page.script("auto") is None   # (one warning for all the choices)
+        assert len(seen) == 1
     finally:
         page.script.cache_clear()
 

@@ -21,17 +21,51 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and the wheel, built as a release is (``python -m build``: the sdist
+    first, then the wheel from the unpacked sdist, so the sdist must hold everything)."""
     out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                           str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     # No setuptools deprecation or notice on a regular build (what `make demo` runs);
     # pip's own "WARNING: ..." lines about the local index are the machine's, not ours.
-    assert not [ln for ln in proc.stderr.splitlines() if "Warning" in ln or "!!" in ln], \
-        proc.stderr
-    (whl,) = out.glob("relkit-*.whl")
+    assert not [ln for ln in (proc.stdout + proc.stderr).splitlines()
+                if "Warning" in ln or "!!" in ln], proc.stdout + proc.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Path) -> Path:
+    (whl,) = dist.glob("relkit-*.whl")
     return whl
+
+
+def test_twine_accepts_the_sdist_and_the_wheel(dist: Path) -> None:
+    sdists, wheels = list(dist.glob("relkit-*.tar.gz")), list(dist.glob("relkit-*.whl"))
+    assert len(sdists) == 1 and len(wheels) == 1, list(dist.iterdir())
+    proc = subprocess.run([sys.executable, "-m", "twine", "check", "--strict",
+                           str(sdists[0]), str(wheels[0])],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("PASSED") == 2, proc.stdout
+
+
+def test_the_metadata_is_complete(wheel: Path) -> None:
+    import email
+
+    (meta_name,) = [n for n in zipfile.ZipFile(wheel).namelist()
+                    if n.endswith(".dist-info/METADATA")]
+    meta = email.message_from_bytes(zipfile.ZipFile(wheel).read(meta_name))
+    assert meta["License-Expression"] == "MIT" and meta["Requires-Python"] == ">=3.11"
+    assert meta["Description-Content-Type"] == "text/markdown"
+    assert meta.get_payload().startswith("# relkit")   # the README, as PyPI shows it
+    classifiers = meta.get_all("Classifier")
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert {u.split(",")[0] for u in meta.get_all("Project-URL")} >= {"Homepage", "Changelog"}
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names[-10:]
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
 
 
 def test_wheel_holds_only_the_relkit_package(wheel: Path) -> None:
@@ -48,7 +82,10 @@ def test_wheel_holds_only_the_relkit_package(wheel: Path) -> None:
                 and rel.parts[1] != "_relkit":
             assert f"relkit/{rel.as_posix()}" in names, rel
     assert "relkit/__init__.py" in names and "relkit/__main__.py" in names
-    assert "relkit/judging/store/migrations/script.py.mako" in names
+    assert "relkit/judging/migrations/script.py.mako" in names
+    # The judging screens' style sheets (CSS_PATH and the widgets' DEFAULT_CSS).
+    for tcss in (ROOT / "judging" / "tui").glob("*.tcss"):
+        assert f"relkit/judging/tui/{tcss.name}" in names, tcss.name
     assert "relkit/corpora/sample/collection.toml" in names
     assert not any("make_runs" in n for n in names)
 

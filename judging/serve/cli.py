@@ -42,6 +42,17 @@ def serve(
 
         raise click.ClickException("relkit serve needs textual-serve: pip install "
                                    "'relkit[serve]' (or pip install textual-serve)") from None
+    from relkit.judging.serve.warm import missing_internals
+
+    gone = missing_internals()
+    if gone is not None:   # no safe way to serve without it (warm.py says why)
+        from importlib.metadata import version
+
+        import click
+
+        raise click.ClickException(
+            f"relkit serve needs textual-serve 1.1 (the installed {version('textual-serve')} "
+            f"has no {gone}): pip install 'relkit[serve]'")
     import os
 
     from relkit.judging.serve.server import run

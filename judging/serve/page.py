@@ -24,7 +24,8 @@ The choice is ``RELKIT_SERVE_RENDERER`` in the server's environment, else
 :data:`DEFAULT_RENDERER`; ``canvas`` serves textual-serve's own script. The bundle is
 minified: the two loads are found by their text, with the minifier's module names as
 wildcards. When a textual-serve release changes that text, the page keeps
-textual-serve's own script (and behaviour).
+textual-serve's own script (and behaviour), after one warning
+(:mod:`relkit.metrics.core.borrowed`).
 """
 
 from __future__ import annotations
@@ -118,6 +119,10 @@ def script(choice: str) -> tuple[str, str] | None:
     m, o = LOADS.search(text), OPEN.search(text)
     if (m is None or o is None or len(LOADS.findall(text)) != 1
             or len(OPEN.findall(text)) != 1 or o.start() < m.end()):
+        from relkit.metrics.core.borrowed import give_up
+
+        give_up("textual-serve", "the addon loads relkit rewrites in static/js/textual.js",
+                "the choice of xterm.js renderer (textual-serve's own script is served)")
         return None
     before, after = (x.replace("GL.", m["gl"] + ".").replace("CV.", m["cv"] + ".")
                      for x in CHOICE[choice])

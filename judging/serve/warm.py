@@ -25,6 +25,7 @@ from textual_serve.app_service import AppService
 
 from relkit.judging.serve.limits import COLD_STARTS, QUIT_GRACE
 from relkit.judging.serve.session import REFUSED
+from relkit.metrics.core.borrowed import missing
 
 # Textual draws a changed screen on the next tick of a free-running timer at TEXTUAL_FPS
 # (textual-serve sets 60): a grade's next document waits for it, 0-16.7 ms, 8 on
@@ -35,6 +36,33 @@ from relkit.judging.serve.session import REFUSED
 # most once a frame (xterm.js draws what has arrived). Measured A/B in one run, two
 # browsers at once: bench/serve_bench.py --ab-fps 240 (docs/serve.md).
 SERVED_FPS = 240
+
+
+# textual-serve's private names the server uses (textual-serve 1.1): the app process is
+# started by relkit's _open_app_process (a warm spare, told its person through a pipe),
+# with _build_environment's environment, and stopped through _process/_task/_stdin; the
+# routes are added in _make_app. No safe fallback exists (textual-serve's own start
+# would run the app for nobody in particular), so `relkit serve` refuses to start
+# without them (:func:`missing_internals`) rather than failing in a session.
+APP_SERVICE_METHODS = ("_build_environment", "_open_app_process", "send_meta", "stop")
+APP_SERVICE_FIELDS = ("_process", "_task", "_stdin", "_download_manager")
+SERVER_METHODS = ("_make_app",)
+
+
+def missing_internals() -> str | None:
+    """The first private name of textual-serve that relkit's server needs and the
+    installed textual-serve lacks (``AppService._task``...), or ``None``."""
+    from textual_serve.server import Server
+
+    gone = missing(AppService, *APP_SERVICE_METHODS)
+    if gone is None:
+        probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
+                           download_manager=None)  # type: ignore[arg-type]
+        gone = missing(probe, *APP_SERVICE_FIELDS)
+    if gone is not None:
+        return f"AppService.{gone}"
+    gone = missing(Server, *SERVER_METHODS)
+    return None if gone is None else f"Server.{gone}"
 
 
 def served_environment(env: dict[str, str]) -> dict[str, str]:

@@ -14,32 +14,8 @@ from relkit.judging.tui.dwell import MIN_VIEW
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
 from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
-from relkit.judging.tui.short import JUDGE, JUDGE_BREAKPOINTS
+from relkit.judging.tui.short import JUDGE_BREAKPOINTS
 from relkit.judging.tui.topics import TopicsScreen
-
-CSS = """
-#topbar { height: 1; }
-#topic-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
-#position { width: auto; }
-#progress { width: auto; }
-#topic-more { height: 1; color: $warning; text-style: bold; display: none; }
-#doc { height: 1fr; padding: 0 1; border-top: solid $primary 30%;
-       border-title-color: $foreground; border-title-style: bold; }
-#banner { height: auto; }
-#banner.error { background: $error; color: $text; text-style: bold; padding: 0 1; }
-#banner.note { background: $warning 30%; color: $text; padding: 0 1; }
-#state { height: auto; color: $text-accent; }
-/* The accent colours are too pale on a light background (contrast 3.3 and 1.5 to 1):
-   tests/test_tui_screens.py checks WCAG AA, 4.5 to 1, on what is drawn. */
-App.-light-mode #state, App.-light-mode #topic-more { color: $text-primary; }
-#scale { height: auto; color: $text-muted; }
-#head { height: 1; text-style: bold; }
-#topic-list { height: 1fr; }
-#summary { height: 1; color: $text-muted; }
-.dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
-          background: $surface; padding: 1 2; }
-NoteScreen, SkipScreen, ReviseScreen, HelpScreen { align: center middle; }
-"""
 
 
 @dataclass(frozen=True)
@@ -66,7 +42,8 @@ class Settings:
 
 
 class JudgeApp(HeapKeptApp):
-    CSS = CSS + JUDGE  # JUDGE: a short screen (short.py)
+    # Both apps' height classes, then the assessor's (short.py says why).
+    CSS_PATH = ["judge.tcss", "short.tcss", "judge-short.tcss"]
     VERTICAL_BREAKPOINTS = JUDGE_BREAKPOINTS
     TITLE = "relkit judge"
 

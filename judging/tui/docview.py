@@ -30,6 +30,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from relkit.judging.tui.tcss import default_css
+
 READING_WIDTH = 100  # cells; 0: as wide as the pane
 # Drawn over the text's own styles (reverse=False: a highlighted query term is drawn
 # reversed, which would swap these colours back).
@@ -72,11 +74,8 @@ def wrap(console: Console, key: str, title: Text, body: Text, width: int) -> Wra
 class DocView(ScrollView, can_focus=True):
     """A read-only, scrollable document made of pre-wrapped lines."""
 
-    # The gutter is always reserved: a scrollbar that appears after the text was
-    # wrapped would otherwise hide the end of every line.
-    DEFAULT_CSS = """
-    DocView { height: 1fr; padding: 0 1; scrollbar-gutter: stable; overflow-x: hidden; }
-    """
+    # The gutter is always reserved (docview.tcss says why).
+    DEFAULT_CSS = default_css("docview.tcss")
 
     def __init__(self, *, reading_width: int = READING_WIDTH,
                  id: str | None = None) -> None:  # noqa: A002 - Textual's name

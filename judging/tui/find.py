@@ -20,6 +20,8 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
+from relkit.judging.tui.tcss import default_css
+
 if TYPE_CHECKING:
     from relkit.judging.tui.docview import DocView
 
@@ -79,14 +81,7 @@ def marks(matches: list[Match], current: int) -> dict[int, list[tuple[int, int, 
 class FindBar(Horizontal):
     """The find line under the document: the query, and where you are ("3/12")."""
 
-    DEFAULT_CSS = """
-    FindBar { height: 1; display: none; }
-    FindBar.open { display: block; }
-    FindBar > #find-label { width: auto; text-style: bold; }
-    FindBar > Input, FindBar > Input:focus { width: 1fr; height: 1; border: none;
-                                             padding: 0 1; }
-    FindBar > #find-count { width: auto; padding: 0 1; }
-    """
+    DEFAULT_CSS = default_css("find.tcss")
 
     def compose(self) -> ComposeResult:
         yield Static("Find:", id="find-label")

@@ -41,34 +41,13 @@ from relkit.judging.tui.leaks import Footer, plug
 from relkit.judging.tui.legend import Legend
 from relkit.judging.tui.outbox import UNREACHABLE, Outbox
 from relkit.judging.tui.safe import query_terms, safe
-from relkit.judging.tui.short import LEAD, LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
+from relkit.judging.tui.short import LEAD_BREAKPOINTS, LEAD_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 
-CSS = """
-#head { height: auto; text-style: bold; }
-#pairs { height: 20vh; min-height: 3; border: none; background: $surface; }
-#status { height: auto; color: $accent; }
-#status.error { background: $error; color: $text; text-style: bold; }
-#opinions { height: auto; }
-#decision { height: 1; }
-#final { width: auto; text-style: bold; }
-#reason { width: 1fr; height: 1; border: none; padding: 0 1; background: $boost; }
-#reason:focus { background: $primary 30%; }
-#topic-title { height: 1; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis;
-               background: $primary 15%; }
-TopicPane { max-height: 12vh; }
-TopicPane.expanded { max-height: 60vh; }
-#topic-more { height: 1; color: $warning; text-style: bold; display: none; }
-#doc { height: 1fr; background: $surface; }
-#scale { height: auto; color: $text-muted; }
-.dialog { width: 80%; height: auto; max-height: 90%; border: thick $primary;
-          background: $surface; padding: 1 2; }
-LeadHelpScreen, TopicFilterScreen, PairFilterScreen, ChangeDecisionScreen {
-    align: center middle; }
-"""
 
 class LeadApp(LeadSaving, HeapKeptApp):
-    CSS = CSS + LEAD  # LEAD: a short screen (short.py)
+    # Both apps' height classes, then the lead's (short.py says why).
+    CSS_PATH = ["lead.tcss", "short.tcss", "lead-short.tcss"]
     VERTICAL_BREAKPOINTS = LEAD_BREAKPOINTS
     TITLE = "relkit judge --lead"
 

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.tui.keymap import grade_key
 from relkit.judging.tui.safe import safe
+from relkit.judging.tui.tcss import default_css
 
 
 def legend(scale: RelevanceScale) -> Table:
@@ -96,7 +97,7 @@ class Brief:
 class Legend(Widget):
     """The scale in both forms; the screen's ``-short`` class picks one (short.py)."""
 
-    DEFAULT_CSS = "Legend { height: auto; } Legend > Static { height: auto; }"
+    DEFAULT_CSS = default_css("legend.tcss")
 
     def __init__(self, scale: RelevanceScale, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
         super().__init__(id=id)

@@ -18,6 +18,7 @@ from relkit.judging.store.models import ItemOut
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.rowlist import LazyOption, RowList
 from relkit.judging.tui.safe import cut, safe
+from relkit.metrics.core.borrowed import give_up, missing
 
 
 class NoteScreen(ModalScreen[str | None]):
@@ -185,6 +186,9 @@ def register_styles(app: App[object]) -> None:
     """
     nodes: list[DOMNode] = [RowList(), Input(), VerticalScroll(), Vertical(), Static(),
                             ModalScreen()]
+    if missing(DOMNode, "_get_default_css") is not None:  # Textual's private reader
+        give_up("textual", "DOMNode._get_default_css", "parsing the modals' styles ahead")
+        return
     for widget in nodes:
         for read_from, css, tie_breaker, scope in widget._get_default_css():
             app.stylesheet.add_source(css, read_from=read_from, is_default_css=True,

@@ -31,6 +31,9 @@ Shorter still (``-tiny``: fewer than three lines of text would be left) the
 document gives way to a line saying the window is too small, and the keys that
 record a judgment do nothing until it is taller (:func:`waits`): a grade is given
 to a document that was read.
+
+The rules are in short.tcss (both apps), judge-short.tcss and lead-short.tcss, after
+each app's own sheet in its ``CSS_PATH``.
 """
 
 from __future__ import annotations
@@ -64,55 +67,3 @@ def waits(screen: DOMNode, action: str) -> bool:
     """Whether ``action`` is refused now: it records a judgment on a screen too small
     to read the document."""
     return action in RECORDING and screen.has_class("-tiny")
-
-
-# Both apps: the legend's two forms (legend.py); ``flip`` (the d key) shows the other one.
-_LEGEND = """
-Legend > .brief { display: none; }
-Legend.flip > .full { display: none; }
-Legend.flip > .brief { display: block; }
-Screen.-short Legend > .full, Screen.-compact Legend > .full { display: none; }
-Screen.-short Legend > .brief, Screen.-compact Legend > .brief { display: block; }
-Screen.-short Legend.flip > .full, Screen.-compact Legend.flip > .full { display: block; }
-Screen.-short Legend.flip > .brief, Screen.-compact Legend.flip > .brief { display: none; }
-"""
-
-# Both apps, too small: the notice instead of the document and the scale. TopicPane and
-# the marker have their display set by code (an inline style, which beats any rule):
-# they are given no height instead.
-_TINY = """
-#too-small { display: none; height: 1fr; min-height: 1; content-align: center middle;
-             text-style: bold; color: $warning; padding: 0 1; }
-Screen.-tiny #too-small { display: block; }
-App.-light-mode #too-small { color: $text-primary; }  /* $warning: 1.5 to 1 on light */
-Screen.-tiny DocView, Screen.-tiny Legend > Static { display: none; }
-Screen.-tiny TopicPane, Screen.-tiny TopicPane.expanded { max-height: 0; }
-Screen.-tiny #topic-more { height: 0; }
-"""
-
-# The assessor: the statement shrinks to three lines, one when short (``t`` still gives
-# it 60%); the banner takes no row while it has nothing to say (saving.py: a text is an
-# error or a note).
-JUDGE = _LEGEND + _TINY + """
-Screen.-short #banner, Screen.-compact #banner { display: none; }
-Screen.-short #banner.error, Screen.-short #banner.note,
-Screen.-compact #banner.error, Screen.-compact #banner.note { display: block; }
-Screen.-compact TopicPane { max-height: 3; }
-Screen.-short TopicPane { max-height: 1; }
-Screen.-short TopicPane.expanded, Screen.-compact TopicPane.expanded { max-height: 60vh; }
-"""
-
-# The lead: the title bar stays, the statement goes behind its marker line; the list
-# keeps two rows (10% of the screen below 40 rows). ``t`` gives the statement 40% (60%
-# would push its marker line, which says how to scroll it and how to go back, off the
-# screen under the lead's 9 other rows). Too small: the head line, the pair in the
-# list, the notice.
-LEAD = _LEGEND + _TINY + """
-Screen.-short TopicPane, Screen.-compact TopicPane { max-height: 0; }
-Screen.-short TopicPane.expanded, Screen.-compact TopicPane.expanded { max-height: 40vh; }
-Screen.-compact #pairs { height: 10vh; min-height: 2; }
-Screen.-short #pairs { height: 2; min-height: 2; }
-Screen.-tiny #pairs { height: 1; min-height: 1; }
-Screen.-tiny #opinions, Screen.-tiny #topic-title { display: none; }
-Screen.-tiny #decision { height: 0; }
-"""

@@ -3,7 +3,7 @@
 The bar at the top holds ``Topic KEY: title`` on one line. A title too long for
 it (a Cranfield query is a whole sentence, and has no statement besides) is cut
 there with "…" and shown whole, wrapped, at the head of the pane below. The
-pane (description and narrative) takes at most ``COLLAPSED`` of the screen; what
+pane (description and narrative) takes at most 30% of the screen (topicpane.tcss); what
 does not fit is announced on a marker line under it ("▼ 4 more lines …"), and
 one key (``t``) gives the pane most of the screen (the grade legend makes room)
 and the arrow keys, so the end of a long narrative is always reachable.
@@ -22,9 +22,7 @@ from textual.widgets import Static
 
 from relkit.judging.store.models import TopicOut
 from relkit.judging.tui.safe import safe
-
-COLLAPSED = "30vh"
-EXPANDED = "60vh"
+from relkit.judging.tui.tcss import default_css
 
 
 def bar_text(topic: TopicOut) -> Text:
@@ -34,12 +32,7 @@ def bar_text(topic: TopicOut) -> Text:
 class TopicPane(VerticalScroll):
     """The topic's statement, scrollable, with a marker line that says what is cut."""
 
-    DEFAULT_CSS = f"""
-    TopicPane {{ height: auto; max-height: {COLLAPSED}; color: $text-muted;
-                 scrollbar-size-vertical: 1; }}
-    TopicPane.expanded {{ max-height: {EXPANDED}; }}
-    TopicPane > #statement {{ height: auto; }}
-    """
+    DEFAULT_CSS = default_css("topicpane.tcss")
 
     def __init__(self, topic: TopicOut, terms: list[str], marker: Static,
                  *, id: str | None = None) -> None:  # noqa: A002 - Textual's name

@@ -12,7 +12,10 @@ import re
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
+from relkit.metrics.core.borrowed import give_up, missing
+
 _INT = re.compile(r"-?[0-9]+")
+WORKAROUND = "converting plain values without pydantic (a faster `relkit eval` start)"
 _DEFER = object()
 
 
@@ -34,17 +37,24 @@ def _plain_typer_coercion() -> None:
     coercion, so typer's results and error messages do not change (a test
     compares both). It applies to the whole process, which is the ``relkit eval``
     command (the CLI root builds its Typer objects before this module is
-    imported, so it cannot be done per command). Typer versions without this
-    machinery (click's types, fast already) are left alone.
+    imported, so it cannot be done per command). A Typer whose private names moved
+    (``typer._coercion``, ``typer._param_types``) is left alone with one warning
+    (:mod:`relkit.metrics.core.borrowed`).
     """
+    import typer.core as core
+
+    full: Any = getattr(core, "build_runtime_param", None)
+    if getattr(full, "relkit_plain", False):
+        return
     try:
-        import typer.core as core
         from typer._coercion import RuntimeParam
         from typer._param_types import coerce_cli_path
-    except ImportError:
+    except ImportError as exc:   # moved or gone: typer's own (pydantic) coercion
+        give_up("typer", f"{exc.name or 'typer._coercion'}", WORKAROUND)
         return
-    full: Any = getattr(core, "build_runtime_param", None)
-    if full is None or getattr(full, "relkit_plain", False):
+    if full is None or missing(RuntimeParam, "_coerce_value") is not None:
+        give_up("typer", "typer.core.build_runtime_param or RuntimeParam._coerce_value",
+                WORKAROUND)
         return
 
     class Plain(RuntimeParam):

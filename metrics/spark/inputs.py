@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.core.borrowed import give_up, missing
 from relkit.metrics.core.errors import FormatError, InputError
 from relkit.metrics.readers.shapes import COLUMN_NAMES
 
@@ -90,6 +91,9 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+GLOBS = "expanding run globs through Hadoop's file system (each argument is one run)"
+
+
 def expand(session: SparkSession, paths: list[str]) -> list[RunInput]:
     """Each argument as runs: a file (or a Parquet directory) is one run, a glob
     (``hdfs://.../runs/*.parquet``) as many runs as it matches, in name order.
@@ -99,8 +103,13 @@ def expand(session: SparkSession, paths: list[str]) -> list[RunInput]:
     InputError
         An argument matches nothing (one line naming it as typed).
     """
-    jvm: Any = session.sparkContext._jvm
-    conf = session.sparkContext._jsc.hadoopConfiguration()
+    sc: Any = session.sparkContext
+    gone = missing(sc, "_jvm", "_jsc")   # PySpark's private handles on the JVM
+    if gone is not None:   # each argument one run, read (and checked) as it is
+        give_up("pyspark", f"SparkContext.{gone}", GLOBS)
+        return [RunInput(typed, typed) for typed in paths]
+    jvm: Any = sc._jvm
+    conf = sc._jsc.hadoopConfiguration()
     out: list[RunInput] = []
     for typed in paths:
         hpath = jvm.org.apache.hadoop.fs.Path(typed)

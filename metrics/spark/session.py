@@ -14,6 +14,7 @@ import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.core.borrowed import give_up, missing
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.spark.master import check_master
 
@@ -29,6 +30,7 @@ class SparkUnavailableError(RelkitError):
 # spark-submit users already set, else a local session on two cores (this project's
 # test bed, and enough to try the engine on a laptop).
 DEFAULT_MASTER = "local[2]"
+QUIET_JVM = "the quiet start of Spark's JVM (its output in a log file, not the terminal)"
 
 
 # Log4j 2 settings for a local session the CLI starts: off, so that stderr holds
@@ -111,7 +113,7 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
     if not submitted:
         from pyspark import SparkContext
 
-        if SparkContext._active_spark_context is None:   # a new session: check first
+        if _no_context(SparkContext):   # a new session: check first
             check_master(master)
     if not submitted and master.startswith("local"):
         # Python workers run the driver's interpreter (and so see relkit and pyarrow),
@@ -134,6 +136,17 @@ def get_session(master: str | None = None, *, app_name: str = "relkit",
     session.sparkContext.setLogLevel("OFF" if not submitted and master.startswith("local")
                                      else "ERROR")
     return session
+
+
+def _no_context(context: Any) -> bool:
+    """Whether no SparkContext runs in this process, from PySpark's private
+    ``SparkContext._active_spark_context``; without it every session is taken as new
+    (its master checked again: slower, never wrong)."""
+    if missing(context, "_active_spark_context") is not None:
+        give_up("pyspark", "SparkContext._active_spark_context",
+                "skipping the master's check for a running session")
+        return True
+    return context._active_spark_context is None
 
 
 def _check_java() -> None:
@@ -159,6 +172,10 @@ def _launch_quietly(master: str, app_name: str, settings: dict[str, Any]) -> Non
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
 
+    gone = missing(SparkContext, "_gateway", "_ensure_initialized")  # PySpark's private
+    if gone is not None:   # Spark starts its JVM itself, its log on the terminal
+        give_up("pyspark", f"SparkContext.{gone}", QUIET_JVM)
+        return
     if SparkContext._gateway is not None:
         return
     spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAppName(app_name)
