@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.store import Store
+from relkit.judging.store.assign import Store
 from relkit.judging.tui.app import JudgeApp
 from relkit.metrics.core import borrowed
 from tui_helpers import Clock, drive, read_and_press, screen
@@ -177,7 +177,7 @@ def test_the_plain_coercion_steps_aside(tmp_path: Path, monkeypatch: pytest.Monk
     import typer.core as core
 
     from helpers import ROOT, run_cli
-    from relkit.metrics import typer_coercion
+    from relkit.metrics.eval import typer_coercion
 
     own = getattr(core.build_runtime_param, "full", core.build_runtime_param)
     monkeypatch.setattr(core, "build_runtime_param", own)   # as before relkit's CLI

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from relkit.judging.serve import page
-from relkit.judging.tokens import issue
+from relkit.judging.store.tokens import issue
 from relkit.metrics.core import borrowed
 from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in, wait_until
 from store_helpers import make_project

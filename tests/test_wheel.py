@@ -82,7 +82,7 @@ def test_wheel_holds_only_the_relkit_package(wheel: Path) -> None:
                 and rel.parts[1] != "_relkit":
             assert f"relkit/{rel.as_posix()}" in names, rel
     assert "relkit/__init__.py" in names and "relkit/__main__.py" in names
-    assert "relkit/judging/migrations/script.py.mako" in names
+    assert "relkit/judging/store/migrations/script.py.mako" in names
     # The judging screens' style sheets (CSS_PATH and the widgets' DEFAULT_CSS).
     for tcss in (ROOT / "judging" / "tui").glob("*.tcss"):
         assert f"relkit/judging/tui/{tcss.name}" in names, tcss.name
