@@ -24,7 +24,7 @@ from relkit.metrics.measures.context import Ctx, seq_sum
 from relkit.metrics.ranking import JudgedTopics, Ranked, rank
 from relkit.metrics.readers._arrow import release_unused_memory
 from relkit.metrics.resolve import measure_requests, resolve
-from relkit.metrics.topic_chunks import _topic_chunks
+from relkit.metrics.topic_chunks import whole_topic_chunks
 from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 
 if TYPE_CHECKING:
@@ -87,14 +87,22 @@ CHUNK_ROWS = 1_000_000
 
 
 def _engine(name: str) -> EngineProtocol:
-    """The engine called ``name`` (built in or a plugin's), in the evaluator's error."""
+    """The engine called ``name`` (built in or a plugin's).
+
+    A name no engine has is the evaluator's option error, listing the installed engines
+    (:meth:`EngineRegistry.installed`: the built-in ones, then the plugins'); a plugin
+    that is installed but cannot be loaded raises its own one-line :class:`EngineError`.
+    """
     from relkit.metrics.core.engines import ENGINES as REGISTERED
     from relkit.metrics.core.engines import EngineError
 
     try:
         return REGISTERED.lookup(name)
     except EngineError:
-        raise MeasureError(f"The 'engine' option must be one of {', '.join(ENGINES)}; "
+        installed = REGISTERED.installed()
+        if name in installed:
+            raise    # an installed plugin that cannot be loaded: its one line, as it is
+        raise MeasureError(f"The 'engine' option must be one of {', '.join(installed)}; "
                            f"got {name!r}") from None
 
 
@@ -259,7 +267,7 @@ class Evaluator:
         codes_list, missing_list, values_list = [], [], []
         duplicates: list[DuplicateDocumentError] = []
         done, total = 0, len(run)
-        for part, part_codes in _topic_chunks(run, self.judged, CHUNK_ROWS):
+        for part, part_codes in whole_topic_chunks(run, self.judged, CHUNK_ROWS):
             try:
                 ranked = rank(part, self.judged, float32_scores=self.compat < 10,
                               max_docs=self.max_docs, judged_only=self.judged_only,

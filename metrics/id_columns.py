@@ -34,7 +34,7 @@ def distinct(values: np.ndarray) -> bool:
     return not bool(np.any(s[1:] == s[:-1]))
 
 
-def _strings(column: Strings) -> Strings:
+def id_strings(column: Strings) -> Strings:
     """A column in the form ranking works on: fixed-width bytes. An Arrow column
     is converted (a chunk of a large run at a time), a list of str encoded; only
     ids bytes cannot hold (longer than :data:`~relkit.metrics.readers.io.MAX_ID_BYTES`, or
@@ -76,7 +76,7 @@ def _runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
     """Map each value of a string column to ``mapping[value]`` (or -1)."""
     if isinstance(column, list):
-        column = _strings(column)
+        column = id_strings(column)
     if isinstance(column, np.ndarray):
         if not len(column):
             return np.empty(0, np.int32)
@@ -106,7 +106,7 @@ _dictionary_codes = codes_of   # the former name
 def column_values(column: Strings) -> list[str]:
     """Distinct values of a (dictionary) string column, first-seen order not kept."""
     if isinstance(column, (np.ndarray, list)):
-        column = _strings(column)
+        column = id_strings(column)
     if isinstance(column, np.ndarray):
         return list(set(_io.decode(column[_runs(column)[0]])))
     import pyarrow as pa

@@ -4,7 +4,7 @@ Relevance per ranked row: the qrels grade, :data:`NONPOOL` (-1) for a document
 not in the qrels, :data:`UNJUDGED` (-2) for a negative qrels grade ("unjudged in
 pool"). The order of the rows is :mod:`relkit.metrics.ranking`'s.
 
-The hashing helpers are called through their module (``pairs._hash``), so that a
+The hashing helpers are called through their module (``pairs.pair_hash``), so that a
 test swapping in a hash that collides on purpose reaches every lookup.
 """
 
@@ -20,10 +20,10 @@ from relkit.metrics.data import Qrels
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, FormatError
 from relkit.metrics.id_columns import (
     Strings,
-    _strings,
     _value,
     codes_of,
     column_values,
+    id_strings,
     topic_order,
 )
 from relkit.metrics.readers import io as _io
@@ -64,11 +64,11 @@ class JudgedTopics:
 
     @classmethod
     def prepare(cls, qrels: Qrels) -> JudgedTopics:
-        qid = _strings(qrels.column("query_id"))
+        qid = id_strings(qrels.column("query_id"))
         topics = topic_order(column_values(qid))
         index = {t: i for i, t in enumerate(topics)}
         q = codes_of(qid, index)
-        docs = _strings(qrels.column("doc_id"))
+        docs = id_strings(qrels.column("doc_id"))
         dup = pairs._first_duplicate(q, docs)
         if dup is not None:
             row = dup[1]
@@ -127,8 +127,8 @@ class JudgedTopics:
         if width not in cache:
             assert self._bytes_docs is not None
             mine = self._bytes_docs.astype(f"S{width}", copy=False)
-            h = pairs._hash(mine, self.q)
-            order = pairs._grouped_order(h, self.q)
+            h = pairs.pair_hash(mine, self.q)
+            order = pairs.grouped_order(h, self.q)
             if order is None:
                 order = np.argsort(pairs._topic_keys(self.q, h, len(self.topics)))
             keys = pairs._topic_keys(self.q[order], h[order], len(self.topics))
@@ -154,8 +154,8 @@ class JudgedTopics:
         if mine is not None:
             width = max(mine.dtype.itemsize, docs.dtype.itemsize)
             docs = docs.astype(f"S{width}", copy=False)
-        h = pairs._hash(docs, q)
-        order = pairs._grouped_order(h, q)           # ranked rows: one block per topic
+        h = pairs.pair_hash(docs, q)
+        order = pairs.grouped_order(h, q)           # ranked rows: one block per topic
         assert order is not None
         hs = h[order]
         dup = pairs._repeated_pair(q, docs, order, hs, source)

@@ -17,7 +17,7 @@ from relkit.metrics.readers._arrow import to_np, true_positions
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+def pair_hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
     """A 63-bit hash of each ``(q, value)`` of a bytes array (equal pairs, equal
     hashes; unequal ones may collide, so matches are checked afterwards)."""
     width = values.dtype.itemsize
@@ -80,7 +80,7 @@ def _repeated_pair(q: np.ndarray, docs: np.ndarray, order: np.ndarray, hs: np.nd
     return a, b
 
 
-def _grouped_order(h: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+def grouped_order(h: np.ndarray, q: np.ndarray) -> np.ndarray | None:
     """An order sorting the rows by ``(q, h)``, when each topic's rows are one
     contiguous block (ranked rows; most qrels files); None otherwise.
 
@@ -119,8 +119,8 @@ def _first_duplicate(q: np.ndarray, docs: Strings) -> tuple[int, int] | None:
     if n < 2:
         return None
     if isinstance(docs, np.ndarray):
-        h = _hash(docs, q)
-        order = _grouped_order(h, q)                    # qrels are usually by topic
+        h = pair_hash(docs, q)
+        order = grouped_order(h, q)                    # qrels are usually by topic
         if order is None:
             order = np.argsort(h)
         return _repeated_pair(q, docs, order, h[order])

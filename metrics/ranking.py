@@ -31,12 +31,12 @@ from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
 from relkit.metrics.id_columns import (
     Strings,
-    _strings,
     _take,
     _value,
     codes_of,
     column_values,
     distinct,
+    id_strings,
     topic_order,
 )
 from relkit.metrics.judged import MAX_LEVEL_CELLS, NONPOOL, UNJUDGED, JudgedTopics
@@ -55,7 +55,7 @@ __all__ = [
     "byte_words", "codes_of", "column_values", "distinct", "rank", "ranked_docnos",
     "row_order", "topic_order",
 ]
-# Not _hash: tests swap in a colliding hash on relkit.metrics.pairs, where every
+# Not pair_hash: tests swap in a colliding hash on relkit.metrics.pairs, where every
 # lookup finds it; a copy here would take such a swap silently and change nothing.
 
 TieOrder = Literal["descending", "ascending"]
@@ -216,7 +216,7 @@ def rank(
         trec_eval except its preference modes, which sort ``"ascending"``.
     """
     q_all = codes_of(run.column("query_id"), judged.index) if codes is None else codes
-    docs_all = _strings(run.column("doc_id"))
+    docs_all = id_strings(run.column("doc_id"))
     scores = np.asarray(to_np(run.column("score")), dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)

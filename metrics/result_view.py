@@ -21,16 +21,25 @@ REPR_MEASURES = 4
 HTML_ROWS = 30
 
 
-def _fmt(value: Any) -> str:
-    """A summary value as trec_eval prints it: floats to 4 decimals, counts whole."""
+def _fmt(measure: Any, value: Any) -> str:
+    """A summary value as trec_eval prints it: floats to 4 decimals, counts whole.
+
+    A count is what trec_eval's output prints as ``%ld``
+    (:func:`relkit.metrics.trec_eval.format.is_count`); a measure given by its name
+    only (no family to ask) shows as a float.
+    """
+    from relkit.metrics.trec_eval.format import is_count
+
+    if hasattr(measure, "family") and is_count(measure):
+        return str(int(value))
     if isinstance(value, float):
         return f"{value:.4f}"
     return str(value)
 
 
-def _numeric(measures: Sequence[Any], summary: Sequence[Any]) -> list[tuple[str, Any]]:
-    """(name, summary) of the measures with a number to show (not runid, not strings)."""
-    return [(str(m), s) for m, s in zip(measures, summary, strict=True)
+def _numeric(measures: Sequence[Any], summary: Sequence[Any]) -> list[tuple[str, str]]:
+    """(name, shown value) of the measures with a number to show (not runid, strings)."""
+    return [(str(m), _fmt(m, s)) for m, s in zip(measures, summary, strict=True)
             if s is not None and not isinstance(s, str)]
 
 
@@ -45,7 +54,7 @@ def result_repr(run_id: str, topics: Sequence[str], measures: Sequence[Any],
     "<Result 'bm25': 2 topics, AP=0.5000 P@5=0.3000 nDCG@10=0.6123 R-prec=0.4000 (+1 more)>"
     """
     shown = _numeric(measures, summary)
-    head = " ".join(f"{name}={_fmt(value)}" for name, value in shown[:REPR_MEASURES])
+    head = " ".join(f"{name}={text}" for name, text in shown[:REPR_MEASURES])
     more = f" (+{len(shown) - REPR_MEASURES} more)" if len(shown) > REPR_MEASURES else ""
     return f"<Result {run_id!r}: {len(topics)} topics, {head}{more}>"
 
@@ -62,8 +71,8 @@ def result_html(run_id: str, topics: Sequence[str], measures: Sequence[Any],
     """
     shown = _numeric(measures, summary)
     rows = "".join(f'<tr><td>{html.escape(name)}</td>'
-                   f'<td style="text-align:right">{html.escape(_fmt(value))}</td></tr>'
-                   for name, value in shown[:HTML_ROWS])
+                   f'<td style="text-align:right">{html.escape(text)}</td></tr>'
+                   for name, text in shown[:HTML_ROWS])
     if len(shown) > HTML_ROWS:
         rows += f'<tr><td colspan="2">... {len(shown) - HTML_ROWS} more</td></tr>'
     return (f"<table><caption>run {html.escape(run_id)}: {len(topics)} topics</caption>"

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # type names only
     from relkit.metrics.judged import JudgedTopics
 
 
-def _topic_chunks(run: Run, judged: JudgedTopics, size: int
+def whole_topic_chunks(run: Run, judged: JudgedTopics, size: int
                   ) -> Iterator[tuple[Run, np.ndarray | None]]:
     """Split ``run`` into runs of whole topics with about ``size`` rows each.
 

@@ -62,3 +62,26 @@ def test_agree_workers_returns_the_per_worker_report(tmp_path: Path) -> None:
     assert err == "".join(f"relkit: {n}\n" for n in notes)
     with pytest.raises(OptionError, match="Invalid value for --method: unknown aggregation"):
         agree_workers([labels], method="nope")
+
+
+@pytest.mark.parametrize(("option", "value", "why"), [
+    ("interval", "x", "expected one of normal, t; got 'x'"),
+    ("replicates", -1, "must be >= 0; got -1"),
+    ("repeats", "twice", "expected one of error, first, last, majority; got 'twice'"),
+])
+def test_the_front_door_checks_options_as_the_command_does(
+        tmp_path: Path, option: str, value: object, why: str) -> None:
+    """``relkit.agree`` takes the values ``relkit agree`` takes (one check for both),
+    naming the keyword as typed; before, ``interval='x'`` gave normal intervals."""
+    import re
+
+    import relkit
+    from relkit.judging.agreement.run import AgreeOptions, agree
+
+    files = _files(tmp_path)
+    with pytest.raises(AgreementError, match=f"^Invalid value for {option}: "
+                                             f"{re.escape(why)}$"):
+        relkit.agree(files, **{"replicates": 0, option: value})  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match=f"^Invalid value for --{option}: "
+                                          f"{re.escape(why)}$"):
+        agree(files, options=AgreeOptions(**{option: value}))  # type: ignore[arg-type]

@@ -335,7 +335,7 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
                        columns=["query_id", "doc_id", "score"])
     names = ["alpha_nDCG@3", "NRBP", "AP_IA", "StRecall@2"]
     expected = DiversityEvaluator(records, names).compute(run).values
-    monkeypatch.setattr(pairs, "_hash", lambda values, q: np.zeros(len(q), np.uint64))
+    monkeypatch.setattr(pairs, "pair_hash", lambda values, q: np.zeros(len(q), np.uint64))
     collided = DiversityEvaluator(records, names).compute(run).values
     assert all((a == b).all() for a, b in zip(collided, expected, strict=True))
     monkeypatch.undo()

@@ -56,6 +56,17 @@ class FakeEngine:
 
 class NotAnEngine:
     name = "broken"
+
+
+class RaisesInInit(FakeEngine):
+    def __init__(self):
+        raise RuntimeError("no cluster configured")
+
+
+class RaisesInName(FakeEngine):
+    @property
+    def name(self):
+        raise KeyError("name")
 '''
 
 
@@ -75,7 +86,9 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The fake engine's distribution on sys.path; the registry as it was afterwards."""
     _dist(tmp_path, {"fake": "relkit_fake_engine:FakeEngine",
                      "broken": "relkit_fake_engine:NotAnEngine",
-                     "missing": "relkit_no_such_module:Engine"})
+                     "missing": "relkit_no_such_module:Engine",
+                     "badinit": "relkit_fake_engine:RaisesInInit",
+                     "badname": "relkit_fake_engine:RaisesInName"})
     monkeypatch.syspath_prepend(str(tmp_path))
     ENGINES.load()
     items, keys = dict(ENGINES._items), dict(ENGINES._keys)
@@ -95,9 +108,16 @@ def test_built_in_engines_in_order() -> None:
 def test_unknown_engine_is_one_error_with_a_suggestion() -> None:
     with pytest.raises(EngineError, match=r"unknown engine 'sprak'; did you mean 'spark'\?"):
         ENGINES.lookup("sprak")
-    with pytest.raises(MeasureError, match="The 'engine' option must be one of local, "
-                                           "spark; got 'sprak'"):
+    with pytest.raises(MeasureError, match="^The 'engine' option must be one of local, "
+                                           "duckdb, spark; got 'sprak'$"):
         Evaluator({"1": {"d": 1}}, engine="sprak")  # type: ignore[arg-type]
+
+
+def test_the_evaluators_unknown_engine_lists_the_installed_plugins(plugin: Path) -> None:
+    with pytest.raises(MeasureError, match="^The 'engine' option must be one of local, "
+                                           "duckdb, spark, badinit, badname, broken, fake, "
+                                           "missing; got 'nope'$"):
+        Evaluator({"1": {"d": 1}}, engine="nope")  # type: ignore[arg-type]
 
 
 def test_third_party_engine_through_an_entry_point(plugin: Path) -> None:
@@ -106,7 +126,7 @@ def test_third_party_engine_through_an_entry_point(plugin: Path) -> None:
     ENGINES.lookup("local")
     # built-in names never load the plugins
     assert "relkit_fake_engine" not in sys.modules
-    assert ENGINES.installed()[-3:] == ["broken", "fake", "missing"]
+    assert ENGINES.installed()[-5:] == ["badinit", "badname", "broken", "fake", "missing"]
     measures = ["map", "ndcg_cut.5", "P.5", "num_ret", "runid"]
     fake = Evaluator(plugin / "q.qrels", measures, engine="fake")  # type: ignore[arg-type]
     got = fake.compute_many([plugin / "r.run"])[0]
@@ -128,6 +148,29 @@ def test_a_broken_plugin_is_one_line(plugin: Path) -> None:
     with pytest.raises(EngineError, match=r"^engine 'missing' .* could not be loaded: "
                                           r"ModuleNotFoundError"):
         ENGINES.lookup("missing")
+
+
+def test_a_broken_plugin_is_one_line_through_the_evaluator(plugin: Path) -> None:
+    """The plugin's own load error, not "must be one of local, spark"."""
+    with pytest.raises(EngineError, match=r"^engine 'broken' \(entry point "
+                                          r"'relkit_fake_engine:NotAnEngine'\) is not an "
+                                          r"Engine \(see docs/engines.md\)$"):
+        Evaluator({"1": {"d": 1}}, engine="broken")  # type: ignore[arg-type]
+    with pytest.raises(EngineError, match=r"^engine 'missing' .* could not be loaded: "
+                                          r"ModuleNotFoundError"):
+        Evaluator({"1": {"d": 1}}, engine="missing")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "cls", "why"), [
+    ("badinit", "RaisesInInit", "RuntimeError: no cluster configured"),
+    ("badname", "RaisesInName", "KeyError: 'name'"),
+])
+def test_a_plugin_whose_constructor_or_name_raises_is_one_line(
+        plugin: Path, name: str, cls: str, why: str) -> None:
+    with pytest.raises(EngineError, match=rf"^engine '{name}' \(entry point "
+                                          rf"'relkit_fake_engine:{cls}'\) could not be "
+                                          rf"loaded: {re.escape(why)}$"):
+        ENGINES.lookup(name)
 
 
 def test_chain_models_fit_from_any_engines_sums() -> None:

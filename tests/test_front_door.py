@@ -109,6 +109,30 @@ def test_reprs_are_short_and_say_what_matters() -> None:
     assert repr(p) == f"<Pool: {len(p)} documents over 6 topics>" and len(p) > 100
 
 
+def test_counts_show_whole_as_trec_eval_prints_them() -> None:
+    """num_q, num_ret, num_rel, num_rel_ret: ``%ld`` in trec_eval's output, so ``6``
+    (not ``6.0000``) in a result's repr and notebook table; AP keeps 4 decimals."""
+    import pytrec_eval
+
+    qrels, runs = _sample()
+    counts = {"num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel",
+              "num_rel_ret": "NumRelRet"}
+    res = relkit.evaluate(qrels, runs["bm25"], ["map", *counts])
+    qd, rd = pytrec_dicts(qrels, runs["bm25"])
+    oracle = pytrec_eval.RelevanceEvaluator(qd, set(counts) | {"map"}).evaluate(rd)
+    want = {k: int(sum(v[k] for v in oracle.values())) for k in counts}
+    want["num_q"] = len(oracle)
+    ap = sum(v["map"] for v in oracle.values()) / len(oracle)
+    shown = repr(res)
+    for k, name in counts.items():
+        assert f"{name}={want[k]} " in shown, shown
+    table = res._repr_html_()
+    cell = '<td>{}</td><td style="text-align:right">{}</td>'
+    for k, name in counts.items():
+        assert cell.format(name, want[k]) in table, table
+    assert cell.format("AP", f"{ap:.4f}") in table, table
+
+
 HOSTILE = "<script>alert(1)</script>"
 
 

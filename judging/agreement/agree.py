@@ -72,7 +72,9 @@ def agree(judgments: Sequence[str | os.PathLike[str]] | pd.DataFrame | None = No
     ------
     AgreementError
         Fewer than two assessors, a missing file, a threshold not on the scale, an
-        unknown ``repeats`` or ``interval``.
+        unknown ``repeats`` or ``interval``, ``replicates`` below 0 (these three named:
+        ``Invalid value for interval: expected one of normal, t; got 'x'``; checked
+        before any judgment is read, by ``relkit agree``'s own checks).
     StoreError
         For a database that cannot be read (with ``db``).
 
@@ -98,16 +100,29 @@ def agree(judgments: Sequence[str | os.PathLike[str]] | pd.DataFrame | None = No
     0.7692
     """
     from relkit.corpora.types import RelevanceScale, get_scale
-    from relkit.judging.agreement.analysis import Options, analyse
     from relkit.judging.agreement.frame import (
         AgreementError,
-        Ratings,
         drop_negative,
         frame_from_lines,
         infer_scale,
         read_files,
     )
+    from relkit.judging.agreement.run import (
+        AgreeOptions,
+        analyse_ratings,
+        check_values,
+        keyword,
+        ratings_of,
+    )
+    from relkit.metrics.core.options import OptionError
 
+    # The options through the CLI's own checks and core (run.py), named as typed here.
+    o = AgreeOptions(threshold=threshold, gold=gold, repeats=repeats, measure=measure,
+                     replicates=replicates, seed=seed, interval=interval)
+    try:
+        check_values(o, keyword)
+    except OptionError as exc:
+        raise AgreementError(str(exc)) from None
     declared = get_scale(scale) if isinstance(scale, str) else scale
     notes: list[str] = []
     found_gold = None
@@ -130,20 +145,13 @@ def agree(judgments: Sequence[str | os.PathLike[str]] | pd.DataFrame | None = No
         if frame["is_gold"].any():
             found_gold = str(frame.loc[frame["is_gold"], "assessor"].iat[0])
     assert isinstance(sc, RelevanceScale)
-    if threshold is not None and threshold not in sc:
-        raise AgreementError(f"threshold {threshold} is not a grade of the {sc.name!r} scale "
-                             f"({', '.join(map(str, sc.values))})")
-    ratings = Ratings.from_frame(frame, sc, repeats)  # type: ignore[arg-type]
-    if len(ratings.assessors) < 2:
-        raise AgreementError(f"agreement needs two or more assessors; found "
-                             f"{', '.join(ratings.assessors) or 'none'}")
-    result = analyse(ratings, threshold, gold=gold if gold is not None else found_gold,
-                     opts=Options(replicates=replicates, seed=seed, interval=interval))
+    ratings = ratings_of(frame, sc, o, spell=keyword)
+    loaded = None
     if runs:
-        from relkit.judging.agreement.ir import effect
         from relkit.metrics.convert import named_runs
 
-        result.effect = effect(ratings, named_runs(runs), measure, threshold)
+        loaded = named_runs(runs)
+    result = analyse_ratings(ratings, o, gold if gold is not None else found_gold, loaded)
     result.notes = notes + result.notes
     return result
 

@@ -13,10 +13,10 @@ each, and the CLI writes it on stderr and the text on stdout or in ``-o``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.core.options import OptionError
 
@@ -77,8 +77,7 @@ def _check(o: AgreeOptions) -> tuple[ReportFormat, RelevanceScale | None]:
     """Every option checked before the judgments are read: the report format and the
     declared scale."""
     from relkit.corpora.types import get_scale
-    from relkit.judging.agreement.ci import DISTRIBUTIONS
-    from relkit.judging.agreement.frame import REPEATS, AgreementError
+    from relkit.judging.agreement.frame import AgreementError
     from relkit.judging.agreement.report import FORMATS
     from relkit.metrics.core.errors import check_output
     from relkit.metrics.core.options import option_value
@@ -97,15 +96,36 @@ def _check(o: AgreeOptions) -> tuple[ReportFormat, RelevanceScale | None]:
                 raise AgreementError(f"--runs {p}: no such file")
     if o.output is not None:
         check_output(o.output)
+    check_values(o)
+    return report, declared
+
+
+def flag(option: str) -> str:
+    """The CLI's spelling of an option (``--interval``): the default ``spell``."""
+    return option
+
+
+def keyword(option: str) -> str:
+    """The Python keyword of a CLI option (``--interval`` -> ``interval``)."""
+    return option.removeprefix("--").replace("-", "_")
+
+
+def check_values(o: AgreeOptions, spell: Callable[[str], str] = flag) -> None:
+    """The values of the analysis's own options (``repeats``, ``replicates``,
+    ``interval``), checked before the judgments are read; both agree flows (``relkit
+    agree`` and :func:`relkit.agree`) call it, so they take the same values. ``spell``
+    names an option as the caller typed it (the CLI's flag, or a Python keyword)."""
+    from relkit.judging.agreement.ci import DISTRIBUTIONS
+    from relkit.judging.agreement.frame import REPEATS
+
     if o.repeats not in REPEATS:
-        raise OptionError("--repeats", f"expected one of {', '.join(REPEATS)}; "
+        raise OptionError(spell("--repeats"), f"expected one of {', '.join(REPEATS)}; "
                           f"got {o.repeats!r}")
     if o.replicates < 0:
-        raise OptionError("--replicates", "must be >= 0")
+        raise OptionError(spell("--replicates"), f"must be >= 0; got {o.replicates!r}")
     if o.interval not in DISTRIBUTIONS:
-        raise OptionError("--interval", f"expected one of {', '.join(DISTRIBUTIONS)}; "
-                          f"got {o.interval!r}")
-    return report, declared
+        raise OptionError(spell("--interval"), f"expected one of "
+                          f"{', '.join(DISTRIBUTIONS)}; got {o.interval!r}")
 
 
 def _from_files(files: Sequence[Path], declared: RelevanceScale | None,
@@ -150,13 +170,14 @@ def _from_db(db: str | None, declared: RelevanceScale | None, runs: bool
     return frame, declared if declared is not None else scale, gold
 
 
-def _ratings(frame: pd.DataFrame, scale: RelevanceScale, o: AgreeOptions,
-             hint: bool) -> Ratings:
-    """The ratings to analyse: the threshold on the scale, two assessors or more."""
+def ratings_of(frame: pd.DataFrame, scale: RelevanceScale, o: AgreeOptions, *,
+               hint: bool = False, spell: Callable[[str], str] = flag) -> Ratings:
+    """The ratings to analyse: the threshold on the scale, two assessors or more (both
+    agree flows; ``hint``: the judgments may have been taken for runs)."""
     from relkit.judging.agreement.frame import AgreementError, Ratings
 
     if o.threshold is not None and o.threshold not in scale:
-        raise AgreementError(f"--threshold {o.threshold} is not a grade of the "
+        raise AgreementError(f"{spell('--threshold')} {o.threshold} is not a grade of the "
                              f"{scale.name!r} scale ({', '.join(map(str, scale.values))})")
     ratings = Ratings.from_frame(frame, scale, o.repeats)  # type: ignore[arg-type]
     if len(ratings.assessors) < 2:
@@ -192,8 +213,6 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
     RelkitError
         Judgments it cannot read or use (fewer than two assessors, a grade off the scale).
     """
-    from relkit.judging.agreement.analysis import Options, analyse
-
     o = options or AgreeOptions()
     report, declared = _check(o)
     if judgments:
@@ -205,22 +224,35 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
         gold = found_gold
         notify(f"agreement with gold is reported against {gold!r} (the gold "
                f"{'column' if judgments else 'table'}; --gold NAME chooses another assessor)")
-    ratings = _ratings(frame, scale, o, bool(o.runs and judgments))
+    ratings = ratings_of(frame, scale, o, hint=bool(o.runs and judgments))
     notify(f"{len(frame):,} judgments by {len(ratings.assessors)} assessors on "
            f"{len(ratings):,} items")
-    result = analyse(ratings, o.threshold, gold=gold, opts=Options(
-        replicates=o.replicates, seed=o.seed, interval=o.interval))
-    if result.graded.icc_dropped:
-        notify(f"ICC: {result.graded.icc_dropped:,} of {len(ratings):,} items were not "
-               "judged by every assessor and were left out (ICC needs complete ratings)")
+    loaded = None
     if o.runs:
-        from relkit.judging.agreement.ir import effect
         from relkit.metrics.data import Run
         from relkit.pooling.depth import run_name
 
         loaded = {run_name(p): Run.read(p) for p in o.runs}
-        result.effect = effect(ratings, loaded, o.measure, o.threshold)
+    result = analyse_ratings(ratings, o, gold, loaded)
+    if result.graded.icc_dropped:
+        notify(f"ICC: {result.graded.icc_dropped:,} of {len(ratings):,} items were not "
+               "judged by every assessor and were left out (ICC needs complete ratings)")
     return AgreeReport(result, report.render(result))
+
+
+def analyse_ratings(ratings: Ratings, o: AgreeOptions, gold: str | None,
+                    runs: Mapping[str, Any] | None) -> Analysis:
+    """The analysis of both agree flows: every statistic with ``o``'s bootstrap and
+    intervals, and with ``runs`` (name -> Run) the effect on conclusions (``o.measure``)."""
+    from relkit.judging.agreement.analysis import Options, analyse
+
+    result = analyse(ratings, o.threshold, gold=gold, opts=Options(
+        replicates=o.replicates, seed=o.seed, interval=o.interval))
+    if runs:
+        from relkit.judging.agreement.ir import effect
+
+        result.effect = effect(ratings, runs, o.measure, o.threshold)
+    return result
 
 
 def agree_workers(labels: Sequence[Path] | None = None, *, db: str | None = None,

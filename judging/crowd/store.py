@@ -17,11 +17,11 @@ def store_qrels(store: Any, method: str, *, threshold: int | None = None,
     ``unjudged``; ``threshold`` binarises (grade >= threshold -> 1).
     """
     from relkit.judging.crowd.methods import aggregate
-    from relkit.judging.store.reports import UNJUDGED, QrelsRows, _pairs
+    from relkit.judging.store.reports import UNJUDGED, QrelsRows, store_pairs
     from relkit.pooling.pool import natural
 
     # Automatic assessors (imported with --kind automatic) are workers only when asked.
-    pairs = _pairs(store, automatic=include_automatic)
+    pairs = store_pairs(store, automatic=include_automatic)
     t, d, w, g = [], [], [], []
     for (topic, doc), p in pairs.items():
         for who, grade in p.grades.items():

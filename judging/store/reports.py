@@ -57,7 +57,7 @@ class _Pair:
     adjudicated: int | None = None
 
 
-def _pairs(store: Store, automatic: bool | str = True) -> dict[tuple[str, str], _Pair]:
+def store_pairs(store: Store, automatic: bool | str = True) -> dict[tuple[str, str], _Pair]:
     """Every pooled or judged pair; ``automatic``: whose grades count besides the humans'
     (``True``: every automatic assessor's, ``False``: none, a name: that one's)."""
     pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
@@ -146,7 +146,7 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
             raise StoreError(f"no assessor named {assessor!r}; there are {store.assessors()}")
     out = QrelsRows()
     counted: bool | str = include_automatic or (assessor if assessor is not None else False)
-    for (t, d), p in _pairs(store, counted).items():
+    for (t, d), p in store_pairs(store, counted).items():
         grade: int | None
         if method == "assessor":
             grade = p.grades.get(assessor) if assessor is not None else None
@@ -266,7 +266,7 @@ def disagreements(store: Store, include_automatic: bool = False) -> list[Disagre
                 .where(col(JudgmentRow.status) == "judged",
                        *([] if include_automatic else [col(AssessorRow.kind) == "human"]))):
             rows[(t, d)][a] = (g, note)
-    adj = {k: p.adjudicated for k, p in _pairs(store).items() if p.adjudicated is not None}
+    adj = {k: p.adjudicated for k, p in store_pairs(store).items() if p.adjudicated is not None}
     out = [Disagreement(t, d, {a: g for a, (g, _) in v.items()},
                         {a: n for a, (_, n) in v.items() if n}, adj.get((t, d)))
            for (t, d), v in rows.items() if len({g for g, _ in v.values()}) > 1]

@@ -26,7 +26,7 @@ MARKERS = ("o", "s", "^", "D", "v", "x", "*", "P", "h", "<")
 MAX_TOPIC_LABELS = 40
 
 
-def _figure(width: float, height: float) -> Any:
+def new_figure(width: float, height: float) -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -61,7 +61,7 @@ def _topic_ticks(ax: Any, topics: list[str], axis: str = "x") -> None:
 
 def histogram_pair(hist: pd.DataFrame, measure: str, a: str, b: str) -> Any:
     """Bars of ``M(a) - M(b)`` per topic, sorted (a :func:`analysis.precision_histogram`)."""
-    fig = _figure(8, 3.6)
+    fig = new_figure(8, 3.6)
     ax = fig.add_subplot()
     diff = hist["difference"].to_numpy(float)
     x = np.arange(len(diff))
@@ -103,7 +103,7 @@ def histogram_pairs(hists: list[tuple[pd.DataFrame, str, str]], measure: str) ->
     n = len(hists)
     cols = min(3, n)
     rows = -(-n // cols)
-    fig = _figure(4 * cols, 2.8 * rows)
+    fig = new_figure(4 * cols, 2.8 * rows)
     axes = fig.subplots(rows, cols, sharey=True, squeeze=False)
     for i, (hist, a, b) in enumerate(hists):
         ax = axes[i // cols][i % cols]
@@ -128,7 +128,7 @@ def histogram_vs_mean(scores: Scores, measure: str) -> Any:
     n = len(scores.systems)
     cols = min(3, n)
     rows = -(-n // cols)
-    fig = _figure(4 * cols, 2.6 * rows)
+    fig = new_figure(4 * cols, 2.6 * rows)
     axes = fig.subplots(rows, cols, sharey=True, squeeze=False)
     for i, system in enumerate(scores.systems):
         ax = axes[i // cols][i % cols]
@@ -152,7 +152,7 @@ def histogram_vs_mean(scores: Scores, measure: str) -> Any:
 
 def pr_chart(curves: pd.DataFrame) -> Any:
     """Interpolated precision-recall curves of several systems on one chart."""
-    fig = _figure(6.5, 4.5)
+    fig = new_figure(6.5, 4.5)
     ax = fig.add_subplot()
     for i, (system, rows) in enumerate(curves.groupby("system", sort=False)):
         ax.plot(rows["recall"], rows["precision"], label=str(system), linewidth=1.4,
@@ -172,7 +172,7 @@ def heatmap_chart(scores: Scores, measure: str) -> Any:
     from relkit.metrics.compare.analysis import heatmap
 
     matrix, topics = heatmap(scores, measure)
-    fig = _figure(9, 1.2 + 0.45 * len(scores.systems))
+    fig = new_figure(9, 1.2 + 0.45 * len(scores.systems))
     ax = fig.add_subplot()
     im = ax.imshow(matrix, aspect="auto", cmap="cividis", vmin=0,
                    vmax=max(1.0, float(matrix.max())), interpolation="nearest")

@@ -97,18 +97,21 @@ class EngineRegistry(Registry[Engine]):
     def _load_plugin(self, name: str) -> None:
         found = entry_points(group=GROUP, name=name)
         for ep in found:
+            # A broken plugin is one line naming it, whether its import, its class's
+            # constructor or its ``name`` raises: plugin code runs only inside this try.
             try:
                 obj = ep.load()
-            except Exception as exc:   # a broken plugin: one line naming it
+                engine = obj() if isinstance(obj, type) else obj
+                called = engine.name if isinstance(engine, Engine) else None
+            except Exception as exc:
                 raise EngineError(f"engine {name!r} (entry point {ep.value!r}) could not "
                                   f"be loaded: {type(exc).__name__}: {exc}") from None
-            engine = obj() if isinstance(obj, type) else obj
-            if not isinstance(engine, Engine):
+            if called is None:
                 raise EngineError(f"engine {name!r} (entry point {ep.value!r}) is not an "
                                   "Engine (see docs/engines.md)")
-            if engine.name != name:
+            if called != name:
                 raise EngineError(f"engine {name!r} (entry point {ep.value!r}) calls itself "
-                                  f"{engine.name!r}")
+                                  f"{called!r}")
             self.register(engine)
             return
 

@@ -29,7 +29,7 @@ from relkit.metrics.core.registry import Registry
 Cell = str | int | float | None
 
 
-def _text(x: Cell, missing: str = "") -> str:
+def cell_text(x: Cell, missing: str = "") -> str:
     if x is None:
         return missing
     if isinstance(x, float):
@@ -45,14 +45,14 @@ def _tsv(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
     # As the commands always printed it: cells joined by tabs, nothing quoted (ids and
     # run names hold no tabs).
     out.write("\t".join(header) + "\n")
-    out.writelines("\t".join(_text(x, missing) for x in r) + "\n" for r in rows)
+    out.writelines("\t".join(cell_text(x, missing) for x in r) + "\n" for r in rows)
 
 
 def _csv(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
          missing: str) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(header)
-    w.writerows([_text(x, missing) for x in r] for r in rows)
+    w.writerows([cell_text(x, missing) for x in r] for r in rows)
 
 
 def _json(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
@@ -70,7 +70,7 @@ def _markdown(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str
     out.write(line(header))
     out.write("|" + "|".join("---" for _ in header) + "|\n")
     for r in rows:
-        out.write(line([_text(x, missing) for x in r]))
+        out.write(line([cell_text(x, missing) for x in r]))
 
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -88,7 +88,7 @@ def _latex(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
     out.write("\\begin{tabular}{" + "l" * len(header) + "}\n\\toprule\n")
     out.write(" & ".join(esc(h) for h in header) + " \\\\\n\\midrule\n")
     for r in rows:
-        out.write(" & ".join(esc(_text(x, missing)) for x in r) + " \\\\\n")
+        out.write(" & ".join(esc(cell_text(x, missing)) for x in r) + " \\\\\n")
     out.write("\\bottomrule\n\\end{tabular}\n")
 
 
@@ -101,7 +101,7 @@ def _rich(header: Sequence[str], rows: Sequence[Sequence[Cell]], out: IO[str],
     from rich.console import Console  # rich: only when this format is asked for
     from rich.table import Table
 
-    cells = [[_text(x, missing) for x in r] for r in rows]
+    cells = [[cell_text(x, missing) for x in r] for r in rows]
     table = Table(*header)
     for r in cells:
         table.add_row(*r)

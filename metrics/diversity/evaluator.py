@@ -43,7 +43,7 @@ from relkit.metrics.measures.diversity import (
     parse_diversity,
 )
 from relkit.metrics.ranking import rank
-from relkit.metrics.topic_chunks import _topic_chunks
+from relkit.metrics.topic_chunks import whole_topic_chunks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,7 +144,7 @@ class DiversityEvaluator:
         """
         prep = self._prep(level)
         parts_code, parts_pos, parts_g, seen = [], [], [], []
-        for part, part_codes in _topic_chunks(run, prep.judged, CHUNK_ROWS):
+        for part, part_codes in whole_topic_chunks(run, prep.judged, CHUNK_ROWS):
             ranked = rank(part, prep.judged, max_docs=self.max_docs, codes=part_codes)
             n = np.diff(ranked.offsets)
             tid = np.repeat(np.arange(len(ranked.topics)), n)

@@ -125,7 +125,7 @@ class SubtopicQrels:
         """
         import io
 
-        from relkit.metrics.id_columns import _strings
+        from relkit.metrics.id_columns import id_strings
 
         name = _io.source_name(source)
         data = _io.read_bytes(source)
@@ -140,8 +140,8 @@ class SubtopicQrels:
         stream.name = name
         cols, lines, _ = _io.read_qrels_columns(stream)
         get = cols.__getitem__ if isinstance(cols, dict) else cols.column
-        return cls(_strings(get("query_id")), _strings(get("iteration")),
-                   _strings(get("doc_id")), np.asarray(_to_np(get("relevance")), np.int64),
+        return cls(id_strings(get("query_id")), id_strings(get("iteration")),
+                   id_strings(get("doc_id")), np.asarray(_to_np(get("relevance")), np.int64),
                    name, lines)
 
     @classmethod
@@ -305,14 +305,14 @@ def _pairs(q: np.ndarray, docs: np.ndarray, s: np.ndarray | None = None, n_sub: 
     """
     n = len(q)
     if docs.dtype.kind == "S" and n:
-        from relkit.metrics.pairs import _grouped_order, _hash
+        from relkit.metrics.pairs import grouped_order, pair_hash
 
-        h = _hash(docs, q)
+        h = pair_hash(docs, q)
         with_s = s is not None and n_sub <= 256
         if with_s:
             assert s is not None
             h = (h & ~np.uint64(0xFF)) | s.astype(np.uint64)
-        order = _grouped_order(h, q)
+        order = grouped_order(h, q)
         if order is None:            # a topic's lines in several places: one flat sort
             order = np.lexsort((h, q))
         hs, qs = h[order], q[order]

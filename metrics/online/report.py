@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import json
 
-from relkit.metrics.core.tables import TABLE_FORMATS, Cell, _text
+from relkit.metrics.core.tables import TABLE_FORMATS, Cell, cell_text
 from relkit.metrics.online.stats import QUANTILES, GroupStats
 
 Table = tuple[list[str], list[list[Cell]]]
@@ -71,7 +71,7 @@ def tidy_table(tables: dict[str, Table], by: str | None) -> Table:
 
 def _aligned(table: Table) -> str:
     head, rows = table
-    cells = [head, *[[_text(x, "-") for x in r] for r in rows]]
+    cells = [head, *[[cell_text(x, "-") for x in r] for r in rows]]
     width = [max(len(r[i]) for r in cells) for i in range(len(head))]
     return "".join("  ".join(c.rjust(w) if i else c.ljust(w)
                              for i, (c, w) in enumerate(zip(r, width, strict=True))).rstrip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from relkit.metrics.evaluator import Result
@@ -16,6 +16,13 @@ def fmt_float(value: float) -> str:
     if math.isnan(value):
         return "  -nan"
     return f"{value:6.4f}"
+
+
+def is_count(measure: Any) -> bool:
+    """trec_eval prints ``measure``'s summary whole (``%ld``): a count (``num_ret``...)
+    whose ``all`` value is a sum, not a geometric mean."""
+    fam = REGISTRY[measure.family]
+    return fam.kind == "int" and fam.summary != "gm"
 
 
 def line(name: str, qid: str, text: str, prefix: str = "") -> str:
@@ -49,7 +56,7 @@ def lines(res: Result, *, per_query: bool, summary: bool, compat: int,
             continue
         if isinstance(s, str):
             yield line(m.output, "all", s)
-        elif fam.kind == "int" and fam.summary != "gm" and not zscores:
+        elif is_count(m) and not zscores:
             yield line(m.output, "all", str(int(s)))
         else:
             yield line(m.output, "all", fmt_float(float(s)), prefix)

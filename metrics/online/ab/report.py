@@ -52,10 +52,10 @@ def _p(x: float) -> str:
 
 def forest(analysis: Analysis) -> Any:
     """Each row's relative change (point) and interval (line), a zero line."""
-    from relkit.metrics.compare.plots import _figure
+    from relkit.metrics.compare.plots import new_figure
 
     rows = analysis.rows
-    fig = _figure(7.5, 0.45 * len(rows) + 1.0)
+    fig = new_figure(7.5, 0.45 * len(rows) + 1.0)
     ax = fig.add_subplot()
     for i, r in enumerate(rows):
         e = r.effect
@@ -74,9 +74,9 @@ def forest(analysis: Analysis) -> Any:
 
 def cumulative(points: list[tuple[float, Effect]], metric: str) -> Any:
     """The first metric's delta and interval on the data up to each cut-off."""
-    from relkit.metrics.compare.plots import _figure
+    from relkit.metrics.compare.plots import new_figure
 
-    fig = _figure(7.5, 3.0)
+    fig = new_figure(7.5, 3.0)
     ax = fig.add_subplot()
     days = [(t - points[0][0]) / 86400 for t, _ in points]
     ax.fill_between(days, [100 * e.rel_low for _, e in points],
@@ -93,9 +93,9 @@ def cumulative(points: list[tuple[float, Effect]], metric: str) -> Any:
 
 def ctr_chart(rows: list[tuple[str, int, float]]) -> Any:
     """CTR by rank, one line per arm."""
-    from relkit.metrics.compare.plots import _figure, style
+    from relkit.metrics.compare.plots import new_figure, style
 
-    fig = _figure(7.5, 3.0)
+    fig = new_figure(7.5, 3.0)
     ax = fig.add_subplot()
     arms = sorted({v for v, _, _ in rows})
     for i, arm in enumerate(arms):
