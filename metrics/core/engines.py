@@ -12,6 +12,11 @@ things, and callers ask for them by the protocol's public names only:
 - read a click log to a relation (checked against the one click-log contract of
   :mod:`relkit.metrics.online.fields`).
 
+Today only the evaluation is asked for through the protocol (by ``Evaluator`` and
+``relkit eval`` for an engine other than ``local``); ``clicks fit`` and ``ab analyze``
+call the local code directly and, on Spark, the Spark engine's own ``fit_clicks`` and
+``user_table`` (docs/engines.md, "What the commands use today").
+
 Callers never import an engine: they look it up here by the name a user typed
 (``--engine spark``, ``Evaluator(engine="spark")``). The built-in engines are the
 providers of :data:`ENGINES`, imported on first use (so the engine modules may import

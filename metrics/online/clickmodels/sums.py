@@ -56,7 +56,9 @@ class ChainModel(ClickModel):
 
     Subclasses declare the shapes of their sums (:attr:`fixed_shapes`,
     :attr:`sum_shapes`) and implement the five steps below; the E-step itself is
-    :func:`~.chain.e_step`, shared by all three.
+    :func:`~.chain.e_step`, shared by all three. A subclass takes no constructor
+    arguments: Spark's ``em_sums`` ships ``type(model)()`` to its tasks (the methods;
+    the parameters travel as ``theta``), not the model.
     """
 
     fixed_shapes: ClassVar[dict[str, Shape]] = {}
