@@ -25,10 +25,10 @@ def _fmt(measure: Any, value: Any) -> str:
     """A summary value as trec_eval prints it: floats to 4 decimals, counts whole.
 
     A count is what trec_eval's output prints as ``%ld``
-    (:func:`relkit.metrics.trec_eval.format.is_count`); a measure given by its name
+    (:func:`relkit.metrics.measures.base.is_count`); a measure given by its name
     only (no family to ask) shows as a float.
     """
-    from relkit.metrics.trec_eval.format import is_count
+    from relkit.metrics.measures.base import is_count
 
     if hasattr(measure, "family") and is_count(measure):
         return str(int(value))

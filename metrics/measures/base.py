@@ -236,6 +236,14 @@ REGISTRY: Registry[Family] = Registry(
     providers=["relkit.metrics.measures.families"])
 
 
+def is_count(measure: Measure) -> bool:
+    """trec_eval prints ``measure``'s summary whole (``%ld``): a count (``num_ret``...)
+    whose ``all`` value is a sum, not a geometric mean. The one rule of relkit's trec_eval
+    output (:mod:`relkit.metrics.trec_eval.format`) and of a result's repr and table."""
+    fam = REGISTRY[measure.family]
+    return fam.kind == "int" and fam.summary != "gm"
+
+
 _ORDER = itertools.count()
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from relkit.metrics.evaluator import Result
-from relkit.metrics.measures.base import REGISTRY
+from relkit.metrics.measures.base import REGISTRY, is_count
 
 
 def fmt_float(value: float) -> str:
@@ -16,13 +16,6 @@ def fmt_float(value: float) -> str:
     if math.isnan(value):
         return "  -nan"
     return f"{value:6.4f}"
-
-
-def is_count(measure: Any) -> bool:
-    """trec_eval prints ``measure``'s summary whole (``%ld``): a count (``num_ret``...)
-    whose ``all`` value is a sum, not a geometric mean."""
-    fam = REGISTRY[measure.family]
-    return fam.kind == "int" and fam.summary != "gm"
 
 
 def line(name: str, qid: str, text: str, prefix: str = "") -> str:
