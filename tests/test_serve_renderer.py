@@ -10,16 +10,17 @@ a browser given each choice draws with that renderer and judges as before.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from relkit.judging.serve import page
+from relkit.judging.store.assign import Store
 from relkit.judging.store.tokens import issue
 from relkit.metrics.core import borrowed
-from serve_helpers import chrome, drawn, grade, judged, page_now, press, served, sign_in, wait_until
+from serve_helpers import Served, chrome, drawn, grade, judged, page_now, press, sign_in, wait_until
 from store_helpers import make_project
 
 
@@ -129,54 +130,116 @@ c.getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();
 """
 
 
-def judge_two(db: str, tmp_path: Path, page_script: str = "",
-              after: Callable[[Any], None] | None = None) -> dict[str, Any]:
-    """ann signs in, opens topic 007 and grades d04 2 (d05 comes next); then ``after``
-    runs on the browser; what the page draws with."""
-    store = make_project(db)
-    token = issue(store, "ann")
-    store.close()
-    with served(db, tmp_path) as server:
-        browser = chrome()
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for the module's cases (a start costs seconds of CPU): each case
+    loads a new page, with its own page script, and leaves nothing behind
+    (:func:`judge_two`): its WebGL contexts, scripts and flags are the new page's."""
+    shared = chrome()
+    try:
+        yield shared
+    finally:
+        shared.quit()
+
+
+class Project:
+    """A judging project served by ``relkit serve`` with one renderer choice; each case
+    judges as an assessor of its own (:meth:`assessor`), so cases share the server and
+    still check exactly their own judgments."""
+
+    def __init__(self, db: str, server: Served) -> None:
+        self.db, self.server, self.cases = db, server, 0
+
+    def assessor(self) -> tuple[str, str]:
+        """A new assessor given topic 007 (d04-d11 in docno order, as ann in
+        make_project), and their token."""
+        self.cases += 1
+        who = f"case{self.cases}"
+        store = Store.open(self.db)
         try:
-            if page_script:
-                browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                        {"source": page_script})
-            sign_in(browser, server.url, token)
-            drawn(browser, "Enter opens a topic")
-            time.sleep(0.5)
-            press(browser, "\ue007")
-            drawn(browser, "d04")
-            time.sleep(0.5)
-            since = page_now(browser)
-            grade(browser, "2", lambda: len(judged(db, "ann")) == 1, "grade 2 committed")
-            drawn(browser, "d05", since)
-            if after is not None:
-                after(browser)
-            got: dict[str, Any] = browser.execute_script(PROBE)
-            got["spoofed"] = browser.execute_script("return window.__spoofed || 0")
-            # the size the app started at (the websocket's URL) and the terminal's (the
-            # last resize the page sent): one, when the renderer was in place before
-            # textual-serve measured the cells
-            url, size = browser.execute_script("return [window.__rk.url, window.__rk.size]")
-            got["started"] = url.split("width=", 1)[1].split("&", 1)[0]
-            got["size"] = str(size["width"]) if size else got["started"]
+            store.assign([who], topics=["007"], seed=1)
+            return who, issue(store, who)
         finally:
-            browser.quit()
-    return got
+            store.close()
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str | None],
+                                                                            Project]]:
+    """A server per renderer choice (``None``: unset, auto), started on first use with
+    ``RELKIT_SERVE_RENDERER`` as given (the server reads it; its pages get the choice)."""
+    started: dict[str | None, Project] = {}
+
+    def get(choice: str | None) -> Project:
+        if choice not in started:
+            d = tmp_path_factory.mktemp(f"renderer-{choice or 'auto'}")
+            db = str(d / "p.db")
+            make_project(db).close()
+            with pytest.MonkeyPatch.context() as env:
+                if choice is None:
+                    env.delenv("RELKIT_SERVE_RENDERER", raising=False)
+                else:
+                    env.setenv("RELKIT_SERVE_RENDERER", choice)
+                started[choice] = Project(db, Served(db, d / "serve.log"))
+        return started[choice]
+
+    try:
+        yield get
+    finally:
+        for project in started.values():
+            project.server.stop()
+
+
+def judge_two(project: Project, browser: Any, page_script: str = "",
+              after: Callable[[str, Any], None] | None = None) -> tuple[str, dict[str, Any]]:
+    """A new assessor signs in, opens topic 007 and grades d04 2 (d05 comes next); then
+    ``after`` runs on the browser; who judged, and what the page draws with."""
+    db = project.db
+    who, token = project.assessor()
+    server = project.server
+    added = None
+    try:
+        if page_script:
+            added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                            {"source": page_script})["identifier"]
+        sign_in(browser, server.url, token)
+        drawn(browser, "Enter opens a topic")
+        time.sleep(0.5)
+        press(browser, "\ue007")
+        drawn(browser, "d04")
+        time.sleep(0.5)
+        since = page_now(browser)
+        grade(browser, "2", lambda: len(judged(db, who)) == 1, "grade 2 committed")
+        drawn(browser, "d05", since)
+        if after is not None:
+            after(who, browser)
+        got: dict[str, Any] = browser.execute_script(PROBE)
+        got["spoofed"] = browser.execute_script("return window.__spoofed || 0")
+        # the size the app started at (the websocket's URL) and the terminal's (the
+        # last resize the page sent): one, when the renderer was in place before
+        # textual-serve measured the cells
+        url, size = browser.execute_script("return [window.__rk.url, window.__rk.size]")
+        got["started"] = url.split("width=", 1)[1].split("&", 1)[0]
+        got["size"] = str(size["width"]) if size else got["started"]
+    finally:
+        # the next case's page: without this case's script, its session cookie (the
+        # servers share 127.0.0.1, and cookies ignore the port) or its websocket
+        if added is not None:
+            browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                                    {"identifier": added})
+        browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        browser.get("about:blank")
+    return who, got
 
 
 @pytest.mark.slow  # a real Chromium: seconds
 @pytest.mark.parametrize("choice", [None, "canvas", "webgl", "dom"])
 def test_a_browser_draws_with_the_chosen_renderer_and_judges(
-        choice: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if choice is None:
-        monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
-    else:
-        monkeypatch.setenv("RELKIT_SERVE_RENDERER", choice)   # the server inherits it
-    db = str(tmp_path / "p.db")
-    got = judge_two(db, tmp_path)
-    assert judged(db, "ann") == [("007", "d04", 2)]
+        choice: str | None, projects: Callable[[str | None], Project], browser: Any) -> None:
+    project = projects(choice)     # its server's RELKIT_SERVE_RENDERER is the choice
+    who, got = judge_two(project, browser)
+    assert got["spoofed"] == 0, "another case's page script is still installed"
+    assert judged(project.db, who) == [("007", "d04", 2)]
     assert got["started"] == got["size"], got
     if choice == "canvas":   # textual-serve's own script: its canvas renderer wins
         assert got["script"].endswith("/static/js/textual.js")
@@ -194,43 +257,47 @@ def test_a_browser_draws_with_the_chosen_renderer_and_judges(
 
 @pytest.mark.slow  # a real Chromium: seconds
 def test_auto_draws_with_webgl_on_a_graphics_card_and_falls_back_when_it_is_lost(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
-    db = str(tmp_path / "p.db")
+        projects: Callable[[str | None], Project]) -> None:
+    project = projects(None)
     seen: dict[str, Any] = {}
 
-    def lose_then_grade(browser: Any) -> None:
+    def lose_then_grade(who: str, browser: Any) -> None:
         seen.update(browser.execute_script(PROBE))
         browser.execute_script(LOSE)
         # xterm.js waits for the context to come back (3 s), then gives up: the canvas
         wait_until(lambda: browser.execute_script(PROBE)["chose"] == "canvas",
                    "the canvas renderer after the WebGL context was lost", 30)
         since = page_now(browser)
-        grade(browser, "1", lambda: len(judged(db, "ann")) == 2, "grade 1 committed")
+        grade(browser, "1", lambda: len(judged(project.db, who)) == 2, "grade 1 committed")
         drawn(browser, "d06", since)
 
-    got = judge_two(db, tmp_path, GRAPHICS_CARD, lose_then_grade)
+    # a browser of its own: a WebGL context lost for good is the one thing a case does
+    # to the browser rather than to its page, so the shared one never sees it
+    own = chrome()
+    try:
+        who, got = judge_two(project, own, GRAPHICS_CARD, lose_then_grade)
+    finally:
+        own.quit()
     assert got["spoofed"] == 1
     assert seen["chose"] == "webgl" and "xterm-text-layer" not in seen["canvases"]
     assert got["started"] == got["size"], got
     assert seen["domRows"] == 0
     assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"]
-    assert judged(db, "ann") == [("007", "d04", 2), ("007", "d05", 1)]
+    assert judged(project.db, who) == [("007", "d04", 2), ("007", "d05", 1)]
 
 
 @pytest.mark.slow  # a real Chromium: seconds
 @pytest.mark.parametrize("case", ["no name", "a constant name", "no WebGL 2",
                                   "WebGL cannot start"])
 def test_auto_keeps_the_canvas_when_webgl_is_unknown_or_unavailable(
-        case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RELKIT_SERVE_RENDERER", raising=False)
-    db = str(tmp_path / "p.db")
+        case: str, projects: Callable[[str | None], Project], browser: Any) -> None:
+    project = projects(None)
     page_script, spoofs = {"no name": (GRAPHICS_CARD + NAMELESS, 2),
                            "a constant name": (RESISTING, 1),
                            "no WebGL 2": (GRAPHICS_CARD + NO_WEBGL2, 2),
                            "WebGL cannot start": (GRAPHICS_CARD + PROBE_ONLY, 2)}[case]
-    got = judge_two(db, tmp_path, page_script)
+    who, got = judge_two(project, browser, page_script)
     assert got["spoofed"] == spoofs
     assert got["chose"] == "canvas" and "xterm-text-layer" in got["canvases"], got
     assert got["domRows"] == 0, got      # not xterm.js's own fallback, the DOM renderer
-    assert judged(db, "ann") == [("007", "d04", 2)]
+    assert judged(project.db, who) == [("007", "d04", 2)]
