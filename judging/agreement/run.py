@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from relkit.judging.agreement.report import ReportFormat
 
 Notify = Callable[[str], None]
+# progress(done, total, label): `done` of `total` steps finished, `label` the next one
+Progress = Callable[[int, int, str], None]
 
 
 def _quiet(msg: str) -> None:
@@ -167,7 +169,8 @@ def _ratings(frame: pd.DataFrame, scale: RelevanceScale, o: AgreeOptions,
 
 
 def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
-          options: AgreeOptions | None = None, notify: Notify = _quiet) -> AgreeReport:
+          options: AgreeOptions | None = None, notify: Notify = _quiet,
+          progress: Progress | None = None) -> AgreeReport:
     """Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect on rankings.
 
     Parameters
@@ -179,6 +182,9 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
         :class:`AgreeOptions` (default: the CLI's defaults).
     notify
         Receives each note for the user (one line, no prefix).
+    progress
+        ``progress(done, total, label)`` before each step (reading, each level of the
+        analysis, the runs, the rendering; ``label`` names it) and after the last.
 
     Returns
     -------
@@ -196,6 +202,16 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
 
     o = options or AgreeOptions()
     report, declared = _check(o)
+    total = 4 + bool(o.runs)
+    done = 0
+
+    def step(label: str) -> None:
+        nonlocal done
+        if progress is not None:
+            progress(done, total, label)
+        done += 1
+
+    step("reading the judgments")
     if judgments:
         frame, scale, found_gold = _from_files(judgments, declared, o.threshold, notify)
     else:
@@ -209,7 +225,7 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
     notify(f"{len(frame):,} judgments by {len(ratings.assessors)} assessors on "
            f"{len(ratings):,} items")
     result = analyse(ratings, o.threshold, gold=gold, opts=Options(
-        replicates=o.replicates, seed=o.seed, interval=o.interval))
+        replicates=o.replicates, seed=o.seed, interval=o.interval), step=step)
     if result.graded.icc_dropped:
         notify(f"ICC: {result.graded.icc_dropped:,} of {len(ratings):,} items were not "
                "judged by every assessor and were left out (ICC needs complete ratings)")
@@ -218,9 +234,13 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
         from relkit.metrics.data import Run
         from relkit.pooling.depth import run_name
 
+        step(f"effect on conclusions: {len(o.runs)} runs under each assessor's qrels")
         loaded = {run_name(p): Run.read(p) for p in o.runs}
         result.effect = effect(ratings, loaded, o.measure, o.threshold)
-    return AgreeReport(result, report.render(result))
+    step(f"rendering the {report.name} report")
+    text = report.render(result)
+    step("report rendered")
+    return AgreeReport(result, text)
 
 
 def agree_workers(labels: Sequence[Path] | None = None, *, db: str | None = None,
