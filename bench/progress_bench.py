@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "corpora" / "sample"
 CRAN = ROOT.parent / "shared" / "corpora" / "cranfield"
-BAR = re.compile(rb"\d+/(\d+|\?) \w+ ")  # a bar's count column: "3/7 steps "
+BAR = re.compile("━".encode())  # the bar's line (stdout is not on the terminal)
 
 
 def cranfield_assessors(tmp: Path) -> list[str]:
