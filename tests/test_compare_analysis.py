@@ -162,19 +162,19 @@ def test_cli_bad_input_is_one_line_error(tmp_path) -> None:  # noqa: ANN001
     assert code == 1 and "the same run file is given twice" in err
 
 
-def test_the_html_report_shows_progress_until_its_last_chart(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
-    """compare --html: a bar from the end of the evaluation to the last chart (the
-    charts, matplotlib's import included, took seconds with nothing shown)."""
+def test_the_html_report_shows_progress_until_its_file_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare --html: a bar from the end of the evaluation to the written file, each
+    step named (the charts, matplotlib's import included, took seconds with nothing
+    shown; then the tables and the write, seconds more after the bar)."""
     import relkit.metrics.compare.cli as cli
     from helpers import ROOT, run_cli
 
-    bars: list[tuple[str, int | None, list[tuple[int, int]]]] = []
+    bars: list[tuple[str, int | None, list[tuple[int, str | None]]]] = []
 
     class Recorder:
         def __init__(self, label: str, total: int | None = None, unit: str = "") -> None:
-            self.updates: list[tuple[int, int]] = []
+            self.updates: list[tuple[int, str | None]] = []
             bars.append((label, total, self.updates))
 
         def __enter__(self) -> Recorder:
@@ -183,8 +183,9 @@ def test_the_html_report_shows_progress_until_its_last_chart(tmp_path: Path,
         def __exit__(self, *exc: object) -> None:
             pass
 
-        def update(self, done: int, total: int) -> None:
-            self.updates.append((done, total))
+        def update(self, done: int, total: int | None = None,
+                   label: str | None = None) -> None:
+            self.updates.append((done, label))
 
     monkeypatch.setattr(cli, "Bar", Recorder)
     sample = ROOT / "corpora" / "sample"
@@ -192,6 +193,13 @@ def test_the_html_report_shows_progress_until_its_last_chart(tmp_path: Path,
     code, _, err = run_cli(["compare", "--html", str(out), str(sample / "qrels.txt"),
                             *(str(sample / "runs" / f"{r}.txt") for r in ("bm25", "ql"))])
     assert code == 0, err
-    (label, total, updates), = [b for b in bars if "chart" in b[0]]
-    assert total == 4 and updates == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    (label, total, updates), = [b for b in bars if "report" in b[0]]
+    # the tables, 4 charts, the topics table, the write
+    assert total == 7 and updates[-1] == (7, f"report written to {out}")
+    dones = [d for d, _ in updates]
+    assert dones == sorted(dones) and dones[0] == 0
+    labels = " | ".join(str(x) for _, x in updates)
+    for chart in ("precision-recall curves", "precision histograms",
+                  "differences from the mean", "heat map", "topics table"):
+        assert chart in labels, labels
     assert out.read_text().count("<figure") >= 4

@@ -7,6 +7,7 @@ topic; each assessor against gold and against the majority of the others.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,8 +243,12 @@ class Analysis:
 
 
 def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None,
-            opts: Options | None = None) -> Analysis:
-    """Every statistic on the graded scale and binarised at ``threshold``."""
+            opts: Options | None = None,
+            step: Callable[[str], None] | None = None) -> Analysis:
+    """Every statistic on the graded scale and binarised at ``threshold``.
+
+    ``step(label)`` is called before each level (for a progress bar).
+    """
     from relkit.judging.agreement.ir import overlaps
 
     opts = opts or Options()
@@ -251,9 +256,13 @@ def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None
     if gold is not None:
         r.index(gold)
     b = r.binarised(t)
+    if step is not None:
+        step(f"agreement on the {r.scale.name} scale")
+    graded = level(r, "graded", opts, gold)
+    if step is not None:
+        step(f"agreement binarised at grade >= {t}")
     out = Analysis(r.scale.name, t, r.assessors, gold, len(r), int((r.codes >= 0).sum()),
-                   len(r.topics), level(r, "graded", opts, gold), level(b, "binary", opts, gold),
-                   opts, overlaps(b))
+                   len(r.topics), graded, level(b, "binary", opts, gold), opts, overlaps(b))
     out.notes = limits(out)
     return out
 

@@ -76,16 +76,36 @@ def agree(
     if workers:
         text = agree_workers(judgments, db=db, gold=gold, method=method, fmt=fmt, seed=seed,
                              include_automatic=include_automatic, output=output, notify=note)
+        if output is not None:
+            output.write_text(text, encoding="utf-8")
         what = "per-worker "
     else:
+        from relkit.metrics.core.exitgc import freeze_at_exit
+        from relkit.metrics.core.progress import Bar
+
         opts = AgreeOptions(threshold=threshold, runs=runs or (), fmt=fmt, scale=scale,
                             gold=gold, repeats=repeats, measure=measure,
                             replicates=replicates, seed=seed, interval=interval,
                             output=output)
-        text = agreement(judgments, db=db, options=opts, notify=note).text
+        # Seconds on a real collection (scipy's import, the bootstrap, the runs): each step
+        # named, up to the written file, which the last label names.
+        with Bar("reading the judgments", unit="steps") as bar:
+            steps = 0
+
+            def progress(done: int, total: int, label: str) -> None:
+                nonlocal steps
+                steps = total + (output is not None)
+                bar.update(done, steps, label)
+
+            text = agreement(judgments, db=db, options=opts, progress=progress,
+                             notify=lambda msg: bar.note(f"relkit: {msg}")).text
+            if output is not None:
+                bar.update(steps - 1, label=f"writing the report to {output}")
+                output.write_text(text, encoding="utf-8")
+                bar.update(steps, label=f"report written to {output}")
         what = ""
+        freeze_at_exit()  # the collector's last pass over scipy's and pandas' objects
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
         _say(f"relkit: wrote the {what}{fmt} report to {output}")

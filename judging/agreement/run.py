@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from relkit.judging.agreement.report import ReportFormat
 
 Notify = Callable[[str], None]
+# progress(done, total, label): `done` of `total` steps finished, `label` the next one
+Progress = Callable[[int, int, str], None]
 
 
 def _quiet(msg: str) -> None:
@@ -188,7 +190,8 @@ def ratings_of(frame: pd.DataFrame, scale: RelevanceScale, o: AgreeOptions, *,
 
 
 def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
-          options: AgreeOptions | None = None, notify: Notify = _quiet) -> AgreeReport:
+          options: AgreeOptions | None = None, notify: Notify = _quiet,
+          progress: Progress | None = None) -> AgreeReport:
     """Agreement between assessors: kappa, alpha, AC1 with CIs; overlap; effect on rankings.
 
     Parameters
@@ -200,6 +203,9 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
         :class:`AgreeOptions` (default: the CLI's defaults).
     notify
         Receives each note for the user (one line, no prefix).
+    progress
+        ``progress(done, total, label)`` before each step (reading, each level of the
+        analysis, the runs, the rendering; ``label`` names it) and after the last.
 
     Returns
     -------
@@ -215,6 +221,16 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
     """
     o = options or AgreeOptions()
     report, declared = _check(o)
+    total = 4 + bool(o.runs)
+    done = 0
+
+    def step(label: str) -> None:
+        nonlocal done
+        if progress is not None:
+            progress(done, total, label)
+        done += 1
+
+    step("reading the judgments")
     if judgments:
         frame, scale, found_gold = _from_files(judgments, declared, o.threshold, notify)
     else:
@@ -233,23 +249,31 @@ def agree(judgments: Sequence[Path] | None = None, *, db: str | None = None,
         from relkit.pooling.depth import run_name
 
         loaded = {run_name(p): Run.read(p) for p in o.runs}
-    result = analyse_ratings(ratings, o, gold, loaded)
+    result = analyse_ratings(ratings, o, gold, loaded, step=step)
     if result.graded.icc_dropped:
         notify(f"ICC: {result.graded.icc_dropped:,} of {len(ratings):,} items were not "
                "judged by every assessor and were left out (ICC needs complete ratings)")
-    return AgreeReport(result, report.render(result))
+    step(f"rendering the {report.name} report")
+    text = report.render(result)
+    step("report rendered")
+    return AgreeReport(result, text)
 
 
 def analyse_ratings(ratings: Ratings, o: AgreeOptions, gold: str | None,
-                    runs: Mapping[str, Any] | None) -> Analysis:
+                    runs: Mapping[str, Any] | None,
+                    step: Callable[[str], None] | None = None) -> Analysis:
     """The analysis of both agree flows: every statistic with ``o``'s bootstrap and
-    intervals, and with ``runs`` (name -> Run) the effect on conclusions (``o.measure``)."""
+    intervals, and with ``runs`` (name -> Run) the effect on conclusions (``o.measure``).
+    ``step(label)`` is called before each stage (for a progress bar)."""
     from relkit.judging.agreement.analysis import Options, analyse
 
     result = analyse(ratings, o.threshold, gold=gold, opts=Options(
-        replicates=o.replicates, seed=o.seed, interval=o.interval))
+        replicates=o.replicates, seed=o.seed, interval=o.interval), step=step)
     if runs:
         from relkit.judging.agreement.ir import effect
+
+        if step is not None:
+            step(f"effect on conclusions: {len(runs)} runs under each assessor's qrels")
 
         result.effect = effect(ratings, runs, o.measure, o.threshold)
     return result

@@ -163,12 +163,18 @@ def compare_cmd(
 
         sources = {"Qrels": str(qrels), **{f"Run {n}": str(p) for n, p in
                                            zip(labels, runs, strict=True)}}
-        from relkit.metrics.compare.report import chart_count
+        from relkit.metrics.compare.report import report_steps
+        from relkit.metrics.core.exitgc import freeze_at_exit
 
-        # Shown from before matplotlib's import to the last chart: seconds, not a hang.
-        with Bar("drawing the report's charts", chart_count(cmp, q, loaded),
-                 unit="charts") as bar:
+        # Shown from the first table to the written file (each chart named; matplotlib's
+        # import is in the first): seconds, not a hang. Its last label names the file.
+        steps = report_steps(cmp, q, loaded) + 1
+        with Bar("the report's tables", steps, unit="steps") as bar:
             report = html_report(cmp, q, loaded, measure=per_topic, level=level,
-                                 sources=sources, progress=bar.update)
-        html.write_text(report, encoding="utf-8")
+                                 sources=sources,
+                                 progress=lambda done, _, label: bar.update(done, label=label))
+            bar.update(steps - 1, label=f"writing the report to {html}")
+            html.write_text(report, encoding="utf-8")
+            bar.update(steps, label=f"report written to {html}")
         sys.stderr.write(f"relkit: report written to {html}\n")
+        freeze_at_exit()  # the collector's last pass over matplotlib's objects: ~1.5 s

@@ -106,24 +106,41 @@ def chart_count(cmp: Comparison, qrels: Qrels | None = None,
     return bool(qrels is not None and runs) + 2 * (len(cmp.systems) >= 2) + 1
 
 
+def report_steps(cmp: Comparison, qrels: Qrels | None = None,
+                 runs: Mapping[str, Run] | None = None) -> int:
+    """How many steps :func:`html_report` tells its ``progress`` of: the tables, each
+    chart, the topics table."""
+    return chart_count(cmp, qrels, runs) + 2
+
+
+Progress = Callable[[int, int, str], None]
+
+
 def charts(cmp: Comparison, qrels: Qrels | None = None, runs: Mapping[str, Run] | None = None,
            *, measure: str | None = None, level: int = 1,
-           progress: Callable[[int, int], None] | None = None) -> list[Chart]:
+           progress: Progress | None = None, start: int = 0,
+           total: int | None = None) -> list[Chart]:
     """Every chart of the report, as SVG (precision-recall curves need the runs).
 
-    ``progress(done, total)`` is called as each chart is drawn (matplotlib's import and
-    the charts are most of a report's time).
+    ``progress(done, total, label)`` is called before each chart is drawn, ``label``
+    naming it, and after the last (matplotlib's import and the charts are most of a
+    report's time); ``done`` counts from ``start`` out of ``total`` (default: the charts).
     """
     from relkit.metrics.compare import analysis, plots
 
     measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
-    total = chart_count(cmp, qrels, runs)
+    total = chart_count(cmp, qrels, runs) if total is None else total
+    titles = iter(([] if qrels is None or not runs else ["precision-recall curves"])
+                 + (["precision histograms", "differences from the mean"]
+                    if len(cmp.systems) >= 2 else []) + ["heat map"])
     out: list[Chart] = []
 
     def drawn() -> None:
         if progress is not None:
-            progress(len(out), total)
+            progress(start + len(out), total,
+                     f"drawing the report's charts: {next(titles, 'all drawn')}")
 
+    drawn()
     if qrels is not None and runs:
         curves = analysis.pr_curves(qrels, runs, cmp.scores.topics, level=level)
         out.append(Chart("pr", "Mean 11-point interpolated precision-recall curves",
@@ -154,16 +171,20 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
                 runs: Mapping[str, Run] | None = None, *, measure: str | None = None,
                 top: int = 10, level: int = 1, title: str = "System comparison",
                 sources: Mapping[str, str] | None = None,
-                progress: Callable[[int, int], None] | None = None) -> str:
+                progress: Progress | None = None) -> str:
     """The whole report as one HTML document.
 
     ``measure`` is the one the per-topic charts and tables use (default AP when
     compared, else the first measure); ``top`` topics are listed as the ones
     where the systems differ most; ``sources`` (label -> file) are listed in the
-    settings. ``progress(done, total)`` is told of each chart (:func:`charts`).
+    settings. ``progress(done, total, label)`` is told of each step before it starts:
+    the tables, each chart (:func:`charts`), the topics table (:func:`report_steps`).
     """
     from relkit.metrics.compare import analysis
 
+    total = report_steps(cmp, qrels, runs)
+    if progress is not None:
+        progress(0, total, "the report's tables")
     measure = measure or ("AP" if "AP" in cmp.measures else cmp.measures[0])
     cmp.scores.measure_index(measure)                   # raises if not compared
     settings = {"Topics": str(len(cmp.scores.topics)), "Systems": str(len(cmp.systems)),
@@ -191,8 +212,13 @@ def html_report(cmp: Comparison, qrels: Qrels | None = None,
                   frame_table(tau, "tau", 3)]
     parts.append("<h2>Charts</h2>")
     parts += [c.html() for c in charts(cmp, qrels, runs, measure=measure, level=level,
-                                       progress=progress)]
+                                       progress=progress, start=1, total=total)]
+    if progress is not None:
+        progress(total - 1, total, "the report's topics table")
     parts += [f"<h2>Topics where the systems differ most ({_esc(measure)})</h2>",
               frame_table(analysis.most_different(cmp.scores, measure, top), "topics"),
               "</body></html>"]
-    return "\n".join(parts) + "\n"
+    text = "\n".join(parts) + "\n"
+    if progress is not None:
+        progress(total, total, "the report's topics table")
+    return text

@@ -65,8 +65,16 @@ class Bar:
                              total=total if total is not None else self.total,
                              description=label if label is not None else self.label)
 
-    def __call__(self, done: int, total: int | None = None) -> None:
-        self.update(done, total)
+    def __call__(self, done: int, total: int | None = None, label: str | None = None) -> None:
+        self.update(done, total, label)
+
+    def note(self, line: str) -> None:
+        """Write one line to stderr: above the bar while it shows, plainly otherwise."""
+        if self._bar is None:
+            sys.stderr.write(line + "\n")
+        else:  # written past rich, the line would be drawn over by the bar's next refresh
+            self._bar.console.print(line, markup=False, highlight=False, emoji=False,
+                                    soft_wrap=True)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -177,6 +177,7 @@ def analyze_log(log: Path, assign: Path, options: AnalyzeOptions | None = None, 
         step(3, f"writing {o.html.name}")
         write_report(o.html, con, view, aview, res, title=f"A/B test: {log.name}",
                      good_dwell=o.good_dwell)
+        step(4, f"report written to {o.html}")  # the bar's last word: the file is there
     return res
 
 
