@@ -40,6 +40,7 @@ NOT_USERS = {
     "relkit.corpora.fetch": "checks and unpacks its own downloads",
     "relkit.judging.store.migrate": "the package's Alembic scripts",
     "relkit.judging.serve.page": "the package's own page bundle",
+    "relkit.judging.tui.tcss": "the package's own style sheets (judging/tui/*.tcss)",
     "relkit.judging.commands": "hashes the files init records (read by the loaders)",
     "relkit.metrics.core.atomic": "writes files (its docstring's example reads one back)",
     "relkit.metrics.spark.session": "appends to its own JVM log file",
