@@ -466,6 +466,11 @@ def main() -> int:
                     "(bench/serve_load.py): each number of --assessors as browsers judging "
                     "for SECONDS at once; keys sent against judgments stored, key → "
                     "confirmation, RSS per session, load average")
+    ap.add_argument("--load-client", choices=("browser", "ws"), default="browser",
+                    help="with --load: who sends the keys, real Chromium (default; the "
+                    "browsers' own painting shares this machine's cores) or bare websockets "
+                    "(aiohttp, as the page sends keys: the server, its sessions and "
+                    "PostgreSQL alone on the cores)")
     ap.add_argument("--ab-fps", type=int, metavar="FPS", help="only an A/B of the served "
                     f"app's frame rate: {SERVED_FPS} (as served) against FPS, two browsers "
                     "at once")
@@ -479,7 +484,7 @@ def main() -> int:
     if args.load:
         from serve_load import main as load_test
 
-        return load_test(admin, args.assessors, args.load)
+        return load_test(admin, args.assessors, args.load, args.load_client)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     print("| setting | key→painted p50 ms | p95 ms | max | n |\n|---|---|---|---|---|")
     if args.ab_fps or args.ab_renderer:

@@ -20,6 +20,11 @@ key stored twice); key → confirmation p50 and p95; p95 over the 1-browser run'
 every second: median and max); the load average (1 min) at the start and the end of
 the run, since on a shared machine the times say as much about the others as about
 relkit.
+
+``--load-client ws`` sends the same keys at the same pace from bare websockets (aiohttp,
+as the page sends them) instead of Chromium: the load generator then takes a few percent
+of the cores instead of a third, so the table shows how relkit's side (server, sessions,
+PostgreSQL) holds up with N assessors whose browsers run on their own computers.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from serve_bench import PEOPLE, build, docno, settled
-from serve_measure import GROUPS, cpu_by_group, fresh_pg, rss_of_sessions
+from serve_bench import PEOPLE, SIZE, build, docno, settled
+from serve_measure import GROUPS, cpu_by_group, fresh_pg, relay_keys, rss_of_sessions
 from tui_bench import pct
 
 from serve_helpers import FIND, WAIT_PAINTED, Served, chrome, press, wait_until
@@ -88,6 +93,20 @@ def judge_for(url: str, token: str, seconds: float, out: dict[str, Any],
         browser.quit()
 
 
+def judge_ws(url: str, token: str, seconds: float, out: dict[str, Any],
+              ready: Any) -> None:
+    """One bare websocket instead of a browser (``--load-client ws``): the same topic,
+    pace and keys, key → first message carrying the next document's id; the client's
+    own CPU is a fraction of Chromium's, so the cores are left to relkit's side."""
+    n = max(1, int(seconds / THINK))
+    try:
+        lat = relay_keys(url, token, n, docno, size=SIZE, think=THINK, ready=ready)
+    except (RuntimeError, TimeoutError) as exc:       # a key never answered
+        out.update(sent=n, ignored=0, unanswered=1, done=0, lat=[], error=str(exc))
+        return
+    out.update(sent=n, ignored=0, unanswered=0, done=n, lat=lat)
+
+
 def stored(url: str, people: list[str]) -> tuple[int, int]:
     """(judgments, history rows) of ``people`` in the database."""
     from sqlalchemy import text
@@ -106,7 +125,7 @@ def stored(url: str, people: list[str]) -> tuple[int, int]:
     return int(rows[0]), int(rows[1])
 
 
-def run_one(admin: str, n: int, seconds: float) -> dict[str, Any]:
+def run_one(admin: str, n: int, seconds: float, client: str = "browser") -> dict[str, Any]:
     """N browsers judging for ``seconds`` on a fresh database; the row's figures."""
     url, drop = fresh_pg(admin)
     try:
@@ -127,7 +146,8 @@ def run_one(admin: str, n: int, seconds: float) -> dict[str, Any]:
                 cpu.append((time.monotonic(), cpu_by_group()))
 
             ready = threading.Barrier(n, action=start, timeout=300).wait
-            threads = [threading.Thread(target=judge_for, args=(server.url, toks[p],
+            target = judge_ws if client == "ws" else judge_for
+            threads = [threading.Thread(target=target, args=(server.url, toks[p],
                                                                 seconds, o, ready))
                        for p, o in zip(people, outs, strict=True)]
             for t in threads:
@@ -170,17 +190,19 @@ def cpu_shares(cpu: list[tuple[float, dict[str, float]]]) -> dict[str, float]:
     return {g: 100 * max(b[g] - a[g], 0.0) / capacity for g in a}
 
 
-def main(admin: str, counts: list[int], seconds: float) -> int:
+def main(admin: str, counts: list[int], seconds: float, client: str = "browser") -> int:
     """Run each N and print the table; 1 if a key was lost (sent and not stored)."""
-    print(f"load test: {os.cpu_count()} cores, {seconds:g} s of judging per run, a key "
+    print(f"load test ({'bare websockets' if client == 'ws' else 'Chromium'} as the "
+          f"clients): {os.cpu_count()} cores, {seconds:g} s of judging per run, a key "
           f"{THINK} s after each document; load average at start {os.getloadavg()[0]:.1f}")
+    who = "websockets" if client == "ws" else "browsers"
     results = []
     for n in counts:
-        results.append(run_one(admin, n, seconds))
-        print(f"  ({n} browser{'s' if n > 1 else ''} done)", flush=True)
+        results.append(run_one(admin, n, seconds, client))
+        print(f"  ({n} {who[:-1]}{'s' if n > 1 else ''} done)", flush=True)
     base = next((r for r in results if r["n"] == 1 and r["lat"]), None)
-    print("| browsers | keys sent | ignored (typed ahead) | judgments stored | history "
-          "rows | equal | key → confirmation p50 ms | p95 ms | p95 / 1 browser | RSS per "
+    print(f"| {who} | keys sent | ignored (typed ahead) | judgments stored | history "
+          f"rows | equal | key → confirmation p50 ms | p95 ms | p95 / 1 {who[:-1]} | RSS per "
           "session median / max MiB | load average start → end |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     lost = False
@@ -196,15 +218,16 @@ def main(admin: str, counts: list[int], seconds: float) -> int:
         note = ("yes" if equal else f"NO ({want} expected"
                 + (f", {r['unanswered']} unanswered" if r["unanswered"] else "") + ")")
         if r["finished"] < r["n"]:
-            note += f" ({r['finished']} of {r['n']} browsers finished)"
+            note += f" ({r['finished']} of {r['n']} {who} finished)"
         print(f"| {r['n']} | {r['sent']} | {r['ignored']} | {r['rows']} | {r['history']} | "
               f"{note} | {p50:.0f} | {p95:.0f} | {ratio} | {rss} | "
               f"{r['load'][0]:.1f} → {r['load'][1]:.1f} |")
     print()
-    print("Where the cores went while every browser graded (% of all "
-          f"{os.cpu_count()} cores; the browsers are the load generator, on this machine):")
+    print(f"Where the cores went while every client graded (% of all {os.cpu_count()} "
+          "cores; the clients are the load generator, on this machine; a bare websocket's "
+          "share is in everything else):")
     names = [g for g, _ in GROUPS]
-    print("| browsers | " + " | ".join(names) + " | everything else | idle |")
+    print(f"| {who} | " + " | ".join(names) + " | everything else | idle |")
     print("|---|" + "---|" * (len(names) + 2))
     for r in results:
         c = r["cpu"]

@@ -126,14 +126,28 @@ def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first:
                                        + f"/ws?width={size[0]}&height={size[1]}",
                                        headers={"Origin": url})
             got = b""
+            # one receive at a time, kept across waits: reading while others get ready
+            # (the server's heartbeat wants its pong) must not drop a message
+            pending: list[asyncio.Task[Any]] = []
+
+            async def one(timeout: float | None) -> bool:
+                """Read one message into ``got``; False when ``timeout`` passed first."""
+                nonlocal got
+                if not pending:
+                    pending.append(asyncio.ensure_future(ws.receive()))
+                done, _ = await asyncio.wait(pending, timeout=timeout)
+                if not done:
+                    return False
+                msg = pending.pop().result()
+                if msg.type != aiohttp.WSMsgType.BINARY:
+                    raise RuntimeError(f"the session ended: {msg.type}")
+                got += msg.data
+                return True
 
             async def until(needle: bytes) -> float:
-                nonlocal got
                 while needle not in got:
-                    msg = await asyncio.wait_for(ws.receive(), 30)
-                    if msg.type != aiohttp.WSMsgType.BINARY:
-                        raise RuntimeError(f"the session ended: {msg.type}")
-                    got += msg.data
+                    if not await one(30):
+                        raise TimeoutError(f"{needle!r} not seen in 30 s")
                 return time.perf_counter()
 
             topics = await until(b"Enter opens a topic")
@@ -146,7 +160,10 @@ def relay_keys(url: str, token: str, n: int, docno: Callable[[int], str], first:
                 start["topics"] = (topics - t_open) * 1000
                 start["first_doc"] = (doc - t_enter) * 1000
             if ready is not None:
-                await asyncio.to_thread(ready)
+                waiting = asyncio.ensure_future(asyncio.to_thread(ready))
+                while not waiting.done():
+                    await one(0.2)
+                await waiting
             out = []
             for i in range(first, first + n):
                 await asyncio.sleep(think)         # past min_view: the key counts
