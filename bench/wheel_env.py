@@ -104,6 +104,11 @@ def wheel_tools(venv: Path = DEFAULT_VENV) -> Tools:
     if not python.exists():
         print(f"making a clean venv at {venv} ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        # as the README's setup does: the pip a venv comes with (Python 3.11's is 23.x)
+        # writes console scripts that import ``re`` first (pip 26.0 and later do not),
+        # which alone costs about half of ``python -c pass``
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+                       check=True)
     if not relkit.exists():
         print(f"installing {wheel.name} and its dependencies, and the peers "
               f"({', '.join(PEER_PACKAGES)}): minutes, once ...", flush=True)

@@ -244,7 +244,6 @@ def _version(value: bool) -> None:
 def root_help(width: int | None = None) -> str:
     """``relkit --help``, rendered from :data:`COMMANDS` without importing Typer."""
     import os
-    import textwrap
 
     if width is None:
         try:
@@ -256,7 +255,7 @@ def root_help(width: int | None = None) -> str:
         left = max(len(a) for a, _ in rows) + 4
         out = []
         for a, h in rows:
-            body = textwrap.wrap(h, max(width - left, 20)) or [""]
+            body = _wrap(h, max(width - left, 20)) or [""]
             out.append(f"  {a:<{left - 2}}{body[0]}")
             out += [" " * left + more for more in body[1:]]
         return out
@@ -277,6 +276,20 @@ def root_help(width: int | None = None) -> str:
         lines.append(row)
     lines += ["", "Run `relkit COMMAND --help` for a command's options and examples."]
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Greedy word wrap at spaces only: a hyphenated word ("TF-IDF", "row-level") stays
+    whole, and no ``textwrap`` (it imports ``re``, a third of ``--help``'s start-up)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line] if line else lines
 
 
 def _suggest(name: str) -> str:
