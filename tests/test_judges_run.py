@@ -255,6 +255,9 @@ def test_bad_endpoints_keys_templates_one_line_each(db: str, chat_server: Any,
     bad.write_text("Query: {query}\nPassage: {passage}\n")
     one_line(["--endpoint", server.url, "--template", str(bad)], 1,
              f"{bad}:2: unknown field {{passage}}")
+    bad.write_text("Grade the query {query}.\n")
+    one_line(["--endpoint", server.url, "--template", str(bad)], 1,
+             "never shows the document", "{text}")
     bad.write_text("Grade {query\n")
     one_line(["--endpoint", server.url, "--template", str(bad)], 1, f"{bad}:1:")
     one_line(["--endpoint", server.url, "--template", str(tmp_path / "none.txt")], 1,
@@ -297,3 +300,51 @@ def test_kill_and_resume_loses_and_repeats_nothing(db: str, chat_server: Any,
         assert server.counts[pair] == 1  # no stored answer asked for again
     assert server.total == N + 1  # only the request the kill cut off is repeated
     assert _grades(db) == EXPECTED
+
+
+# -- the parts, without the command ------------------------------------------------------
+
+@pytest.mark.parametrize(("raw", "grade", "status"), [
+    ("##final score: 2", 2, "ok"),
+    ("M=2, T=1.\n## Final Score: 3\n", 3, "ok"),
+    ("the form is ##final score: G ... ##final score: 1", 1, "ok"),  # the last one
+    ("##final score 0", 0, "ok"),
+    (" 3\n", 3, "ok"),
+    ("2.", 2, "ok"),
+    ("##final score: 4", None, "off_scale"),
+    ("-1", None, "off_scale"),
+    ("Relevant (3)", None, "unparsed"),   # a number somewhere is never taken as the grade
+    ("2 or 3", None, "unparsed"),
+    ("", None, "unparsed"),
+    ("##final score: high", None, "unparsed"),
+])
+def test_answers_are_parsed_never_guessed(raw: str, grade: int | None, status: str) -> None:
+    from relkit.judging.autojudge.prompt import parse
+
+    a = parse(raw, {0, 1, 2, 3}, 10, 2)
+    assert (a.raw, a.grade, a.status, a.tokens_in, a.tokens_out) == (raw, grade, status, 10, 2)
+
+
+def test_the_progress_callback_ends_at_the_total(tmp_path: Path) -> None:
+    """The bar is told done/total with the rate and the time left, any backend."""
+    from relkit.judging.autojudge.backend import Answer, Request
+    from relkit.judging.autojudge.cache import AnswerCache
+    from relkit.judging.autojudge.runner import grade_all
+
+    class Fixed:
+        name = "fixed"
+
+        def grade(self, request: Request) -> Answer:
+            return Answer("1", 1, "ok", 3, 1)
+
+    reqs = [Request("1", f"d{i}", "q", "", "", "t") for i in range(7)]
+    calls: list[tuple[int, int, str]] = []
+    with AnswerCache(tmp_path / "c.sqlite") as cache:
+        cache.put("fixed", "1", "d0", Answer("0", 0, "ok"))
+        rep = grade_all(Fixed(), reqs, cache, concurrency=2,
+                        progress=lambda d, t, label: calls.append((d, t, label)))
+    assert (rep.cached, rep.requests, rep.tokens_in, rep.tokens_out) == (1, 6, 18, 6)
+    assert rep.answers[("1", "d0")].grade == 0  # the cache's answer, not asked again
+    assert calls[0][:2] == (1, 7) and calls[-1][:2] == (7, 7)
+    assert [d for d, _, _ in calls] == sorted(d for d, _, _ in calls)
+    assert all("req/s, ETA " in label for _, _, label in calls)

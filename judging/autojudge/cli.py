@@ -10,11 +10,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from relkit.judging.cliopts import DB_HELP
 from relkit.metrics.commands.numopt import COUNT, Num
+
+if TYPE_CHECKING:
+    from relkit.judging.autojudge.backend import Answer, Request
+    from relkit.judging.autojudge.runner import RunReport
+    from relkit.judging.store.imports import ImportSummary
 
 app = typer.Typer(no_args_is_help=False)
 
@@ -103,9 +109,9 @@ def judges_run(
     Answers that do not parse are counted and listed, never guessed. The API key is
     read from the environment variable --key-env names, never from the command line.
 
-    Example: relkit judges-run --db project.db --endpoint http://localhost:8000/v1 --model qwen2.5-7b
+    Example: relkit judges-run --endpoint http://localhost:8000/v1 --model qwen2.5-7b
 
-    Example: relkit judges-run --endpoint https://api.openai.com/v1 --model gpt-4o-mini --price 0.15,0.60 --max-cost 5
+    Example: relkit judges-run --endpoint URL --model NAME --price 0.15,0.60 --max-cost 5
     """
     from relkit.judging.autojudge.chat import ChatBackend, chat_url
     from relkit.judging.autojudge.prompt import Template
@@ -170,7 +176,8 @@ def judges_run(
         raise typer.Exit(1)
 
 
-def _write_answers(path: Path, requests: list, got: dict) -> None:  # type: ignore[type-arg]
+def _write_answers(path: Path, requests: list[Request],
+                   got: dict[tuple[str, str], Answer]) -> None:
     import json
 
     from relkit.judging.cliopts import open_output
@@ -185,8 +192,8 @@ def _write_answers(path: Path, requests: list, got: dict) -> None:  # type: igno
                           f"{a.tokens_out}\t{json.dumps(a.raw, ensure_ascii=False)}\n")
 
 
-def _report(rep, total: int, pool: str, name: str, done, answers: Path | None  # type: ignore[no-untyped-def]
-            ) -> None:
+def _report(rep: RunReport, total: int, pool: str, name: str, done: ImportSummary | None,
+            answers: Path | None) -> None:
     cost = f", about ${rep.cost:.4f}" if rep.cost is not None else ""
     _say(f"relkit: pool {pool!r}: {total:,} pairs; {rep.cached:,} answers from the cache, "
          f"{rep.requests:,} requests ({rep.tokens_in:,} tokens in, {rep.tokens_out:,} out"
@@ -195,14 +202,15 @@ def _report(rep, total: int, pool: str, name: str, done, answers: Path | None  #
     if bad:
         shown = ", ".join(f"{t}/{d} ({st})" for (t, d), st in bad[:LISTED])
         more = (f" and {len(bad) - LISTED:,} more" if len(bad) > LISTED else "")
-        where = f" (all in {answers})" if answers is not None else " (--answers FILE lists them all)"
+        where = (f" (all in {answers})" if answers is not None
+                 else " (--answers FILE lists them all)")
         _say(f"relkit: {len(bad):,} answers gave no grade on the scale, not imported: "
              f"{shown}{more}{where}")
     if rep.stopped is not None:
         why = "interrupted" if rep.stopped == "interrupted" else f"stopped at --{rep.stopped}"
         _say(f"relkit: {why}: {rep.left:,} pairs not asked yet (run again to go on; stored "
              "answers are not asked again)")
-    for (t, d), why in rep.failed[:LISTED]:
+    for _, why in rep.failed[:LISTED]:
         _say(f"relkit: error: {why}")
     if len(rep.failed) > LISTED:
         _say(f"relkit: error: {len(rep.failed) - LISTED:,} more pairs got no answer")

@@ -9,8 +9,9 @@ passage matches it, how trustworthy it is) before a final score on a line of its
 wording is relkit's own; a published prompt can be used verbatim as a template file.
 
 A template is text with ``str.format`` fields (``{{`` and ``}}`` are literal braces):
-:data:`FIELDS` lists them. A field the template names that is not one of them is refused
-with the file and the field, before any request is made.
+:data:`FIELDS` lists them. A field the template names that is not one of them, or a template
+without ``{text}`` (the document), is refused with the file (and line), before any
+request is made.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ class Template:
         """Refuse a malformed template or an unknown field (naming the file and line)."""
         if not self.text.strip():
             raise InputError(f"{self.source}: the template is empty")
+        named: set[str] = set()
         for n, line in enumerate(self.text.splitlines(), 1):
             try:
                 parts = list(string.Formatter().parse(line))
@@ -112,6 +114,10 @@ class Template:
                 if name not in FIELDS:
                     raise InputError(f"{self.source}:{n}: unknown field {{{field}}}; the "
                                      f"fields are {', '.join(FIELDS)}")
+                named.add(name)
+        if "text" not in named:  # a prompt that never shows the document grades nothing
+            raise InputError(f"{self.source}: the template never shows the document: "
+                             "put {text} where its text goes")
 
     def render(self, request: Request, scale: list[tuple[int, str, str]]) -> str:
         """The prompt for ``request``; ``scale`` is (grade, label, definition) per grade."""
