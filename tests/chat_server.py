@@ -52,11 +52,13 @@ class ChatServer:
     """``script[(topic, doc)]``: actions for that pair's successive requests (then "ok"):
     ``"ok"``, ``("text", content)``, ``("status", code, headers)``, ``("slow", seconds)``,
     ``"drop"``, ``("json", raw_body)``. ``key``: the bearer key required (401 otherwise).
-    ``gate``: the request number (1-based) that waits for :meth:`release`.
+    ``gate``: the request number (1-based) that waits for :meth:`release`, then answers
+    nothing (its client was killed) or, with ``gate_answers``, answers as usual.
     """
 
     def __init__(self, script: dict[tuple[str, str], list[Any]] | None = None, *,
-                 key: str | None = None, gate: int | None = None, port: int = 0) -> None:
+                 key: str | None = None, gate: int | None = None, gate_answers: bool = False,
+                 port: int = 0) -> None:
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.key = key
         self.counts: Counter[tuple[str, str]] = Counter()
@@ -66,7 +68,9 @@ class ChatServer:
         self.max_in_flight = 0
         self.usage_in = 0   # tokens reported in answers that were sent
         self.usage_out = 0
+        self.answered: list[tuple[str, str]] = []  # pairs whose answer was sent
         self.gate = gate
+        self.gate_answers = gate_answers
         self.arrived = threading.Event()   # the gated request has come
         self._open = threading.Event()
         self._lock = threading.Lock()
@@ -114,7 +118,10 @@ class ChatServer:
             if self.gate is not None and number == self.gate:
                 self.arrived.set()
                 self._open.wait(30)
-                return  # the client was killed meanwhile: nothing to answer
+                if self.gate_answers:  # then answered as usual (an interrupted client)
+                    self.gate = None
+                else:
+                    return  # the client was killed meanwhile: nothing to answer
             if self.key is not None and h.headers.get("Authorization") != f"Bearer {self.key}":
                 self._send(h, 401, {"error": {"message": "Incorrect API key provided"}})
                 return
@@ -145,6 +152,7 @@ class ChatServer:
             except OSError:
                 return  # the client gave up (its timeout) before the answer came
             with self._lock:
+                self.answered.append(pair)
                 self.usage_in += t_in
                 self.usage_out += t_out
         finally:

@@ -348,3 +348,29 @@ def test_the_progress_callback_ends_at_the_total(tmp_path: Path) -> None:
     assert calls[0][:2] == (1, 7) and calls[-1][:2] == (7, 7)
     assert [d for d, _, _ in calls] == sorted(d for d, _, _ in calls)
     assert all("req/s, ETA " in label for _, _, label in calls)
+
+
+def test_ctrl_c_keeps_the_answers_in_flight(db: str, chat_server: Any,
+                                            tmp_path: Path) -> None:
+    """A first Ctrl-C sends nothing more but stores what was paid for, then imports it."""
+    server = chat_server(gate=4, gate_answers=True)
+    cmd = [sys.executable, "-m", "relkit", "judges-run", "--db", db, "--endpoint",
+           server.url, "--model", "m1", "--concurrency", "2"]
+    proc = subprocess.Popen(cmd, env={**os.environ, "NO_COLOR": "1"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.arrived.wait(120), "the gated request never came"
+        proc.send_signal(signal.SIGINT)
+        server.release()
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "relkit: interrupted: " in err
+    with sqlite3.connect(tmp_path / "p.answers.sqlite") as c:
+        kept = {(t, d) for t, d in c.execute("SELECT topic, doc FROM answer")}
+    assert kept == set(server.answered)  # every answer the server sent is stored
+    assert 4 <= len(kept) < N
+    assert _grades(db) == {p: EXPECTED[p] for p in kept}  # and imported

@@ -172,6 +172,8 @@ def judges_run(
     finally:
         store.close()
     _report(rep, len(requests), pool_name, name, done, answers)
+    if rep.stopped == "interrupted":
+        raise typer.Exit(130)
     if rep.failed:
         raise typer.Exit(1)
 

@@ -5,15 +5,19 @@ At most ``concurrency`` requests are in flight; each answer is stored in the
 arrives, before another request is sent. A budget (``max_requests``, ``max_cost``) stops
 the sending of new requests; the ones in flight (at most ``concurrency - 1`` past the
 cost budget, none past the request budget) finish and are stored. A fatal backend error
-stops the same way.
+and a first Ctrl-C (``KeyboardInterrupt``) stop the same way; a second Ctrl-C stops
+waiting.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Any
 
 from relkit.judging.autojudge.backend import Answer, Backend, BackendError, Request
 from relkit.judging.autojudge.cache import AnswerCache
@@ -87,50 +91,76 @@ def grade_all(backend: Backend, requests: Sequence[Request], cache: AnswerCache,
             return "max-cost"
         return None
 
+    def take(fut: Future[Answer]) -> None:
+        r = running.pop(fut)
+        try:
+            a = fut.result()
+        except BackendError as exc:
+            if exc.fatal:
+                rep.fatal = rep.fatal or str(exc)
+                queue.append(r)
+            else:
+                rep.failed.append(((r.topic, r.doc), str(exc)))
+            return
+        cache.put(backend.name, r.topic, r.doc, a)  # stored before anything else
+        rep.answers[(r.topic, r.doc)] = a
+        rep.requests += 1
+        rep.tokens_in += a.tokens_in
+        rep.tokens_out += a.tokens_out
+        if price is not None:
+            rep.cost = price.cost(rep.tokens_in, rep.tokens_out)
+        if per_request is not None:
+            per_request(r, a)
+
     tick()
     queue = list(reversed(todo))
     running: dict[Future[Answer], Request] = {}
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        try:
-            while queue or running:
-                while queue and len(running) < concurrency and rep.fatal is None:
-                    why = budget_left()
-                    if why is not None:
-                        rep.stopped = why
-                        break
-                    r = queue.pop()
-                    running[pool.submit(backend.grade, r)] = r
-                if not running:
+    with _FirstCtrlC() as interrupted, \
+            ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        while queue or running:
+            if interrupted:
+                rep.stopped = "interrupted"
+            while (queue and len(running) < concurrency and rep.fatal is None
+                   and rep.stopped != "interrupted"):
+                why = budget_left()
+                if why is not None:
+                    rep.stopped = why
                     break
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    r = running.pop(fut)
-                    try:
-                        a = fut.result()
-                    except BackendError as exc:
-                        if exc.fatal:
-                            rep.fatal = rep.fatal or str(exc)
-                            queue.append(r)
-                        else:
-                            rep.failed.append(((r.topic, r.doc), str(exc)))
-                        continue
-                    cache.put(backend.name, r.topic, r.doc, a)  # stored before anything else
-                    rep.answers[(r.topic, r.doc)] = a
-                    rep.requests += 1
-                    rep.tokens_in += a.tokens_in
-                    rep.tokens_out += a.tokens_out
-                    if price is not None:
-                        rep.cost = price.cost(rep.tokens_in, rep.tokens_out)
-                    if per_request is not None:
-                        per_request(r, a)
-                tick()
-                if rep.fatal is not None and not running:
-                    break
-        except KeyboardInterrupt:
-            rep.stopped = "interrupted"
-            for fut in running:
-                fut.cancel()
-            # The executor's exit waits for the requests in flight: their answers are lost
-            # (not stored), as nothing past an interrupt is written.
-    rep.left = len(queue) + len(running) if rep.stopped == "interrupted" else len(queue)
+                r = queue.pop()
+                running[pool.submit(backend.grade, r)] = r
+            if not running:
+                break
+            # A timeout, to notice a Ctrl-C while every request is slow.
+            finished, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                take(fut)
+            tick()
+    rep.left = len(queue)
     return rep
+
+
+class _FirstCtrlC:
+    """While it is entered (in the main thread), a first SIGINT only sets a flag (read
+    as the object's truth) and a second raises ``KeyboardInterrupt`` as usual: an answer
+    is never cut off between its arrival and its storage."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self._old: Any = None
+
+    def __bool__(self) -> bool:
+        return self.hit
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.hit:
+            raise KeyboardInterrupt
+        self.hit = True
+
+    def __enter__(self) -> _FirstCtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
