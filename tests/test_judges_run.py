@@ -374,3 +374,34 @@ def test_ctrl_c_keeps_the_answers_in_flight(db: str, chat_server: Any,
     assert kept == set(server.answered)  # every answer the server sent is stored
     assert 4 <= len(kept) < N
     assert _grades(db) == {p: EXPECTED[p] for p in kept}  # and imported
+
+
+def test_both_backends_store_the_same_grades(db_url: str, chat_server: Any,
+                                             tmp_path: Path) -> None:
+    """SQLite and PostgreSQL: the pool read, the grades imported, a re-run importing
+    nothing (the answers file sits in --cache for a PostgreSQL project)."""
+    from store_helpers import make_project
+
+    make_project(db_url).close()
+    server = chat_server({("1", "d01"): [("text", "no idea")]})
+    cache = str(tmp_path / "answers.sqlite")
+    code, _, err = _judge(db_url, server, "--cache", cache)
+    assert code == 0, err
+    want = {p: g for p, g in EXPECTED.items() if p != ("1", "d01")}
+    assert _grades(db_url) == want
+    code, _, err = _judge(db_url, server, "--cache", cache)
+    assert code == 0 and "no new grades to import" in err and server.total == N
+    # `relkit judges --db` compares it with the humans like an imported judge.
+    from relkit.judging.store.assign import Store
+
+    store = Store.open(db_url)
+    try:
+        who = {t.key: n for n in ("ann", "bob") for t in store.assessor(n).topics()}
+        for t, d in [("1", "d00"), ("1", "d01"), ("1", "d02"), ("007", "d05")]:
+            store.assessor(who[t]).record(topic=t, doc=d, grade=grade_of(t, d))
+    finally:
+        store.close()
+    code, out, err = run_cli(["judges", "--db", db_url, "--format", "tsv"])
+    assert code == 0, err
+    row = out.splitlines()[1].split("\t")
+    assert row[:3] == ["m1", "3", "1.0000"]  # 3 pairs both graded, all alike
