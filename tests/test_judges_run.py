@@ -405,3 +405,20 @@ def test_both_backends_store_the_same_grades(db_url: str, chat_server: Any,
     assert code == 0, err
     row = out.splitlines()[1].split("\t")
     assert row[:3] == ["m1", "3", "1.0000"]  # 3 pairs both graded, all alike
+
+
+def test_the_docs_worked_example(chat_server: Any, tmp_path: Path) -> None:
+    """docs/automatic-judges.md's example, on the sample project: its output verbatim."""
+    from helpers import ROOT
+
+    doc = (ROOT / "docs" / "automatic-judges.md").read_text()
+    server = chat_server()  # unknown pairs: the toy rule, as `python tests/chat_server.py`
+    db = str(tmp_path / "demo.db")
+    assert run_cli(["demo", "--no-judge", "--db", db, "--quiet"])[0] == 0
+    base = ["judges-run", "--db", db, "--endpoint", server.url, "--model", "toy"]
+    code, _, err = run_cli([*base, "--price", "0.15,0.60"], cwd=tmp_path)
+    assert code == 0 and err in doc, err
+    code, _, err = run_cli([*base, "--answers", "answers.tsv"], cwd=tmp_path)
+    assert code == 0 and err in doc, err
+    head = "".join((tmp_path / "answers.tsv").read_text().splitlines(keepends=True)[:3])
+    assert "$ head -3 answers.tsv\n" + head in doc
