@@ -5,7 +5,7 @@ Failures, as :class:`~relkit.judging.autojudge.backend.BackendError`:
 
 - asked again with exponential backoff (``backoff * 2**attempt`` seconds, at most
   :data:`MAX_WAIT`; a ``Retry-After`` header's wait instead when the server gives one):
-  HTTP 429 and 5xx, a timeout (``timeout`` seconds for any read or the connection), a
+  HTTP 408, 429, 500, 502, 503 and 504, a timeout (``timeout`` seconds for any read or the connection), a
   connection the server dropped; after ``retries`` more attempts the pair has no answer
   (not fatal: the next pairs are asked, a re-run asks this one again);
 - fatal at once (the run stops): the endpoint cannot be reached (refused, unknown
@@ -30,7 +30,7 @@ from relkit.judging.autojudge.backend import Answer, BackendError, Request
 from relkit.judging.autojudge.prompt import Template, parse
 
 MAX_WAIT = 60.0  # seconds: the longest wait between two attempts (Retry-After too)
-RETRYABLE = {429, 500, 502, 503, 504}
+RETRYABLE = {408, 429, 500, 502, 503, 504}
 
 
 def chat_url(endpoint: str) -> tuple[str, str, int, str]:

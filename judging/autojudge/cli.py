@@ -91,8 +91,9 @@ def judges_run(
                                  "asked for, in tokens (default: the endpoint's)"),
     price: str | None = typer.Option(None, "--price", help="IN,OUT: US dollars per million "
                                      "tokens in and out, to estimate the cost"),
-    max_requests: int | None = Num(None, "--max-requests", within=COUNT, help="Send at most "
-                                   "this many requests, then stop cleanly"),
+    max_requests: int | None = Num(None, "--max-requests", within=COUNT, help="Ask for at "
+                                   "most this many answers, then stop cleanly (an attempt "
+                                   "repeated after a 429/5xx/timeout counts once)"),
     max_cost: float | None = Num(None, "--max-cost", within="x > 0", help="Send no request "
                                  "once the estimated cost (US dollars, needs --price) is "
                                  "reached; those in flight finish"),
