@@ -6,8 +6,9 @@ Failures, as :class:`~relkit.judging.autojudge.backend.BackendError`:
 - asked again with exponential backoff (``backoff * 2**attempt`` seconds, at most
   :data:`MAX_WAIT`; a ``Retry-After`` header's wait instead when the server gives one):
   HTTP 408, 429, 500, 502, 503 and 504, a timeout (``timeout`` seconds for any read
-  or the connection), a connection the server dropped; after ``retries`` more attempts the pair has no answer
-  (not fatal: the next pairs are asked, a re-run asks this one again);
+  or the connection), a connection the server dropped; after ``retries`` more attempts
+  the pair has no answer (not fatal: the next pairs are asked, a re-run asks this one
+  again);
 - fatal at once (the run stops): the endpoint cannot be reached (refused, unknown
   host), it refuses the key (401, 403), it has no such path or model (404) or refuses
   the request (other 4xx), or its answer is not a chat completion.
