@@ -268,6 +268,14 @@ def test_bad_endpoints_keys_templates_one_line_each(db: str, chat_server: Any,
     one_line(["--endpoint", server.url, "--price", "cheap"], 2, "--price")
     one_line(["--endpoint", server.url, "--assessor", "ann"], 2, "human assessor")
     one_line(["--endpoint", server.url, "--pool", "nope"], 1, "no pool named 'nope'")
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE document SET text = '' WHERE key = 'd05'")
+    quiet = chat_server()
+    one_line(["--endpoint", quiet.url], 1, "2 pairs of pool 'depth-8' have a document with no text",
+             "'d05'")
+    assert quiet.total == 0
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE document SET text = 'Text of document 5.' WHERE key = 'd05'")
     odd = chat_server({("1", "d00"): [("json", '{"hello": 1}')]})
     one_line(["--endpoint", odd.url, "--model", "m9"], 1, "not a chat completion")
 

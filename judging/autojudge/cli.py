@@ -151,6 +151,14 @@ def judges_run(
                                      "one otherwise", param_hint="--assessor")
         sc = store.scale()
         pool_name, requests = pool_requests(store, pool)
+        empty = [r for r in requests if not r.text.strip()]
+        if empty:
+            from relkit.judging.store.models import StoreError
+
+            raise StoreError(f"{len(empty):,} pairs of pool {pool_name!r} have a document "
+                             f"with no text in the database ({empty[0].doc!r}): a judge would "
+                             "grade an empty passage; give the documents with the pool "
+                             "(`relkit init --docs`, `relkit pool --docs`); nothing was sent")
         backend = ChatBackend(endpoint, model, tpl,
                               [(g.value, g.label, g.definition) for g in sc.grades],
                               api_key=os.environ.get(key_env) or None, timeout=timeout,
