@@ -108,6 +108,9 @@ COMMANDS: dict[str, Entry] = {
     "judges": Entry("relkit.judging.agreement.judges_cli:app", AGREE,
                     "Automatic judges against human grades: kappa, alpha, confusion, shift; "
                     "tau with runs."),
+    "judges-run": Entry("relkit.judging.autojudge.cli:app", AGREE,
+                        "Grade a pool's pairs with a chat model and store them as an "
+                        "automatic assessor."),
     "disagreements": Entry("relkit.judging.progress:app", AGREE,
                            "List pairs that assessors graded differently (TSV: topic, doc, "
                            "grades, adjudication)."),

@@ -203,6 +203,7 @@ class Project:
             assert code == 0, (args, err)
         # the commands closed it: every write is in the file itself, so a copy holds them
         assert not Path(f"{db}-wal").exists(), "the template database was left open"
+        (root / "prompt.txt").write_text("Query: {query}\nPassage: {text}\n")  # judges-run
         shutil.copy(SAMPLE / "qrels.txt", root / "ann.qrels")
         shutil.copy(SAMPLE / "qrels.txt", root / "bob.qrels")
         self._online()
@@ -266,7 +267,8 @@ class Project:
                    "model": r / "model.json", "lists": r / "lists.tsv",
                    "group_file": r / "groups.txt", "zscores": r / "zscores.txt",
                    "labels": r / "labels.csv", "keymap": r / "keys.toml",
-                   "ref": SAMPLE / "collection.toml", "collection": SAMPLE / "collection.toml"}
+                   "ref": SAMPLE / "collection.toml", "collection": SAMPLE / "collection.toml",
+                   "template": r / "prompt.txt"}
         return by_name.get(name, SAMPLE / "qrels.txt")
 
     def positional(self, path: tuple[str, ...], name: str) -> list[str]:
@@ -302,6 +304,8 @@ class Project:
         """A valid value for a required parameter that is not a file to read."""
         if name in ("db", "into"):
             return db
+        if name == "endpoint":
+            return chat_endpoint()
         if name == "output":
             return str(tmp / ("out.parquet" if "parquet" in name else "out"))
         if ann is int:
@@ -373,3 +377,20 @@ def json_dump(path: Path) -> None:
     path.write_text(json.dumps({"tally": {k: dict(v) for k, v in TALLY.items()},
                                 "commands": {k: sorted(v) for k, v in COVERED.items()},
                                 "escapes": ESCAPES}, indent=1))
+
+
+_CHAT: list[str] = []
+
+
+def chat_endpoint() -> str:
+    """A local chat-completions server for `relkit judges-run` (tests/chat_server.py),
+    started once per session and stopped when the session ends."""
+    if not _CHAT:
+        import atexit
+
+        from chat_server import ChatServer
+
+        server = ChatServer()
+        atexit.register(server.stop)
+        _CHAT.append(server.url)
+    return _CHAT[0]

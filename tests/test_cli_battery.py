@@ -57,6 +57,7 @@ DATA_NAMES = {
     ("clicks stats", "--by"), ("interleave analyze", "--names"),
     ("ab analyze", "--control"), ("ab monitor", "--control"),
     ("team init", "--serve-login"),  # a role on the server: looked up there
+    ("judges-run", "--pool"),
 }
 # Options not fed bad values, and why.
 SKIP_OPTIONS = {
@@ -94,6 +95,8 @@ class Project(battery.Project):
         """A valid value for a required parameter."""
         if name in ("db", "into"):
             return db
+        if name == "endpoint":
+            return battery.chat_endpoint()
         if ann is Path:
             return str({"qrels": SAMPLE / "qrels.txt", "runs": RUNS[0], "run": RUNS[0],
                         "pool": self.root / "pool.tsv", "files": self.root / "ann.qrels",
@@ -130,7 +133,8 @@ class Project(battery.Project):
             return [("abc", False)] + ([(str(param.min - 1), False)]
                                        if param.min is not None else [])
         if ann is Path:
-            output = param.name in ("output", "dest", "plot", "html")
+            output = param.name in ("output", "dest", "plot", "html") or (
+                command, param.name) in (("judges-run", "cache"), ("judges-run", "answers"))
             return [(str(self.root / "missing" / "x.txt"), False),
                     (str(tmp / "no-such-file.txt"), output), (str(self.dir), False)]
         if getattr(ann, "__members__", None) is not None or typing.get_origin(ann) is \

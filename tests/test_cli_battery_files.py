@@ -158,7 +158,8 @@ TEXT_FILES = {(("eval",), "qrels"), (("eval",), "runs"), (("corpora", "info"), "
 
 
 # Files a command writes, though not named like an output.
-OUTPUT_FILES = {(("pool-sample",), "prels")}
+OUTPUT_FILES = {(("pool-sample",), "prels"), (("judges-run",), "cache"),
+                (("judges-run",), "answers")}
 # What else a parameter needs (parameter name -> values) to be read, and the extra
 # options that would conflict with it (replaced by these).
 WITH: dict[tuple[tuple[str, ...], str], dict[str, list[str]]] = {
