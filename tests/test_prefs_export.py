@@ -27,8 +27,12 @@ def _answers_from_prefs(path: Path) -> tuple[list[Answer], dict[str, set[str]]]:
         q, jg, jsg, doc, level = line.split()
         groups.setdefault((q, jg, jsg), []).append((doc, float(level)))
     out: list[Answer] = []
+    seen: set[tuple[str, str, str, str]] = set()
     for (q, jg, _), members in groups.items():
         for (a, la), (b, lb) in itertools.combinations(members, 2):
+            if (q, jg, a, b) in seen or (q, jg, b, a) in seen:
+                continue                # a pair in two sub-groups of one JG: once
+            seen.add((q, jg, a, b))
             ans = "left" if la > lb else "right" if lb > la else "equal" if la > 0 \
                 else "neither"
             out.append(Answer(topic_id=q, left=a, right=b, answer=ans, assessor=jg,

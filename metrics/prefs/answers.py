@@ -5,7 +5,8 @@ TSV with a header line ``topic_id<TAB>left<TAB>right<TAB>answer<TAB>assessor``;
 ``neither`` (both not relevant). Ids are strings, kept as written. The judging store's
 ``relkit export prefs DB --answers OUT.tsv`` writes it; :func:`read_answers` reads it and
 refuses, in one line naming file and line, a malformed line, an unknown answer, a pair
-of the same document and (given the known ids) an unknown topic or document.
+of the same document, a second answer by one assessor on one pair (either way round) and
+(given the known ids) an unknown topic or document.
 """
 
 from __future__ import annotations
@@ -76,12 +77,14 @@ def read_answers(source: _sources.Source, *,
     FormatError
         Naming ``file:line`` for a bad header, a line without 5 tab-separated fields,
         an empty id, an answer outside ``left/right/equal/neither``, a pair of one
-        document with itself, or an unknown topic/document; or a file with no answers.
+        document with itself, an assessor's second answer on a pair, or an unknown
+        topic/document; or a file with no answers.
     """
     name = _sources.source_name(source)
     text = _sources.read_bytes(source).removeprefix(_sources.BOM).decode("utf-8", "replace")
     out: list[Answer] = []
     header_seen = False
+    seen: dict[tuple[str, str, str, str], int] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -114,6 +117,12 @@ def read_answers(source: _sources.Source, *,
                 if doc not in docs:
                     raise FormatError(name, number, f"a known document of topic {topic!r}",
                                       f"document {doc!r}")
+        key = (topic, assessor, min(left, right), max(left, right))
+        if key in seen:
+            raise FormatError(name, number, "one answer per assessor and pair (the current "
+                              "answers, not their history)", f"assessor {assessor!r} on "
+                              f"{left!r}, {right!r} of topic {topic!r} again (line {seen[key]})")
+        seen[key] = number
         out.append(Answer(topic_id=topic, left=left, right=right, answer=answer,
                           assessor=assessor, line=number))
     if not header_seen:

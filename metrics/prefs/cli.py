@@ -20,23 +20,23 @@ app = typer.Typer(help="Preference answers: convert them to trec_eval's formats 
 FORMATS = ("prefs", "qrels_prefs", "qrels")
 ANSWERS_HELP = ("The answers file: TSV, header topic_id, left, right, answer, assessor "
                 "(answer: left, right, equal or neither); relkit export prefs DB --answers")
-KNOWN_HELP = ("Refuse documents outside these qrels or pool (qid iter docno rel, or a "
-              "pool's qid docno lines): a path")
+KNOWN_HELP = ("Refuse topics and documents outside these qrels (qid iter docno rel: the "
+              "collection's, or the pool's judged pairs)")
 
 
 def _known(path: Path | None) -> dict[str, set[str]] | None:
     if path is None:
         return None
-    from relkit.metrics.core.errors import FormatError
-    from relkit.metrics.readers import sources
+    from relkit.metrics.data import read_qrels
 
+    t = read_qrels(path).arrow()
     known: dict[str, set[str]] = {}
-    name = str(path)
-    for number, fields in sources.content_lines(sources.read_bytes(path), name):
-        if len(fields) not in (2, 4):
-            raise FormatError(name, number, "qrels (qid iter docno rel) or pool (qid docno) "
-                              "lines", f"{len(fields)} field(s)")
-        known.setdefault(fields[0], set()).add(fields[2] if len(fields) == 4 else fields[1])
+    for q, d in zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(), strict=True):
+        known.setdefault(str(q), set()).add(str(d))
+    if not known:
+        from relkit.metrics.core.errors import FormatError
+
+        raise FormatError(str(path), None, "qrels lines (qid iter docno rel)", "none")
     return known
 
 
@@ -60,8 +60,8 @@ def _warn_cycles(name: str, answers: list) -> None:  # type: ignore[type-arg]
 @app.command(epilog="Example: relkit prefs convert answers.tsv --to qrels --levels 3")
 def convert(
     answers: Path = typer.Argument(..., help=ANSWERS_HELP),
-    to: str = typer.Option(..., "--to", help="prefs, qrels_prefs or qrels (graded, from "
-                           "Bradley-Terry scores)"),
+    to: str = typer.Option("prefs", "--to", help="prefs, qrels_prefs or qrels (graded, "
+                           "from Bradley-Terry scores)"),
     output: Path | None = typer.Option(None, "--output", "-o",
                                        help="Write here (default: stdout)"),
     levels: int = typer.Option(3, "--levels", help="qrels: grades above 0 (bins of the "
