@@ -8,8 +8,8 @@ import itertools
 from pathlib import Path
 
 import pytest
-from helpers import CONFORMANCE, needs_shared, run_cli
 
+from helpers import CONFORMANCE, needs_shared, run_cli
 from relkit.metrics.prefs.answers import Answer, read_answers, write_answers
 from relkit.metrics.prefs.export import graded, nonrelevant, to_prefs, to_qrels_prefs
 

@@ -245,8 +245,9 @@ def fit_bt(answers: Sequence[Answer], docs: Sequence[str] | None = None, *,
                  iterations=iterations, loglik=ll)
 
 
-def fit_topics(answers: Iterable[Answer], **kwargs: object) -> dict[str, BTFit]:
+def fit_topics(answers: Iterable[Answer], *, tol: float = 1e-10,
+               ridge: float | None = None) -> dict[str, BTFit]:
     """:func:`fit_bt` per topic, topics in first-seen order."""
     from relkit.metrics.prefs.answers import by_topic
 
-    return {t: fit_bt(a, **kwargs) for t, a in by_topic(answers).items()}  # type: ignore[arg-type]
+    return {t: fit_bt(a, tol=tol, ridge=ridge) for t, a in by_topic(answers).items()}

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from relkit.metrics.prefs.answers import Answer
 
 app = typer.Typer(help="Preference answers: convert them to trec_eval's formats or graded "
                        "qrels, report scores, agreement and cycles.",
@@ -40,13 +44,13 @@ def _known(path: Path | None) -> dict[str, set[str]] | None:
     return known
 
 
-def _read(answers: Path, known: Path | None):  # type: ignore[no-untyped-def]
+def _read(answers: Path, known: Path | None) -> list[Answer]:
     from relkit.metrics.prefs.answers import read_answers
 
     return read_answers(answers, known=_known(known))
 
 
-def _warn_cycles(name: str, answers: list) -> None:  # type: ignore[type-arg]
+def _warn_cycles(name: str, answers: list[Answer]) -> None:
     from relkit.metrics.prefs.summary import intransitive_triples
 
     for who, triples in intransitive_triples(answers).items():

@@ -10,12 +10,12 @@ from relkit.pooling.errors import PoolingError
 
 
 def check_docs(docs: Sequence[str]) -> list[str]:
-    docs = list(docs)
-    if len(set(docs)) != len(docs):
-        seen: set[str] = set()
-        dup = next(d for d in docs if d in seen or seen.add(d))  # type: ignore[func-returns-value]
-        raise PoolingError(f"document {dup!r} is listed twice among the topic's candidates")
-    return docs
+    seen: set[str] = set()
+    for d in docs:
+        if d in seen:
+            raise PoolingError(f"document {d!r} is listed twice among the topic's candidates")
+        seen.add(d)
+    return list(docs)
 
 
 def answered(answers: Sequence[Answer]) -> dict[tuple[str, str], int]:

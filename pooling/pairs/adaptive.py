@@ -39,11 +39,11 @@ class Adaptive:
 
     def _state(self, docs: Sequence[str], answers: Sequence[Answer],
                grades: Mapping[str, float] | None) -> tuple[list[str], Pair | None]:
-        docs = check_docs(docs)
-        if len(docs) < 2:
-            return docs, None
-        fit = bt_fit(docs, answers)
-        rank = bt_ranking(docs, answers, grades, fit)
+        listed = check_docs(docs)
+        if len(listed) < 2:
+            return listed, None
+        fit = bt_fit(listed, answers)
+        rank = bt_ranking(listed, answers, grades, fit)
         pos = {d: r for r, d in enumerate(rank)}
         theta, se = fit.scores(), dict(zip(fit.docs, fit.se.tolist(), strict=True))
         known = answered(answers)
