@@ -10,8 +10,18 @@ from relkit.metrics.prefs.answers import Answer
 from relkit.metrics.prefs.bt import DEFAULT_RIDGE, BTFit, fit_bt
 
 
+_LAST: list[tuple[tuple[object, ...], BTFit]] = []
+
+
 def bt_fit(docs: Sequence[str], answers: Sequence[Answer]) -> BTFit:
-    return fit_bt(answers, list(docs), ridge=DEFAULT_RIDGE, tol=1e-6)
+    """The fit, remembered for the last (docs, answers) asked: a screen or a simulation
+    asks for the next pair and the ranking on the same answers."""
+    key = (tuple(docs), tuple(answers))
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    fit = fit_bt(answers, list(docs), ridge=DEFAULT_RIDGE, tol=1e-6)
+    _LAST[:] = [(key, fit)]
+    return fit
 
 
 def bt_ranking(docs: Sequence[str], answers: Sequence[Answer],
