@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from helpers import oracle
 from prefs_data import planted
-
 from relkit.metrics.prefs.answers import Answer
 from relkit.metrics.prefs.bt import fit_bt
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from helpers import run_cli
 
 HEADER = "topic_id\tleft\tright\tanswer\tassessor\n"

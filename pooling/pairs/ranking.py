@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from relkit.metrics.prefs.answers import Answer
 from relkit.metrics.prefs.bt import DEFAULT_RIDGE, BTFit, fit_bt
 
-
 _LAST: list[tuple[tuple[object, ...], BTFit]] = []
 
 
