@@ -1,6 +1,7 @@
 """Judgments each pair strategy needs to recover the top 10 of each Cranfield topic.
 
 Usage: python bench/prefs_strategies.py [--pool 20] [--noise 0.1] [--topics N] [--seed 0]
+       python bench/prefs_strategies.py --sizes 10,20,40
 
 Each topic's pool is its judged documents (Cranfield's graded qrels, relkit's 0-4 scale:
 relkit.corpora.known.CRANFIELD_GRADES) topped up to --pool with the best unjudged
@@ -10,6 +11,10 @@ by the true grades, with probability --noise at random; top-k's graded pre-filte
 one graded judgment per document. Printed per strategy: topics, topics whose top 10 was
 recovered at the end, judgments needed to recover it (mean and median over the recovered
 topics, graded judgments included), answers asked in all (mean), and CPU seconds.
+
+--sizes: answers each strategy asks before it is done, for n documents, without noise:
+five seeded pools per n with grades drawn uniformly from 0-4 (top-k's graded judgments
+not counted; all-pairs asks n(n-1)/2 by construction and is not run).
 """
 
 from __future__ import annotations
@@ -56,7 +61,10 @@ def main() -> int:
     ap.add_argument("--topics", type=int, default=None, help="only the first N topics")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--strategies", default=",".join(names()))
+    ap.add_argument("--sizes", default=None, help="comma-separated n: the answers table")
     args = ap.parse_args()
+    if args.sizes:
+        return sizes([int(n) for n in args.sizes.split(",")])
     topics = cranfield(args.pool)
     keys = sorted(topics, key=int)[:args.topics]
     print(f"Cranfield: {len(keys)} topics, pool {args.pool}, noise {args.noise}, "
@@ -75,6 +83,25 @@ def main() -> int:
         asked = statistics.mean(r.answers + r.graded for r in runs)
         print(f"| {name} | {len(runs)} | {len(needed)} | {mean} | {median} | {asked:.1f} | "
               f"{cpu:.0f} |", flush=True)
+    return 0
+
+
+def sizes(ns: list[int]) -> int:
+    import random
+
+    print("| n | all-pairs n(n-1)/2 | top-k answers (mean of 5) | adaptive answers (mean of 5) |")
+    print("|---|---|---|---|")
+    for n in ns:
+        asked: dict[str, list[int]] = {"top-k": [], "adaptive": []}
+        for seed in range(5):
+            rng = random.Random(seed * 1000 + n)
+            docs = [f"d{i}" for i in range(n)]
+            truth = {d: rng.randint(0, 4) for d in docs}
+            for name in asked:
+                asked[name].append(run_topic(name, str(n), docs, truth, noise=0.0, k=10,
+                                             seed=seed).answers)
+        print(f"| {n} | {n * (n - 1) // 2} | {statistics.mean(asked['top-k']):.1f} | "
+              f"{statistics.mean(asked['adaptive']):.1f} |", flush=True)
     return 0
 
 
