@@ -146,6 +146,9 @@ COMMANDS: dict[str, Entry] = {
     "interleave": Entry("relkit.metrics.online.interleave.cli:app", ONLINE,
                         "Interleaving and multileaving: make the shown lists, compare runs "
                         "from clicks.", group=True),
+    "prefs": Entry("relkit.metrics.prefs.cli:app", EVALUATE,
+                   "Preference answers: convert them to trec_eval's formats or graded qrels, "
+                   "report scores, agreement and cycles.", group=True),
 }
 
 ROOT_OPTIONS = [

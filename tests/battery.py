@@ -218,6 +218,12 @@ class Project:
         (root / "pool.qrels").write_text("".join(f"{t} 0 {d} {i % 3}\n"
                                                  for i, (t, d) in enumerate(pairs)))
         (root / "zscores.txt").write_text("101 map 0.3 0.1\n102 map 0.2 0.1\n")
+        # preference answers on pooled pairs (relkit prefs)
+        answers = ["topic_id\tleft\tright\tanswer\tassessor"]
+        for (t1, d1), (t2, d2) in zip(pairs, pairs[1:], strict=False):
+            if t1 == t2:
+                answers.append(f"{t1}\t{d1}\t{d2}\t{('left', 'equal')[len(answers) % 2]}\tann")
+        (root / "answers.tsv").write_text("\n".join(answers) + "\n")
         (root / "labels.csv").write_text("assessor,topic,doc,grade\n" + "".join(
             f"{w},{t},{d},{g}\n" for w in ("w1", "w2", "w3")
             for t, d, g in (("101", "D006", 3), ("101", "D008", 0), ("102", "D001", 1))))
@@ -268,7 +274,8 @@ class Project:
                    "group_file": r / "groups.txt", "zscores": r / "zscores.txt",
                    "labels": r / "labels.csv", "keymap": r / "keys.toml",
                    "ref": SAMPLE / "collection.toml", "collection": SAMPLE / "collection.toml",
-                   "template": r / "prompt.txt"}
+                   "template": r / "prompt.txt",
+                   "answers": r / "answers.tsv", "known": r / "pool.qrels"}
         return by_name.get(name, SAMPLE / "qrels.txt")
 
     def positional(self, path: tuple[str, ...], name: str) -> list[str]:

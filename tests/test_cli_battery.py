@@ -101,7 +101,8 @@ class Project(battery.Project):
             return str({"qrels": SAMPLE / "qrels.txt", "runs": RUNS[0], "run": RUNS[0],
                         "pool": self.root / "pool.tsv", "files": self.root / "ann.qrels",
                         "judgments": self.root / "ann.qrels", "topics": SAMPLE / "topics.trec",
-                        "docs": SAMPLE / "docs.jsonl", "output": self.root / "out.txt"}
+                        "docs": SAMPLE / "docs.jsonl", "output": self.root / "out.txt",
+                        "answers": self.root / "answers.tsv"}
                        .get(name, SAMPLE / "qrels.txt"))
         if ann is int:
             return "1"

@@ -47,8 +47,10 @@ TABLES: dict[str, tuple[str, int, int | None] | None] = {
     "lists.tsv": ("\t", 1, 1), "pool.tsv": ("\t", 2, None), "groups.txt": (" ", 2, None),
     "zscores.txt": (" ", 2, None), "labels.csv": (",", 3, None),
     "topics.trec": None, "docs.jsonl": None, "model.json": None, "collection.toml": None,
+    "answers.tsv": ("\t", 3, None),
 }
-HEADERS = {"log.csv", "ilog.csv", "assign.csv", "lists.tsv", "pool.tsv", "labels.csv"}
+HEADERS = {"log.csv", "ilog.csv", "assign.csv", "lists.tsv", "pool.tsv", "labels.csv",
+           "answers.tsv"}
 KINDS = ["empty", "header-only", "binary", "not-utf8", "truncated-gzip", "extra-column",
          "missing-column", "wrong-type", "huge-float", "huge-int", "negative", "duplicate"]
 

@@ -164,4 +164,8 @@ READERS.register(
            b'{"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "impressions": [3, 3]}, '
            b'"params": {"alpha": [0.5, 0.25], "gamma": [1.0, 0.5]}, "default": 0.5, '
            b'"fit": {}}\n', "model.json"),
+    Reader("prefs-answers", ("preference answers",),
+           "relkit.metrics.prefs.answers:read_answers",
+           b"topic_id\tleft\tright\tanswer\tassessor\n101\tD006\tD008\tleft\tann\n"
+           b"101\tD008\tD012\tneither\tann\n102\tD001\tD007\tequal\tbob\n", "answers.tsv"),
 )
