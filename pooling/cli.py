@@ -421,6 +421,8 @@ def sample_cmd(
     if for_ != "inferred":
         raise typer.BadParameter(f"must be inferred or ppi; got {for_!r}",
                                  param_hint="'--for'")
+    if budget is not None or design != "simple":
+        raise typer.BadParameter("--budget and --design go with --for ppi")
 
     if output is None and prels is None:
         raise typer.BadParameter("give -o (the sample) or --prels (with --qrels)")

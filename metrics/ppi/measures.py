@@ -58,10 +58,12 @@ def measure_label(kind: str, k: int) -> str:
 class Pool:
     """The pooled pairs of an automatic qrels, in a fixed order, with their grades."""
 
-    def __init__(self, auto: Mapping[str, Mapping[str, int]]) -> None:
+    def __init__(self, auto: Mapping[str, Mapping[str, int]],
+                 source: str = "the automatic qrels") -> None:
         self.pairs: list[tuple[str, str]] = [(t, d) for t in auto for d in auto[t]]
         if not self.pairs:
-            raise InputError("the automatic qrels list no pair")
+            raise InputError(f"{source}: no pair; --auto lists every pooled pair")
+        self.source = source
         self.index = {p: i for i, p in enumerate(self.pairs)}
         self.auto = np.array([auto[t][d] for t, d in self.pairs], dtype=np.int64)
         self.topic_of = [t for t, _ in self.pairs]
@@ -107,8 +109,8 @@ class Human:
             for d, g in human[t].items():
                 i = pool.index.get((t, d))
                 if i is None:
-                    raise InputError(f"{source}: topic {t!r} document {d!r} is not in the "
-                                     "automatic qrels (the pool); every human label must "
+                    raise InputError(f"{source}: topic {t!r} document {d!r} is not in "
+                                     f"{pool.source} (the pool); every human label must "
                                      "be of a pooled pair")
                 where.append(i)
                 grades.append(g)
@@ -171,8 +173,10 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
     from relkit.metrics.ranking import ranked_docnos
 
     parsed = [parse_linear(m) for m in measures]
-    pool = Pool(Qrels.coerce(auto).to_dict())
-    located = Human.locate(pool, Qrels.coerce(human).to_dict(), design)
+    auto_q, human_q = Qrels.coerce(auto), Qrels.coerce(human)
+    pool = Pool(auto_q.to_dict(), getattr(auto_q, "source", "the automatic qrels"))
+    located = Human.locate(pool, human_q.to_dict(), design,
+                           getattr(human_q, "source", "the human qrels"))
     out = []
     for name, run in runs.items():
         ranked = ranked_docnos(Run.coerce(run))
