@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import SHARED, oracle, run_cli
 
+from helpers import SHARED, oracle, run_cli
 from relkit.metrics.ppi.design import allocation, draw
 from relkit.metrics.ppi.estimators import difference_estimate, ppi_mean_iid
 from relkit.metrics.ppi.measures import ppi_evaluate

@@ -83,7 +83,7 @@ def draw(pairs: Sequence[tuple[str, str]], auto_grades: Sequence[int], budget: i
         members.setdefault(h, []).append(i)
     take = allocation({h: len(m) for h, m in members.items()}, budget)
     rng = random.Random(f"ppi:{design}:{seed}")
-    out = []
+    out: list[tuple[str, str, int, float]] = []
     for h in sorted(members):
         chosen = rng.sample(members[h], take[h])
         p = take[h] / len(members[h])

@@ -86,9 +86,8 @@ class Pool:
 
 def gain(grades: np.ndarray, kind: str, level: int) -> np.ndarray:
     """:math:`g(h)`: relevant (P) or the positive grade (DCG)."""
-    if kind == "P":
-        return (grades >= level).astype(float)
-    return np.maximum(grades, 0).astype(float)
+    out: np.ndarray = ((grades >= level) if kind == "P" else np.maximum(grades, 0))
+    return out.astype(float)
 
 
 @dataclass(frozen=True)
