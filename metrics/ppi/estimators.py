@@ -38,8 +38,9 @@ Malik & Jordan (2024), "AutoEval Done Right" (arXiv:2403.07008).
 **Variance and interval.** With :math:`s_h^2` the sample variance (ddof 1) of
 :math:`z - \lambda \hat z` in stratum :math:`h`,
 :math:`\widehat{\mathrm{Var}}(\hat\theta_\lambda) = \sum_h c_h s_h^2`, and the interval is
-:math:`\hat\theta_\lambda \pm z_{1-\alpha/2} \sqrt{\widehat{\mathrm{Var}}}` (normal
-approximation). The finite-population factor :math:`1 - n_h/N_h` makes the interval
+:math:`\hat\theta_\lambda \pm t_{1-\alpha/2,\nu} \sqrt{\widehat{\mathrm{Var}}}` with
+Satterthwaite's degrees of freedom :math:`\nu` (:func:`satterthwaite_df`; :math:`n-1`
+for one stratum, so about the normal quantile for a few hundred labels). The finite-population factor :math:`1 - n_h/N_h` makes the interval
 shrink to the point when every unit is labelled: the target is this pool's total, not a
 super-population's.
 
@@ -83,9 +84,16 @@ class Estimate:
     lam: float
 
 
-def _interval(value: float, var: float, lam: float, alpha: float) -> Estimate:
+def _interval(value: float, var: float, lam: float, alpha: float,
+              df: float = math.inf) -> Estimate:
     se = math.sqrt(max(var, 0.0))
-    half = normal_quantile(alpha) * se
+    if math.isinf(df):
+        quantile = normal_quantile(alpha)
+    else:
+        from scipy.stats import t
+
+        quantile = float(t.ppf(1 - alpha / 2, df))
+    half = quantile * se
     return Estimate(value, se, value - half, value + half, lam)
 
 
@@ -133,15 +141,29 @@ def difference_estimate(z: np.ndarray, zhat: np.ndarray, zhat_total: float,
     else:
         lam_value = float(lam)
     value = lam_value * zhat_total
-    var = 0.0
+    terms: list[tuple[float, int]] = []
     for c, (big_n, n, zh, yh) in zip(coef, parts, strict=True):
         if n == 0:
             continue
         d = zh - lam_value * yh
         value += big_n / n * float(d.sum())
         if c > 0:
-            var += c * float(np.var(d, ddof=1))
-    return _interval(value, var, lam_value, alpha)
+            terms.append((c * float(np.var(d, ddof=1)), n))
+    var = sum(v for v, _ in terms)
+    return _interval(value, var, lam_value, alpha, satterthwaite_df(terms))
+
+
+def satterthwaite_df(terms: list[tuple[float, int]]) -> float:
+    r"""Degrees of freedom of :math:`\sum_h v_h` (Satterthwaite 1946; Cochran 1977, §5.4):
+    :math:`(\sum_h v_h)^2 / \sum_h v_h^2/(n_h - 1)`, with :math:`v_h = c_h s_h^2`.
+
+    One stratum: :math:`n - 1`. Strata with few labels and a large share of the variance
+    give few degrees of freedom, and the interval takes Student's quantile for them
+    (wider than the normal one where the variance estimate is itself uncertain).
+    """
+    den = sum(v * v / (n - 1) for v, n in terms if n > 1)
+    total = sum(v for v, _ in terms)
+    return total * total / den if den > 0 else math.inf
 
 
 def effective_labels(n: int, var_classical: float, var_ppi: float) -> float:
