@@ -51,6 +51,17 @@ def test_finite_form_is_the_iid_form_without_the_known_term() -> None:
     assert est.value == pytest.approx(float(np.ravel(point)[0]), rel=1e-12)
     labelled_var = float(np.var(y - yhat, ddof=1)) / n
     assert est.se ** 2 == pytest.approx(labelled_var * (1 - n / big_n), rel=1e-12)
+    from scipy.stats import t  # one stratum: Student's quantile at n - 1 (Satterthwaite)
+
+    assert est.high - est.value == pytest.approx(t.ppf(0.975, n - 1) * est.se, rel=1e-12)
+
+
+def test_satterthwaite_degrees_of_freedom() -> None:
+    """Cochran (1977) eq. 5.16 on two strata, computed by hand."""
+    from relkit.metrics.ppi.estimators import satterthwaite_df
+
+    assert satterthwaite_df([(3.0, 11)]) == pytest.approx(10)
+    assert satterthwaite_df([(2.0, 5), (1.0, 3)]) == pytest.approx(9 / (4 / 4 + 1 / 2))
 
 
 @pytest.mark.parametrize("lam", [0.0, 1.0, 0.6])
