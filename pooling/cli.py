@@ -387,6 +387,14 @@ def sample_cmd(
     prels: Path | None = typer.Option(
         None, "--prels", help="Write the judged sample as NIST sample_eval prels "
         "(every stratum document; unsampled -1) for relkit eval -R prels"),
+    for_: str = typer.Option(
+        "inferred", "--for", help="inferred (default: strata by rank, for xinfAP/statAP) "
+        "or ppi (POOL is the automatic qrels; --budget pairs for relkit eval --ppi)"),
+    budget: int | None = Num(None, "--budget", within=COUNT,
+                             help="With --for ppi: human labels to draw"),
+    design: str = typer.Option(
+        "simple", "--design", help="With --for ppi: simple or stratified (by automatic "
+        "grade, proportional allocation)"),
 ) -> None:
     """Stratified sample of a pool with inclusion probabilities (for xinfAP and statAP).
 
@@ -398,6 +406,23 @@ def sample_cmd(
     from relkit.metrics.core.options import option_value
     from relkit.pooling.pool import Pool
     from relkit.pooling.sample import parse_strata, stratified_sample, write_sample
+
+    if for_ == "ppi":
+        from relkit.pooling.ppi_sample import sample_for_ppi
+
+        if qrels is not None or prels is not None:
+            raise typer.BadParameter("--qrels and --prels are for --for inferred")
+        if output is None:
+            raise typer.BadParameter("give -o (the sample to judge)")
+        if budget is None:
+            raise typer.BadParameter("--for ppi needs --budget (human labels to draw)")
+        sample_for_ppi(pool, budget, design, seed, output, _say)
+        return
+    if for_ != "inferred":
+        raise typer.BadParameter(f"must be inferred or ppi; got {for_!r}",
+                                 param_hint="'--for'")
+    if budget is not None or design != "simple":
+        raise typer.BadParameter("--budget and --design go with --for ppi")
 
     if output is None and prels is None:
         raise typer.BadParameter("give -o (the sample) or --prels (with --qrels)")

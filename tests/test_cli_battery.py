@@ -158,6 +158,8 @@ def expected_code(path: list[str], opt: str, param: Any, ann: Any, value: str) -
                 and value.endswith("no-such-file.txt") \
                 or (path, opt) in ((["pool"], "--docs"), (["pool-sample"], "--qrels"),
                                    (["pool-sample"], "--prels"),
+                                   # --ppi's files without --ppi
+                                   (["eval"], "--human"), (["eval"], "--auto"),
                                    # needs --model or --preset, which the battery omits
                                    (["clicks", "simulate"], "-o")):
             return 2

@@ -169,6 +169,11 @@ WITH: dict[tuple[tuple[str, ...], str], dict[str, list[str]]] = {
     (("ab", "power"), "assign"): {"from_log": ["{root}/log.csv"]},
     (("pool",), "docs"): {"into": ["{db}"]},
     (("pool-sample",), "pool"): {"output": ["{tmp}/sample.tsv"]},
+    # --ppi: every positional argument is a run (the qrels' place takes one)
+    (("eval",), "human"): {"ppi": [], "qrels": [str(RUNS[1])],
+                           "auto": [str(SAMPLE / "qrels.txt")]},
+    (("eval",), "auto"): {"ppi": [], "qrels": [str(RUNS[1])],
+                          "human": [str(SAMPLE / "qrels.txt")]},
 }
 NO_EXTRA: dict[tuple[tuple[str, ...], str], list[str]] = {
     (("clicks", "simulate"), "model"): [],

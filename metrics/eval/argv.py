@@ -46,6 +46,8 @@ DEFAULTS: dict[str, Any] = {
     "relformat": "qrels", "smoothing": None, "compat": 10, "fmt": "trec", "output": None,
     "list_": False, "quiet": False, "names": None, "name_from_file": False,
     "engine": "local", "spark_master": None,
+    # --ppi and its options are left to the typer command (not in OPTIONS)
+    "ppi": False, "human": None, "auto": None, "design": "simple",
 }
 
 

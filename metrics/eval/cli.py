@@ -103,6 +103,17 @@ def eval_cmd(
         "--spark-master", help="Spark master URL for --engine spark (local[4], yarn, "
         "k8s://https://HOST:PORT, spark://HOST:PORT; default: the spark-submit session, "
         "else RELKIT_SPARK_MASTER, else local[2])")] = None,
+    ppi: Annotated[bool, typer.Option(
+        "--ppi", help="Prediction-powered evaluation: every argument is a run; P@k and "
+        "DCG@k estimated from --human (a sample) and --auto (every pooled pair) with "
+        "intervals; docs/automatic-judges.md")] = False,
+    human: Annotated[Path | None, typer.Option(
+        "--human", help="With --ppi: human qrels of the sampled pairs")] = None,
+    auto: Annotated[Path | None, typer.Option(
+        "--auto", help="With --ppi: automatic qrels of every pooled pair")] = None,
+    design: Annotated[str, typer.Option(
+        "--design", help="With --ppi: how the human sample was drawn: simple (default) "
+        "or stratified (by automatic grade)")] = "simple",
 ) -> None:
     """Evaluate runs against qrels with trec_eval's exact numbers.
 
@@ -121,7 +132,7 @@ def eval_cmd(
              num_docs=num_docs, zscores=zscores, relformat=relformat, smoothing=smoothing,
              compat=compat, fmt=fmt, output=output, list_=list_, quiet=quiet, names=names,
              name_from_file=name_from_file, engine=engine, spark_master=spark_master,
-             bad=bad)
+             bad=bad, ppi=ppi, human=human, auto=auto, design=design)
 
 
 # Typer reads the annotations with typing.get_type_hints, evaluating each string

@@ -65,10 +65,18 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
              max_docs: int | None, judged_only: bool, num_docs: int, zscores: Path | None,
              relformat: str, smoothing: str | None, compat: int, fmt: str,
              output: Path | None, list_: bool, quiet: bool, names: str | None,
-             name_from_file: bool, engine: str, spark_master: str | None, bad: Bad) -> None:
+             name_from_file: bool, engine: str, spark_master: str | None, bad: Bad,
+             ppi: bool = False, human: Path | None = None, auto: Path | None = None,
+             design: str = "simple") -> None:
     """``relkit eval`` with its options' values (see :func:`relkit.metrics.eval.cli.eval_cmd`)."""
     if list_:
         sys.stdout.write(list_measures())
+        return
+    if ppi or human is not None or auto is not None or design != "simple":
+        _ppi(qrels, runs, human=human, auto=auto, design=design, measure=measure,
+             level=level, names=names, name_from_file=name_from_file, output=output,
+             plain=(relformat == "qrels" and engine == "local" and fmt == "trec"
+                    and spark_master is None), ppi=ppi, bad=bad)
         return
     if qrels is None or not runs:
         bad("give a QRELS file and at least one RUN file")
@@ -137,3 +145,26 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
                   judged_only=judged_only, num_docs=num_docs, zscores=zscores, compat=compat,
                   fmt=fmt, output=output, warn=said, engine=engine,
                   spark_master=spark_master, labels=labels)
+
+
+def _ppi(qrels: str | None, runs: list[str] | None, *, human: Path | None,
+         auto: Path | None, design: str, measure: list[str] | None, level: int,
+         names: str | None, name_from_file: bool, output: Path | None, plain: bool,
+         ppi: bool, bad: Bad) -> None:
+    """``relkit eval --ppi``: every positional argument is a run (no qrels argument)."""
+    if not ppi:
+        bad("--human, --auto and --design go with --ppi")
+    if human is None or auto is None:
+        bad("--ppi needs --human (the sampled human qrels) and --auto (every pooled pair)")
+    if not plain:
+        bad("--ppi reads TREC qrels and runs locally and prints its own table "
+            "(no -R, --engine, --spark-master or --format)")
+    paths = [Path(p) for p in [*([qrels] if qrels else []), *(runs or [])]]
+    if not paths:
+        bad("--ppi needs at least one RUN file")
+    from relkit.metrics.commands.run_naming import run_labels
+    from relkit.metrics.ppi.command import DEFAULT_MEASURES, run_ppi
+
+    run_ppi(paths, human=human, auto=auto, measures=measure or DEFAULT_MEASURES,
+            design=design, level=level, labels=run_labels(paths, names, name_from_file),
+            output=output)
