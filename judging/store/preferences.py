@@ -63,13 +63,27 @@ class PreferenceView:
         self.view = AssessorView(store, name)  # who, the collection, the assignments
         self.store = store
         self.name = name
+        # Read once per topic (an assignment's topic, seed and documents do not change
+        # while judging), so a save is three statements.
+        self._topics: dict[str, tuple[int, int, int | None]] = {}
+        self._given: dict[str, dict[str, int]] = {}  # topic -> its documents' ids, by key
 
     def _topic_ids(self, s: Session, topic: str) -> tuple[int, int, int | None]:
         """(topic id, assignment id, assignment seed) of an assigned topic."""
-        a = self.view._topic(s, topic)
-        seed = s.execute(select(col(AssignmentRow.seed))
-                         .where(col(AssignmentRow.id) == a.assignment_id)).scalar()
-        return a.topic_id, a.assignment_id, seed
+        if topic not in self._topics:
+            a = self.view._topic(s, topic)
+            seed = s.execute(select(col(AssignmentRow.seed))
+                             .where(col(AssignmentRow.id) == a.assignment_id)).scalar()
+            self._topics[topic] = (a.topic_id, a.assignment_id, seed)
+        return self._topics[topic]
+
+    def _document_ids(self, s: Session, topic: str, assignment: int) -> dict[str, int]:
+        if topic not in self._given:
+            self._given[topic] = dict(s.execute(
+                select(col(DocumentRow.key), col(DocumentRow.id))
+                .join(AssignmentItemRow, col(AssignmentItemRow.document_id) == col(DocumentRow.id))
+                .where(col(AssignmentItemRow.assignment_id) == assignment)).all())
+        return self._given[topic]
 
     def seed(self, topic: str) -> int:
         """The assignment's seed (0 without one): the order and sides of the pairs."""
@@ -126,19 +140,11 @@ class PreferenceView:
         try:
             with self.store.write() as s, s.begin():
                 tid, assignment, _ = self._topic_ids(s, topic)
-                ids = dict(s.execute(select(col(DocumentRow.key), col(DocumentRow.id)).where(
-                    col(DocumentRow.collection_id) == self.view.collection_id,
-                    col(DocumentRow.key).in_([left, right]))).all())
-                for key in (left, right):
-                    if key not in ids:
-                        raise StoreError(f"document {key!r} is not in the collection")
-                given = set(s.execute(select(col(AssignmentItemRow.document_id)).where(
-                    col(AssignmentItemRow.assignment_id) == assignment,
-                    col(AssignmentItemRow.document_id).in_(ids.values()))).scalars())
-                for key in (left, right):
-                    if ids[key] not in given:
-                        raise StoreError(f"document {key!r} of topic {topic!r} is not "
-                                         f"assigned to {self.name!r}")
+                given_ids = self._document_ids(s, topic, assignment)
+                if left in given_ids and right in given_ids:
+                    ids = {left: given_ids[left], right: given_ids[right]}
+                else:
+                    ids = self._refuse(s, topic, assignment, left, right)
                 lid, rid = ids[left], ids[right]
                 low, high = min(lid, rid), max(lid, rid)
                 row = s.execute(select(PreferenceRow).where(
@@ -173,6 +179,26 @@ class PreferenceView:
             raise integrity_error(exc, f"preference of {topic!r}/{left!r}/{right!r}") from None
         return PreferenceOut(topic, left, right, self.name, answer, note, flagged, version,
                              source, stamp)
+
+    def _refuse(self, s: Session, topic: str, assignment: int, left: str,
+                right: str) -> dict[str, int]:
+        """Why a pair outside the topic's documents is refused (one line), or, for
+        documents given since the ids were read, their ids."""
+        ids = dict(s.execute(select(col(DocumentRow.key), col(DocumentRow.id)).where(
+            col(DocumentRow.collection_id) == self.view.collection_id,
+            col(DocumentRow.key).in_([left, right]))).all())
+        for key in (left, right):
+            if key not in ids:
+                raise StoreError(f"document {key!r} is not in the collection")
+        given = set(s.execute(select(col(AssignmentItemRow.document_id)).where(
+            col(AssignmentItemRow.assignment_id) == assignment,
+            col(AssignmentItemRow.document_id).in_(ids.values()))).scalars())
+        for key in (left, right):
+            if ids[key] not in given:
+                raise StoreError(f"document {key!r} of topic {topic!r} is not "
+                                 f"assigned to {self.name!r}")
+        self._given.pop(topic, None)  # given since: read again next time
+        return ids
 
     def undo(self, topic: str, left: str, right: str) -> PreferenceOut:
         """Take the pair's answer back (asked again); the history keeps it."""

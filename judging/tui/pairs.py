@@ -23,13 +23,14 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, Horizontal, VerticalScroll
+from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
 from relkit.judging.pairorder import NextPair, Pair, all_pairs
 from relkit.judging.store.models import StoreError, TopicOut
 from relkit.judging.store.preferences import PreferenceView
+from relkit.judging.tui.docview import DocView, Wrapped
 from relkit.judging.tui.keymap import Action
 from relkit.judging.tui.leaks import Footer
 from relkit.judging.tui.outbox import UNREACHABLE, Outbox
@@ -54,7 +55,7 @@ class PairsScreen(Screen[None]):
     DEFAULT_CSS = """
     PairsScreen #pair { height: 1fr; layout: vertical; }
     PairsScreen #pair.wide { layout: horizontal; }
-    PairsScreen .side { height: 1fr; width: 1fr; padding: 0 1;
+    PairsScreen DocView.side { height: 1fr; width: 1fr; padding: 0 1;
                         border-top: solid $primary 30%; border-title-style: bold;
                         border-title-color: $foreground; }
     PairsScreen #pair.wide #right { border-left: vkey $primary 30%; }
@@ -85,6 +86,8 @@ class PairsScreen(Screen[None]):
         self.done_stack: list[Pair] = []  # this session's answers, for undo
         self.view_mode = "both"
         self._retry: Any = None
+        self._highlighted: dict[str, tuple[Text, Text]] = {}
+        self._ready: dict[str, Wrapped] = {}  # the next pair's lines, by side
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -95,8 +98,10 @@ class PairsScreen(Screen[None]):
         yield TopicPane(self.topic, self.terms, marker, id="topic")
         yield marker
         with Container(id="pair"):
-            yield VerticalScroll(Static("", id="left-text"), id="left", classes="side")
-            yield VerticalScroll(Static("", id="right-text"), id="right", classes="side")
+            for side in ("left", "right"):
+                pane = DocView(reading_width=0, id=side)
+                pane.add_class("side")
+                yield pane
         yield Static("", id="pair-banner")
         yield Static("", id="pair-state")
         yield Static(HELP, id="keys")
@@ -123,27 +128,47 @@ class PairsScreen(Screen[None]):
     def show_next(self) -> None:
         self.show(self.next_pair(self.docs, self.answered.keys()))
 
+    def _texts(self, key: str) -> tuple[Text, Text]:
+        """A document's highlighted title and text, made once per document (each comes
+        back in n-1 pairs)."""
+        if key not in self._highlighted:
+            title, body = self.prefs.document(key)
+            self._highlighted[key] = (safe(title, self.terms), safe(body, self.terms))
+        return self._highlighted[key]
+
     def show(self, pair: Pair | None) -> None:
         self.pair = pair
         self.flagged, self.note = False, ""
+        ready, self._ready = self._ready, {}
         for side, key in zip(("left", "right"), pair or (None, None), strict=True):
-            pane = self.query_one(f"#{side}", VerticalScroll)
-            text = self.query_one(f"#{side}-text", Static)
+            pane = self.query_one(f"#{side}", DocView)
             if key is None:
                 pane.border_title = ""
-                text.update("")
+                pane.show("", Text(""), Text(""))
                 continue
-            title, body = self.prefs.document(key)
-            shown = Text()
-            if title:
-                shown.append_text(safe(title, self.terms))
-                shown.stylize("bold")
-                shown.append("\n\n")
-            shown.append_text(safe(body, self.terms))
+            title, body = self._texts(key)
             pane.border_title = Text(f"{side.upper()}: {safe(key).plain}")
-            text.update(shown)
-            pane.scroll_home(animate=False)
+            pane.show(key, title, body, ready.get(side))
         self._refresh_state()
+        if pair is not None:
+            self.call_after_refresh(self._prepare_next, pair)
+
+    def _prepare_next(self, current: Pair) -> None:
+        """While the assessor reads: the pair any answer brings next, read, highlighted
+        and wrapped (the next pair does not depend on the answer, only on the pair being
+        answered)."""
+        if self.pair != current or self.outbox.record is not None:
+            return
+        try:
+            nxt = self.next_pair(self.docs, {*self.answered, frozenset(current)})
+            if nxt is None:
+                return
+            ready = {}
+            for side, key in zip(("left", "right"), nxt, strict=True):
+                ready[side] = self.query_one(f"#{side}", DocView).prepare(key, *self._texts(key))
+        except UNREACHABLE:
+            return  # only a head start: the answer key reads it again
+        self._ready = {side: w for side, w in ready.items() if w is not None}
 
     def _refresh_state(self) -> None:
         n = len(self.docs)
