@@ -113,6 +113,9 @@ def judge(
     code = finish(app)
     if code:
         raise typer.Exit(code)
+    if pairs:
+        sys.stderr.write(f"next: relkit export prefs{_db(db)} --answers answers.tsv\n")
+        return
     sys.stderr.write(f"next: relkit status{_db(db)} · relkit export qrels{_db(db)} -o qrels.txt"
                      f" · relkit eval qrels.txt RUN...\n")
 
