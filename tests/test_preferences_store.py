@@ -161,6 +161,11 @@ def _two(team: Team, who: str) -> tuple[str, str]:  # noqa: F811
 
 def test_team_preferences_are_each_persons_own(team: Team) -> None:  # noqa: F811
     _rls_checks(team)
+    # Her own answer changed through psql without its history row: refused at commit.
+    got = team.psql("ann", "UPDATE preference SET answer = 'left'")
+    assert got.returncode != 0 and "changed without its history row" in got.stderr, got.stderr
+    assert team.owner_scalar("SELECT answer FROM preference p JOIN assessor a ON "
+                             "a.id = p.assessor_id WHERE a.name = 'ann'") == "right"
 
 
 def test_team_policies_come_with_the_upgrade_to_0008(team: Team) -> None:  # noqa: F811

@@ -61,3 +61,43 @@ def preference_statements(conn: Connection, schema: str, assessors: str,
         out.append(f"CREATE POLICY relkit_lead_select ON {t(table)} FOR SELECT TO {lead} "
                    "USING (true)")
     return out
+
+
+def install_preference_guard(conn: Connection, schema: str, logins: list[str]) -> None:
+    """A person's write of a preference must go with its history row, or it is refused
+    at commit (as :func:`relkit.judging.store.access.history_guard.install_guard` for
+    judgments): each preference a person inserted or updated must be at version 1
+    (insert) or its old version + 1 (update), with a history row of that version
+    recording the same sides, answer, note, flag, source and time. Installed by
+    ``relkit team init``; a team database upgraded to revision 0008 gets it with the
+    next ``relkit team init``."""
+    from sqlalchemy import text
+
+    from relkit.judging.store.access.quoting import literal
+
+    sch = _q(conn, schema)
+    persons = (f"current_user = ANY (ARRAY[{', '.join(literal(x) for x in logins)}]::name[])"
+               if logins else "false")
+    conn.execute(text(
+        f"CREATE OR REPLACE FUNCTION {sch}.relkit_preference_with_history() RETURNS trigger "
+        f"LANGUAGE plpgsql SET search_path = {sch}, pg_temp AS $$ "
+        "DECLARE was_version integer := 0; "
+        "BEGIN "
+        "IF TG_OP = 'UPDATE' THEN was_version := OLD.version; END IF; "
+        "IF NEW.version <> was_version + 1 OR NOT EXISTS (SELECT 1 FROM "
+        f"{sch}.preference_history h WHERE h.preference_id = NEW.id "
+        "AND h.version = NEW.version AND h.assessor_id = NEW.assessor_id "
+        "AND h.topic_id = NEW.topic_id AND h.left_id = NEW.left_id "
+        "AND h.right_id = NEW.right_id AND h.answer IS NOT DISTINCT FROM NEW.answer "
+        "AND h.note = NEW.note AND h.flagged = NEW.flagged AND h.source = NEW.source "
+        "AND h.recorded_at = NEW.updated_at) THEN "
+        "RAISE EXCEPTION 'preference % (version %) changed without its history row: a "
+        "preference changes only with a new version and the history row recording it', "
+        "NEW.id, NEW.version USING ERRCODE = 'integrity_constraint_violation'; "
+        "END IF; RETURN NULL; END $$"))
+    conn.execute(text(f"DROP TRIGGER IF EXISTS relkit_preference_with_history ON "
+                      f"{sch}.preference"))
+    conn.execute(text(
+        "CREATE CONSTRAINT TRIGGER relkit_preference_with_history AFTER INSERT OR UPDATE ON "
+        f"{sch}.preference DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ({persons}) "
+        f"EXECUTE FUNCTION {sch}.relkit_preference_with_history()"))
