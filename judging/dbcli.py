@@ -17,7 +17,8 @@ from relkit.judging.cliopts import say as _say
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-HISTORY = ("judgment_history", "adjudication_history")  # append-only (migrations 0002, 0007)
+HISTORY = ("judgment_history", "adjudication_history",  # append-only (migrations 0002, 0007,
+           "preference_history")                       # 0008)
 
 app = typer.Typer(help="Look after a judging database: check it, upgrade its schema.",
                   no_args_is_help=True,

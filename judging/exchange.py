@@ -1,4 +1,4 @@
-"""Judgments in and out of the database: ``export qrels|jsonl``, ``import judgments``."""
+"""Judgments in and out of the database: ``export qrels|jsonl|prefs``, ``import judgments``."""
 
 from __future__ import annotations
 
@@ -224,3 +224,32 @@ def import_judgments(
              f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"
              + (f"; {done.unassigned:,} match no assignment item (kept for agreement and "
                 "export)" if done.unassigned else ""))
+
+
+@export_app.command("prefs")
+def export_prefs(
+    db_arg: str | None = typer.Argument(None, metavar="[DB]", help="The judging database "
+                                        "(or --db)", show_default=False),
+    db: str | None = DbOpt,
+    output: Path = typer.Option(..., "--answers", help="Answers file to write (TSV: "
+                                 "topic_id, left, right, answer, assessor)"),
+) -> None:
+    """Write the current preference answers (relkit judge --pairs) as an answers file.
+
+    Example: relkit export prefs project.db --answers answers.tsv
+    """
+    from relkit.judging.store.access.identity import refuse_assessor
+    from relkit.judging.store.preferences import write_answers
+
+    if db_arg is not None and db is not None and db_arg != db:
+        raise typer.BadParameter(f"two databases given: {db_arg} and --db {db}",
+                                 param_hint="DB")
+    store = _read(db_arg if db_arg is not None else db)
+    refuse_assessor(store, "export prefs")
+    import io
+
+    buf = io.StringIO()
+    n = write_answers(store, buf)  # refused before the file is opened
+    with open_output(output, "--answers") as fp:
+        fp.write(buf.getvalue())
+    _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} to {output}")

@@ -26,6 +26,8 @@ def serve(
     per_token: int = Num(2, "--max-sessions-per-token", within="x >= 1",
                          help="Sessions open at once with one token (tabs of one person); "
                          "one more is told they are signed in in another tab"),
+    pairs: bool = typer.Option(False, "--pairs", help="Serve the pairs screen (preference "
+                               "judgments, as `relkit judge --pairs`) instead of grades"),
 ) -> None:
     """Serve the judging screens to web browsers; people sign in with a token.
 
@@ -66,6 +68,8 @@ def serve(
     if host not in LOOPBACK:
         say(f"relkit serve: listening on {host} in plain HTTP: tokens cross the network "
             "in clear unless a TLS reverse proxy is in front (docs/serve.md)")
+    if pairs:  # the app processes inherit the server's environment (session.py reads it)
+        os.environ["RELKIT_SERVE_PAIRS"] = "1"
     run(store, url, host, port, public_url, per_token, max_sessions)
 
 

@@ -89,7 +89,10 @@ def serve(store: Store, role: str, name: str) -> int:
     from relkit.judging.tui.cli import finish
 
     # Built-in keys, no remembered preferences: the server's user is not the assessor.
-    app = make_app(store, name, Settings(keymap_path=None, prefs_path=None, idle_gc=True))
+    # `relkit serve --pairs`: the pairs screen (preference judgments).
+    pairs = os.environ.get("RELKIT_SERVE_PAIRS") == "1"
+    app = make_app(store, name, Settings(keymap_path=None, prefs_path=None, idle_gc=True,
+                                         pairs=pairs))
     app.run()
     # (without "judgments are saved in URL": that names the server's login, not the
     # person's; what is not saved is still said, to the server's log)

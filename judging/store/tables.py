@@ -312,3 +312,62 @@ class TokenRow(SQLModel, table=True):
     digest: str
     created_at: datetime
     revoked_at: datetime | None = None
+
+
+Answer = Literal["left", "right", "equal", "neither"]
+ANSWERS: tuple[str, ...] = get_args(Answer)
+
+
+class PreferenceRow(SQLModel, table=True):
+    """One assessor's current answer on one pair of a topic's documents.
+
+    ``left``/``right`` are the sides the documents were shown on; ``answer`` is NULL
+    once the answer is undone (the history keeps it). A pair is stored once per
+    assessor, whichever side each document was on (``left_id < right_id`` is not
+    required: the pair key is the unordered pair, kept as ``low_id``/``high_id``).
+    """
+
+    __tablename__ = "preference"
+    __table_args__ = (
+        UniqueConstraint("assessor_id", "topic_id", "low_id", "high_id"),
+        CheckConstraint(f"answer IS NULL OR {_in('answer', ANSWERS)}", name="preference_answer"),
+        CheckConstraint("left_id <> right_id", name="preference_two_documents"),
+        CheckConstraint("low_id < high_id", name="preference_pair_order"),
+        Index("ix_preference_topic", "topic_id", "assessor_id"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id")
+    assessor_id: int = Field(foreign_key="assessor.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    left_id: int = Field(foreign_key="document.id")
+    right_id: int = Field(foreign_key="document.id")
+    low_id: int
+    high_id: int
+    answer: str | None = None
+    note: str = ""
+    flagged: bool = False
+    version: int = 1
+    source: str = "api"
+    created_at: datetime
+    updated_at: datetime
+
+
+class PreferenceEventRow(SQLModel, table=True):
+    """Append-only history of preferences: one row per write (triggers forbid edits)."""
+
+    __tablename__ = "preference_history"
+    __table_args__ = (CheckConstraint(_in("source", SOURCES), name="preference_history_source"),
+                      Index("ix_preference_history_assessor_topic", "assessor_id", "topic_id",
+                            "id"))
+    id: int | None = Field(default=None, primary_key=True)
+    preference_id: int = Field(foreign_key="preference.id", index=True)
+    version: int
+    assessor_id: int = Field(foreign_key="assessor.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    left_id: int = Field(foreign_key="document.id")
+    right_id: int = Field(foreign_key="document.id")
+    answer: str | None = None
+    note: str = ""
+    flagged: bool = False
+    source: str = "api"
+    recorded_at: datetime

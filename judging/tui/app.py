@@ -39,6 +39,9 @@ class Settings:
     # first, a grade or a modal. `relkit judge` and `relkit serve` set it; tests leave
     # it off (many apps in one process: frozen objects are never freed).
     idle_gc: bool = False
+    # The pairs mode (issue 38, `relkit judge --pairs`): a topic opens the pairs screen
+    # (judging/tui/pairs.py), which asks which of two documents is better.
+    pairs: bool = False
 
 
 class JudgeApp(HeapKeptApp):
@@ -57,6 +60,7 @@ class JudgeApp(HeapKeptApp):
         # The judgment being saved: outlives the screens, so the CLI sees what a quit or
         # a crash left unsaved.
         self.outbox = Outbox()
+        self.pair_outbox = Outbox()  # the pairs mode's answer on its way (pairs.py)
         self._quit_warned: object = None  # the unsaved record the last warning was about
         self.prefs = prefs.load(settings.prefs_path)  # checked now, before any screen
 
@@ -83,6 +87,13 @@ class JudgeApp(HeapKeptApp):
         s = self.settings
         if self.heap is not None:
             self.heap.start()
+        if s.pairs:
+            from relkit.judging.store.preferences import PreferenceView
+            from relkit.judging.tui.pairs import pairs_screen
+
+            self.push_screen(pairs_screen(PreferenceView(self.store, self.view.name), topic,
+                                          self.actions_, self.pair_outbox))
+            return
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))
@@ -91,7 +102,7 @@ class JudgeApp(HeapKeptApp):
         # Quitting with a judgment still unsaved takes it off the screen: say so once per
         # judgment and quit on the second press (the CLI then tries it once more, or
         # prints it and exits non-zero).
-        record = self.outbox.record
+        record = self.outbox.record or self.pair_outbox.record
         if record is not None and self._quit_warned is not record:
             self._quit_warned = record
             self.notify("Your last judgment is NOT saved yet (the database is unreachable). "

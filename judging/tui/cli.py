@@ -34,6 +34,9 @@ def judge(
                         "short title)"),
     lead: str | None = typer.Option(None, help="Open the lead's adjudication view as LEAD "
                                     "(registered with `relkit assign --lead LEAD`)"),
+    pairs: bool = typer.Option(False, "--pairs", help="Judge preferences: two documents of "
+                               "a topic at once; 1 left better, 2 right better, 3 equal, "
+                               "0 neither relevant (docs/preferences.md)"),
 ) -> None:
     """Judge your assigned documents in the terminal: one key grades, saves, moves on.
 
@@ -103,13 +106,16 @@ def judge(
         assessor = people[0]
     settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
                         min_view=min_view / 1000, prefs_path=prefs.default_path(),
-                        idle_gc=True)
+                        idle_gc=True, pairs=pairs)
     app = make_app(store, assessor, settings)
     need_terminal()
     app.run()
     code = finish(app)
     if code:
         raise typer.Exit(code)
+    if pairs:
+        sys.stderr.write(f"next: relkit export prefs{_db(db)} --answers answers.tsv\n")
+        return
     sys.stderr.write(f"next: relkit status{_db(db)} · relkit export qrels{_db(db)} -o qrels.txt"
                      f" · relkit eval qrels.txt RUN...\n")
 
@@ -143,6 +149,11 @@ def finish(app: JudgeApp, say_where: bool = True) -> int:
     from relkit.judging.tui.outbox import UNREACHABLE, describe_record, meanwhile
 
     where = app.store.engine.url.render_as_string(hide_password=True)
+    if app.pair_outbox.record is not None:
+        from relkit.judging.tui.pairs import finish_pairs
+
+        if finish_pairs(app):
+            return 1
     record = app.outbox.record
     if record is not None:
         what = describe_record(record, app.view.scale())

@@ -49,6 +49,11 @@ from relkit.judging.store.access.names import (
     group_names,
     login_problem,
 )
+from relkit.judging.store.access.preferences import TABLES as PREFERENCE_TABLES
+from relkit.judging.store.access.preferences import (
+    install_preference_guard,
+    preference_statements,
+)
 from relkit.judging.store.access.quoting import literal as _literal
 from relkit.judging.store.access.quoting import quote as _q
 from relkit.judging.store.models import StoreError
@@ -175,7 +180,10 @@ def init_team(db: Database, prefix: str | None = None, passwords: bool = False,
         _policies(conn, schema, ga, gl)
         install_guard(conn, schema, [login for _, _, login in roles])
         install_decision_guard(conn, schema, [login for _, r, login in roles if r == "lead"])
-        report.tables = len(GUARDED)
+        for stmt in preference_statements(conn, schema, ga, gl):  # issue 38's tables
+            conn.execute(text(stmt))
+        install_preference_guard(conn, schema, [login for _, _, login in roles])
+        report.tables = len(GUARDED) + len(PREFERENCE_TABLES)
     return report
 
 
