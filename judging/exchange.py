@@ -231,12 +231,24 @@ def export_prefs(
     db_arg: str | None = typer.Argument(None, metavar="[DB]", help="The judging database "
                                         "(or --db)", show_default=False),
     db: str | None = DbOpt,
-    output: Path = typer.Option(..., "--answers", help="Answers file to write (TSV: "
-                                 "topic_id, left, right, answer, assessor)"),
+    output: Path | None = typer.Option(None, "--answers", help="Answers file to write (TSV: "
+                                       "topic_id, left, right, answer, assessor)"),
+    to: str | None = typer.Option(None, "--to", help="Also (or instead) write trec_eval's "
+                                  "prefs or qrels_prefs format, or graded qrels from "
+                                  "Bradley-Terry scores: prefs, qrels_prefs or qrels "
+                                  "(as relkit prefs convert)"),
+    converted: Path | None = typer.Option(None, "-o", "--output", help="With --to: write "
+                                          "here (default: stdout)"),
+    levels: int = Num(3, "--levels", within="x >= 1", help="With --to qrels: grades above 0 "
+                      "(bins of the Bradley-Terry scores)"),
 ) -> None:
-    """Write the current preference answers (relkit judge --pairs) as an answers file.
+    """Write the current preference answers (relkit judge --pairs): as an answers file
+    (--answers), or converted for relkit eval -R prefs / -R qrels_prefs / plain qrels
+    (--to; the same output as relkit prefs convert on the answers file).
 
     Example: relkit export prefs project.db --answers answers.tsv
+
+    Example: relkit export prefs project.db --to prefs -o prefs.txt
     """
     from relkit.judging.store.access.identity import refuse_assessor
     from relkit.judging.store.preferences import write_answers
@@ -244,12 +256,42 @@ def export_prefs(
     if db_arg is not None and db is not None and db_arg != db:
         raise typer.BadParameter(f"two databases given: {db_arg} and --db {db}",
                                  param_hint="DB")
+    if output is None and to is None:
+        raise typer.BadParameter("say what to write: --answers FILE, --to FORMAT, or both",
+                                 param_hint="--answers/--to")
+    from relkit.metrics.prefs.cli import FORMATS
+
+    if to is not None and to not in FORMATS:
+        raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}; got {to!r}",
+                                 param_hint="--to")
+    if converted is not None and to is None:
+        raise typer.BadParameter("-o is where --to's output goes: give --to too "
+                                 "(the answers file is --answers)", param_hint="-o")
     store = _read(db_arg if db_arg is not None else db)
     refuse_assessor(store, "export prefs")
     import io
 
     buf = io.StringIO()
     n = write_answers(store, buf)  # refused before the file is opened
-    with open_output(output, "--answers") as fp:
-        fp.write(buf.getvalue())
-    _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} to {output}")
+    text = None
+    if to is not None:
+        from relkit.judging.store.models import StoreError
+        from relkit.metrics.prefs.answers import read_answers
+        from relkit.metrics.prefs.cli import render
+
+        if n == 0:
+            raise StoreError("no preference answers to convert yet (relkit judge --pairs)")
+        # Read back as the answers file: the same lines, so the same output as
+        # relkit prefs convert on it (trec_eval's sub-groups are named by line).
+        text = render(read_answers(buf.getvalue()), to, levels, "the database's answers")
+    if output is not None:
+        with open_output(output, "--answers") as fp:
+            fp.write(buf.getvalue())
+        _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} to {output}")
+    if text is not None:
+        if converted is None:
+            sys.stdout.write(text)
+        else:
+            with open_output(converted, "-o") as fp:
+                fp.write(text)
+            _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} as {to} to {converted}")

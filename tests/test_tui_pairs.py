@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from relkit.corpora.types import TREC_DL, Document, Topic
-from relkit.judging.pairorder import all_pairs
+from relkit.judging.pairorder import pair_order, to_answers
 from relkit.judging.store.assign import Store
 from relkit.judging.store.preferences import PreferenceView
 from relkit.judging.tui.app import JudgeApp, Settings, make_app
@@ -95,11 +95,11 @@ def test_the_pairs_come_in_the_seeded_order_with_seeded_sides(store: Store) -> N
     view = PreferenceView(store, "ann")
     docs = view.documents("1")
     order = []
-    nxt = all_pairs(view.seed("1"), "1")  # the assignment's seed
-    answered: set[frozenset[str]] = set()
-    while (pair := nxt(docs, answered)) is not None:
+    nxt = pair_order("all-pairs", view.seed("1"), "1")  # the assignment's seed
+    answered: dict[frozenset[str], tuple[str, str, str]] = {}
+    while (pair := nxt.next_pair(docs, to_answers("1", answered))) is not None:
         order.append(pair)
-        answered.add(frozenset(pair))
+        answered[frozenset(pair)] = (*pair, "equal")
     assert len(order) == 6 and len(answered) == 6  # every pair once
     assert any(a > b for a, b in order) and any(a < b for a, b in order)  # both sides
     assert order != sorted(order)

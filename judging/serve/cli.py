@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from relkit.judging.cliopts import DbOpt, say
+from relkit.judging.pairhelp import PAIR_STRATEGY_HELP, check_pair_strategy
 from relkit.metrics.commands.numopt import Num
 
 app = typer.Typer()
@@ -28,6 +29,8 @@ def serve(
                          "one more is told they are signed in in another tab"),
     pairs: bool = typer.Option(False, "--pairs", help="Serve the pairs screen (preference "
                                "judgments, as `relkit judge --pairs`) instead of grades"),
+    pair_strategy: str = typer.Option("all-pairs", "--pair-strategy",
+                                      help=PAIR_STRATEGY_HELP),
 ) -> None:
     """Serve the judging screens to web browsers; people sign in with a token.
 
@@ -57,6 +60,7 @@ def serve(
             f"has no {gone}): pip install 'relkit[serve]'")
     import os
 
+    check_pair_strategy(pair_strategy)
     from relkit.judging.serve.server import run
     from relkit.judging.store.assign import Store
 
@@ -70,6 +74,7 @@ def serve(
             "in clear unless a TLS reverse proxy is in front (docs/serve.md)")
     if pairs:  # the app processes inherit the server's environment (session.py reads it)
         os.environ["RELKIT_SERVE_PAIRS"] = "1"
+        os.environ["RELKIT_SERVE_PAIR_STRATEGY"] = pair_strategy
     run(store, url, host, port, public_url, per_token, max_sessions)
 
 

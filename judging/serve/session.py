@@ -91,8 +91,9 @@ def serve(store: Store, role: str, name: str) -> int:
     # Built-in keys, no remembered preferences: the server's user is not the assessor.
     # `relkit serve --pairs`: the pairs screen (preference judgments).
     pairs = os.environ.get("RELKIT_SERVE_PAIRS") == "1"
+    strategy = os.environ.get("RELKIT_SERVE_PAIR_STRATEGY") or "all-pairs"
     app = make_app(store, name, Settings(keymap_path=None, prefs_path=None, idle_gc=True,
-                                         pairs=pairs))
+                                         pairs=pairs, pair_strategy=strategy))
     app.run()
     # (without "judgments are saved in URL": that names the server's login, not the
     # person's; what is not saved is still said, to the server's log)

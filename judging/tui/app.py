@@ -42,6 +42,8 @@ class Settings:
     # The pairs mode (issue 38, `relkit judge --pairs`): a topic opens the pairs screen
     # (judging/tui/pairs.py), which asks which of two documents is better.
     pairs: bool = False
+    # Which pair comes next (`--pair-strategy`): a name in relkit.pooling.pairs.
+    pair_strategy: str = "all-pairs"
 
 
 class JudgeApp(HeapKeptApp):
@@ -89,10 +91,11 @@ class JudgeApp(HeapKeptApp):
             self.heap.start()
         if s.pairs:
             from relkit.judging.store.preferences import PreferenceView
-            from relkit.judging.tui.pairs import pairs_screen
+            from relkit.judging.tui.pairs import order_for, pairs_screen
 
-            self.push_screen(pairs_screen(PreferenceView(self.store, self.view.name), topic,
-                                          self.actions_, self.pair_outbox))
+            view = PreferenceView(self.store, self.view.name)
+            self.push_screen(pairs_screen(view, topic, self.actions_, self.pair_outbox,
+                                          order_for(view, topic.key, s.pair_strategy)))
             return
         self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,

@@ -11,6 +11,7 @@ import typer
 
 from relkit.judging.cliopts import DbOpt, say
 from relkit.judging.conventions import error_stream
+from relkit.judging.pairhelp import PAIR_STRATEGY_HELP, check_pair_strategy
 from relkit.metrics.commands.numopt import Num
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ def judge(
     pairs: bool = typer.Option(False, "--pairs", help="Judge preferences: two documents of "
                                "a topic at once; 1 left better, 2 right better, 3 equal, "
                                "0 neither relevant (docs/preferences.md)"),
+    pair_strategy: str = typer.Option("all-pairs", "--pair-strategy",
+                                      help=PAIR_STRATEGY_HELP),
 ) -> None:
     """Judge your assigned documents in the terminal: one key grades, saves, moves on.
 
@@ -45,6 +48,7 @@ def judge(
     if not idle > 0:  # also refuses nan
         raise typer.BadParameter(f"must be a positive number of seconds; got {idle}",
                                  param_hint="--idle")
+    check_pair_strategy(pair_strategy)
     from relkit.judging.store.assign import Store
     from relkit.judging.tui import keymap as km
     from relkit.judging.tui import prefs
@@ -106,7 +110,7 @@ def judge(
         assessor = people[0]
     settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
                         min_view=min_view / 1000, prefs_path=prefs.default_path(),
-                        idle_gc=True, pairs=pairs)
+                        idle_gc=True, pairs=pairs, pair_strategy=pair_strategy)
     app = make_app(store, assessor, settings)
     need_terminal()
     app.run()

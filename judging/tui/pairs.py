@@ -27,7 +27,7 @@ from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
-from relkit.judging.pairorder import NextPair, Pair, all_pairs
+from relkit.judging.pairorder import DEFAULT, NEEDS_GRADES, Pair, PairOrder, pair_order, to_answers
 from relkit.judging.store.models import StoreError, TopicOut
 from relkit.judging.store.preferences import PreferenceView
 from relkit.judging.tui.docview import DocView, Wrapped
@@ -67,7 +67,7 @@ class PairsScreen(Screen[None]):
     """
 
     def __init__(self, prefs: PreferenceView, topic: TopicOut, actions: dict[str, Action],
-                 outbox: Outbox, next_pair: NextPair | None = None) -> None:
+                 outbox: Outbox, order: PairOrder | None = None) -> None:
         super().__init__()
         self.prefs = prefs
         self.topic = topic
@@ -75,10 +75,11 @@ class PairsScreen(Screen[None]):
         self.outbox = outbox
         self.terms = query_terms(topic.title)
         self.docs = prefs.documents(topic.key)
-        self.next_pair = next_pair or all_pairs(prefs.seed(topic.key), topic.key)
-        self.answered: dict[frozenset[str], str] = {
-            frozenset((p.left, p.right)): p.answer for p in prefs.answers(topic.key)
-            if p.answer is not None}
+        self.order = order or order_for(prefs, topic.key, DEFAULT)
+        # pair -> (left, right, answer): the current answers the strategy replays over.
+        self.answered: dict[frozenset[str], tuple[str, str, str]] = {
+            frozenset((p.left, p.right)): (p.left, p.right, p.answer)
+            for p in prefs.answers(topic.key) if p.answer is not None}
         self.pair: Pair | None = None
         self.flagged = False
         self.note = ""
@@ -125,8 +126,11 @@ class PairsScreen(Screen[None]):
         self.query_one("#right").display = self.view_mode in ("both", "right")
 
     # -- showing -----------------------------------------------------------------------
+    def next_pair(self, answered: dict[frozenset[str], tuple[str, str, str]]) -> Pair | None:
+        return self.order.next_pair(self.docs, to_answers(self.topic.key, answered))
+
     def show_next(self) -> None:
-        self.show(self.next_pair(self.docs, self.answered.keys()))
+        self.show(self.next_pair(self.answered))
 
     def _texts(self, key: str) -> tuple[Text, Text]:
         """A document's highlighted title and text, made once per document (each comes
@@ -154,13 +158,15 @@ class PairsScreen(Screen[None]):
             self.call_after_refresh(self._prepare_next, pair)
 
     def _prepare_next(self, current: Pair) -> None:
-        """While the assessor reads: the pair any answer brings next, read, highlighted
-        and wrapped (the next pair does not depend on the answer, only on the pair being
-        answered)."""
+        """While the assessor reads: the pair the next answer most likely brings, read,
+        highlighted and wrapped. For all-pairs it does not depend on the answer; top-k and
+        adaptive are guessed with ``equal`` (a wrong guess only loses the head start:
+        :meth:`DocView.show` checks the document)."""
         if self.pair != current or self.outbox.record is not None:
             return
         try:
-            nxt = self.next_pair(self.docs, {*self.answered, frozenset(current)})
+            nxt = self.next_pair({**self.answered,
+                                  frozenset(current): (*current, "equal")})
             if nxt is None:
                 return
             ready = {}
@@ -171,14 +177,18 @@ class PairsScreen(Screen[None]):
         self._ready = {side: w for side, w in ready.items() if w is not None}
 
     def _refresh_state(self) -> None:
-        n = len(self.docs)
-        total = n * (n - 1) // 2
+        total = self.order.needed(self.docs)
         done = len(self.answered)
-        self.query_one("#progress", Static).update(f" {bar(done, total)} {done} / {total} pairs ")
+        self.query_one("#progress", Static).update(
+            f" {bar(done, total)} {done} / {total} pairs " if total is not None else
+            f" {done} answered ({self.order.strategy}) ")
         parts = [self.ack] if self.ack else []
-        if self.pair is None:
-            parts.append("Every pair of this topic is answered. z: undo the last · "
-                         "Esc: topic list")
+        if self.order.missing is not None:
+            parts.append(self.order.missing)
+        elif self.pair is None:
+            parts.append(("Every pair of this topic is answered" if total is not None else
+                          f"{self.order.strategy} needs no more pairs of this topic")
+                         + ". z: undo the last · Esc: topic list")
         else:
             if self.flagged:
                 parts.append("Flagged")
@@ -232,7 +242,8 @@ class PairsScreen(Screen[None]):
             self._retry = None
         self._banner("")
         pair = (saved.left, saved.right)
-        self.answered[frozenset(pair)] = record["answer"]
+        self.answered.pop(frozenset(pair), None)  # re-answered: the latest comes last
+        self.answered[frozenset(pair)] = (*pair, record["answer"])
         self.done_stack.append(pair)
         self.ack = f"Saved: {SAID[record['answer']]} ({saved.left} vs {saved.right})"
         self.show_next()
@@ -284,7 +295,7 @@ class PairsScreen(Screen[None]):
 
 
 def pairs_screen(prefs: PreferenceView, topic: TopicOut, actions: dict[str, Action],
-                 outbox: Outbox, next_pair: NextPair | None = None) -> PairsScreen:
+                 outbox: Outbox, order: PairOrder | None = None) -> PairsScreen:
     """A pairs screen bound to the keymap's flag, note, undo, help and topics keys."""
     bindings = [Binding(actions[name].key, name, label, show=True)
                 for name, label in ACTIONS.items() if name in actions]
@@ -292,7 +303,17 @@ def pairs_screen(prefs: PreferenceView, topic: TopicOut, actions: dict[str, Acti
                  for key, answer in ANSWER_KEYS.items()]
     bindings.append(Binding("w", "switch", "One/both", show=True))
     cls = type("BoundPairsScreen", (PairsScreen,), {"BINDINGS": bindings})
-    return cls(prefs, topic, actions, outbox, next_pair)  # type: ignore[no-any-return]
+    return cls(prefs, topic, actions, outbox, order)  # type: ignore[no-any-return]
+
+
+def order_for(prefs: PreferenceView, topic: str, strategy: str) -> PairOrder:
+    """The pair order of ``strategy`` for one topic: the assignment's seed, and for a
+    strategy with a graded pre-filter the assessor's own grades of the topic."""
+    grades = None
+    if strategy in NEEDS_GRADES:
+        grades = {j.doc: float(j.grade) for j in prefs.view.judgments(topic)
+                  if j.grade is not None}
+    return pair_order(strategy, prefs.seed(topic), topic, grades)
 
 
 def finish_pairs(app: Any) -> int:

@@ -61,6 +61,18 @@ def _warn_cycles(name: str, answers: list[Answer]) -> None:
                              f"{t[3]} (relkit prefs report lists them)\n")
 
 
+def render(got: list[Answer], to: str, levels: int, name: str) -> str:
+    """The answers in format ``to`` (one of :data:`FORMATS`); an assessor's intransitive
+    triples are warned about on stderr, ``name`` saying where the answers came from."""
+    from relkit.metrics.prefs import export
+
+    text = (export.to_prefs(got) if to == "prefs" else export.to_qrels_prefs(got)
+            if to == "qrels_prefs" else export.to_qrels(got, levels))
+    if to != "qrels_prefs":
+        _warn_cycles(name, got)
+    return text
+
+
 @app.command(epilog="Example: relkit prefs convert answers.tsv --to qrels --levels 3")
 def convert(
     answers: Path = typer.Argument(..., help=ANSWERS_HELP),
@@ -87,13 +99,8 @@ def convert(
         raise OptionError("'--to'", f"{to!r} is not one of {', '.join(FORMATS)}")
     if levels < 1:
         raise OptionError("'--levels'", f"{levels} is not at least 1")
-    from relkit.metrics.prefs import export
-
     got = _read(answers, known)
-    text = (export.to_prefs(got) if to == "prefs" else export.to_qrels_prefs(got)
-            if to == "qrels_prefs" else export.to_qrels(got, levels))
-    if to != "qrels_prefs":
-        _warn_cycles(str(answers), got)
+    text = render(got, to, levels, str(answers))
     if output is None:
         sys.stdout.write(text)
     else:
