@@ -32,6 +32,8 @@ class TopicRun:
     graded: int          # graded judgments (the pre-filter), 0 if none
     answers: int         # pairwise answers until the strategy said done (or the budget)
     needed: int | None   # graded + answers after which the top k stayed recovered
+    grades: Mapping[str, float] | None = None  # the pre-filter's (noisy) grades, if any
+    asked: tuple[Answer, ...] = ()             # the answers, in the order asked
 
 
 def true_answer(left: str, right: str, truth: Mapping[str, int]) -> str:
@@ -64,8 +66,6 @@ def run_topic(strategy: str, topic: str, docs: Sequence[str], truth: Mapping[str
     n = len(docs)
     budget = budget if budget is not None else n * (n - 1) // 2
     answers: list[Answer] = []
-    last_bad = 0 if not recovered(chooser.ranking(docs, answers, grades), truth, docs, k) \
-        else -1
     while len(answers) < budget:
         pair = chooser.next_pair(docs, answers, grades)
         if pair is None:
@@ -74,8 +74,23 @@ def run_topic(strategy: str, topic: str, docs: Sequence[str], truth: Mapping[str
         ans = rng.choice(ANSWERS) if rng.random() < noise else true_answer(left, right, truth)
         answers.append(Answer(topic_id=topic, left=left, right=right, answer=ans,
                               assessor="sim", line=len(answers) + 2))
-        if not recovered(chooser.ranking(docs, answers, grades), truth, docs, k):
-            last_bad = len(answers)
-    ok = recovered(chooser.ranking(docs, answers, grades), truth, docs, k)
-    needed = graded + last_bad + 1 if ok and last_bad >= 0 else (graded if ok else None)
-    return TopicRun(topic=topic, docs=n, graded=graded, answers=len(answers), needed=needed)
+    needed = judgments_needed(strategy, docs, answers, truth, grades=grades, k=k, seed=seed,
+                              graded=graded)
+    return TopicRun(topic=topic, docs=n, graded=graded, answers=len(answers), needed=needed,
+                    grades=grades, asked=tuple(answers))
+
+
+def judgments_needed(strategy: str, docs: Sequence[str], answers: Sequence[Answer],
+                     truth: Mapping[str, int], *, grades: Mapping[str, float] | None = None,
+                     k: int = 10, seed: int = 0, graded: int = 0) -> int | None:
+    """``graded`` + the number of ``answers`` (in the order given) after which the
+    strategy's ranking keeps the top ``k`` recovered to the end; None if it is not
+    recovered after the last. The answers may come from anywhere (the screens: their
+    sides do not matter)."""
+    chooser = get(strategy).make({"k": k} if strategy != "all-pairs" else {}, seed)
+    last_bad = -1
+    for i in range(len(answers) + 1):
+        if not recovered(chooser.ranking(docs, answers[:i], grades), truth, docs, k):
+            last_bad = i
+    ok = last_bad < len(answers)
+    return graded + last_bad + 1 if ok else None
