@@ -72,11 +72,50 @@ def status(db: str | None = DbOpt,
             text += "\n\n" + "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width,
                                                                                strict=True))
                                         .rstrip() for r in rows)
+    prefs = _preferences(store, me.name if me.assessor else None)
+    if prefs and fmt == "json":
+        text = text[:-2] + ',\n  "preferences": ' + json.dumps(prefs) + "\n}"
+    elif prefs:
+        # Pairs answered per topic (relkit judge --pairs), against all the pool's pairs:
+        # what all-pairs asks; top-k and adaptive stop earlier (the strategy is the
+        # screen's choice, not stored).
+        rows = [["preferences", "assessor", "answered", "all_pairs"],
+                *[[p["topic"], p["assessor"], str(p["answered"]), str(p["all_pairs"])]
+                  for p in prefs]]
+        text += "\n\n" + _table(rows, fmt)
     if output is not None:
         with open_output(output) as fp:
             fp.write(text + "\n")
         return
     typer.echo(text)
+
+
+def _table(rows: list[list[str]], fmt: str) -> str:
+    if fmt == "tsv":
+        return "\n".join("\t".join(r) for r in rows)
+    width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width, strict=True)).rstrip()
+                     for r in rows)
+
+
+def _preferences(store: Any, only: str | None) -> list[dict[str, Any]]:
+    """Preference progress per topic and assessor, only if the database holds any
+    preference (so the status of a project without them stays as it was)."""
+    from sqlalchemy import select
+    from sqlmodel import col
+
+    from relkit.judging.store.tables import PreferenceRow
+
+    with store.read() as s:
+        if s.execute(select(col(PreferenceRow.id)).limit(1)).first() is None:
+            return []
+    from relkit.judging.store.preferences import topic_progress
+    from relkit.pooling.pool import natural
+
+    got = [{"topic": t, "assessor": who, "answered": n, "all_pairs": total}
+           for (who, t), (n, total) in topic_progress(store).items()
+           if (only is None or who == only) and (n or total)]
+    return sorted(got, key=lambda p: (natural(p["topic"]), p["assessor"]))
 
 
 def _stops(store: Any) -> list[Any]:
