@@ -256,6 +256,9 @@ def export_prefs(
     if db_arg is not None and db is not None and db_arg != db:
         raise typer.BadParameter(f"two databases given: {db_arg} and --db {db}",
                                  param_hint="DB")
+    if converted is not None and to is None:
+        raise typer.BadParameter("-o is where --to's output goes: give --to too "
+                                 "(the answers file is --answers)", param_hint="-o")
     if output is None and to is None:
         raise typer.BadParameter("say what to write: --answers FILE, --to FORMAT, or both",
                                  param_hint="--answers/--to")
@@ -264,9 +267,6 @@ def export_prefs(
     if to is not None and to not in FORMATS:
         raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}; got {to!r}",
                                  param_hint="--to")
-    if converted is not None and to is None:
-        raise typer.BadParameter("-o is where --to's output goes: give --to too "
-                                 "(the answers file is --answers)", param_hint="-o")
     store = _read(db_arg if db_arg is not None else db)
     refuse_assessor(store, "export prefs")
     import io
