@@ -237,7 +237,7 @@ def export_prefs(
                                   "prefs or qrels_prefs format, or graded qrels from "
                                   "Bradley-Terry scores: prefs, qrels_prefs or qrels "
                                   "(as relkit prefs convert)"),
-    converted: Path | None = typer.Option(None, "-o", "--output", help="With --to: write "
+    dest: Path | None = typer.Option(None, "-o", "--output", help="With --to: write "
                                           "here (default: stdout)"),
     levels: int = Num(3, "--levels", within="x >= 1", help="With --to qrels: grades above 0 "
                       "(bins of the Bradley-Terry scores)"),
@@ -256,7 +256,7 @@ def export_prefs(
     if db_arg is not None and db is not None and db_arg != db:
         raise typer.BadParameter(f"two databases given: {db_arg} and --db {db}",
                                  param_hint="DB")
-    if converted is not None and to is None:
+    if dest is not None and to is None:
         raise typer.BadParameter("-o is where --to's output goes: give --to too "
                                  "(the answers file is --answers)", param_hint="-o")
     if output is None and to is None:
@@ -289,9 +289,9 @@ def export_prefs(
             fp.write(buf.getvalue())
         _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} to {output}")
     if text is not None:
-        if converted is None:
+        if dest is None:
             sys.stdout.write(text)
         else:
-            with open_output(converted, "-o") as fp:
+            with open_output(dest, "-o") as fp:
                 fp.write(text)
-            _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} as {to} to {converted}")
+            _say(f"relkit: wrote {n} answer{'s' if n != 1 else ''} as {to} to {dest}")

@@ -43,6 +43,8 @@ EXTRA: dict[tuple[str, ...], list[str]] = {
     ("interleave", "simulate"): [str(SAMPLE / "runs" / "ql.txt"), "--preset", "perfect"],
     # the owner names the lead (a lead's own login need not)
     ("adjudicate",): ["--lead", "lee"],
+    # something to write: the trec_eval prefs format (to stdout)
+    ("export", "prefs"): ["--to", "prefs"],
 }
 # ...except when they would make the option under test moot.
 NO_EXTRA = {("systems run", "--docs"), ("systems run", "--topics"), ("agree", "--db"),
