@@ -226,3 +226,43 @@ def test_the_workflow_on_the_sample_collection_runs_as_written(tmp_path: Path) -
     via_db = run_cli(["eval", "-R", "prefs", "-q", str(work / "prefs.txt"), run])
     via_file = run_cli(["eval", "-R", "prefs", "-q", str(work / "file.prefs"), run])
     assert via_db[0] == 0 and via_db == via_file and "prefs_simp" in via_db[1]
+
+
+def test_serve_passes_the_strategy_to_every_session(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`relkit serve --pairs --pair-strategy NAME`: the server's environment carries the
+    name, and each session's app is made with it (the browser shows the terminal app)."""
+    pytest.importorskip("textual_serve")
+    import os
+
+    import relkit.judging.serve.server as server
+    import relkit.judging.tui.app as tui_app
+    import relkit.judging.tui.cli as tui_cli
+    from relkit.judging.serve import session
+
+    db = str(tmp_path / "p.db")
+    make_project(db).close()
+    seen: dict[str, str | None] = {}
+    monkeypatch.delenv("RELKIT_SERVE_PAIRS", raising=False)
+    monkeypatch.delenv("RELKIT_SERVE_PAIR_STRATEGY", raising=False)
+    monkeypatch.setattr(server, "run", lambda *a, **k: seen.update(
+        pairs=os.environ.get("RELKIT_SERVE_PAIRS"),
+        strategy=os.environ.get("RELKIT_SERVE_PAIR_STRATEGY")))
+    code, _, err = run_cli(["serve", "--db", db, "--port", "18733", "--pairs",
+                            "--pair-strategy", "adaptive"])
+    assert code == 0, err
+    assert seen == {"pairs": "1", "strategy": "adaptive"}
+    made: list = []
+
+    class Ran:
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setenv("RELKIT_SERVE_PAIRS", "1")
+    monkeypatch.setenv("RELKIT_SERVE_PAIR_STRATEGY", "adaptive")
+    monkeypatch.setattr(tui_app, "make_app", lambda store, name, settings: (
+        made.append(settings), Ran())[1])
+    monkeypatch.setattr(tui_cli, "finish", lambda app, say_where=True: 0)
+    store = Store.open(db, create=False)
+    assert session.serve(store, "assessor", "ann") == 0
+    assert [(s.pairs, s.pair_strategy) for s in made] == [(True, "adaptive")]
