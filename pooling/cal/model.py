@@ -6,9 +6,12 @@ from the judgments, never stored) on
 * the topic's text as one relevant document (BMI's synthetic seed document),
   plus optional pseudo-relevant seed documents (the runs' top documents);
 * every document judged so far: relevant (gain > 0) or not;
-* ``sample`` documents drawn at random from the unjudged candidates, labelled
-  non-relevant for this fit only (BMI: "100 randomly selected documents ...
-  labeled not relevant"; most of a collection is);
+* ``sample`` documents drawn at random from the collection's unjudged documents,
+  labelled non-relevant for this fit only (BMI: "100 randomly selected documents
+  ... labeled not relevant"; most of a collection is). From the collection, not
+  from the candidates: with ``from=runs`` a topic's few hundred candidates hold
+  most of its relevant documents, and sampling them would teach the model that
+  they are not relevant;
 
 and scores every candidate with its decision function ``w . x + b``.
 scikit-learn's ``LogisticRegression`` (liblinear, L2, ``C = 1``) with the rows in
@@ -26,17 +29,16 @@ from typing import Any
 import numpy as np
 
 
-def fit_scores(candidates: Any, topic: Any, pos: np.ndarray, neg: np.ndarray,
-               seeds: np.ndarray, c: float = 1.0) -> np.ndarray:
-    """Scores of every candidate row after fitting on the topic vector (relevant),
-    candidate rows ``pos`` and ``seeds`` (relevant) and ``neg`` (not relevant)."""
+def fit_scores(candidates: Any, topic: Any, relevant: Any, other: Any,
+               c: float = 1.0) -> np.ndarray:
+    """Scores of every row of ``candidates`` after fitting on the topic vector and the
+    rows of ``relevant`` (relevant) against the rows of ``other`` (not relevant)."""
     from scipy.sparse import vstack
     from sklearn.linear_model import LogisticRegression
 
-    rows = np.concatenate([pos, seeds, neg]).astype(np.int64)
-    x = vstack([topic, candidates[rows]], format="csr")
-    y = np.concatenate([np.ones(1 + len(pos) + len(seeds)), np.zeros(len(neg))])
-    if y.min() == y.max():            # one class only: nothing to separate yet
+    x = vstack([topic, relevant, other], format="csr")
+    y = np.concatenate([np.ones(1 + relevant.shape[0]), np.zeros(other.shape[0])])
+    if y.min() == y.max():            # one class only: rank by similarity to the topic
         return np.asarray(candidates @ topic.T.toarray()).ravel()
     clf = LogisticRegression(C=c, solver="liblinear", random_state=0)
     clf.fit(x, y)

@@ -14,7 +14,7 @@ them best first, and retrain once every one of them is judged (or skipped);
 (0, the default: the topic's text alone seeds the model, as in BMI).
 
 **Deterministic and order-free.** The random non-relevant sample of a batch
-comes from a generator seeded by the topic's seed (itself from ``(seed, "cal",
+(from the collection's documents not judged yet, whatever ``from`` is) comes from a generator seeded by the topic's seed (itself from ``(seed, "cal",
 topic)``) and the batch's number; the fit sees the labelled documents in
 candidate order. So the sequence is a function of the set of judgments at each
 batch's end: the same seed gives the same order, a restart that replays the
@@ -69,6 +69,8 @@ class Cal:
         query = texts.topic(m.topic)       # an empty topic fails before the features
         feats = texts.features(params["features"])
         self.x = feats.of(m.docs)
+        self.pool = feats.matrix                 # the random non-relevant sample's rows
+        self.rows = feats.rows(m.docs)           # each candidate's row there (-1: none)
         self.topic = feats.vectorize([query])
         k = params["seed_depth"]
         self.seeds = np.unique(np.concatenate(
@@ -91,14 +93,23 @@ class Cal:
         open_ = np.flatnonzero(self.allowed & ~judged)
         if not len(open_):
             return
+        # BMI's sample: documents of the collection not judged (nor set aside) yet
         gen = np.random.default_rng([self.base, self.batches])
-        neg = gen.choice(open_, size=min(self.sample, len(open_)), replace=False)
+        free = np.ones(self.pool.shape[0], dtype=bool)
+        done = self.rows[judged]
+        free[done[done >= 0]] = False
+        free_rows = np.flatnonzero(free)
+        neg = np.sort(gen.choice(free_rows, size=min(self.sample, len(free_rows)),
+                                 replace=False))
         lab = sorted(self.labels)
         pos = np.array([i for i in lab if self.labels[i]], dtype=np.int64)
-        negs = np.concatenate([np.array([i for i in lab if not self.labels[i]],
-                                        dtype=np.int64), np.sort(neg)])
+        non = np.array([i for i in lab if not self.labels[i]], dtype=np.int64)
         seeds = self.seeds[~np.isin(self.seeds, pos)]
-        score = fit_scores(self.x, self.topic, pos, negs, seeds, self.c)[open_]
+        from scipy.sparse import vstack
+
+        relevant = self.x[np.concatenate([pos, seeds]).astype(np.int64)]
+        other = vstack([self.x[non], self.pool[neg]], format="csr")
+        score = fit_scores(self.x, self.topic, relevant, other, self.c)[open_]
         top = np.lexsort((open_, -score))[:self.size]   # best first, ties by docno
         self.batch = [int(i) for i in open_[top]]
         self.batches += 1
