@@ -87,7 +87,6 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     if not a.skip_vaswani:
         from cal_corpora import qrels, texts
-
         from relkit.pooling.simulate import grades_of
 
         g = grades_of(qrels("vaswani"))

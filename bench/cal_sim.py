@@ -29,7 +29,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from cal_corpora import qrels, runs, texts  # noqa: E402
-
 from relkit.pooling.cal.strategy import with_collection  # noqa: E402
 from relkit.pooling.candidates import Candidates  # noqa: E402
 from relkit.pooling.simulate import Plan, grades_of, sequences  # noqa: E402

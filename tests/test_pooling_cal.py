@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cal_corpora import CORPORA, qrels, runs, texts
 from helpers import run_cli
-
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.cal.batches import grow, sizes
 from relkit.pooling.cal.strategy import with_collection

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cal_corpora import CORPORA, qrels, runs, texts
 from helpers import run_cli
-
 from relkit.judging.store.assign import Store
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.cal.strategy import with_collection

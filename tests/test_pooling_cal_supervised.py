@@ -5,8 +5,8 @@ qrels), deterministically; bad input in one line."""
 from __future__ import annotations
 
 import pytest
-from cal_corpora import CORPORA, qrels, runs, texts
 
+from cal_corpora import CORPORA, qrels, runs, texts
 from relkit.pooling.cal.supervised import SupervisedJudge
 from relkit.pooling.cal.texts import TextSource
 from relkit.pooling.candidates import Candidates

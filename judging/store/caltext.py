@@ -10,11 +10,17 @@ collection, as in a simulation; for ``from=runs``, the runs' candidates.
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from typing import Any
+
+from sqlalchemy import select as _select
 from sqlmodel import Session
 
 from relkit.judging.store.tables import DocumentRow, PoolEntryRow, TopicRow
 from relkit.pooling.cal.texts import TextSource
+
+# SQLModel declares columns as Python types, which no overload of select() accepts
+# (as in relkit.judging.store.adaptive): untyped here.
+select: Any = _select
 
 
 def _join(*parts: str | None) -> str:

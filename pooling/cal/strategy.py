@@ -14,7 +14,8 @@ them best first, and retrain once every one of them is judged (or skipped);
 (0, the default: the topic's text alone seeds the model, as in BMI).
 
 **Deterministic and order-free.** The random non-relevant sample of a batch
-(from the collection's documents not judged yet, whatever ``from`` is) comes from a generator seeded by the topic's seed (itself from ``(seed, "cal",
+(from the collection's documents not judged yet, whatever ``from`` is) comes
+from a generator seeded by the topic's seed (itself from ``(seed, "cal",
 topic)``) and the batch's number; the fit sees the labelled documents in
 candidate order. So the sequence is a function of the set of judgments at each
 batch's end: the same seed gives the same order, a restart that replays the

@@ -17,7 +17,7 @@ from relkit.pooling.strategies import Strategy, register
 
 
 def _policy(m: TopicMatrix, params: dict[str, Any], rng: random.Random) -> Any:
-    from relkit.pooling.cal.strategy import policy   # numpy/scipy/sklearn: only when used
+    from relkit.pooling.cal.strategy import policy  # numpy/scipy/sklearn: only when used
 
     return policy(m, params, rng)
 
