@@ -310,20 +310,22 @@ def _plans(specs: Sequence[str], params: Sequence[str]) -> list:  # type: ignore
 
 
 def _texts(plans: Sequence[Any], docs: Path | None, topics: Path | None) -> Any:
-    """The text a ``cal`` plan reads (None when no plan reads text)."""
+    """The text a ``cal`` plan reads (None when no plan reads text). A file that cannot
+    be read fails first (exit 1), as everywhere; then text without cal is a usage error."""
     from relkit.metrics.core.options import OptionError
-
-    if not any(p.strategy == "cal" for p in plans):
-        if docs is not None or topics is not None:
-            raise OptionError("--docs" if docs is not None else "--topics",
-                              "only the cal strategy reads text")
-        return None
-    if docs is None or topics is None:
-        raise OptionError("--docs" if docs is None else "--topics",
-                          "the cal strategy needs the documents' and the topics' text")
     from relkit.pooling.cal.texts import TextSource, read_texts
 
-    return TextSource(read_texts(docs, "documents"), read_texts(topics, "topics"))
+    d = read_texts(docs, "documents") if docs is not None else None
+    t = read_texts(topics, "topics") if topics is not None else None
+    if not any(p.strategy == "cal" for p in plans):
+        if d is not None or t is not None:
+            raise OptionError("--docs" if d is not None else "--topics",
+                              "only the cal strategy reads text")
+        return None
+    if d is None or t is None:
+        raise OptionError("--docs" if d is None else "--topics",
+                          "the cal strategy needs the documents' and the topics' text")
+    return TextSource(d, t)
 
 
 @app.command("pool-simulate")

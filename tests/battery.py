@@ -217,6 +217,10 @@ class Project:
         (root / "pool.qrels").write_text("".join(f"{t} 0 {d} {i % 3}\n"
                                                  for i, (t, d) in enumerate(pairs)))
         (root / "zscores.txt").write_text("101 map 0.3 0.1\n102 map 0.2 0.1\n")
+        # topics' text as pool-simulate --topics reads it (id<TAB>text), for cal
+        (root / "topics.tsv").write_text("".join(f"{101 + i}\t{t}\n" for i, t in enumerate(
+            ["solar panel output", "heat pump", "home battery", "draught proofing",
+             "standby power", "export tariff"])))
         (root / "labels.csv").write_text("assessor,topic,doc,grade\n" + "".join(
             f"{w},{t},{d},{g}\n" for w in ("w1", "w2", "w3")
             for t, d, g in (("101", "D006", 3), ("101", "D008", 0), ("102", "D001", 1))))
@@ -266,6 +270,7 @@ class Project:
                    "model": r / "model.json", "lists": r / "lists.tsv",
                    "group_file": r / "groups.txt", "zscores": r / "zscores.txt",
                    "labels": r / "labels.csv", "keymap": r / "keys.toml",
+                   "topics_file": r / "topics.tsv",
                    "ref": SAMPLE / "collection.toml", "collection": SAMPLE / "collection.toml"}
         return by_name.get(name, SAMPLE / "qrels.txt")
 

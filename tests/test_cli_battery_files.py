@@ -166,6 +166,10 @@ WITH: dict[tuple[tuple[str, ...], str], dict[str, list[str]]] = {
     (("ab", "power"), "assign"): {"from_log": ["{root}/log.csv"]},
     (("pool",), "docs"): {"into": ["{db}"]},
     (("pool-sample",), "pool"): {"output": ["{tmp}/sample.tsv"]},
+    # the texts are read by cal only (which needs both)
+    (("pool-simulate",), "docs"): {"strategy": ["cal"], "topics_file": ["{root}/topics.tsv"]},
+    (("pool-simulate",), "topics_file"): {"strategy": ["cal"],
+                                          "docs": [str(SAMPLE / "docs.jsonl")]},
 }
 NO_EXTRA: dict[tuple[tuple[str, ...], str], list[str]] = {
     (("clicks", "simulate"), "model"): [],
