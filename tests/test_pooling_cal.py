@@ -187,11 +187,14 @@ def test_pool_simulate_takes_cal_from_the_collection(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, hint", [
     (["-s", "cal"], "--docs"),
-    (["-s", "depth", "--docs", "x"], "--docs"),
+    (["-s", "depth", "--docs", "{tmp}/d.jsonl"], "--docs"),
+    (["-s", "depth", "--from", "collection"], "--from"),
+    (["-s", "cal", "--from", "everything"], "--from"),
 ])
 def test_pool_simulate_text_options_are_usage_errors(tmp_path: Path, args: list[str],
                                                      hint: str) -> None:
-    code, _, err = run_cli(["pool-simulate", *_tiny(tmp_path), *args])
+    files = _tiny(tmp_path)
+    code, _, err = run_cli(["pool-simulate", *files, *(a.format(tmp=tmp_path) for a in args)])
     assert code == 2 and hint in err and len(err.strip().splitlines()) == 1
 
 
