@@ -111,7 +111,7 @@ def grade_all(backend: Backend, requests: Sequence[Request], cache: AnswerCache,
             return
         except Exception as exc:  # one pair's failure, never the run's
             rep.failed.append(((r.topic, r.doc), f"topic {r.topic!r} document {r.doc!r}: "
-                               f"{type(exc).__name__}: {exc}"))
+                               f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"))
             return
         cache.put(keys[(r.topic, r.doc)], r.topic, r.doc, a)  # stored before anything else
         rep.answers[(r.topic, r.doc)] = a
