@@ -8,12 +8,15 @@ imported inside the commands: ``relkit prefs --help`` loads neither.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from relkit.metrics.prefs.answers import Answer
 
 app = typer.Typer(help="Preference answers: convert them to trec_eval's formats or graded "
@@ -42,6 +45,20 @@ def _known(path: Path | None) -> dict[str, set[str]] | None:
 
         raise FormatError(str(path), None, "qrels lines (qid iter docno rel)", "none")
     return known
+
+
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An error about the answers read from ``path`` names the file, as typed (the
+    library's messages give the line, or the topic and assessor, but not the file)."""
+    from relkit.metrics.core.errors import FormatError, RelkitError
+
+    try:
+        yield
+    except FormatError:
+        raise
+    except RelkitError as exc:
+        raise RelkitError(f"{path}: {exc}") from None
 
 
 def _read(answers: Path, known: Path | None) -> list[Answer]:
@@ -90,8 +107,9 @@ def convert(
     from relkit.metrics.prefs import export
 
     got = _read(answers, known)
-    text = (export.to_prefs(got) if to == "prefs" else export.to_qrels_prefs(got)
-            if to == "qrels_prefs" else export.to_qrels(got, levels))
+    with _naming(answers):
+        text = (export.to_prefs(got) if to == "prefs" else export.to_qrels_prefs(got)
+                if to == "qrels_prefs" else export.to_qrels(got, levels))
     if to != "qrels_prefs":
         _warn_cycles(str(answers), got)
     if output is None:
@@ -126,7 +144,8 @@ def report(
     out = sys.stdout
     out.write("topic\tdoc\ttheta\tse\tnu\tfit\n")
     for topic, group in by_topic(got).items():
-        fit = fit_bt(group)
+        with _naming(answers):
+            fit = fit_bt(group)
         se = dict(zip(fit.docs, fit.se.tolist(), strict=True))
         theta = fit.scores()
         for d in fit.ranking():
