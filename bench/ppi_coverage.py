@@ -155,7 +155,7 @@ def llmjudge(replicates: int = 500, budget: int = 200) -> None:
                 hit += e.low <= target <= e.high
                 wid += e.high - e.low
                 wid0 += c.high - c.low
-                eff += effective_labels(budget, c.se ** 2, e.se ** 2)
+                eff += effective_labels(y[s], zeros, {0: big_n}, e.se ** 2)
             print(f"| {path.stem} | {name} | {target:.3f} | {total:.3f} | "
                   f"{hit / replicates:.3f} | {wid / replicates:.4f} | "
                   f"{wid0 / replicates:.4f} | {eff / replicates:.0f} |", flush=True)

@@ -118,12 +118,17 @@ def pool(
                                     "Cormack & Grossman's knee or target method: knee, "
                                     "target or target:T (T relevant in a random sample "
                                     "first; default 10)"),
+    source_from: str | None = typer.Option(None, "--from", help="cal: its candidates, the "
+                                           "runs' top --depth (runs, the default) or every "
+                                           "document of the collection (collection)"),
 ) -> None:
     """Pool runs with a strategy: to a file (-o), into a judging database (--db), or stdout.
 
-    An adaptive strategy (mtf, bandit, hedge, rbp-adaptive) imports every
+    An adaptive strategy (mtf, bandit, hedge, rbp-adaptive, cal) imports every
     candidate with the strategy's definition; assessors are then shown the
     documents it picks as their judgments arrive, up to the budget per topic.
+    cal ranks by a classifier over the documents' text; with --from collection
+    every document of the collection is a candidate.
 
     Example: relkit pool runs/*.txt --strategy fusion --param method=rrf --budget 50 -o pool.tsv
 
@@ -132,6 +137,8 @@ def pool(
     Example: relkit pool runs/*.txt --strategy bandit --budget 50 --seed 7 --db project.db
 
     Example: relkit pool runs/*.txt --strategy bandit --budget 500 --stop knee --db project.db
+
+    Example: relkit pool runs/*.txt --strategy cal --from collection --budget 100 --db project.db
 
     Example: relkit pool runs/*.txt --groups teams.txt --runs-per-group 1 --depth 100 -o pool.tsv
     """
@@ -146,6 +153,8 @@ def pool(
         kind = get(strategy).kind     # an unknown name fails before the runs are read
     with option_value("--param"):
         params = parse_params(param)
+    if source_from is not None:
+        _cal_from(strategy, source_from, params)
     if output is not None:
         check_output(output)          # before the work, not after it
     if docs is not None and into is None:
@@ -220,6 +229,30 @@ def pool(
              f"{summary.new_documents:,} documents copied in)")
 
 
+def _cal_from(strategy: str, source: str, params: dict[str, Any]) -> None:
+    """``--from`` is cal's ``from`` parameter (a usage error for another strategy)."""
+    if strategy != "cal":
+        raise typer.BadParameter("is for the cal strategy (its candidates)",
+                                 param_hint="--from")
+    if source not in ("runs", "collection"):
+        raise typer.BadParameter(f"expected runs or collection; got {source!r}",
+                                 param_hint="--from")
+    params["from"] = source
+
+
+def _collection_ids(store: Store, docs: Path | None, docs_format: str | None) -> list[str]:
+    """Every document id of the collection's documents file (cal from=collection)."""
+    from relkit.corpora.docstore import DocStore
+    from relkit.pooling.errors import PoolingError
+
+    src, fmt = store.docs_source()
+    source = docs or (Path(src) if src else None)
+    if source is None:
+        raise PoolingError("cal from=collection needs the collection's documents: give "
+                           "--docs, or `relkit init --docs`")
+    return DocStore.open(source, docs_format or fmt).ids()
+
+
 def _free_name(store: Store, label: str) -> str:
     """A default pool name not yet used: ``depth-10``, then ``depth-10-2``...
 
@@ -270,6 +303,10 @@ def _pool_adaptive(runs: list[Path], strategy: str, params: dict[str, Any], dept
     store = _owner(into, "pool --db")
     loaded = load_runs(runs)
     cands = Candidates.from_runs(loaded, depth, topics)
+    if definition.strategy == "cal" and definition.params.get("from") == "collection":
+        from relkit.pooling.cal.strategy import with_collection
+
+        cands = with_collection(cands, _collection_ids(store, docs, docs_format))
     # The runs themselves are in the pool (each candidate's provenance); their files'
     # checksums say which files those were.
     files = {n: {"path": str(p.resolve()), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}

@@ -15,6 +15,8 @@ from relkit.judging.cliopts import DbOpt
 from relkit.judging.cliopts import say as _say
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy import Connection
 
 HISTORY = ("judgment_history", "adjudication_history",  # append-only (migrations 0002, 0007,
@@ -188,6 +190,7 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
     out.append((not problems, "decision history", "every final grade is its pair's latest "
                 "history row, and every pair with a history has its final grade"
                 if not problems else "; ".join(problems)))
+    out.append(_preference_history(count))
     n = count("SELECT COUNT(*) FROM judgment j WHERE j.grade IS NOT NULL AND NOT EXISTS "
               "(SELECT 1 FROM scale_grade g WHERE g.collection_id = j.collection_id "
               "AND g.value = j.grade)")
@@ -218,6 +221,32 @@ def _checks(conn: Connection, rev: str, head: str) -> list[tuple[bool, str, str]
     if not sqlite and team:
         out.append(_team_privileges(conn))
     return out
+
+
+def _preference_history(count: Callable[[str], int]) -> tuple[bool, str, str]:
+    """Every preference is what its latest history row recorded (relkit writes both in one
+    transaction; the team guard holds a person to it), on the same pair, and no two rows
+    of an assessor hold the same pair (migration 0008's constraints, checked again for a
+    database changed past them)."""
+    n = count("SELECT COUNT(*) FROM preference p WHERE NOT EXISTS (SELECT 1 FROM "
+              "preference_history h WHERE h.id = (SELECT MAX(l.id) FROM preference_history l "
+              "WHERE l.preference_id = p.id) AND h.version = p.version AND h.assessor_id = "
+              "p.assessor_id AND h.topic_id = p.topic_id AND h.left_id = p.left_id AND "
+              "h.right_id = p.right_id AND (h.answer = p.answer OR (h.answer IS NULL AND "
+              "p.answer IS NULL)) AND h.note = p.note AND h.flagged = p.flagged AND "
+              "h.source = p.source AND h.recorded_at = p.updated_at)")
+    twice = count("SELECT COUNT(*) FROM preference p WHERE NOT ((p.left_id = p.low_id AND "
+                  "p.right_id = p.high_id) OR (p.left_id = p.high_id AND p.right_id = "
+                  "p.low_id)) OR EXISTS (SELECT 1 FROM preference q WHERE q.id < p.id AND "
+                  "q.assessor_id = p.assessor_id AND q.topic_id = p.topic_id AND "
+                  "((q.left_id = p.left_id AND q.right_id = p.right_id) OR (q.left_id = "
+                  "p.right_id AND q.right_id = p.left_id)))")
+    problems = ([f"{n} preference{'s differ' if n != 1 else ' differs'} from its latest "
+                 "history row (changed without history)"] if n else []) + (
+        [f"{twice} preference{'s hold' if twice != 1 else ' holds'} a pair another row of "
+         "the same assessor holds, or a pair key off its documents"] if twice else [])
+    return (not problems, "preference history", "every preference is its latest history "
+            "row, one per assessor and pair" if not problems else "; ".join(problems))
 
 
 def _team_privileges(conn: Connection) -> tuple[bool, str, str]:

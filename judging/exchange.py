@@ -133,7 +133,8 @@ def export_jsonl(
     output: Path | None = typer.Option(None, "-o", "--output", help="File (default stdout)"),
 ) -> None:
     """Dump every pair with its pools, provenance, judgments and their history, and the
-    final grade with its history (adjudication, adjudication_history).
+    final grade with its history (adjudication, adjudication_history); then every
+    preference with its note, flag and history ("record": "preference").
 
     Example: relkit export jsonl -o judgments.jsonl
     """

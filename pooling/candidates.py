@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -235,6 +236,9 @@ class Candidates:
     lists: dict[str, dict[str, list[str]]]
     scores: dict[str, dict[str, list[float]]] = field(repr=False)
     depth: int | None = None
+    # The documents' and topics' text, for strategies that read it (cal:
+    # relkit.pooling.cal.texts.TextSource); None for those that look at ranks only.
+    text: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_runs(cls, runs: Mapping[str, Run], depth: int | Mapping[str, int] | None = None,
@@ -293,7 +297,7 @@ class Candidates:
             idx = np.array([index[d] for d in self.lists[topic][r]], dtype=np.int64)
             ranks[idx, j] = np.arange(1, len(idx) + 1)
             order.append(idx)
-        return TopicMatrix(topic, docs, index, runs, ranks, order)
+        return TopicMatrix(topic, docs, index, runs, ranks, order, self.text)
 
 
 @dataclass(frozen=True, eq=False)
@@ -307,3 +311,4 @@ class TopicMatrix:
     runs: list[str]
     ranks: np.ndarray
     order: list[np.ndarray]
+    text: Any = None

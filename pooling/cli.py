@@ -309,6 +309,25 @@ def _plans(specs: Sequence[str], params: Sequence[str]) -> list:  # type: ignore
     return out
 
 
+def _texts(plans: Sequence[Any], docs: Path | None, topics: Path | None) -> Any:
+    """The text a ``cal`` plan reads (None when no plan reads text). A file that cannot
+    be read fails first (exit 1), as everywhere; then text without cal is a usage error."""
+    from relkit.metrics.core.options import OptionError
+    from relkit.pooling.cal.texts import TextSource, read_texts
+
+    d = read_texts(docs, "documents") if docs is not None else None
+    t = read_texts(topics, "topics") if topics is not None else None
+    if not any(p.strategy == "cal" for p in plans):
+        if d is not None or t is not None:
+            raise OptionError("--docs" if d is not None else "--topics",
+                              "only the cal strategy reads text")
+        return None
+    if d is None or t is None:
+        raise OptionError("--docs" if d is None else "--topics",
+                          "the cal strategy needs the documents' and the topics' text")
+    return TextSource(d, t)
+
+
 @app.command("pool-simulate")
 def simulate_cmd(
     qrels: Path = typer.Argument(..., help="A complete qrels (the simulated assessor; '-': "
@@ -328,6 +347,12 @@ def simulate_cmd(
     stop: str | None = typer.Option(None, "--stop", help="Stop each topic of an adaptive "
                                     "strategy early: knee, target or target:T (Cormack & "
                                     "Grossman); static strategies judge their order"),
+    docs: Path | None = typer.Option(None, "--docs", help="Documents' text for cal: BEIR "
+                                     "JSONL (_id, title, text) or id<TAB>text lines"),
+    topics_file: Path | None = typer.Option(None, "--topics", help="Topics' text for cal, "
+                                            "in the same forms"),
+    source_from: str | None = typer.Option(None, "--from", help="cal's candidates for "
+                                           "every cal strategy: runs or collection"),
     fmt: str = FormatOpt,
     output: Path | None = OutputOpt,
 ) -> None:
@@ -343,7 +368,14 @@ def simulate_cmd(
     from relkit.metrics.core.tables import write_table
     from relkit.pooling.simulate import plot, simulate
 
-    plans = _plans(strategy, param)
+    if source_from is not None:
+        from relkit.metrics.core.options import OptionError
+
+        if source_from not in ("runs", "collection"):
+            raise OptionError("--from", f"expected runs or collection; got {source_from!r}")
+        if not any(s.partition(":")[0] == "cal" for s in strategy):
+            raise OptionError("--from", "is for the cal strategy (give -s cal)")
+    plans = _plans(strategy, [*param, *([f"from={source_from}"] if source_from else [])])
     budgets = _parse_budgets(budget)
     if stop is not None:
         from relkit.metrics.core.options import option_value
@@ -360,9 +392,11 @@ def simulate_cmd(
         check_output(plot_file, "--plot")
         if plot_file.suffix.lower() not in (".svg", ".png", ".pdf"):
             raise OptionError("--plot", f"{plot_file}: write an .svg, .png or .pdf file")
+    texts = _texts(plans, docs, topics_file)
     sim = simulate(_read_qrels(qrels), load_runs(runs), plans, budgets, depth=depth, seed=seed,
                    level=level, measure=measure,
-                   progress=lambda label: _say(f"relkit: simulating {label}"), stop=stop)
+                   progress=lambda label: _say(f"relkit: simulating {label}"), stop=stop,
+                   texts=texts)
     for label, at in sim.stopped.items():
         _say(f"relkit: {label}: the {stop} rule stopped {len(at)} topic(s), after "
              f"{sum(at.values()) / len(at):.1f} judgments on average")

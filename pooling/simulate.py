@@ -138,9 +138,13 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
              budgets: Sequence[int], *, depth: int | None = None, seed: int = 0,
              level: int = 1, measure: str = "map",
              progress: Callable[[str], None] | None = None,
-             stop: str | None = None) -> Simulation:
+             stop: str | None = None, texts: Any = None) -> Simulation:
     """Simulate every plan at every per-topic budget (see the module docstring);
-    ``stop``: a stopping rule for the adaptive plans (a topic judges no more after it)."""
+    ``stop``: a stopping rule for the adaptive plans (a topic judges no more after it);
+    ``texts``: the documents' and topics' text (a
+    :class:`relkit.pooling.cal.texts.TextSource`) for strategies that read it (``cal``).
+    ``found_share`` stays a share of the relevant documents the runs retrieved, so
+    ``cal:from=collection`` can pass 100%."""
     if not budgets or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                           for b in budgets):
         raise PoolingError(f"The 'budget' parameter of pool-simulate must be ints >= 1; "
@@ -152,7 +156,7 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
     if not topics:
         raise PoolingError(f"{qrels.source}: no topic of the runs is in the qrels")
     cands = Candidates({t: cands.lists[t] for t in topics},
-                       {t: cands.scores[t] for t in topics}, cands.depth)
+                       {t: cands.scores[t] for t in topics}, cands.depth, text=texts)
     in_runs = sum(1 for t in topics for d in cands.provenance(t)
                   if grades[t].get(d, 0) >= level)
     total = sum(1 for t in topics for g in grades[t].values() if g >= level)
@@ -165,7 +169,8 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
     for plan in plans:
         if progress is not None:
             progress(plan.label)
-        seq = sequences(plan, cands, grades, top, seed=seed, level=level, stop=stop,
+        seq = sequences(plan, _candidates(plan, cands, texts), grades, top, seed=seed,
+                        level=level, stop=stop,
                         stopped=halted.setdefault(plan.label, {}))
         curve = [0] * (top + 1)
         for js in seq.values():
@@ -184,6 +189,17 @@ def simulate(qrels: Qrels, runs: Mapping[str, Run], plans: Sequence[Plan],
             rows.append(SimRow(plan.label, b, n, curve[b], in_runs, total, tau,
                                sum(j10.values()) / len(j10)))
     return Simulation(rows, curves, {k: v for k, v in halted.items() if v})
+
+
+def _candidates(plan: Plan, cands: Candidates, texts: Any) -> Candidates:
+    """What ``plan`` chooses from: ``cal:from=collection`` adds every document."""
+    if plan.strategy != "cal" or plan.params.get("from") != "collection":
+        return cands
+    if texts is None:
+        raise PoolingError("cal needs the documents' and topics' text (--docs, --topics)")
+    from relkit.pooling.cal.strategy import with_collection
+
+    return with_collection(cands, texts.docs, texts)
 
 
 def plot(sim: Simulation, path: str, *, title: str = "") -> None:

@@ -224,6 +224,10 @@ class Project:
             if t1 == t2:
                 answers.append(f"{t1}\t{d1}\t{d2}\t{('left', 'equal')[len(answers) % 2]}\tann")
         (root / "answers.tsv").write_text("\n".join(answers) + "\n")
+        # topics' text as pool-simulate --topics reads it (id<TAB>text), for cal
+        (root / "topics.tsv").write_text("".join(f"{101 + i}\t{t}\n" for i, t in enumerate(
+            ["solar panel output", "heat pump", "home battery", "draught proofing",
+             "standby power", "export tariff"])))
         (root / "labels.csv").write_text("assessor,topic,doc,grade\n" + "".join(
             f"{w},{t},{d},{g}\n" for w in ("w1", "w2", "w3")
             for t, d, g in (("101", "D006", 3), ("101", "D008", 0), ("102", "D001", 1))))
@@ -273,6 +277,7 @@ class Project:
                    "model": r / "model.json", "lists": r / "lists.tsv",
                    "group_file": r / "groups.txt", "zscores": r / "zscores.txt",
                    "labels": r / "labels.csv", "keymap": r / "keys.toml",
+                   "topics_file": r / "topics.tsv",
                    "ref": SAMPLE / "collection.toml", "collection": SAMPLE / "collection.toml",
                    "template": r / "prompt.txt",
                    "answers": r / "answers.tsv", "known": r / "pool.qrels"}

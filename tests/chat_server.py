@@ -50,8 +50,10 @@ def pair_of(prompt: str) -> tuple[str, str]:
 
 class ChatServer:
     """``script[(topic, doc)]``: actions for that pair's successive requests (then "ok"):
-    ``"ok"``, ``("text", content)``, ``("status", code, headers)``, ``("slow", seconds)``,
-    ``"drop"``, ``("json", raw_body)``. ``key``: the bearer key required (401 otherwise).
+    ``"ok"``, ``("text", content)``, ``("status", code, headers)`` (or ``("status", code,
+    headers, error_text)``), ``("slow", seconds)``, ``"drop"``, ``("json", raw_body)``,
+    ``("raw", bytes)`` (written as the whole answer, then the connection is closed).
+    ``key``: the bearer key required (401 otherwise).
     ``gate``: the request number (1-based) that waits for :meth:`release`, then answers
     nothing (its client was killed) or, with ``gate_answers``, answers as usual.
     """
@@ -130,7 +132,14 @@ class ChatServer:
                 h.connection.close()
                 return
             if isinstance(action, tuple) and action[0] == "status":
-                self._send(h, action[1], {"error": {"message": "busy"}}, action[2])
+                said = action[3] if len(action) > 3 else "busy"
+                self._send(h, action[1], {"error": {"message": said}}, action[2])
+                return
+            if isinstance(action, tuple) and action[0] == "raw":
+                h.close_connection = True
+                h.wfile.write(action[1])
+                h.wfile.flush()
+                h.connection.close()
                 return
             if isinstance(action, tuple) and action[0] == "json":
                 self._raw(h, 200, action[1].encode())

@@ -174,6 +174,10 @@ WITH: dict[tuple[tuple[str, ...], str], dict[str, list[str]]] = {
                            "auto": [str(SAMPLE / "qrels.txt")]},
     (("eval",), "auto"): {"ppi": [], "qrels": [str(RUNS[1])],
                           "human": [str(SAMPLE / "qrels.txt")]},
+    # the texts are read by cal only (which needs both)
+    (("pool-simulate",), "docs"): {"strategy": ["cal"], "topics_file": ["{root}/topics.tsv"]},
+    (("pool-simulate",), "topics_file"): {"strategy": ["cal"],
+                                          "docs": [str(SAMPLE / "docs.jsonl")]},
 }
 NO_EXTRA: dict[tuple[tuple[str, ...], str], list[str]] = {
     (("clicks", "simulate"), "model"): [],

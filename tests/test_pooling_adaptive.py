@@ -7,6 +7,7 @@ import pytest
 from helpers import SHARED
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool, Judgment
+from relkit.pooling.cal.texts import TextSource
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.simulate import Plan, grades_of, simulate
@@ -20,8 +21,14 @@ B = "".join(f"1 Q0 d{i:02d} {i} {100 - i} B\n" for i in range(40, 10, -1))
 REL = {"d03", "d05", "d12", "d30", "d33"}
 
 
+# The documents' text, for the strategies that read it (cal); the others ignore it.
+TEXT = TextSource({f"d{i:02d}": f"report {('alpha', 'beta', 'gamma')[i % 3]} item{i}"
+                   for i in range(1, 41)}, {"1": "alpha report"})
+
+
 def cands() -> Candidates:
-    return Candidates.from_runs({"A": Run.read(A), "B": Run.read(B)})
+    c = Candidates.from_runs({"A": Run.read(A), "B": Run.read(B)})
+    return Candidates(c.lists, c.scores, c.depth, text=TEXT)
 
 
 def drive(pool: AdaptivePool, n: int) -> list[str]:

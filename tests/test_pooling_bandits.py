@@ -16,6 +16,7 @@ from helpers import SHARED
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.build import judging_order
+from relkit.pooling.cal.texts import TextSource
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.simulate import Plan, grades_of, sequences
 from relkit.pooling.strategies import get, load_all, names
@@ -157,6 +158,9 @@ def full_sequence(name: str, params: dict[str, Any], cands: Candidates, rel: set
 def test_every_strategy_judges_each_candidate_once_and_repeats_under_a_seed(
         lists: list[list[str]], rel: set[str], seed: int) -> None:
     cands = Candidates.from_runs({f"R{j}": run(f"R{j}", docs) for j, docs in enumerate(lists)})
+    # the documents' text, for the strategies that read it (cal)
+    text = TextSource({f"d{i}": f"word{i % 3} term{i}" for i in range(12)}, {"1": "word1"})
+    cands = Candidates(cands.lists, cands.scores, cands.depth, text=text)
     pooled = sorted({d for docs in lists for d in docs})
     for name, params in plans():
         seq = full_sequence(name, params, cands, rel, seed)

@@ -1,7 +1,9 @@
 """The grading backend protocol: given a topic and a document, return an :class:`Answer`.
 
-A backend is anything with ``name`` (a string that, with the template's hash, keys the
-cache: a changed backend never reuses another's answers) and ``grade(request)``. The
+A backend is anything with ``name`` (a string that keys its answers in the cache: a
+changed backend never reuses another's answers) and ``grade(request)``; a backend whose
+answer depends on more than its name (the chat backend: the prompt it sends) also has
+``cache_key(request)``, the key of that request's answer. The
 HTTP chat-completions client (:class:`relkit.judging.autojudge.chat.ChatBackend`) is one;
 an offline one (a local classifier) needs only::
 

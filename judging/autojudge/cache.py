@@ -4,8 +4,10 @@ A SQLite file of its own (the standard library's ``sqlite3``), apart from the ju
 database: it works the same for a PostgreSQL project, and the judging database gets
 the grades in one transaction at the end, as an import does. Each answer is committed
 on its own (WAL journal), so a run killed at any point keeps every answer it received;
-the next run finds them by their key (backend name = endpoint, model and template hash;
-topic; document) and asks only for the rest.
+the next run finds them by their key (the backend's key: for the chat backend the
+endpoint, the model and a hash of the request sent; topic; document) and asks only for
+the rest. Answers stored under another key (another prompt, an answers file of an
+earlier relkit keyed otherwise) are kept in the file and never used.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from relkit.metrics.core.errors import InputError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answer (
-    backend TEXT NOT NULL,      -- endpoint|model|template hash
+    backend TEXT NOT NULL,      -- the backend's key for this answer
     topic TEXT NOT NULL,
     doc TEXT NOT NULL,
     raw TEXT NOT NULL,          -- the model's answer as it came
@@ -67,6 +69,17 @@ class AnswerCache:
                 "WHERE backend = ?", (backend,)):
             if (t, d) in wanted:
                 out[(t, d)] = Answer(raw, g, st, ti, to)
+        return out
+
+    def get_keyed(self, keys: Iterable[tuple[str, str, str]]
+                  ) -> dict[tuple[str, str], Answer]:
+        """The stored answers for these (backend key, topic, document)."""
+        out = {}
+        for key, topic, doc in keys:
+            for raw, g, st, ti, to in self._db.execute(
+                    "SELECT raw, grade, status, tokens_in, tokens_out FROM answer "
+                    "WHERE backend = ? AND topic = ? AND doc = ?", (key, topic, doc)):
+                out[(topic, doc)] = Answer(raw, g, st, ti, to)
         return out
 
     def put(self, backend: str, topic: str, doc: str, a: Answer) -> None:

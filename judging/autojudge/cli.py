@@ -114,13 +114,14 @@ def judges_run(
 
     Example: relkit judges-run --endpoint URL --model NAME --price 0.15,0.60 --max-cost 5
     """
-    from relkit.judging.autojudge.chat import ChatBackend, chat_url
+    from relkit.judging.autojudge.chat import ChatBackend, chat_url, shown_url
     from relkit.judging.autojudge.prompt import Template
 
     try:
         chat_url(endpoint)
     except ValueError as exc:
-        raise typer.BadParameter(f"{exc}; got {endpoint!r}", param_hint="--endpoint") from None
+        raise typer.BadParameter(f"{exc}; got {shown_url(endpoint)!r}",
+                                 param_hint="--endpoint") from None
     if not model.strip():
         raise typer.BadParameter("a model's name cannot be empty", param_hint="--model")
     if assessor is not None and not assessor.strip():

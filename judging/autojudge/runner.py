@@ -6,7 +6,12 @@ arrives, before another request is sent. A budget (``max_requests``, ``max_cost`
 the sending of new requests; the ones in flight (at most ``concurrency - 1`` past the
 cost budget, none past the request budget) finish and are stored. A fatal backend error
 and a first Ctrl-C (``KeyboardInterrupt``) stop the same way; a second Ctrl-C stops
-waiting.
+waiting. Any other error a backend raises (a bug, an answer nobody foresaw) fails that
+pair only: the run goes on and every answer received is stored.
+
+An answer's key in the cache is the backend's ``cache_key(request)`` when it has one
+(the chat backend's: the endpoint, the model and a hash of the request it sends), else
+its ``name``.
 """
 
 from __future__ import annotations
@@ -68,8 +73,10 @@ def grade_all(backend: Backend, requests: Sequence[Request], cache: AnswerCache,
     ``per_request(request, answer)`` is called for each new answer (its token counts).
     """
     rep = RunReport(cost=0.0 if price is not None else None)
-    pairs = [(r.topic, r.doc) for r in requests]
-    rep.answers = cache.get_many(backend.name, pairs)
+    key_of: Callable[[Request], str] | None = getattr(backend, "cache_key", None)
+    keys = {(r.topic, r.doc): key_of(r) if key_of is not None else backend.name
+            for r in requests}
+    rep.answers = cache.get_keyed((k, t, d) for (t, d), k in keys.items())
     rep.cached = len(rep.answers)
     todo = [r for r in requests if (r.topic, r.doc) not in rep.answers]
     total = len(requests)
@@ -102,7 +109,11 @@ def grade_all(backend: Backend, requests: Sequence[Request], cache: AnswerCache,
             else:
                 rep.failed.append(((r.topic, r.doc), str(exc)))
             return
-        cache.put(backend.name, r.topic, r.doc, a)  # stored before anything else
+        except Exception as exc:  # one pair's failure, never the run's
+            rep.failed.append(((r.topic, r.doc), f"topic {r.topic!r} document {r.doc!r}: "
+                               f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"))
+            return
+        cache.put(keys[(r.topic, r.doc)], r.topic, r.doc, a)  # stored before anything else
         rep.answers[(r.topic, r.doc)] = a
         rep.requests += 1
         rep.tokens_in += a.tokens_in

@@ -267,6 +267,18 @@ class Picker:
         self.assessor = assessor
         self.collection_id = collection_id
         self._drivers: dict[str, _Driver] = {}
+        self._texts: dict[int, Any] = {}
+
+    def _with_text(self, s: Session, prow: PoolRow, cands: Candidates) -> Candidates:
+        """``cands`` with the pool's text (read once per pool and view: the cal
+        strategy's features are fitted on it once)."""
+        from relkit.judging.store.caltext import pool_texts
+
+        assert prow.id is not None
+        text = self._texts.get(prow.id)
+        if text is None:
+            text = self._texts[prow.id] = pool_texts(s, prow.id, prow.collection_id)
+        return Candidates(cands.lists, cands.scores, cands.depth, text=text)
 
     def _driver(self, s: Session, a: Assigned, topic: str) -> _Driver:
         drv = self._drivers.get(topic)
@@ -277,6 +289,8 @@ class Picker:
             if d is None:
                 raise StoreError(f"pool {prow.name!r} is not adaptive")
             cands = candidates(s, a.pool_id, a.topic_id, topic)
+            if d.strategy == "cal":   # it reads the text: the pool's, from the database
+                cands = self._with_text(s, prow, cands)
             pool = AdaptivePool(d.strategy, cands, d.params, seed=d.seed, level=d.level,
                                 max_grade=d.max_grade, stop=d.stop)
             drv = _Driver(pool, frozenset(cands.provenance(topic)))

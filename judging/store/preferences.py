@@ -276,7 +276,8 @@ def write_answers(store: Database, fp: Any) -> int:
     """The current answers as an answers file (TSV, :data:`ANSWERS_HEADER`); how many.
 
     One line per assessor and pair, the documents on the sides they were shown on;
-    undone pairs are left out, history is not written (``relkit export jsonl`` for that).
+    undone pairs, notes, flags and history are not written (``relkit export jsonl``
+    has them: :mod:`relkit.judging.store.preference_dump`).
     An id with a tab or a line break cannot be written in this format: refused, in one
     line, before anything is written.
     """

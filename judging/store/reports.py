@@ -233,8 +233,14 @@ def dump(store: Store) -> Iterator[dict[str, object]]:
 
 
 def write_jsonl(store: Store, fp: IO[str]) -> int:
+    """The pairs of :func:`dump`, then the preferences
+    (:mod:`relkit.judging.store.preference_dump`), one JSON record a line; how many."""
+    from itertools import chain
+
+    from relkit.judging.store.preference_dump import preference_records
+
     n = 0
-    for rec in dump(store):
+    for rec in chain(dump(store), preference_records(store)):
         fp.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
         n += 1
     return n

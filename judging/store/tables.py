@@ -333,6 +333,10 @@ class PreferenceRow(SQLModel, table=True):
         CheckConstraint(f"answer IS NULL OR {_in('answer', ANSWERS)}", name="preference_answer"),
         CheckConstraint("left_id <> right_id", name="preference_two_documents"),
         CheckConstraint("low_id < high_id", name="preference_pair_order"),
+        # The key is the shown pair itself (migration 0008): one row, one answer per pair.
+        CheckConstraint("(left_id = low_id AND right_id = high_id) OR "
+                        "(left_id = high_id AND right_id = low_id)",
+                        name="preference_pair_sides"),
         Index("ix_preference_topic", "topic_id", "assessor_id"),
     )
     id: int | None = Field(default=None, primary_key=True)
@@ -341,8 +345,8 @@ class PreferenceRow(SQLModel, table=True):
     topic_id: int = Field(foreign_key="topic.id")
     left_id: int = Field(foreign_key="document.id")
     right_id: int = Field(foreign_key="document.id")
-    low_id: int
-    high_id: int
+    low_id: int = Field(foreign_key="document.id")
+    high_id: int = Field(foreign_key="document.id")
     answer: str | None = None
     note: str = ""
     flagged: bool = False

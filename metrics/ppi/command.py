@@ -3,7 +3,8 @@
 Columns (tab-separated, a header first): the run, the measure, the PPI++ estimate and
 its interval, the human-only estimate and its interval from the same human labels,
 the number of human labels and the effective number (human labels the human-only
-estimate would need for PPI++'s variance; :func:`relkit.metrics.ppi.estimators.effective_labels`).
+estimate would need, at the same design and never more than the pool, for PPI++'s
+variance; :func:`relkit.metrics.ppi.estimators.effective_labels`).
 """
 
 from __future__ import annotations

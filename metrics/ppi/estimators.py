@@ -167,14 +167,41 @@ def satterthwaite_df(terms: list[tuple[float, int]]) -> float:
     return total * total / den if den > 0 else math.inf
 
 
-def effective_labels(n: int, var_classical: float, var_ppi: float) -> float:
-    r"""Human labels the classical estimate would need for PPI's variance:
-    :math:`n \cdot \widehat{\mathrm{Var}}_{\text{classical}} / \widehat{\mathrm{Var}}_{\text{PPI}}`
-    (the ratio of variances at the same design, as Angelopoulos et al. 2023 count it;
-    ``inf`` when PPI's variance is 0 and the classical one is not)."""
-    if var_ppi <= 0:
-        return float(n) if var_classical <= 0 else math.inf
-    return n * var_classical / var_ppi
+def effective_labels(z: np.ndarray, strata: np.ndarray, sizes: dict[int, int],
+                     var_ppi: float) -> float:
+    r"""Human labels the classical (human-only) estimate would need for PPI's variance,
+    at the same design: the same strata, the labels allocated in the same proportions.
+
+    With :math:`s_h^2` the sample variance (ddof 1) of the human values :math:`z` in
+    stratum :math:`h`, the classical variance with :math:`m` labels allocated as the
+    :math:`n` labels were (:math:`m_h = m\,n_h/n`) is
+    :math:`V(m) = \sum_h N_h^2 (1/m_h - 1/N_h) s_h^2 = A\,n/m - B` with
+    :math:`A = \sum_h N_h^2 s_h^2/n_h`, :math:`B = \sum_h N_h s_h^2`
+    (Cochran, *Sampling Techniques*, 1977, §5.3). Solving :math:`V(m) = V_{	ext{PPI}}`:
+
+    .. math::
+
+        n_{	ext{eff}} = \min\Big(N, rac{A\,n}{V_{	ext{PPI}} + B}\Big),
+
+    which for one stratum is
+    :math:`1 / ig((V_{	ext{PPI}}/V_{	ext{cls}})(1/n - 1/N) + 1/Nig)`: the ratio of
+    variances :math:`n V_{	ext{cls}}/V_{	ext{PPI}}` of Angelopoulos et al. (2023), whose
+    labels are i.i.d., corrected for the finite pool, so never more than its :math:`N`
+    pairs (:math:`V_{	ext{PPI}} = 0` with :math:`B > 0` gives :math:`N`: only labelling
+    every pair makes the classical variance 0). A stratum with one label adds nothing
+    (no :math:`s_h^2`); with no variance anywhere the answer is :math:`n`.
+    """
+    n, big_n = len(z), sum(sizes.values())
+    a = b = 0.0
+    for h, size in sizes.items():
+        zh = z[strata == h]
+        if len(zh) >= 2:
+            s2 = float(np.var(zh, ddof=1))
+            a += size * size * s2 / len(zh)
+            b += size * s2
+    if a <= 0 or var_ppi + b <= 0:
+        return float(n)
+    return min(float(big_n), a * n / (var_ppi + b))
 
 
 def ppi_mean_iid(y: np.ndarray, yhat: np.ndarray, yhat_unlabeled: np.ndarray, *,

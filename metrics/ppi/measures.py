@@ -118,8 +118,17 @@ class Human:
         codes = strata(pool.auto, design)
         pos = np.array(where, dtype=np.int64)
         uniq, counts = np.unique(codes, return_counts=True)
-        return cls(pos, np.array(grades, dtype=np.int64), codes[pos],
-                   dict(zip(uniq.tolist(), counts.tolist(), strict=True)))
+        sizes = dict(zip(uniq.tolist(), counts.tolist(), strict=True))
+        taken = np.unique(codes[pos], return_counts=True)
+        labelled = dict(zip(taken[0].tolist(), taken[1].tolist(), strict=True))
+        for h, size in sizes.items():   # the estimator's own check, naming the file
+            n = labelled.get(h, 0)
+            if n < 2 and n < size:
+                what = "the pool" if design == "simple" else f"automatic grade {h}"
+                raise InputError(f"{source}: {n} human label(s) of the {size} pairs of "
+                                 f"{what} ({design} design); the design needs at least 2 "
+                                 "in every stratum")
+        return cls(pos, np.array(grades, dtype=np.int64), codes[pos], sizes)
 
 
 @dataclass(frozen=True)
@@ -178,12 +187,19 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
                            getattr(human_q, "source", "the human qrels"))
     out = []
     for name, run in runs.items():
-        ranked = ranked_docnos(Run.coerce(run))
+        coerced = Run.coerce(run)
+        ranked = ranked_docnos(coerced)
         for kind, k in parsed:
-            w, n_topics = pool.weights(ranked, kind, k)
+            try:
+                w, n_topics = pool.weights(ranked, kind, k)
+            except EvaluationError as exc:   # name the run's file (or its name)
+                src = str(getattr(coerced, "source", "") or "")
+                where = src if src and not src.startswith("<") else f"run {name!r}"
+                raise EvaluationError(f"{where}: {exc}") from None
             ppi, classical = estimate(pool, located, w, kind, level, alpha, lam)
+            z = gain(located.grades, kind, level) * w[located.where]
             out.append(SystemEstimate(name, measure_label(kind, k), n_topics,
                                       len(located.where), ppi, classical,
-                                      effective_labels(len(located.where),
-                                                       classical.se ** 2, ppi.se ** 2)))
+                                      effective_labels(z, located.strata, located.sizes,
+                                                       ppi.se ** 2)))
     return out

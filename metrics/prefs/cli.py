@@ -8,12 +8,15 @@ imported inside the commands: ``relkit prefs --help`` loads neither.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from relkit.metrics.prefs.answers import Answer
 
 app = typer.Typer(help="Preference answers: convert them to trec_eval's formats or graded "
@@ -44,6 +47,20 @@ def _known(path: Path | None) -> dict[str, set[str]] | None:
     return known
 
 
+@contextmanager
+def _naming(path: Path | str) -> Iterator[None]:
+    """An error about the answers read from ``path`` names the file, as typed (the
+    library's messages give the line, or the topic and assessor, but not the file)."""
+    from relkit.metrics.core.errors import FormatError, RelkitError
+
+    try:
+        yield
+    except FormatError:
+        raise
+    except RelkitError as exc:
+        raise RelkitError(f"{path}: {exc}") from None
+
+
 def _read(answers: Path, known: Path | None) -> list[Answer]:
     from relkit.metrics.prefs.answers import read_answers
 
@@ -66,8 +83,9 @@ def render(got: list[Answer], to: str, levels: int, name: str) -> str:
     triples are warned about on stderr, ``name`` saying where the answers came from."""
     from relkit.metrics.prefs import export
 
-    text = (export.to_prefs(got) if to == "prefs" else export.to_qrels_prefs(got)
-            if to == "qrels_prefs" else export.to_qrels(got, levels))
+    with _naming(name):
+        text = (export.to_prefs(got) if to == "prefs" else export.to_qrels_prefs(got)
+                if to == "qrels_prefs" else export.to_qrels(got, levels))
     if to != "qrels_prefs":
         _warn_cycles(name, got)
     return text
@@ -133,7 +151,8 @@ def report(
     out = sys.stdout
     out.write("topic\tdoc\ttheta\tse\tnu\tfit\n")
     for topic, group in by_topic(got).items():
-        fit = fit_bt(group)
+        with _naming(answers):
+            fit = fit_bt(group)
         se = dict(zip(fit.docs, fit.se.tolist(), strict=True))
         theta = fit.scores()
         for d in fit.ranking():

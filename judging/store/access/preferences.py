@@ -3,8 +3,9 @@
 The same rule as judgments: an assessor reads their own answers and history, writes
 their own answer on a pair of documents they were given (both items of their
 assignment to that topic), revises only the answer's own columns, and appends to their
-own history; leads read everything; nobody updates or deletes history (no grant, and
-the triggers of migration 0008).
+own history (each row to their own preference of the same topic and pair); leads
+read everything; nobody updates or deletes history (no grant, and the triggers of
+migration 0008).
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ def preference_statements(conn: Connection, schema: str, assessors: str,
                 f"AND x.topic_id = preference.topic_id AND i.document_id = preference.{doc})")
 
     given = f"assessor_id = {me} AND {item('left_id')} AND {item('right_id')}"
+    # A history row belongs to the person's own preference row of the same topic and
+    # pair (either side), so history cannot be appended to another row's answers.
+    own_row = (f"assessor_id = {me} AND EXISTS (SELECT 1 FROM {t('preference')} p "
+               "WHERE p.id = preference_history.preference_id "
+               f"AND p.assessor_id = {me} AND p.topic_id = preference_history.topic_id "
+               "AND p.low_id = LEAST(preference_history.left_id, preference_history.right_id) "
+               "AND p.high_id = GREATEST(preference_history.left_id, "
+               "preference_history.right_id))")
     out = [f"REVOKE ALL ON {t('preference')}, {t('preference_history')} FROM {a}, {lead}",
            f"GRANT SELECT ON {t('preference')}, {t('preference_history')} TO {a}, {lead}",
            f"GRANT INSERT, UPDATE ({', '.join(REVISED)}) ON {t('preference')} TO {a}",
@@ -47,7 +56,7 @@ def preference_statements(conn: Connection, schema: str, assessors: str,
                             ("insert", "INSERT", "", given),
                             ("update", "UPDATE", f"assessor_id = {me}", given)],
              "preference_history": [("select", "SELECT", f"assessor_id = {me}", None),
-                                    ("insert", "INSERT", "", f"assessor_id = {me}")]}
+                                    ("insert", "INSERT", "", own_row)]}
     for table, policies in rules.items():
         out.append(f"ALTER TABLE {t(table)} ENABLE ROW LEVEL SECURITY")
         for name in ("select", "insert", "update"):

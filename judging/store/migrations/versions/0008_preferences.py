@@ -28,6 +28,10 @@ branch_labels = None
 depends_on = None
 
 ANSWERS = "answer IS NULL OR answer IN ('left', 'right', 'equal', 'neither')"
+# The pair key is the shown pair, unordered: without this a second row on the same pair
+# (other low_id/high_id) would pass the unique constraint and give two current answers.
+PAIR_SIDES = ("(left_id = low_id AND right_id = high_id) OR "
+              "(left_id = high_id AND right_id = low_id)")
 
 
 def upgrade() -> None:
@@ -53,10 +57,13 @@ def upgrade() -> None:
         sa.CheckConstraint(ANSWERS, name="preference_answer"),
         sa.CheckConstraint("left_id <> right_id", name="preference_two_documents"),
         sa.CheckConstraint("low_id < high_id", name="preference_pair_order"),
+        sa.CheckConstraint(PAIR_SIDES, name="preference_pair_sides"),
         sa.ForeignKeyConstraint(["assessor_id"], ["assessor.id"]),
         sa.ForeignKeyConstraint(["collection_id"], ["collection.id"]),
         sa.ForeignKeyConstraint(["left_id"], ["document.id"]),
         sa.ForeignKeyConstraint(["right_id"], ["document.id"]),
+        sa.ForeignKeyConstraint(["low_id"], ["document.id"]),
+        sa.ForeignKeyConstraint(["high_id"], ["document.id"]),
         sa.ForeignKeyConstraint(["topic_id"], ["topic.id"]),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("assessor_id", "topic_id", "low_id", "high_id"),
