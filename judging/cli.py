@@ -69,6 +69,9 @@ COMMANDS: dict[str, Entry] = {
                   "Evaluate runs against qrels with trec_eval's exact numbers."),
     "compare": Entry("relkit.metrics.compare.cli:app", EVALUATE,
                      "Compare systems: mean of each measure, with paired significance tests."),
+    "prefs": Entry("relkit.metrics.prefs.cli:app", EVALUATE,
+                   "Preference answers: convert them to trec_eval's formats or graded qrels, "
+                   "report scores, agreement and cycles.", group=True),
     "init": Entry("relkit.judging.commands:app", BUILD,
                   "Create a judging database for a collection: its topics and relevance "
                   "scale."),
@@ -146,9 +149,6 @@ COMMANDS: dict[str, Entry] = {
     "interleave": Entry("relkit.metrics.online.interleave.cli:app", ONLINE,
                         "Interleaving and multileaving: make the shown lists, compare runs "
                         "from clicks.", group=True),
-    "prefs": Entry("relkit.metrics.prefs.cli:app", EVALUATE,
-                   "Preference answers: convert them to trec_eval's formats or graded qrels, "
-                   "report scores, agreement and cycles.", group=True),
 }
 
 ROOT_OPTIONS = [
