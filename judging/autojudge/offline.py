@@ -31,6 +31,13 @@ def supervised_backend(store: Store, pool: str, requests: list[Request], level: 
         pool_id = s.execute(select(col(PoolRow.id)).where(
             col(PoolRow.collection_id) == c.id, col(PoolRow.name) == pool)).scalar_one()
         texts = pool_texts(s, pool_id, c.id)
+    # A judgment of a document whose text the database does not hold (imported with
+    # --add-missing) would teach the model that an empty document has that grade.
+    blind = [k for k in human if not (texts.docs.get(k[1]) or "").strip()]
+    if blind:
+        say(f"relkit: supervised: {len(blind):,} of {len(human):,} human judgments are of "
+            "documents with no text in the pool, not learned from")
+        human = {k: g for k, g in human.items() if k not in set(blind)}
     backend = SupervisedBackend(texts, human, level=level, seed=seed)
     if not backend.learnable():
         relevant = sum(1 for g in human.values() if g >= level)
