@@ -230,3 +230,28 @@ def test_the_docs_offline_example_runs_as_written(tmp_path: Path) -> None:
         printed = proc.stdout + proc.stderr
         assert proc.returncode == 0 and "Traceback" not in printed, (script, printed)
         assert shows(printed, expected) is None, (script, shows(printed, expected), printed)
+
+
+def test_the_demo_hints_run_the_offline_judge(tmp_path: Path) -> None:
+    """Once something is judged, `relkit demo` (`make demo`) suggests the offline judge
+    and `relkit judges`; pasted as printed, both run."""
+    from relkit.judging.store.assign import Store
+    from test_demo import _commands, _paste
+
+    assert run_cli(["demo", "--db", "demo.db", "--no-judge"], cwd=tmp_path)[0] == 0
+    q = {(f[0], f[2]): int(f[3]) for f in (ln.split() for ln in QRELS.read_text().splitlines())}
+    store = Store.open(str(tmp_path / "demo.db"), create=False)
+    ann = store.assessor("ann")
+    for item in ann.items("101")[:8]:
+        ann.record(topic="101", doc=item.doc, grade=q.get(("101", item.doc), 0))
+    store.close()
+    code, _, err = run_cli(["demo", "--db", "demo.db", "--no-judge"], cwd=tmp_path)
+    assert code == 0, err
+    (run,) = [c for c in _commands(err) if " judges-run " in c]
+    (cmp,) = [c for c in _commands(err) if c.split()[1:2] == ["judges"]]
+    assert run.endswith("judges-run --db demo.db --backend supervised")
+    done = _paste(run, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "supervised (automatic): imported" in done.stderr
+    done = _paste(cmp, tmp_path)
+    assert done.returncode == 0 and "supervised" in done.stdout, done.stderr
