@@ -30,6 +30,7 @@ def supervised_backend(store: Store, pool: str, requests: list[Request], level: 
         c = store.collection_row(s)
         pool_id = s.execute(select(col(PoolRow.id)).where(
             col(PoolRow.collection_id) == c.id, col(PoolRow.name) == pool)).scalar_one()
+        assert c.id is not None   # a stored row
         texts = pool_texts(s, pool_id, c.id)
     # A judgment of a document whose text the database does not hold (imported with
     # --add-missing) would teach the model that an empty document has that grade.
