@@ -255,3 +255,24 @@ def test_the_demo_hints_run_the_offline_judge(tmp_path: Path) -> None:
     assert "supervised (automatic): imported" in done.stderr
     done = _paste(cmp, tmp_path)
     assert done.returncode == 0 and "supervised" in done.stdout, done.stderr
+
+
+def test_both_stores_grade_and_a_rerun_imports_nothing(db_url: str, tmp_path: Path) -> None:
+    """SQLite and PostgreSQL: the humans' grades and the pool's text read, the grades
+    imported, a re-run importing nothing (the answers file in --cache)."""
+    from store_helpers import make_project
+
+    store = make_project(db_url)
+    for name in ("ann", "bob"):
+        who = store.assessor(name)
+        for t in who.topics():
+            for k, item in enumerate(who.items(t.key)):
+                who.record(topic=t.key, doc=item.doc, grade=3 if k % 2 else 0)
+    store.close()
+    cache = str(tmp_path / "answers.sqlite")
+    code, _, err = _run(db_url, "--cache", cache)
+    assert code == 0, err
+    graded = _grades(db_url, "supervised")
+    assert graded and set(graded.values()) <= {0, 1, 2, 3}
+    code, _, err = _run(db_url, "--cache", cache)
+    assert code == 0 and "no new grades to import" in err, err
