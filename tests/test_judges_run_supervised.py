@@ -202,6 +202,7 @@ def test_backend_options_are_usage_errors(tmp_path: Path, args: list[str], hint:
     assert not Path(db).exists()
 
 
+@pytest.mark.slow
 def test_the_docs_offline_example_runs_as_written(tmp_path: Path) -> None:
     """docs/automatic-judges.md's ``sh offline-judge`` blocks, in order, in one fresh
     directory (with the repository's ``corpora`` beside them, as in the repository), each
