@@ -4,13 +4,15 @@ Truth: Cranfield's complete judgments on the pool of its six real runs (top 20 o
 Cleverdon's grades turned so that higher is more relevant: 1 -> 4, 2 -> 3, 3 -> 2,
 4 -> 1, -1 and unlisted -> 0). Automatic judges are planted: symmetric noise (with
 probability rho a pair's grade is replaced by another grade drawn uniformly) and a
-biased one (every grade raised by one with probability 0.5, capped at 4). Each setting
+biased one (every grade raised by one with probability 0.5, capped at 4); and one is
+learnt: the supervised judge trained on 300 or 1,000 pairs drawn at random (:func:`supervised`).
+Each setting
 (judge x design) draws its judge once, then REPLICATES human samples of BUDGET pairs;
 each gives, for every run and measure, the PPI++ interval and the human-only interval
 of the same sample. Printed: coverage of the true value (the measure with complete
 human labels) over runs x replicates, the lowest run's coverage, and the mean widths.
 
-    .venv/bin/python bench/ppi_coverage.py [REPLICATES] [BUDGET]
+    .venv/bin/python bench/ppi_coverage.py [REPLICATES] [BUDGET] [JUDGES]
 """
 
 from __future__ import annotations
@@ -59,7 +61,31 @@ def judge(true: np.ndarray, kind: str, rate: float, rng: np.random.Generator) ->
     return np.where(rng.random(len(true)) < rate, np.minimum(true + 1, 4), true)
 
 
-JUDGES = [("noise", 0.1), ("noise", 0.3), ("noise", 0.5), ("over-grades", 0.5)]
+def supervised(pool: Pool, true: np.ndarray, size: int, seed: int = 11) -> np.ndarray:
+    """The supervised judge as a collection builder would make it: ``size`` pool pairs
+    drawn uniformly at random (``seed``), graded by the humans (the truth), train
+    :class:`relkit.pooling.cal.supervised.SupervisedJudge` (relevant at grade >= 1, the
+    topic's title and text as the seed document); it then grades every pooled pair. A
+    topic none of whose sampled pairs is relevant gets no model worth the name (the
+    judge says 0 for its pairs, as the model trained on zeros would)."""
+    from relkit.corpora.collection import open_collection
+    from relkit.pooling.cal.supervised import SupervisedJudge
+    from relkit.pooling.cal.texts import TextSource
+
+    col = open_collection(CRAN, layout="cranfield")
+    docs = {d.id: " ".join(x for x in (d.title, d.text) if x) for d in col.iter_docs()}
+    topics = {t.id: " ".join(x for x in (t.title, t.description) if x)
+              for t in col.read_topics()}
+    rng = np.random.default_rng(seed)
+    train = sorted(int(i) for i in rng.choice(len(pool.pairs), size, replace=False))
+    model = SupervisedJudge.fit(TextSource(docs, topics),
+                                [(*pool.pairs[i], int(true[i])) for i in train], level=LEVEL)
+    return np.array([model.grade(t, d)[0] if t in model.models else 0
+                     for t, d in pool.pairs])
+
+
+JUDGES = [("noise", 0.1), ("noise", 0.3), ("noise", 0.5), ("over-grades", 0.5),
+          ("supervised", 300), ("supervised", 1000)]
 
 
 def main(replicates: int = 500, budget: int = 600,
@@ -78,7 +104,13 @@ def main(replicates: int = 500, budget: int = 600,
           "| PPI++ width | human-only width | width ratio |")
     print("|---|---|---|---|---|---|---|---|---|")
     for j, (kind, rate) in enumerate(judges):
-        auto = judge(true, kind, rate, np.random.default_rng(100 + j))
+        if kind == "supervised":
+            auto = supervised(pool0, true, int(rate))
+            agree = float((auto == true).mean())
+            print(f"<!-- supervised judge: trained on {int(rate)} pairs; exact grade on "
+                  f"{agree:.1%} of the pool -->", flush=True)
+        else:
+            auto = judge(true, kind, rate, np.random.default_rng(100 + j))
         pool = Pool(truth)
         pool.auto = auto        # the same pairs, the judge's grades
         for design in ("simple", "stratified"):
@@ -106,7 +138,8 @@ def main(replicates: int = 500, budget: int = 600,
                 cov0 = np.mean([hits0[key].mean() for key in keys])
                 wid = np.mean([width[key].mean() for key in keys])
                 wid0 = np.mean([width0[key].mean() for key in keys])
-                label = f"noise {rate}" if kind == "noise" else f"over-grades {rate}"
+                label = (f"supervised ({int(rate)} labels)" if kind == "supervised"
+                         else f"noise {rate}" if kind == "noise" else f"over-grades {rate}")
                 print(f"| {label} | {design} | {kind_m}@{k} | {cov:.3f} | {low:.3f} | "
                       f"{cov0:.3f} | {wid:.4f} | {wid0:.4f} | {wid / wid0:.2f} |", flush=True)
 
@@ -162,5 +195,10 @@ def llmjudge(replicates: int = 500, budget: int = 200) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
-    llmjudge(*(int(a) for a in sys.argv[1:2]))
+    # A third argument names the judges (their kind) to run, e.g. `supervised`: the
+    # Cranfield table for those alone, without the llmjudge table.
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
+    main(*(int(a) for a in sys.argv[1:3]),
+         judges=None if only is None else [j for j in JUDGES if j[0] in only])
+    if only is None:
+        llmjudge(*(int(a) for a in sys.argv[1:2]))

@@ -169,7 +169,11 @@ def _next_steps(db: str, judged: int) -> str:
                   "    # the sample runs on your judgments (topics nobody judged yet score "
                   "0; eval says which)",
                   f"  {rk} eval -m map -m nDCG@10 {sample}/qrels.txt {runs}",
-                  "    # the same runs on the judgments shipped with the sample, to compare"]
+                  "    # the same runs on the judgments shipped with the sample, to compare",
+                  f"  {rk} judges-run --db {dbq} --backend supervised",
+                  "    # an offline automatic judge learns your judgments and grades the pool",
+                  f"  {rk} judges --db {dbq}",
+                  "    # that judge against your grades (on pairs it did not learn from)"]
     else:
         lines += ["Nothing is judged yet, so an export would hold only -1 lines (pooled, not "
                   "judged) and every run would score 0.",

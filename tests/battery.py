@@ -310,7 +310,9 @@ class Project:
             ("clicks", "fit"): ["--model", "pbm"],
             # (in-process, stdout is text: the lists go to a file)
             ("interleave", "make"): ["-o", str(self.root / "made.tsv")],
-        }.get(path, [])
+        }.get(path, []) if path != ("judges-run",) else [
+            # --backend chat (the default) needs both (not required: --backend supervised)
+            "--endpoint", chat_endpoint(), "--model", "x"]
 
     def scalar(self, name: str, ann: Any, db: str, tmp: Path) -> str:
         """A valid value for a required parameter that is not a file to read."""

@@ -15,16 +15,18 @@ from typing import TYPE_CHECKING
 import typer
 
 from relkit.judging.cliopts import DB_HELP
-from relkit.metrics.commands.numopt import COUNT, Num
+from relkit.metrics.commands.numopt import COUNT, SEED, Num
 
 if TYPE_CHECKING:
-    from relkit.judging.autojudge.backend import Answer, Request
+    from relkit.judging.autojudge.backend import Answer, Backend, Request
     from relkit.judging.autojudge.runner import RunReport
     from relkit.judging.store.imports import ImportSummary
 
 app = typer.Typer(no_args_is_help=False)
 
 KEY_ENV = "OPENAI_API_KEY"
+BACKENDS = ("chat", "supervised")
+SUPERVISED = "supervised"   # the supervised judge's assessor name unless --assessor
 LISTED = 10  # unparsed answers named on stderr (all of them: --answers)
 
 
@@ -61,9 +63,11 @@ def _default_cache(db: str | None) -> Path:
 
 @app.command("judges-run")
 def judges_run(
-    endpoint: str = typer.Option(..., "--endpoint", help="An OpenAI-compatible API's base "
-                                 "URL (http://localhost:8000/v1) or its /chat/completions URL"),
-    model: str = typer.Option(..., "--model", help="The model's name at the endpoint"),
+    endpoint: str | None = typer.Option(None, "--endpoint", help="An OpenAI-compatible "
+                                        "API's base URL (http://localhost:8000/v1) or its "
+                                        "/chat/completions URL (needed by --backend chat)"),
+    model: str | None = typer.Option(None, "--model", help="The model's name at the "
+                                     "endpoint (needed by --backend chat)"),
     db: str | None = typer.Option(None, "--db", envvar="RELKIT_DB", help=DB_HELP),
     pool: str | None = typer.Option(None, "--pool", help="The pool whose pairs are graded "
                                     "(default: the latest)"),
@@ -100,6 +104,11 @@ def judges_run(
     answers: Path | None = typer.Option(None, "--answers", help="Write every answer (TSV: "
                                         "topic, doc, status, grade, tokens_in, tokens_out, "
                                         "raw as JSON) to this file"),
+    backend_name: str = typer.Option("chat", "--backend", help="chat: a chat-completions "
+                                     "endpoint; supervised: an offline classifier trained "
+                                     "on the project's human judgments (no server)"),
+    seed: int = Num(0, "--seed", within=SEED, help="--backend supervised: the seed of its "
+                    "folds and negative samples"),
 ) -> None:
     """Grade a pool's pairs with a chat model and store them as an automatic assessor.
 
@@ -113,17 +122,22 @@ def judges_run(
     Example: relkit judges-run --endpoint http://localhost:8000/v1 --model qwen2.5-7b
 
     Example: relkit judges-run --endpoint URL --model NAME --price 0.15,0.60 --max-cost 5
+
+    Example: relkit judges-run --db project.db --backend supervised
     """
-    from relkit.judging.autojudge.chat import ChatBackend, chat_url, shown_url
     from relkit.judging.autojudge.prompt import Template
 
-    try:
-        chat_url(endpoint)
-    except ValueError as exc:
-        raise typer.BadParameter(f"{exc}; got {shown_url(endpoint)!r}",
-                                 param_hint="--endpoint") from None
-    if not model.strip():
-        raise typer.BadParameter("a model's name cannot be empty", param_hint="--model")
+    if backend_name not in BACKENDS:
+        raise typer.BadParameter(f"expected one of {', '.join(BACKENDS)}; got "
+                                 f"{backend_name!r}", param_hint="--backend")
+    if backend_name == "chat":
+        endpoint, model = _chat_options(endpoint, model)
+    else:
+        for given, hint in ((endpoint, "--endpoint"), (model, "--model"),
+                            (template, "--template")):
+            if given is not None:
+                raise typer.BadParameter("only for --backend chat: the supervised judge "
+                                         "asks no server", param_hint=hint)
     if assessor is not None and not assessor.strip():
         raise typer.BadParameter("an assessor's name cannot be empty", param_hint="--assessor")
     if not key_env.strip() or "=" in key_env:
@@ -132,7 +146,7 @@ def judges_run(
     prices = _price(price)
     if max_cost is not None and prices is None:
         raise typer.BadParameter("needs --price to estimate the cost", param_hint="--max-cost")
-    tpl = Template.read(template)
+    tpl = Template.read(template) if backend_name == "chat" else None
     if answers is not None:
         from relkit.metrics.core.errors import check_output
 
@@ -143,7 +157,7 @@ def judges_run(
     from relkit.judging.owner import owner_store
     from relkit.metrics.core.progress import Bar
 
-    name = assessor if assessor is not None else model
+    name = assessor if assessor is not None else (model or SUPERVISED)
     store = owner_store(db, "judges-run")
     try:
         kinds = store.kinds()
@@ -160,10 +174,19 @@ def judges_run(
                              f"with no text in the database ({empty[0].doc!r}): a judge would "
                              "grade an empty passage; give the documents with the pool "
                              "(`relkit init --docs`, `relkit pool --docs`); nothing was sent")
-        backend = ChatBackend(endpoint, model, tpl,
-                              [(g.value, g.label, g.definition) for g in sc.grades],
-                              api_key=os.environ.get(key_env) or None, timeout=timeout,
-                              retries=retries, backoff=backoff, max_tokens=max_tokens)
+        backend: Backend
+        if tpl is not None and endpoint is not None and model is not None:
+            from relkit.judging.autojudge.chat import ChatBackend
+
+            backend = ChatBackend(endpoint, model, tpl,
+                                  [(g.value, g.label, g.definition) for g in sc.grades],
+                                  api_key=os.environ.get(key_env) or None, timeout=timeout,
+                                  retries=retries, backoff=backoff, max_tokens=max_tokens)
+        else:
+            from relkit.judging.autojudge.offline import supervised_backend
+
+            backend, requests = supervised_backend(store, pool_name, requests, sc.threshold,
+                                                   seed, _say)
         with AnswerCache(cache or _default_cache(db)) as answer_cache, \
                 Bar("judging", len(requests), "pairs") as bar:
             rep = grade_all(backend, requests, answer_cache, concurrency=concurrency,
@@ -186,6 +209,25 @@ def judges_run(
         raise typer.Exit(130)
     if rep.failed:
         raise typer.Exit(1)
+
+
+def _chat_options(endpoint: str | None, model: str | None) -> tuple[str, str]:
+    from relkit.judging.autojudge.chat import chat_url, shown_url
+
+    if endpoint is None:
+        raise typer.BadParameter("needed by --backend chat (the default)",
+                                 param_hint="--endpoint")
+    if model is None:
+        raise typer.BadParameter("needed by --backend chat (the default)",
+                                 param_hint="--model")
+    try:
+        chat_url(endpoint)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{exc}; got {shown_url(endpoint)!r}",
+                                 param_hint="--endpoint") from None
+    if not model.strip():
+        raise typer.BadParameter("a model's name cannot be empty", param_hint="--model")
+    return endpoint, model
 
 
 def _write_answers(path: Path, requests: list[Request],
