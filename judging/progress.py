@@ -72,11 +72,47 @@ def status(db: str | None = DbOpt,
             text += "\n\n" + "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width,
                                                                                strict=True))
                                         .rstrip() for r in rows)
+    text = _with_cal(store, text, fmt, me.name if me.assessor else None)
     if output is not None:
         with open_output(output) as fp:
             fp.write(text + "\n")
         return
     typer.echo(text)
+
+
+def _with_cal(store: Any, text: str, fmt: str, only: str | None) -> str:
+    """``text`` plus, when a pool is ``cal``, each cal topic's review (judged, relevant
+    found, the stopping rule's state and recall estimate); unchanged otherwise."""
+    if not _has_cal(store):
+        return text
+    from relkit.judging.store.calstatus import cal_standing
+
+    cal = [x for x in cal_standing(store) if only is None or x.assessor == only]
+    if not cal:
+        return text
+    if fmt == "json":
+        return text[:-2] + ',\n  "cal": ' + json.dumps([asdict(x) for x in cal]) + "\n}"
+    rows = [["cal topic", "assessor", "pool", "judged", "relevant", "rule", "recall_est",
+             "state"],
+            *[[x.topic, x.assessor, x.pool, str(x.judged), str(x.relevant), x.rule or "-",
+               "-" if x.recall is None else f"{x.recall:.2f}", x.state] for x in cal]]
+    if fmt == "tsv":
+        return text + "\n\n" + "\n".join("\t".join(r) for r in rows)
+    width = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return text + "\n\n" + "\n".join("  ".join(c.ljust(w) for c, w in zip(r, width, strict=True))
+                                     .rstrip() for r in rows)
+
+
+def _has_cal(store: Any) -> bool:
+    """Any cal pool? (Read from the pools' parameters: only then the strategies load.)"""
+    from sqlalchemy import select
+
+    from relkit.judging.store.tables import PoolRow
+
+    with store.read() as s:
+        params = s.execute(select(PoolRow).with_only_columns(  # type: ignore[call-overload]
+            PoolRow.params_json)).scalars()
+        return any('"strategy": "cal"' in (p or "") for p in params)
 
 
 def _stops(store: Any) -> list[Any]:
