@@ -25,7 +25,8 @@ the same model.
 
 **Training ahead** (:meth:`Cal.ahead`, called by the judging store while the last
 document of a batch is shown): the next batch is planned in a background thread
-for each way that document can end (not relevant, relevant, set aside). A batch is
+for each grade that document can get (not relevant, relevant; when it is set
+aside instead, the batch trains when it ends, as without this step). A batch is
 still the one trained on the judgments before it; a plan is used only when its
 inputs equal the state the batch ends in (:func:`_state`), and being a pure
 function of them it equals what would be computed then, so the thread's timing
@@ -150,15 +151,16 @@ class Cal:
 
     def ahead(self, judged: np.ndarray, pending: int) -> None:
         """Start the next batch's training in the background while ``pending`` (the
-        last document of this batch) is read: one plan per way it can end (judged not
-        relevant, relevant, or set aside). :meth:`_retrain` takes the plan matching
-        the state it finds, so the order never depends on whether a plan was ready."""
+        last document of this batch) is read: one plan per grade it can get (not
+        relevant, relevant; set aside, the key trains as it did). :meth:`_retrain`
+        takes the plan matching the state it finds, so the order never depends on
+        whether a plan was ready."""
         if [i for i in self.batch if not judged[i]] != [pending]:
             return
-        for label in (False, True, None):
+        for label in (False, True):   # a skip is rare: it trains on the key, as before
             j = judged.copy()
             j[pending] = True
-            labels = dict(self.labels) if label is None else {**self.labels, pending: label}
+            labels = {**self.labels, pending: label}
             key = _state(j, labels, self.batches)
             if key not in self._ahead:
                 self._ahead[key] = _submit(partial(self._plan, j, labels, self.batches,
