@@ -12,6 +12,12 @@ start-up < 1 s with 100,000 items (the whole process, from outside:
 ``bench/tui_tmux_bench.py``). To measure another checkout (before/after), run
 this file with ``PYTHONPATH`` pointing at its installed-shape tree
 (``.ci/srctree.py`` builds one under ``build/srctree``).
+
+``--cal`` measures only key → painted for a ``cal`` pool (from the collection) against
+a static random pool over the same made-up documents (``--cal-docs``, default Vaswani's
+11,429; ``--cal-words`` each), the assessor reading ``--read`` seconds before each key
+(not timed: cal's next batch trains in the background then). Target (issue 36): cal's
+p95 within 1.2x the random pool's.
 """
 
 from __future__ import annotations
@@ -59,19 +65,74 @@ def build(path: Path, items: int, words: int) -> Store:
     return store
 
 
+def zipf_text(n: int, rng: random.Random, vocab: list[str], weights: list[float]) -> str:
+    return " ".join(rng.choices(vocab, weights, k=n))
+
+
+def build_cal(path: Path, docs_n: int, words: int, strategy: str) -> Store:
+    """``docs_n`` documents of ``words`` words (a Zipfian vocabulary of 20,000 made-up
+    words plus the topic's), one topic, and a pool over all of them: ``cal`` from the
+    collection (adaptive, budget 1,000) or ``random`` (static, the same documents)."""
+    from relkit.judging.store.adaptive import Definition, import_pool
+    from relkit.pooling.cal.strategy import with_collection
+    from relkit.pooling.candidates import Candidates
+
+    rng = random.Random(0)
+    vocab = WORDS + [f"w{i}" for i in range(20_000)]
+    weights = [1 / (k + 1) for k in range(len(vocab))]
+    rng.shuffle(weights)
+    docs = [Document(f"D{i:06d}", f"Title {i}", zipf_text(words, rng, vocab, weights))
+            for i in range(docs_n)]
+    store = Store.open(path)
+    store.create_collection("b", TREC_DL, [Topic("1", "solar panel efficiency",
+                                                  "Find documents on panel efficiency.")],
+                            docs)
+    ids = [d.id for d in docs]
+    if strategy == "cal":
+        cands = Candidates({"1": {"r": ids[:100]}}, {"1": {"r": [0.0] * 100}}, 100)
+        cands = with_collection(cands, ids)
+        import_pool(store, cands, Definition("cal", {"from": "collection"}, seed=1,
+                                             budget=1000), name="p")
+        store.assign(["ann"])
+    else:
+        store.import_pool([("1", d) for d in ids], name="p")
+        store.assign(["ann"], ordering="random", seed=1)
+    return store
+
+
+def cal_rows(args: Any, tmp: str) -> None:
+    """``--cal``: key → next document for a cal pool against a random pool over the same
+    documents, the assessor reading ``--read`` seconds before each key."""
+    print(f"cal pool vs random pool, same {args.cal_docs:,} documents, {args.cal_judgments} "
+          f"grades, {args.read:.2f} s reading before each key (not timed)\n")
+    print("| pool | document | docs | key→painted p50 | p95 | max | CPU ms/grade |\n"
+          "|---|---|---|---|---|---|---|")
+    for words in args.cal_words:
+        for strategy in ("random", "cal"):
+            store = build_cal(Path(tmp) / f"{strategy}{words}.db", args.cal_docs, words,
+                              strategy)
+            _, _, sent, _, cpu = asyncio.run(grade_loop(store, args.cal_judgments,
+                                                        read=args.read))
+            print(f"| {strategy} | {words} words | {args.cal_docs:,} | "
+                  f"{statistics.median(sent):.1f} | {pct(sent, 95):.1f} | {max(sent):.1f} | "
+                  f"{cpu:.1f} |", flush=True)
+
+
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
+async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
+                     read: float = 0.0) -> Any:
     """(grade-key times, no-op-key times, key-to-painted times).
 
     The first two are Pilot's wall time per ``press`` + ``pause`` (Pilot polls for
     idleness in 20 ms sleeps, so they carry its overhead: the no-op key shows how
     much). The third is exact: from the key being sent to the end of the first
     frame written to the (headless) terminal with the next document's lines in it,
-    with the committed save, the queries and the drawing in between.
+    with the committed save, the queries and the drawing in between. ``read``: seconds
+    the assessor reads each document before the key (not timed; ``--cal``).
     """
     # min_view=0: the harness presses as fast as it can; the 200 ms on-screen minimum
     # is a deliberate wait for the assessor, not part of the latency measured here.
@@ -116,6 +177,8 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False) -> Any:
         began = time.perf_counter()
         for i in range(n):
             before = screen.item.position if screen.item else 0
+            if read:
+                await asyncio.sleep(read)  # the assessor reads: background work runs now
             frames.clear()
             t0 = time.perf_counter()
             await pilot.press(str(i % 4))
@@ -266,9 +329,21 @@ def main() -> int:
     ap.add_argument("--draw-ahead", action="store_true",
                     help="draw the next document while the grade commits (off by default: "
                          "the screen moves on after the commit)")
+    ap.add_argument("--cal", action="store_true",
+                    help="only compare a cal pool with a random pool over the same documents")
+    ap.add_argument("--cal-docs", type=int, default=11_429,
+                    help="documents in the --cal collection (default: Vaswani's 11,429)")
+    ap.add_argument("--cal-words", type=int, nargs="*", default=[300],
+                    help="words per document of the --cal collection (default 300)")
+    ap.add_argument("--cal-judgments", type=int, default=60)
+    ap.add_argument("--read", type=float, default=0.5,
+                    help="--cal: seconds the assessor reads before each key (default 0.5)")
     args = ap.parse_args()
     gc.callbacks.append(_watch_full_passes)
     with tempfile.TemporaryDirectory() as tmp:
+        if args.cal:
+            cal_rows(args, tmp)
+            return 0
         print("mode:", "next document drawn while the grade commits" if args.draw_ahead
               else "the screen moves on after the commit (default)")
         print("Pilot columns: wall time of press(key) + pause(), which includes Pilot's\n"

@@ -83,6 +83,7 @@ def status(db: str | None = DbOpt,
                 *[[p["topic"], p["assessor"], str(p["answered"]), str(p["all_pairs"])]
                   for p in prefs]]
         text += "\n\n" + _table(rows, fmt)
+    text = _with_cal(store, text, fmt, me.name if me.assessor else None)
     if output is not None:
         with open_output(output) as fp:
             fp.write(text + "\n")
@@ -116,6 +117,37 @@ def _preferences(store: Any, only: str | None) -> list[dict[str, Any]]:
            for (who, t), (n, total) in topic_progress(store).items()
            if (only is None or who == only) and (n or total)]
     return sorted(got, key=lambda p: (natural(p["topic"]), p["assessor"]))
+
+
+def _with_cal(store: Any, text: str, fmt: str, only: str | None) -> str:
+    """``text`` plus, when a pool is ``cal``, each cal topic's review (judged, relevant
+    found, the stopping rule's state and recall estimate); unchanged otherwise."""
+    if not _has_cal(store):
+        return text
+    from relkit.judging.store.calstatus import cal_standing
+
+    cal = [x for x in cal_standing(store) if only is None or x.assessor == only]
+    if not cal:
+        return text
+    if fmt == "json":
+        return text[:-2] + ',\n  "cal": ' + json.dumps([asdict(x) for x in cal]) + "\n}"
+    rows = [["cal topic", "assessor", "pool", "judged", "relevant", "rule", "recall_est",
+             "state"],
+            *[[x.topic, x.assessor, x.pool, str(x.judged), str(x.relevant), x.rule or "-",
+               "-" if x.recall is None else f"{x.recall:.2f}", x.state] for x in cal]]
+    return text + "\n\n" + _table(rows, fmt)
+
+
+def _has_cal(store: Any) -> bool:
+    """Any cal pool? (Read from the pools' parameters: only then the strategies load.)"""
+    from sqlalchemy import select
+
+    from relkit.judging.store.tables import PoolRow
+
+    with store.read() as s:
+        params = s.execute(select(PoolRow).with_only_columns(  # type: ignore[call-overload]
+            PoolRow.params_json)).scalars()
+        return any('"strategy": "cal"' in (p or "") for p in params)
 
 
 def _stops(store: Any) -> list[Any]:

@@ -60,6 +60,22 @@ class Judgment:
     grade: int
 
 
+@dataclass(frozen=True)
+class Standing:
+    """One topic's progress (``relkit status`` for cal pools).
+
+    ``recall``: the target method's estimate once its sample is complete, the
+    fraction of the target set (a random sample of the relevant documents) the
+    review has judged; None otherwise (the knee method has no recall estimate).
+    """
+
+    judged: int
+    relevant: int
+    rule: str           # "" without a rule
+    state: str
+    recall: float | None
+
+
 @dataclass
 class _Topic:
     m: TopicMatrix
@@ -67,6 +83,7 @@ class _Topic:
     judged: np.ndarray
     pending: int | None = None
     count: int = 0
+    relevant: int = 0
     knee: KneeState | None = None
     # The target method: its sample order and position, the sample's gains
     # (hidden from the strategy), the target set and the target documents the
@@ -163,6 +180,19 @@ class AdaptivePool:
                 st.pending = self._choose(st)
         return None if st.pending is None else st.m.docs[st.pending]
 
+    def ahead(self, topic: str) -> None:
+        """Let the strategy prepare its pick after the pending document off the key
+        path (``cal``: the next batch's training in a background thread). Changes no
+        pick: the strategy uses what it prepared only where it equals what it would
+        compute then. Strategies without this step ignore it."""
+        st = self._topic(topic)
+        step = getattr(st.policy, "ahead", None)
+        if step is None or st.pending is None or st.stopped is not None:
+            return
+        if st.sample is not None and st.left is None:
+            return  # the target method's sample: the strategy does not see these
+        step(st.judged, st.pending)
+
     def _choose(self, st: _Topic) -> int | None:
         while st.stopped is None:
             i = st.policy.choose(st.judged)
@@ -190,6 +220,33 @@ class AdaptivePool:
             self.next(topic)
         return st.stopped
 
+    def standing(self, topic: str) -> Standing:
+        """Where ``topic`` stands: judged, relevant found, the rule's state and, for
+        the target method's review, its recall estimate (see :class:`Standing`)."""
+        st = self._topic(topic)
+        why = self.stopped(topic)
+        rule = "" if self.stop is None else str(self.stop)
+        recall = None
+        if st.left is not None and st.targets:
+            # the target set is a simple random sample of the relevant documents: the
+            # fraction of it the review has reached estimates the review's recall
+            recall = (st.targets - len(st.left)) / st.targets
+        if why is not None:
+            state = f"stopped: {why}"
+        elif self.stop is None:
+            state = "no rule"
+        elif st.knee is not None:
+            rho = st.knee.ratio()
+            state = (f"knee: slope ratio {'-' if rho is None else format(rho, '.1f')}, "
+                     f"needs {st.knee.required():g} from {st.knee.min_judged} judged")
+        elif st.left is None:
+            state = (f"{rule}: sampling, {st.targets} of {self.stop.target} target "
+                     "documents found")
+        else:
+            state = (f"{rule}: reviewing, {st.targets - len(st.left)} of {st.targets} "
+                     "target documents reached")
+        return Standing(st.count, st.relevant, rule, state, recall)
+
     def stopped_after(self, topic: str) -> int | None:
         """Judgments of ``topic`` when its rule said stop (None: it has not)."""
         st = self._topic(topic)
@@ -208,6 +265,7 @@ class AdaptivePool:
         pulled = st.pending == i
         st.pending = None
         st.count += 1
+        st.relevant += self._relevant(grade)
         gain = self._gain(grade)
         if self._sampling(st):
             # The target sample: kept from the strategy until it picks this document.

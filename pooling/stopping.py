@@ -203,10 +203,12 @@ class KneeState:
             self.stopped_at = self.s
         return self.stopped_at is not None
 
-    def _check(self) -> bool:
+    def ratio(self) -> float | None:
+        """The slope ratio at the knee of the gain curve so far (None: fewer than two
+        judgments, or nothing relevant up to the knee)."""
         s = self.s
-        if s < max(self.min_judged, 2):
-            return False
+        if s < 2:
+            return None
         found = self._found[: s + 1]
         r = int(found[s])
         i = np.arange(1, s)
@@ -214,6 +216,15 @@ class KneeState:
         at = int(np.argmax(d)) + 1          # the first farthest point, as knee()
         fi = int(found[at])
         if fi == 0:
+            return None
+        return float((fi / at) / ((r - fi + 1) / (s - at)))
+
+    def required(self) -> float:
+        """The ratio the rule needs now: ``base - min(relret(s), cap)``."""
+        return self.base - min(int(self._found[self.s]), self.cap)
+
+    def _check(self) -> bool:
+        if self.s < max(self.min_judged, 2):
             return False
-        rho = (fi / at) / ((r - fi + 1) / (s - at))
-        return bool(rho >= self.base - min(r, self.cap))
+        rho = self.ratio()
+        return rho is not None and bool(rho >= self.required())

@@ -325,6 +325,12 @@ class Picker:
             why = pool.stopped(topic)
             return None if why is None else (why, pool.stopped_after(topic) or 0)
 
+    def standing(self, a: Assigned, topic: str) -> Any:
+        """The topic's :class:`relkit.pooling.adaptive.Standing` after the primary's
+        judgments so far (replayed; nothing written)."""
+        with self.db.read() as s:
+            return self._driver(s, a, topic).pool.standing(topic)
+
     def _followed(self, s: Session, a: Assigned, n: int, topic: str) -> str | None:
         """The overlap assessor's (n+1)-th document: a sampled position of the primary's."""
         own = s.get(AssignmentRow, a.assignment_id)
@@ -354,7 +360,9 @@ class Picker:
                 if n >= a.total:
                     return None
                 if a.follows_id is None:
-                    doc = self._driver(s, a, topic).pool.next(topic)
+                    pool = self._driver(s, a, topic).pool
+                    doc = pool.next(topic)
+                    pool.ahead(topic)  # cal: the next batch trains while this is read
                 else:
                     doc = self._followed(s, a, n, topic)
                 if doc is None:

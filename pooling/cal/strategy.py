@@ -22,12 +22,25 @@ batch's end: the same seed gives the same order, a restart that replays the
 history (:meth:`relkit.pooling.adaptive.AdaptivePool.resume`) continues it, and
 judgments of one batch arriving from several sessions in any interleaving train
 the same model.
+
+**Training ahead** (:meth:`Cal.ahead`, called by the judging store while the last
+document of a batch is shown): the next batch is planned in a background thread
+for each grade that document can get (not relevant, relevant; when it is set
+aside instead, the batch trains when it ends, as without this step). A batch is
+still the one trained on the judgments before it; a plan is used only when its
+inputs equal the state the batch ends in (:func:`_state`), and being a pure
+function of them it equals what would be computed then, so the thread's timing
+changes how soon the next document is ready, never which it is.
 """
 
 from __future__ import annotations
 
+import queue
 import random
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -83,6 +96,8 @@ class Cal:
         self.batch: list[int] = []
         self.size = 1
         self.batches = 0
+        self._ahead: dict[tuple[int, bytes, tuple[tuple[int, bool], ...]],
+                          Future[list[int] | None]] = {}
 
     def choose(self, judged: np.ndarray) -> int | None:
         self.batch = [i for i in self.batch if not judged[i]]
@@ -91,33 +106,101 @@ class Cal:
         return self.batch[0] if self.batch else None
 
     def _retrain(self, judged: np.ndarray) -> None:
+        # A plan made ahead for exactly this state (judged set, labels, batch number)
+        # is this one's result; one not started yet is dropped and made here instead.
+        ahead = self._ahead.pop(_state(judged, self.labels, self.batches), None)
+        for f in self._ahead.values():
+            f.cancel()
+        self._ahead.clear()
+        batch = ahead.result() if ahead is not None and not ahead.cancel() else None
+        if batch is None:
+            batch = self._plan(judged, dict(self.labels), self.batches, self.size)
+        if batch is None:
+            return
+        self.batch = batch
+        self.batches += 1
+        self.size = grow(self.size)
+
+    def _plan(self, judged: np.ndarray, labels: dict[int, bool], batches: int,
+              size: int) -> list[int] | None:
+        """The batch after training on ``labels`` with ``judged`` set aside: a pure
+        function of its arguments and the topic's constants (safe in another thread).
+        None when no candidate is left."""
         open_ = np.flatnonzero(self.allowed & ~judged)
         if not len(open_):
-            return
+            return None
         # BMI's sample: documents of the collection not judged (nor set aside) yet
-        gen = np.random.default_rng([self.base, self.batches])
+        gen = np.random.default_rng([self.base, batches])
         free = np.ones(self.pool.shape[0], dtype=bool)
         done = self.rows[judged]
         free[done[done >= 0]] = False
         free_rows = np.flatnonzero(free)
         neg = np.sort(gen.choice(free_rows, size=min(self.sample, len(free_rows)),
                                  replace=False))
-        lab = sorted(self.labels)
-        pos = np.array([i for i in lab if self.labels[i]], dtype=np.int64)
-        non = np.array([i for i in lab if not self.labels[i]], dtype=np.int64)
+        lab = sorted(labels)
+        pos = np.array([i for i in lab if labels[i]], dtype=np.int64)
+        non = np.array([i for i in lab if not labels[i]], dtype=np.int64)
         seeds = self.seeds[~np.isin(self.seeds, pos)]
         from scipy.sparse import vstack
 
         relevant = self.x[np.concatenate([pos, seeds]).astype(np.int64)]
         other = vstack([self.x[non], self.pool[neg]], format="csr")
         score = fit_scores(self.x, self.topic, relevant, other, self.c)[open_]
-        top = np.lexsort((open_, -score))[:self.size]   # best first, ties by docno
-        self.batch = [int(i) for i in open_[top]]
-        self.batches += 1
-        self.size = grow(self.size)
+        top = np.lexsort((open_, -score))[:size]   # best first, ties by docno
+        return [int(i) for i in open_[top]]
+
+    def ahead(self, judged: np.ndarray, pending: int) -> None:
+        """Start the next batch's training in the background while ``pending`` (the
+        last document of this batch) is read: one plan per grade it can get (not
+        relevant, relevant; set aside, the key trains as it did). :meth:`_retrain`
+        takes the plan matching the state it finds, so the order never depends on
+        whether a plan was ready."""
+        if [i for i in self.batch if not judged[i]] != [pending]:
+            return
+        for label in (False, True):   # a skip is rare: it trains on the key, as before
+            j = judged.copy()
+            j[pending] = True
+            labels = {**self.labels, pending: label}
+            key = _state(j, labels, self.batches)
+            if key not in self._ahead:
+                self._ahead[key] = _submit(partial(self._plan, j, labels, self.batches,
+                                                   self.size))
 
     def update(self, i: int, gain: float, pulled: bool) -> None:
         self.labels[i] = gain > 0
+
+
+def _state(judged: np.ndarray, labels: Mapping[int, bool],
+           batches: int) -> tuple[int, bytes, tuple[tuple[int, bool], ...]]:
+    """What a retraining depends on besides the topic's constants."""
+    return batches, np.packbits(judged).tobytes(), tuple(sorted(labels.items()))
+
+
+_QUEUE: list[queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]]] = []
+
+
+def _submit(fn: Callable[[], Any]) -> Future[Any]:
+    """Run ``fn`` in the one background thread of the process (the assessor reads one
+    document at a time; more threads would only contend on two cores). A daemon: a
+    plan still queued or running never delays the program's exit (it only computes)."""
+    if not _QUEUE:
+        _QUEUE.append(queue.SimpleQueue())
+        threading.Thread(target=_work, args=(_QUEUE[0],), name="relkit-cal",
+                         daemon=True).start()
+    fut: Future[Any] = Future()
+    _QUEUE[0].put((fut, fn))
+    return fut
+
+
+def _work(q: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]]) -> None:
+    while True:
+        fut, fn = q.get()
+        if not fut.set_running_or_notify_cancel():
+            continue  # cancelled while queued: the key trained it itself
+        try:
+            fut.set_result(fn())
+        except BaseException as e:  # handed to the key, which raises it as its own
+            fut.set_exception(e)
 
 
 def policy(m: TopicMatrix, params: Mapping[str, Any], rng: random.Random) -> Cal:
