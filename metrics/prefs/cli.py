@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from relkit.metrics.commands.numopt import Num
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -98,8 +100,8 @@ def convert(
                            "from Bradley-Terry scores)"),
     output: Path | None = typer.Option(None, "--output", "-o",
                                        help="Write here (default: stdout)"),
-    levels: int = typer.Option(3, "--levels", help="qrels: grades above 0 (bins of the "
-                               "Bradley-Terry scores)"),
+    levels: int = Num(3, "--levels", within="x >= 1", help="qrels: grades above 0 (bins "
+                      "of the Bradley-Terry scores)"),
     known: Path | None = typer.Option(None, "--known", help=KNOWN_HELP),
 ) -> None:
     """Convert an answers file to trec_eval's prefs or qrels_prefs format, or graded qrels.
@@ -115,8 +117,6 @@ def convert(
 
     if to not in FORMATS:
         raise OptionError("'--to'", f"{to!r} is not one of {', '.join(FORMATS)}")
-    if levels < 1:
-        raise OptionError("'--levels'", f"{levels} is not at least 1")
     got = _read(answers, known)
     text = render(got, to, levels, str(answers))
     if output is None:
