@@ -51,4 +51,7 @@ READERS.register(
            call="relkit.judging.readers:_read_keymap"),
     Reader("tui-prefs", ("preferences",), "relkit.judging.tui.prefs:load",
            b'theme = "textual-dark"\nreading_width = 80\n', "prefs.toml"),
+    Reader("prompt-template", ("prompt template",),
+           "relkit.judging.autojudge.prompt:Template.read",
+           b"Query: {query}\nPassage: {text}\nAnswer with a grade.\n", "prompt.txt"),
 )

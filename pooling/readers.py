@@ -5,7 +5,17 @@ Names as dotted strings, seeds inline: see :mod:`relkit.metrics.core.readers`.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from relkit.metrics.core.readers import READERS, Reader
+
+
+def _read_doc_texts(path: Path) -> Any:
+    from relkit.pooling.cal.texts import read_texts
+
+    return read_texts(path, "documents")
+
 
 READERS.register(
     Reader("pool", ("pool file",), "relkit.pooling.pool:Pool.read",
@@ -16,4 +26,8 @@ READERS.register(
            "sample.tsv"),
     Reader("run-groups", ("run groups",), "relkit.pooling.groups:read_groups",
            b"# run group priority\nbm25 lexical 1\nql lexical 2\ndense neural\n", "groups.txt"),
+    Reader("cal-texts", ("documents' or topics' text",), "relkit.pooling.cal.texts:read_texts",
+           b'{"_id": "D006", "title": "Solar", "text": "panel output"}\n'
+           b"D008\theat pump running costs\n", "docs.jsonl",
+           call="relkit.pooling.readers:_read_doc_texts"),
 )
