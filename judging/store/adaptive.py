@@ -402,6 +402,19 @@ class Stopped:
     reason: str
 
 
+def primary_assignments(s: Session, pool_ids: list[int]) -> list[Any]:
+    """The primary (not following) assignments of ``pool_ids``: (assignment id, assessor
+    id, assessor name, topic id, topic key, pool id, quota, collection id) rows."""
+    return list(s.execute(
+        select(AssignmentRow.id, AssignmentRow.assessor_id, AssessorRow.name,
+               AssignmentRow.topic_id, TopicRow.key, AssignmentRow.pool_id,
+               AssignmentRow.quota, TopicRow.collection_id)
+        .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
+        .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
+        .where(col(AssignmentRow.pool_id).in_(pool_ids),
+               col(AssignmentRow.follows_id).is_(None))).all())
+
+
 def stops(store: Database) -> list[Stopped]:
     """Every primary assignment of an adaptive pool with a stopping rule that has stopped.
 
@@ -413,14 +426,7 @@ def stops(store: Database) -> list[Stopped]:
                  if (d := Definition.of_pool(p)) is not None and d.stop}
         if not ruled:
             return []
-        rows = s.execute(
-            select(AssignmentRow.id, AssignmentRow.assessor_id, AssessorRow.name,
-                   AssignmentRow.topic_id, TopicRow.key, AssignmentRow.pool_id,
-                   AssignmentRow.quota, TopicRow.collection_id)
-            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
-            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
-            .where(col(AssignmentRow.pool_id).in_(list(ruled)),
-                   col(AssignmentRow.follows_id).is_(None))).all()
+        rows = primary_assignments(s, list(ruled))
     out = []
     pickers: dict[int, Picker] = {}
     for aid, who_id, who, tid, topic, pid, quota, cid in rows:

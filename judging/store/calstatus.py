@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select as _select
-from sqlmodel import col
 
-from relkit.judging.store.adaptive import Definition, Picker
+from relkit.judging.store.adaptive import Definition, Picker, primary_assignments
 from relkit.judging.store.database import Database
 from relkit.judging.store.models import Assigned
-from relkit.judging.store.tables import AssessorRow, AssignmentRow, PoolRow, TopicRow
+from relkit.judging.store.tables import PoolRow
 from relkit.pooling.pool import natural
 
 # SQLModel declares columns as Python types (see relkit.judging.store.adaptive): untyped.
@@ -54,14 +53,7 @@ def cal_standing(store: Database) -> list[CalTopic]:
     if not pools:
         return []
     with store.read() as s:
-        rows = s.execute(
-            select(AssignmentRow.id, AssignmentRow.assessor_id, AssessorRow.name,
-                   AssignmentRow.topic_id, TopicRow.key, AssignmentRow.pool_id,
-                   AssignmentRow.quota, TopicRow.collection_id)
-            .join(AssessorRow, AssessorRow.id == AssignmentRow.assessor_id)
-            .join(TopicRow, TopicRow.id == AssignmentRow.topic_id)
-            .where(col(AssignmentRow.pool_id).in_(list(pools)),
-                   col(AssignmentRow.follows_id).is_(None))).all()
+        rows = primary_assignments(s, list(pools))
     out = []
     pickers: dict[int, Picker] = {}
     for aid, who_id, who, tid, topic, pid, quota, cid in rows:
