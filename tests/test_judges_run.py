@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from autojudge_helpers import automatic_grades as _grades
 from chat_server import ChatServer, grade_of, servers
 from helpers import run_cli
 from store_helpers import POOL
@@ -41,21 +42,6 @@ def db(tmp_path: Path) -> str:
 def _judge(db: str, server: ChatServer, *more: str) -> tuple[int, str, str]:
     return run_cli(["judges-run", "--db", db, "--endpoint", server.url, "--model", "m1",
                     "--backoff", "0", *more])
-
-
-def _grades(db: str, assessor: str = "m1") -> dict[tuple[str, str], int]:
-    from relkit.judging.store.assign import Store
-    from relkit.judging.store.reports import export_qrels
-
-    store = Store.open(db, readonly=True)
-    try:
-        if assessor not in store.assessors():
-            return {}
-        assert store.kinds()[assessor] == "automatic"
-        return {(t, d): g for t, d, g in export_qrels(store, "assessor", assessor=assessor,
-                                                      unjudged=False)}
-    finally:
-        store.close()
 
 
 def _history(db: str) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from autojudge_helpers import automatic_grades as _grades
 from helpers import run_cli
 from relkit.corpora.known import SAMPLE_DIR
 
@@ -39,21 +40,6 @@ def _pool(db: str) -> list[tuple[str, str]]:
     store = Store.open(db, readonly=True)
     try:
         return [(r.topic, r.doc) for r in pool_requests(store)[1]]
-    finally:
-        store.close()
-
-
-def _grades(db: str, assessor: str) -> dict[tuple[str, str], int]:
-    from relkit.judging.store.assign import Store
-    from relkit.judging.store.reports import export_qrels
-
-    store = Store.open(db, readonly=True)
-    try:
-        if assessor not in store.assessors():
-            return {}
-        assert store.kinds()[assessor] == "automatic"
-        return {(t, d): g for t, d, g in export_qrels(store, "assessor", assessor=assessor,
-                                                      unjudged=False)}
     finally:
         store.close()
 
