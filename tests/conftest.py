@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import isolation
 from helpers import BACKENDS, PG_URL, ROOT, fresh_pg_database
 
 # `python -m pytest` puts the working directory on sys.path; from the repository root
@@ -21,6 +22,20 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 # import, under ~/.ir_datasets unless told otherwise: keep the tests out of the home folder.
 os.environ.setdefault("IR_DATASETS_HOME",
                       str(Path(tempfile.gettempdir()) / "relkit-tests-ir_datasets"))
+
+
+@pytest.fixture(autouse=True)
+def _leaves_the_process_as_it_found_it() -> Iterator[None]:
+    """Every test: the environment variables relkit and its sessions read, and the
+    working directory, are as before it (tests/isolation.py says why). Set up before,
+    and so torn down after, the test's own fixtures (monkeypatch has undone its work)."""
+    before = isolation.snapshot()
+    yield
+    left = isolation.changes(before, isolation.snapshot())
+    if left:
+        isolation.restore(before)   # (the tests after it run as they would have)
+        pytest.fail("the test left the process changed for the tests after it: "
+                    + "; ".join(left), pytrace=False)
 
 
 @pytest.fixture(params=BACKENDS)

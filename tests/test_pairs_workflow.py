@@ -242,16 +242,19 @@ def test_serve_passes_the_strategy_to_every_session(tmp_path: Path,
 
     db = str(tmp_path / "p.db")
     make_project(db).close()
-    seen: dict[str, str | None] = {}
-    monkeypatch.delenv("RELKIT_SERVE_PAIRS", raising=False)
-    monkeypatch.delenv("RELKIT_SERVE_PAIR_STRATEGY", raising=False)
-    monkeypatch.setattr(server, "run", lambda *a, **k: seen.update(
-        pairs=os.environ.get("RELKIT_SERVE_PAIRS"),
-        strategy=os.environ.get("RELKIT_SERVE_PAIR_STRATEGY")))
+    seen: list[dict[str, str]] = []
+    before = dict(os.environ)
+    monkeypatch.setattr(server, "run", lambda *a, **k: seen.append(a[7]))
     code, _, err = run_cli(["serve", "--db", db, "--port", "18733", "--pairs",
                             "--pair-strategy", "adaptive"])
     assert code == 0, err
-    assert seen == {"pairs": "1", "strategy": "adaptive"}
+    code, _, err = run_cli(["serve", "--db", db, "--port", "18733"])
+    assert code == 0, err
+    # The sessions' environment carries the mode, always given (a value left in the
+    # shell never decides); the server's own environment is left as it was.
+    assert seen == [{"RELKIT_SERVE_PAIRS": "1", "RELKIT_SERVE_PAIR_STRATEGY": "adaptive"},
+                    {"RELKIT_SERVE_PAIRS": "0", "RELKIT_SERVE_PAIR_STRATEGY": "all-pairs"}]
+    assert dict(os.environ) == before
     made: list = []
 
     class Ran:

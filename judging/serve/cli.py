@@ -72,10 +72,11 @@ def serve(
     if host not in LOOPBACK:
         say(f"relkit serve: listening on {host} in plain HTTP: tokens cross the network "
             "in clear unless a TLS reverse proxy is in front (docs/serve.md)")
-    if pairs:  # the app processes inherit the server's environment (session.py reads it)
-        os.environ["RELKIT_SERVE_PAIRS"] = "1"
-        os.environ["RELKIT_SERVE_PAIR_STRATEGY"] = pair_strategy
-    run(store, url, host, port, public_url, per_token, max_sessions)
+    # What each session's app shows (session.py reads it from its environment): always
+    # given, so that a value left in the shell never turns a grading server into pairs.
+    app_env = {"RELKIT_SERVE_PAIRS": "1" if pairs else "0",
+               "RELKIT_SERVE_PAIR_STRATEGY": pair_strategy}
+    run(store, url, host, port, public_url, per_token, max_sessions, app_env)
 
 
 def _can_listen(host: str, port: int) -> None:

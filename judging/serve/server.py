@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
-import os
 import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -89,7 +88,7 @@ class RelkitServer(SessionLimits, Server):
 
     def __init__(self, store: Store, db: str, host: str = "127.0.0.1", port: int = 8000,
                  public_url: str | None = None, per_token: int = PER_TOKEN,
-                 max_sessions: int = TOTAL) -> None:
+                 max_sessions: int = TOTAL, app_env: dict[str, str] | None = None) -> None:
         Server.__init__(self, command="relkit judge", host=host, port=port,
                         title="relkit judge", public_url=public_url)
         SessionLimits.__init__(self, per_token, max_sessions)
@@ -102,7 +101,7 @@ class RelkitServer(SessionLimits, Server):
         self.db = db
         self.backoff = Backoff()
         self.verify = tokens.Verifier(store)
-        self.pool = WarmPool()
+        self.pool = WarmPool(app_env={"RELKIT_DB": db, **(app_env or {})})
         self._warming: asyncio.Future[None] = asyncio.Future()
         self._watching: asyncio.Future[None] = asyncio.Future()
         # open websockets: their token's public key and its owner (watch_revocations)
@@ -127,7 +126,7 @@ class RelkitServer(SessionLimits, Server):
         # The spares' environment is the one textual-serve gives its app processes.
         probe = AppService("", write_bytes=None, write_str=None, close=None,  # type: ignore[arg-type]
                            download_manager=self.download_manager)
-        self.pool.fill(served_environment(probe._build_environment()))
+        self.pool.fill(served_environment(probe._build_environment(), self.pool.app_env))
         where = (f"{self.public_url} (listening on {self.local_url})"
                  if self.explicit_public_url else self.public_url)
         log(f"serving the judging screens on {where} (sign in with a token from "
@@ -452,7 +451,9 @@ class RelkitServer(SessionLimits, Server):
 
 
 def run(store: Store, db: str, host: str, port: int, public_url: str | None,
-        per_token: int = PER_TOKEN, max_sessions: int = TOTAL) -> None:
-    """Serve until interrupted; the app processes get ``RELKIT_DB`` from here."""
-    os.environ["RELKIT_DB"] = db
-    RelkitServer(store, db, host, port, public_url, per_token, max_sessions).serve()
+        per_token: int = PER_TOKEN, max_sessions: int = TOTAL,
+        app_env: dict[str, str] | None = None) -> None:
+    """Serve until interrupted; the app processes get ``RELKIT_DB`` and ``app_env`` in
+    their environment (:func:`~relkit.judging.serve.warm.served_environment`)."""
+    RelkitServer(store, db, host, port, public_url, per_token, max_sessions,
+                 app_env).serve()

@@ -65,10 +65,18 @@ def missing_internals() -> str | None:
     return None if gone is None else f"Server.{gone}"
 
 
-def served_environment(env: dict[str, str]) -> dict[str, str]:
+def served_environment(env: dict[str, str], app_env: dict[str, str]) -> dict[str, str]:
     """textual-serve's environment for an app process, at relkit's frame rate
-    (:data:`SERVED_FPS`, or ``RELKIT_SERVE_FPS`` when set: the benchmark's A/B)."""
+    (:data:`SERVED_FPS`, or ``RELKIT_SERVE_FPS`` when set: the benchmark's A/B), with
+    the server's settings for its sessions (``app_env``: the database, the pairs mode).
+
+    The settings go into the child's environment only, never the server's own
+    ``os.environ``: a server run in-process (a test, an embedding program) leaves its
+    caller's environment as it found it, and a value inherited from the shell never
+    decides what a session shows (every setting is always given).
+    """
     env["TEXTUAL_FPS"] = os.environ.get("RELKIT_SERVE_FPS", str(SERVED_FPS))
+    env.update(app_env)
     return env
 
 
@@ -112,8 +120,9 @@ class WarmPool:
     """
 
     def __init__(self, size: int = 2, refill_after: float = 3.0,
-                 cold: int = COLD_STARTS) -> None:
+                 cold: int = COLD_STARTS, app_env: dict[str, str] | None = None) -> None:
         self.size, self.refill_after = size, refill_after
+        self.app_env = dict(app_env or {})   # (served_environment)
         self.spares: list[asyncio.Task[Spare]] = []
         self._refill: asyncio.TimerHandle | None = None
         self.closed = False
@@ -269,7 +278,7 @@ class WarmAppService(AppService):
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         # The browser's terminal size goes down the pipe with the name: textual's web
         # driver reads it from COLUMNS/ROWS when the app starts, after this.
-        env = served_environment(self._build_environment())
+        env = served_environment(self._build_environment(), self.pool.app_env)
         spare = await self.pool.take(env, lambda: self._stopping is not None or self.gone())
         self._process = spare.process
         assert spare.process.stdin is not None
