@@ -2,7 +2,8 @@
 
 Usage::
 
-    .venv/bin/python bench/api_bench.py [--repeat 11] [--wheel [--venv DIR] [--baseline REV]]
+    .venv/bin/python bench/api_bench.py [--repeat 11] [--jobs evaluate,means]
+        [--wheel [--venv DIR] [--baseline REV]]
 
 On the TREC-sized data of ``bench/startup_bench.py`` (50 topics x 1,000 documents; two
 more runs made from it by perturbing its scores, seeded), each job runs as a fresh
@@ -10,6 +11,9 @@ process, relkit's and ir_measures' taking turns, ``--repeat`` times (medians):
 
 * ``evaluate``: P@10, nDCG@10 and AP of three runs (relkit ``Evaluator.aggregate``;
   ir_measures ``calc_aggregate``);
+* ``means``: the same job through the pandas-free API (``Evaluator.compute(run).to_dict()``,
+  what :func:`relkit.evaluate` returns; ``aggregate`` builds a pandas ``Series``, and
+  importing pandas is most of its time), against the same ir_measures code;
 * ``paired``: a paired t-test on AP between two runs (relkit ``compare``; ir_measures'
   per-topic ``iter_calc`` and ``scipy.stats.ttest_rel``);
 * ``frame``: the per-topic values of the three measures for one run as a pandas frame
@@ -44,6 +48,14 @@ for run in sys.argv[2:]:
     means = ev.aggregate(run)
     print(*(f"{m} {means[m]:.10f}" for m in ("P@10", "nDCG@10", "AP")))
 """,
+    "means": """
+import sys
+from relkit.metrics.evaluator import Evaluator
+ev = Evaluator(sys.argv[1], ["P@10", "nDCG@10", "AP"], compat=9)
+for run in sys.argv[2:]:
+    means = ev.compute(run).to_dict()
+    print(*(f"{m} {means[m]:.10f}" for m in ("P@10", "nDCG@10", "AP")))
+""",
     "paired": """
 import sys
 from relkit.metrics.compare.core import compare
@@ -58,8 +70,7 @@ frame = Evaluator(sys.argv[1], ["P@10", "nDCG@10", "AP"], compat=9).evaluate(sys
 print(len(frame), f"{frame['value'].sum():.10f}")
 """,
 }
-PEER = {
-    "evaluate": """
+_PEER_MEANS = """
 import sys
 import ir_measures
 from ir_measures import AP, P, nDCG
@@ -68,7 +79,10 @@ for run in sys.argv[2:]:
     got = {str(m): v for m, v in ir_measures.calc_aggregate(
         [P@10, nDCG@10, AP], qrels, ir_measures.read_trec_run(run)).items()}
     print(*(f"{m} {got[m]:.10f}" for m in ("P@10", "nDCG@10", "AP")))
-""",
+"""
+PEER = {
+    "evaluate": _PEER_MEANS,
+    "means": _PEER_MEANS,
     "paired": """
 import sys
 import ir_measures
@@ -114,10 +128,15 @@ def main(argv: list[str] | None = None) -> None:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=11, help="timed runs per job (median)")
+    ap.add_argument("--jobs", default=",".join(RELKIT), help="comma list of: "
+                    + ", ".join(RELKIT))
     add_wheel_options(ap)
     ap.add_argument("--baseline", metavar="REV", help="with --wheel: also time commit REV's "
                     "wheel (in a copy of the venv)")
     args = ap.parse_args(argv)
+    jobs = [j.strip() for j in args.jobs.split(",") if j.strip()]
+    if not jobs or any(j not in RELKIT for j in jobs):
+        ap.error(f"--jobs: choose from {', '.join(RELKIT)}")
     if args.baseline and not args.wheel:
         ap.error("--baseline needs --wheel")
     choose_tools(args)
@@ -132,13 +151,14 @@ def main(argv: list[str] | None = None) -> None:
     api.mkdir(parents=True, exist_ok=True)
     qrels, run1 = trec / "qrels.txt", trec / "run.txt"
     runs = [run1, perturbed(run1, api / "run2.txt", 2), perturbed(run1, api / "run3.txt", 3)]
-    files = {"evaluate": [qrels, *runs], "paired": [qrels, *runs[:2]], "frame": [qrels, run1]}
+    files = {"evaluate": [qrels, *runs], "means": [qrels, *runs], "paired": [qrels, *runs[:2]],
+             "frame": [qrels, run1]}
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     walls: dict[tuple[str, str], list[float]] = {}
     outs: dict[tuple[str, str], str] = {}
     load_before = os.getloadavg()
     for i in range(args.repeat + 1):   # the first round is untimed (.pyc files, cache)
-        for job in RELKIT:
+        for job in jobs:
             for tool, python in tools:
                 code = PEER[job] if tool == "ir_measures" else RELKIT[job]
                 t0 = time.perf_counter()
@@ -161,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         "| job | tool | wall s | / ir_measures | same numbers as ir_measures |",
         "|---|---|---:|---:|---|",
     ]
-    for job in RELKIT:
+    for job in jobs:
         theirs = statistics.median(walls[(job, "ir_measures")])
         for tool, _ in tools:
             ours = statistics.median(walls[(job, tool)])
