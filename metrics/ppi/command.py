@@ -25,11 +25,11 @@ def run_ppi(runs: list[Path], *, human: Path, auto: Path, measures: list[str],
     """Evaluate ``runs`` with PPI++ and write the table to ``output`` (or stdout)."""
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.ppi.design import check_design
-    from relkit.metrics.ppi.measures import parse_measure, ppi_evaluate
+    from relkit.metrics.ppi.measures import parse_linear, ppi_evaluate
 
     with option_value("'-m'"):
         for m in measures:
-            parse_measure(m)
+            parse_linear(m)
     with option_value("--design"):
         check_design(design)
     read = {}

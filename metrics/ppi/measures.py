@@ -20,9 +20,8 @@ grade :math:`a_i`: a finite-population total, estimated by
 The topics are fixed: the interval is about the labels not judged by a human, not
 about other topics one could have drawn.
 
-Measures with a normaliser (AP, nDCG) are not linear in the labels: they are ratio
-estimators with a delta-method interval, :mod:`relkit.metrics.ppi.ratio`; other
-measures (R-precision, ...) are refused.
+Measures with a normaliser (AP, nDCG, R-precision) are not linear in the labels and are
+refused here.
 """
 
 from __future__ import annotations
@@ -40,34 +39,20 @@ from relkit.metrics.ppi.design import check_design, strata
 from relkit.metrics.ppi.estimators import Estimate, difference_estimate, effective_labels
 
 _NAME = re.compile(r"^(P|DCG|dcg_cut)(?:@|\.|_)(\d+)$")
-_NDCG = re.compile(r"^(?:nDCG|ndcg|ndcg_cut)(?:@|\.|_)(\d+)$")
-SUPPORTED = "P@k, DCG@k, AP and nDCG[@k]"
-
-
-def parse_measure(name: str) -> tuple[str, int | None]:
-    """``"P@10"`` -> ``("P", 10)``, ``"DCG@5"``/``"dcg_cut.5"`` -> ``("DCG", 5)``,
-    ``"AP"``/``"map"`` -> ``("AP", None)``, ``"nDCG@10"``/``"ndcg_cut.10"`` ->
-    ``("nDCG", 10)``, ``"nDCG"``/``"ndcg"`` -> ``("nDCG", None)``."""
-    if name in ("AP", "map"):
-        return "AP", None
-    if name in ("nDCG", "ndcg"):
-        return "nDCG", None
-    m = _NDCG.match(name)
-    if m is not None and int(m.group(1)) >= 1:
-        return "nDCG", int(m.group(1))
-    return parse_linear(name)
 
 
 def parse_linear(name: str) -> tuple[str, int]:
     """``"P@10"`` -> ``("P", 10)``, ``"DCG@5"``/``"dcg_cut.5"`` -> ``("DCG", 5)``."""
     m = _NAME.match(name)
     if m is None or int(m.group(2)) < 1:
-        raise MeasureError(f"PPI takes {SUPPORTED}; got {name!r}")
+        raise MeasureError(f"PPI takes measures linear in the labels, P@k and DCG@k; got "
+                           f"{name!r} (AP, nDCG and other normalised measures are not "
+                           "supported)")
     return ("P" if m.group(1) == "P" else "DCG"), int(m.group(2))
 
 
-def measure_label(kind: str, k: int | None) -> str:
-    return kind if k is None else f"{kind}@{k}"
+def measure_label(kind: str, k: int) -> str:
+    return f"{kind}@{k}"
 
 
 class Pool:
@@ -175,7 +160,7 @@ def estimate(pool: Pool, human: Human, w: np.ndarray, kind: str, level: int,
 def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Sequence[str],
                  *, design: str = "simple", level: int = 1, alpha: float = 0.05,
                  lam: float | str = "tuned") -> list[SystemEstimate]:
-    """Each run's prediction-powered estimate of each measure.
+    """Each run's prediction-powered estimate of each linear measure.
 
     Parameters
     ----------
@@ -185,8 +170,7 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
     runs
         ``{name: run}`` (anything :meth:`relkit.metrics.data.Run.coerce` takes).
     measures
-        ``P@k``, ``DCG@k`` (linear: the difference estimator), ``AP``, ``nDCG@k`` and
-        ``nDCG`` (ratios: :mod:`relkit.metrics.ppi.ratio`).
+        ``P@k`` and ``DCG@k`` names.
     design
         ``"simple"`` or ``"stratified"`` (by automatic grade), as the sample was drawn.
     level, alpha, lam
@@ -196,7 +180,7 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.ranking import ranked_docnos
 
-    parsed = [parse_measure(m) for m in measures]
+    parsed = [parse_linear(m) for m in measures]
     auto_q, human_q = Qrels.coerce(auto), Qrels.coerce(human)
     pool = Pool(auto_q.to_dict(), getattr(auto_q, "source", "the automatic qrels"))
     located = Human.locate(pool, human_q.to_dict(), design,
@@ -207,11 +191,6 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
         ranked = ranked_docnos(coerced)
         for kind, k in parsed:
             try:
-                if kind in ("AP", "nDCG"):
-                    out.append(_normalised(pool, located, ranked, name, kind, k, level,
-                                           alpha, lam))
-                    continue
-                assert k is not None
                 w, n_topics = pool.weights(ranked, kind, k)
             except EvaluationError as exc:   # name the run's file (or its name)
                 src = str(getattr(coerced, "source", "") or "")
@@ -224,19 +203,3 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
                                       effective_labels(z, located.strata, located.sizes,
                                                        ppi.se ** 2)))
     return out
-
-
-def _normalised(pool: Pool, human: Human, ranked: Mapping[str, Sequence[str]], name: str,
-                kind: str, k: int | None, level: int, alpha: float,
-                lam: float | str) -> SystemEstimate:
-    """AP or nDCG[@k]: the ratio estimators of :mod:`relkit.metrics.ppi.ratio`."""
-    from relkit.metrics.ppi.ratio import APStructure, NDCGStructure, Sample, ratio_estimate
-
-    structure: APStructure | NDCGStructure = (
-        APStructure(pool, ranked, level) if kind == "AP" else NDCGStructure(pool, ranked, k))
-    sample = Sample(human)
-    ppi, _ = ratio_estimate(structure, pool.auto, sample, lam=lam, alpha=alpha)
-    classical, v0 = ratio_estimate(structure, pool.auto, sample, lam=0.0, alpha=alpha)
-    return SystemEstimate(name, measure_label(kind, k), structure.topics.count,
-                          len(human.where), ppi, classical,
-                          effective_labels(v0, human.strata, human.sizes, ppi.se ** 2))

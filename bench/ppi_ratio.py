@@ -1,4 +1,18 @@
-r"""Each system's mean AP or nDCG from few human labels: ratio estimators, delta method.
+r"""Experiment (issue 37): AP and nDCG from few human labels by ratio estimators.
+
+Why ``relkit eval --ppi`` still refuses AP and nDCG: this is the method tried, and
+``main`` measures its coverage on Cranfield, which misses [0.93, 0.97] far
+(docs/automatic-judges.md, "Normalised measures"). The estimators are right (every
+total is design-unbiased; with every pair labelled the estimate is trec_eval's value,
+tests/test_ppi_ratio.py); the per-topic ratios are not, with a few labels per topic:
+each topic's ratio has an :math:`O(1/n_t)` bias that the mean over :math:`|T|` topics
+keeps while its standard error shrinks as :math:`1/\sqrt{|T| n_t}`, so the bias is
+:math:`\sqrt{|T|/n_t}` times a constant in standard errors (225 topics, about 7 labels
+each at 1,500 labels). Run::
+
+    .venv/bin/python bench/ppi_ratio.py [REPLICATES] [BUDGET]
+
+The method:
 
 **Estimand.** As for the linear measures (:mod:`relkit.metrics.ppi.measures`): for a
 system with topics :math:`T` (its topics in the automatic qrels), the mean over them of
@@ -31,8 +45,10 @@ automatic values on every pair plus the Horvitz–Thompson estimate of the human
 with their joint inclusion probabilities :math:`\pi_{ij}` (in one stratum
 :math:`n_h(n_h-1)/(N_h(N_h-1))`, across strata :math:`\pi_i\pi_j`), so every total is
 unbiased for a fixed :math:`\lambda`, however wrong the automatic grades are. The
-measure is the plug-in ratio, :math:`\hat M_t = \hat A_t / \hat B_t` (0 where
-:math:`\hat B_t \le 0`), and :math:`\hat\theta = |T|^{-1}\sum_t \hat M_t`.
+measure is the plug-in ratio, :math:`\hat M_t = \hat A_t / \hat B_t` clipped to
+[0, 1] (0 where :math:`\hat B_t \le 0`), every estimated count floored at the count
+seen in the topic's sample (a count under it is impossible and makes the ratio blow
+up), and :math:`\hat\theta = |T|^{-1}\sum_t \hat M_t`.
 
 **Not unbiased.** A ratio of unbiased totals is consistent, with an :math:`O(1/n)`
 bias, not unbiased (Särndal, Swensson & Wretman, *Model Assisted Survey Sampling*,
@@ -61,7 +77,9 @@ its use for evaluation: Boyeau et al. (2024, arXiv:2403.07008).
 :math:`\sum_S u_i/\pi_i` with :math:`v, \hat v` taken at the PPI (:math:`\lambda=1`)
 estimate (Angelopoulos, Duchi & Zrnic 2023, arXiv:2311.01453, §6: the tuning of a
 general estimator through its linearisation); the estimate is then recomputed at that
-:math:`\lambda`. :math:`\lambda = 0` is the human-only estimate.
+:math:`\lambda`. :math:`\lambda = 0` is the human-only estimate. The tuned
+:math:`\lambda` is clipped to [0, 1] as ``ppi_py`` clips it; a clipped topic's ratio
+has derivative 0.
 """
 
 from __future__ import annotations
@@ -103,6 +121,18 @@ class Sample:
         self.grades: np.ndarray = human.grades          # type: ignore[attr-defined]
         self.strata: np.ndarray = human.strata          # type: ignore[attr-defined]
         self.sizes: dict[int, int] = human.sizes        # type: ignore[attr-defined]
+        self._design()
+
+    def without(self, drop: np.ndarray) -> Sample:
+        """The sample less the units where ``drop`` (the others reweighted)."""
+        out = object.__new__(Sample)
+        keep = ~drop
+        out.where, out.grades = self.where[keep], self.grades[keep]
+        out.strata, out.sizes = self.strata[keep], self.sizes
+        out._design()
+        return out
+
+    def _design(self) -> None:
         uniq, counts = np.unique(self.strata, return_counts=True)
         taken = dict(zip(uniq.tolist(), counts.tolist(), strict=True))
         self.n = np.array([taken[h] for h in self.strata.tolist()], dtype=float)
@@ -131,9 +161,20 @@ def _domain_totals(z_all: np.ndarray, z_s: np.ndarray, zhat_s: np.ndarray, lam: 
     return out
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def _observed(flags: np.ndarray, topics: Topics, sample: Sample) -> np.ndarray:
+    """Per topic, the sampled pairs with ``flags``: a floor under the estimated count."""
+    ts = topics.of[sample.where]
+    ks = ts >= 0
+    return np.bincount(ts[ks], weights=flags[ks], minlength=topics.count)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``num / den`` in [0, 1] (the measure's range), 0 where ``den <= 0``; and
+    ``1/den`` where the ratio is inside (0, 1), else 0 (a clipped ratio's derivative)."""
     ok = den > 0
-    return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+    raw = np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+    inside = ok & (raw > 0) & (raw < 1)
+    return np.clip(raw, 0.0, 1.0), np.where(inside, 1.0 / np.where(ok, den, 1.0), 0.0)
 
 
 class APStructure:
@@ -172,7 +213,7 @@ class APStructure:
         ys_a = ya[s.where]
         inv_r = self.inv_rank[s.where]
         ba = self.b @ ya                                        # sum_j B_ij a_j
-        r_hat = _domain_totals(ya, yh, ys_a, lam, t, s)
+        r_hat = np.maximum(_domain_totals(ya, yh, ys_a, lam, t, s), _observed(yh, t, s))
         l_hat = _domain_totals(ya * self.inv_rank, yh * inv_r, ys_a * inv_r, lam, t, s)
         keep = t.of >= 0
         q_hat = lam * np.bincount(t.of[keep], weights=(0.5 * ya * ba)[keep],
@@ -189,11 +230,10 @@ class APStructure:
         s_hat = lam * ba[s.where]
         s_hat += np.bincount(p, weights=sub.data * (yh[q] - lam * ys_a[q]) * s.ipw[q]
                              / factor, minlength=len(s.where)) if len(p) else 0.0
-        ap = _ratio(l_hat + q_hat, r_hat)
+        ap, inv = _ratio(l_hat + q_hat, r_hat)
         ts = t.of[s.where]
-        scale = np.where((ts >= 0) & (r_hat[ts] > 0), 1.0 / np.where(r_hat[ts] > 0,
-                                                                      r_hat[ts], 1.0), 0.0)
-        m = ap[ts]
+        scale = np.where(ts >= 0, inv[np.maximum(ts, 0)], 0.0)
+        m = ap[np.maximum(ts, 0)]
         v = (yh * inv_r + yh * s_hat - m * yh) * scale / t.count
         vhat = (ys_a * inv_r + ys_a * ba[s.where] - m * ys_a) * scale / t.count
         return float(ap.sum() / t.count), v, vhat
@@ -246,15 +286,15 @@ class NDCGStructure:
         ts = t.of[s.where]
         for c in range(1, top + 1):
             ca, ch = (auto >= c).astype(float), (s.grades >= c).astype(float)
-            count = _domain_totals(ca, ch, ca[s.where], lam, t, s)
+            count = np.maximum(_domain_totals(ca, ch, ca[s.where], lam, t, s),
+                               _observed(ch, t, s))
             value, slope = self.ideal(count)
             idcg += value
             sl = np.where(ts >= 0, slope[np.maximum(ts, 0)], 0.0)
             dh += sl * ch
             da += sl * ca[s.where]
-        ndcg = _ratio(dcg, idcg)
-        ok = (ts >= 0) & (idcg[np.maximum(ts, 0)] > 0)
-        scale = np.where(ok, 1.0 / np.where(ok, idcg[np.maximum(ts, 0)], 1.0), 0.0)
+        ndcg, inv = _ratio(dcg, idcg)
+        scale = np.where(ts >= 0, inv[np.maximum(ts, 0)], 0.0)
         m = ndcg[np.maximum(ts, 0)]
         v = (gh * w_s - m * dh) * scale / t.count
         vhat = (gs_a * w_s - m * da) * scale / t.count
@@ -272,8 +312,8 @@ def ratio_estimate(structure: APStructure | NDCGStructure, auto: np.ndarray,
     """
     if lam == "tuned":
         _, v, vhat = structure.estimate(auto, sample, 1.0)
-        lam_value = difference_estimate(v, vhat, 0.0, sample.strata, sample.sizes,
-                                        lam="tuned").lam
+        tuned = difference_estimate(v, vhat, 0.0, sample.strata, sample.sizes, lam="tuned")
+        lam_value = min(max(tuned.lam, 0.0), 1.0)    # as ppi_py clips PPI++'s lambda
     else:
         lam_value = float(lam)
     value, v, vhat = structure.estimate(auto, sample, lam_value)
@@ -281,3 +321,71 @@ def ratio_estimate(structure: APStructure | NDCGStructure, auto: np.ndarray,
                                  lam=lam_value, alpha=alpha)
     half = spread.high - spread.value
     return Estimate(value, spread.se, value - half, value + half, lam_value), v
+
+
+
+def main(replicates: int = 100, budget: int = 1500) -> None:
+    """Coverage of the PPI++ and human-only intervals of mean AP and nDCG@10 on the
+    Cranfield pool of ``bench/ppi_coverage.py``, its four planted judges, both designs."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import ppi_coverage as bench
+
+    from relkit.metrics.ppi.design import draw, strata
+    from relkit.metrics.ppi.measures import Human, Pool
+
+    truth, runs = bench.truth_and_runs()
+    pool = Pool(truth)
+    true = pool.auto.copy()
+    whole = Sample(Human(np.arange(len(true)), true, np.zeros(len(true), np.int64),
+                         {0: len(true)}))
+    made: dict[tuple[str, str], APStructure | NDCGStructure] = {}
+    for s, r in runs.items():
+        made[(s, "AP")] = APStructure(pool, r, bench.LEVEL)
+        made[(s, "nDCG@10")] = NDCGStructure(pool, r, 10)
+    target = {key: ratio_estimate(st, true, whole, lam=0.0)[0].value
+              for key, st in made.items()}
+    print(f"Cranfield pool {len(pool.pairs):,} pairs, {budget} human labels, "
+          f"{replicates} replicates per setting, 95% intervals\n")
+    print("| judge | design | measure | PPI++ coverage | lowest run | PPI++ bias / sd "
+          "| human-only coverage | PPI++ width | human-only width |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    planted = [j for j in bench.JUDGES if j[0] != "supervised"]
+    for j, (kind, rate) in enumerate(planted):
+        auto = bench.judge(true, kind, rate, np.random.default_rng(100 + j))
+        for design in ("simple", "stratified"):
+            codes = strata(auto, design)
+            uniq, counts = np.unique(codes, return_counts=True)
+            sizes = dict(zip(uniq.tolist(), counts.tolist(), strict=True))
+            rows: dict = {key: [] for key in made}
+            for r in range(replicates):
+                drawn = draw(pool.pairs, auto.tolist(), budget, design, seed=r)
+                where = np.array([pool.index[(t, d)] for t, d, _, _ in drawn])
+                sample = Sample(Human(where, true[where], codes[where], sizes))
+                for key, st in made.items():
+                    e = ratio_estimate(st, auto, sample)[0]
+                    c = ratio_estimate(st, auto, sample, lam=0.0)[0]
+                    rows[key].append((e.low <= target[key] <= e.high, e.value,
+                                      c.low <= target[key] <= c.high,
+                                      e.high - e.low, c.high - c.low))
+            label = f"noise {rate}" if kind == "noise" else f"{kind} {rate}"
+            for measure in ("AP", "nDCG@10"):
+                per = {key: np.array(v, dtype=float) for key, v in rows.items()
+                       if key[1] == measure}
+                cov = np.mean([v[:, 0].mean() for v in per.values()])
+                low = min(v[:, 0].mean() for v in per.values())
+                bias = np.mean([(v[:, 1].mean() - target[key]) / max(v[:, 1].std(), 1e-12)
+                                for key, v in per.items()])
+                cov0 = np.mean([v[:, 2].mean() for v in per.values()])
+                wid = np.mean([v[:, 3].mean() for v in per.values()])
+                wid0 = np.mean([v[:, 4].mean() for v in per.values()])
+                print(f"| {label} | {design} | {measure} | {cov:.3f} | {low:.3f} | "
+                      f"{bias:+.1f} | {cov0:.3f} | {wid:.4f} | {wid0:.4f} |", flush=True)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(*(int(a) for a in sys.argv[1:3]))
