@@ -40,7 +40,9 @@ Malik & Jordan (2024), "AutoEval Done Right" (arXiv:2403.07008).
 :math:`\widehat{\mathrm{Var}}(\hat\theta_\lambda) = \sum_h c_h s_h^2`, and the interval is
 :math:`\hat\theta_\lambda \pm t_{1-\alpha/2,\nu} \sqrt{\widehat{\mathrm{Var}}}` with
 Satterthwaite's degrees of freedom :math:`\nu` (:func:`satterthwaite_df`; :math:`n-1`
-for one stratum, so about the normal quantile for a few hundred labels).
+for one stratum, so about the normal quantile for a few hundred labels), each stratum
+counting the labels its variance estimate rests on (:func:`sparse_count`: fewer when
+most of its residuals are 0).
 The finite-population factor :math:`1 - n_h/N_h` makes the interval
 shrink to the point when every unit is labelled: the target is this pool's total, not a
 super-population's.
