@@ -342,9 +342,9 @@ def main(replicates: int = 100, budget: int = 1500) -> None:
     whole = Sample(Human(np.arange(len(true)), true, np.zeros(len(true), np.int64),
                          {0: len(true)}))
     made: dict[tuple[str, str], APStructure | NDCGStructure] = {}
-    for s, r in runs.items():
-        made[(s, "AP")] = APStructure(pool, r, bench.LEVEL)
-        made[(s, "nDCG@10")] = NDCGStructure(pool, r, 10)
+    for system, ranked in runs.items():
+        made[(system, "AP")] = APStructure(pool, ranked, bench.LEVEL)
+        made[(system, "nDCG@10")] = NDCGStructure(pool, ranked, 10)
     target = {key: ratio_estimate(st, true, whole, lam=0.0)[0].value
               for key, st in made.items()}
     print(f"Cranfield pool {len(pool.pairs):,} pairs, {budget} human labels, "

@@ -45,7 +45,7 @@ def _sample(pool: Pool, grades: np.ndarray, where: np.ndarray, codes: np.ndarray
 
 
 @pytest.mark.parametrize("lam", [0.0, 1.0, "tuned"])
-def test_whole_pool_labelled_gives_trec_evals_values_and_no_width(lam: object) -> None:
+def test_whole_pool_labelled_gives_trec_evals_values_and_no_width(lam: float | str) -> None:
     """Every pooled pair labelled: relkit eval's exact AP, nDCG@3 and nDCG, zero width,
     however wrong the automatic grades."""
     from relkit import evaluate
@@ -63,7 +63,7 @@ def test_whole_pool_labelled_gives_trec_evals_values_and_no_width(lam: object) -
         assert got.high - got.low == pytest.approx(0.0, abs=1e-12), name
 
 
-def test_every_total_is_design_unbiased() -> None:
+def test_every_total_is_design_unbiased(monkeypatch: pytest.MonkeyPatch) -> None:
     """All stratified samples of a small topic enumerated: the mean estimate of AP's
     numerator (with its quadratic total over pairs of sampled pairs) is the true
     numerator, for a fixed lambda (the relevant count is floored at what the sample
@@ -82,17 +82,13 @@ def test_every_total_is_design_unbiased() -> None:
         seen.append(float(num[0]))
         return real(num, den)
 
-    ratio._ratio = spy
-    try:
-        for s0 in itertools.combinations([0, 1, 2], 2):
-            for s1 in itertools.combinations([3, 4, 5, 6], 2):
-                st.estimate(pool.auto, _sample(pool, h, np.array(s0 + s1), codes, sizes),
-                            0.7)
-        means = float(np.mean(seen))
-        seen.clear()
-        st.estimate(pool.auto, _sample(pool, h, np.arange(7), codes, sizes), 0.7)
-    finally:
-        ratio._ratio = real
+    monkeypatch.setattr(ratio, "_ratio", spy)
+    for s0 in itertools.combinations([0, 1, 2], 2):
+        for s1 in itertools.combinations([3, 4, 5, 6], 2):
+            st.estimate(pool.auto, _sample(pool, h, np.array(s0 + s1), codes, sizes), 0.7)
+    means = float(np.mean(seen))
+    seen.clear()
+    st.estimate(pool.auto, _sample(pool, h, np.arange(7), codes, sizes), 0.7)
     assert means == pytest.approx(seen[0], rel=1e-12)
 
 
