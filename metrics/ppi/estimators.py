@@ -40,7 +40,9 @@ Malik & Jordan (2024), "AutoEval Done Right" (arXiv:2403.07008).
 :math:`\widehat{\mathrm{Var}}(\hat\theta_\lambda) = \sum_h c_h s_h^2`, and the interval is
 :math:`\hat\theta_\lambda \pm t_{1-\alpha/2,\nu} \sqrt{\widehat{\mathrm{Var}}}` with
 Satterthwaite's degrees of freedom :math:`\nu` (:func:`satterthwaite_df`; :math:`n-1`
-for one stratum, so about the normal quantile for a few hundred labels).
+for one stratum, so about the normal quantile for a few hundred labels), each stratum
+counting the labels its variance estimate rests on (:func:`sparse_count`: fewer when
+most of its residuals are 0).
 The finite-population factor :math:`1 - n_h/N_h` makes the interval
 shrink to the point when every unit is labelled: the target is this pool's total, not a
 super-population's.
@@ -149,14 +151,35 @@ def difference_estimate(z: np.ndarray, zhat: np.ndarray, zhat_total: float,
         d = zh - lam_value * yh
         value += big_n / n * float(d.sum())
         if c > 0:
-            terms.append((c * float(np.var(d, ddof=1)), n))
+            terms.append((c * float(np.var(d, ddof=1)), sparse_count(d)))
     var = sum(v for v, _ in terms)
     return _interval(value, var, lam_value, alpha, satterthwaite_df(terms))
 
 
+def sparse_count(d: np.ndarray) -> int:
+    r"""The labels a stratum's variance estimate rests on: its :math:`n_h`, or its
+    non-zero residuals :math:`m_h` when fewer (at least 2).
+
+    A residual that is 0 on most pairs (an accurate judge errs on a few; a pair outside
+    every top :math:`k` weighs nothing) has a variance estimate with the spread of one
+    from :math:`m_h`, not :math:`n_h`, values: the relative variance of :math:`s_h^2` is
+    :math:`(\kappa_h - 1)/n_h pprox 1/m_h` for a variable non-zero on a share
+    :math:`m_h/n_h` (kurtosis :math:`\kappa_h pprox n_h/m_h`), against
+    :math:`2/(n_h - 1)` for normal data. Satterthwaite's degrees of freedom then count
+    :math:`m_h - 1` for the stratum (Cochran 1977, §5.4, with the normal-theory
+    :math:`n_h - 1` replaced by the count the estimate rests on): Student's quantile
+    widens the interval where a handful of errors carry the variance. Unchanged when
+    every residual is non-zero.
+    """
+    scale = float(np.max(np.abs(d))) if len(d) else 0.0
+    nonzero = int(np.count_nonzero(np.abs(d) > 1e-12 * scale)) if scale > 0 else 0
+    return max(2, min(len(d), nonzero))
+
+
 def satterthwaite_df(terms: list[tuple[float, int]]) -> float:
     r"""Degrees of freedom of :math:`\sum_h v_h` (Satterthwaite 1946; Cochran 1977, §5.4):
-    :math:`(\sum_h v_h)^2 / \sum_h v_h^2/(n_h - 1)`, with :math:`v_h = c_h s_h^2`.
+    :math:`(\sum_h v_h)^2 / \sum_h v_h^2/(n_h - 1)`, with :math:`v_h = c_h s_h^2`
+    (:func:`difference_estimate` passes :func:`sparse_count` as :math:`n_h`).
 
     One stratum: :math:`n - 1`. Strata with few labels and a large share of the variance
     give few degrees of freedom, and the interval takes Student's quantile for them
