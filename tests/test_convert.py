@@ -45,6 +45,11 @@ MEASURES = ["AP", "nDCG@10", "P@2", "RR", "R@2", "num_rel_ret"]
 EXPECTED_AP = (5 / 6 + 1 / 2) / 2
 
 
+# slow: the first ranx Qrels/Run of a process compiles ranx's numba code (measured 45 CPU-s
+# with numba's on-disk cache, 59 without; 3.5 without the JIT), out of `make check`.
+RANX_JIT = pytest.mark.slow
+
+
 def _values(qrels: Any, run: Any) -> dict[str, float]:
     return Evaluator(qrels, MEASURES).aggregate(run).to_dict()
 
@@ -123,6 +128,7 @@ def _run_shapes(tmp: Path) -> dict[str, Any]:
     }
 
 
+@RANX_JIT
 def test_every_qrels_shape_gives_the_same_numbers(tmp_path: Path,
                                                   reference: dict[str, float]) -> None:
     for name, shape in _qrels_shapes(tmp_path).items():
@@ -133,6 +139,7 @@ def test_every_qrels_shape_gives_the_same_numbers(tmp_path: Path,
         assert _values(_qrels_shapes(tmp_path)[name], RUN_TEXT) == reference, name
 
 
+@RANX_JIT
 def test_every_run_shape_gives_the_same_numbers(tmp_path: Path,
                                                 reference: dict[str, float]) -> None:
     for name in _run_shapes(tmp_path):
@@ -141,6 +148,7 @@ def test_every_run_shape_gives_the_same_numbers(tmp_path: Path,
         assert _values(QRELS_TEXT, _run_shapes(tmp_path)[name]) == reference, name
 
 
+@RANX_JIT
 def test_every_entry_point_takes_any_shape(tmp_path: Path) -> None:
     Run.read(RUN_TEXT).write(tmp_path / "r.parquet")
     scores = score_matrix(QRELS_DICT, {"a": RUN_DICT, "b": tmp_path / "r.parquet"}, "AP")
@@ -153,6 +161,7 @@ def test_every_entry_point_takes_any_shape(tmp_path: Path) -> None:
     assert {(e.topic, e.doc) for e in pool} == {("q1", "007"), ("q2", "y")}
 
 
+@RANX_JIT
 def test_the_pooling_functions_take_any_shape() -> None:
     from relkit.pooling.build import build_pool
     from relkit.pooling.coverage import coverage
@@ -179,6 +188,7 @@ def test_from_frame_maps_the_other_tools_column_names() -> None:
     assert Qrels.from_frame(qrels).to_dict() == {"q1": {"007": 1, "d2": 0}}
 
 
+@RANX_JIT
 def test_a_ranx_run_keeps_its_name_and_a_parquet_run_its_file_name(tmp_path: Path) -> None:
     assert coerce_run(ranx.Run(RUN_DICT, name="bm25")).name == "bm25"
     Run.from_dict(RUN_DICT).to_frame().drop(columns="run_id").to_parquet(tmp_path / "x.parquet")
@@ -210,7 +220,7 @@ def test_measures_alone_or_as_objects() -> None:
     ([("q1", "d1")], "\\(query_id, doc_id, value\\)"),
     (pd.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [0.5]}), "integer grades"),
     # the oracles' objects are made by the test, not at collection (see helpers.oracle)
-    (lambda: ranx.Run({"q1": {"d": 1.0}}), "a ranx Qrels"),
+    pytest.param(lambda: ranx.Run({"q1": {"d": 1.0}}), "a ranx Qrels", marks=RANX_JIT),
     (lambda: ir_datasets.create_dataset(), "a dataset with qrels"),
 ])
 def test_a_shape_that_is_not_qrels_is_one_clear_error(shape: Any, message: str,

@@ -169,6 +169,7 @@ def test_generated_tie_free_equal_ranx_and_ir_measures(
         _check_ir_measures(qrels, _tie_free(run))
 
 
+@pytest.mark.slow  # ranx's numba code is compiled in each process (tens of CPU-s)
 def test_the_same_data_in_each_tool_shape_gives_the_same_ranx_and_relkit_numbers() -> None:
     qrels = {"q1": {"007": 2, "d2": 0, "d3": 1}, "q2": {"x": 1, "y": 0}}
     run = {"q1": {"007": 3.5, "d2": 2.25, "d3": 1.0}, "q2": {"y": 0.75, "x": 0.5}}
