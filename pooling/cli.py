@@ -348,7 +348,8 @@ def simulate_cmd(
                                     "strategy early: knee, target or target:T (Cormack & "
                                     "Grossman); static strategies judge their order"),
     docs: Path | None = typer.Option(None, "--docs", help="Documents' text for cal: BEIR "
-                                     "JSONL (_id, title, text) or id<TAB>text lines"),
+                                     "JSONL (_id, title, text), id<TAB>text lines or "
+                                     "SMART (.I, .T, .W)"),
     topics_file: Path | None = typer.Option(None, "--topics", help="Topics' text for cal, "
                                             "in the same forms"),
     source_from: str | None = typer.Option(None, "--from", help="cal's candidates for "

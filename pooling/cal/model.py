@@ -14,6 +14,14 @@ from the judgments, never stored) on
   they are not relevant;
 
 and scores every candidate with its decision function ``w . x + b``.
+
+**Only the columns the labelled rows use are fitted.** A feature (word) that no
+labelled row holds has an all-zero column: its loss gradient is zero, so the L2
+penalty makes its weight exactly 0 at the optimum, and liblinear, starting from
+``w = 0``, never moves it. Dropping those columns (most of the vocabulary) gives the
+same model, with the other weights equal up to the rounding of sums (about 1e-16),
+at a fraction of the cost: liblinear's primal solver on ~150 rows costs about
+0.4 s of CPU with 31,000 columns and 0.01 s with the 9,000 used (bench/cal_bench.py).
 scikit-learn's ``LogisticRegression`` (liblinear, L2, ``C = 1``) with the rows in
 candidate order, so the fit is a function of the labelled set alone, not of the
 order the judgments arrived in.
@@ -40,7 +48,9 @@ def fit_scores(candidates: Any, topic: Any, relevant: Any, other: Any,
     y = np.concatenate([np.ones(1 + relevant.shape[0]), np.zeros(other.shape[0])])
     if y.min() == y.max():            # one class only: rank by similarity to the topic
         return np.asarray(candidates @ topic.T.toarray()).ravel()
+    used = np.unique(x.indices)       # the columns some labelled row holds (see above)
     clf = LogisticRegression(C=c, solver="liblinear", random_state=0)
-    clf.fit(x, y)
-    return np.asarray(candidates @ clf.coef_.ravel().astype(np.float32)).ravel() + float(
-        clf.intercept_[0])
+    clf.fit(x[:, used], y)
+    w = np.zeros(x.shape[1], dtype=np.float32)
+    w[used] = clf.coef_.ravel()
+    return np.asarray(candidates @ w).ravel() + float(clf.intercept_[0])

@@ -5,10 +5,15 @@ text, plus the features built from the documents once (cached on the object, so
 every topic of a pool shares one tf-idf fit). Ids are strings, never numbers.
 
 :func:`read_texts` reads BEIR-style JSONL (``{"_id", "title", "text"}``, the
-form ``relkit corpora`` writes; title and text joined) or ``id<TAB>text``
-lines; anything else is an error naming the file and line. Other formats
-(TREC, SMART) are read by :mod:`relkit.corpora` and handed over as mappings
-(the pooling layer does not import it).
+form ``relkit corpora`` writes; title and text joined), ``id<TAB>text`` lines,
+or SMART tagged lines (Cranfield's ``cran.all.1400`` and ``cran.qry``: a record
+per ``.I <id>``, its ``.T`` title and ``.W`` text joined, other fields such as
+``.A`` authors and ``.B`` source left out); anything else is an error naming the
+file and line. SMART topics are numbered by position (1, 2, ...), not by their
+``.I``, as :mod:`relkit.corpora` reads them: Cranfield's ``.I`` numbers
+(001, 002, 004, ...) are not the ids its qrels and runs use. Other formats (TREC)
+are read by :mod:`relkit.corpora` and handed over as mappings (the pooling layer
+does not import it).
 
 Documented behaviour for awkward input:
 
@@ -23,6 +28,7 @@ Documented behaviour for awkward input:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,9 +67,10 @@ class TextSource:
 
 
 def read_texts(path: str | Path, what: str) -> dict[str, str]:
-    """``{id: text}`` from a JSONL (``_id``/``id``, ``title``, ``text``) or TSV file.
+    """``{id: text}`` from a JSONL (``_id``/``id``, ``title``, ``text``), TSV or SMART file.
 
-    ``what`` (``"documents"``/``"topics"``) names the file's role in errors.
+    ``what`` (``"documents"``/``"topics"``) names the file's role in errors (and
+    numbers SMART topics by position).
     """
     p = Path(path)
     try:
@@ -72,8 +79,21 @@ def read_texts(path: str | Path, what: str) -> dict[str, str]:
         raise PoolingError(f"{path}: cannot read the {what} file ({e.strerror})") from None
     except UnicodeDecodeError:
         raise PoolingError(f"{path}: the {what} file is not UTF-8") from None
+    lines = raw.splitlines()
+    first = next((line for line in lines if line.strip()), "")
+    if _SMART_ID.match(first):
+        out = _smart(lines, str(path), what)
+    else:
+        out = _lines(lines, str(path), what)
+    if not out:
+        raise PoolingError(f"{path}: no {what} in the file")
+    return out
+
+
+def _lines(lines: list[str], path: str, what: str) -> dict[str, str]:
+    """JSONL or ``id<TAB>text`` lines."""
     out: dict[str, str] = {}
-    for n, line in enumerate(raw.splitlines(), 1):
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         if line.lstrip().startswith("{"):
@@ -93,6 +113,45 @@ def read_texts(path: str | Path, what: str) -> dict[str, str]:
         if key in out:
             raise PoolingError(f"{path}:{n}: {what[:-1]} {key!r} twice")
         out[key] = text
-    if not out:
-        raise PoolingError(f"{path}: no {what} in the file")
+    return out
+
+
+# ``.I <id>`` (spaces, not a tab: ``.I<TAB>text`` is a TSV line) and the field markers.
+_SMART_ID = re.compile(r"^\.I(?: +(\S+))? *$")
+_SMART_FIELD = re.compile(r"^\.([A-Z]) *$")
+_SMART_KEPT = ("T", "W")   # title and text; authors (.A), source (.B) and the rest left out
+
+
+def _smart(lines: list[str], path: str, what: str) -> dict[str, str]:
+    """SMART records: ``.I <id>`` then field markers (``.T``, ``.W``, ...) on lines of
+    their own, each field's text on the lines after it. Topics by position."""
+    out: dict[str, str] = {}
+    key, field = "", ""
+    fields: dict[str, list[str]] = {}
+
+    def close() -> None:
+        if key:
+            out[key] = " ".join(" ".join(fields.get(f, [])) for f in _SMART_KEPT).strip()
+
+    for n, line in enumerate(lines, 1):
+        m = _SMART_ID.match(line)
+        if m:
+            close()
+            if not m.group(1):
+                raise PoolingError(f"{path}:{n}: expected '.I <id>'")
+            key = str(len(out) + 1) if what == "topics" else m.group(1)
+            if key in out:
+                raise PoolingError(f"{path}:{n}: {what[:-1]} {key!r} twice")
+            field, fields = "", {}
+        elif (f := _SMART_FIELD.match(line)) is not None:
+            field = f.group(1)
+            fields.setdefault(field, [])
+        elif not line.strip():
+            continue
+        elif not field:
+            raise PoolingError(f"{path}:{n}: expected a field marker (.T, .W, ...) after "
+                               "'.I <id>'")
+        else:
+            fields[field].append(line.strip())
+    close()
     return out
