@@ -17,7 +17,8 @@ from collections.abc import Mapping
 # (Java's, Spark's) are theirs: the session-wide Spark fixture starts before any test.
 WATCHED_PREFIXES = ("RELKIT_", "TEXTUAL", "XDG_", "PG", "IR_DATASETS", "COLUMNS", "ROWS",
                     "TERM", "NO_COLOR", "FORCE_COLOR", "LANG", "LC_", "TZ", "HOME", "PATH",
-                    "PYTHON", "VIRTUAL_ENV", "MASTER", "JAVA_HOME")
+                    "PYTHON", "VIRTUAL_ENV", "MASTER", "JAVA_HOME", "HADOOP_", "YARN_",
+                    "OPENAI_")
 # PySpark's own: relkit's Spark session sets PYSPARK_PYTHON for its workers (setdefault:
 # the interpreter running, the same for every test) and reads the gateway port Spark sets.
 NOT_WATCHED = ("PYSPARK_",)

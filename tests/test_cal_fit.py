@@ -64,6 +64,20 @@ def test_the_solver_is_given_only_the_columns_the_labelled_rows_hold(
     assert widths == [len(used)] and len(used) < cands.shape[1]
 
 
+def test_labelled_rows_without_a_word_fit_the_intercept_as_the_full_width_fit_does() -> None:
+    """A topic of stop words only and a judged document without text: no labelled row
+    holds a column; the fit is the full-width one (weights 0), not a 0-column error."""
+    from scipy.sparse import csr_matrix
+
+    cands, _, _, _ = _data(3)
+    empty = csr_matrix((1, cands.shape[1]), dtype=np.float32)
+    other = csr_matrix((2, cands.shape[1]), dtype=np.float32)
+    got = model.fit_scores(cands, empty, empty[:0], other)
+    want = full_width(cands, empty, empty[:0], other, 1.0)
+    assert np.allclose(got, want, rtol=0, atol=1e-12)
+    assert len(set(got.tolist())) == 1     # the intercept alone: every candidate ties
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_scores_are_the_full_width_fits(seed: int) -> None:
     cands, topic, rel, other = _data(seed)

@@ -10,6 +10,11 @@ import pytest
 
 import isolation
 
+# How the names of environment variables end (a string constant such as KEY_ENV =
+# "OPENAI_API_KEY", or a tuple of names, is found by these).
+ENV_ENDINGS = ("_DIR", "_HOME", "_KEY", "_DB", "_MASTER", "_PORT", "_PAIRS", "_STRATEGY",
+               "_RENDERER", "_FPS", "_KEYMAP")
+
 
 def test_a_variable_set_changed_or_unset_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RELKIT_ISOLATION_A", "1")
@@ -59,6 +64,11 @@ def test_what_a_served_session_reads_is_watched() -> None:
             names |= set(re.findall(
                 r"""(?:environ\.get\(|environ\[|getenv\(|envvar=)\s*["']([A-Z0-9_]+)["']""",
                 text))
-    assert "RELKIT_SERVE_PAIRS" in names and "RELKIT_DB" in names   # (the scan works)
+            # names kept in a constant or a tuple first, when the module reads os.environ
+            if "environ" in text or "getenv" in text:
+                names |= {n for n in re.findall(r"""["']([A-Z][A-Z0-9]*_[A-Z0-9_]+)["']""", text)
+                          if n.endswith(ENV_ENDINGS)}
+    assert {"RELKIT_SERVE_PAIRS", "RELKIT_DB", "HADOOP_CONF_DIR", "YARN_CONF_DIR",
+            "OPENAI_API_KEY"} <= names                               # (the scan works)
     unwatched = sorted(n for n in names if not isolation.watched(n))
     assert unwatched == ["PYSPARK_GATEWAY_PORT"]   # (isolation.NOT_WATCHED says why)

@@ -84,6 +84,23 @@ def test_a_stratum_of_sparse_residuals_counts_its_nonzero_ones() -> None:
     assert est.high - est.value == pytest.approx(t.ppf(0.975, nu) * est.se, rel=1e-12)
 
 
+def test_the_interval_moves_continuously_with_lambda() -> None:
+    """PPI (lambda = 1) and a lambda just below it give nearly the same interval: a
+    pair the judge got right has residual 0 at lambda = 1 and (1 - lambda) zhat below
+    it, and the degrees of freedom count it alike (the review's case: 20 pairs the
+    judge calls 0.1, 19 of them agreed, in 50 labels of 500)."""
+    z = np.zeros(50)
+    zhat = np.zeros(50)
+    zhat[:20] = 0.1
+    z[:19] = 0.1
+    z[30] = 1.0
+    stratum = np.zeros(50, dtype=int)
+    a = difference_estimate(z, zhat, 2.0, stratum, {0: 500}, lam=1.0)
+    b = difference_estimate(z, zhat, 2.0, stratum, {0: 500}, lam=0.999)
+    assert (a.high - a.value) / a.se == pytest.approx((b.high - b.value) / b.se, rel=1e-9)
+    assert a.high - a.low == pytest.approx(b.high - b.low, rel=1e-2)
+
+
 @pytest.mark.parametrize("lam", [0.0, 1.0, 0.6])
 def test_design_unbiased_over_every_sample(lam: float) -> None:
     """Every stratified sample of a tiny pool enumerated: the estimate's mean is the

@@ -50,7 +50,11 @@ def fit_scores(candidates: Any, topic: Any, relevant: Any, other: Any,
         return np.asarray(candidates @ topic.T.toarray()).ravel()
     used = np.unique(x.indices)       # the columns some labelled row holds (see above)
     clf = LogisticRegression(C=c, solver="liblinear", random_state=0)
-    clf.fit(x[:, used], y)
     w = np.zeros(x.shape[1], dtype=np.float32)
-    w[used] = clf.coef_.ravel()
+    if len(used):
+        clf.fit(x[:, used], y)
+        w[used] = clf.coef_.ravel()
+    else:   # no labelled row holds a word (a stop-word topic, texts missing): the
+        clf.fit(x, y)   # full width, where only the intercept moves (no 0-column fit)
+        w[:] = clf.coef_.ravel()
     return np.asarray(candidates @ w).ravel() + float(clf.intercept_[0])
