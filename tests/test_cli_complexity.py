@@ -88,5 +88,8 @@ def test_command_bodies_are_thin() -> None:
 
 
 def test_judges_is_thin() -> None:
+    """16 before its work moved to the library; 3 with ruff 0.17 (a little room for
+    another ruff's count)."""
     file, name = _bodies()[("judges",)]
-    assert _complexity({file})[(file, name)] == [3]
+    (n,) = _complexity({file})[(file, name)]
+    assert n <= 5
