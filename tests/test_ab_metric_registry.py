@@ -136,3 +136,23 @@ def test_effects_are_built_by_keyword() -> None:
         MetricRow("m", "c", "t", e, "Welch t", 0.04)  # type: ignore[misc]
     with pytest.raises(TypeError):
         SRMResult(("a", "b"), (1, 2), (1.5, 1.5), 0.3, 1, 0.6)  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class LegacyPerUser:
+    """A user's metric written to the protocol before ``unit``: a ``per_user`` flag."""
+
+    name: str = "legacy_sessions"
+    description: str = "a per-user count declared the old way"
+    value: str = "1"
+    denominator: str = "1"
+    needs: tuple[str, ...] = ()
+    binary: bool = False
+    per_user: bool = True
+
+
+def test_a_metric_with_the_old_per_user_flag_keeps_its_meaning() -> None:
+    """Adding ``unit`` to the protocol must not break a user's metric that declared
+    ``per_user`` (an AttributeError before the fallback)."""
+    assert users.per_user(LegacyPerUser())
+    assert not users.per_user(LegacyPerUser(per_user=False))

@@ -95,8 +95,15 @@ class MetricDef:
 
 
 def per_user(metric: Metric) -> bool:
-    """Whether ``metric`` is one value per user (its :attr:`Metric.unit`)."""
-    return metric.unit == "user"
+    """Whether ``metric`` is one value per user (its :attr:`Metric.unit`).
+
+    A metric written to the protocol before it had ``unit`` declared a ``per_user``
+    flag instead; it is read as the unit it meant, so a user's own metric keeps working.
+    """
+    unit = getattr(metric, "unit", None)
+    if unit is None:
+        return bool(getattr(metric, "per_user", False))
+    return bool(unit == "user")
 
 
 _CLICK = "clicked > 0"
