@@ -58,6 +58,9 @@ class JudgedTopics:
         self.docs = docs                 # docno of each qrels row
         self.rel = rel                   # int64 grade of each qrels row
         self.levels = levels             # T x (max_level + 1) counts of non-negative grades
+        # (hash function, hashes, grouped order) of the docnos at their own width, kept
+        # from the duplicate check for the lookup keys (see _sorted_keys)
+        self._hashed: tuple[object, np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"JudgedTopics({len(self.topics)} topics, {len(self.q)} judgments)"
@@ -69,7 +72,18 @@ class JudgedTopics:
         index = {t: i for i, t in enumerate(topics)}
         q = codes_of(qid, index)
         docs = id_strings(qrels.column("doc_id"))
-        dup = pairs._first_duplicate(q, docs)
+        hashed = None
+        if isinstance(docs, np.ndarray) and len(q) >= 2:
+            # _first_duplicate's steps, keeping the hashes and their order: the
+            # lookup keys (_sorted_keys) are built from the same two arrays
+            h = pairs.pair_hash(docs, q)
+            grouped = pairs.grouped_order(h, q)
+            order = np.argsort(h) if grouped is None else grouped
+            dup = pairs._repeated_pair(q, docs, order, h[order])
+            if grouped is not None:
+                hashed = (pairs.pair_hash, h, grouped)
+        else:
+            dup = pairs._first_duplicate(q, docs)
         if dup is not None:
             row = dup[1]
             raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
@@ -92,7 +106,9 @@ class JudgedTopics:
         ok = rel >= 0
         levels = np.zeros((len(topics), top + 1), dtype=np.int64)
         np.add.at(levels, (q[ok], rel[ok]), 1)
-        return cls(qrels, topics, index, q, docs, rel, levels)
+        judged = cls(qrels, topics, index, q, docs, rel, levels)
+        judged._hashed = hashed
+        return judged
 
     @cached_property
     def table(self) -> pa.Table:
@@ -127,8 +143,14 @@ class JudgedTopics:
         if width not in cache:
             assert self._bytes_docs is not None
             mine = self._bytes_docs.astype(f"S{width}", copy=False)
-            h = pairs.pair_hash(mine, self.q)
-            order = pairs.grouped_order(h, self.q)
+            kept = self._hashed
+            if (kept is not None and kept[0] is pairs.pair_hash
+                    and width == self._bytes_docs.dtype.itemsize):
+                _, h, order = kept        # prepare's, same hash function, same bytes
+                self._hashed = None       # the keys replace them
+            else:
+                h = pairs.pair_hash(mine, self.q)
+                order = pairs.grouped_order(h, self.q)
             if order is None:
                 order = np.argsort(pairs._topic_keys(self.q, h, len(self.topics)))
             keys = pairs._topic_keys(self.q[order], h[order], len(self.topics))
@@ -166,7 +188,12 @@ class JudgedTopics:
             unsettled = np.zeros(0, np.int64)
             if len(keys):
                 wanted = pairs._topic_keys(q[order], hs, len(self.topics))     # ascending
-                at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+                # only the keys between the first and last wanted one can be found
+                # (a chunk's topics are a slice of the qrels' keys): the same
+                # positions, from a shorter search
+                lo = int(np.searchsorted(keys, wanted[0]))
+                hi = int(np.searchsorted(keys, wanted[-1], side="right"))
+                at = np.minimum(np.searchsorted(keys[lo:hi], wanted) + lo, len(keys) - 1)
                 cand = np.flatnonzero(keys[at] == wanted)
                 rows, j = order[cand], q_order[at[cand]]
                 ok = (self.q[j] == q[rows]) & (mine[j] == docs[rows])
