@@ -104,8 +104,11 @@ class JudgedTopics:
                 f"{len(topics) * (top + 1):,} counts; relkit supports up to "
                 f"{MAX_LEVEL_CELLS:,} (grades are relevance levels, such as 0-4)")
         ok = rel >= 0
-        levels = np.zeros((len(topics), top + 1), dtype=np.int64)
-        np.add.at(levels, (q[ok], rel[ok]), 1)
+        # counts per (topic, grade) cell: bincount over the flat cell index (a quarter
+        # of np.add.at's time on 2M judgments; the same integers)
+        cells = q[ok].astype(np.int64) * (top + 1) + rel[ok]
+        levels = np.bincount(cells, minlength=len(topics) * (top + 1)).astype(
+            np.int64, copy=False).reshape(len(topics), top + 1)
         judged = cls(qrels, topics, index, q, docs, rel, levels)
         judged._hashed = hashed
         return judged
