@@ -58,9 +58,6 @@ class JudgedTopics:
         self.docs = docs                 # docno of each qrels row
         self.rel = rel                   # int64 grade of each qrels row
         self.levels = levels             # T x (max_level + 1) counts of non-negative grades
-        # (hash function, hashes, grouped order) of the docnos at their own width, kept
-        # from the duplicate check for the lookup keys (see _sorted_keys)
-        self._hashed: tuple[object, np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"JudgedTopics({len(self.topics)} topics, {len(self.q)} judgments)"
@@ -72,18 +69,10 @@ class JudgedTopics:
         index = {t: i for i, t in enumerate(topics)}
         q = codes_of(qid, index)
         docs = id_strings(qrels.column("doc_id"))
-        hashed = None
-        if isinstance(docs, np.ndarray) and len(q) >= 2:
-            # _first_duplicate's steps, keeping the hashes and their order: the
-            # lookup keys (_sorted_keys) are built from the same two arrays
-            h = pairs.pair_hash(docs, q)
-            grouped = pairs.grouped_order(h, q)
-            order = np.argsort(h) if grouped is None else grouped
-            dup = pairs._repeated_pair(q, docs, order, h[order])
-            if grouped is not None:
-                hashed = (pairs.pair_hash, h, grouped)
-        else:
-            dup = pairs._first_duplicate(q, docs)
+        # (Keeping these hashes for the lookup keys would save ~0.15 s CPU at 2M
+        # judgments, but holding them while a 10M-line run is read raised the peak RSS
+        # by ~100 MiB, to the 1 GiB limit: they are recomputed in _sorted_keys.)
+        dup = pairs._first_duplicate(q, docs)
         if dup is not None:
             row = dup[1]
             raise DuplicateDocumentError(qrels.source, qrels.line_of(row), topics[q[row]],
@@ -109,9 +98,7 @@ class JudgedTopics:
         cells = q[ok].astype(np.int64) * (top + 1) + rel[ok]
         levels = np.bincount(cells, minlength=len(topics) * (top + 1)).astype(
             np.int64, copy=False).reshape(len(topics), top + 1)
-        judged = cls(qrels, topics, index, q, docs, rel, levels)
-        judged._hashed = hashed
-        return judged
+        return cls(qrels, topics, index, q, docs, rel, levels)
 
     @cached_property
     def table(self) -> pa.Table:
@@ -146,14 +133,8 @@ class JudgedTopics:
         if width not in cache:
             assert self._bytes_docs is not None
             mine = self._bytes_docs.astype(f"S{width}", copy=False)
-            kept = self._hashed
-            if (kept is not None and kept[0] is pairs.pair_hash
-                    and width == self._bytes_docs.dtype.itemsize):
-                _, h, order = kept        # prepare's, same hash function, same bytes
-                self._hashed = None       # the keys replace them
-            else:
-                h = pairs.pair_hash(mine, self.q)
-                order = pairs.grouped_order(h, self.q)
+            h = pairs.pair_hash(mine, self.q)
+            order = pairs.grouped_order(h, self.q)
             if order is None:
                 order = np.argsort(pairs._topic_keys(self.q, h, len(self.topics)))
             keys = pairs._topic_keys(self.q[order], h[order], len(self.topics))

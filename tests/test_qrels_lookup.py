@@ -1,16 +1,15 @@
 """The qrels lookup of ranked rows (``JudgedTopics.grades_and_duplicate``) against the
 plain answer: a dict from (topic, docno) to grade.
 
-The fast path keeps the qrels' hashes from the duplicate check for its lookup keys,
-hashes docnos padded with one ``astype``, and searches only the keys between a chunk's
-first and last wanted key; each must give what the straightforward computation gives
-(the old hash formula, freshly computed keys, a search over every key, ``np.add.at``).
+The lookup hashes docnos padded with one ``astype`` and searches only the keys between
+a chunk's first and last wanted key; the qrels' grade counts come from ``np.bincount``.
+Each must give what the straightforward computation gives (the old hash formula, a
+dict, ``np.add.at``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,7 +74,7 @@ def _lookup(judged: JudgedTopics, run: list[tuple[str, str]]) -> tuple[np.ndarra
     """grades_and_duplicate on the run's rows of qrels topics, grouped by topic."""
     rows = sorted((judged.index[t], d) for t, d in run if t in judged.index)
     q = np.array([r[0] for r in rows], dtype=np.int32)
-    # the qrels' width when the run's docnos fit in it (prepare's hashes serve), else wider
+    # the qrels' width when the run's docnos fit in it, else wider
     width = max([judged.docs.dtype.itemsize, *(len(r[1]) for r in rows)])
     docs = np.array([r[1].encode() for r in rows], dtype=f"S{width}")
     out, dup = judged.grades_and_duplicate(q, docs, np.arange(len(rows)))
@@ -98,19 +97,8 @@ def test_lookup_gives_each_rows_grade(data: tuple[list, list]) -> None:
     qrels, run = data
     judged = _prepare(qrels)
     assert isinstance(judged.docs, np.ndarray)
-    kept = judged._hashed
     out, want = _lookup(judged, run)
     assert np.array_equal(out, want)
-    # the keys from prepare's hashes are the keys computed afresh
-    fresh = _prepare(qrels)
-    fresh._hashed = None
-    _lookup(fresh, run)
-    for width, (mine, keys, order) in judged.__dict__.get("_key_cache", {}).items():
-        f_mine, f_keys, f_order = fresh._sorted_keys(width)
-        assert np.array_equal(keys, f_keys) and np.array_equal(mine, f_mine)
-        assert np.array_equal(judged.q[order], fresh.q[f_order])
-    if kept is not None:
-        assert kept[0] is pairs.pair_hash
     # levels: counts per (topic, grade) of non-negative grades, as np.add.at counts them
     q, rel = judged.q, judged.rel
     ok = rel >= 0
@@ -130,15 +118,3 @@ def test_lookup_of_some_topics_searches_a_slice(data: tuple[list, list],
     chosen = draw.draw(st.sets(st.sampled_from(judged.topics)))
     out, want = _lookup(judged, [r for r in run if r[0] in chosen])
     assert np.array_equal(out, want)
-
-
-def test_hash_swapped_after_prepare_is_not_mixed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keys kept from prepare are used only with the hash function that made them."""
-    qrels = [("q1", "a", 1), ("q1", "b", 0), ("q2", "a", 2), ("q2", "b", -1)]
-    judged = _prepare(qrels)
-    assert judged._hashed is not None
-    real = pairs.pair_hash
-    monkeypatch.setattr(pairs, "pair_hash",
-                        lambda values, q: real(values, q) ^ np.uint64(5))
-    out, want = _lookup(judged, [("q1", "a"), ("q1", "c"), ("q2", "a"), ("q2", "b")])
-    assert np.array_equal(out, want) and out.tolist() == [1, NONPOOL, 2, UNJUDGED]
