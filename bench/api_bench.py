@@ -7,7 +7,8 @@ Usage::
 
 On the TREC-sized data of ``bench/startup_bench.py`` (50 topics x 1,000 documents; two
 more runs made from it by perturbing its scores, seeded), each job runs as a fresh
-process, relkit's and ir_measures' taking turns, ``--repeat`` times (medians):
+process, relkit's and ir_measures' taking turns, ``--repeat`` times (medians of wall
+time and of CPU seconds, user + system, which move less with the load):
 
 * ``evaluate``: P@10, nDCG@10 and AP of three runs (relkit ``Evaluator.aggregate``;
   ir_measures ``calc_aggregate``);
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import time
@@ -155,6 +157,7 @@ def main(argv: list[str] | None = None) -> None:
              "frame": [qrels, run1]}
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     walls: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     outs: dict[tuple[str, str], str] = {}
     load_before = os.getloadavg()
     for i in range(args.repeat + 1):   # the first round is untimed (.pyc files, cache)
@@ -162,14 +165,19 @@ def main(argv: list[str] | None = None) -> None:
             for tool, python in tools:
                 code = PEER[job] if tool == "ir_measures" else RELKIT[job]
                 t0 = time.perf_counter()
+                c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 proc = subprocess.run([python, "-c", code, *map(str, files[job])], env=env,
                                       capture_output=True, text=True)
                 wall = time.perf_counter() - t0
+                # children are waited for one at a time: the difference is this one's
+                c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime
                 if proc.returncode != 0:
                     raise SystemExit(f"{tool} {job}: {proc.stderr.strip()[-400:]}")
                 outs[(job, tool)] = proc.stdout
                 if i:
                     walls.setdefault((job, tool), []).append(wall)
+                    cpus.setdefault((job, tool), []).append(cpu)
     load_after = os.getloadavg()
     lines = [
         "### The Python API's three jobs (whole processes) against ir_measures",
@@ -178,16 +186,20 @@ def main(argv: list[str] | None = None) -> None:
         f"Load average (1, 5, 15 min) before {', '.join(f'{x:.2f}' for x in load_before)}, "
         f"after {', '.join(f'{x:.2f}' for x in load_after)}.",
         "",
-        "| job | tool | wall s | / ir_measures | same numbers as ir_measures |",
-        "|---|---|---:|---:|---|",
+        "| job | tool | wall s | / ir_measures | CPU s | / ir_measures "
+        "| same numbers as ir_measures |",
+        "|---|---|---:|---:|---:|---:|---|",
     ]
     for job in jobs:
         theirs = statistics.median(walls[(job, "ir_measures")])
+        theirs_cpu = statistics.median(cpus[(job, "ir_measures")])
         for tool, _ in tools:
             ours = statistics.median(walls[(job, tool)])
+            ours_cpu = statistics.median(cpus[(job, tool)])
             same = "yes" if outs[(job, tool)] == outs[(job, "ir_measures")] else \
                 f"NO: {outs[(job, tool)].strip()!r}"
-            lines.append(f"| {job} | {tool} | {ours:.3f} | {ours / theirs:.2f} | {same} |")
+            lines.append(f"| {job} | {tool} | {ours:.3f} | {ours / theirs:.2f} "
+                         f"| {ours_cpu:.3f} | {ours_cpu / theirs_cpu:.2f} | {same} |")
     text = "\n".join(lines) + "\n"
     print(text)
     results = Path(__file__).resolve().parent / "results"

@@ -21,16 +21,22 @@ def pair_hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
     """A 63-bit hash of each ``(q, value)`` of a bytes array (equal pairs, equal
     hashes; unequal ones may collide, so matches are checked afterwards)."""
     width = values.dtype.itemsize
-    grid = values.view(np.uint8).reshape(len(values), width)
     if width % 8:
-        grid = np.concatenate((grid, np.zeros((len(values), 8 - width % 8), np.uint8)), axis=1)
-    words = np.ascontiguousarray(grid).view(np.uint64)
-    h = q.astype(np.uint64) * _MIX
+        # NUL-padded to whole words (astype pads with NULs: one copy, the same bytes
+        # as appending zero columns)
+        width += 8 - width % 8
+        values = values.astype(f"S{width}")
+    words = np.ascontiguousarray(values).view(np.uint64).reshape(len(values), width // 8)
+    h = q.astype(np.uint64)
+    h *= _MIX
+    shifted = np.empty_like(h)         # in place: no temporary array per step
     for j in range(words.shape[1]):
         h ^= words[:, j]
         h *= _MIX
-        h ^= h >> np.uint64(29)
-    return h >> np.uint64(1)           # 63 bits: _PAD sorts after every hash
+        np.right_shift(h, np.uint64(29), out=shifted)
+        h ^= shifted
+    h >>= np.uint64(1)                 # 63 bits: _PAD sorts after every hash
+    return h
 
 
 _PAD = np.uint64(np.iinfo(np.uint64).max)
