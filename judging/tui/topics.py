@@ -10,6 +10,7 @@ something left to judge (a resumed session does not start on yesterday's topic).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -20,11 +21,18 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from relkit.judging.store.assessor import AssessorView
-from relkit.judging.store.models import TopicOut
 from relkit.judging.tui.leaks import Footer
-from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, safe
+
+if TYPE_CHECKING:
+    # The store is not imported to draw this screen: `relkit judge` draws it first, from
+    # relkit.judging.store.light's topics, while the store is imported (tui/start.py).
+    from relkit.judging.store.assessor import AssessorView
+    from relkit.judging.store.light import LightTopic
+    from relkit.judging.store.models import TopicOut
+    from relkit.judging.tui.start import FirstView
+
+    AnyTopic = TopicOut | LightTopic
 
 BAR = 12
 JUMP_RESET = 1.5  # seconds: a pause this long starts a new topic key
@@ -43,15 +51,15 @@ class TopicsScreen(Screen[None]):
                 Binding("enter", "open", "Judge", show=True, priority=True),
                 Binding("question_mark", "help", "Help")]
 
-    def __init__(self, view: AssessorView) -> None:
+    def __init__(self, view: AssessorView | FirstView) -> None:
         super().__init__()
         self.view = view
-        self.topics: list[TopicOut] = []
+        self.topics: list[AnyTopic] = []
         self.typed = ""
         self._typed_at = 0.0
         # What the list shows: (key width, title width, keys) and each line's topic.
         self._layout: tuple[int, int, list[str]] | None = None
-        self._drawn: dict[str, TopicOut] = {}
+        self._drawn: dict[str, AnyTopic] = {}
 
     def compose(self) -> ComposeResult:
         # "assessor NAME" as the lead's screen says "lead NAME": whose screen it is
@@ -85,7 +93,11 @@ class TopicsScreen(Screen[None]):
     def refresh_topics(self) -> None:
         try:
             self.topics = self.view.topics()
-        except UNREACHABLE:
+        except Exception as exc:
+            from relkit.judging.tui.outbox import unreachable
+
+            if not isinstance(exc, unreachable()):
+                raise
             self.query_one("#summary", Static).update(
                 "Database unreachable: the topic list is not up to date; it refreshes when "
                 "you come back to it")
@@ -124,7 +136,7 @@ class TopicsScreen(Screen[None]):
         titlew = max(10, width - fixed)
         layout = (keyw, titlew, [t.key for t in self.topics])
 
-        def prompt(t: TopicOut, right: str) -> Text:
+        def prompt(t: AnyTopic, right: str) -> Text:
             line = Text()
             line.append(f"{t.key:>{keyw}} ", style="bold")
             line.append_text(cut(t.title, titlew))
