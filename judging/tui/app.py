@@ -121,11 +121,14 @@ class JudgeApp(HeapKeptApp):
                         severity="warning")
 
     def open_topic(self, topic: TopicOut | LightTopic) -> None:
-        if self.loader is not None and not self.loader.ready:
-            # Enter before the store is open: say so, and open the topic when it is.
+        loader = self.loader
+        if loader is not None and (not loader.ready or loader.error is not None):
+            # Enter before the store is open: say so, and open the topic when it is (or
+            # end the app if it cannot be opened: the command says why).
             if not self._opening:
                 self._opening = True
-                self.notify("Opening the judging database…", timeout=30)
+                if not loader.ready:
+                    self.notify("Opening the judging database…", timeout=30)
                 self.run_worker(lambda: self._open_when_ready(topic), thread=True,
                                 exit_on_error=False)
             return
