@@ -90,7 +90,7 @@ class LightReader:
             conn.execute("PRAGMA query_only = ON")
             tables = {r[0] for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not TABLES <= tables:
+            if not TABLES.issubset(tables):
                 conn.close()
                 return None
             rev = conn.execute("SELECT version_num FROM alembic_version").fetchone()

@@ -67,7 +67,7 @@ def judge(
     if first is not None:
         from relkit.judging.tui.start import StoreLoader
 
-        loader = StoreLoader(first, lambda: _open_store(db, first.assessor))
+        loader = StoreLoader(first, lambda: _open_store(db, first.assessor, pairs))
         light_app = make_app(loader, first.assessor, settings_())
         need_terminal()
         light_app.run()
@@ -137,12 +137,18 @@ def judge(
     _done(app, db, pairs)
 
 
-def _open_store(db: str | None, assessor: str) -> tuple[Store, AssessorView]:
-    """What the judging app needs of the store, opened as the command opens it."""
+def _open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:
+    """What the judging app needs of the store, opened as the command opens it; and the
+    screen a topic opens, imported now too (while the assessor reads the topic list)."""
     from relkit.judging.store.assign import Store
 
     store = Store.open(db, create=False, notify=say)
-    return store, store.assessor(assessor)
+    view = store.assessor(assessor)
+    if pairs:
+        import relkit.judging.tui.pairs  # noqa: F401
+    else:
+        import relkit.judging.tui.judge  # noqa: F401
+    return store, view
 
 
 def _done(app: JudgeApp, db: str | None, pairs: bool) -> None:
