@@ -147,11 +147,11 @@ class FirstView:
     def scale(self) -> RelevanceScale:
         return self.loader.first.scale
 
-    def topics(self) -> list[LightTopic] | list[TopicOut]:
+    def topics(self) -> list[LightTopic | TopicOut]:
         first, self._first = self._first, None
         if first is not None:
-            return first  # read before the app started
+            return [*first]  # read before the app started
         if self.loader.ready and self.loader.error is None:
-            return self.loader.get()[1].topics()
+            return [*self.loader.get()[1].topics()]
         again = first_screen(self.loader.first.db, self.name)  # back from a help screen
-        return again.topics if again is not None else self.loader.get()[1].topics()
+        return [*(again.topics if again is not None else self.loader.get()[1].topics())]

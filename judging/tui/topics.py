@@ -92,7 +92,7 @@ class TopicsScreen(Screen[None]):
 
     def refresh_topics(self) -> None:
         try:
-            self.topics = self.view.topics()
+            topics: list[AnyTopic] = [*self.view.topics()]
         except Exception as exc:
             from relkit.judging.tui.outbox import unreachable
 
@@ -102,6 +102,7 @@ class TopicsScreen(Screen[None]):
                 "Database unreachable: the topic list is not up to date; it refreshes when "
                 "you come back to it")
             return
+        self.topics = topics
         self.draw()
         done = sum(t.done for t in self.topics)
         total = sum(t.total for t in self.topics)
