@@ -37,7 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tui_bench import build, pct  # noqa: E402
 
-SOCKET = "relkit-bench"  # our own tmux server: nobody else's sessions are touched
+# Our own tmux server, one per run: nobody else's sessions are touched (two runs at once
+# on one machine shared one server and killed each other's panes).
+SOCKET = f"relkit-bench-{os.getpid()}"
 ROOT = Path(__file__).resolve().parents[1]
 RELKIT = str(Path(sys.executable).with_name("relkit"))
 # The bench documents are titled "Title N": the heading of the document pane (found the
