@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import typer
 
+from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(help="Test collections: list the known ones, describe one, fetch one.",
                   no_args_is_help=True, add_completion=False,
@@ -31,7 +31,7 @@ def _say(msg: str) -> None:
 def list_(
     fmt: str = typer.Option("text", "--format", help="text (tab-separated), json (with the "
                             "descriptions), csv or markdown"),
-    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    output: TableOutput = None,
 ) -> None:
     """The known public collections: size, sources, checksums, and whether fetched.
 
@@ -143,8 +143,8 @@ def fetch(
 
 @app.command()
 def formats(
-    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
-    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """The document, topic and qrels formats relkit reads (the loader registries).
 

@@ -18,7 +18,7 @@ from relkit.judging.cliopts import DbOpt, open_output
 from relkit.judging.cliopts import open_store as _open
 from relkit.judging.cliopts import read_store as _read
 from relkit.judging.cliopts import say as _say
-from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -268,8 +268,8 @@ def adjudicate(
 @app.command()
 def disagreements(
     db: str | None = DbOpt,
-    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
-    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
     include_automatic: bool = typer.Option(False, "--include-automatic", help="Count "
                                            "automatic assessors' grades (default: humans "
                                            "only)"),

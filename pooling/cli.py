@@ -16,14 +16,11 @@ from typing import Any
 import typer
 
 from relkit.metrics.commands.numopt import COUNT, GRADE, SEED, Num
-from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 from relkit.metrics.core.tables import check_table_options as _table_options
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
-# Every table-writing command takes these two (`relkit.metrics.core.tables`).
-FormatOpt = typer.Option("tsv", "--format", help=FORMAT_HELP)
-OutputOpt = typer.Option(None, "-o", "--output", help=OUTPUT_HELP)
 
 
 def _say(msg: str) -> None:
@@ -153,7 +150,7 @@ def _parse_budgets(text: str) -> list[int]:
 
 
 @app.command("pool-strategies")
-def strategies_cmd(fmt: str = FormatOpt, output: Path | None = OutputOpt) -> None:
+def strategies_cmd(fmt: TableFormat = "tsv", output: TableOutput = None) -> None:
     """List the pooling strategies, their parameters and references.
 
     Example: relkit pool-strategies --format markdown
@@ -172,8 +169,8 @@ def stats_cmd(
     pool: Path = typer.Argument(..., help="A pool file (relkit pool -o pool.tsv)"),
     group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group' lines"),
     overlap: bool = typer.Option(False, "--overlap", help="Also print pairwise run overlap"),
-    fmt: str = FormatOpt,
-    output: Path | None = OutputOpt,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Pool statistics: size per topic, documents contributed and unique per run (and group).
 
@@ -207,8 +204,8 @@ def coverage_cmd(
     qrels: Path = typer.Argument(..., help="Qrels file ('-': stdin)"),
     runs: list[Path] = typer.Argument(..., help="TREC run files"),
     cutoff: list[int] = Num([10, 100], "-k", "--cutoff", within=COUNT, help="Judged@k cutoffs"),
-    fmt: str = FormatOpt,
-    output: Path | None = OutputOpt,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Coverage table: each run's Judged@k and unjudged rate against a qrels.
 
@@ -234,8 +231,8 @@ def reuse_cmd(
                                  "directory ('dir') of runs as a group"),
     group_file: Path | None = typer.Option(None, "--groups", help="File of 'run group' lines"),
     measure: str = typer.Option("map", "-m", "--measure", help="Measure to rank systems by"),
-    fmt: str = FormatOpt,
-    output: Path | None = OutputOpt,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Leave-one-run-out (or group-out) reusability: score drop, rank drop, Kendall's tau.
 
@@ -354,8 +351,8 @@ def simulate_cmd(
                                             "in the same forms"),
     source_from: str | None = typer.Option(None, "--from", help="cal's candidates for "
                                            "every cal strategy: runs or collection"),
-    fmt: str = FormatOpt,
-    output: Path | None = OutputOpt,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Replay strategies against a complete qrels: relevant found, tau, Judged@10 per budget.
 

@@ -30,7 +30,7 @@ class DeepClickRate:
     denominator: str = "1"
     needs: tuple[str, ...] = ()
     binary: bool = True
-    per_user: bool = False
+    unit: str = "impression"
 
 
 @pytest.fixture
@@ -49,6 +49,22 @@ def test_the_metrics_are_a_registry() -> None:
     assert users.get_metric(" CTR@1 ").name == "ctr@1"    # as before: stripped, any case
     with pytest.raises(ABError, match=r"unknown metric 'nope'; known: ctr@1, "):
         users.get_metric("nope")
+
+
+def test_every_metric_declares_its_unit() -> None:
+    """The unit is each entry's own declaration (a value per impression or per user),
+    one of the known units, which are what ``--unit`` takes; not a flag only relkit's
+    per-user count sets."""
+    from relkit.metrics.online.ab.users import UNITS, per_user
+
+    assert set(UNITS) == {"user", "impression"}
+    assert len(users.METRICS) >= 6
+    for name, metric in users.METRICS.items():
+        assert metric.unit in UNITS, (name, metric.unit)
+        assert per_user(metric) == (metric.unit == "user")
+    assert [n for n, m in users.METRICS.items() if m.unit == "user"] == ["sessions_per_user"]
+    # A user's metric declares its unit the same way (the protocol's attribute).
+    assert DeepClickRate().unit in UNITS and not per_user(DeepClickRate())
 
 
 def test_a_metric_defined_outside_relkit_runs_in_ab_analyze(

@@ -15,8 +15,8 @@ import typer
 
 from relkit.corpora.systems import load_all, names
 from relkit.metrics.commands.numopt import COUNT, Num
+from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   epilog="Example: relkit systems run --collection sample -s bm25 -o bm25.txt",
@@ -30,8 +30,8 @@ def _say(msg: str) -> None:
 
 @app.command("list")
 def list_cmd(
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "tsv",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)] = None,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """List the retrieval systems, their parameters (default, allowed values) and references.
 

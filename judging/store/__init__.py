@@ -3,8 +3,9 @@
 Nothing is imported here, so importing one module of the store loads only what that
 module needs. Where things are:
 
-- :mod:`.tables` (every table), :mod:`.models` (validated inputs, the values handed back,
-  ``StoreError``), :mod:`.connection` (engines and connections), :mod:`.migrate` with the
+- :mod:`.tables` (every table), :mod:`.inputs` (validated inputs), :mod:`.outputs` (the
+  values handed back), :mod:`.errors` (``StoreError``), all three also named by
+  :mod:`.models`; :mod:`.connection` (engines and connections), :mod:`.migrate` with the
   Alembic scripts in ``migrations/`` (:mod:`.revisions`: their revisions, read without
   Alembic); :mod:`.light` (``relkit judge``'s first screen read with ``sqlite3``, before
   the rest of the store is imported);

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.compare.cells import legend, mark, value
+from relkit.metrics.compare.cells import label, legend, mark, value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,9 +38,7 @@ def systems_table(cmp: Comparison) -> str:
     slots = [max(len(row[m]) for row in marks) for m in range(len(cmp.measures))]
     rows = []
     for s, system in enumerate(cmp.systems):
-        label = (f"({cmp.letter(system)}) {system}" if cmp.baseline is None else
-                 system + (" (baseline)" if system == cmp.baseline else ""))
-        cells = [f"<td>{_esc(label)}</td>"]
+        cells = [f"<td>{_esc(label(cmp, system))}</td>"]
         for m, meas in enumerate(cmp.measures):
             text = _esc(value(cmp, m, s))
             if system in cmp.shown_best(meas):

@@ -8,9 +8,10 @@ name escaped) and :func:`plot_means` grouped bars of the means with their interv
 when the comparison has them.
 
 The comparison's methods call these, so this module imports nothing that imports
-:mod:`relkit.metrics.compare.core` (the report's table modules do, for their types):
-it works on the comparison's public attributes and methods (``means``, ``wins``,
-``letter``, ``shown_best``), and its table is the report's in content, not in markup.
+:mod:`relkit.metrics.compare.core`: it works on the comparison's public attributes and
+methods (``means``, ``wins``, ``letter``, ``shown_best``). Its cells (values, marks,
+labels, what the marks mean) are the report's, from :mod:`relkit.metrics.compare.cells`;
+only the markup and the legend's shorter head are its own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from relkit.metrics.compare.cells import label, mark, marks_sentence, value
 from relkit.metrics.result_view import axes
 
 # The comparison, by its public surface (see the module's docstring for why not its type).
@@ -54,14 +56,6 @@ def comparison_repr(cmp: ComparisonLike) -> str:
             f"pairs significant{tail}>")
 
 
-def _mark(cmp: ComparisonLike, measure: str, system: str) -> str:
-    """▲/▼ against the baseline, else the letters of the systems this one beats."""
-    better, worse = cmp.wins(measure, system)
-    if cmp.baseline is not None:
-        return "" if system == cmp.baseline else "▲" if better else "▼" if worse else ""
-    return "".join(sorted(cmp.letter(s) for s in better))
-
-
 def comparison_html(cmp: ComparisonLike) -> str:
     """The systems x measures table: means (and intervals), the best in bold, marks.
 
@@ -83,24 +77,16 @@ def comparison_html(cmp: ComparisonLike) -> str:
     head = "".join(f"<th>{esc(m)}</th>" for m in cmp.measures)
     rows = []
     for s, system in enumerate(cmp.systems):
-        label = (f"({cmp.letter(system)}) {system}" if cmp.baseline is None else
-                 system + (" (baseline)" if system == cmp.baseline else ""))
-        cells = [f"<td>{esc(label)}</td>"]
+        cells = [f"<td>{esc(label(cmp, system))}</td>"]
         for m, measure in enumerate(cmp.measures):
-            text = f"{cmp.means[m, s]:.4f}"
-            if cmp.ci_low is not None and cmp.ci_high is not None:
-                text += f" [{cmp.ci_low[m, s]:.3f}, {cmp.ci_high[m, s]:.3f}]"
-            text = esc(text)
+            text = esc(value(cmp, m, s))
             if system in cmp.shown_best(measure):
                 text = f"<b>{text}</b>"
             cells.append(f'<td style="text-align:right">{text} '
-                         f"{esc(_mark(cmp, measure, system))}</td>")
+                         f"{esc(mark(cmp, measure, system))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    marks = (f"▲/▼: significantly better/worse than the baseline {cmp.baseline}."
-             if cmp.baseline is not None else
-             "Letters: significantly better than the systems with those letters.")
     legend = (f"Mean over {len(cmp.scores.topics)} topics; best in bold; {cmp.test} test, "
-              f"{cmp.correction} correction, alpha {cmp.alpha:g}. {marks}")
+              f"{cmp.correction} correction, alpha {cmp.alpha:g}. {marks_sentence(cmp)}")
     return (f"<table><thead><tr><th>system</th>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table><p>{esc(legend)}</p>")
 

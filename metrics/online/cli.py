@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from relkit.metrics.commands.numopt import COUNT, Num
+from relkit.metrics.commands.tableopts import TableOutput
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.core.tables import OUTPUT_HELP
 
 if TYPE_CHECKING:
     import duckdb
@@ -121,7 +121,7 @@ def stats(
     input_format: str | None = typer.Option(None, "--input-format", help=INPUT_FORMAT_HELP),
     fmt: str = typer.Option("text", "--format", help="text (aligned columns), tsv, csv, json "
                             "or markdown"),
-    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    output: TableOutput = None,
     plot: Path | None = typer.Option(None, "--plot", help="Draw CTR by rank (per group) "
                                      "to this SVG file"),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),

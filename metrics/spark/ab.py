@@ -27,6 +27,7 @@ from relkit.metrics.online.ab.users import (
     UserTable,
     missing_covariate,
     moved_user,
+    per_user,
     reused_impression,
     stray_user,
     user_sql,
@@ -83,7 +84,7 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
         _check_units(spark, cv, av, "variant" in types, files)
         select = ["CAST(a.unit_id AS STRING) AS unit_id", "CAST(a.variant AS STRING) AS variant"]
         for i, m in enumerate(metrics):
-            one = "1.0D" if m.per_user else "0.0D"
+            one = "1.0D" if per_user(m) else "0.0D"
             select += [f"coalesce(CAST(c.n{i} AS DOUBLE), 0.0D) AS n{i}",
                        f"coalesce(CAST(c.d{i} AS DOUBLE), {one}) AS d{i}",
                        f"coalesce(CAST(c.s{i} AS DOUBLE), 0.0D) AS s{i}"]
@@ -96,7 +97,7 @@ def spark_user_table(spark: SparkSession, log: SparkLog, assign: SparkAssignment
             _check_impressions(spark, "relkit_spark_pre_users", pre, files.pre)
             joins += " LEFT JOIN relkit_spark_pre_users p ON p.user_id = a.unit_id"
             for i, m in enumerate(metrics):
-                one = "1.0D" if m.per_user else "0.0D"
+                one = "1.0D" if per_user(m) else "0.0D"
                 select += [f"coalesce(CAST(p.n{i} AS DOUBLE), 0.0D) AS pn{i}",
                            f"coalesce(CAST(p.d{i} AS DOUBLE), {one}) AS pd{i}"]
         cols = pre_columns or {}

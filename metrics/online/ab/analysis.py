@@ -16,10 +16,8 @@ from relkit.metrics.online.ab.effect import Arm, Effect, Relative, bootstrap_eff
 from relkit.metrics.online.ab.errors import ABError, ParameterError, check_open_unit
 from relkit.metrics.online.ab.plain import proportion_z, welch_from_sums
 from relkit.metrics.online.ab.srm import SRMResult, srm_test
-from relkit.metrics.online.ab.users import UserTable, get_metric
+from relkit.metrics.online.ab.users import Unit, UserTable, get_metric, per_user
 
-Unit = Literal["user", "impression"]
-UNITS: tuple[str, ...] = get_args(Unit)
 Variance = Literal["delta", "bootstrap"]
 VARIANCES: tuple[str, ...] = get_args(Variance)
 
@@ -97,7 +95,7 @@ def analyze(table: UserTable, metrics: Sequence[str], *,
     for name in metrics:
         m = get_metric(name)
         for t in treatments:
-            out.rows.append(_one(table, m.name, m.binary, m.per_user, masks[ctrl], masks[t],
+            out.rows.append(_one(table, m.name, m.binary, per_user(m), masks[ctrl], masks[t],
                                  ctrl, t, unit, variance, relative, level, samples, seed))
     if out.rows and not any(_usable(r) for r in out.rows):
         # nothing to report: the reason, not a table of blanks

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from relkit.metrics.commands.numopt import COUNT, PROPORTION, SEED, Num
+from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 from relkit.metrics.core.progress import Bar
-from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
 from relkit.metrics.online.ab.inputs import about, open_inputs
 from relkit.metrics.online.engines import ENGINE_HELP, MASTER_HELP
 
@@ -32,8 +32,6 @@ METRIC_HELP = ("Metric (repeatable): ctr@1, first_page_ctr, abandonment, good_cl
                "time_to_first_click, sessions_per_user")
 
 # The options several commands share, declared once.
-FormatOpt = Annotated[str, typer.Option("--format", help=FORMAT_HELP)]
-OutputOpt = Annotated[Path | None, typer.Option("-o", "--output", help=OUTPUT_HELP)]
 MapOpt = Annotated[list[str] | None, typer.Option("--map", help=MAP_HELP)]
 AssignOpt = Annotated[Path, typer.Option("--assign", help="Assignment table")]
 
@@ -51,8 +49,8 @@ def srm_cmd(
     alpha: Annotated[float, Num(
         "--alpha", within=PROPORTION, help="Fail (exit 1) when the p-value is below this")] = 0.001,
     assign_map: MapOpt = None,
-    fmt: FormatOpt = "tsv",
-    output: OutputOpt = None,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Sample-ratio mismatch: chi-squared test of units per arm against the design.
 
@@ -131,8 +129,8 @@ def analyze_cmd(
     log_map: MapOpt = None,
     assign_map: Annotated[list[str] | None, typer.Option(
         "--assign-map", help="Like --map, for the assignment table")] = None,
-    fmt: FormatOpt = "tsv",
-    output: OutputOpt = None,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report here")] = None,
     engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
@@ -211,8 +209,8 @@ def power_cmd(
         = None,
     assign: Annotated[Path | None, typer.Option(
         "--assign", help="Assignment table of --from-log (default: its users)")] = None,
-    fmt: FormatOpt = "tsv",
-    output: OutputOpt = None,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Power analysis: users per arm for an MDE, or the power and MDE at a given n.
 
@@ -262,8 +260,8 @@ def monitor_cmd(
         help="mSPRT mixture scale (default: 1% of the control mean)")] = None,
     control: Annotated[str | None, typer.Option("--control", help="The control arm")] = None,
     log_map: MapOpt = None,
-    fmt: FormatOpt = "tsv",
-    output: OutputOpt = None,
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
 ) -> None:
     """Sequential looks at one metric: one row per look, with its bound or always-valid p.
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from relkit.metrics.core.options import OptionError
 from relkit.metrics.online.ab.errors import ABError
 from relkit.metrics.online.ab.power import mde_t, n_prop, n_t, power_prop, power_t
-from relkit.metrics.online.ab.users import get_metric
+from relkit.metrics.online.ab.users import get_metric, per_user
 
 if TYPE_CHECKING:
     import duckdb
@@ -111,7 +111,7 @@ def _plan(metric: str, *, baseline: float | None, mde: str | None, n: int | None
                    (effect if effect is not None else found) / baseline if baseline else None,
                    sd, alpha, pw, n, n, 2 * n, method]
         return HEADER, [row]
-    if not m.binary or m.per_user:
+    if not m.binary or per_user(m):
         raise OptionError("--sd", f"{m.name} is not a rate: give --sd or --from-log")
     if not 0 < baseline < 1:
         raise OptionError("--baseline", f"a rate must be in (0, 1); got {baseline}")

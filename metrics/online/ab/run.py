@@ -71,8 +71,9 @@ class _Checked:
 def _check_choices(o: AnalyzeOptions) -> None:
     """The option values that are one of a list, and the combinations that cannot be."""
     from relkit.metrics.core.errors import check_output
-    from relkit.metrics.online.ab.analysis import UNITS, VARIANCES
+    from relkit.metrics.online.ab.analysis import VARIANCES
     from relkit.metrics.online.ab.effect import RELATIVE
+    from relkit.metrics.online.ab.users import UNITS
     from relkit.metrics.online.engines import check_engine
 
     check_engine(o.engine, o.spark_master)

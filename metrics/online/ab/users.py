@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from relkit.metrics.core.registry import Registry
 from relkit.metrics.online.ab.errors import ABError
@@ -34,6 +34,14 @@ if TYPE_CHECKING:
     from relkit.metrics.online.ab.moments import FloatArray
 
 
+# The units a metric's value is defined at, and the units an analysis may run at
+# (``relkit ab analyze --unit``): a value per impression (a query), summed per user and
+# analysed as a ratio of the users' sums (or naively per impression), or one value per
+# user (a per-user count, denominator 1).
+Unit = Literal["user", "impression"]
+UNITS: tuple[str, ...] = get_args(Unit)
+
+
 class Metric(Protocol):
     """What ``relkit ab`` needs of a query metric: a ratio of per-user sums.
 
@@ -42,7 +50,9 @@ class Metric(Protocol):
     ``denominator`` are SQL expressions over one impression's rows (the log's canonical
     columns, ``clicked``, ``rank``, ``dwell_s``...; ``{page1}``, ``{good_dwell}``,
     ``{click_s}`` and ``{ts_s}`` are filled in), summed per user; the effect is the
-    ratio of the arms' sums with the delta method (Deng et al., KDD 2018). Register one
+    ratio of the arms' sums with the delta method (Deng et al., KDD 2018). ``unit`` is
+    what one value is of, one of :data:`UNITS`: ``"impression"`` for those, ``"user"``
+    for a per-user count (``sessions_per_user``; no SQL of its own). Register one
     in :data:`METRICS` and ``-m NAME`` finds it, without editing relkit::
 
         METRICS.register(MetricDef(name="deep_click_rate", description="...",
@@ -63,7 +73,7 @@ class Metric(Protocol):
     @property
     def binary(self) -> bool: ...
     @property
-    def per_user(self) -> bool: ...
+    def unit(self) -> str: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,7 +86,17 @@ class MetricDef:
     denominator: str      # per-impression denominator (1, or 1 when clicked)
     needs: tuple[str, ...] = ()
     binary: bool = True   # a 0/1 value per impression (two-proportion z per impression)
-    per_user: bool = False  # a per-user count, not a ratio over queries
+    unit: Unit = "impression"  # "user": a per-user count, not a ratio over queries
+
+    @property
+    def per_user(self) -> bool:
+        """A per-user count (``unit == "user"``), not a ratio over queries."""
+        return self.unit == "user"
+
+
+def per_user(metric: Metric) -> bool:
+    """Whether ``metric`` is one value per user (its :attr:`Metric.unit`)."""
+    return metric.unit == "user"
 
 
 _CLICK = "clicked > 0"
@@ -103,7 +123,7 @@ METRICS.register(
               denominator=f"max(CASE WHEN {_CLICK} AND click_ts IS NOT NULL THEN 1 ELSE 0 END)",
               needs=("ts", "click_ts"), binary=False),
     MetricDef(name="sessions_per_user", description="distinct sessions per user",
-              value="", denominator="", needs=("session_id",), binary=False, per_user=True),
+              value="", denominator="", needs=("session_id",), binary=False, unit="user"),
 )
 
 
@@ -177,7 +197,7 @@ def impression_sql(source: str, metrics: Sequence[Metric], columns: dict[str, st
     if "variant" in columns:
         cols += ["any_value(variant) AS variant"]
     for i, m in enumerate(metrics):
-        if m.per_user:
+        if per_user(m):
             continue
         cols.append(f"{m.value.format(**fmt)} AS v{i}")
         cols.append(f"{m.denominator.format(**fmt)} AS d{i}")
@@ -196,7 +216,7 @@ def user_sql(source: str, metrics: Sequence[Metric], columns: dict[str, str], *,
     if "variant" in columns:
         out += ["min(variant)::VARCHAR AS vmin", "max(variant)::VARCHAR AS vmax"]
     for i, m in enumerate(metrics):
-        if m.per_user:
+        if per_user(m):
             out += [f"count(DISTINCT session_id)::DOUBLE AS n{i}", f"1.0 AS d{i}",
                     f"0.0 AS s{i}"]
         else:
@@ -276,7 +296,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
     cur = "ab_cur"
     select = ["a.unit_id::VARCHAR AS unit_id", "a.variant::VARCHAR AS variant"]
     for i, m in enumerate(metrics):
-        one = "1.0" if m.per_user else "0.0"
+        one = "1.0" if per_user(m) else "0.0"
         select += [f"coalesce(c.n{i}, 0.0) AS n{i}", f"coalesce(c.d{i}, {one}) AS d{i}",
                    f"coalesce(c.s{i}, 0.0) AS s{i}"]
     joins = f"LEFT JOIN {cur} c ON c.user_id = a.unit_id"
@@ -286,7 +306,7 @@ def user_table(con: duckdb.DuckDBPyConnection, log: str, assign: str,
         check_impressions(con, "ab_pre", pre, files.pre)
         joins += " LEFT JOIN ab_pre p ON p.user_id = a.unit_id"
         for i, m in enumerate(metrics):
-            one = "1.0" if m.per_user else "0.0"
+            one = "1.0" if per_user(m) else "0.0"
             select += [f"coalesce(p.n{i}, 0.0) AS pn{i}", f"coalesce(p.d{i}, {one}) AS pd{i}"]
     cols = pre_columns or {}
     for metric, column in cols.items():

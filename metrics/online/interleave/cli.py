@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from relkit.metrics.commands.numopt import COUNT, SEED, Num
-from relkit.metrics.core.tables import FORMAT_HELP, OUTPUT_HELP
+from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 from relkit.metrics.online.cli import INPUT_FORMAT_HELP, MAP_HELP, MEMORY_HELP
 
 app = typer.Typer(help="Interleaving and multileaving: make the shown lists, compare runs "
@@ -110,8 +110,8 @@ def analyze(
     samples: int = Num(1000, "--samples", within=COUNT, help="Bootstrap resamples"),
     map_: list[str] = typer.Option([], "--map", help=MAP_HELP),
     input_format: str | None = typer.Option(None, "--input-format", help=INPUT_FORMAT_HELP),
-    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
-    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
     memory_limit: str | None = typer.Option(None, "--memory-limit", help=MEMORY_HELP),
 ) -> None:
     """Compare interleaved runs from clicks: wins, ties, Delta, sign test, bootstrap CI.
@@ -164,8 +164,8 @@ def simulate(
                                      "(default: the file names without extension)"),
     seed: int = Num(0, "--seed", within=SEED, help="Seed of every draw (the same seed gives "
                              "the same table)"),
-    fmt: str = typer.Option("tsv", "--format", help=FORMAT_HELP),
-    output: Path | None = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    fmt: TableFormat = "tsv",
+    output: TableOutput = None,
     plot: Path | None = typer.Option(None, "--plot", help="Draw the agreement against "
                                      "impressions (mean over pairs) as SVG"),
 ) -> None:

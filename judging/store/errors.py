@@ -1,0 +1,20 @@
+"""The store's errors: a refused operation leaves the database unchanged.
+
+Their own module so that the validating inputs (:mod:`.inputs`), the writers and the
+readers raise one family without importing each other.
+"""
+
+from __future__ import annotations
+
+from relkit.metrics.core.errors import RelkitError
+
+
+class StoreError(RelkitError):
+    """A store operation was refused; the database is unchanged."""
+
+
+class ChangedMeanwhile(StoreError):
+    """A write over a value its caller never showed (another session changed it), refused
+    where a screen must not replace what its user never saw (a lead's final grade: the
+    one replaced would stay in the history, but the lead decided against another); the
+    database is unchanged."""
