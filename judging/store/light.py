@@ -4,7 +4,9 @@ Importing the store (SQLAlchemy, SQLModel, the table classes) takes most of a se
 the topic list does not need it. :class:`LightReader` reads the assessors, the scale
 and one assessor's topics from a SQLite file opened read-only (``mode=ro``: reading
 never writes), with the same queries the store makes, so the first screen can be drawn
-while the store is imported in the background (:mod:`relkit.judging.tui.start`).
+while the store is imported in the background (:mod:`relkit.judging.tui.start`). The
+topics are the store's own values (:class:`relkit.judging.store.outputs.TopicOut`, a
+standard-library dataclass).
 
 It reads only a database the store would open as it is: a plain SQLite path (not a
 URL), at this relkit's schema revision (:func:`relkit.judging.store.revisions.head`, the
@@ -19,11 +21,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from relkit.corpora.types import Grade, RelevanceScale
+from relkit.judging.store.outputs import TopicOut
 from relkit.judging.store.revisions import head
 from relkit.pooling.pool import natural
 
@@ -34,27 +36,6 @@ ENV_VAR = "RELKIT_DB"
 # The tables the first screen reads: a database without one of them is left to the store.
 TABLES = frozenset({"alembic_version", "collection", "scale_grade", "topic", "assessor",
                     "assignment", "assignment_item", "judgment"})
-
-
-@dataclass(frozen=True)
-class LightTopic:
-    """The fields of :class:`relkit.judging.store.models.TopicOut`, in its order (that
-    module imports pydantic and the tables); ``TopicOut(**vars(t))`` makes the store's."""
-
-    key: str
-    title: str | None
-    description: str | None
-    narrative: str | None
-    total: int
-    done: int
-    grade_counts: dict[int, int]
-    skipped: int = 0
-    later: int = 0
-
-    @property
-    def open(self) -> bool:
-        """Whether something is left to judge (as ``TopicOut.open``)."""
-        return self.done + self.skipped < self.total
 
 
 def sqlite_file(db: str | os.PathLike[str] | None) -> str | None:
@@ -139,7 +120,7 @@ class LightReader:
                                                       for v, label, d in grades),
                               self._threshold)
 
-    def topics(self, assessor_id: int) -> list[LightTopic]:
+    def topics(self, assessor_id: int) -> list[TopicOut]:
         """As ``AssessorView.topics``: the assessor's topics in natural key order, with
         progress and the assessor's own grade counts (the same queries)."""
         c = self.conn
@@ -177,7 +158,7 @@ class LightReader:
         for key in sorted(assigned, key=natural):
             tid, aid, total = assigned[key]
             title, description, narrative = rows[tid]
-            out.append(LightTopic(key, title, description, narrative, total,
-                                  done.get(aid, 0), counts.get(tid, {}),
-                                  aside.get((tid, "skipped"), 0), aside.get((tid, "later"), 0)))
+            out.append(TopicOut(key, title, description, narrative, total,
+                                done.get(aid, 0), counts.get(tid, {}),
+                                aside.get((tid, "skipped"), 0), aside.get((tid, "later"), 0)))
         return out

@@ -21,8 +21,7 @@ if TYPE_CHECKING:
     # is imported (tui/start.py).
     from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
-    from relkit.judging.store.light import LightTopic
-    from relkit.judging.store.models import TopicOut
+    from relkit.judging.store.outputs import TopicOut
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ class JudgeApp(HeapKeptApp):
             self.notify(f"The theme is not remembered: cannot write {path} ({exc})",
                         severity="warning")
 
-    def open_topic(self, topic: TopicOut | LightTopic) -> None:
+    def open_topic(self, topic: TopicOut) -> None:
         loader = self.loader
         if loader is not None and (not loader.ready or loader.error is not None):
             # Enter before the store is open: say so, and open the topic when it is (or
@@ -132,11 +131,8 @@ class JudgeApp(HeapKeptApp):
                 self.run_worker(lambda: self._open_when_ready(topic), thread=True,
                                 exit_on_error=False)
             return
-        from relkit.judging.store.models import TopicOut
         from relkit.judging.tui.judge import judge_screen
 
-        if not isinstance(topic, TopicOut):  # drawn from the light reader: the same fields
-            topic = TopicOut(**vars(topic))
         s = self.settings
         if self.heap is not None:
             self.heap.start()
@@ -152,7 +148,7 @@ class JudgeApp(HeapKeptApp):
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))
 
-    def _open_when_ready(self, topic: TopicOut | LightTopic) -> None:
+    def _open_when_ready(self, topic: TopicOut) -> None:
         """(A worker thread.) Wait for the store, then open ``topic``; if it cannot be
         opened, end the app: the command says why (tui/cli.py)."""
         assert self.loader is not None
@@ -163,7 +159,7 @@ class JudgeApp(HeapKeptApp):
             return
         self.call_from_thread(self._opened, topic)
 
-    def _opened(self, topic: TopicOut | LightTopic) -> None:
+    def _opened(self, topic: TopicOut) -> None:
         self._opening = False
         self.clear_notifications()
         self.open_topic(topic)

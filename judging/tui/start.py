@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from relkit.corpora.types import RelevanceScale
-from relkit.judging.store.light import LightReader, LightTopic
+from relkit.judging.store.light import LightReader
+from relkit.judging.store.outputs import TopicOut
 from relkit.metrics.core.errors import RelkitError
 
 if TYPE_CHECKING:
     from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
-    from relkit.judging.store.models import TopicOut
 
 # relkit.judging.store.access.identity.ENV_USER (that module imports SQLAlchemy); a test
 # checks they are the same.
@@ -43,7 +43,7 @@ class FirstScreen:
 
     assessor: str
     scale: RelevanceScale
-    topics: list[LightTopic]
+    topics: list[TopicOut]
     db: str  # the SQLite file, to read the topics again while the store is loading
 
 
@@ -142,16 +142,16 @@ class FirstView:
     def __init__(self, loader: StoreLoader) -> None:
         self.loader = loader
         self.name = loader.first.assessor
-        self._first: list[LightTopic] | None = loader.first.topics
+        self._first: list[TopicOut] | None = loader.first.topics
 
     def scale(self) -> RelevanceScale:
         return self.loader.first.scale
 
-    def topics(self) -> list[LightTopic | TopicOut]:
+    def topics(self) -> list[TopicOut]:
         first, self._first = self._first, None
         if first is not None:
-            return [*first]  # read before the app started
+            return first  # read before the app started
         if self.loader.ready and self.loader.error is None:
-            return [*self.loader.get()[1].topics()]
+            return self.loader.get()[1].topics()
         again = first_screen(self.loader.first.db, self.name)  # back from a help screen
-        return [*(again.topics if again is not None else self.loader.get()[1].topics())]
+        return again.topics if again is not None else self.loader.get()[1].topics()

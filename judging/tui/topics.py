@@ -28,11 +28,8 @@ if TYPE_CHECKING:
     # The store is not imported to draw this screen: `relkit judge` draws it first, from
     # relkit.judging.store.light's topics, while the store is imported (tui/start.py).
     from relkit.judging.store.assessor import AssessorView
-    from relkit.judging.store.light import LightTopic
-    from relkit.judging.store.models import TopicOut
+    from relkit.judging.store.outputs import TopicOut
     from relkit.judging.tui.start import FirstView
-
-    AnyTopic = TopicOut | LightTopic
 
 BAR = 12
 JUMP_RESET = 1.5  # seconds: a pause this long starts a new topic key
@@ -54,12 +51,12 @@ class TopicsScreen(Screen[None]):
     def __init__(self, view: AssessorView | FirstView) -> None:
         super().__init__()
         self.view = view
-        self.topics: list[AnyTopic] = []
+        self.topics: list[TopicOut] = []
         self.typed = ""
         self._typed_at = 0.0
         # What the list shows: (key width, title width, keys) and each line's topic.
         self._layout: tuple[int, int, list[str]] | None = None
-        self._drawn: dict[str, AnyTopic] = {}
+        self._drawn: dict[str, TopicOut] = {}
 
     def compose(self) -> ComposeResult:
         # "assessor NAME" as the lead's screen says "lead NAME": whose screen it is
@@ -92,7 +89,7 @@ class TopicsScreen(Screen[None]):
 
     def refresh_topics(self) -> None:
         try:
-            topics: list[AnyTopic] = [*self.view.topics()]
+            topics = self.view.topics()
         except Exception as exc:
             from relkit.judging.tui.outbox import unreachable
 
@@ -137,7 +134,7 @@ class TopicsScreen(Screen[None]):
         titlew = max(10, width - fixed)
         layout = (keyw, titlew, [t.key for t in self.topics])
 
-        def prompt(t: AnyTopic, right: str) -> Text:
+        def prompt(t: TopicOut, right: str) -> Text:
             line = Text()
             line.append(f"{t.key:>{keyw}} ", style="bold")
             line.append_text(cut(t.title, titlew))
