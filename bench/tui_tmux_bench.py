@@ -1,6 +1,7 @@
 """The judging screen measured from outside, as the assessor feels it: under tmux.
 
     .venv/bin/python bench/tui_tmux_bench.py [--judgments 60] [--items 100000]
+    .venv/bin/python bench/tui_tmux_bench.py --startup-only --before main --rounds 5
 
 ``relkit judge`` runs in a tmux pane (80x24); the script types a grade with
 ``tmux send-keys`` and polls ``tmux capture-pane`` until the next document's id is
@@ -9,7 +10,11 @@ terminal emulation), so the same loop drives two trivial full-screen programs as
 peers: ``less`` paging a file (one key, next page) and a ten-line Textual app that
 redraws a counter per key. What ``relkit judge`` adds over them is its own cost.
 Start-up: a shell in the pane, ``relkit judge`` typed at its prompt, time to the
-topic list; then Enter, time to the first document (100,000 items assigned).
+topic list; then Enter, time to the first document (100,000 items assigned): Enter
+sent at once (the store, imported while the list is on screen, may not be open yet)
+and ``--pause`` seconds later (as an assessor who reads the list). Each start-up runs
+``--rounds`` times, taking turns with the tiny Textual app (the floor) and, with
+``--before REV``, with relkit as of that git revision: before and after in one run.
 A grade key is sent 0.3 s after a document appears: past the 200 ms on-screen
 minimum, as a fast reader would.
 """
@@ -32,7 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tui_bench import build, pct  # noqa: E402
 
-SOCKET = "relkit-bench"  # our own tmux server: nobody else's sessions are touched
+# Our own tmux server, one per run: nobody else's sessions are touched (two runs at once
+# on one machine shared one server and killed each other's panes).
+SOCKET = f"relkit-bench-{os.getpid()}"
 ROOT = Path(__file__).resolve().parents[1]
 RELKIT = str(Path(sys.executable).with_name("relkit"))
 # The bench documents are titled "Title N": the heading of the document pane (found the
@@ -152,6 +159,72 @@ def row(name: str, xs: list[float], peer: list[float] | None = None) -> str:
             f"{max(xs):.1f} | {ratio} |")
 
 
+def before_command(rev: str, tmp: str) -> str:
+    """The command that runs relkit as of ``rev`` (its sources extracted under ``tmp``,
+    imported ahead of this tree's editable install)."""
+    from interleave_bench import previous_package
+
+    env = previous_package(rev, Path(tmp) / "before")
+    return f"env PYTHONPATH={shlex.quote(env['PYTHONPATH'])} {sys.executable} -m relkit"
+
+
+def one_start(command: str, big: Path, env: dict[str, str], pause: float) -> tuple[float, float]:
+    """(prompt → topic list, Enter → first document) for ``command judge`` typed at a
+    shell's prompt; Enter is sent ``pause`` seconds after the list is on screen."""
+    start("bash --norc --noprofile", env)
+    wait_for(prompt)
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", "bench", f"{command} judge --db {big} --assessor ann", "Enter")
+    wait_for(lambda s: "Enter opens a topic" in s and "ok")
+    listed = time.perf_counter() - t0
+    time.sleep(pause)
+    t1 = time.perf_counter()
+    tmux("send-keys", "-t", "bench", "Enter")
+    wait_for(doc_id)
+    return listed, time.perf_counter() - t1
+
+
+def tiny_start(tiny: Path, env: dict[str, str]) -> float:
+    start("bash --norc --noprofile", env)
+    wait_for(prompt)
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", "bench", f"{sys.executable} {tiny}", "Enter")
+    wait_for(counter)
+    return time.perf_counter() - t0
+
+
+def startup_table(commands: dict[str, str], big: Path, env: dict[str, str], tiny: Path,
+                  rounds: int, pause: float) -> None:
+    """Start-up with 100,000 items: each command and the tiny Textual app in turn,
+    ``rounds`` times; medians, with the load average at each start."""
+    times: dict[str, list[tuple[float, float, float]]] = {n: [] for n in commands}
+    paused: dict[str, list[float]] = {n: [] for n in commands}
+    tinies: list[float] = []
+    loads: list[float] = []
+    for _ in range(rounds):
+        loads.append(os.getloadavg()[0])
+        tinies.append(tiny_start(tiny, env))
+        for name, command in commands.items():
+            listed, opened = one_start(command, big, env, 0.0)
+            times[name].append((listed, opened, listed + opened))
+            paused[name].append(one_start(command, big, env, pause)[1])
+    med = statistics.median
+    print(f"start-up, {rounds} rounds taking turns (median; min-max); load average at the "
+          f"rounds' starts: {', '.join(f'{x:.2f}' for x in loads)}\n")
+    print(f"| program | prompt → topic list s | Enter at once → first document s | "
+          f"prompt → first document s | Enter after {pause:g} s → first document s |\n"
+          "|---|---|---|---|---|")
+
+    def cell(xs: list[float]) -> str:
+        return f"{med(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
+
+    for name in commands:
+        cols = list(zip(*times[name], strict=True))
+        print(f"| {name} | {cell(list(cols[0]))} | {cell(list(cols[1]))} | "
+              f"{cell(list(cols[2]))} | {cell(paused[name])} |")
+    print(f"| peer: the tiny Textual app, prompt → drawn | {cell(tinies)} | | | |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judgments", type=int, default=60)
@@ -160,6 +233,13 @@ def main() -> int:
     ap.add_argument("--relkit", default=RELKIT, help="the command that runs relkit (to "
                     "measure another checkout: 'env PYTHONPATH=TREE python -m relkit')")
     ap.add_argument("--only-relkit", action="store_true", help="skip the peers")
+    ap.add_argument("--startup-only", action="store_true",
+                    help="only the start-up table (no grade keys)")
+    ap.add_argument("--before", metavar="REV", help="also start relkit as of this git "
+                    "revision, taking turns with this tree's (before/after in one run)")
+    ap.add_argument("--rounds", type=int, default=5, help="start-ups of each program")
+    ap.add_argument("--pause", type=float, default=1.0, help="seconds the assessor looks at "
+                    "the topic list before Enter, in the second start-up row")
     args = ap.parse_args()
     relkit = args.relkit
     env = bench_env()
@@ -175,14 +255,14 @@ def main() -> int:
             pages.write_text("".join(f"page {p:05d}\n" + "text\n" * 22 for p in range(n + 5)))
             tiny = Path(tmp) / "tiny.py"
             tiny.write_text(TINY_APP)
-            if not args.only_relkit:
+            if not args.only_relkit and not args.startup_only:
                 start(f"less -S {pages}", env)
                 print(row("less (next page)", keys_to_change(n, "Space", first_line,
                                                              args.think)))
                 start(f"{sys.executable} {tiny}", env)
                 tiny_times = keys_to_change(n, "x", counter, args.think)
                 print(row("tiny Textual app (counter)", tiny_times))
-            for words in (300, 3000):
+            for words in () if args.startup_only else (300, 3000):
                 db = Path(tmp) / f"w{words}.db"
                 build(db, n + 10, words).engine.dispose()
                 grades = grade_under_tmux(relkit, str(db), "ann", n, args.think, env)
@@ -191,31 +271,10 @@ def main() -> int:
             big = Path(tmp) / "big.db"
             build(big, args.items, 40).engine.dispose()
             print()
-            print("| start-up (100,000 items) | s |\n|---|---|")
-            starts, opens = [], []
-            for _ in range(3):
-                start("bash --norc --noprofile", env)
-                wait_for(prompt)
-                t0 = time.perf_counter()
-                tmux("send-keys", "-t", "bench",
-                     f"{relkit} judge --db {big} --assessor ann", "Enter")
-                wait_for(lambda s: "Enter opens a topic" in s and "ok")
-                starts.append(time.perf_counter() - t0)
-                t1 = time.perf_counter()
-                tmux("send-keys", "-t", "bench", "Enter")
-                wait_for(doc_id)
-                opens.append(time.perf_counter() - t1)
-            print(f"| prompt → topic list (best of 3) | {min(starts):.2f} |")
-            print(f"| Enter → first document (best of 3) | {min(opens):.2f} |")
-            print(f"| prompt → first document, without the reader's Enter | "
-                  f"{min(starts) + min(opens):.2f} |")
-            start("bash --norc --noprofile", env)
-            wait_for(prompt)
-            t0 = time.perf_counter()
-            tmux("send-keys", "-t", "bench", f"{sys.executable} {tiny}", "Enter")
-            wait_for(counter)
-            print(f"| peer: the tiny Textual app, prompt → drawn | "
-                  f"{time.perf_counter() - t0:.2f} |")
+            commands = {"relkit judge": relkit}
+            if args.before:
+                commands[f"relkit judge at {args.before}"] = before_command(args.before, tmp)
+            startup_table(commands, big, env, tiny, args.rounds, args.pause)
             print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     finally:
         stop()

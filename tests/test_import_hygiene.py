@@ -52,6 +52,12 @@ CASES = {
                "relkit.metrics.spark.task", "relkit.metrics.spark.inputs",
                "relkit.metrics.spark.options", "relkit.metrics.spark.session"], [],
               {"pyspark", "py4j", "pandas"}),
+    # `relkit judge` draws the topic list (sqlite3, judging/store/light.py) before the store
+    # is imported in a thread: the command, the app and its first screen load none of it.
+    "judge-start": (["relkit.judging.tui.cli", "relkit.judging.tui.app",
+                     "relkit.judging.tui.start", "relkit.judging.tui.topics",
+                     "relkit.judging.store.light"], [],
+                    {"sqlalchemy", "sqlmodel", "pydantic", "alembic", "psycopg"}),
 }
 
 

@@ -31,6 +31,7 @@ def prepare() -> Store:
     from relkit.judging.store.assign import Store
     from relkit.judging.tui.app import make_app  # noqa: F401
     from relkit.judging.tui.cli import finish  # noqa: F401
+    from relkit.judging.tui.judge import judge_screen  # noqa: F401 (app.py imports it late)
     from relkit.judging.tui.lead import LeadApp  # noqa: F401
 
     store = Store.open(os.environ.get("RELKIT_DB"), create=False)

@@ -6,7 +6,9 @@ module needs. Where things are:
 - :mod:`.tables` (every table), :mod:`.inputs` (validated inputs), :mod:`.outputs` (the
   values handed back), :mod:`.errors` (``StoreError``), all three also named by
   :mod:`.models`; :mod:`.connection` (engines and connections), :mod:`.migrate` with the
-  Alembic scripts in ``migrations/``;
+  Alembic scripts in ``migrations/`` (:mod:`.revisions`: their revisions, read without
+  Alembic); :mod:`.light` (``relkit judge``'s first screen read with ``sqlite3``, before
+  the rest of the store is imported);
 - :mod:`.database` (collection, pools, assessors), :mod:`.assign` (``Store``: sharing
   pools out), :mod:`.assessor` (one assessor's view and writes), :mod:`.adaptive`;
 - reading back: :mod:`.reports`, :mod:`.standing`; a lead's work: :mod:`.adjudication`,

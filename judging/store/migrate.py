@@ -14,7 +14,6 @@ this relkit is refused rather than guessed at.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -26,8 +25,7 @@ if TYPE_CHECKING:
 from sqlalchemy import Connection, Engine, inspect, text
 
 from relkit.judging.store.connection import DatabaseError, describe, sqlite_path, writer
-
-MIGRATIONS = Path(__file__).with_name("migrations")
+from relkit.judging.store.revisions import MIGRATIONS, graph, head, known
 
 
 def _config() -> Config:
@@ -40,25 +38,9 @@ def _config() -> Config:
     return cfg
 
 
-_ASSIGN = re.compile(r"^(down_revision|revision)\b[^=\n]*=\s*(?:['\"]([^'\"]*)['\"]|None)",
-                     re.MULTILINE)
-
-
-def _graph() -> dict[str, str | None]:
-    """Each revision's parent, read from the version scripts' text (no Alembic import;
-    tests/test_migrate_light.py checks it against Alembic's own reading)."""
-    graph: dict[str, str | None] = {}
-    for script in sorted((MIGRATIONS / "versions").glob("[0-9]*.py")):
-        found = {m[1]: m[2] or None for m in _ASSIGN.finditer(script.read_text("utf-8"))}
-        graph[found["revision"] or ""] = found.get("down_revision")
-    return graph
-
-
-def head() -> str:
-    """The newest schema revision this relkit knows."""
-    graph = _graph()
-    (rev,) = set(graph) - set(graph.values())  # one head: relkit's history is linear
-    return rev
+# The revisions are read from the scripts' text (no Alembic): revisions.py, shared with
+# the light reader that draws `relkit judge`'s first screen before SQLAlchemy is imported.
+_graph = graph
 
 
 def current(engine: Engine) -> str | None:
@@ -68,11 +50,6 @@ def current(engine: Engine) -> str | None:
             return None
         row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
         return None if row is None else str(row[0])
-
-
-def known() -> set[str]:
-    """Every schema revision this relkit knows."""
-    return set(_graph())
 
 
 def check(engine: Engine) -> str | None:

@@ -6,16 +6,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from relkit.judging.store.assign import Store
-from relkit.judging.store.models import TopicOut
 from relkit.judging.tui import keymap, leaks, prefs
 from relkit.judging.tui.dwell import MIN_VIEW
 from relkit.judging.tui.heap import HeapKeeper, HeapKeptApp
-from relkit.judging.tui.judge import judge_screen
 from relkit.judging.tui.outbox import Outbox
 from relkit.judging.tui.short import JUDGE_BREAKPOINTS
+from relkit.judging.tui.start import FirstView, StoreLoader
 from relkit.judging.tui.topics import TopicsScreen
+
+if TYPE_CHECKING:
+    # Imported when a topic opens: `relkit judge` draws the topic list before the store
+    # is imported (tui/start.py).
+    from relkit.judging.store.assessor import AssessorView
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.outputs import TopicOut
 
 
 @dataclass(frozen=True)
@@ -52,13 +58,24 @@ class JudgeApp(HeapKeptApp):
     VERTICAL_BREAKPOINTS = JUDGE_BREAKPOINTS
     TITLE = "relkit judge"
 
-    def __init__(self, store: Store, assessor: str, settings: Settings) -> None:
+    def __init__(self, store: Store | StoreLoader, assessor: str, settings: Settings) -> None:
+        """``store``: the store, or (``relkit judge`` on SQLite) the loader that opens it
+        in a thread while the topic list, read without it, is on screen."""
         super().__init__()
         leaks.plug()  # closed modals' widgets are freed (leaks.py)
-        self.store = store
-        self.view = store.assessor(assessor)
+        self.loader: StoreLoader | None = None
+        self._store: Store | None = None
+        self._view: AssessorView | None = None
+        self.first_view: AssessorView | FirstView
+        if isinstance(store, StoreLoader):
+            self.loader = store
+            self.first_view = FirstView(store)
+        else:
+            self._store = store
+            self._view = self.first_view = store.assessor(assessor)
+        self._opening = False  # a topic waits for the store (Enter came first)
         self.settings = settings
-        self.actions_ = keymap.load(settings.keymap_path, self.view.scale())
+        self.actions_ = keymap.load(settings.keymap_path, self.first_view.scale())
         # The judgment being saved: outlives the screens, so the CLI sees what a quit or
         # a crash left unsaved.
         self.outbox = Outbox()
@@ -73,7 +90,24 @@ class JudgeApp(HeapKeptApp):
             self.theme = self.prefs.theme
         # Subscribed after the remembered theme is set: only the assessor's changes are saved.
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        self.push_screen(TopicsScreen(self.view))
+        self.push_screen(TopicsScreen(self.first_view))
+        if self.loader is not None:
+            # After the first frame: the import then takes nothing from drawing it.
+            self.call_after_refresh(self.loader.start)
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            assert self.loader is not None
+            self._store, self._view = self.loader.get()
+        return self._store
+
+    @property
+    def view(self) -> AssessorView:
+        if self._view is None:
+            assert self.loader is not None
+            self._store, self._view = self.loader.get()
+        return self._view
 
     def _remember_theme(self, theme: object) -> None:
         path = self.settings.prefs_path
@@ -86,6 +120,19 @@ class JudgeApp(HeapKeptApp):
                         severity="warning")
 
     def open_topic(self, topic: TopicOut) -> None:
+        loader = self.loader
+        if loader is not None and (not loader.ready or loader.error is not None):
+            # Enter before the store is open: say so, and open the topic when it is (or
+            # end the app if it cannot be opened: the command says why).
+            if not self._opening:
+                self._opening = True
+                if not loader.ready:
+                    self.notify("Opening the judging database…", timeout=30)
+                self.run_worker(lambda: self._open_when_ready(topic), thread=True,
+                                exit_on_error=False)
+            return
+        from relkit.judging.tui.judge import judge_screen
+
         s = self.settings
         if self.heap is not None:
             self.heap.start()
@@ -101,6 +148,22 @@ class JudgeApp(HeapKeptApp):
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))
 
+    def _open_when_ready(self, topic: TopicOut) -> None:
+        """(A worker thread.) Wait for the store, then open ``topic``; if it cannot be
+        opened, end the app: the command says why (tui/cli.py)."""
+        assert self.loader is not None
+        try:
+            self.loader.get()
+        except BaseException:
+            self.call_from_thread(self.exit, None, 1)
+            return
+        self.call_from_thread(self._opened, topic)
+
+    def _opened(self, topic: TopicOut) -> None:
+        self._opening = False
+        self.clear_notifications()
+        self.open_topic(topic)
+
     async def action_quit(self) -> None:
         # Quitting with a judgment still unsaved takes it off the screen: say so once per
         # judgment and quit on the second press (the CLI then tries it once more, or
@@ -115,7 +178,9 @@ class JudgeApp(HeapKeptApp):
         self.exit()
 
 
-def make_app(store: Store, assessor: str, settings: Settings | None = None) -> JudgeApp:
-    """The app for ``assessor`` on ``store`` (keymap checked now, before any screen)."""
+def make_app(store: Store | StoreLoader, assessor: str,
+             settings: Settings | None = None) -> JudgeApp:
+    """The app for ``assessor`` on ``store`` or what a :class:`StoreLoader` opens (keymap
+    checked now, before any screen)."""
     return JudgeApp(store, assessor, settings or Settings(keymap_path=keymap.default_path(),
                                                           prefs_path=prefs.default_path()))

@@ -15,6 +15,8 @@ from relkit.judging.pairhelp import PAIR_STRATEGY_HELP, check_pair_strategy
 from relkit.metrics.commands.numopt import Num
 
 if TYPE_CHECKING:
+    from relkit.judging.store.assessor import AssessorView
+    from relkit.judging.store.assign import Store
     from relkit.judging.tui.app import JudgeApp
     from relkit.judging.tui.lead import LeadApp
 
@@ -49,10 +51,31 @@ def judge(
         raise typer.BadParameter(f"must be a positive number of seconds; got {idle}",
                                  param_hint="--idle")
     check_pair_strategy(pair_strategy)
-    from relkit.judging.store.assign import Store
     from relkit.judging.tui import keymap as km
     from relkit.judging.tui import prefs
     from relkit.judging.tui.app import Settings, make_app
+    from relkit.judging.tui.start import first_screen
+
+    def settings_() -> Settings:
+        return Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
+                        min_view=min_view / 1000, prefs_path=prefs.default_path(),
+                        idle_gc=True, pairs=pairs, pair_strategy=pair_strategy)
+
+    # A current SQLite database: the topic list is drawn from sqlite3 while the store is
+    # imported and opened in a thread (tui/start.py); anything else, the store's path.
+    first = first_screen(db, assessor) if lead is None else None
+    if first is not None:
+        from relkit.judging.tui.start import StoreLoader
+
+        loader = StoreLoader(first, lambda: _open_store(db, first.assessor, pairs))
+        light_app = make_app(loader, first.assessor, settings_())
+        need_terminal()
+        light_app.run()
+        if loader.error is not None:
+            raise loader.error  # it could not be opened after all: said as always
+        _done(light_app, db, pairs)
+        return
+    from relkit.judging.store.assign import Store
 
     # A write command: an older database is upgraded (with a backup), and it says so.
     store = Store.open(db, create=False, notify=say)
@@ -108,12 +131,28 @@ def judge(
                                      if people else "no assessors yet: run `relkit assign`",
                                      param_hint="--assessor")
         assessor = people[0]
-    settings = Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
-                        min_view=min_view / 1000, prefs_path=prefs.default_path(),
-                        idle_gc=True, pairs=pairs, pair_strategy=pair_strategy)
-    app = make_app(store, assessor, settings)
+    app = make_app(store, assessor, settings_())
     need_terminal()
     app.run()
+    _done(app, db, pairs)
+
+
+def _open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:
+    """What the judging app needs of the store, opened as the command opens it; and the
+    screen a topic opens, imported now too (while the assessor reads the topic list)."""
+    from relkit.judging.store.assign import Store
+
+    store = Store.open(db, create=False, notify=say)
+    view = store.assessor(assessor)
+    if pairs:
+        import relkit.judging.tui.pairs  # noqa: F401
+    else:
+        import relkit.judging.tui.judge  # noqa: F401
+    return store, view
+
+
+def _done(app: JudgeApp, db: str | None, pairs: bool) -> None:
+    """After the app: where the judgments are, or what is not saved; what to do next."""
     code = finish(app)
     if code:
         raise typer.Exit(code)

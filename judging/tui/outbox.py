@@ -13,16 +13,28 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
-
-from sqlalchemy.exc import DBAPIError, OperationalError
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from relkit.corpora.types import RelevanceScale
-from relkit.judging.store.models import JudgmentOut
 
-# What a lost connection looks like from SQLAlchemy (server down, restarted, refusing
-# connections, network gone). Anything else is a bug and is left to crash loudly.
-UNREACHABLE = (OperationalError, DBAPIError)
+if TYPE_CHECKING:
+    from relkit.judging.store.models import JudgmentOut
+
+
+def unreachable() -> tuple[type[Exception], ...]:
+    """What a lost connection looks like from SQLAlchemy (server down, restarted, refusing
+    connections, network gone). Anything else is a bug and is left to crash loudly."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    return (OperationalError, DBAPIError)
+
+
+def __getattr__(name: str) -> Any:
+    # ``UNREACHABLE`` (the tuple above) is made on first use: SQLAlchemy is not imported
+    # with this module, which `relkit judge`'s first screen needs before the store is.
+    if name == "UNREACHABLE":
+        return unreachable()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -129,7 +141,7 @@ def reads_store(doing: str) -> Callable[[F], F]:
                 return None
             try:
                 return fn(self, *args, **kwargs)
-            except UNREACHABLE:
+            except unreachable():
                 self._banner(f"Database unreachable: {doing} is not possible now. Every "
                              "judgment acknowledged as saved is saved; try again in a moment.")
                 return None

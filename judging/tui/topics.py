@@ -10,6 +10,7 @@ something left to judge (a resumed session does not start on yesterday's topic).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -20,11 +21,15 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from relkit.judging.store.assessor import AssessorView
-from relkit.judging.store.models import TopicOut
 from relkit.judging.tui.leaks import Footer
-from relkit.judging.tui.outbox import UNREACHABLE
 from relkit.judging.tui.safe import cut, safe
+
+if TYPE_CHECKING:
+    # The store is not imported to draw this screen: `relkit judge` draws it first, from
+    # relkit.judging.store.light's topics, while the store is imported (tui/start.py).
+    from relkit.judging.store.assessor import AssessorView
+    from relkit.judging.store.outputs import TopicOut
+    from relkit.judging.tui.start import FirstView
 
 BAR = 12
 JUMP_RESET = 1.5  # seconds: a pause this long starts a new topic key
@@ -43,7 +48,7 @@ class TopicsScreen(Screen[None]):
                 Binding("enter", "open", "Judge", show=True, priority=True),
                 Binding("question_mark", "help", "Help")]
 
-    def __init__(self, view: AssessorView) -> None:
+    def __init__(self, view: AssessorView | FirstView) -> None:
         super().__init__()
         self.view = view
         self.topics: list[TopicOut] = []
@@ -84,12 +89,17 @@ class TopicsScreen(Screen[None]):
 
     def refresh_topics(self) -> None:
         try:
-            self.topics = self.view.topics()
-        except UNREACHABLE:
+            topics = self.view.topics()
+        except Exception as exc:
+            from relkit.judging.tui.outbox import unreachable
+
+            if not isinstance(exc, unreachable()):
+                raise
             self.query_one("#summary", Static).update(
                 "Database unreachable: the topic list is not up to date; it refreshes when "
                 "you come back to it")
             return
+        self.topics = topics
         self.draw()
         done = sum(t.done for t in self.topics)
         total = sum(t.total for t in self.topics)

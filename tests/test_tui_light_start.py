@@ -1,0 +1,117 @@
+"""The judging app started from the light reader's first screen (`relkit judge` on SQLite):
+the same topic list as from the store, Enter before the store is open waits for it with a
+note, and judging then goes as always."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import OptionList, Static
+
+from relkit.judging.store.assign import Store
+from relkit.judging.tui.app import JudgeApp, Settings, make_app
+from relkit.judging.tui.judge import JudgeScreen
+from relkit.judging.tui.start import StoreLoader, first_screen
+from relkit.judging.tui.topics import TopicsScreen
+from store_helpers import make_project
+from tui_helpers import Clock, read_and_press
+
+
+def topic_screen_text(app: JudgeApp) -> tuple[list[str], str]:
+    assert isinstance(app.screen, TopicsScreen)
+    ol = app.screen.query_one(OptionList)
+    lines = [str(ol.get_option_at_index(i).prompt) for i in range(ol.option_count)]
+    return lines, str(app.screen.query_one("#summary", Static).render())
+
+
+def run(app: JudgeApp, steps: Any) -> None:
+    async def main() -> None:
+        async with app.run_test(size=(100, 24)) as pilot:
+            await pilot.pause()
+            await steps(pilot)
+
+    asyncio.run(main())
+
+
+def test_the_light_start_draws_what_the_store_start_draws_and_judges(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    store = make_project(str(db), overlap=0.5)
+    view = store.assessor("ann")
+    t = view.topics()[0]
+    view.record(topic=t.key, doc=view.items(t.key)[0].doc, grade=2)
+    view.record(topic=t.key, doc=view.items(t.key)[1].doc, status="skipped")
+    clock = Clock()
+    settings = Settings(keymap_path=None, idle_after=30.0, clock=clock)
+    seen: dict[str, Any] = {}
+
+    async def look(pilot: Any, key: str, app: JudgeApp) -> None:
+        seen[key] = topic_screen_text(app)
+
+    store_app = make_app(store, "ann", settings)
+    run(store_app, lambda pilot: look(pilot, "store", store_app))
+
+    # The store opens only when the test lets it: Enter comes first.
+    first = first_screen(str(db), "ann")
+    assert first is not None
+    go = threading.Event()
+
+    def open_store() -> tuple[Store, Any]:
+        go.wait(10)
+        s = Store.open(db, create=False)
+        return s, s.assessor("ann")
+
+    loader = StoreLoader(first, open_store)
+    light_app = make_app(loader, "ann", settings)
+
+    async def steps(pilot: Any) -> None:
+        await look(pilot, "light", light_app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(light_app.screen, TopicsScreen)  # waiting, and saying so
+        assert any("Opening the judging database" in str(n.message)
+                   for n in light_app._notifications)
+        go.set()
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if isinstance(light_app.screen, JudgeScreen) and light_app.screen.item:
+                break
+        assert isinstance(light_app.screen, JudgeScreen)
+        assert not light_app._notifications  # the note is gone with the wait
+        item = light_app.screen.item
+        assert item is not None
+        await read_and_press(pilot, clock, "1")
+        seen["judged"] = item.doc
+
+    run(light_app, steps)
+    assert seen["light"] == seen["store"]
+    assert [j.grade for j in light_app.view.judgments()
+            if j.doc == seen["judged"]] == [1]
+    light_app.store.close()
+    store.close()
+
+
+def test_a_store_that_fails_to_open_ends_the_app(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    make_project(str(db)).close()
+    first = first_screen(str(db), "ann")
+    assert first is not None
+
+    def open_store() -> tuple[Store, Any]:
+        raise OSError("gone")
+
+    loader = StoreLoader(first, open_store)
+    app = make_app(loader, "ann", Settings(keymap_path=None))
+
+    async def steps(pilot: Any) -> None:
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if not app.is_running:
+                break
+
+    run(app, steps)
+    assert app.return_code == 1
+    assert isinstance(loader.error, OSError)
