@@ -74,9 +74,11 @@ def test_the_light_start_draws_what_the_store_start_draws_and_judges(tmp_path: P
         assert any("Opening the judging database" in str(n.message)
                    for n in light_app._notifications)
         go.set()
-        for _ in range(100):
+        for _ in range(600):  # up to 30 s: a loaded machine opens the store slowly
             await pilot.pause(0.05)
-            if isinstance(light_app.screen, JudgeScreen) and light_app.screen.item:
+            # drawn, not only chosen: a grade key waits for the frame that draws it
+            if isinstance(light_app.screen, JudgeScreen) and light_app.screen.item \
+                    and light_app.screen.drawn_at is not None:
                 break
         assert isinstance(light_app.screen, JudgeScreen)
         assert not light_app._notifications  # the note is gone with the wait
@@ -107,7 +109,7 @@ def test_a_store_that_fails_to_open_ends_the_app(tmp_path: Path) -> None:
 
     async def steps(pilot: Any) -> None:
         await pilot.press("enter")
-        for _ in range(100):
+        for _ in range(600):  # up to 30 s: a loaded machine opens the store slowly
             await pilot.pause(0.05)
             if not app.is_running:
                 break

@@ -17,8 +17,9 @@ from relkit.metrics.commands.numopt import Num
 if TYPE_CHECKING:
     from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
-    from relkit.judging.tui.app import JudgeApp
+    from relkit.judging.tui.app import JudgeApp, Settings
     from relkit.judging.tui.lead import LeadApp
+    from relkit.judging.tui.start import FirstScreen
 
 app = typer.Typer()
 
@@ -65,15 +66,7 @@ def judge(
     # imported and opened in a thread (tui/start.py); anything else, the store's path.
     first = first_screen(db, assessor) if lead is None else None
     if first is not None:
-        from relkit.judging.tui.start import StoreLoader
-
-        loader = StoreLoader(first, lambda: _open_store(db, first.assessor, pairs))
-        light_app = make_app(loader, first.assessor, settings_())
-        need_terminal()
-        light_app.run()
-        if loader.error is not None:
-            raise loader.error  # it could not be opened after all: said as always
-        _done(light_app, db, pairs)
+        _judge_light(first, db, pairs, settings_())
         return
     from relkit.judging.store.assign import Store
 
@@ -135,6 +128,20 @@ def judge(
     need_terminal()
     app.run()
     _done(app, db, pairs)
+
+
+def _judge_light(first: FirstScreen, db: str | None, pairs: bool, settings: Settings) -> None:
+    """The judging screen drawn from sqlite3 while the store opens in a thread."""
+    from relkit.judging.tui.app import make_app
+    from relkit.judging.tui.start import StoreLoader
+
+    loader = StoreLoader(first, lambda: _open_store(db, first.assessor, pairs))
+    light_app = make_app(loader, first.assessor, settings)
+    need_terminal()
+    light_app.run()
+    if loader.error is not None:
+        raise loader.error  # it could not be opened after all: said as always
+    _done(light_app, db, pairs)
 
 
 def _open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:
