@@ -15,7 +15,7 @@ import numpy as np
 
 from relkit.judging.agreement import byrater, multi, pairwise
 from relkit.judging.agreement.frame import AgreementError, Ratings
-from relkit.judging.agreement.result import Stat
+from relkit.judging.agreement.result import Stat, gc_paused
 
 # Above this many assessor pairs, pairwise bootstraps are skipped (analytic
 # intervals stay): crowd data has thousands of tiny pairs and the interval of
@@ -258,11 +258,14 @@ def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None
     b = r.binarised(t)
     if step is not None:
         step(f"agreement on the {r.scale.name} scale")
-    graded = level(r, "graded", opts, gold)
+    with gc_paused():
+        graded = level(r, "graded", opts, gold)
     if step is not None:
         step(f"agreement binarised at grade >= {t}")
+    with gc_paused():
+        binary = level(b, "binary", opts, gold)
     out = Analysis(r.scale.name, t, r.assessors, gold, len(r), int((r.codes >= 0).sum()),
-                   len(r.topics), graded, level(b, "binary", opts, gold), opts, overlaps(b))
+                   len(r.topics), graded, binary, opts, overlaps(b))
     out.notes = limits(out)
     return out
 
