@@ -62,8 +62,9 @@ class Pair:
     stats: dict[str, Stat]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "n": int(self.table.sum()),
-                "table": self.table.tolist(),
+        table = self.table.tolist()    # n from the list: a numpy sum per pair cost more
+        return {"a": self.a, "b": self.b, "n": int(sum(map(sum, table))),
+                "table": table,
                 "stats": {k: s.to_dict() for k, s in self.stats.items()}}
 
 
