@@ -304,10 +304,12 @@ def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topic
             C = pat.counts[used]
             b = ci.bootstrap_weights(partial(_on, stat.compute, C, values), W[t, used],
                                      replicates, seed + t, level)
+        pa: float | None = None
+        pe: float | None = None
         if pa_pe is not None:
             pa, pe = float(pa_pe[0][t]), float(pa_pe[1][t])
-        else:
-            pa, pe = (v if stat.name == "percent_agreement" else None), None
+        elif stat.name == "percent_agreement":
+            pa = v
         out.append(defined(stat.name, v, n, cc, analytic=analytic, bootstrap=b, pa=pa, pe=pe))
     return out
 

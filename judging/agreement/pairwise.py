@@ -402,7 +402,7 @@ def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
             out.append(undefined(stat.name, n, stat.undefined_reason, cc))
             continue
         analytic = None
-        if sl is not None and math.isfinite(sl[i]):
+        if ses is not None and sl is not None and math.isfinite(sl[i]):
             df = n - 1 if stat.t_reference else None
             if interval == "t" and df is not None and df >= 1:
                 analytic = ci.analytic(v, sl[i], level, stat.bounds, interval, df)
@@ -415,10 +415,12 @@ def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
         if replicates > 0:
             boot = ci.bootstrap_table(lambda b: stat.compute(b, values), tables[i], replicates,
                                       seed, level)
+        pa: float | None = None
+        pe: float | None = None
         if pl is not None:
             pa, pe = pl[0][i], pl[1][i]
-        else:
-            pa, pe = (v if stat.name == "percent_agreement" else None), None
+        elif stat.name == "percent_agreement":
+            pa = v
         out.append(defined(stat.name, v, n, cc, analytic=analytic, bootstrap=boot,
                            pa=pa, pe=pe))
     return out
