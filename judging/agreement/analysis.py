@@ -15,7 +15,7 @@ import numpy as np
 
 from relkit.judging.agreement import byrater, multi, pairwise
 from relkit.judging.agreement.frame import AgreementError, Ratings
-from relkit.judging.agreement.result import Stat
+from relkit.judging.agreement.result import Stat, gc_paused
 
 # Above this many assessor pairs, pairwise bootstraps are skipped (analytic
 # intervals stay): crowd data has thousands of tiny pairs and the interval of
@@ -62,8 +62,9 @@ class Pair:
     stats: dict[str, Stat]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "n": int(self.table.sum()),
-                "table": self.table.tolist(),
+        table = self.table.tolist()    # n from the list: a numpy sum per pair cost more
+        return {"a": self.a, "b": self.b, "n": int(sum(map(sum, table))),
+                "table": table,
                 "stats": {k: s.to_dict() for k, s in self.stats.items()}}
 
 
@@ -258,11 +259,14 @@ def analyse(r: Ratings, threshold: int | None = None, *, gold: str | None = None
     b = r.binarised(t)
     if step is not None:
         step(f"agreement on the {r.scale.name} scale")
-    graded = level(r, "graded", opts, gold)
+    with gc_paused():
+        graded = level(r, "graded", opts, gold)
     if step is not None:
         step(f"agreement binarised at grade >= {t}")
+    with gc_paused():
+        binary = level(b, "binary", opts, gold)
     out = Analysis(r.scale.name, t, r.assessors, gold, len(r), int((r.codes >= 0).sum()),
-                   len(r.topics), graded, level(b, "binary", opts, gold), opts, overlaps(b))
+                   len(r.topics), graded, binary, opts, overlaps(b))
     out.notes = limits(out)
     return out
 

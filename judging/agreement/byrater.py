@@ -38,7 +38,7 @@ def conger_stats(codes: np.ndarray, values: np.ndarray, *, level: float = 0.95,
             continue
         iv = (ci.analytic(r.value, r.se, level, (-np.inf, 1.0), interval, r.n - 1)
               if np.isfinite(r.se) else None)
-        out[name] = defined(name, r.value, r.pairable).with_intervals(iv).with_parts(r.pa, r.pe)
+        out[name] = defined(name, r.value, r.pairable, analytic=iv, pa=r.pa, pe=r.pe)
     return out
 
 
@@ -68,6 +68,5 @@ def icc_stats(codes: np.ndarray, values: np.ndarray, *, level: float = 0.95
         else:
             iv = (Interval("analytic", r.low, r.high, level, distribution="F", df=r.df2)
                   if np.isfinite(r.low) and np.isfinite(r.high) else None)
-            out[name] = defined(name, r.value, len(rows), chance_corrected=False
-                                ).with_intervals(iv)
+            out[name] = defined(name, r.value, len(rows), chance_corrected=False, analytic=iv)
     return out, dropped

@@ -44,6 +44,18 @@ def normal(value: float, se: float, level: float = 0.95,
     return Interval("analytic", lo, hi, level, se=se)
 
 
+def normal_ends(values: np.ndarray, ses: np.ndarray, level: float = 0.95
+                ) -> tuple[list[float], list[float]]:
+    r""":math:`\hat\theta \mp z_{1-\alpha/2}\,SE` for a stack of values, not clipped, as
+    Python floats: the same IEEE operations as :func:`normal` makes on each (a product,
+    then a difference or a sum), once for the stack instead of once per value."""
+    z = _z(level)
+    v = np.asarray(values, dtype=np.float64)
+    e = np.asarray(ses, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (v - z * e).tolist(), (v + z * e).tolist()
+
+
 Distribution = Literal["normal", "t"]
 DISTRIBUTIONS: tuple[str, ...] = get_args(Distribution)
 

@@ -304,12 +304,13 @@ def per_topic(stat: MultiStatistic, pat: Patterns, item_topic: np.ndarray, topic
             C = pat.counts[used]
             b = ci.bootstrap_weights(partial(_on, stat.compute, C, values), W[t, used],
                                      replicates, seed + t, level)
-        st = defined(stat.name, v, n, cc).with_intervals(analytic, b)
+        pa: float | None = None
+        pe: float | None = None
         if pa_pe is not None:
-            st = st.with_parts(float(pa_pe[0][t]), float(pa_pe[1][t]))
+            pa, pe = float(pa_pe[0][t]), float(pa_pe[1][t])
         elif stat.name == "percent_agreement":
-            st = st.with_parts(v, None)
-        out.append(st)
+            pa = v
+        out.append(defined(stat.name, v, n, cc, analytic=analytic, bootstrap=b, pa=pa, pe=pe))
     return out
 
 
@@ -420,7 +421,7 @@ def mean_pairwise_cohen(codes: np.ndarray, q: int, values: np.ndarray, *, level:
             return _mean_kappa(t, values)
 
         boot = ci.bootstrap_weights(fn, freq, replicates, seed, level)
-    return defined(name, v, n).with_intervals(bootstrap=boot)
+    return defined(name, v, n, bootstrap=boot)
 
 
 def pair_labels(assessors: tuple[str, ...]) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ Statistics are small declarative objects in :data:`REGISTRY`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -380,6 +381,14 @@ def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
     ses = stat.se(tables, values) if stat.se is not None else None
     parts = stat.parts(tables, values) if stat.parts is not None else None
     cc = stat.chance_corrected
+    # the normal interval's ends for the whole stack at its first use (a crowd has 10^5
+    # tables); the t interval, asked for by name, stays per table
+    ends: tuple[list[float], list[float]] | None = None
+    low_bound, high_bound = stat.bounds
+    # Python floats once for the stack (each the float() of its element)
+    vl = np.asarray(vals, dtype=np.float64).tolist()
+    sl = None if ses is None else np.asarray(ses, dtype=np.float64).tolist()
+    pl = None if parts is None else [np.asarray(p, dtype=np.float64).tolist() for p in parts]
     out = []
     for i, n in enumerate(ns.tolist()):
         if n == 0:
@@ -388,22 +397,30 @@ def measure_many(stat: PairStatistic, tables: np.ndarray, values: np.ndarray, *,
         if n == 1 and cc:
             out.append(undefined(stat.name, 1, "a single item was judged by both assessors", cc))
             continue
-        v = float(vals[i])
-        if not np.isfinite(v):
+        v = vl[i]
+        if not math.isfinite(v):
             out.append(undefined(stat.name, n, stat.undefined_reason, cc))
             continue
         analytic = None
-        if ses is not None and np.isfinite(ses[i]):
-            analytic = ci.analytic(v, float(ses[i]), level, stat.bounds, interval,
-                                   n - 1 if stat.t_reference else None)
+        if ses is not None and sl is not None and math.isfinite(sl[i]):
+            df = n - 1 if stat.t_reference else None
+            if interval == "t" and df is not None and df >= 1:
+                analytic = ci.analytic(v, sl[i], level, stat.bounds, interval, df)
+            else:       # ci.normal's interval
+                if ends is None:
+                    ends = ci.normal_ends(vals, ses, level)
+                analytic = Interval("analytic", max(ends[0][i], low_bound),
+                                    min(ends[1][i], high_bound), level, se=sl[i])
         boot: Interval | None = None
         if replicates > 0:
             boot = ci.bootstrap_table(lambda b: stat.compute(b, values), tables[i], replicates,
                                       seed, level)
-        st = defined(stat.name, v, n, cc).with_intervals(analytic, boot)
-        if parts is not None:
-            st = st.with_parts(float(parts[0][i]), float(parts[1][i]))
+        pa: float | None = None
+        pe: float | None = None
+        if pl is not None:
+            pa, pe = pl[0][i], pl[1][i]
         elif stat.name == "percent_agreement":
-            st = st.with_parts(v, None)
-        out.append(st)
+            pa = v
+        out.append(defined(stat.name, v, n, cc, analytic=analytic, bootstrap=boot,
+                           pa=pa, pe=pe))
     return out

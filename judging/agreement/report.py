@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from relkit.judging.agreement.analysis import Analysis
 from relkit.judging.agreement.frame import AgreementError
+from relkit.judging.agreement.result import gc_paused
 from relkit.judging.agreement.sections import head, sections
 from relkit.metrics.core.registry import Registry
 
@@ -69,7 +70,8 @@ def render_json(a: Analysis) -> str:
     tables = sum(len(lv.pairs) + sum(map(len, lv.topic_pairs.values()))
                  for lv in (a.graded, a.binary))
     indent = 2 if tables <= COMPACT_JSON_TABLES else None
-    return json.dumps(a.to_dict(), indent=indent, ensure_ascii=False) + "\n"
+    with gc_paused():
+        return json.dumps(a.to_dict(), indent=indent, ensure_ascii=False) + "\n"
 
 
 def render_html(a: Analysis) -> str:
