@@ -331,6 +331,23 @@ class Picker:
         with self.db.read() as s:
             return self._driver(s, a, topic).pool.standing(topic)
 
+    def upcoming(self, a: Assigned, topic: str) -> tuple[str, str | None, str] | None:
+        """(id, title, text) of the document the strategy offers after its current pick
+        whatever that one's grade, when known (:meth:`AdaptivePool.upcoming`): the judging
+        screen prepares it while the assessor reads. Reads only; None for an overlap
+        assessor or when the next pick depends on the grade."""
+        if a.follows_id is not None:
+            return None
+        with self.db.read() as s:
+            pool = self._driver(s, a, topic).pool
+            doc = pool.upcoming(topic)
+            if doc is None:
+                return None
+            row = s.execute(select(DocumentRow.title, DocumentRow.text).where(
+                DocumentRow.collection_id == self.collection_id,
+                DocumentRow.key == doc)).first()
+        return None if row is None else (doc, row[0], row[1] or "")
+
     def _followed(self, s: Session, a: Assigned, n: int, topic: str) -> str | None:
         """The overlap assessor's (n+1)-th document: a sampled position of the primary's."""
         own = s.get(AssignmentRow, a.assignment_id)
