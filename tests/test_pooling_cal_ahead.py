@@ -234,39 +234,3 @@ def test_the_judging_screen_shows_a_cal_topic_in_the_classifiers_order(
     # the classifier's order, not the runs' nor the documents': the wing documents first
     assert [grade(d) for d in expected[:4]] == [1, 1, 1, 1]
 
-
-def test_a_sessions_first_cal_pick_imports_scikit_learn_while_it_reads_the_pool(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first document of a session (issue 36): scikit-learn's import, the largest
-    part, starts in a background thread before the store reads the pool's candidates
-    and texts, so the two overlap; the pick is the library's."""
-    from relkit.corpora.types import BINARY, Document, Topic
-    from relkit.judging.store import adaptive
-    from relkit.pooling.cal import features
-    from relkit.pooling.cal.texts import TextSource
-
-    docs = {f"d{i:02d}": WORDS[(i * 5) % len(WORDS)] for i in range(30)}
-    store = Store.open(tmp_path / "p.db")
-    store.create_collection("c", BINARY, [Topic("1", "wing")],
-                            [Document(d, None, t) for d, t in docs.items()])
-    ids = sorted(docs)
-    c = with_collection(Candidates({"1": {"r": ids[:5]}}, {"1": {"r": [1.0] * 5}}, 5), ids)
-    adaptive.import_pool(store, c, adaptive.Definition("cal", {"from": "collection"},
-                                                       budget=5), name="p")
-    store.assign(["ann"])
-    monkeypatch.setattr(features, "_PRELOAD", [])   # a new process's state
-    started: list[bool] = []
-    read = adaptive.candidates
-
-    def candidates(*args: Any) -> Any:
-        started.append(bool(features._PRELOAD))
-        return read(*args)
-
-    monkeypatch.setattr(adaptive, "candidates", candidates)
-    item = store.assessor("ann").next_item("1")
-    assert started == [True]
-    features._PRELOAD[0].join()
-    ref = AdaptivePool("cal", with_collection(Candidates(
-        {"1": {"r": ids[:5]}}, {"1": {"r": [1.0] * 5}}, 5,
-        text=TextSource(docs, {"1": "wing"})), ids), {"from": "collection"})
-    assert item is not None and item.doc == ref.next("1")

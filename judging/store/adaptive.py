@@ -288,10 +288,6 @@ class Picker:
             d = Definition.of_pool(prow)
             if d is None:
                 raise StoreError(f"pool {prow.name!r} is not adaptive")
-            if d.strategy == "cal":   # scikit-learn's import, while the pool is read
-                from relkit.pooling.cal.features import preload
-
-                preload()
             cands = candidates(s, a.pool_id, a.topic_id, topic)
             if d.strategy == "cal":   # it reads the text: the pool's, from the database
                 cands = self._with_text(s, prow, cands)

@@ -14,7 +14,6 @@ candidate ids to rows (-1 for a document the collection lacks: an all-zero row).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,28 +24,6 @@ from relkit.pooling.errors import PoolingError
 
 HASH_ABOVE = 500_000
 KINDS = ("auto", "tfidf", "hashing")
-
-
-_PRELOAD: list[threading.Thread] = []
-
-
-def preload() -> threading.Thread:
-    """Start importing scikit-learn's parts cal uses (its tf-idf and logistic
-    regression) in a background thread, once per process, and return the thread.
-
-    The import is the largest part of a session's first cal document (about 1.6 s of
-    CPU and more wall time, reading files, on a busy machine; bench/cal_bench.py
-    ``--first``): started before the judging store reads the pool's candidates and
-    texts, the two overlap. Python's import lock makes the feature and model code wait
-    for it where they import it, so nothing else changes."""
-    if not _PRELOAD:
-        def run() -> None:
-            import sklearn.feature_extraction.text  # noqa: F401
-            import sklearn.linear_model  # noqa: F401
-
-        _PRELOAD.append(threading.Thread(target=run, name="relkit-cal-import", daemon=True))
-        _PRELOAD[0].start()
-    return _PRELOAD[0]
 
 
 @dataclass(frozen=True, eq=False)
