@@ -388,8 +388,8 @@ class Picker:
                 did, pos = s.execute(
                     select(DocumentRow.id, AssignmentItemRow.position)
                     .outerjoin(AssignmentItemRow, and_(
-                        AssignmentItemRow.document_id == DocumentRow.id,
-                        AssignmentItemRow.assignment_id == a.assignment_id))
+                        col(AssignmentItemRow.document_id) == col(DocumentRow.id),
+                        col(AssignmentItemRow.assignment_id) == a.assignment_id))
                     .where(DocumentRow.collection_id == self.collection_id,
                            DocumentRow.key == doc)).one()
                 if pos is not None:
