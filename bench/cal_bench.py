@@ -3,6 +3,7 @@ documents, <= 2 s on a 100,000-document synthetic collection).
 
     .venv/bin/python bench/cal_bench.py
     .venv/bin/python bench/cal_bench.py --synthetic 100000 --skip-vaswani
+    .venv/bin/python bench/cal_bench.py --first [--db p.db] [--peer OTHER/build/srctree]
 
 A retraining is what the policy does when a batch is fully judged
 (:meth:`relkit.pooling.cal.strategy.Cal._retrain`): draw the random non-relevant
@@ -12,6 +13,15 @@ assessor judges (Vaswani: its qrels; synthetic: documents holding the topic's
 words are relevant), cal:from=collection, until ``--judgments`` are judged; the
 features (tf-idf fit, once per collection) are timed apart. CPU time (process) is
 printed next to wall-clock time, which the shared machine's load moves.
+
+``--first`` (issue 36): the first document of a new judging session on a ``cal
+--from collection`` pool of Vaswani (11,429 documents x 93 topics = 1.06M candidate
+rows, budget 100), each in a fresh process (imports included), as ``relkit judge``
+opens a topic: open the store, the assessor's topics, ``next_item``. The store is built
+once with the CLI (a BM25 run 100 deep, ``init``, ``pool``, ``assign``; about 2 minutes)
+unless ``--db`` names one built so; ``--peer`` alternates each run with another
+checkout's installed-shape tree (``.ci/srctree.py``) on ``PYTHONPATH``: before/after in
+one session, medians, the load average printed with each.
 """
 
 from __future__ import annotations
@@ -78,13 +88,87 @@ def synthetic(n: int, seed: int = 0) -> TextSource:
     return TextSource(docs, topics)
 
 
+FIRST = """
+import json, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+from relkit.judging.store.assign import Store
+view = Store.open(sys.argv[1]).assessor("ann")
+topic = view.topics()[0].key
+t1 = time.perf_counter()
+item = view.next_item(topic)
+print(json.dumps(dict(doc=item.doc, first=time.perf_counter() - t1,
+                      total=time.perf_counter() - t0, cpu=time.process_time() - c0)))
+"""
+
+
+def build_first(tmp: Path) -> Path:
+    """The Vaswani cal pool of docs/pooling.md, built with the CLI."""
+    import subprocess
+
+    v = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "vaswani"
+    relkit = str(Path(sys.executable).with_name("relkit"))
+    db = tmp / "p.db"
+    docs, topics = str(v / "corpus" / "doc-text.trec"), str(v / "query-text.trec")
+    for cmd in (["systems", "run", "--docs", docs, "--topics", topics, "-s", "bm25", "-k",
+                 "100", "-o", str(tmp / "bm25.txt")],
+                ["init", "--topics", topics, "--docs", docs, "--scale", "binary", "--db",
+                 str(db)],
+                ["pool", str(tmp / "bm25.txt"), "--strategy", "cal", "--from", "collection",
+                 "--budget", "100", "--db", str(db)],
+                ["assign", "ann", "--db", str(db)]):
+        subprocess.run([relkit, *cmd], check=True, capture_output=True)
+    return db
+
+
+def first(db: Path, peer: str | None, rounds: int) -> None:
+    import json
+    import shutil
+    import subprocess
+    import tempfile
+
+    trees = [("this tree", None)] + ([("peer", peer)] if peer else [])
+    got: dict[str, list[dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(rounds):
+            for label, path in (trees if r % 2 == 0 else trees[::-1]):
+                copy = Path(tmp) / "s.db"
+                shutil.copy(db, copy)   # a new session on an untouched pool each time
+                env = dict(os.environ)
+                if path:
+                    env["PYTHONPATH"] = path
+                load = os.getloadavg()[0]
+                out = subprocess.run([sys.executable, "-c", FIRST, str(copy)], env=env,
+                                     check=True, capture_output=True, text=True).stdout
+                row = json.loads(out.splitlines()[-1])
+                row["load"] = load
+                got.setdefault(label, []).append(row)
+                print(f"  {label}: first document {row['doc']} in {row['first']:.2f} s "
+                      f"(process {row['total']:.2f} s wall, {row['cpu']:.2f} s CPU; load "
+                      f"{load:.1f})", flush=True)
+    for label, rows in got.items():
+        med = {k: statistics.median(x[k] for x in rows) for k in ("first", "total", "cpu")}
+        print(f"{label}: median first document {med['first']:.2f} s, process "
+              f"{med['total']:.2f} s wall, {med['cpu']:.2f} s CPU over {len(rows)} runs")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--first", action="store_true",
+                    help="time a session's first document on a Vaswani cal pool")
+    ap.add_argument("--db", type=Path, help="--first: a store built as described")
+    ap.add_argument("--peer", help="--first: another tree to alternate with (PYTHONPATH)")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--synthetic", type=int, default=100_000)
     ap.add_argument("--judgments", type=int, default=300)
     ap.add_argument("--skip-vaswani", action="store_true")
     a = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
+    if a.first:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            first(a.db or build_first(Path(tmp)), a.peer, a.rounds)
+        return
     if not a.skip_vaswani:
         from cal_corpora import qrels, texts
         from relkit.pooling.simulate import grades_of

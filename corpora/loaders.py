@@ -16,7 +16,9 @@ Formats
 ``smart-docs``   SMART tagged lines (``.I .T .A .B .W``), as in Cranfield.
 ``smart-topics`` The same for queries. Their ``.I`` numbers are *not* the ids the
                  qrels and runs use (Cranfield numbers queries 1..225 by position),
-                 so ids are positions unless ``renumber=False``.
+                 so ids are positions unless ``renumber=False``; a query's text is
+                 its ``.T`` then its ``.W``. Ids and text follow the one SMART rule
+                 (:mod:`relkit.metrics.core.smart`: digits lose leading zeros).
 ``jsonl-docs``   BEIR ``corpus.jsonl``: ``{"_id", "title", "text", ...}``.
 ``jsonl-topics`` BEIR ``queries.jsonl``: ``{"_id", "text", ...}``.
 ``tsv-topics``   ``id<TAB>title`` lines (MS MARCO / TREC DL queries).
@@ -42,6 +44,7 @@ from relkit.corpora.textio import open_text
 from relkit.corpora.types import Document, Topic
 from relkit.metrics.core.errors import FormatError, RelkitError
 from relkit.metrics.core.registry import Registry
+from relkit.metrics.core.smart import TEXT_FIELDS, smart_id, smart_text
 
 
 class LoaderError(RelkitError):
@@ -178,15 +181,16 @@ def smart_docs(path: str | Path) -> Iterator[Document]:
         fields = {k: _clean(v) for k, v in (("authors", f.get("A", "")),
                                              ("source", f.get("B", "")),
                                              ("keywords", f.get("K", ""))) if _clean(v)}
-        yield Document(str(int(ident)) if ident.isdigit() else ident,
-                       _clean(f.get("T", "")) or None, _clean(f.get("W", "")), fields)
+        yield Document(smart_id(ident), _clean(f.get("T", "")) or None,
+                       _clean(f.get("W", "")), fields)
 
 
 def smart_topics(path: str | Path, renumber: bool = True) -> Iterator[Topic]:
-    """Queries; ids are 1-based positions (``renumber``), as Cranfield's qrels use."""
+    """Queries; ids are 1-based positions (``renumber``), as Cranfield's qrels use. The
+    text is ``.T`` then ``.W`` (:func:`relkit.metrics.core.smart.smart_text`)."""
     for pos, (_, ident, f) in enumerate(_smart(path), 1):
-        text = _clean(f.get("W", ""))
-        yield Topic(str(pos) if renumber else ident, text or None)
+        text = smart_text({k: _clean(f.get(k, "")) for k in TEXT_FIELDS})
+        yield Topic(str(pos) if renumber else smart_id(ident), text or None)
 
 
 # -- JSONL and TSV -----------------------------------------------------------------------

@@ -8,7 +8,7 @@ Formats (found by name, like the document loaders)
 ``smart-rel``   SMART relevance files (CACM ``qrels.text``, CISI ``CISI.REL``):
                 ``qid docid ...``; every listed pair is relevant (grade 1). Their ids
                 are zero-padded (``01``), so all-digit ids lose the zeros, as the
-                SMART loaders' ids do.
+                SMART loaders' ids do (:mod:`relkit.metrics.core.smart`).
 ``irds-qrels``  an ``ir_datasets`` id (optional extra ``relkit[irds]``).
 
 A *grade map* rewrites the file's grades, so every scale in relkit runs the same
@@ -29,6 +29,7 @@ from relkit.corpora.loaders import LoaderError
 from relkit.corpora.textio import open_text
 from relkit.metrics.core.errors import FormatError
 from relkit.metrics.core.registry import Registry
+from relkit.metrics.core.smart import smart_id
 from relkit.metrics.data import Qrels
 
 
@@ -69,10 +70,6 @@ def beir_qrels(path: str | Path) -> Qrels:
     return _table(rows(), str(path))
 
 
-def _unpad(ident: str) -> str:
-    return str(int(ident)) if ident.isdigit() else ident
-
-
 def smart_rel(path: str | Path) -> Qrels:
     """SMART ``.REL``/``qrels.text``: ``qid docid`` first; every listed pair has grade 1."""
     def rows() -> Iterable[tuple[str, str, int, int]]:
@@ -83,7 +80,7 @@ def smart_rel(path: str | Path) -> Qrels:
                     continue
                 if len(parts) < 2:
                     raise FormatError(str(path), n, "'query-id doc-id ...'", repr(line.strip()))
-                yield _unpad(parts[0]), _unpad(parts[1]), 1, n
+                yield smart_id(parts[0]), smart_id(parts[1]), 1, n
     return _table(rows(), str(path))
 
 

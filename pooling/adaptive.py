@@ -193,6 +193,22 @@ class AdaptivePool:
             return  # the target method's sample: the strategy does not see these
         step(st.judged, st.pending)
 
+    def upcoming(self, topic: str) -> str | None:
+        """The document offered after the pending one *whatever its grade*, when the
+        strategy knows it already (``cal``: the next of its batch); None otherwise (the
+        pick depends on the grade, or the strategy does not say). A forecast for the
+        judging screen to prepare that document while this one is read: :meth:`next`
+        still decides (in the target method's review a document the sample judged is
+        passed over there), and nothing changes here."""
+        st = self._topic(topic)
+        step = getattr(st.policy, "upcoming", None)
+        if step is None or st.pending is None or st.stopped is not None:
+            return None
+        if st.sample is not None and st.left is None:
+            return None   # the target method's sample: its next is the sample's
+        i = step(st.judged, st.pending)
+        return None if i is None else st.m.docs[i]
+
     def _choose(self, st: _Topic) -> int | None:
         while st.stopped is None:
             i = st.policy.choose(st.judged)

@@ -22,7 +22,7 @@ from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import adaptive
 from relkit.judging.store.assign import Store
 from relkit.judging.store.models import StoreError
-from relkit.judging.store.tables import AssignmentRow, PoolRow
+from relkit.judging.store.tables import AssignmentItemRow, AssignmentRow, PoolRow
 from relkit.metrics.data import Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.candidates import Candidates
@@ -401,3 +401,37 @@ def test_assign_reports_quotas_and_status_lists_the_assessor(tmp_path: Path) -> 
     code, out, err = run_cli(["status", "--db", db, "--format", "json"])
     (ann,) = json.loads(out)["assessors"]
     assert (ann["items"], ann["done"], ann["pending"]) == (6 * n, 2, 6 * n - 2)
+
+
+def test_a_grade_costs_one_durable_commit_and_a_lost_item_is_picked_again(
+        tmp_path: Path) -> None:
+    """The key path (issue 36): a grade and the next pick on an adaptive pool fsync once,
+    as on a static pool: the judgment commits with synchronous=FULL, the picked item
+    (derived from the history) without waiting for the disk. If it were lost (an OS
+    crash before the next judgment's commit), the same document is picked again at the
+    same position."""
+    from sqlalchemy import delete, event
+
+    store, _ = project(f"sqlite:///{tmp_path / 'a.db'}", "mtf", {})
+    durable: list[int] = []
+
+    @event.listens_for(store.writer, "commit")
+    def _commit(conn: Any) -> None:   # the level the commit runs at (2: FULL, 1: NORMAL)
+        level = conn.connection.dbapi_connection.execute("PRAGMA synchronous").fetchone()[0]
+        durable.append(level)
+
+    view = store.assessor("ann")
+    item = view.next_item("1")
+    assert item is not None
+    for _ in range(4):
+        durable.clear()
+        view.record(topic="1", doc=item.doc, grade=GRADES[("1", item.doc)])
+        item = view.next_item("1", item.position)
+        assert item is not None
+        assert durable.count(2) == 1, durable      # the judgment, fsynced
+        assert durable.count(1) == 1, durable      # the item it led to, not waited for
+    with store.writer.connect() as conn, conn.begin():  # the row an OS crash could lose
+        conn.execute(delete(AssignmentItemRow).where(
+            AssignmentItemRow.position == item.position))
+    again = store.assessor("ann").next_item("1")
+    assert again is not None and (again.doc, again.position) == (item.doc, item.position)

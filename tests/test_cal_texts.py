@@ -69,3 +69,31 @@ def test_pool_simulate_reads_cranfields_own_text_files(tmp_path: Path) -> None:
     assert code == 0, err
     rows = json.loads(out)
     assert rows and rows[0]["strategy"] == "cal:from=collection" and rows[0]["judged"] == 20
+
+
+def test_cisi_style_files_read_alike_by_both_smart_readers(tmp_path: Path) -> None:
+    """One rule for SMART ids and text (relkit.metrics.core.smart): the cal reader and
+    relkit.corpora (documents, topics, .REL qrels) give the same ids and the same text
+    on a file where they used to differ: a zero-padded document id, and a CISI query
+    holding a .T title, .A authors and .W text."""
+    from relkit.corpora.loaders import smart_docs, smart_topics
+    from relkit.corpora.qrels import smart_rel
+
+    docs, topics, rel = tmp_path / "CISI.ALL", tmp_path / "CISI.QRY", tmp_path / "CISI.REL"
+    docs.write_text(".I 007\n.T\nIndexing\nlanguages\n.A\nCleverdon, C.\n.W\nthe  recall\nof "
+                    "terms\n.X\n1 5 1\n.I 12\n.W\ncitation indexes\n.I x9\n.W\nshear\n")
+    topics.write_text(".I 1\n.W\nWhat problems arise with titles?\n.I 2\n.T\nComputerized "
+                      "Information\n.A\nRaben, J.\n.W\nhumanities research\n.B\n1969\n")
+    rel.write_text("     1     7\t0\t0.000000\n02 0012 0 0\n")
+    corp_docs = {d.id: " ".join(p for p in (d.title, d.text) if p) for d in smart_docs(docs)}
+    corp_topics = {t.id: t.title for t in smart_topics(topics)}
+    cal_docs, cal_topics = read_texts(docs, "documents"), read_texts(topics, "topics")
+    assert list(cal_docs) == list(corp_docs) == ["7", "12", "x9"]  # digits unpadded, as text
+    assert {k: _norm(v) for k, v in cal_docs.items()} == corp_docs
+    assert corp_docs["7"] == "Indexing languages the recall of terms"   # .T .W; not .A, .X
+    assert cal_topics == corp_topics == {
+        "1": "What problems arise with titles?",
+        "2": "Computerized Information humanities research"}            # .T then .W
+    pairs = smart_rel(rel).frame[["query_id", "doc_id"]].values.tolist()
+    assert pairs == [["1", "7"], ["2", "12"]]                 # the qrels meet both readers
+    assert all(d in cal_docs and q in cal_topics for q, d in pairs)

@@ -55,7 +55,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import and_, func, insert
 from sqlalchemy import select as _select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
@@ -331,6 +331,23 @@ class Picker:
         with self.db.read() as s:
             return self._driver(s, a, topic).pool.standing(topic)
 
+    def upcoming(self, a: Assigned, topic: str) -> tuple[str, str | None, str] | None:
+        """(id, title, text) of the document the strategy offers after its current pick
+        whatever that one's grade, when known (:meth:`AdaptivePool.upcoming`): the judging
+        screen prepares it while the assessor reads. Reads only; None for an overlap
+        assessor or when the next pick depends on the grade."""
+        if a.follows_id is not None:
+            return None
+        with self.db.read() as s:
+            pool = self._driver(s, a, topic).pool
+            doc = pool.upcoming(topic)
+            if doc is None:
+                return None
+            row = s.execute(select(DocumentRow.title, DocumentRow.text).where(
+                DocumentRow.collection_id == self.collection_id,
+                DocumentRow.key == doc)).first()
+        return None if row is None else (doc, row[0], row[1] or "")
+
     def _followed(self, s: Session, a: Assigned, n: int, topic: str) -> str | None:
         """The overlap assessor's (n+1)-th document: a sampled position of the primary's."""
         own = s.get(AssignmentRow, a.assignment_id)
@@ -367,25 +384,56 @@ class Picker:
                     doc = self._followed(s, a, n, topic)
                 if doc is None:
                     return None
-                row = s.execute(select(AssignmentItemRow.position, DocumentRow.id)
-                                .join(DocumentRow,
-                                      DocumentRow.id == AssignmentItemRow.document_id)
-                                .where(AssignmentItemRow.assignment_id == a.assignment_id,
-                                       DocumentRow.key == doc)).first()
-                if row is not None:
-                    return int(row[0])  # picked before and not judged yet
-                did = s.execute(select(DocumentRow.id).where(
-                    DocumentRow.collection_id == self.collection_id,
-                    DocumentRow.key == doc)).scalar_one()
+                # The document's id and, if it was picked before, its position: one query.
+                did, pos = s.execute(
+                    select(DocumentRow.id, AssignmentItemRow.position)
+                    .outerjoin(AssignmentItemRow, and_(
+                        col(AssignmentItemRow.document_id) == col(DocumentRow.id),
+                        col(AssignmentItemRow.assignment_id) == a.assignment_id))
+                    .where(DocumentRow.collection_id == self.collection_id,
+                           DocumentRow.key == doc)).one()
+                if pos is not None:
+                    return int(pos)  # picked before and not judged yet
             try:
-                with self.db.write() as w, w.begin():
-                    w.add(AssignmentItemRow(assignment_id=a.assignment_id, position=n + 1,
-                                            document_id=did, done=False))
+                self._add_item(a.assignment_id, n + 1, did)
                 return n + 1
             except IntegrityError:
                 continue
         raise StoreError(f"topic {topic!r}: could not add the next document (another "
                          "session keeps adding items to this assignment)")
+
+
+    def _add_item(self, assignment_id: int, position: int, document_id: int) -> None:
+        """Write a picked document's item, committed without waiting for the disk.
+
+        The item is derived (the pick is a pure function of the committed history, so
+        a lost one is picked again, at the same position), and its commit is on the
+        judging screen's path from a grade key to the next document: SQLite commits it
+        with ``synchronous=NORMAL`` (no fsync; the next judgment's ``FULL`` commit
+        fsyncs the write-ahead log with this row in it, so an item a judgment refers to
+        is on disk with the judgment), PostgreSQL with ``synchronous_commit = off``
+        (the same: a later synchronous commit flushes the log up to itself). A process
+        killed after this commit keeps the row either way; only an OS crash or a power
+        cut can lose it, and then nothing is lost (it is picked again).
+        """
+        with self.db.writer.connect() as conn:
+            lite = conn.dialect.name == "sqlite"
+            raw: Any = conn.connection.dbapi_connection
+            if lite:   # only outside a transaction: before the BEGIN, back after the end
+                raw.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with conn.begin():
+                    if not lite:
+                        conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
+                    conn.execute(_ADD_ITEM, dict(assignment_id=assignment_id,
+                                                 position=position, document_id=document_id,
+                                                 done=False))
+            finally:
+                if lite:
+                    raw.execute("PRAGMA synchronous = FULL")
+
+
+_ADD_ITEM = insert(AssignmentItemRow)  # values as parameters (Core: no unit of work)
 
 
 # -- stopping rules ---------------------------------------------------------------------------

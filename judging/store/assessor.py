@@ -251,6 +251,18 @@ class AssessorView:
             row = s.execute(self._item_query(a).where(col(AssignmentItemRow.position) == pos)).one()
             return self._item(topic, a.total, row)
 
+    def upcoming(self, topic: str) -> tuple[str, str | None, str] | None:
+        """On an adaptive pool, (id, title, text) of the document that follows the
+        current pick whatever its grade, when the strategy knows it (``cal``: the rest
+        of its batch), for the screen to prepare while this one is read; None on a
+        static pool (``next_item`` there is the next item already) or when the next
+        pick depends on the grade. A forecast: :meth:`next_item` decides."""
+        with self.store.read() as s:
+            a = self._topic(s, topic)
+        if not a.adaptive or self._picker is None:
+            return None
+        return self._picker.upcoming(a, topic)
+
     def skipped(self, topic: str) -> int:
         """How many of the topic's items this assessor has skipped (set aside)."""
         with self.store.read() as s:

@@ -209,11 +209,22 @@ class JudgeScreen(Saving, Finding):
         if self._shown == shown and self.drawn_at is None:
             self.drawn_at = self.clock() - (self.min_view if self._known else 0.0)
 
-    def _prepare_next(self, current: ItemOut) -> None:
+    def _prepare_next(self, current: ItemOut, again: bool = True) -> None:
         if self.item is not current or self.pending is not None:
             return  # the assessor has moved on already, or a save is using the store
         try:
             nxt = self.view.next_item(self.topic.key, current.position)
+            if nxt is not None and nxt.doc == current.doc:
+                # An adaptive pool: the pick after this one, as far as the strategy can
+                # tell (cal: the rest of its batch, or the batch planned ahead), is wrapped
+                # now; show() takes it if it comes. A plan still training: ask once more.
+                ahead = self.view.upcoming(self.topic.key)
+                if ahead is not None:
+                    self.ready = self.query_one(DocView).prepare(
+                        ahead[0], safe(ahead[1], self.terms), safe(ahead[2], self.terms))
+                elif again:
+                    self.set_timer(0.25, lambda: self._prepare_next(current, again=False))
+                return
         except UNREACHABLE:
             return  # only a head start: the grade key reads it again
         if nxt is not None and nxt.doc != current.doc:

@@ -166,6 +166,25 @@ class Cal:
                 self._ahead[key] = _submit(partial(self._plan, j, labels, self.batches,
                                                    self.size))
 
+    def upcoming(self, judged: np.ndarray, pending: int) -> int | None:
+        """The document likely after ``pending``: inside a batch, the batch's next (fixed
+        until the batch is all judged, whatever the grade); when ``pending`` ends it, the
+        first of the next batch planned ahead for a "not relevant" grade (the usual one)
+        if that plan has finished; else None. A forecast only (see
+        :meth:`relkit.pooling.adaptive.AdaptivePool.upcoming`)."""
+        if not self.batch or self.batch[0] != pending:
+            return None
+        rest = [i for i in self.batch[1:] if not judged[i]]
+        if rest:
+            return rest[0]
+        j = judged.copy()
+        j[pending] = True
+        plan = self._ahead.get(_state(j, {**self.labels, pending: False}, self.batches))
+        if plan is None or not plan.done() or plan.cancelled() or plan.exception():
+            return None
+        batch = plan.result()
+        return batch[0] if batch else None
+
     def update(self, i: int, gain: float, pulled: bool) -> None:
         self.labels[i] = gain > 0
 

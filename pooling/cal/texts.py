@@ -9,8 +9,10 @@ form ``relkit corpora`` writes; title and text joined), ``id<TAB>text`` lines,
 or SMART tagged lines (Cranfield's ``cran.all.1400`` and ``cran.qry``: a record
 per ``.I <id>``, its ``.T`` title and ``.W`` text joined, other fields such as
 ``.A`` authors and ``.B`` source left out); anything else is an error naming the
-file and line. SMART topics are numbered by position (1, 2, ...), not by their
-``.I``, as :mod:`relkit.corpora` reads them: Cranfield's ``.I`` numbers
+file and line. SMART ids and text follow the one rule :mod:`relkit.corpora` follows
+too (:mod:`relkit.metrics.core.smart`): all-digit ids lose their leading zeros
+(``.I 007`` is document ``7``, as the qrels spell it) and topics are numbered by
+position (1, 2, ...), not by their ``.I``: Cranfield's ``.I`` numbers
 (001, 002, 004, ...) are not the ids its qrels and runs use. Other formats (TREC)
 are read by :mod:`relkit.corpora` and handed over as mappings (the pooling layer
 does not import it).
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from relkit.metrics.core.smart import smart_id, smart_text
 from relkit.pooling.errors import PoolingError
 
 
@@ -119,7 +122,6 @@ def _lines(lines: list[str], path: str, what: str) -> dict[str, str]:
 # ``.I <id>`` (spaces, not a tab: ``.I<TAB>text`` is a TSV line) and the field markers.
 _SMART_ID = re.compile(r"^\.I(?: +(\S+))? *$")
 _SMART_FIELD = re.compile(r"^\.([A-Z]) *$")
-_SMART_KEPT = ("T", "W")   # title and text; authors (.A), source (.B) and the rest left out
 
 
 def _smart(lines: list[str], path: str, what: str) -> dict[str, str]:
@@ -131,7 +133,7 @@ def _smart(lines: list[str], path: str, what: str) -> dict[str, str]:
 
     def close() -> None:
         if key:
-            out[key] = " ".join(" ".join(fields.get(f, [])) for f in _SMART_KEPT).strip()
+            out[key] = smart_text({f: " ".join(v) for f, v in fields.items()})
 
     for n, line in enumerate(lines, 1):
         m = _SMART_ID.match(line)
@@ -139,7 +141,7 @@ def _smart(lines: list[str], path: str, what: str) -> dict[str, str]:
             close()
             if not m.group(1):
                 raise PoolingError(f"{path}:{n}: expected '.I <id>'")
-            key = str(len(out) + 1) if what == "topics" else m.group(1)
+            key = str(len(out) + 1) if what == "topics" else smart_id(m.group(1))
             if key in out:
                 raise PoolingError(f"{path}:{n}: {what[:-1]} {key!r} twice")
             field, fields = "", {}
