@@ -97,6 +97,19 @@ MAX_DOCS = 1000   # trec_eval's default -M: the ranks a run contributes
 
 
 @dataclass(frozen=True)
+class Parts:
+    """The last estimate's pieces (for bench/ppi_ratio_diagnose.py): the sampled units'
+    topics, each topic's estimated numerator and denominator totals, and the sampled
+    units' linearised residuals (human minus lambda automatic) of each."""
+
+    topic: np.ndarray
+    num: np.ndarray
+    den: np.ndarray
+    d_num: np.ndarray
+    d_den: np.ndarray
+
+
+@dataclass(frozen=True)
 class Topics:
     """The system's topics over the pool: each pair's topic index (-1: not counted)."""
 
@@ -236,6 +249,9 @@ class APStructure:
         m = ap[np.maximum(ts, 0)]
         v = (yh * inv_r + yh * s_hat - m * yh) * scale / t.count
         vhat = (ys_a * inv_r + ys_a * ba[s.where] - m * ys_a) * scale / t.count
+        self.parts = Parts(ts, l_hat + q_hat, r_hat,
+                           yh * inv_r + yh * s_hat - lam * (ys_a * inv_r + ys_a * ba[s.where]),
+                           yh - lam * ys_a)
         return float(ap.sum() / t.count), v, vhat
 
 
@@ -298,6 +314,7 @@ class NDCGStructure:
         m = ndcg[np.maximum(ts, 0)]
         v = (gh * w_s - m * dh) * scale / t.count
         vhat = (gs_a * w_s - m * da) * scale / t.count
+        self.parts = Parts(ts, dcg, idcg, (gh - lam * gs_a) * w_s, dh - lam * da)
         return float(ndcg.sum() / t.count), v, vhat
 
 
