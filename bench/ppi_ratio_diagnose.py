@@ -38,7 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:       # run as a script it is there; a test puts it there
+    sys.path.insert(0, _HERE)
 import ppi_coverage as bench  # noqa: E402
 import ppi_ratio as ratio  # noqa: E402
 
