@@ -8,7 +8,9 @@ tests/test_ppi_ratio.py); the per-topic ratios are not, with a few labels per to
 each topic's ratio has an :math:`O(1/n_t)` bias that the mean over :math:`|T|` topics
 keeps while its standard error shrinks as :math:`1/\sqrt{|T| n_t}`, so the bias is
 :math:`\sqrt{|T|/n_t}` times a constant in standard errors (225 topics, about 7 labels
-each at 1,500 labels). Run::
+each at 1,500 labels). bench/ppi_ratio_diagnose.py takes it apart (the human-only
+column's 0/0 topics, lambda tuning, the floor and the clip, larger budgets, deeper
+pools, Taylor and jackknife bias corrections). Run::
 
     .venv/bin/python bench/ppi_ratio.py [REPLICATES] [BUDGET]
 
