@@ -5,7 +5,8 @@ six runs, top 20 of each, as the truth; the same planted judges, and the supervi
 if asked), with the ``topics`` design: each replicate draws
 :func:`relkit.metrics.ppi.topics.topic_count` topics at random (``BUDGET`` labels'
 worth: floor(BUDGET x topics / pairs)), judged completely by the truth, and estimates
-every run's mean AP, nDCG@10, P@10 and DCG@10 (PPI++ and human-only, the same topics).
+every run's mean AP, nDCG@10, P@10 and DCG@10 (PPI++, PPI at lambda = 1 and
+human-only, the same topics).
 Per-topic values come from relkit eval (:func:`relkit.metrics.ppi.topics.per_topic`),
 so the truth is relkit eval's exact mean under complete human labels.
 
@@ -58,8 +59,9 @@ def main(replicates: int = 1000, budget: int = 1500,
           f"pairs; budget {budget} labels = {n} topics (mean {labels:.0f} labels over "
           f"samples); {replicates} replicates per setting; 95% intervals\n")
     print("| judge | measure | PPI++ coverage | lowest run | human-only coverage "
-          "| PPI++ width | human-only width | width ratio |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| PPI (lambda 1) coverage | PPI++ width | human-only width | width ratio "
+          "| PPI (lambda 1) width |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     judges = [j for j in JUDGES if j[0] != "supervised"] if judges is None else judges
     for kind, rate in judges:
         if kind == "supervised":
@@ -71,25 +73,31 @@ def main(replicates: int = 1000, budget: int = 1500,
         label = (f"supervised ({int(rate)} labels)" if kind == "supervised"
                  else f"noise {rate}" if kind == "noise" else f"over-grades {rate}")
         for m in MEASURES:
-            cov, cov0, wid, wid0 = [], [], [], []
+            cov, cov0, cov1, wid, wid0, wid1 = [], [], [], [], [], []
             for s in runs:
                 target = float(np.mean(list(human[s][m].values())))
-                hits = hits0 = 0
-                w = w0 = 0.0
+                hits = hits0 = hits1 = 0
+                w = w0 = w1 = 0.0
                 for sample in samples:
                     h = {t: v for t, v in human[s][m].items() if t in sample}
                     ppi, classical, _ = topic_estimates(a[s][m], h)
+                    one, _, _ = topic_estimates(a[s][m], h, lam=1.0)
                     hits += ppi.low <= target <= ppi.high
                     hits0 += classical.low <= target <= classical.high
+                    hits1 += one.low <= target <= one.high
                     w += ppi.high - ppi.low
                     w0 += classical.high - classical.low
+                    w1 += one.high - one.low
                 cov.append(hits / replicates)
                 cov0.append(hits0 / replicates)
+                cov1.append(hits1 / replicates)
                 wid.append(w / replicates)
                 wid0.append(w0 / replicates)
+                wid1.append(w1 / replicates)
             print(f"| {label} | {m} | {np.mean(cov):.3f} | {min(cov):.3f} | "
-                  f"{np.mean(cov0):.3f} | {np.mean(wid):.4f} | {np.mean(wid0):.4f} | "
-                  f"{np.mean(wid) / np.mean(wid0):.2f} |", flush=True)
+                  f"{np.mean(cov0):.3f} | {np.mean(cov1):.3f} | {np.mean(wid):.4f} | "
+                  f"{np.mean(wid0):.4f} | {np.mean(wid) / np.mean(wid0):.2f} | "
+                  f"{np.mean(wid1):.4f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -198,7 +198,7 @@ def test_topic_coverage_on_cranfield_is_sane(capsys: pytest.CaptureFixture[str])
             if r.startswith("| ") and not r.startswith("| judge")]
     assert [r[1].strip() for r in rows] == ["AP", "nDCG@10", "P@10", "DCG@10"]
     for row in rows:
-        coverage, width, width0 = float(row[2]), float(row[5]), float(row[6])
+        coverage, width, width0 = float(row[2]), float(row[6]), float(row[7])
         assert 0.90 <= coverage <= 1.0, row     # 200 x 6 intervals: sd about 0.01
         assert width <= width0 * 1.05, row
     assert not math.isnan(coverage)
