@@ -188,8 +188,8 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
     if check_design(design, ALL_DESIGNS) == "topics":
         from relkit.metrics.ppi.topics import ppi_evaluate_topics
 
-        return ppi_evaluate_topics(human_q, auto_q, runs, measures, level=level,
-                                   alpha=alpha, lam=lam)
+        return [SystemEstimate(*row) for row in ppi_evaluate_topics(
+            human_q, auto_q, runs, measures, level=level, alpha=alpha, lam=lam)]
     parsed = [parse_linear(m) for m in measures]
     pool = Pool(auto_q.to_dict(), getattr(auto_q, "source", "the automatic qrels"))
     located = Human.locate(pool, human_q.to_dict(), design,

@@ -107,11 +107,11 @@ def per_topic(qrels: Any, run: Any, measures: Sequence[str], level: int
               ) -> dict[str, dict[str, float]]:
     """``{label: {topic: value}}``: relkit eval's per-topic values (trec_eval's topics:
     those with run lines and judgments), in the order the measures were named."""
-    from relkit import evaluate
+    from relkit.metrics.evaluator import Evaluator  # what relkit.evaluate runs
 
     out: dict[str, dict[str, float]] = {}
     for name in measures:
-        res = evaluate(qrels, run, [name], level=level)
+        res = Evaluator(qrels, [name], level=level).compute(run)
         for label, values in zip(res.to_dict(), res.values, strict=True):
             out.setdefault(label, dict(zip(res.topics, map(float, values), strict=True)))
     return out
@@ -141,10 +141,11 @@ def topic_estimates(a: Mapping[str, float], h: Mapping[str, float], *,
 
 def ppi_evaluate_topics(human_q: Any, auto_q: Any, runs: Mapping[str, Any],
                         measures: Sequence[str], *, level: int = 1, alpha: float = 0.05,
-                        lam: float | str = "tuned") -> list[Any]:
-    """:func:`relkit.metrics.ppi.measures.ppi_evaluate` under ``design="topics"``."""
+                        lam: float | str = "tuned") -> list[tuple[Any, ...]]:
+    """:func:`relkit.metrics.ppi.measures.ppi_evaluate` under ``design="topics"``: per
+    run and measure ``(run, measure, topics, labels, ppi, classical, effective)``, the
+    fields of :class:`~relkit.metrics.ppi.measures.SystemEstimate`."""
     from relkit.metrics.data import Run
-    from relkit.metrics.ppi.measures import SystemEstimate
 
     check_measures(measures)
     auto, human = auto_q.to_dict(), human_q.to_dict()
@@ -165,8 +166,7 @@ def ppi_evaluate_topics(human_q: Any, auto_q: Any, runs: Mapping[str, Any],
                 sampled = [t for t in a if t in h]
                 labels = sum(len(auto[t]) for t in sampled)
                 effective = eff_topics * labels / len(sampled)
-                out.append(SystemEstimate(name, label, len(a), labels, ppi, classical,
-                                          effective))
+                out.append((name, label, len(a), labels, ppi, classical, effective))
         except EvaluationError as exc:   # name the run's file (or its name)
             src = str(getattr(coerced, "source", "") or "")
             where = src if src and not src.startswith("<") else f"run {name!r}"
