@@ -103,6 +103,34 @@ def test_mean_and_interval_are_ppi_pys_on_the_topic_values(measure: str) -> None
     assert row.classical.value == pytest.approx(float(h.mean()), rel=1e-12)
 
 
+def test_tuned_lambda_costs_one_degree_of_freedom() -> None:
+    """PPI++'s lambda, Cov(H, A)/Var(A) on the sampled topics, is the regression
+    estimator's slope: its variance is (1 - n/N) sum(e^2) / (n (n - 2)), e the residuals
+    about their mean, with Student's quantile at n - 2 (Cochran 1977, §7.3), computed
+    here by hand from relkit eval's per-topic values."""
+    from scipy.stats import t
+
+    truth, auto, run = _collection(11)
+    topics = draw_topics(list(truth), 10, seed=1)
+    per = evaluate(auto, run, ["AP"])
+    a_all = np.array(per.values[0])
+    hum = evaluate(_sample(truth, topics), run, ["AP"])
+    h = np.array(hum.values[0])
+    a = np.array([a_all[per.topics.index(x)] for x in hum.topics])
+    big_n, n = len(a_all), len(h)
+    lam = float(np.cov(h, a, ddof=1)[0, 1] / np.var(a, ddof=1))
+    e = h - lam * a
+    row = ppi_evaluate(_sample(truth, topics), auto, {"r": run}, ["AP"],
+                       design="topics")[0]
+    assert row.ppi.lam == pytest.approx(lam, rel=1e-12)
+    assert row.ppi.value == pytest.approx(lam * a_all.mean() + e.mean(), rel=1e-12)
+    var = (1 - n / big_n) * float(np.sum((e - e.mean()) ** 2)) / (n * (n - 2))
+    assert row.ppi.se ** 2 == pytest.approx(var, rel=1e-9)
+    assert sparse_count(h, a, lam) == n    # no topic 0 on both sides here
+    assert row.ppi.high - row.ppi.value == pytest.approx(
+        t.ppf(0.975, n - 2) * row.ppi.se, rel=1e-9)
+
+
 def _write(path: Path, qrels: dict) -> Path:
     path.write_text("".join(f"{t} 0 {d} {g}\n" for t, docs in qrels.items()
                             for d, g in docs.items()))
@@ -155,6 +183,8 @@ def test_cli_topics_design_end_to_end(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("human", "extra", "code", "says"), [
     ("incomplete", ["--design", "topics"], 1, "topic 't1' lacks human labels for 1 of"),
     ("one", ["--design", "topics"], 1, "1 sampled topic(s) of 24"),
+    ("two", ["--design", "topics"], 1, "2 sampled topic(s) of 24; --design topics needs "
+     "at least 3"),
     ("two", ["-m", "AP"], 2, "use --design topics"),
     ("two", ["--design", "stratified", "-m", "nDCG@10"], 2, "use --design topics"),
     ("two", ["--design", "topics", "-m", "gm_map"], 2, "means over topics"),
@@ -180,7 +210,7 @@ def test_pool_sample_topics_budget_below_two_topics_is_one_line(tmp_path: Path) 
     _, auto, _ = _files(tmp_path)
     code, _, err = run_cli(["pool-sample", str(auto), "--for", "ppi", "--design", "topics",
                             "--budget", "5", "-o", str(tmp_path / "s.tsv")])
-    assert code == 2 and "--budget" in err and "at least 2" in err
+    assert code == 2 and "--budget" in err and "at least 3" in err
     assert len(err.strip().splitlines()) == 1, err
 
 
