@@ -8,7 +8,9 @@ tests/test_ppi_ratio.py); the per-topic ratios are not, with a few labels per to
 each topic's ratio has an :math:`O(1/n_t)` bias that the mean over :math:`|T|` topics
 keeps while its standard error shrinks as :math:`1/\sqrt{|T| n_t}`, so the bias is
 :math:`\sqrt{|T|/n_t}` times a constant in standard errors (225 topics, about 7 labels
-each at 1,500 labels). Run::
+each at 1,500 labels). bench/ppi_ratio_diagnose.py takes it apart (the human-only
+column's 0/0 topics, lambda tuning, the floor and the clip, larger budgets, deeper
+pools, Taylor and jackknife bias corrections). Run::
 
     .venv/bin/python bench/ppi_ratio.py [REPLICATES] [BUDGET]
 
@@ -94,6 +96,19 @@ from relkit.metrics.core.errors import EvaluationError
 from relkit.metrics.ppi.estimators import Estimate, difference_estimate
 
 MAX_DOCS = 1000   # trec_eval's default -M: the ranks a run contributes
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The last estimate's pieces (for bench/ppi_ratio_diagnose.py): the sampled units'
+    topics, each topic's estimated numerator and denominator totals, and the sampled
+    units' linearised residuals (human minus lambda automatic) of each."""
+
+    topic: np.ndarray
+    num: np.ndarray
+    den: np.ndarray
+    d_num: np.ndarray
+    d_den: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -236,6 +251,9 @@ class APStructure:
         m = ap[np.maximum(ts, 0)]
         v = (yh * inv_r + yh * s_hat - m * yh) * scale / t.count
         vhat = (ys_a * inv_r + ys_a * ba[s.where] - m * ys_a) * scale / t.count
+        self.parts = Parts(ts, l_hat + q_hat, r_hat,
+                           yh * inv_r + yh * s_hat - lam * (ys_a * inv_r + ys_a * ba[s.where]),
+                           yh - lam * ys_a)
         return float(ap.sum() / t.count), v, vhat
 
 
@@ -298,6 +316,7 @@ class NDCGStructure:
         m = ndcg[np.maximum(ts, 0)]
         v = (gh * w_s - m * dh) * scale / t.count
         vhat = (gs_a * w_s - m * da) * scale / t.count
+        self.parts = Parts(ts, dcg, idcg, (gh - lam * gs_a) * w_s, dh - lam * da)
         return float(ndcg.sum() / t.count), v, vhat
 
 

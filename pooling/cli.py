@@ -423,10 +423,11 @@ def sample_cmd(
         "inferred", "--for", help="inferred (default: strata by rank, for xinfAP/statAP) "
         "or ppi (POOL is the automatic qrels; --budget pairs for relkit eval --ppi)"),
     budget: int | None = Num(None, "--budget", within=COUNT,
-                             help="With --for ppi: human labels to draw"),
+                             help="With --for ppi: human labels to draw (topics: "
+                             "floor(budget x topics / pairs) whole topics)"),
     design: str = typer.Option(
         "simple", "--design", help="With --for ppi: simple or stratified (by automatic "
-        "grade, proportional allocation)"),
+        "grade, proportional allocation) pairs, or topics (whole topics at random)"),
 ) -> None:
     """Stratified sample of a pool with inclusion probabilities (for xinfAP and statAP).
 

@@ -123,3 +123,79 @@ def test_error_vanishes_as_the_sample_grows_to_the_pool() -> None:
                                - exact[name]))
             errors.append(float(np.mean(err)))
         assert errors[0] > errors[1] > errors[2] == pytest.approx(0.0, abs=1e-12), name
+
+
+def _diagnose():  # noqa: ANN202 - the bench module, imported as ppi_ratio is above
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        import ppi_ratio_diagnose
+    finally:
+        sys.path.pop(0)
+    return ppi_ratio_diagnose
+
+
+def test_a_topic_with_no_relevant_pair_is_estimated_above_zero() -> None:
+    """The cause of the bias that remains at 95% of the pool (docs, "What goes wrong"):
+    a topic none of whose pooled pairs people call relevant has AP 0, but over every
+    sample of all but one of its pairs the estimator's mean is above 0: the ratio of two
+    noise terms is clipped to [0, 1], so it errs upwards only."""
+    human = {"1": {d: 0 for d in "abcdef"}}
+    auto = {"1": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1, "f": 0}}
+    ranked = {"1": ["a", "b", "c", "d", "e", "f"]}
+    pool = Pool(auto)
+    h = np.array([human["1"][d] for _, d in pool.pairs])
+    st = ratio.APStructure(pool, ranked, 1)
+    size = len(h)
+    values = [ratio.ratio_estimate(st, pool.auto, _sample(pool, h, np.array(s),
+                                                        np.zeros(size, np.int64),
+                                                        {0: size}), lam=1.0)[0].value
+              for s in itertools.combinations(range(size), size - 1)]
+    everyone = _sample(pool, h, np.arange(size), np.zeros(size, np.int64), {0: size})
+    assert ratio.ratio_estimate(st, pool.auto, everyone, lam=1.0)[0].value == 0.0
+    assert min(values) >= 0.0
+    assert np.mean(values) > 0.1
+
+
+def test_domain_covariance_is_design_unbiased() -> None:
+    """Every stratified sample of a small population enumerated: the mean of the
+    estimated covariance of two topics' Horvitz-Thompson totals is their covariance
+    over the samples (the Taylor correction's ingredients, bench/ppi_ratio_diagnose.py)."""
+    diag = _diagnose()
+    rng = np.random.default_rng(5)
+    size = 9
+    topic = np.array([0, 1, 0, 1, 0, 1, 1, 0, 1])
+    x, y = rng.normal(size=size), rng.normal(size=size)
+    codes, sizes = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1]), {0: 4, 1: 5}
+    totals, estimated = [], []
+    for s0 in itertools.combinations(range(4), 2):
+        for s1 in itertools.combinations(range(4, 9), 3):
+            where = np.array(s0 + s1)
+            s = ratio.Sample(Human(where, np.zeros(5, np.int64), codes[where], sizes))
+            tx = np.bincount(topic[where], weights=x[where] * s.ipw, minlength=2)
+            ty = np.bincount(topic[where], weights=y[where] * s.ipw, minlength=2)
+            totals.append((tx, ty))
+            estimated.append(diag.domain_covariance(topic[where], x[where], y[where], s, 2))
+    tx = np.array([a for a, _ in totals])
+    ty = np.array([b for _, b in totals])
+    true = ((tx - tx.mean(0)) * (ty - ty.mean(0))).mean(0)
+    assert np.mean(estimated, axis=0) == pytest.approx(true, rel=1e-9)
+    assert abs(true).min() > 1e-3        # a real covariance, not 0 = 0
+
+
+def test_taylor_correction_is_exact_with_the_whole_pool() -> None:
+    """With every pair labelled the estimated variances are 0 (no pair left to draw),
+    so the corrected ratio is relkit eval's exact value."""
+    from relkit import evaluate
+
+    diag = _diagnose()
+    auto = {t: {d: (g + 1) % 4 for d, g in docs.items()} for t, docs in QRELS.items()}
+    pool = Pool(auto)
+    human = np.array([QRELS[t][d] for t, d in pool.pairs])
+    sample = _sample(pool, human, np.arange(len(human)), np.zeros(len(human), np.int64),
+                     {0: len(human)})
+    exact = evaluate(QRELS, RUN, ["AP", "nDCG@3"]).to_dict()
+    structures = _structures(pool)
+    for name in ("AP", "nDCG@3"):
+        value, low, high = diag.taylor(structures[name], pool.auto, sample)
+        assert value == pytest.approx(exact[name], abs=1e-12)
+        assert high - low == pytest.approx(0.0, abs=1e-12)

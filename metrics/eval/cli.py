@@ -106,14 +106,16 @@ def eval_cmd(
     ppi: Annotated[bool, typer.Option(
         "--ppi", help="Prediction-powered evaluation: every argument is a run; P@k and "
         "DCG@k estimated from --human (a sample) and --auto (every pooled pair) with "
-        "intervals; docs/automatic-judges.md")] = False,
+        "intervals (any measure, AP and nDCG too, with --design topics); "
+        "docs/automatic-judges.md")] = False,
     human: Annotated[Path | None, typer.Option(
         "--human", help="With --ppi: human qrels of the sampled pairs")] = None,
     auto: Annotated[Path | None, typer.Option(
         "--auto", help="With --ppi: automatic qrels of every pooled pair")] = None,
     design: Annotated[str, typer.Option(
         "--design", help="With --ppi: how the human sample was drawn: simple (default) "
-        "or stratified (by automatic grade)")] = "simple",
+        "or stratified (by automatic grade) pairs, or topics (whole topics at random, "
+        "each judged on all its pooled pairs)")] = "simple",
 ) -> None:
     """Evaluate runs against qrels with trec_eval's exact numbers.
 

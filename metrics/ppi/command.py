@@ -24,14 +24,19 @@ def run_ppi(runs: list[Path], *, human: Path, auto: Path, measures: list[str],
             output: Path | None) -> None:
     """Evaluate ``runs`` with PPI++ and write the table to ``output`` (or stdout)."""
     from relkit.metrics.data import Qrels, Run
-    from relkit.metrics.ppi.design import check_design
+    from relkit.metrics.ppi.design import ALL_DESIGNS, check_design
     from relkit.metrics.ppi.measures import parse_linear, ppi_evaluate
 
-    with option_value("'-m'"):
-        for m in measures:
-            parse_linear(m)
     with option_value("--design"):
-        check_design(design)
+        check_design(design, ALL_DESIGNS)
+    with option_value("'-m'"):
+        if design == "topics":
+            from relkit.metrics.ppi.topics import check_measures
+
+            check_measures(measures)
+        else:
+            for m in measures:
+                parse_linear(m)
     read = {}
     for i, path in enumerate(runs):
         run = Run.read(path)

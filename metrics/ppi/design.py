@@ -26,12 +26,15 @@ import numpy as np
 from relkit.metrics.core.errors import RelkitError
 
 DESIGNS = ("simple", "stratified")
+#: every design ``relkit eval --ppi`` takes: the per-pair ones and whole topics
+#: (:mod:`relkit.metrics.ppi.topics`)
+ALL_DESIGNS = (*DESIGNS, "topics")
 
 
-def check_design(design: str) -> str:
-    """``design`` if it is one of :data:`DESIGNS`, else a :class:`RelkitError`."""
-    if design not in DESIGNS:
-        raise RelkitError(f"a design is one of {', '.join(DESIGNS)}; got {design!r}")
+def check_design(design: str, allowed: tuple[str, ...] = DESIGNS) -> str:
+    """``design`` if it is one of ``allowed``, else a :class:`RelkitError`."""
+    if design not in allowed:
+        raise RelkitError(f"a design is one of {', '.join(allowed)}; got {design!r}")
     return design
 
 

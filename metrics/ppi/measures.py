@@ -21,7 +21,8 @@ The topics are fixed: the interval is about the labels not judged by a human, no
 about other topics one could have drawn.
 
 Measures with a normaliser (AP, nDCG, R-precision) are not linear in the labels and are
-refused here.
+refused under these per-pair designs; ``design="topics"`` (whole topics sampled,
+:mod:`relkit.metrics.ppi.topics`) takes them.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from relkit.metrics.core.errors import EvaluationError, InputError, MeasureError
-from relkit.metrics.ppi.design import check_design, strata
+from relkit.metrics.ppi.design import ALL_DESIGNS, check_design, strata
 from relkit.metrics.ppi.estimators import Estimate, difference_estimate, effective_labels
 
 _NAME = re.compile(r"^(P|DCG|dcg_cut)(?:@|\.|_)(\d+)$")
@@ -47,7 +48,7 @@ def parse_linear(name: str) -> tuple[str, int]:
     if m is None or int(m.group(2)) < 1:
         raise MeasureError(f"PPI takes measures linear in the labels, P@k and DCG@k; got "
                            f"{name!r} (AP, nDCG and other normalised measures are not "
-                           "supported)")
+                           "supported under the per-pair designs: use --design topics)")
     return ("P" if m.group(1) == "P" else "DCG"), int(m.group(2))
 
 
@@ -170,9 +171,12 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
     runs
         ``{name: run}`` (anything :meth:`relkit.metrics.data.Run.coerce` takes).
     measures
-        ``P@k`` and ``DCG@k`` names.
+        ``P@k`` and ``DCG@k`` names; under ``design="topics"`` any measure whose
+        summary is the mean over topics (AP, nDCG@k...).
     design
-        ``"simple"`` or ``"stratified"`` (by automatic grade), as the sample was drawn.
+        ``"simple"`` or ``"stratified"`` (by automatic grade), as the sample was drawn;
+        ``"topics"``: whole topics drawn at random, each judged on all its pooled pairs
+        (:mod:`relkit.metrics.ppi.topics`).
     level, alpha, lam
         Lowest relevant grade for P@k; the intervals' level is :math:`1-\\alpha`;
         ``lam``: ``"tuned"`` (PPI++), 1 (PPI) or a number.
@@ -180,8 +184,13 @@ def ppi_evaluate(human: Any, auto: Any, runs: Mapping[str, Any], measures: Seque
     from relkit.metrics.data import Qrels, Run
     from relkit.metrics.ranking import ranked_docnos
 
-    parsed = [parse_linear(m) for m in measures]
     auto_q, human_q = Qrels.coerce(auto), Qrels.coerce(human)
+    if check_design(design, ALL_DESIGNS) == "topics":
+        from relkit.metrics.ppi.topics import ppi_evaluate_topics
+
+        return [SystemEstimate(*row) for row in ppi_evaluate_topics(
+            human_q, auto_q, runs, measures, level=level, alpha=alpha, lam=lam)]
+    parsed = [parse_linear(m) for m in measures]
     pool = Pool(auto_q.to_dict(), getattr(auto_q, "source", "the automatic qrels"))
     located = Human.locate(pool, human_q.to_dict(), design,
                            getattr(human_q, "source", "the human qrels"))
