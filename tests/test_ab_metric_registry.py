@@ -156,3 +156,24 @@ def test_a_metric_with_the_old_per_user_flag_keeps_its_meaning() -> None:
     ``per_user`` (an AttributeError before the fallback)."""
     assert users.per_user(LegacyPerUser())
     assert not users.per_user(LegacyPerUser(per_user=False))
+
+
+def test_metricdef_keeps_the_per_user_keyword_and_refuses_an_unknown_unit() -> None:
+    """``MetricDef(per_user=True)`` (docs/ab.md's way before ``unit``) still declares a
+    per-user count; a mistyped unit is an error, not a quiet per-impression metric;
+    ``UNITS`` is importable from ``analysis`` as before."""
+    from relkit.metrics.online.ab.analysis import UNITS
+    from relkit.metrics.online.ab.users import MetricDef
+
+    assert set(UNITS) == {"user", "impression"}
+    old = MetricDef(name="s", description="d", value="", denominator="", per_user=True)
+    assert old.unit == "user" and old.per_user and users.per_user(old)
+    new = MetricDef(name="c", description="d", value="1", denominator="1")
+    assert new.unit == "impression" and new.per_user is False
+    with pytest.raises(ABError, match="unit must be one of user, impression; got 'users'"):
+        MetricDef(name="t", description="d", value="1", denominator="1", unit="users")
+    with pytest.raises(ABError, match="contradicts"):
+        MetricDef(name="t", description="d", value="1", denominator="1", unit="impression",
+                  per_user=True)
+    with pytest.raises(ABError, match="got 'users'"):
+        users.per_user(DeepClickRate(unit="users"))

@@ -435,3 +435,37 @@ def test_a_grade_costs_one_durable_commit_and_a_lost_item_is_picked_again(
             AssignmentItemRow.position == item.position))
     again = store.assessor("ann").next_item("1")
     assert again is not None and (again.doc, again.position) == (item.doc, item.position)
+
+
+def test_the_item_commits_fully_on_a_connection_without_wal(tmp_path: Path) -> None:
+    """synchronous=NORMAL is safe only in WAL mode: a connection whose journal did not
+    switch to WAL (a file system without shared memory) commits the item with FULL,
+    and every connection is back at FULL after an item's commit."""
+    from sqlalchemy import event
+
+    from relkit.judging.store.connection import WAL
+
+    store, _ = project(f"sqlite:///{tmp_path / 'a.db'}", "mtf", {})
+    levels: list[int] = []
+
+    @event.listens_for(store.writer, "commit")
+    def _commit(conn: Any) -> None:
+        levels.append(conn.connection.dbapi_connection.execute(
+            "PRAGMA synchronous").fetchone()[0])
+
+    with store.writer.connect() as conn:
+        assert conn.connection.info[WAL] is True       # what a normal file gets
+    view = store.assessor("ann")
+    item = view.next_item("1")
+    assert item is not None
+    for wal in (False, True):
+        with store.writer.connect() as conn:  # one pooled connection: the writer's
+            conn.connection.info[WAL] = wal
+        levels.clear()
+        view.record(topic="1", doc=item.doc, grade=GRADES[("1", item.doc)])
+        item = view.next_item("1", item.position)
+        assert item is not None
+        assert levels == ([2, 2] if not wal else [2, 1]), (wal, levels)
+        with store.writer.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw.execute("PRAGMA synchronous").fetchone()[0] == 2

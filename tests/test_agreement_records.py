@@ -104,3 +104,35 @@ def test_the_collector_is_back_after_the_pause() -> None:
         assert not gc.isenabled(), "a collector the caller turned off stays off"
     finally:
         gc.enable()
+
+
+def test_overlapping_pauses_in_threads_end_with_the_last() -> None:
+    """Two reports computed at once (threads): the first to finish must not switch the
+    collector back on under the other, and it is on again when both have ended."""
+    import threading
+
+    from relkit.judging.agreement.result import gc_paused
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with gc_paused():
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(10)
+        with gc_paused():
+            second_in.set()
+            first_out.wait(10)
+            seen.append(gc.isenabled())   # the first pause has ended: still off here
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert seen == [False]
+    assert gc.isenabled()

@@ -202,3 +202,22 @@ def test_the_first_screen_imports_no_store(tmp_path: Path) -> None:
                          check=True).stdout.split()
     assert out[0] == "1"  # ann's topics
     assert not set(out[1:]) & {"sqlalchemy", "sqlmodel", "pydantic", "alembic"}
+
+
+def test_the_topic_counts_come_from_one_snapshot(tmp_path: Path) -> None:
+    """Every SELECT of the topic list runs in one read transaction, as the store's does:
+    a session committing between two of them could not make a line's counts disagree."""
+    db = tmp_path / "p.db"
+    make_project(str(db)).close()
+    reader = LightReader.open(db)
+    assert reader is not None
+    aid = reader.conn.execute("SELECT id FROM assessor WHERE name = 'ann'").fetchone()[0]
+    seen: list[tuple[str, bool]] = []
+    reader.conn.set_trace_callback(
+        lambda sql: seen.append((sql.split()[0].upper(), reader.conn.in_transaction)))
+    assert reader.topics(aid)
+    reader.conn.set_trace_callback(None)
+    assert seen[0][0] == "BEGIN" and seen[-1][0] == "ROLLBACK"
+    assert all(inside for verb, inside in seen if verb == "SELECT")
+    assert not reader.conn.in_transaction
+    reader.close()

@@ -211,10 +211,12 @@ def test_the_judging_screen_shows_a_cal_topic_in_the_classifiers_order(
                 assert screen.item is not None
                 doc = screen.item.doc
                 shown.append(doc)
-                for _ in range(20):        # the next document is wrapped once this is drawn
+                # The next document is wrapped once this one is drawn: waited for by the
+                # clock (up to 30 s), as a starved process on a loaded machine draws late.
+                for _ in range(600):
                     if screen.ready is not None:
                         break
-                    await pilot.pause()
+                    await pilot.pause(0.05)
                 prepared.append(screen.ready.key if screen.ready is not None else None)
                 await pilot.press(str(grade(doc)))
                 await pilot.pause()

@@ -70,8 +70,10 @@ def _prepare(qrels: list[tuple[str, str, int]]) -> JudgedTopics:
                                        "relevance": np.array([r[2] for r in qrels])}))
 
 
-def _lookup(judged: JudgedTopics, run: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
-    """grades_and_duplicate on the run's rows of qrels topics, grouped by topic."""
+def _lookup(judged: JudgedTopics, run: list[tuple[str, str]],
+            qrels: list[tuple[str, str, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """grades_and_duplicate on the run's rows of qrels topics, grouped by topic, and the
+    grades a plain dict of the input ``qrels`` gives (not the prepared object's arrays)."""
     rows = sorted((judged.index[t], d) for t, d in run if t in judged.index)
     q = np.array([r[0] for r in rows], dtype=np.int32)
     # the qrels' width when the run's docnos fit in it, else wider
@@ -79,16 +81,10 @@ def _lookup(judged: JudgedTopics, run: list[tuple[str, str]]) -> tuple[np.ndarra
     docs = np.array([r[1].encode() for r in rows], dtype=f"S{width}")
     out, dup = judged.grades_and_duplicate(q, docs, np.arange(len(rows)))
     assert dup is None
-    grades = {(judged.index[t], d): g for t, d, g in judged_rows(judged)}
+    grades = {(judged.index[t], d): g for t, d, g in qrels}
     want = np.array([NONPOOL if r not in grades else grades[r] if grades[r] >= 0
                      else UNJUDGED for r in rows], np.int64)
     return out, want
-
-
-def judged_rows(judged: JudgedTopics) -> list[tuple[str, str, int]]:
-    docs = [d.decode() for d in judged.docs.tolist()]
-    return [(judged.topics[c], d, int(g))
-            for c, d, g in zip(judged.q.tolist(), docs, judged.rel.tolist(), strict=True)]
 
 
 @settings(max_examples=150, deadline=None)
@@ -97,7 +93,7 @@ def test_lookup_gives_each_rows_grade(data: tuple[list, list]) -> None:
     qrels, run = data
     judged = _prepare(qrels)
     assert isinstance(judged.docs, np.ndarray)
-    out, want = _lookup(judged, run)
+    out, want = _lookup(judged, run, qrels)
     assert np.array_equal(out, want)
     # levels: counts per (topic, grade) of non-negative grades, as np.add.at counts them
     q, rel = judged.q, judged.rel
@@ -116,5 +112,5 @@ def test_lookup_of_some_topics_searches_a_slice(data: tuple[list, list],
     qrels, run = data
     judged = _prepare(qrels)
     chosen = draw.draw(st.sets(st.sampled_from(judged.topics)))
-    out, want = _lookup(judged, [r for r in run if r[0] in chosen])
+    out, want = _lookup(judged, [r for r in run if r[0] in chosen], qrels)
     assert np.array_equal(out, want)

@@ -59,7 +59,7 @@ def test_the_light_start_draws_what_the_store_start_draws_and_judges(tmp_path: P
     go = threading.Event()
 
     def open_store() -> tuple[Store, Any]:
-        go.wait(10)
+        assert go.wait(120), "the test never let the store open"
         s = Store.open(db, create=False)
         return s, s.assessor("ann")
 

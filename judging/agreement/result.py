@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import math
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -107,23 +108,37 @@ def _interval_dict(i: Interval) -> dict[str, Any]:
     return d
 
 
+_gc_lock = threading.Lock()
+_gc_depth = 0          # pauses in progress (nested or in several threads)
+_gc_was_on = True      # the collector's state when the first of them began
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a report's records are built.
+    """Python's cyclic garbage collector off while a report is computed and its records
+    built (the statistics, their intervals, bootstraps included, and the JSON's dicts).
 
     Crowd data makes about a million :class:`Stat` and interval records and as many
     dictionaries for the JSON: none of them forms a reference cycle, so reference
     counting frees them all, but each collection the allocations trigger walks every
     live container again (15 of 38 CPU-s of ``relkit agree`` on the TREC 2010 crowd
-    file). The collector is back on afterwards if it was on before, also on an error.
+    file). The collector is process-wide: pauses nest and may overlap in threads, and
+    it is back on when the last one ends, if it was on when the first began (also on an
+    error). Code outside relkit that switches it meanwhile is not tracked.
     """
-    was = gc.isenabled()
-    gc.disable()
+    global _gc_depth, _gc_was_on
+    with _gc_lock:
+        if _gc_depth == 0:
+            _gc_was_on = gc.isenabled()
+            gc.disable()
+        _gc_depth += 1
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        with _gc_lock:
+            _gc_depth -= 1
+            if _gc_depth == 0 and _gc_was_on:
+                gc.enable()
 
 
 def undefined(name: str, n: int, reason: str, chance_corrected: bool = True) -> Stat:

@@ -60,6 +60,7 @@ from sqlalchemy import select as _select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
+from relkit.judging.store.connection import WAL
 from relkit.judging.store.database import Database, DocLookup, now
 from relkit.judging.store.models import (
     Assigned,
@@ -418,10 +419,13 @@ class Picker:
         """
         with self.db.writer.connect() as conn:
             lite = conn.dialect.name == "sqlite"
+            # NORMAL is safe only in WAL mode (in rollback-journal mode a power cut could
+            # corrupt the file): a connection that did not get WAL commits it fully.
+            fast = lite and bool(conn.connection.info.get(WAL, False))
             raw: Any = conn.connection.dbapi_connection
-            if lite:   # only outside a transaction: before the BEGIN, back after the end
-                raw.execute("PRAGMA synchronous = NORMAL")
             try:
+                if fast:   # only outside a transaction: before the BEGIN, back after it
+                    raw.execute("PRAGMA synchronous = NORMAL")
                 with conn.begin():
                     if not lite:
                         conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
@@ -429,8 +433,14 @@ class Picker:
                                                  position=position, document_id=document_id,
                                                  done=False))
             finally:
-                if lite:
-                    raw.execute("PRAGMA synchronous = FULL")
+                if fast:
+                    try:
+                        raw.execute("PRAGMA synchronous = FULL")
+                    except BaseException:
+                        # Never back in the pool at NORMAL: a later judgment would
+                        # commit on it without an fsync.
+                        conn.invalidate()
+                        raise
 
 
 _ADD_ITEM = insert(AssignmentItemRow)  # values as parameters (Core: no unit of work)

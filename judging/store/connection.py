@@ -41,6 +41,7 @@ from relkit.metrics.core.errors import RelkitError
 DEFAULT_DB = "relkit.db"
 ENV_VAR = "RELKIT_DB"
 WRITE = "relkit_write"
+WAL = "relkit_wal"  # connection-record info: the connection is in WAL mode
 SUPPORTED = ("a SQLite file path (or sqlite:///PATH) or a postgresql://USER@HOST/DB URL")
 
 
@@ -88,7 +89,11 @@ def _sqlite_setup(engine: Engine, readonly: bool = False) -> None:
         if readonly:
             cur.execute("PRAGMA query_only = ON")
         else:
-            cur.execute("PRAGMA journal_mode = WAL")
+            mode = cur.execute("PRAGMA journal_mode = WAL").fetchone()
+            # WAL may not take (a file system without shared memory): then a commit at
+            # synchronous=NORMAL could corrupt the file on a power cut, so the one
+            # commit that skips the fsync (adaptive.py's item) asks for this first.
+            _record.info[WAL] = bool(mode) and str(mode[0]).lower() == "wal"
             cur.execute("PRAGMA synchronous = FULL")
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()

@@ -123,6 +123,16 @@ class LightReader:
     def topics(self, assessor_id: int) -> list[TopicOut]:
         """As ``AssessorView.topics``: the assessor's topics in natural key order, with
         progress and the assessor's own grade counts (the same queries)."""
+        # One read snapshot for every count, as the store reads them in one transaction:
+        # another session (relkit serve) committing between two SELECTs would otherwise
+        # give a topic line whose counts do not add up.
+        self.conn.execute("BEGIN")
+        try:
+            return self._topics(assessor_id)
+        finally:
+            self.conn.execute("ROLLBACK")   # nothing was written: ending the read
+
+    def _topics(self, assessor_id: int) -> list[TopicOut]:
         c = self.conn
         # Outer join: an adaptive assignment starts with no items (its quota counts).
         assigned = {k: (t, a, n if quota is None else quota) for k, t, a, n, quota in c.execute(

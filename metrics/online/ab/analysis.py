@@ -16,6 +16,7 @@ from relkit.metrics.online.ab.effect import Arm, Effect, Relative, bootstrap_eff
 from relkit.metrics.online.ab.errors import ABError, ParameterError, check_open_unit
 from relkit.metrics.online.ab.plain import proportion_z, welch_from_sums
 from relkit.metrics.online.ab.srm import SRMResult, srm_test
+from relkit.metrics.online.ab.users import UNITS as UNITS  # importable here, as before
 from relkit.metrics.online.ab.users import Unit, UserTable, get_metric, per_user
 
 Variance = Literal["delta", "bootstrap"]

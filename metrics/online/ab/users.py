@@ -78,7 +78,12 @@ class Metric(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class MetricDef:
-    """One query metric: its per-impression SQL value and what it needs (a :class:`Metric`)."""
+    """One query metric: its per-impression SQL value and what it needs (a :class:`Metric`).
+
+    ``unit`` is one of :data:`UNITS`. ``per_user=True``, the flag this class had before
+    ``unit``, still means ``unit="user"``, so a metric declared that way keeps working;
+    after construction both are set and agree.
+    """
 
     name: str
     description: str
@@ -86,12 +91,19 @@ class MetricDef:
     denominator: str      # per-impression denominator (1, or 1 when clicked)
     needs: tuple[str, ...] = ()
     binary: bool = True   # a 0/1 value per impression (two-proportion z per impression)
-    unit: Unit = "impression"  # "user": a per-user count, not a ratio over queries
+    unit: str = ""        # "user": a per-user count, not a ratio over queries; "" from per_user
+    per_user: bool | None = None  # the older declaration of unit="user"
 
-    @property
-    def per_user(self) -> bool:
-        """A per-user count (``unit == "user"``), not a ratio over queries."""
-        return self.unit == "user"
+    def __post_init__(self) -> None:
+        unit = self.unit or ("user" if self.per_user else "impression")
+        if unit not in UNITS:
+            raise ABError(f"metric {self.name!r}: unit must be one of {', '.join(UNITS)}; "
+                          f"got {self.unit!r}")
+        if self.per_user is not None and self.per_user != (unit == "user"):
+            raise ABError(f"metric {self.name!r}: per_user={self.per_user} contradicts "
+                          f"unit={unit!r}")
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "per_user", unit == "user")
 
 
 def per_user(metric: Metric) -> bool:
@@ -103,6 +115,9 @@ def per_user(metric: Metric) -> bool:
     unit = getattr(metric, "unit", None)
     if unit is None:
         return bool(getattr(metric, "per_user", False))
+    if unit not in UNITS:  # a typo must not quietly mean "per impression"
+        raise ABError(f"metric {getattr(metric, 'name', metric)!r}: unit must be one of "
+                      f"{', '.join(UNITS)}; got {unit!r}")
     return bool(unit == "user")
 
 
