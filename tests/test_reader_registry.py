@@ -38,7 +38,8 @@ NOT_USERS = {
     "relkit.metrics.spark.inputs": "Spark reads the files on the cluster "
                                    "(tests/test_spark_eval.py)",
     "relkit.corpora.fetch": "checks and unpacks its own downloads",
-    "relkit.judging.store.migrate": "the package's Alembic scripts",
+    "relkit.judging.store.revisions": "the package's Alembic scripts (their revision ids)",
+    "relkit.judging.store.migrate": "its own backup copy of the database (to fsync it)",
     "relkit.judging.serve.page": "the package's own page bundle",
     "relkit.judging.tui.tcss": "the package's own style sheets (judging/tui/*.tcss)",
     "relkit.judging.commands": "hashes the files init records (read by the loaders)",
