@@ -344,71 +344,9 @@ def assign(
 
     Example: relkit assign ann bob --overlap 0.2 --order random --seed 7 --lead carol
     """
-    from relkit.judging.judgment_files import read_qrels_file
-    from relkit.judging.store.tables import ORDERS
-    from relkit.metrics.core.errors import FormatError
+    from relkit.judging.staffing import Staffing, staff
 
-    if order not in ORDERS:
-        raise typer.BadParameter(f"expected one of {', '.join(ORDERS)}; got {order!r}",
-                                 param_hint="--order")
-    if not assessors and not lead:
-        raise typer.BadParameter("name at least one assessor (or a lead with --lead NAME)",
-                                 param_hint="ASSESSORS")
-    clash = sorted(set(assessors or ()) & set(lead or ()))
-    if clash:
-        raise typer.BadParameter(f"{', '.join(clash)}: both an assessor and a lead; a lead "
-                                 "settles what others judged", param_hint="--lead")
-    gold_pairs: dict[tuple[str, str], int] | None = None
-    if gold is not None:
-        gold_pairs = {}
-        for r in read_qrels_file(gold):
-            if (r.topic, r.doc) in gold_pairs:
-                raise FormatError(str(gold), r.line, "each gold pair once",
-                                  f"topic {r.topic!r} document {r.doc!r} again")
-            gold_pairs[(r.topic, r.doc)] = r.grade
-        if not gold_pairs:
-            raise FormatError(str(gold), None, "gold pairs 'topic iteration doc grade'",
-                              "none")
-    store = _owner(db, "relkit assign")
-    leads_now = set(store.assessors(role="lead")) & set(assessors or ())
-    if leads_now:
-        from relkit.judging.store.models import StoreError
-
-        raise StoreError(f"assign: {', '.join(sorted(leads_now))}: a lead here, who settles "
-                         "what others judged, not an assessor (nothing was changed)")
-    if lead:
-        from relkit.judging.store.adjudication import check_leads_free
-
-        check_leads_free(store, lead)  # before any change: all or nothing
-    if assessors:
-        s = store.assign(assessors, pool=pool, topics=topics, overlap=overlap,
-                         ordering=order, seed=seed, gold=gold_pairs)  # type: ignore[arg-type]
-        who = f"{s.assessors} assessor{'s' if s.assessors != 1 else ''}"
-        if s.adaptive:
-            _say(f"relkit: {s.assignments} assignments, a quota of {s.items} judgments for "
-                 f"{who} (adaptive pool: each document is picked as they judge; "
-                 f"{s.overlap_pairs} pairs judged twice)")
-        else:
-            _say(f"relkit: {s.assignments} assignments, {s.items} items for {who} "
-                 f"({s.overlap_pairs} pairs judged twice, {s.gold_items} gold items)")
-    if lead:
-        from relkit.judging.store.adjudication import register_leads
-
-        new = register_leads(store, lead)
-        _say(f"relkit: leads registered: {', '.join(new) or 'none new'} (they settle "
-             "disagreements with `relkit judge --lead NAME`)")
-    from relkit.judging.store.access.identity import missing_logins
-
-    need = missing_logins(store, [*(assessors or ()), *(lead or ())])
-    if need:  # a team database (PostgreSQL): the database grants nothing to them yet
-        _say(f"relkit: run `relkit team init` to give {', '.join(need)} a login")
-    if token:
-        from relkit.judging.store.tokens import issue_replacing
-
-        for name in dict.fromkeys([*(assessors or ()), *(lead or ())]):
-            secret, replaced = issue_replacing(store, name)
-            print(f"{name}\t{secret}")
-            if replaced:
-                _say(f"relkit: {name}'s earlier sign-in token was revoked (it signs in no "
-                     "more; hand them the new one)")
-        _say("relkit: sign-in tokens printed above, shown only this once (relkit serve)")
+    staff(Staffing(assessors=assessors or (), leads=lead or (), pool=pool, topics=topics,
+                   overlap=overlap, order=order, seed=seed, gold=gold, token=token),
+          open_store=lambda: _owner(db, "relkit assign"), say=_say,
+          show_token=lambda name, secret: print(f"{name}\t{secret}"))
