@@ -27,14 +27,11 @@ def say(msg: str) -> None:
 
 
 def open_output(path: Path, option: str = "-o") -> IO[str]:
-    """``path`` opened for writing text, or one line saying why it cannot be."""
-    from relkit.metrics.core.errors import InputError, check_output
+    """``path`` opened for writing text, or one line saying why it cannot be
+    (:func:`relkit.metrics.core.outfile.open_output`)."""
+    from relkit.metrics.core.outfile import open_output as opened
 
-    check_output(path, option)
-    try:
-        return open(path, "w", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
+    return opened(path, option)
 
 
 def open_store(db: str | None, create: bool = False) -> Store:

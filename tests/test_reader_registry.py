@@ -42,7 +42,8 @@ NOT_USERS = {
     "relkit.judging.store.migrate": "its own backup copy of the database (to fsync it)",
     "relkit.judging.serve.page": "the package's own page bundle",
     "relkit.judging.tui.tcss": "the package's own style sheets (judging/tui/*.tcss)",
-    "relkit.judging.commands": "hashes the files init records (read by the loaders)",
+    "relkit.judging.poolruns": "hashes the run files an adaptive pool records (read by "
+                               "the run readers)",
     "relkit.metrics.core.atomic": "writes files (its docstring's example reads one back)",
     "relkit.metrics.spark.session": "appends to its own JVM log file",
     "relkit.judging.serve.limits": "reads /proc/PID/status of its own session processes",

@@ -69,7 +69,42 @@ def test_assign_says_adaptive_pools_give_a_quota() -> None:
 
 # -- relkit pool --------------------------------------------------------------------------
 
+def test_from_is_cals_parameter_only() -> None:
+    from relkit.judging.poolruns import cal_from
 
+    params: dict[str, str] = {}
+    cal_from("cal", "collection", params)
+    assert params == {"from": "collection"}
+    with pytest.raises(OptionError) as e:
+        cal_from("bandit", "runs", {})
+    assert _option(e) == "--from" and "cal strategy" in e.value.message
+    with pytest.raises(OptionError, match="expected runs or collection; got 'docs'"):
+        cal_from("cal", "docs", {})
+
+
+def test_a_default_pool_name_is_not_taken() -> None:
+    from relkit.judging.poolruns import free_name
+
+    store = SimpleNamespace(pool_names=lambda: ["depth-10", "depth-10-2", "bandit-50-10"])
+    assert free_name(store, "depth-10") == "depth-10-3"  # type: ignore[arg-type]
+    assert free_name(store, "depth-20") == "depth-20"  # type: ignore[arg-type]
+
+
+def test_a_pool_request_is_checked_before_any_run_is_read(tmp_path: Path) -> None:
+    from relkit.judging.poolruns import PoolRequest, pool_runs
+
+    def never() -> None:
+        raise AssertionError("the store was opened")
+
+    missing = [tmp_path / "no-such.run"]   # never read: the options fail first
+    cases = [(PoolRequest(runs=missing, strategy="dpeth"), "--strategy"),
+             (PoolRequest(runs=missing, docs=tmp_path / "d.jsonl"), "--docs"),
+             (PoolRequest(runs=missing, budget_of=["1=5"], total=10), "--budget-of"),
+             (PoolRequest(runs=missing, source_from="runs"), "--from")]
+    for request, option in cases:
+        with pytest.raises(OptionError) as e:
+            pool_runs(request, never, print, None)  # type: ignore[arg-type]
+        assert _option(e) == option, request
 
 # -- relkit judges-run --------------------------------------------------------------------
 
