@@ -24,7 +24,6 @@ from battery import commands
 
 BOUND = 10
 EXCEPTIONS = {
-    ("judges-run",): 16,
     ("judge",): 15,
     ("pool-sample",): 15,
     ("interleave", "simulate"): 14,

@@ -108,8 +108,59 @@ def test_a_pool_request_is_checked_before_any_run_is_read(tmp_path: Path) -> Non
 
 # -- relkit judges-run --------------------------------------------------------------------
 
+def test_prices_are_two_finite_non_negative_numbers() -> None:
+    from relkit.judging.autojudge.job import parse_price
+
+    assert parse_price(None) is None
+    assert parse_price("0.15,0.6") == (0.15, 0.6)
+    for bad in ("0.15", "1,2,3", "a,b", "-1,2", "inf,1", "nan,1"):
+        with pytest.raises(OptionError) as e:
+            parse_price(bad)
+        assert _option(e) == "--price", bad
 
 
+def test_judges_run_options_by_backend() -> None:
+    from relkit.judging.autojudge.job import JudgesRun, check
+
+    def refused(**kw: object) -> str | None:
+        with pytest.raises(OptionError) as e:
+            check(JudgesRun(**kw))  # type: ignore[arg-type]
+        return e.value.option
+
+    assert refused(backend="llm") == "--backend"
+    assert refused(model="m") == "--endpoint"              # chat needs both
+    assert refused(endpoint="http://h/v1") == "--model"
+    assert refused(endpoint="ftp://h/v1", model="m") == "--endpoint"
+    assert refused(backend="supervised", model="m") == "--model"
+    assert refused(backend="supervised", assessor=" ") == "--assessor"
+    assert refused(backend="supervised", key_env="A=B") == "--key-env"
+    assert refused(backend="supervised", max_cost=1.0) == "--max-cost"
+    assert check(JudgesRun(backend="supervised", price="1,2")) == ((1.0, 2.0), None)
+
+
+def test_a_judges_run_exit_status() -> None:
+    from relkit.judging.autojudge.job import Outcome
+
+    def status(stopped: str | None, failed: list[object]) -> int:
+        rep = SimpleNamespace(stopped=stopped, failed=failed)
+        return Outcome(rep, 0, "p", "m", None, None).exit_code  # type: ignore[arg-type]
+
+    assert status(None, []) == 0
+    assert status("max-cost", []) == 0       # a budget reached: a clean stop
+    assert status(None, [(("1", "d"), "timeout")]) == 1
+    assert status("interrupted", [(("1", "d"), "timeout")]) == 130
+
+
+def test_a_judges_run_report_lists_ten_unparsed_answers_and_counts_the_rest() -> None:
+    from relkit.judging.autojudge.job import Outcome, report_lines
+
+    answers = {("1", f"d{i:02d}"): SimpleNamespace(status="unparsed") for i in range(12)}
+    rep = SimpleNamespace(cost=None, cached=0, requests=12, tokens_in=5, tokens_out=6,
+                          answers=answers, stopped=None, failed=[], left=0)
+    lines = report_lines(Outcome(rep, 12, "p", "m", None, None))  # type: ignore[arg-type]
+    assert lines[1].startswith("relkit: 12 answers gave no grade on the scale")
+    assert "1/d09 (unparsed) and 2 more (--answers FILE lists them all)" in lines[1]
+    assert lines[-1] == "relkit: m: no new grades to import"
 
 
 # -- relkit interleave simulate -----------------------------------------------------------
