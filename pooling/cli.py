@@ -359,62 +359,10 @@ def sample_cmd(
 
     Example: relkit pool-sample pool.tsv --strata 10:1,30:0.5,100:0.1 --seed 7 -o sample.tsv
     """
-    from relkit.metrics.core.options import option_value
-    from relkit.pooling.pool import Pool
-    from relkit.pooling.sample import parse_strata, stratified_sample, write_sample
+    from relkit.pooling.sampling import SampleRequest, sample_pool
 
-    if for_ == "ppi":
-        from relkit.pooling.ppi_sample import sample_for_ppi
-
-        if qrels is not None or prels is not None:
-            raise typer.BadParameter("--qrels and --prels are for --for inferred")
-        if output is None:
-            raise typer.BadParameter("give -o (the sample to judge)")
-        if budget is None:
-            raise typer.BadParameter("--for ppi needs --budget (human labels to draw)")
-        sample_for_ppi(pool, budget, design, seed, output, _say)
-        return
-    if for_ != "inferred":
-        raise typer.BadParameter(f"must be inferred or ppi; got {for_!r}",
-                                 param_hint="'--for'")
-    if budget is not None or design != "simple":
-        raise typer.BadParameter("--budget and --design go with --for ppi")
-
-    if output is None and prels is None:
-        raise typer.BadParameter("give -o (the sample) or --prels (with --qrels)")
-    if (prels is None) != (qrels is None):
-        raise typer.BadParameter("--prels and --qrels go together")
-    with option_value("--strata"):
-        layers = parse_strata(strata)
-    from relkit.metrics.core.errors import check_output
-
-    for target, option in ((output, "-o"), (prels, "--prels")):
-        if target is not None:   # before the work: nothing is written on a bad path
-            check_output(target, option)
-    p, lines = Pool.read(pool)
-    bare = next((n for e, n in zip(p, lines, strict=True) if not e.provenance), None)
-    if bare is not None:
-        from relkit.metrics.core.errors import FormatError
-
-        raise FormatError(str(pool), bare, "provenance 'run:rank,...' in field 4 (strata "
-                          "are by best rank: relkit pool -o writes it)", "none")
-    s = stratified_sample(p, layers, seed)
-    if prels is not None and qrels is not None:
-        from relkit.metrics.core.errors import MeasureError
-        from relkit.metrics.data import Qrels
-        from relkit.pooling.errors import PoolingError
-        from relkit.pooling.sample import sample_prels
-        from relkit.pooling.simulate import grades_of
-
-        try:
-            judged = sample_prels(p, layers, s, grades_of(Qrels.read(qrels)), str(prels))
-        except MeasureError as exc:   # a sampled pair the qrels lack: name the qrels
-            raise PoolingError(f"{qrels}: {exc}") from None
-        judged.write(prels)
-        _say(f"relkit: wrote the {judged.design()} sample's prels to {prels}")
-    if output is not None:
-        write_sample(s, output)
-        _say(f"relkit: sampled {len(s):,} of {len(p):,} pooled pairs into {output}")
+    sample_pool(SampleRequest(pool=pool, strata=strata, seed=seed, output=output, qrels=qrels,
+                              prels=prels, for_=for_, budget=budget, design=design), _say)
 
 
 def select_run_files(paths: Sequence[Path], group_file: Path | None, prefix: str | None,

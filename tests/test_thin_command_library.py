@@ -21,6 +21,14 @@ from relkit.metrics.core.options import OptionError
 def _option(exc: pytest.ExceptionInfo[OptionError]) -> str | None:
     return exc.value.option
 
+
+# -- the usage error without an option (click's "Invalid value: ...") --------------------
+
+def test_an_option_error_may_name_no_option() -> None:
+    assert str(OptionError(None, "give -o")) == "Invalid value: give -o"
+    assert str(OptionError("--x", "bad")) == "Invalid value for --x: bad"
+
+
 # -- relkit assign ------------------------------------------------------------------------
 
 def test_assign_checks_name_the_option_at_fault() -> None:
@@ -105,6 +113,36 @@ def test_a_pool_request_is_checked_before_any_run_is_read(tmp_path: Path) -> Non
         with pytest.raises(OptionError) as e:
             pool_runs(request, never, print, None)  # type: ignore[arg-type]
         assert _option(e) == option, request
+
+
+# -- relkit pool-sample -------------------------------------------------------------------
+
+def test_pool_sample_options_go_together(tmp_path: Path) -> None:
+    from relkit.pooling.sampling import SampleRequest, check
+
+    pool, out = tmp_path / "pool.tsv", tmp_path / "s.tsv"
+    check(SampleRequest(pool=pool, output=out))
+    check(SampleRequest(pool=pool, prels=out, qrels=pool))
+    check(SampleRequest(pool=pool, output=out, for_="ppi", budget=5, design="topics"))
+    refused = {
+        "give -o (the sample) or --prels (with --qrels)": SampleRequest(pool=pool),
+        "--prels and --qrels go together": SampleRequest(pool=pool, prels=out),
+        "--budget and --design go with --for ppi": SampleRequest(pool=pool, output=out,
+                                                                 budget=3),
+        "--qrels and --prels are for --for inferred": SampleRequest(
+            pool=pool, output=out, for_="ppi", budget=5, qrels=pool),
+        "give -o (the sample to judge)": SampleRequest(pool=pool, for_="ppi", budget=5),
+        "--for ppi needs --budget (human labels to draw)": SampleRequest(
+            pool=pool, output=out, for_="ppi"),
+    }
+    for message, request in refused.items():
+        with pytest.raises(OptionError) as e:
+            check(request)
+        assert e.value.option is None and e.value.message == message
+    with pytest.raises(OptionError) as e:
+        check(SampleRequest(pool=pool, output=out, for_="xinf"))
+    assert _option(e) == "'--for'"
+
 
 # -- relkit judges-run --------------------------------------------------------------------
 

@@ -25,8 +25,10 @@ class OptionError(RelkitError):
 
     exit_code = 2
 
-    def __init__(self, option: str, message: str) -> None:
-        super().__init__(f"Invalid value for {option}: {message}")
+    def __init__(self, option: str | None, message: str) -> None:
+        # option None: the options together cannot be taken (click's "Invalid value: ...")
+        super().__init__(f"Invalid value for {option}: {message}" if option is not None
+                         else f"Invalid value: {message}")
         self.option = option
         self.message = message
 
