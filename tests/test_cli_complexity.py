@@ -25,7 +25,6 @@ from battery import commands
 BOUND = 10
 EXCEPTIONS = {
     ("judge",): 15,
-    ("interleave", "simulate"): 14,
     ("import", "judgments"): 14,
     ("team", "init"): 13,
     ("compare",): 13,

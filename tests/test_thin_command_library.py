@@ -203,7 +203,45 @@ def test_a_judges_run_report_lists_ten_unparsed_answers_and_counts_the_rest() ->
 
 # -- relkit interleave simulate -----------------------------------------------------------
 
+def test_simulate_grid_and_methods() -> None:
+    from relkit.metrics.online.interleave.simjob import parse_grid, parse_methods
 
+    assert parse_grid("100, 10,10,1") == [1, 10, 100]
+    for bad in ("ten", "", "0,5"):
+        with pytest.raises(OptionError) as e:
+            parse_grid(bad)
+        assert _option(e) == "--impressions"
+    assert parse_methods("balanced, team-draft") == ["balanced", "team-draft"]
+    with pytest.raises(OptionError, match="did you mean 'balanced'"):
+        parse_methods("balancd")
+    with pytest.raises(OptionError, match="at least one method"):
+        parse_methods(" , ")
+
+
+def test_simulated_runs_need_distinct_names() -> None:
+    from relkit.metrics.online.interleave.simjob import SimRequest, run_labels
+
+    q = Path("q")
+    assert run_labels(SimRequest(runs=[Path("a.run"), Path("b.run")], qrels=q)) is None
+    assert run_labels(SimRequest(runs=[Path("a"), Path("b")], qrels=q, names="x, y")) == [
+        "x", "y"]
+    cases = [(SimRequest(runs=[Path("a.run")], qrels=q), "RUNS"),
+             (SimRequest(runs=[Path("x/a.run"), Path("y/a.run")], qrels=q), "RUNS"),
+             (SimRequest(runs=[Path("a"), Path("b")], qrels=q, names="x"), "--names"),
+             (SimRequest(runs=[Path("a"), Path("b")], qrels=q, names="x,x"), "--names")]
+    for request, option in cases:
+        with pytest.raises(OptionError) as e:
+            run_labels(request)
+        assert _option(e) == option, request
+
+
+def test_a_missing_file_comes_before_any_bad_option(tmp_path: Path) -> None:
+    from relkit.metrics.core.errors import InputError
+    from relkit.metrics.online.interleave.simjob import SimRequest, simulate_runs
+
+    with pytest.raises(InputError, match="no such file"):
+        simulate_runs(SimRequest(runs=[tmp_path / "a", tmp_path / "b"], qrels=tmp_path / "q",
+                                 methods="nope", preset="nope"))
 
 # -- relkit import judgments, status ------------------------------------------------------
 

@@ -15,6 +15,9 @@ from relkit.metrics.commands.numopt import COUNT, SEED, Num
 from relkit.metrics.commands.tableopts import TableFormat, TableOutput
 from relkit.metrics.online.cli import INPUT_FORMAT_HELP, MAP_HELP, MEMORY_HELP
 
+# simulate's defaults (its work, and their one definition: simjob)
+from relkit.metrics.online.interleave.simjob import SIM_GRID, SIM_METHODS
+
 app = typer.Typer(help="Interleaving and multileaving: make the shown lists, compare runs "
                   "from clicks.", no_args_is_help=True, add_completion=False,
                   epilog="Example: relkit interleave make a.run b.run --method team-draft "
@@ -22,10 +25,6 @@ app = typer.Typer(help="Interleaving and multileaving: make the shown lists, com
 
 METHODS = ("team-draft", "balanced", "probabilistic", "optimized")
 TWO_RUN_METHODS = ("balanced", "optimized")
-# simulate's defaults (the same as relkit.metrics.online.interleave.simulate's, which
-# imports numpy: a test keeps them equal)
-SIM_METHODS = METHODS
-SIM_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
 def _say(msg: str) -> None:
@@ -179,77 +178,13 @@ def simulate(
     n_95: the fewest impressions from which agreement stays >= 0.95; n_95_final: >= 95%
     of the agreement at the largest N (docs/interleaving.md).
     """
-    from relkit.metrics.core.errors import InputError, check_output
-    from relkit.metrics.core.options import OptionError
-    from relkit.metrics.core.progress import Bar
-    from relkit.metrics.core.tables import check_table_options, write_table
-    from relkit.metrics.online.clickmodels.simulate import PRESETS
-    from relkit.metrics.online.interleave.simsetup import prepare
-    from relkit.metrics.online.interleave.simulate import header, table_rows
-    from relkit.metrics.online.interleave.simulate import simulate as run_experiment
+    from relkit.metrics.core.tables import write_table
+    from relkit.metrics.online.interleave.simjob import SimRequest, simulate_runs
 
-    # files first: a missing one is a failure (exit 1), whatever else is wrong
-    for f in (*runs, qrels, model):
-        if f is not None and not f.is_file():
-            raise InputError(f"{f}: no such file")
-    chosen = _names_list(methods)
-    for name in chosen:
-        if name not in SIM_METHODS:
-            from relkit.metrics.core.registry import did_you_mean
-
-            raise OptionError("--methods", f"unknown method {name!r}"
-                              f"{did_you_mean(name, SIM_METHODS)}; expected some of "
-                              f"{', '.join(SIM_METHODS)}")
-    if not chosen:
-        raise OptionError("--methods", "expected at least one method")
-    grid = _grid(impressions)
-    if (model is None) == (preset is None):
-        raise OptionError("--preset", "give exactly one of --preset (perfect, navigational "
-                          "or informational) and --model FILE")
-    if preset is not None and preset not in PRESETS:
-        raise OptionError("--preset", f"expected {', '.join(PRESETS)}; got {preset!r}")
-    if len(runs) < 2:
-        raise OptionError("RUNS", f"expected at least two runs; got {len(runs)}")
-    labels = _names_list(names) if names else None
-    if labels is not None and len(labels) != len(runs):
-        raise OptionError("--names", f"expected {len(runs)} names (one per run); got "
-                          f"{len(labels)}")
-    shown = labels or [Path(r).name.rsplit(".", 1)[0] or Path(r).name for r in runs]
-    twice = sorted({n for n in shown if shown.count(n) > 1})
-    if twice:   # the table's rows would not say which run is which
-        raise OptionError("--names" if labels else "RUNS",
-                          f"two runs are named {twice[0]!r}: give each run its own name "
-                          "with --names A,B,...")
-    check_table_options(fmt, output)
+    sim = simulate_runs(SimRequest(
+        runs=runs, qrels=qrels, preset=preset, model=model, methods=methods,
+        impressions=impressions, trials=trials, depth=depth, cutoff=cutoff, names=names,
+        seed=seed, fmt=fmt, output=output, plot=plot))
+    write_table(sim.header(), sim.table(), fmt, output)
     if plot is not None:
-        check_output(plot, "--plot")
-        if plot.suffix.lower() != ".svg":
-            raise OptionError("--plot", f"expected a file name ending in .svg; got "
-                              f"{str(plot)!r}")
-    setup = prepare([str(r) for r in runs], str(qrels), depth, cutoff or depth,
-                    preset=preset, model_path=model, names=labels)
-    with Bar("simulating", total=None, unit="impressions") as bar:
-        rows = run_experiment(setup, chosen, grid, trials, seed, progress=bar)
-    write_table(header(grid), table_rows(rows), fmt, output)
-    if plot is not None:
-        from relkit.metrics.online.interleave.simplot import agreement_plot
-
-        who = preset or (model.name if model is not None else "")
-        agreement_plot(rows, plot, title=f"{len(runs)} runs, {who} users, depth {depth}")
-
-
-def _names_list(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
-
-
-def _grid(text: str) -> list[int]:
-    from relkit.metrics.core.options import OptionError
-
-    try:
-        grid = sorted({int(x) for x in _names_list(text)})
-    except ValueError:
-        raise OptionError("--impressions", f"expected comma-separated whole numbers such "
-                          f"as 10,100,1000; got {text!r}") from None
-    if not grid or grid[0] < 1:
-        raise OptionError("--impressions", f"expected numbers >= 1; got {text!r}")
-    return grid
+        sim.draw(plot)
