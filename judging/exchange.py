@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -170,61 +168,14 @@ def import_judgments(
 
     Example: relkit import judgments umbrela.qrels --assessor umbrela --kind automatic
     """
-    from relkit.judging.store.tables import KINDS
-
-    if kind not in KINDS:
-        raise typer.BadParameter(f"expected one of {', '.join(KINDS)}; got {kind!r}",
-                                 param_hint="--kind")
-    if assessor is not None and not assessor.strip():
-        raise typer.BadParameter("an assessor's name cannot be empty", param_hint="--assessor")
-    from relkit.judging.judgment_files import read_judgment_files
-    from relkit.judging.store.imports import import_judgments as run
-
-    for f in files:
-        if not f.is_file():
-            raise typer.BadParameter(f"{f}: no such file", param_hint="FILES")
-    from relkit.judging.judgment_files import JudgmentLines
-    from relkit.judging.store.models import StoreError
-    from relkit.metrics.core.progress import Bar
-
-    def bar(label: str, total: int, unit: str) -> Any:
-        return nullcontext() if quiet else Bar(label, total, unit=unit)
-
-    lines, notes = JudgmentLines(), []
-    with bar("reading judgment files", len(files), "files") as reading:
-        for n, f in enumerate(files, 1):
-            got = read_judgment_files([f])
-            if not got:
-                raise StoreError(f"{f}: no judgments in it (only blank or comment lines); "
-                                 "nothing was imported")
-            if assessor is not None:
-                import dataclasses
-
-                named = sorted({r.assessor for r in got})
-                if len(named) > 1:
-                    raise typer.BadParameter(f"{f} names {len(named)} assessors ("
-                                             f"{', '.join(named[:3])}...); --assessor is for "
-                                             "files of one assessor", param_hint="--assessor")
-
-                got = JudgmentLines([dataclasses.replace(r, assessor=assessor) for r in got],
-                                    got.notes)
-            lines.extend(got)
-            notes.extend(got.notes)
-            if reading is not None:
-                reading(n)
-    if not quiet:  # what the readers skipped or renamed (a long table's gold column)
-        for note in notes:
-            _say(f"relkit: {note}")
+    from relkit.judging.importfiles import ImportRequest, import_files, summary_line
     from relkit.judging.owner import owner_store
 
-    store = owner_store(db, "import judgments")
-    with bar("importing judgments", len(lines), "judgments") as importing:
-        done = run(store, lines, add_missing=add_missing, kind=kind, progress=importing)
+    done = import_files(ImportRequest(files=files, add_missing=add_missing, quiet=quiet,
+                                      assessor=assessor, kind=kind),
+                        open_store=lambda: owner_store(db, "import judgments"), say=_say)
     if not quiet:
-        _say(f"relkit: imported {done.judgments:,} judgments ({done.new:,} new, "
-             f"{done.revised:,} revised); {done.items_done:,} assigned items marked done"
-             + (f"; {done.unassigned:,} match no assignment item (kept for agreement and "
-                "export)" if done.unassigned else ""))
+        _say(summary_line(done))
 
 
 @export_app.command("prefs")

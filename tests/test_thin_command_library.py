@@ -245,6 +245,29 @@ def test_a_missing_file_comes_before_any_bad_option(tmp_path: Path) -> None:
 
 # -- relkit import judgments, status ------------------------------------------------------
 
+def test_import_checks_kind_assessor_and_files(tmp_path: Path) -> None:
+    from relkit.judging.importfiles import ImportRequest, check
+
+    f = tmp_path / "ann.qrels"
+    f.write_text("1 0 d1 1\n")
+    check(ImportRequest(files=[f], kind="automatic", assessor="umbrela"))
+    for request, option in ((ImportRequest(files=[f], kind="robot"), "--kind"),
+                            (ImportRequest(files=[f], assessor=" "), "--assessor"),
+                            (ImportRequest(files=[f, tmp_path / "bob.qrels"]), "FILES")):
+        with pytest.raises(OptionError) as e:
+            check(request)
+        assert _option(e) == option
+
+
+def test_import_with_one_assessor_refuses_a_table_of_several(tmp_path: Path) -> None:
+    from relkit.judging.importfiles import ImportRequest, read_files
+
+    table = tmp_path / "crowd.csv"
+    table.write_text("assessor,topic,doc,grade\nw1,1,d1,1\nw2,1,d1,0\n")
+    assert {x.assessor for x in read_files(ImportRequest(files=[table], quiet=True))} == {
+        "w1", "w2"}
+    with pytest.raises(OptionError, match="names 2 assessors"):
+        read_files(ImportRequest(files=[table], quiet=True, assessor="w"))
 
 
 # -- relkit systems run, team init --------------------------------------------------------
