@@ -271,3 +271,19 @@ def test_import_with_one_assessor_refuses_a_table_of_several(tmp_path: Path) -> 
 
 
 # -- relkit systems run, team init --------------------------------------------------------
+
+
+def test_team_init_report_names_every_kind_of_login() -> None:
+    from relkit.judging.store.access.teaminit import closing_line, report_lines
+
+    rep = SimpleNamespace(created=[("ann", "p_ann")], existing=["p_bob"],
+                          unfit=[("x y", "assessor", "a space")], automatic=["umbrela"],
+                          serve_logins=[], still_open=[], tables=7, prefix="p_")
+    assert report_lines(rep) == [
+        "relkit: created login p_ann for ann", "relkit: refreshed 1 existing login",
+        "relkit: warning: no login for assessor 'x y': the name cannot be a PostgreSQL "
+        "role (a space); the others got theirs",
+        "relkit: no login for automatic assessors (umbrela): the owner imports their "
+        "judgments"]
+    assert closing_line(rep).startswith("relkit: row-level security on 7 tables (role "
+                                        "prefix 'p_')")
