@@ -167,7 +167,7 @@ def test_the_html_report_shows_progress_until_its_file_is_written(
     """compare --html: a bar from the end of the evaluation to the written file, each
     step named (the charts, matplotlib's import included, took seconds with nothing
     shown; then the tables and the write, seconds more after the bar)."""
-    import relkit.metrics.compare.cli as cli
+    import relkit.metrics.compare.command as command  # the command's work (its bars)
     from helpers import ROOT, run_cli
 
     bars: list[tuple[str, int | None, list[tuple[int, str | None]]]] = []
@@ -187,7 +187,7 @@ def test_the_html_report_shows_progress_until_its_file_is_written(
                    label: str | None = None) -> None:
             self.updates.append((done, label))
 
-    monkeypatch.setattr(cli, "Bar", Recorder)
+    monkeypatch.setattr(command, "Bar", Recorder)
     sample = ROOT / "corpora" / "sample"
     out = tmp_path / "report.html"
     code, _, err = run_cli(["compare", "--html", str(out), str(sample / "qrels.txt"),

@@ -270,6 +270,33 @@ def test_import_with_one_assessor_refuses_a_table_of_several(tmp_path: Path) -> 
         read_files(ImportRequest(files=[table], quiet=True, assessor="w"))
 
 
+
+# -- relkit compare ----------------------------------------------------------------------
+
+def test_compare_checks_options_before_reading(tmp_path: Path) -> None:
+    from relkit.metrics.compare.command import CompareRequest, check, system_names
+    from relkit.metrics.compare.errors import CompareError
+
+    q, a, b = tmp_path / "q", tmp_path / "a.run", tmp_path / "b.run"   # never read
+    assert check(CompareRequest(qrels=q, runs=[a, b], fmt="csv")).name == "csv"
+    for kw, option in (({"fmt": "xml"}, "--format"), ({"test": "z"}, "--test"),
+                       ({"ci_method": "normal"}, "--ci-method"), ({"alpha": 1.0}, "--alpha"),
+                       ({"ci": 0.0}, "--ci"), ({"measure": ["nDGC@10"]}, "-m")):
+        with pytest.raises(OptionError) as e:
+            check(CompareRequest(qrels=q, runs=[a, b], **kw))  # type: ignore[arg-type]
+        assert _option(e) == option, kw
+    with pytest.raises(OptionError, match="give at least two RUN files") as e:
+        check(CompareRequest(qrels=q, runs=[a]))
+    assert _option(e) is None
+    with pytest.raises(OptionError, match="not two runs"):
+        check(CompareRequest(qrels=q, runs=[Path("-"), Path("-")]))
+    with pytest.raises(OptionError, match="not both"):
+        check(CompareRequest(qrels=Path("-"), runs=[a, Path("-")]))
+    assert system_names(CompareRequest(qrels=q, runs=[a, b])) == ["a", "b"]
+    with pytest.raises(CompareError, match="the same run file is given twice"):
+        system_names(CompareRequest(qrels=q, runs=[a, a]))
+
+
 # -- relkit systems run, team init --------------------------------------------------------
 
 

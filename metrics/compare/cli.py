@@ -18,7 +18,6 @@ from relkit.metrics.commands.run_names import NameFromFileOption, NamesOption
 from relkit.metrics.compare.corrections import CORRECTIONS
 from relkit.metrics.compare.formats import FORMATS
 from relkit.metrics.compare.significance import TESTS
-from relkit.metrics.core.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -88,93 +87,36 @@ def compare_cmd(
 
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
-    from relkit.metrics.commands.run_names import run_labels
-    from relkit.metrics.compare.core import CI_METHODS, compare
-    from relkit.metrics.compare.errors import CompareError
-    from relkit.metrics.core.options import OptionError, option_value
-    from relkit.metrics.data import Qrels, Run
-    from relkit.metrics.evaluator import resolve
+    from relkit.metrics.compare.command import CompareRequest, compare_files
 
-    # Values the options cannot take are usage errors (exit 2), found before any work.
-    with option_value("--format"):
-        form = FORMATS.lookup(fmt)
-    with option_value("--test"):
-        TESTS.lookup(test)
-    with option_value("--correction"):
-        CORRECTIONS.lookup(correction)
-    with option_value("-m"):
-        resolve(measure or [])
-    with option_value("--per-topic"):
-        resolve([per_topic] if per_topic else [])
-    if ci_method not in CI_METHODS:
-        raise OptionError("--ci-method", f"expected one of {', '.join(CI_METHODS)}; got "
-                          f"{ci_method!r}")
-    if not 0 < alpha < 1:
-        raise OptionError("--alpha", f"expected a number in (0, 1); got {alpha}")
-    if ci is not None and not 0 < ci < 1:
-        raise OptionError("--ci", f"expected a confidence level in (0, 1); got {ci}")
-    if len(runs) < 2:  # a missing argument: a usage error (exit 2)
-        raise typer.BadParameter("give at least two RUN files to compare")
-    if [str(p) for p in (qrels, *runs)].count("-") > 1:
-        raise typer.BadParameter("stdin ('-') can feed the qrels or one run, not "
-                                 f"{'both' if str(qrels) == '-' else 'two runs'}")
-    # the files' names unless --names: compare never names a system by its run tag
-    labels = run_labels(runs, names, name_from_file) or run_labels(runs, None, True) or []
-    if len(set(labels)) != len(labels):
-        twice = sorted({str(p) for p, n in zip(runs, labels, strict=True) if labels.count(n) > 1})
-        raise CompareError(f"the same run file is given twice: {', '.join(twice)}")
-    if baseline is not None:
-        by_file = {str(p): n for p, n in zip(runs, labels, strict=True)}
-        baseline = by_file.get(baseline, baseline)
-    q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
-    from relkit.metrics.commands.grade_checks import inverted_grades
-
-    inverted = inverted_grades(q)     # said, not refused: the numbers are still shown
-    if inverted is not None:
-        sys.stderr.write(f"relkit compare: warning: {inverted}\n")
-    loaded = {n: Run.read(sys.stdin.buffer if str(p) == "-" else p)  # '-': stdin
-              for n, p in zip(labels, runs, strict=True)}
-    with Bar("evaluating runs", len(loaded), unit="runs") as bar:
-        cmp = compare(q, loaded, measure or ["AP", "nDCG@10", "P@10"], baseline=baseline,
-                      test=test, correction=correction, alpha=alpha, samples=samples,
-                      seed=seed, ci=ci, ci_method=ci_method,  # type: ignore[arg-type]
-                      level=level, complete=complete, progress=bar.update)
-    if pairs:
-        frame = cmp.pairs_frame()
-        text = (frame.to_json(orient="records", indent=2) + "\n" if form.name == "json"
-                else frame.to_csv(index=False))
-    elif form.name == "rich" and output is None:
-        from rich.console import Console
-
-        from relkit.metrics.compare.terminal import rich_table
-
-        # NO_COLOR (no-color.org): rich drops colours itself; no styling at all either.
-        plain = bool(os.environ.get("NO_COLOR"))
-        Console(soft_wrap=False, color_system=None if plain else "auto").print(rich_table(cmp))
-        text = ""
-    else:
-        text = form.render(cmp)
-    if output is not None:
+    done = compare_files(CompareRequest(
+        qrels=qrels, runs=runs, measure=measure, baseline=baseline, test=test,
+        correction=correction, alpha=alpha, samples=samples, seed=seed, ci=ci,
+        ci_method=ci_method, fmt=fmt, pairs=pairs, per_topic=per_topic, level=level,
+        complete=complete, names=names, name_from_file=name_from_file),
+        warn=lambda msg: sys.stderr.write(msg + "\n"))
+    text = done.text(to_terminal=output is None)
+    if text is None:
+        _print_rich(done.result)
+    elif output is not None:
         output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     if html is not None:
-        from relkit.metrics.compare.report import html_report
-
-        sources = {"Qrels": str(qrels), **{f"Run {n}": str(p) for n, p in
-                                           zip(labels, runs, strict=True)}}
-        from relkit.metrics.compare.report import report_steps
         from relkit.metrics.core.exitgc import freeze_at_exit
 
-        # Shown from the first table to the written file (each chart named; matplotlib's
-        # import is in the first): seconds, not a hang. Its last label names the file.
-        steps = report_steps(cmp, q, loaded) + 1
-        with Bar("the report's tables", steps, unit="steps") as bar:
-            report = html_report(cmp, q, loaded, measure=per_topic, level=level,
-                                 sources=sources,
-                                 progress=lambda done, _, label: bar.update(done, label=label))
-            bar.update(steps - 1, label=f"writing the report to {html}")
-            html.write_text(report, encoding="utf-8")
-            bar.update(steps, label=f"report written to {html}")
+        done.write_html(html)
         sys.stderr.write(f"relkit: report written to {html}\n")
         freeze_at_exit()  # the collector's last pass over matplotlib's objects: ~1.5 s
+
+
+def _print_rich(result: object) -> None:
+    """The comparison as a rich table on the terminal."""
+    from rich.console import Console
+
+    from relkit.metrics.compare.terminal import rich_table
+
+    # NO_COLOR (no-color.org): rich drops colours itself; no styling at all either.
+    plain = bool(os.environ.get("NO_COLOR"))
+    Console(soft_wrap=False, color_system=None if plain else "auto").print(
+        rich_table(result))  # type: ignore[arg-type]
