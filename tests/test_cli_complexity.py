@@ -25,7 +25,6 @@ from battery import commands
 BOUND = 10
 EXCEPTIONS = {
     ("judge",): 15,
-    ("systems", "run"): 12,
     ("clicks", "simulate"): 12,
     ("status",): 11,
 }

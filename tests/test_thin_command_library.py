@@ -299,6 +299,22 @@ def test_compare_checks_options_before_reading(tmp_path: Path) -> None:
 
 # -- relkit systems run, team init --------------------------------------------------------
 
+def test_systems_run_checks_options_before_reading(tmp_path: Path) -> None:
+    from relkit.corpora.systems.errors import SystemsError
+    from relkit.corpora.systems.job import SystemRequest, run_system
+
+    missing = tmp_path / "none"
+    for kw, option in (({"system": "bm52"}, "--system"), ({"depth": 0}, "--depth"),
+                       ({"tag": "two words"}, "--tag"), ({"field": "body"}, "--field"),
+                       ({"stemmer": "lovins"}, "--stemmer")):
+        with pytest.raises(OptionError) as e:
+            run_system(SystemRequest(docs=missing, topics=missing, **kw))  # type: ignore[arg-type]
+        assert _option(e) == option, kw
+    with pytest.raises(SystemsError, match="not both"):
+        run_system(SystemRequest(docs=missing, collection="sample"))
+    with pytest.raises(SystemsError, match="no such file"):
+        run_system(SystemRequest(docs=missing, topics=missing))
+
 
 def test_team_init_report_names_every_kind_of_login() -> None:
     from relkit.judging.store.access.teaminit import closing_line, report_lines

@@ -7,16 +7,14 @@ go to stderr.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from relkit.corpora.systems import load_all, names
 from relkit.metrics.commands.numopt import COUNT, Num
 from relkit.metrics.commands.tableopts import TableFormat, TableOutput
-from relkit.metrics.core.progress import Bar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   epilog="Example: relkit systems run --collection sample -s bm25 -o bm25.txt",
@@ -87,70 +85,12 @@ def run_cmd(
 
     Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
-    from relkit.corpora.loaders import get_loader, read_docs, read_topics
-    from relkit.corpora.systems import get, parse_params
-    from relkit.corpora.systems.analyzer import Analyzer
-    from relkit.corpora.systems.errors import SystemsError
-    from relkit.corpora.systems.index import Index
-    from relkit.corpora.systems.retrieve import query_text, retrieve
-    from relkit.metrics.core.options import OptionError, option_value
+    from relkit.corpora.systems.job import SystemRequest, run_system
 
-    # Values the options cannot take are usage errors (exit 2), found before indexing.
-    with option_value("--system"):
-        sys_ = get(system)
-    with option_value("--param"):
-        params: dict[str, Any] = sys_.validate(parse_params(param or []))
-    with option_value("--field"):
-        query_text(_probe_topic(), field)
-    if depth < 1:
-        raise OptionError("--depth", f"must be an int >= 1; got {depth}")
-    if tag is not None and (not tag or any(c.isspace() for c in tag)):  # as retrieve() says
-        raise OptionError("--tag", f"a run tag must be one word without spaces; got {tag!r}")
-    with option_value("--stemmer"):
-        analyzer = Analyzer(stemmer, stopwords)  # type: ignore[arg-type]
-    for opt, fmt, kind in (("--docs-format", docs_format, "docs"),
-                           ("--topics-format", topics_format, "topics")):
-        if fmt is not None:
-            with option_value(opt):
-                get_loader(fmt, kind)
-    if collection is not None:
-        if docs is not None or topics is not None:
-            raise SystemsError("give --collection, or --docs and --topics, not both")
-        from relkit.corpora.collection import open_collection
-
-        col = open_collection(collection)
-        queries = col.read_topics()
-        stream = col.iter_docs()
-    else:
-        if docs is None or topics is None:
-            raise SystemsError("give --docs and --topics (or --collection NAME|PATH)")
-        for path in (docs, topics):
-            if not path.is_file():
-                raise SystemsError(f"{path}: no such file")
-        queries = read_topics(topics, topics_format)
-        stream = read_docs(docs, docs_format)
-    t0 = time.perf_counter()
-    with Bar("indexing documents", unit="documents") as bar:
-        index = Index.build(stream, analyzer, progress=bar.update,
-                            source=str(collection if docs is None else docs))
-    t1 = time.perf_counter()
-    with Bar(f"searching with {sys_.name}", len(queries), unit="topics") as bar:
-        result = retrieve(index, sys_, queries, params=params, depth=depth, tag=tag,
-                          field=field, progress=bar.update)
-    t2 = time.perf_counter()
-    result.run.write(output if output is not None else sys.stdout)
-    for t in result.empty[:5]:
-        _say(f"relkit: warning: topic {t}: no query term occurs in the collection; "
-             "no documents")
-    if len(result.empty) > 5:
-        _say(f"relkit: warning: {len(result.empty) - 5} more topics without documents")
-    shown = ", ".join(f"{k}={v}" for k, v in params.items())
-    _say(f"relkit: {sys_.name} ({shown}; {analyzer.describe()}): {index.num_docs:,} documents "
-         f"indexed in {t1 - t0:.1f} s, {len(queries)} topics searched in {t2 - t1:.1f} s, "
-         f"{len(result.run):,} lines" + (f" to {output}" if output else ""))
-
-
-def _probe_topic() -> Any:
-    from relkit.corpora.types import Topic
-
-    return Topic("probe")
+    made = run_system(SystemRequest(
+        docs=docs, topics=topics, collection=collection, system=system, param=param,
+        docs_format=docs_format, topics_format=topics_format, field=field, depth=depth,
+        tag=tag, stemmer=stemmer, stopwords=stopwords, output=output))
+    made.result.run.write(output if output is not None else sys.stdout)
+    for line in made.notes(output):
+        _say(line)
