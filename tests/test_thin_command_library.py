@@ -243,6 +243,26 @@ def test_a_missing_file_comes_before_any_bad_option(tmp_path: Path) -> None:
         simulate_runs(SimRequest(runs=[tmp_path / "a", tmp_path / "b"], qrels=tmp_path / "q",
                                  methods="nope", preset="nope"))
 
+
+# -- relkit clicks simulate ---------------------------------------------------------------
+
+def test_clicks_simulate_needs_one_source_of_users(tmp_path: Path) -> None:
+    from relkit.metrics.core.errors import InputError
+    from relkit.metrics.online.clickmodels.simlog import simulate_log
+
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 d1 1 1.0 a\n")
+    out = tmp_path / "log.parquet"
+    with pytest.raises(InputError, match="no such file"):
+        simulate_log([run, tmp_path / "b.run"], out, preset="nope")
+    for kw, option in (({}, "--model"), ({"preset": "x", "qrels": run}, "--preset"),
+                       ({"preset": "perfect"}, "--qrels")):
+        with pytest.raises(OptionError) as e:
+            simulate_log([run], out, **kw)  # type: ignore[arg-type]
+        assert _option(e) == option, kw
+    assert not out.exists()
+
+
 # -- relkit import judgments, status ------------------------------------------------------
 
 def test_import_checks_kind_assessor_and_files(tmp_path: Path) -> None:

@@ -191,72 +191,7 @@ def simulate(
     Each impression picks a run and one of its topics uniformly at random and shows its
     top --depth documents; clicks come from the model file or the preset user.
     """
-    import numpy as np
+    from relkit.metrics.online.clickmodels.simlog import simulate_log
 
-    from relkit.metrics.core.errors import InputError, check_output
-    from relkit.metrics.online.clickmodels.pages import page_matrix, run_pages, write_log
-    from relkit.metrics.online.clickmodels.simulate import (
-        PRESETS,
-        preset_probabilities,
-        simulate_clicks,
-        simulate_dbn,
-    )
-
-    # files first: a missing one is a failure (exit 1), whatever else is wrong
-    for f in (*runs, model, qrels):
-        if f is not None and not f.is_file():
-            raise InputError(f"{f}: no such file")
-    if (model is None) == (preset is None):
-        raise OptionError("--model", "give exactly one of --model and --preset")
-    check_output(output)
-    if preset is not None:
-        if preset not in PRESETS:
-            raise OptionError("--preset", f"expected {', '.join(PRESETS)}; got {preset!r}")
-        if qrels is None:
-            raise OptionError("--qrels", "--preset needs --qrels (the grades)")
-    queries, docs, names, pages, page_run = run_pages(runs, depth)
-    if not pages:
-        raise OptionError("--runs", "the runs rank no documents")
-    rng = np.random.default_rng(seed)
-    # a run uniformly, then one of its topics uniformly
-    page_run_a = np.asarray(page_run)
-    n_runs = len(runs)
-    run_of = rng.integers(0, n_runs, sessions)
-    per_run = [np.flatnonzero(page_run_a == i) for i in range(n_runs)]
-    pick = np.empty(sessions, dtype=np.int64)
-    for i, idx in enumerate(per_run):
-        mine = run_of == i
-        pick[mine] = idx[rng.integers(0, len(idx), int(mine.sum()))] if len(idx) else -1
-    if (pick < 0).any():
-        raise OptionError("--runs", "a run ranks no documents")
-    pair = page_matrix(pages, depth)[pick]
-    if preset is not None:
-        from relkit.metrics.core.errors import InputError
-        from relkit.metrics.data import Qrels
-
-        assert qrels is not None
-        judged = Qrels.read(qrels).to_dict()
-        if not judged:  # every grade 0: a log of no clicks, silently
-            raise InputError(f"{qrels}: no judgments (the preset's clicks follow them)")
-        g = np.asarray([judged.get(q, {}).get(d, 0) for q, d in zip(queries, docs,
-                                                                    strict=True)] + [0])
-        top = max((v for t in judged.values() for v in t.values()), default=1)
-        click_p, stop_p = preset_probabilities(preset, g, int(top))
-        cell = np.where(pair >= 0, pair, len(queries))
-        click = simulate_dbn(click_p[cell], stop_p[cell], 1.0, pair >= 0, rng)
-    else:
-        from relkit.metrics.online.clickmodels.data import ClickData
-        from relkit.metrics.online.clickmodels.store import load
-
-        assert model is not None
-        m, _ = load(model)
-        data = ClickData(pair, np.zeros(pair.shape, dtype=bool),
-                         np.asarray(queries, dtype=object), np.asarray(docs, dtype=object))
-        codes = m.recode(data)
-        # a pair the model never saw is still shown: it takes the default parameters
-        codes = np.where((pair >= 0) & (codes < 0), len(m.queries), codes)
-        click = simulate_clicks(m, codes, rng)
-        click &= pair >= 0
-    rows = write_log(output, pair, click, queries, docs,
-                     [names[page_run[p]] for p in pick])
-    _say(f"{sessions:,} impressions, {int(click.sum()):,} clicks, {rows:,} rows -> {output}")
+    _say(simulate_log(runs, output, model=model, preset=preset, qrels=qrels,
+                      sessions=sessions, depth=depth, seed=seed).summary())
