@@ -25,7 +25,6 @@ from battery import commands
 BOUND = 10
 EXCEPTIONS = {
     ("judge",): 15,
-    ("status",): 11,
 }
 TOO_COMPLEX = re.compile(r"`(?P<name>[^`]+)` is too complex \((?P<n>\d+) > 0\)")
 

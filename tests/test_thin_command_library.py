@@ -290,6 +290,15 @@ def test_import_with_one_assessor_refuses_a_table_of_several(tmp_path: Path) -> 
         read_files(ImportRequest(files=[table], quiet=True, assessor="w"))
 
 
+def test_status_formats() -> None:
+    from relkit.judging.statusview import check_format
+
+    for fmt in ("text", "tsv", "json"):
+        check_format(fmt)
+    with pytest.raises(OptionError) as e:
+        check_format("csv")
+    assert _option(e) == "--format" and e.value.message == "expected one of text, tsv, json"
+
 
 # -- relkit compare ----------------------------------------------------------------------
 
