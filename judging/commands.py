@@ -5,7 +5,8 @@ moving judgments in and out in :mod:`relkit.judging.exchange`.
 
 Each opens the database named by ``--db`` (or ``$RELKIT_DB``, else
 ``relkit.db`` in the working directory), does one unit of work, and prints
-data on stdout and diagnostics on stderr.
+data on stdout and diagnostics on stderr. The work of ``pool`` and ``assign`` is
+in :mod:`relkit.judging.poolruns` and :mod:`relkit.judging.staffing`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """``relkit pool-*``: pool statistics, coverage, reusability, simulation, sampling.
 
 ``relkit pool RUN...`` itself lives with the judging commands (it can import
-into a judging database); it uses :func:`load_runs` and the registry here.
+into a judging database; its work is :mod:`relkit.judging.poolruns`'s); it reads
+runs as these commands do (:mod:`relkit.pooling.runfiles`).
 Data goes to stdout as TSV with a header; diagnostics to stderr.
 """
 
