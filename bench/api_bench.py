@@ -15,6 +15,9 @@ time and of CPU seconds, user + system, which move less with the load):
 * ``means``: the same job through the pandas-free API (``Evaluator.compute(run).to_dict()``,
   what :func:`relkit.evaluate` returns; ``aggregate`` builds a pandas ``Series``, and
   importing pandas is most of its time), against the same ir_measures code;
+* ``front``: the same job through the README's front door, ``relkit.evaluate(qrels, run,
+  measures).to_dict()`` once per run (the qrels read again for each), against the same
+  ir_measures code;
 * ``paired``: a paired t-test on AP between two runs (relkit ``compare``; ir_measures'
   per-topic ``iter_calc`` and ``scipy.stats.ttest_rel``);
 * ``frame``: the per-topic values of the three measures for one run as a pandas frame
@@ -58,6 +61,13 @@ for run in sys.argv[2:]:
     means = ev.compute(run).to_dict()
     print(*(f"{m} {means[m]:.10f}" for m in ("P@10", "nDCG@10", "AP")))
 """,
+    "front": """
+import sys
+import relkit
+for run in sys.argv[2:]:
+    means = relkit.evaluate(sys.argv[1], run, ["P@10", "nDCG@10", "AP"], compat=9).to_dict()
+    print(*(f"{m} {means[m]:.10f}" for m in ("P@10", "nDCG@10", "AP")))
+""",
     "paired": """
 import sys
 from relkit.metrics.compare.core import compare
@@ -85,6 +95,7 @@ for run in sys.argv[2:]:
 PEER = {
     "evaluate": _PEER_MEANS,
     "means": _PEER_MEANS,
+    "front": _PEER_MEANS,
     "paired": """
 import sys
 import ir_measures
@@ -153,8 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     api.mkdir(parents=True, exist_ok=True)
     qrels, run1 = trec / "qrels.txt", trec / "run.txt"
     runs = [run1, perturbed(run1, api / "run2.txt", 2), perturbed(run1, api / "run3.txt", 3)]
-    files = {"evaluate": [qrels, *runs], "means": [qrels, *runs], "paired": [qrels, *runs[:2]],
-             "frame": [qrels, run1]}
+    files = {"evaluate": [qrels, *runs], "means": [qrels, *runs], "front": [qrels, *runs],
+             "paired": [qrels, *runs[:2]], "frame": [qrels, run1]}
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     walls: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}

@@ -90,6 +90,10 @@ def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
     parts = []
     for chunk in column.chunks:
         if not pa.types.is_dictionary(chunk.type):
+            by_runs = _codes_by_runs(chunk, mapping)
+            if by_runs is not None:
+                parts.append(by_runs)
+                continue
             chunk = chunk.dictionary_encode()
         lookup = np.array([mapping.get(v, -1) for v in chunk.dictionary.to_pylist()] + [-1],
                           dtype=np.int32)
@@ -101,6 +105,31 @@ def codes_of(column: Strings, mapping: dict[str, int]) -> np.ndarray:
 
 
 _dictionary_codes = codes_of   # the former name
+
+# Runs of equal values at most this share of a chunk's rows: one lookup per run.
+_RUNS_SHARE = 8
+
+
+def _codes_by_runs(chunk: Any, mapping: dict[str, int]) -> np.ndarray | None:
+    """:func:`codes_of` for one Arrow string chunk whose values come in long runs (a
+    run's topics, as systems write them): one lookup per run, repeated over it.
+
+    Run-end encoding compares neighbours, which costs about half of hashing every
+    value for a dictionary; None when the runs are too many (topics interleaved) to
+    look up one by one, or the chunk is empty.
+    """
+    import pyarrow.compute as pc
+
+    n = len(chunk)
+    if not n:
+        return None
+    ree = pc.run_end_encode(chunk, run_end_type="int64")
+    if len(ree.values) * _RUNS_SHARE > n:
+        return None
+    ends = to_np(ree.run_ends)
+    get = mapping.get
+    vals = np.array([get(v, -1) for v in ree.values.to_pylist()], dtype=np.int32)
+    return np.repeat(vals, np.diff(ends, prepend=0))
 
 
 def column_values(column: Strings) -> list[str]:

@@ -52,9 +52,18 @@ def _regular(data: bytes | str | os.PathLike[str], delimiter: str) -> bool:
             return bool(ok(view[:]))   # rare: CR present, count the pairs
 
 
-def _empty_or_comment(arr: pa.ChunkedArray, first_column: bool) -> bool:
-    """Whether a string column holds an empty value (or, for the first column,
-    a value starting with '#'), read straight from the Arrow buffers."""
+def _irregular_column(arr: pa.ChunkedArray, first_column: bool) -> bool:
+    """Whether a string column holds an empty value, a value that is not UTF-8
+    (or, for the first column, a value starting with '#'), read straight from the
+    Arrow buffers.
+
+    The reader is told not to check UTF-8 (``check_utf8=False``): for ASCII (the
+    common case) one ``max`` over each data buffer settles it, which costs less than
+    pyarrow's check of every value; a buffer with a byte above 0x7F is checked by
+    pyarrow (``validate(full=True)``), so the same files pass as with its own check.
+    """
+    import pyarrow as pa
+
     for chunk in arr.chunks:
         if len(chunk) == 0:
             continue
@@ -64,9 +73,15 @@ def _empty_or_comment(arr: pa.ChunkedArray, first_column: bool) -> bool:
         starts = offsets[:-1]
         if np.any(offsets[1:] == starts):
             return True
-        if first_column and data_buf is not None:
-            raw = np.frombuffer(data_buf, dtype=np.uint8)
-            if np.any(raw[starts] == ord("#")):
+        if data_buf is None:
+            continue
+        raw = np.frombuffer(data_buf, dtype=np.uint8)
+        if first_column and np.any(raw[starts] == ord("#")):
+            return True
+        if len(raw) and int(raw.max()) > 0x7F:
+            try:
+                chunk.validate(full=True)
+            except pa.ArrowInvalid:
                 return True
     return False
 
@@ -147,15 +162,16 @@ def _fast_table(
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
+                check_utf8=False,     # checked below, ASCII by one max per buffer
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     # An empty field (doubled or edge delimiter) makes a line malformed; so do
-    # '#' ids (comments) -- the checking parser decides those. Every column is
-    # checked, then only the requested ones are kept.
+    # '#' ids (comments) and bytes that are not UTF-8 -- the checking parser decides
+    # those. Every column is checked, then only the requested ones are kept.
     for col in names:
-        if pa.types.is_string(table[col].type) and _empty_or_comment(
+        if pa.types.is_string(table[col].type) and _irregular_column(
                 table[col], col == "query_id"):
             return None
     return table.select(include) if include is not None else table
