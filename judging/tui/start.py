@@ -125,6 +125,10 @@ class StoreLoader:
     def ready(self) -> bool:
         return self._done.is_set()
 
+    def wait(self, timeout: float) -> bool:
+        """Whether the store has been opened (or failed to) within ``timeout`` seconds."""
+        return self._done.wait(timeout)
+
     def get(self) -> tuple[Store, AssessorView]:
         """The store and the view; waits for them (starting the thread if need be)."""
         self.start()
