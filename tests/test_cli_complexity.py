@@ -27,7 +27,6 @@ EXCEPTIONS = {
     ("assign",): 17,
     ("pool",): 16,
     ("judges-run",): 16,
-    ("judge",): 15,
     ("pool-sample",): 15,
     ("interleave", "simulate"): 14,
     ("import", "judgments"): 14,
