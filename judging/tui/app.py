@@ -122,16 +122,16 @@ class JudgeApp(HeapKeptApp):
 
     def open_topic(self, topic: TopicOut) -> None:
         loader = self.loader
-        view: AssessorView | LightView | None = None
+        light: LightView | None = None
         if loader is not None and not loader.ready and not self.settings.pairs:
             # Enter before the store is open: the first document is read without it
             # (a static pool's topic on SQLite; tui/lightview.py), saves wait for it.
             from relkit.judging.tui.lightview import LightView
 
-            view = LightView.open(loader, topic.key)
-            if view is not None:
+            light = LightView.open(loader, topic.key)
+            if light is not None:
                 self.run_worker(self._watch_loader, thread=True, exit_on_error=False)
-        if view is None and loader is not None and (not loader.ready
+        if light is None and loader is not None and (not loader.ready
                                                     or loader.error is not None):
             # Enter before the store is open, on a topic the store must read: say so,
             # and open the topic when it is (or end the app if it cannot be opened: the
@@ -157,7 +157,7 @@ class JudgeApp(HeapKeptApp):
                                           order_for(view, topic.key, s.pair_strategy)))
             return
         # (A LightView answers every call the judging screen makes of the view.)
-        jview = self.view if view is None else cast("AssessorView", view)
+        jview = self.view if light is None else cast("AssessorView", light)
         self.push_screen(judge_screen(jview, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))

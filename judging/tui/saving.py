@@ -131,8 +131,8 @@ class Saving(Screen[None]):
         if getattr(self.view, "opening", False):
             # `relkit judge` drew this document before the store was open (lightview.py):
             # the commit waits for it; the screen says so, and moves on after the commit.
-            grade = what(record.get("grade"), record.get("status"), self.view.scale())
-            self._banner(f"saving… {grade}, {record['doc']} (opening the judging database)",
+            grade = what(fields.get("grade"), fields.get("status"), self.view.scale())
+            self._banner(f"saving… {grade}, {self.item.doc} (opening the judging database)",
                          note=True)
         if advance and self.draw_ahead and self._show_ahead(record):
             # The commit starts once the next document is drawn: its Python half would
