@@ -58,6 +58,12 @@ CASES = {
                      "relkit.judging.tui.start", "relkit.judging.tui.topics",
                      "relkit.judging.store.light"], [],
                     {"sqlalchemy", "sqlmodel", "pydantic", "alembic", "psycopg"}),
+    # ... and Enter at once draws the first document (judging/tui/lightview.py) before the
+    # store is open: the judging screen and its modals load none of it either.
+    "judge-first-document": (["relkit.judging.tui.cli", "relkit.judging.tui.app",
+                              "relkit.judging.tui.lightview", "relkit.judging.tui.judge",
+                              "relkit.judging.tui.modals"], [],
+                             {"sqlalchemy", "sqlmodel", "pydantic", "alembic", "psycopg"}),
 }
 
 

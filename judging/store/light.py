@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from relkit.corpora.types import Grade, RelevanceScale
-from relkit.judging.store.outputs import TopicOut
+from relkit.judging.store.errors import StoreError
+from relkit.judging.store.outputs import ItemOut, TopicOut
 from relkit.judging.store.revisions import head
 from relkit.pooling.pool import natural
 
@@ -35,7 +39,42 @@ ENV_VAR = "RELKIT_DB"
 
 # The tables the first screen reads: a database without one of them is left to the store.
 TABLES = frozenset({"alembic_version", "collection", "scale_grade", "topic", "assessor",
-                    "assignment", "assignment_item", "judgment"})
+                    "assignment", "assignment_item", "judgment", "document"})
+
+# AssessorView._item_query: an item with its document and this assessor's judgment.
+ITEM_SQL = (
+    "SELECT assignment_item.position, document.key, document.title, document.text, "
+    "judgment.grade, judgment.status, judgment.note, judgment.flagged, judgment.version "
+    "FROM assignment_item JOIN document ON document.id = assignment_item.document_id "
+    "LEFT OUTER JOIN judgment ON judgment.assessor_id = ? AND judgment.topic_id = ? "
+    "AND judgment.document_id = document.id "
+    "WHERE assignment_item.assignment_id = ? AND assignment_item.position = ?")
+# AssessorView.next_item's queue on a static pool: untouched items (no judgment), ...
+FRESH_SQL = (
+    "SELECT assignment_item.position FROM assignment_item "
+    "LEFT OUTER JOIN judgment ON judgment.assessor_id = ? AND judgment.topic_id = ? "
+    "AND judgment.document_id = assignment_item.document_id "
+    "WHERE assignment_item.assignment_id = ? AND assignment_item.done IS 0 "
+    "AND judgment.id IS NULL")
+FRESH_ORDER = " ORDER BY assignment_item.position LIMIT 1"
+# ... then the ones put off for later, in the order they were put off.
+LATER_SQL = (
+    "SELECT assignment_item.position FROM assignment_item "
+    "JOIN judgment ON judgment.assessor_id = ? AND judgment.topic_id = ? "
+    "AND judgment.document_id = assignment_item.document_id "
+    "WHERE assignment_item.assignment_id = ? AND assignment_item.done IS 0 "
+    "AND judgment.status = 'later' "
+    "ORDER BY judgment.updated_at, judgment.id LIMIT 1")
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One topic's assignment to the assessor (the store's ``Assigned``, as read here)."""
+
+    topic_id: int
+    assignment_id: int
+    total: int
+    adaptive: bool  # an adaptive pool: its next pick is the store's (the strategy)
 
 
 def sqlite_file(db: str | os.PathLike[str] | None) -> str | None:
@@ -126,9 +165,15 @@ class LightReader:
         # One read snapshot for every count, as the store reads them in one transaction:
         # another session (relkit serve) committing between two SELECTs would otherwise
         # give a topic line whose counts do not add up.
+        with self.snapshot():
+            return self._topics(assessor_id)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one state of the database (one read transaction)."""
         self.conn.execute("BEGIN")
         try:
-            return self._topics(assessor_id)
+            yield
         finally:
             self.conn.execute("ROLLBACK")   # nothing was written: ending the read
 
@@ -172,3 +217,55 @@ class LightReader:
                                 done.get(aid, 0), counts.get(tid, {}),
                                 aside.get((tid, "skipped"), 0), aside.get((tid, "later"), 0)))
         return out
+
+    # -- the judging screen's reads (relkit.judging.tui.lightview), as AssessorView's --
+    def assignment(self, assessor_id: int, topic: str) -> Assignment | None:
+        """The assessor's assignment of ``topic`` (``None``: not assigned)."""
+        row = self.conn.execute(
+            "SELECT topic.id, assignment.id, count(assignment_item.id), assignment.quota "
+            "FROM topic JOIN assignment ON assignment.topic_id = topic.id "
+            "LEFT OUTER JOIN assignment_item ON assignment_item.assignment_id = assignment.id "
+            "WHERE assignment.assessor_id = ? AND topic.key = ? "
+            "GROUP BY topic.id, assignment.id, assignment.quota",
+            (assessor_id, topic)).fetchone()
+        if row is None:
+            return None
+        tid, aid, n, quota = row
+        return Assignment(tid, aid, n if quota is None else quota, quota is not None)
+
+    def item(self, assessor_id: int, topic: str, a: Assignment, position: int) -> ItemOut:
+        """As ``AssessorView.item``."""
+        row = self.conn.execute(ITEM_SQL, (assessor_id, a.topic_id, a.assignment_id,
+                                           position)).fetchone()
+        if row is None:
+            raise StoreError(f"topic {topic!r} has no item {position} (1..{a.total})")
+        pos, key, title, text, grade, status, note, flagged, version = row
+        return ItemOut(topic, key, pos, a.total, title, text or "", grade, status, note or "",
+                       bool(flagged), version or 0)
+
+    def next_item(self, assessor_id: int, topic: str, a: Assignment,
+                  after: int = 0) -> ItemOut | None:
+        """As ``AssessorView.next_item`` on a static pool (an adaptive one's pick is the
+        strategy's: the caller never asks here)."""
+        assert not a.adaptive
+        args = (assessor_id, a.topic_id, a.assignment_id)
+        row = (self.conn.execute(FRESH_SQL + " AND assignment_item.position > ?" + FRESH_ORDER,
+                                 (*args, after)).fetchone()
+               or self.conn.execute(FRESH_SQL + FRESH_ORDER, args).fetchone()
+               or self.conn.execute(LATER_SQL, args).fetchone())
+        return None if row is None else self.item(assessor_id, topic, a, row[0])
+
+    def progress(self, a: Assignment) -> tuple[int, int]:
+        """As ``AssessorView.progress``: (judged, total)."""
+        done = self.conn.execute(
+            "SELECT count(*) FROM assignment_item WHERE assignment_id = ? AND done IS 1",
+            (a.assignment_id,)).fetchone()[0]
+        return int(done), a.total
+
+    def skipped(self, assessor_id: int, a: Assignment) -> int:
+        """As ``AssessorView.skipped``."""
+        return int(self.conn.execute(
+            "SELECT count(*) FROM assignment_item JOIN judgment ON judgment.assessor_id = ? "
+            "AND judgment.topic_id = ? AND judgment.document_id = assignment_item.document_id "
+            "WHERE assignment_item.assignment_id = ? AND judgment.status = 'skipped'",
+            (assessor_id, a.topic_id, a.assignment_id)).fetchone()[0])

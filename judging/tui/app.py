@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from relkit.judging.tui import keymap, leaks, prefs
 from relkit.judging.tui.dwell import MIN_VIEW
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
     from relkit.judging.store.outputs import TopicOut
+    from relkit.judging.tui.lightview import LightView
 
 
 @dataclass(frozen=True)
@@ -121,9 +122,20 @@ class JudgeApp(HeapKeptApp):
 
     def open_topic(self, topic: TopicOut) -> None:
         loader = self.loader
-        if loader is not None and (not loader.ready or loader.error is not None):
-            # Enter before the store is open: say so, and open the topic when it is (or
-            # end the app if it cannot be opened: the command says why).
+        light: LightView | None = None
+        if loader is not None and not loader.ready and not self.settings.pairs:
+            # Enter before the store is open: the first document is read without it
+            # (a static pool's topic on SQLite; tui/lightview.py), saves wait for it.
+            from relkit.judging.tui.lightview import LightView
+
+            light = LightView.open(loader, topic.key)
+            if light is not None:
+                self.run_worker(self._watch_loader, thread=True, exit_on_error=False)
+        if light is None and loader is not None and (not loader.ready
+                                                    or loader.error is not None):
+            # Enter before the store is open, on a topic the store must read: say so,
+            # and open the topic when it is (or end the app if it cannot be opened: the
+            # command says why).
             if not self._opening:
                 self._opening = True
                 if not loader.ready:
@@ -144,20 +156,35 @@ class JudgeApp(HeapKeptApp):
             self.push_screen(pairs_screen(view, topic, self.actions_, self.pair_outbox,
                                           order_for(view, topic.key, s.pair_strategy)))
             return
-        self.push_screen(judge_screen(self.view, topic, self.actions_, s.idle_after, s.clock,
+        # (A LightView answers every call the judging screen makes of the view.)
+        jview = self.view if light is None else cast("AssessorView", light)
+        self.push_screen(judge_screen(jview, topic, self.actions_, s.idle_after, s.clock,
                                       s.min_view, self.outbox, self.prefs.reading_width,
                                       s.draw_ahead))
 
     def _open_when_ready(self, topic: TopicOut) -> None:
         """(A worker thread.) Wait for the store, then open ``topic``; if it cannot be
         opened, end the app: the command says why (tui/cli.py)."""
-        assert self.loader is not None
-        try:
-            self.loader.get()
-        except BaseException:
+        loader = self.loader
+        assert loader is not None
+        while not loader.wait(0.5):
+            if not self.is_running:
+                return  # the assessor quit first
+        if loader.error is not None and self.is_running:
             self.call_from_thread(self.exit, None, 1)
             return
         self.call_from_thread(self._opened, topic)
+
+    def _watch_loader(self) -> None:
+        """(A worker thread.) The judging screen is open on the light read: if the store
+        cannot be opened after all, end the app (the command says why)."""
+        loader = self.loader
+        assert loader is not None
+        while not loader.wait(0.5):
+            if not self.is_running:
+                return  # the assessor quit first
+        if loader.error is not None and self.is_running:
+            self.call_from_thread(self.exit, None, 1)
 
     def _opened(self, topic: TopicOut) -> None:
         self._opening = False

@@ -15,6 +15,7 @@ from relkit.judging.pairhelp import PAIR_STRATEGY_HELP, check_pair_strategy
 from relkit.metrics.commands.numopt import Num
 
 if TYPE_CHECKING:
+    from relkit.judging.store.access.identity import Who
     from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
     from relkit.judging.tui.app import JudgeApp, Settings
@@ -94,6 +95,16 @@ def judge(
         if code:
             raise typer.Exit(code)
         return
+    assessor = _assessor_for(store, me, assessor)
+    app = make_app(store, assessor, settings_())
+    need_terminal()
+    app.run()
+    _done(app, db, pairs)
+
+
+def _assessor_for(store: Store, me: Who, assessor: str | None) -> str:
+    """Who judges on the assessor's screen: ``--assessor``, the login or the only
+    assessor; a usage error (one line, naming ``--assessor``) where none can."""
     if me.name is not None and assessor is None and me.assessor:
         assessor = me.name
     if me.name is not None and assessor is not None and assessor != me.name:
@@ -124,10 +135,7 @@ def judge(
                                      if people else "no assessors yet: run `relkit assign`",
                                      param_hint="--assessor")
         assessor = people[0]
-    app = make_app(store, assessor, settings_())
-    need_terminal()
-    app.run()
-    _done(app, db, pairs)
+    return assessor
 
 
 def _judge_light(first: FirstScreen, db: str | None, pairs: bool, settings: Settings) -> None:
@@ -146,16 +154,16 @@ def _judge_light(first: FirstScreen, db: str | None, pairs: bool, settings: Sett
 
 def _open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:
     """What the judging app needs of the store, opened as the command opens it; and the
-    screen a topic opens, imported now too (while the assessor reads the topic list)."""
-    from relkit.judging.store.assign import Store
-
-    store = Store.open(db, create=False, notify=say)
-    view = store.assessor(assessor)
+    screen a topic opens, imported now too (while the assessor reads the topic list):
+    first, as an Enter at once draws the judging screen before the store is open."""
     if pairs:
         import relkit.judging.tui.pairs  # noqa: F401
     else:
         import relkit.judging.tui.judge  # noqa: F401
-    return store, view
+    from relkit.judging.store.assign import Store
+
+    store = Store.open(db, create=False, notify=say)
+    return store, store.assessor(assessor)
 
 
 def _done(app: JudgeApp, db: str | None, pairs: bool) -> None:

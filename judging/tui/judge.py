@@ -11,31 +11,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from relkit.judging.store.assessor import AssessorView
-from relkit.judging.store.models import ItemOut, StoreError, TopicOut
+from relkit.judging.store.errors import StoreError
+from relkit.judging.store.outputs import ItemOut, TopicOut
 from relkit.judging.tui.docview import READING_WIDTH, DocView, Wrapped
 from relkit.judging.tui.dwell import MIN_VIEW, DwellTimer
 from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.leaks import Footer
 from relkit.judging.tui.legend import Legend
-from relkit.judging.tui.outbox import (
-    UNREACHABLE,
-    Outbox,
-    reads_store,
-)
+from relkit.judging.tui.outbox import Outbox, reads_store, unreachable
 from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import query_terms, safe
 from relkit.judging.tui.saving import Saving
 from relkit.judging.tui.short import JUDGE_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 from relkit.judging.tui.topics import bar
+
+if TYPE_CHECKING:
+    # Not imported with the screen: `relkit judge` may draw the first document before
+    # the store is open (tui/lightview.py).
+    from relkit.judging.store.assessor import AssessorView
 
 
 def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action],
@@ -225,7 +227,7 @@ class JudgeScreen(Saving, Finding):
                 elif again:
                     self.set_timer(0.25, lambda: self._prepare_next(current, again=False))
                 return
-        except UNREACHABLE:
+        except unreachable():  # (SQLAlchemy is imported only if something is raised)
             return  # only a head start: the grade key reads it again
         if nxt is not None and nxt.doc != current.doc:
             self.ready_item = nxt

@@ -14,7 +14,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from relkit.corpora.types import RelevanceScale
-from relkit.judging.store.models import ItemOut
+from relkit.judging.store.outputs import ItemOut
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.rowlist import LazyOption, RowList
 from relkit.judging.tui.safe import cut, safe

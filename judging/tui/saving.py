@@ -47,15 +47,16 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 from textual.widgets import Static
 
-from relkit.judging.store.models import ItemOut, JudgmentOut, StoreError
+from relkit.judging.store.errors import StoreError
+from relkit.judging.store.outputs import ItemOut, JudgmentOut
 from relkit.judging.tui.docview import DocView
-from relkit.judging.tui.outbox import UNREACHABLE, acknowledgement, describe_record, what
+from relkit.judging.tui.outbox import acknowledgement, describe_record, unreachable, what
 from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import safe
 
 if TYPE_CHECKING:
     from relkit.judging.store.assessor import AssessorView
-    from relkit.judging.store.models import TopicOut
+    from relkit.judging.store.outputs import TopicOut
     from relkit.judging.tui.docview import Wrapped
     from relkit.judging.tui.dwell import DwellTimer
     from relkit.judging.tui.outbox import Outbox
@@ -127,6 +128,12 @@ class Saving(Screen[None]):
                       expected_version=self.item.version) | fields
         self.outbox.put(record)
         self._saving = (self.item, self.query_one(DocView).wrapped)
+        if getattr(self.view, "opening", False):
+            # `relkit judge` drew this document before the store was open (lightview.py):
+            # the commit waits for it; the screen says so, and moves on after the commit.
+            grade = what(fields.get("grade"), fields.get("status"), self.view.scale())
+            self._banner(f"saving… {grade}, {self.item.doc} (opening the judging database)",
+                         note=True)
         if advance and self.draw_ahead and self._show_ahead(record):
             # The commit starts once the next document is drawn: its Python half would
             # otherwise share the interpreter with the drawing. Until then, as during the
@@ -172,7 +179,7 @@ class Saving(Screen[None]):
             nxt = (self.view.next_item(key, after=position) if advance
                    else self.view.item(key, position))
             return saved, (nxt, self.view.progress(key))
-        except UNREACHABLE:
+        except unreachable():
             return saved, None
 
     async def _attempt(self, advance: bool) -> None:
@@ -194,7 +201,7 @@ class Saving(Screen[None]):
             self._waiting = ""
             self._banner(f"Not saved: {exc}")
             return
-        except UNREACHABLE:
+        except unreachable():
             self.outbox.attempts += 1
             self._come_back()
             self._unsaved()
@@ -235,7 +242,7 @@ class Saving(Screen[None]):
     def _guard(self, doing: str, fn: Callable[[], None]) -> None:
         try:
             fn()
-        except UNREACHABLE:
+        except unreachable():
             self._banner(f"Database unreachable: {doing} is not possible now; try again in a "
                          "moment.")
 

@@ -6,8 +6,10 @@ as it is, :func:`first_screen` reads what the topic screen shows with
 :class:`relkit.judging.store.light.LightReader` (``sqlite3``, read-only) and makes the
 same checks the command makes on the assessor; the app draws that, and a
 :class:`StoreLoader` opens the store in a thread once the first frame is out, while
-the assessor reads the list. A topic opened before the store is ready waits for it
-with a note on screen.
+the assessor reads the list. A topic opened before the store is ready shows its first
+document at once, read the same way (:mod:`relkit.judging.tui.lightview`; a save then
+waits for the store); one the light reader cannot read (an adaptive pool's, the pairs
+mode's) waits for the store with a note on screen.
 
 Whatever the light reader cannot settle (PostgreSQL, an older schema, a missing table,
 an unknown or automatic assessor, ``--lead``...) makes :func:`first_screen` return
@@ -124,6 +126,10 @@ class StoreLoader:
     @property
     def ready(self) -> bool:
         return self._done.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the store has been opened (or failed to) within ``timeout`` seconds."""
+        return self._done.wait(timeout)
 
     def get(self) -> tuple[Store, AssessorView]:
         """The store and the view; waits for them (starting the thread if need be)."""

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from relkit.judging.store.models import TopicOut
+from relkit.judging.store.outputs import TopicOut
 from relkit.judging.tui.safe import safe
 from relkit.judging.tui.tcss import default_css
 
