@@ -220,11 +220,11 @@ def _made(ahead: Future[list[int] | None] | None) -> list[int] | None:
     """The batch a plan made ahead holds, or None: the key then trains it itself (not
     started; the training process slow, failed or gone: said in the log). A thread's
     plan is waited for and its error raised, as the key's own would be."""
-    if ahead is None or ahead.cancel():
+    if ahead is None:
         return None
-    if not isinstance(ahead, worker.Remote):
-        return ahead.result()
-    try:
+    if not isinstance(ahead, worker.Remote):   # not started: the key is as quick
+        return None if ahead.cancel() else ahead.result()
+    try:   # queued or running in the other process: soon done, off this interpreter
         return ahead.result(timeout=worker.PATIENCE)
     except TimeoutError:
         worker.log.warning("cal: the training process took over %.1f s for a batch; "

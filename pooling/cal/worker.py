@@ -9,11 +9,12 @@ Here it runs in one child process per judging process:
 
 * **Started in the background**, on the first plan asked for (so ``pool-simulate``
   and ``relkit pool``, which never train ahead, never start one): a thread starts
-  the child with multiprocessing's ``spawn`` method (a fresh interpreter: the
+  the child as multiprocessing's ``spawn`` method does, a fresh interpreter (the
   judging process has Textual's and SQLAlchemy's threads, which a ``fork`` would
-  copy mid-state), and the child imports scikit-learn before it says it is ready.
+  copy mid-state), but without re-running the program's main script there
+  (:func:`_start`), and the child imports scikit-learn before it says it is ready.
   Until then, and for good if it cannot start or dies, plans are made in a
-  thread of this process, as before (:func:`usable` is False).
+  thread of this process, as before (:meth:`Worker.usable` is False).
 * **What it is sent**: a collection's feature matrix once (per process and
   matrix), each topic's constants once (candidate rows, topic vector, seeds,
   parameters; the child takes the candidates' rows from the matrix with
@@ -37,7 +38,10 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import queue
+import subprocess
+import sys
 import threading
 import weakref
 from concurrent.futures import Future
@@ -137,34 +141,31 @@ class Worker:
             self.state = "stopped"
             proc = self._proc
         self._jobs.put(None)
-        if proc is not None and proc.is_alive():
+        if proc is not None and proc.poll() is None:
             proc.terminate()
-            proc.join(5)
-            if proc.is_alive():
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.join()
+                proc.wait()
 
     # -- the talking thread -----------------------------------------------------------
     def _run(self) -> None:
         try:
-            import multiprocessing
-
-            ctx = multiprocessing.get_context("spawn")
-            here, there = ctx.Pipe()
-            proc = ctx.Process(target=serve, args=(there,), name="relkit-cal",
-                               daemon=True)
+            proc, here = _start()
             with self._lock:
-                if self.state == "stopped":
-                    return
-                proc.start()
                 self._proc, self.pid = proc, proc.pid
+                stopped = self.state == "stopped"
+            if stopped:
+                self.stop()
+                return
             atexit.register(self.stop)
-            there.close()   # the child's end: the child alone holds it now
             said = here.recv()
             if said != ("ready",):
                 raise Gone(f"the training process said {said!r}")
         except BaseException as e:   # noqa: BLE001 - any failure: train here instead
-            self._die(f"could not start ({type(e).__name__}: {e})")
+            code = self._proc.poll() if self._proc is not None else None
+            self._die(f"could not start ({type(e).__name__}: {e}; exit code {code})")
             return
         with self._lock:
             if self.state == "starting":
@@ -180,7 +181,7 @@ class Worker:
                 here.send(job)
                 kind, value = here.recv()
             except (EOFError, OSError) as e:
-                code = proc.exitcode
+                code = proc.poll()
                 self._die(f"ended ({type(e).__name__}; exit code {code})")
                 if fut is not None and not fut.done():
                     fut.set_exception(Gone("the training process ended"))
@@ -212,6 +213,39 @@ class Worker:
             fut = None if item is None else item[1]
             if fut is not None and not fut.done() and fut.set_running_or_notify_cancel():
                 fut.set_exception(Gone("the training process is not running"))
+
+
+# The child's program: a fresh interpreter given only its end of a socket pair.
+_CHILD = "import sys; from relkit.pooling.cal.worker import main; main(int(sys.argv[1]))"
+
+
+def _start() -> tuple[subprocess.Popen[bytes], Any]:
+    """Start the child: what multiprocessing's ``spawn`` does (a new interpreter, no
+    ``fork`` of this process), without its re-import of the program's main script in
+    the child (a script without an ``if __name__ == "__main__"`` guard would run
+    again there). The child gets this process's ``sys.path`` (as ``PYTHONPATH``, in
+    its environment only), no terminal output (nothing may reach the assessor's
+    screen), and one end of a socket pair, as a multiprocessing ``Connection``."""
+    import socket
+    from multiprocessing.connection import Connection
+
+    here, there = socket.socketpair()
+    try:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(there.fileno())],
+                                pass_fds=(there.fileno(),), env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    finally:
+        there.close()   # the child's end: the child alone holds it now
+    return proc, Connection(here.detach())
+
+
+def main(fd: int) -> None:
+    """The child's entry point (:data:`_CHILD`)."""
+    from multiprocessing.connection import Connection
+
+    serve(Connection(fd))
 
 
 def serve(conn: Any) -> None:
