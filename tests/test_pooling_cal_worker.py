@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from relkit.judging.store.assign import Store
-from relkit.pooling.cal import strategy as cal
+from relkit.pooling.cal import plan as cal_plan
 from relkit.pooling.cal import worker
 from test_pooling_cal_ahead import BUDGET, TOPICS, _drive, _grade, _project, _reference, needs
 
@@ -40,13 +40,13 @@ def trainer(monkeypatch: pytest.MonkeyPatch) -> Iterator[worker.Worker]:
 @pytest.fixture
 def fits_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the fits made in this process (the key's or the fallback thread's)."""
-    fit, n = cal.fit_scores, [0]
+    fit, n = cal_plan.fit_scores, [0]
 
     def counted(*a: object, **k: object) -> object:
         n[0] += 1
         return fit(*a, **k)
 
-    monkeypatch.setattr(cal, "fit_scores", counted)
+    monkeypatch.setattr(cal_plan, "fit_scores", counted)
     return n
 
 
@@ -162,11 +162,12 @@ SCRIPT = textwrap.dedent("""
     pool = AdaptivePool("cal", with_collection(c, docs), {"from": "collection"},
                         level=1, max_grade=1)
     pool.next("1")
-    pool.ahead("1")                      # starts the training process
+    pool.ahead("1")                      # starts the training process, in the background:
     w = worker.shared()
+    waited = w.ready.is_set()            # returned before the child imported scikit-learn
     assert w.ready.wait(300) and w.usable(), w.state
     pool.ahead("1")
-    print(w.pid, flush=True)
+    print(w.pid, waited, flush=True)
     if sys.argv[1] == "wait":
         sys.stdin.read()                 # until killed
 """)
@@ -195,7 +196,9 @@ def test_the_training_process_ends_with_the_program(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, str(script), "exit"], capture_output=True,
                          text=True, timeout=600, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    pid = int(out.stdout.split()[0])
+    said, waited = out.stdout.split()
+    assert waited == "False"             # the first document did not wait for the start
+    pid = int(said)
     assert _ended(pid)                 # stopped and reaped before the program ended
     # killed (no atexit): the child reads the end of its pipe and ends
     with subprocess.Popen([sys.executable, str(script), "wait"], stdout=subprocess.PIPE,

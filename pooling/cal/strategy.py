@@ -41,7 +41,6 @@ import random
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -49,7 +48,7 @@ import numpy as np
 
 from relkit.pooling.cal import worker
 from relkit.pooling.cal.batches import grow
-from relkit.pooling.cal.model import fit_scores
+from relkit.pooling.cal.plan import Problem, plan
 from relkit.pooling.cal.texts import TextSource
 from relkit.pooling.candidates import Candidates, TopicMatrix
 from relkit.pooling.errors import PoolingError
@@ -81,8 +80,8 @@ class Cal:
                                "(relkit.pooling.cal.strategy.with_collection)")
         self.runs = [j for j, r in enumerate(m.runs) if r != COLLECTION]
         # from=runs: only documents some run retrieved are candidates
-        self.allowed = (np.ones(len(m.docs), dtype=bool) if whole
-                        else (m.ranks[:, self.runs] > 0).any(axis=1))
+        self.allowed = np.asarray(np.ones(len(m.docs), dtype=bool) if whole
+                                  else (m.ranks[:, self.runs] > 0).any(axis=1), dtype=bool)
         query = texts.topic(m.topic)       # an empty topic fails before the features
         feats = texts.features(params["features"])
         k = params["seed_depth"]
@@ -171,51 +170,6 @@ class Cal:
         self.labels[i] = gain > 0
 
 
-@dataclass(frozen=True, eq=False)
-class Problem:
-    """A topic's constants for retraining (everything :func:`plan` needs besides the
-    judgments): sent once to the training process (:mod:`.worker`)."""
-
-    x: Any                 # the candidates' rows (CSR)
-    pool: Any              # the collection's rows: the random non-relevant sample's
-    rows: np.ndarray       # each candidate's row in ``pool`` (-1: none)
-    topic: Any             # the topic's text as a 1-row CSR (BMI's seed document)
-    allowed: np.ndarray    # the candidates that may be picked (from=runs: retrieved)
-    seeds: np.ndarray      # pseudo-relevant candidates (seed_depth)
-    sample: int
-    c: float
-    base: int              # the topic's seed for the random samples
-
-
-def plan(p: Problem, judged: np.ndarray, labels: Mapping[int, bool], batches: int,
-         size: int) -> list[int] | None:
-    """The batch after training on ``labels`` with ``judged`` set aside: a pure
-    function of its arguments (safe in another thread or process). None when no
-    candidate is left."""
-    open_ = np.flatnonzero(p.allowed & ~judged)
-    if not len(open_):
-        return None
-    # BMI's sample: documents of the collection not judged (nor set aside) yet
-    gen = np.random.default_rng([p.base, batches])
-    free = np.ones(p.pool.shape[0], dtype=bool)
-    done = p.rows[judged]
-    free[done[done >= 0]] = False
-    free_rows = np.flatnonzero(free)
-    neg = np.sort(gen.choice(free_rows, size=min(p.sample, len(free_rows)),
-                             replace=False))
-    lab = sorted(labels)
-    pos = np.array([i for i in lab if labels[i]], dtype=np.int64)
-    non = np.array([i for i in lab if not labels[i]], dtype=np.int64)
-    seeds = p.seeds[~np.isin(p.seeds, pos)]
-    from scipy.sparse import vstack
-
-    relevant = p.x[np.concatenate([pos, seeds]).astype(np.int64)]
-    other = vstack([p.x[non], p.pool[neg]], format="csr")
-    score = fit_scores(p.x, p.topic, relevant, other, p.c)[open_]
-    top = np.lexsort((open_, -score))[:size]   # best first, ties by docno
-    return [int(i) for i in open_[top]]
-
-
 def _made(ahead: Future[list[int] | None] | None) -> list[int] | None:
     """The batch a plan made ahead holds, or None: the key then trains it itself (not
     started; the training process slow, failed or gone: said in the log). A thread's
@@ -225,7 +179,8 @@ def _made(ahead: Future[list[int] | None] | None) -> list[int] | None:
     if not isinstance(ahead, worker.Remote):   # not started: the key is as quick
         return None if ahead.cancel() else ahead.result()
     try:   # queued or running in the other process: soon done, off this interpreter
-        return ahead.result(timeout=worker.PATIENCE)
+        batch: list[int] | None = ahead.result(timeout=worker.PATIENCE)
+        return batch
     except TimeoutError:
         worker.log.warning("cal: the training process took over %.1f s for a batch; "
                            "trained in this process", worker.PATIENCE)

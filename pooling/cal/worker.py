@@ -20,7 +20,7 @@ Here it runs in one child process per judging process:
   parameters; the child takes the candidates' rows from the matrix with
   :func:`relkit.pooling.cal.features.take_rows`, as this process does), then per
   plan only the judged set (bits), the labels, the batch number and size. It
-  sends back the batch: :func:`relkit.pooling.cal.strategy.plan`, the same pure
+  sends back the batch: :func:`relkit.pooling.cal.plan.plan`, the same pure
   function the key runs, so a plan from the child equals the key's.
 * **Never on the key's side of a judgment**: the grade is committed before any
   plan is looked at; a plan the key wants waits at most :data:`PATIENCE` seconds,
@@ -96,17 +96,16 @@ class Worker:
 
     def plan(self, problem: Any, judged: np.ndarray, labels: dict[int, bool],
              batches: int, size: int) -> Remote:
-        """Ask the child for :func:`relkit.pooling.cal.strategy.plan` of these."""
+        """Ask the child for :func:`relkit.pooling.cal.plan.plan` of these."""
         fut = Remote()
         with self._lock:
             if self.state != "ready":
                 fut.set_exception(Gone("the training process is not running"))
                 return fut
             first = self._register(problem)
-            key = self._topics[id(problem)]
-        job = ("plan", key, np.packbits(judged).tobytes(), len(judged),
-               tuple(sorted(labels.items())), batches, size)
-        self._jobs.put((first, fut, job))
+            job = ("plan", self._topics[id(problem)], np.packbits(judged).tobytes(),
+                   len(judged), tuple(sorted(labels.items())), batches, size)
+            self._jobs.put((first, fut, job))   # in the lock: a topic is taught first
         return fut
 
     def _register(self, p: Any) -> list[tuple[Any, ...]]:
@@ -258,7 +257,7 @@ def serve(conn: Any) -> None:
     import sklearn.linear_model  # noqa: F401  (the first plan's import, made now)
 
     from relkit.pooling.cal.features import take_rows
-    from relkit.pooling.cal.strategy import Problem, plan
+    from relkit.pooling.cal.plan import Problem, plan
 
     pools: dict[int, Any] = {}
     problems: dict[int, Problem] = {}
