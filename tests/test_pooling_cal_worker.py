@@ -60,8 +60,8 @@ def test_plans_from_the_training_process_give_the_librarys_order(
     for topic in TOPICS:
         assert _drive(topic, ahead=True) == expected[topic]
     assert trainer.served > 0
-    # only the first batch and the batches after a set-aside document train here
-    assert fits_here[0] < on_key / 3
+    # only each topic's first batch and the batch after its set-aside document train here
+    assert fits_here[0] <= 2 * len(TOPICS) < on_key
 
 
 @pytest.mark.slow
