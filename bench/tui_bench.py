@@ -102,20 +102,48 @@ def build_cal(path: Path, docs_n: int, words: int, strategy: str) -> Store:
 
 def cal_rows(args: Any, tmp: str) -> None:
     """``--cal``: key → next document for a cal pool against a random pool over the same
-    documents, the assessor reading ``--read`` seconds before each key."""
+    documents, the assessor reading ``--read`` seconds before each key; ``--cal-rounds``
+    alternates the two pools. CPU ms/grade is the judging process's (all its threads);
+    the training process's (pooling/cal/worker.py, where the tree has one) is apart."""
     print(f"cal pool vs random pool, same {args.cal_docs:,} documents, {args.cal_judgments} "
           f"grades, {args.read:.2f} s reading before each key (not timed)\n")
-    print("| pool | document | docs | key→painted p50 | p95 | max | CPU ms/grade |\n"
-          "|---|---|---|---|---|---|---|")
+    print("| round | pool | document | docs | key→painted p50 | p95 | max | CPU ms/grade "
+          "| training process CPU ms/grade | load average |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
     for words in args.cal_words:
-        for strategy in ("random", "cal"):
-            store = build_cal(Path(tmp) / f"{strategy}{words}.db", args.cal_docs, words,
-                              strategy)
-            _, _, sent, _, cpu = asyncio.run(grade_loop(store, args.cal_judgments,
-                                                        read=args.read))
-            print(f"| {strategy} | {words} words | {args.cal_docs:,} | "
-                  f"{statistics.median(sent):.1f} | {pct(sent, 95):.1f} | {max(sent):.1f} | "
-                  f"{cpu:.1f} |", flush=True)
+        for r in range(1, args.cal_rounds + 1):
+            for strategy in ("random", "cal"):
+                store = build_cal(Path(tmp) / f"{strategy}{words}-{r}.db", args.cal_docs,
+                                  words, strategy)
+                _, _, sent, _, cpu = asyncio.run(grade_loop(store, args.cal_judgments,
+                                                            read=args.read))
+                apart = TRAINER_CPU[-1]
+                print(f"| {r} | {strategy} | {words} words | {args.cal_docs:,} | "
+                      f"{statistics.median(sent):.1f} | {pct(sent, 95):.1f} | "
+                      f"{max(sent):.1f} | {cpu:.1f} | "
+                      f"{'-' if apart is None else f'{apart:.1f}'} | "
+                      f"{os.getloadavg()[0]:.2f} |", flush=True)
+
+
+TRAINER_CPU: list[float | None] = []   # per grade loop: the training process's CPU ms/grade
+
+
+def trainer_cpu() -> float | None:
+    """CPU seconds the cal training process has used (None: the tree trains in threads
+    or none has started)."""
+    try:
+        from relkit.pooling.cal import worker
+    except ImportError:
+        return None
+    w = worker._SHARED[0] if worker._SHARED else None
+    if w is None or w.pid is None:
+        return None
+    try:
+        with open(f"/proc/{w.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -174,6 +202,7 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
             await pilot.pause()
             idle.append((time.perf_counter() - t0) * 1000)
         cpu0 = time.process_time()
+        apart0 = trainer_cpu()
         began = time.perf_counter()
         for i in range(n):
             before = screen.item.position if screen.item else 0
@@ -189,6 +218,8 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
             assert painted, "the next document was never painted"
             sent.append((painted[0] - t0) * 1000)
         cpu = (time.process_time() - cpu0) * 1000 / n
+        apart1 = trainer_cpu()
+        TRAINER_CPU.append(None if apart1 is None else (apart1 - (apart0 or 0.0)) * 1000 / n)
         PASS_NOTES.append(f"full collector passes during the {n} timed grades: "
                           f"{full_passes_since(began)}")
         app._display = display
@@ -336,6 +367,8 @@ def main() -> int:
     ap.add_argument("--cal-words", type=int, nargs="*", default=[300],
                     help="words per document of the --cal collection (default 300)")
     ap.add_argument("--cal-judgments", type=int, default=60)
+    ap.add_argument("--cal-rounds", type=int, default=1,
+                    help="--cal: rounds of the random pool then the cal pool (alternating)")
     ap.add_argument("--read", type=float, default=0.5,
                     help="--cal: seconds the assessor reads before each key (default 0.5)")
     args = ap.parse_args()

@@ -16,7 +16,7 @@ from scipy.sparse import vstack
 from cal_corpora import CORPORA, qrels, runs, texts
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.cal import model
-from relkit.pooling.cal import strategy as cal
+from relkit.pooling.cal import plan as cal_plan
 from relkit.pooling.cal.strategy import with_collection
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.simulate import grades_of
@@ -102,5 +102,5 @@ def test_cal_judges_cranfield_in_the_full_width_fits_order(
         return [j.doc for j in pool.run(topic, lambda d: max(g.get(d, 0), 0), 45)]
 
     ours = {t: order(t) for t in topics}
-    monkeypatch.setattr(cal, "fit_scores", full_width)
+    monkeypatch.setattr(cal_plan, "fit_scores", full_width)
     assert {t: order(t) for t in topics} == ours

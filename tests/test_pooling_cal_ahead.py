@@ -21,7 +21,8 @@ from cal_corpora import CORPORA, qrels, runs, texts
 from helpers import run_cli
 from relkit.judging.store.assign import Store
 from relkit.pooling.adaptive import AdaptivePool
-from relkit.pooling.cal import strategy as cal
+from relkit.pooling.cal import plan as cal_plan
+from relkit.pooling.cal import worker
 from relkit.pooling.cal.strategy import with_collection
 from relkit.pooling.candidates import Candidates
 from relkit.pooling.simulate import grades_of
@@ -73,8 +74,11 @@ def _reference(topic: str) -> list[str]:
 @pytest.fixture
 def slow_training(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every fit sleeps a random 0-40 ms (so plans made ahead finish late, early or
-    not at all before they are wanted); yields the threads that fitted."""
-    fit, rng, lock, who = cal.fit_scores, random.Random(7), threading.Lock(), []
+    not at all before they are wanted); yields the threads that fitted. The plans are
+    made in this process's thread (the fallback of the training process, which
+    tests/test_pooling_cal_worker.py covers), where the delays reach them."""
+    monkeypatch.setattr(worker, "ENABLED", False)
+    fit, rng, lock, who = cal_plan.fit_scores, random.Random(7), threading.Lock(), []
 
     def delayed(*a: Any, **k: Any) -> Any:
         with lock:
@@ -83,7 +87,7 @@ def slow_training(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         time.sleep(pause)
         return fit(*a, **k)
 
-    monkeypatch.setattr(cal, "fit_scores", delayed)
+    monkeypatch.setattr(cal_plan, "fit_scores", delayed)
     yield who
 
 

@@ -71,14 +71,19 @@ class Features:
 
     def of(self, docs: Sequence[str]) -> Any:
         """The documents' rows as a CSR matrix (all-zero rows for unknown ids)."""
-        from scipy.sparse import csr_matrix
+        return take_rows(self.matrix, self.rows(docs))
 
-        r = self.rows(docs)
-        known = r >= 0
-        if known.all():
-            return self.matrix[r]
-        # Rows of unknown documents: a selection matrix with nothing in their rows.
-        sel = csr_matrix((np.ones(int(known.sum()), dtype=np.float32),
-                          (np.flatnonzero(known), r[known])),
-                         shape=(len(docs), self.matrix.shape[0]))
-        return (sel @ self.matrix).tocsr()
+
+def take_rows(matrix: Any, r: np.ndarray) -> Any:
+    """Rows ``r`` of ``matrix`` as a CSR matrix, an all-zero row where ``r`` is -1 (the
+    one way both the judging process and CAL's training process build a topic's rows)."""
+    from scipy.sparse import csr_matrix
+
+    known = r >= 0
+    if known.all():
+        return matrix[r]
+    # Rows of unknown documents: a selection matrix with nothing in their rows.
+    sel = csr_matrix((np.ones(int(known.sum()), dtype=np.float32),
+                      (np.flatnonzero(known), r[known])),
+                     shape=(len(r), matrix.shape[0]))
+    return (sel @ matrix).tocsr()

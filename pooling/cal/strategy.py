@@ -24,13 +24,14 @@ judgments of one batch arriving from several sessions in any interleaving train
 the same model.
 
 **Training ahead** (:meth:`Cal.ahead`, called by the judging store while the last
-document of a batch is shown): the next batch is planned in a background thread
-for each grade that document can get (not relevant, relevant; when it is set
-aside instead, the batch trains when it ends, as without this step). A batch is
-still the one trained on the judgments before it; a plan is used only when its
-inputs equal the state the batch ends in (:func:`_state`), and being a pure
-function of them it equals what would be computed then, so the thread's timing
-changes how soon the next document is ready, never which it is.
+document of a batch is shown): the next batch is planned in the background for each
+grade that document can get (not relevant, relevant; when it is set aside instead,
+the batch trains when it ends, as without this step), in a training process of its
+own (:mod:`.worker`) once that has started, else in a thread of this process. A
+batch is still the one trained on the judgments before it; a plan is used only when
+its inputs equal the state the batch ends in (:func:`_state`), and being a pure
+function of them (:func:`plan`) it equals what would be computed then, so where and
+when it was made changes how soon the next document is ready, never which it is.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ from typing import Any
 
 import numpy as np
 
+from relkit.pooling.cal import worker
 from relkit.pooling.cal.batches import grow
-from relkit.pooling.cal.model import fit_scores
+from relkit.pooling.cal.plan import Problem, plan
 from relkit.pooling.cal.texts import TextSource
 from relkit.pooling.candidates import Candidates, TopicMatrix
 from relkit.pooling.errors import PoolingError
@@ -78,20 +80,18 @@ class Cal:
                                "(relkit.pooling.cal.strategy.with_collection)")
         self.runs = [j for j, r in enumerate(m.runs) if r != COLLECTION]
         # from=runs: only documents some run retrieved are candidates
-        self.allowed = (np.ones(len(m.docs), dtype=bool) if whole
-                        else (m.ranks[:, self.runs] > 0).any(axis=1))
+        self.allowed = np.asarray(np.ones(len(m.docs), dtype=bool) if whole
+                                  else (m.ranks[:, self.runs] > 0).any(axis=1), dtype=bool)
         query = texts.topic(m.topic)       # an empty topic fails before the features
         feats = texts.features(params["features"])
-        self.x = feats.of(m.docs)
-        self.pool = feats.matrix                 # the random non-relevant sample's rows
-        self.rows = feats.rows(m.docs)           # each candidate's row there (-1: none)
-        self.topic = feats.vectorize([query])
         k = params["seed_depth"]
-        self.seeds = np.unique(np.concatenate(
-            [m.order[j][:k] for j in self.runs] or [np.empty(0, np.int64)])).astype(np.int64)
-        self.sample = params["sample"]
-        self.c = params["c"]
-        self.base = rng.getrandbits(64)
+        rows = feats.rows(m.docs)
+        self.problem = Problem(
+            x=feats.of(m.docs), pool=feats.matrix, rows=rows,
+            topic=feats.vectorize([query]), allowed=self.allowed,
+            seeds=np.unique(np.concatenate([m.order[j][:k] for j in self.runs]
+                                           or [np.empty(0, np.int64)])).astype(np.int64),
+            sample=params["sample"], c=params["c"], base=rng.getrandbits(64))
         self.labels: dict[int, bool] = {}
         self.batch: list[int] = []
         self.size = 1
@@ -112,7 +112,7 @@ class Cal:
         for f in self._ahead.values():
             f.cancel()
         self._ahead.clear()
-        batch = ahead.result() if ahead is not None and not ahead.cancel() else None
+        batch = _made(ahead)
         if batch is None:
             batch = self._plan(judged, dict(self.labels), self.batches, self.size)
         if batch is None:
@@ -123,31 +123,7 @@ class Cal:
 
     def _plan(self, judged: np.ndarray, labels: dict[int, bool], batches: int,
               size: int) -> list[int] | None:
-        """The batch after training on ``labels`` with ``judged`` set aside: a pure
-        function of its arguments and the topic's constants (safe in another thread).
-        None when no candidate is left."""
-        open_ = np.flatnonzero(self.allowed & ~judged)
-        if not len(open_):
-            return None
-        # BMI's sample: documents of the collection not judged (nor set aside) yet
-        gen = np.random.default_rng([self.base, batches])
-        free = np.ones(self.pool.shape[0], dtype=bool)
-        done = self.rows[judged]
-        free[done[done >= 0]] = False
-        free_rows = np.flatnonzero(free)
-        neg = np.sort(gen.choice(free_rows, size=min(self.sample, len(free_rows)),
-                                 replace=False))
-        lab = sorted(labels)
-        pos = np.array([i for i in lab if labels[i]], dtype=np.int64)
-        non = np.array([i for i in lab if not labels[i]], dtype=np.int64)
-        seeds = self.seeds[~np.isin(self.seeds, pos)]
-        from scipy.sparse import vstack
-
-        relevant = self.x[np.concatenate([pos, seeds]).astype(np.int64)]
-        other = vstack([self.x[non], self.pool[neg]], format="csr")
-        score = fit_scores(self.x, self.topic, relevant, other, self.c)[open_]
-        top = np.lexsort((open_, -score))[:size]   # best first, ties by docno
-        return [int(i) for i in open_[top]]
+        return plan(self.problem, judged, labels, batches, size)
 
     def ahead(self, judged: np.ndarray, pending: int) -> None:
         """Start the next batch's training in the background while ``pending`` (the
@@ -157,14 +133,19 @@ class Cal:
         whether a plan was ready."""
         if [i for i in self.batch if not judged[i]] != [pending]:
             return
+        trainer = worker.shared()
         for label in (False, True):   # a skip is rare: it trains on the key, as before
             j = judged.copy()
             j[pending] = True
             labels = {**self.labels, pending: label}
             key = _state(j, labels, self.batches)
             if key not in self._ahead:
-                self._ahead[key] = _submit(partial(self._plan, j, labels, self.batches,
-                                                   self.size))
+                if trainer is not None and trainer.usable():
+                    self._ahead[key] = trainer.plan(self.problem, j, labels, self.batches,
+                                                    self.size)
+                else:   # not started yet (or gone): a thread of this process
+                    self._ahead[key] = _submit(partial(self._plan, j, labels,
+                                                       self.batches, self.size))
 
     def upcoming(self, judged: np.ndarray, pending: int) -> int | None:
         """The document likely after ``pending``: inside a batch, the batch's next (fixed
@@ -187,6 +168,26 @@ class Cal:
 
     def update(self, i: int, gain: float, pulled: bool) -> None:
         self.labels[i] = gain > 0
+
+
+def _made(ahead: Future[list[int] | None] | None) -> list[int] | None:
+    """The batch a plan made ahead holds, or None: the key then trains it itself (not
+    started; the training process slow, failed or gone: said in the log). A thread's
+    plan is waited for and its error raised, as the key's own would be."""
+    if ahead is None:
+        return None
+    if not isinstance(ahead, worker.Remote):   # not started: the key is as quick
+        return None if ahead.cancel() else ahead.result()
+    try:   # queued or running in the other process: soon done, off this interpreter
+        batch: list[int] | None = ahead.result(timeout=worker.PATIENCE)
+        return batch
+    except TimeoutError:
+        worker.log.warning("cal: the training process took over %.1f s for a batch; "
+                           "trained in this process", worker.PATIENCE)
+    except Exception as e:  # noqa: BLE001 - the key's own training says what is wrong
+        worker.log.warning("cal: a batch from the training process failed (%s); "
+                           "trained in this process", e)
+    return None
 
 
 def _state(judged: np.ndarray, labels: Mapping[int, bool],
