@@ -4,6 +4,7 @@ drawn (Pilot, SQLite). The speed itself is measured by bench/tui_bench.py, not h
 from __future__ import annotations
 
 import gc
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -262,3 +263,34 @@ def test_a_rowlist_builds_only_the_rows_on_screen() -> None:
     opened, ended = seen
     assert opened and opened <= set(range(10)), sorted(opened)   # the 10 rows on screen
     assert ended - opened <= set(range(1990, 2000)) and 1999 in ended, sorted(ended - opened)
+
+
+def test_a_library_imported_mid_session_is_frozen_at_the_next_full_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # scikit-learn and SciPy come in at a cal topic's first document, after the start-up
+    # freeze: unfrozen, their ~94,000 objects made every later full pass 110 ms instead
+    # of 16 (bench/tui_bench.py --cal). The keeper freezes again after a pass that
+    # follows such an import, and not after one that follows none.
+    import types
+
+    from relkit.judging.tui import heap
+
+    keeper = heap.HeapKeeper(clock=lambda: 0.0)
+    threshold = gc.get_threshold()
+    try:
+        keeper.start()
+        gc.collect(1)
+        assert keeper._collect(1)
+        frozen = gc.get_freeze_count()
+        junk = [[i] for i in range(1000)]  # tracked objects made after the freeze
+        gc.collect(1)
+        assert keeper._collect(1) and gc.get_freeze_count() <= frozen  # no import: none
+        for i in range(heap.IMPORTS):  # a library's worth of modules
+            monkeypatch.setitem(sys.modules, f"_relkit_fake_{i}", types.ModuleType("m"))
+        gc.collect(1)
+        assert keeper._collect(1)
+        assert gc.get_freeze_count() >= frozen + len(junk)  # what is alive is frozen
+    finally:
+        keeper.stop()
+        gc.unfreeze()
+    assert gc.get_threshold() == threshold
