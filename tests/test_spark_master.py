@@ -197,3 +197,32 @@ def test_a_real_standalone_master_passes_and_logs_no_error(standalone_master: in
     lines = log.read_text(errors="replace").splitlines()
     after = lines[next(i for i, t in enumerate(lines) if "elected leader" in t):]
     assert not [t for t in after if " WARN " in t or " ERROR " in t], after
+
+
+def test_the_quiet_log4j_file_is_never_seen_half_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two relkit processes starting Spark at once (two users, or pytest-xdist's
+    workers) share the log4j file in the temporary directory: it is written under a
+    name of its own and renamed, so a JVM never reads it half-written (the path it
+    names is never opened for writing)."""
+    import builtins
+    import tempfile
+
+    from relkit.metrics.spark import session
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    final = tmp_path / "relkit-spark-log4j2-off.properties"
+    opened = []
+    real_open = builtins.open
+
+    def spy(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if "w" in mode or "a" in mode:
+            opened.append(str(file))
+        return real_open(file, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(builtins, "open", spy)
+    option = session._quiet_jvm()["spark.driver.extraJavaOptions"]
+    assert option == f"-Dlog4j2.configurationFile=file:{final}"
+    assert str(final) not in opened, "the file the JVM reads was written in place"
+    assert final.read_text(encoding="utf-8") == session._LOG4J
+    assert sorted(p.name for p in tmp_path.iterdir()) == [final.name], "a part left"
