@@ -16,12 +16,15 @@ PACKAGE_FILES := pyproject.toml $(shell git ls-files metrics pooling corpora jud
 
 # irrCAC, the oracle of Gwet's agreement coefficients (tests only), pins scipy==1.12 and
 # pandas<3, which would downgrade the project's stack; its code runs on that stack, so it is
-# installed without its pins (--no-deps) rather than listed in the test extra.
+# installed without its pins (--no-deps) rather than listed in the test extra. crowd-kit,
+# the crowd aggregation oracle, likewise: without transformers, which its aggregation
+# methods never import (the test extra lists what they do; pyproject.toml says why).
+ORACLES_NO_DEPS := 'irrCAC==0.4.4' 'crowd-kit>=1.4,<2'
 $(TEST_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/pip install --quiet --no-deps 'irrCAC==0.4.4'
+	$(BIN)/pip install --quiet --no-deps $(ORACLES_NO_DEPS)
 	@touch $@
 
 setup: $(TEST_STAMP)
@@ -80,7 +83,7 @@ canary:
 	test -x $(CANARY_VENV)/bin/python || $(PY) -m venv $(CANARY_VENV)
 	$(CANARY_VENV)/bin/pip install --quiet --upgrade pip
 	$(CANARY_VENV)/bin/pip install --quiet -e '.[test]'
-	$(CANARY_VENV)/bin/pip install --quiet --no-deps 'irrCAC==0.4.4'  # (collection imports it)
+	$(CANARY_VENV)/bin/pip install --quiet --no-deps $(ORACLES_NO_DEPS)  # (as setup does)
 	$(CANARY_VENV)/bin/pip install --quiet --upgrade $(BORROWED)
 	$(CANARY_VENV)/bin/pip list 2>/dev/null | grep -iE '^(textual|textual-serve|typer|pyspark) '
 	$(CANARY_VENV)/bin/pytest -q -p no:cacheprovider -m private_api

@@ -60,8 +60,12 @@ def _quiet_jvm() -> dict[str, str]:
 
     path = os.path.join(tempfile.gettempdir(), "relkit-spark-log4j2-off.properties")
     if not os.path.exists(path):
-        with open(path, "w", encoding="utf-8") as f:
+        # Written whole under a name of its own, then renamed: two relkit processes
+        # starting Spark at once must not give a JVM a half-written file.
+        fd, part = tempfile.mkstemp(prefix="relkit-spark-log4j2-", suffix=".part")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(_LOG4J)
+        os.replace(part, path)
     return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
 
 
