@@ -298,3 +298,57 @@ asyncio.run(main())
                          check=True, timeout=120).stdout.splitlines()
     assert out[0]  # the first document's id
     assert not set(out[1].split()) & {"sqlalchemy", "sqlmodel", "pydantic", "alembic"}
+
+
+def test_a_grade_waiting_for_a_store_that_cannot_open_is_kept_and_printed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The grade pressed while the store opens waits for it; when the store then fails to
+    # open, the grade is no refusal of the database's: it stays in the outbox and the
+    # command prints it in full (before, the outbox was cleared and only the store's
+    # error was said, so the grade vanished without a "NOT saved" line).
+    from relkit.judging.tui.cli import unsaved_at_open
+
+    db = tmp_path / "p.db"
+    make_project(str(db)).close()
+    first = first_screen(str(db), "ann")
+    assert first is not None
+    go = threading.Event()
+
+    def open_store() -> tuple[Store, Any]:
+        assert go.wait(120), "the test never let the store open"
+        raise OSError("disk gone")
+
+    loader = StoreLoader(first, open_store)
+    clock = Clock()
+    app = make_app(loader, "ann", Settings(keymap_path=None, idle_after=30.0, clock=clock))
+
+    async def steps(pilot: Any) -> None:
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, JudgeScreen) and app.screen.drawn_at is not None:
+                break
+        screen = app.screen
+        assert isinstance(screen, JudgeScreen) and screen.item is not None
+        clock.t += 2
+        press = asyncio.ensure_future(pilot.press("1"))
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if screen.pending is not None:
+                break
+        go.set()
+        await asyncio.wait_for(press, 60)
+        for _ in range(100):  # the app ends once the loader has failed
+            await pilot.pause(0.05)
+            if not app.is_running:
+                break
+
+    run(app, steps)
+    assert loader.error is not None
+    record = app.outbox.record
+    assert record is not None and record["grade"] == 1
+    unsaved_at_open(app, first)
+    err = capsys.readouterr().err
+    assert err.startswith("relkit: NOT saved: ann's 1 ") and f"document {record['doc']} " in err
+    assert "could not be opened" in err and "comes round again" in err
+    assert judgments_in(db) == []

@@ -13,6 +13,12 @@ class StoreError(RelkitError):
     """A store operation was refused; the database is unchanged."""
 
 
+class StoreNotOpen(StoreError):
+    """The store could not be opened (``relkit judge`` drew its first document before it
+    was): nothing was written, and a judgment that waited for it is still the caller's to
+    keep (the command prints it in full), not one the database refused."""
+
+
 class ChangedMeanwhile(StoreError):
     """A write over a value its caller never showed (another session changed it), refused
     where a screen must not replace what its user never saw (a lead's final grade: the

@@ -198,7 +198,9 @@ class JudgeApp(HeapKeptApp):
         record = self.outbox.record or self.pair_outbox.record
         if record is not None and self._quit_warned is not record:
             self._quit_warned = record
-            self.notify("Your last judgment is NOT saved yet (the database is unreachable). "
+            why = ("the database is still opening" if self.loader is not None
+                   and not self.loader.ready else "the database is unreachable")
+            self.notify(f"Your last judgment is NOT saved yet ({why}). "
                         "Quit again to leave anyway: it is tried once more, else printed.",
                         severity="error", timeout=10)
             return

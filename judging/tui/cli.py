@@ -148,8 +148,22 @@ def _judge_light(first: FirstScreen, db: str | None, pairs: bool, settings: Sett
     need_terminal()
     light_app.run()
     if loader.error is not None:
+        unsaved_at_open(light_app, first)
         raise loader.error  # it could not be opened after all: said as always
     _done(light_app, db, pairs)
+
+
+def unsaved_at_open(app: JudgeApp, first: FirstScreen) -> None:
+    """A grade pressed while the store was opening, which then failed to open: printed
+    in full (as :func:`finish` prints one the database never took), before the reason."""
+    from relkit.judging.tui.outbox import describe_record
+
+    record = app.outbox.record
+    if record is not None:
+        error_stream().write(f"relkit: NOT saved: {first.assessor}'s "
+                             f"{describe_record(record, first.scale)} (the judging database "
+                             "could not be opened).\nrelkit: the document is still unjudged "
+                             "in the database and comes round again when you resume.\n")
 
 
 def _open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:

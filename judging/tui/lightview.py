@@ -24,7 +24,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from relkit.corpora.types import RelevanceScale
-from relkit.judging.store.errors import StoreError
+from relkit.judging.store.errors import StoreError, StoreNotOpen
 from relkit.judging.store.light import Assignment, LightReader
 from relkit.judging.store.outputs import ItemOut
 
@@ -98,7 +98,7 @@ class LightView:
         try:
             return self.loader.get()[1]
         except Exception as exc:
-            raise StoreError("the judging database could not be opened: "
+            raise StoreNotOpen("the judging database could not be opened: "
                              f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from exc
 
     def _once(self, key: Key) -> tuple[bool, Any]:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 from textual.widgets import Static
 
-from relkit.judging.store.errors import StoreError
+from relkit.judging.store.errors import StoreError, StoreNotOpen
 from relkit.judging.store.outputs import ItemOut, JudgmentOut
 from relkit.judging.tui.docview import DocView
 from relkit.judging.tui.outbox import acknowledgement, describe_record, unreachable, what
@@ -195,7 +195,8 @@ class Saving(Screen[None]):
             saved, follow = await asyncio.to_thread(self._commit, record, position, advance,
                                                     retried)
         except StoreError as exc:
-            self.outbox.clear()
+            if not isinstance(exc, StoreNotOpen):  # refused: else it stays for the command
+                self.outbox.clear()                # to print in full (cli.unsaved_at_open)
             self._come_back()
             self._saving = None
             self._waiting = ""
