@@ -6,6 +6,7 @@ the waits below only wait (for the process to start or to end)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -134,17 +135,24 @@ def _pg_project(tmp_path: Path, url: str) -> str:
 def test_a_stalled_training_process_is_not_waited_for(
         trainer: worker.Worker, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
-    """Stopped (SIGSTOP): the key waits PATIENCE, then trains the batch itself."""
+    """Stopped (SIGSTOP): the key waits PATIENCE once, then trains the batch itself,
+    and the stalled process is abandoned (killed), so no later batch waits for it too
+    (before, every batch end queued behind the stalled plan and waited PATIENCE)."""
     expected = _drive("2", ahead=False)
     monkeypatch.setattr(worker, "PATIENCE", 0.05)
     caplog.set_level(logging.WARNING, logger=worker.__name__)
-    assert trainer.pid is not None
-    os.kill(trainer.pid, signal.SIGSTOP)
+    pid = trainer.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
     try:
         assert _drive("2", ahead=True) == expected
     finally:
-        os.kill(trainer.pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
     assert "trained in this process" in caplog.text
+    assert caplog.text.count("took over") == 1, caplog.text   # waited once, not per batch
+    assert trainer.state == "dead" and not trainer.usable()
+    assert trainer._proc.wait(30) == -signal.SIGKILL
 
 
 SCRIPT = textwrap.dedent("""
@@ -209,3 +217,19 @@ def test_the_training_process_ends_with_the_program(tmp_path: Path) -> None:
         proc.kill()
         proc.wait()
     assert _wait_ended(pid)
+
+
+@needs
+def test_the_training_process_does_not_import_from_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``sklearn.py`` where the assessor stands is not what the child imports (``python
+    -c`` puts the working directory first on the path; the child runs with ``-P``)."""
+    (tmp_path / "sklearn.py").write_text("raise SystemExit(3)\n")
+    monkeypatch.chdir(tmp_path)
+    w = worker.Worker()
+    try:
+        w.usable()
+        assert w.ready.wait(300)
+        assert w.state == "ready" and w.usable(), w.state
+    finally:
+        w.stop()

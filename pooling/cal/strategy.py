@@ -184,6 +184,8 @@ def _made(ahead: Future[list[int] | None] | None) -> list[int] | None:
     except TimeoutError:
         worker.log.warning("cal: the training process took over %.1f s for a batch; "
                            "trained in this process", worker.PATIENCE)
+        if ahead.worker is not None:   # not again for every later batch
+            ahead.worker.abandon(f"kept a batch waiting over {worker.PATIENCE:.1f} s")
     except Exception as e:  # noqa: BLE001 - the key's own training says what is wrong
         worker.log.warning("cal: a batch from the training process failed (%s); "
                            "trained in this process", e)

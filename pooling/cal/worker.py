@@ -62,6 +62,8 @@ ENABLED = True
 class Remote(Future[Any]):
     """A plan asked of the training process (the key waits for it at most PATIENCE)."""
 
+    worker: Worker | None = None   # the process asked (abandoned if it keeps the key waiting)
+
 
 class Gone(RuntimeError):
     """The training process ended or could not start."""
@@ -98,6 +100,7 @@ class Worker:
              batches: int, size: int) -> Remote:
         """Ask the child for :func:`relkit.pooling.cal.plan.plan` of these."""
         fut = Remote()
+        fut.worker = self
         with self._lock:
             if self.state != "ready":
                 fut.set_exception(Gone("the training process is not running"))
@@ -192,11 +195,27 @@ class Worker:
                 fut.set_exception(Gone(f"the training process failed: {value}"))
         self._drain()
 
+    def abandon(self, why: str) -> None:
+        """Stop asking the child (a plan kept the key waiting PATIENCE: the child is
+        stalled or starved). It is killed, so every later batch trains in this process
+        at once instead of each waiting PATIENCE behind the stalled plan; the talking
+        thread then sees the pipe end, fails what is queued and reaps it."""
+        with self._lock:
+            if self.state != "ready":
+                return
+            self.state = "dead"
+            proc = self._proc
+        log.warning("cal: the training process %s; training in this process from now on",
+                    why)
+        if proc is not None and proc.poll() is None:
+            proc.kill()   # (a stopped process too: SIGKILL needs no SIGCONT)
+
     def _die(self, why: str) -> None:
         with self._lock:
             stopping = self.state == "stopped"
+            said = self.state == "dead"   # abandoned: already said
             self.state = "stopped" if stopping else "dead"
-        if not stopping:
+        if not stopping and not said:
             log.warning("cal: the training process %s; training in this process instead",
                         why)
         self.ready.set()
@@ -231,10 +250,16 @@ def _start() -> tuple[subprocess.Popen[bytes], Any]:
     here, there = socket.socketpair()
     try:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(there.fileno())],
+        # -P: no working directory first on the child's path (``python -c`` would put
+        # it there): a relkit/ or sklearn.py where the assessor stands must not be what
+        # the child imports, or its plans would not be the key's.
+        proc = subprocess.Popen([sys.executable, "-P", "-c", _CHILD, str(there.fileno())],
                                 pass_fds=(there.fileno(),), env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
+    except BaseException:
+        here.close()
+        raise
     finally:
         there.close()   # the child's end: the child alone holds it now
     return proc, Connection(here.detach())
