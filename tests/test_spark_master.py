@@ -226,3 +226,4 @@ def test_the_quiet_log4j_file_is_never_seen_half_written(
     assert str(final) not in opened, "the file the JVM reads was written in place"
     assert final.read_text(encoding="utf-8") == session._LOG4J
     assert sorted(p.name for p in tmp_path.iterdir()) == [final.name], "a part left"
+    assert final.stat().st_mode & 0o777 == 0o644, "other users' JVMs must read it too"

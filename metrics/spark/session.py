@@ -65,6 +65,7 @@ def _quiet_jvm() -> dict[str, str]:
         fd, part = tempfile.mkstemp(prefix="relkit-spark-log4j2-", suffix=".part")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(_LOG4J)
+        os.chmod(part, 0o644)   # mkstemp's 0600 would hide it from the machine's other users
         os.replace(part, path)
     return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
 
