@@ -352,3 +352,29 @@ def test_a_grade_waiting_for_a_store_that_cannot_open_is_kept_and_printed(
     assert err.startswith("relkit: NOT saved: ann's 1 ") and f"document {record['doc']} " in err
     assert "could not be opened" in err and "comes round again" in err
     assert judgments_in(db) == []
+
+
+def test_an_action_on_a_store_that_could_not_open_is_said_not_raised() -> None:
+    # Revise, undo and history read the store itself; when it could not be opened after
+    # the first document was drawn, the key says so on the banner (the app then ends)
+    # instead of a traceback out of Textual's handler.
+    from relkit.judging.store.errors import StoreNotOpen
+    from relkit.judging.tui.outbox import reads_store
+
+    class Screen:
+        pending = None
+        said: list[str] = []
+
+        def _unsaved(self, then: str = "") -> None:
+            self.said.append(then)
+
+        def _banner(self, text: str, note: bool = False) -> None:
+            self.said.append(text)
+
+        @reads_store("revising")
+        def action_revise(self) -> None:
+            raise StoreNotOpen("the judging database could not be opened: disk gone")
+
+    s = Screen()
+    assert s.action_revise() is None
+    assert s.said == ["Not possible: the judging database could not be opened: disk gone"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from relkit.corpora.types import RelevanceScale
+from relkit.judging.store.errors import StoreNotOpen
 
 if TYPE_CHECKING:
     from relkit.judging.store.models import JudgmentOut
@@ -144,6 +145,9 @@ def reads_store(doing: str) -> Callable[[F], F]:
             except unreachable():
                 self._banner(f"Database unreachable: {doing} is not possible now. Every "
                              "judgment acknowledged as saved is saved; try again in a moment.")
+                return None
+            except StoreNotOpen as exc:  # (relkit judge's first document, drawn before
+                self._banner(f"Not possible: {exc}")  # the store: the app then ends)
                 return None
         return run  # type: ignore[return-value]
     return deco
