@@ -163,28 +163,29 @@ class JudgeApp(HeapKeptApp):
                                       s.draw_ahead))
 
     def _open_when_ready(self, topic: TopicOut) -> None:
-        """(A worker thread.) Wait for the store, then open ``topic``; if it cannot be
-        opened, end the app: the command says why (tui/cli.py)."""
-        loader = self.loader
-        assert loader is not None
-        while not loader.wait(0.5):
-            if not self.is_running:
-                return  # the assessor quit first
-        if loader.error is not None and self.is_running:
-            self.call_from_thread(self.exit, None, 1)
-            return
-        self.call_from_thread(self._opened, topic)
+        """(A worker thread.) Wait for the store, then open ``topic``."""
+        if self._store_opened():
+            self.call_from_thread(self._opened, topic)
 
     def _watch_loader(self) -> None:
         """(A worker thread.) The judging screen is open on the light read: if the store
-        cannot be opened after all, end the app (the command says why)."""
+        cannot be opened after all, end the app."""
+        self._store_opened()
+
+    def _store_opened(self) -> bool:
+        """(A worker thread.) Wait for the store: whether it is open. If it cannot be
+        opened, end the app (the command says why, tui/cli.py); False too if the
+        assessor quit first."""
         loader = self.loader
         assert loader is not None
         while not loader.wait(0.5):
             if not self.is_running:
-                return  # the assessor quit first
-        if loader.error is not None and self.is_running:
-            self.call_from_thread(self.exit, None, 1)
+                return False  # the assessor quit first
+        if loader.error is not None:
+            if self.is_running:
+                self.call_from_thread(self.exit, None, 1)
+            return False
+        return True
 
     def _opened(self, topic: TopicOut) -> None:
         self._opening = False
