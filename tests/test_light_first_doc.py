@@ -26,6 +26,7 @@ from relkit.judging.tui.lightview import LightView
 from relkit.judging.tui.start import StoreLoader, first_screen
 from relkit.judging.tui.topics import TopicsScreen
 from store_helpers import make_project
+from test_tui_light_start import run
 from tui_helpers import Clock
 
 
@@ -141,13 +142,17 @@ def adaptive_project(db: Path) -> None:
     project(str(db), "mtf", assessors=("ann",))[0].close()
 
 
-def run(app: JudgeApp, steps: Any) -> None:
-    async def main() -> None:
-        async with app.run_test(size=(100, 24)) as pilot:
-            await pilot.pause()
-            await steps(pilot)
-
-    asyncio.run(main())
+async def enter_to_first_document(pilot: Any, app: JudgeApp) -> JudgeScreen:
+    """Enter on the topic list, then wait (by the clock, a loaded machine) until the
+    judging screen has drawn its first document."""
+    await pilot.press("enter")
+    for _ in range(200):
+        await pilot.pause(0.05)
+        if isinstance(app.screen, JudgeScreen) and app.screen.drawn_at is not None:
+            break
+    screen = app.screen
+    assert isinstance(screen, JudgeScreen)
+    return screen
 
 
 def judgments_in(db: Path) -> list[tuple[str, int | None, str]]:
@@ -193,12 +198,7 @@ def test_enter_at_once_draws_the_first_document_and_a_grade_waits_for_the_store(
     shown: list[tuple[str, list[Any]]] = []  # each document shown, and the database then
 
     async def steps(pilot: Any) -> None:
-        await pilot.press("enter")
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, JudgeScreen) and app.screen.drawn_at is not None:
-                break
-        screen = app.screen
+        screen = await enter_to_first_document(pilot, app)
         assert isinstance(screen, JudgeScreen)
         assert not loader.ready  # drawn without the store
         assert screen.item == first_doc
@@ -323,12 +323,7 @@ def test_a_grade_waiting_for_a_store_that_cannot_open_is_kept_and_printed(
     app = make_app(loader, "ann", Settings(keymap_path=None, idle_after=30.0, clock=clock))
 
     async def steps(pilot: Any) -> None:
-        await pilot.press("enter")
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, JudgeScreen) and app.screen.drawn_at is not None:
-                break
-        screen = app.screen
+        screen = await enter_to_first_document(pilot, app)
         assert isinstance(screen, JudgeScreen) and screen.item is not None
         clock.t += 2
         press = asyncio.ensure_future(pilot.press("1"))
