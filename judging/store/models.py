@@ -7,7 +7,7 @@ The validating input models are in :mod:`.inputs`, the values handed back in
 
 from __future__ import annotations
 
-from relkit.judging.store.errors import ChangedMeanwhile, StoreError
+from relkit.judging.store.errors import ChangedMeanwhile, StoreError, StoreNotOpen
 from relkit.judging.store.inputs import AssignIn, JudgmentIn, PoolEntryIn, validated
 from relkit.judging.store.outputs import (
     Assigned,
@@ -21,6 +21,7 @@ from relkit.judging.store.outputs import (
 
 __all__ = [
     "AssignIn", "AssignSummary", "Assigned", "ChangedMeanwhile", "ItemOut", "JudgmentIn",
-    "JudgmentOut", "PoolEntryIn", "PoolSummary", "ScaleGradeOut", "StoreError", "TopicOut",
+    "JudgmentOut", "PoolEntryIn", "PoolSummary", "ScaleGradeOut", "StoreError", "StoreNotOpen",
+    "TopicOut",
     "validated",
 ]
