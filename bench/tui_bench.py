@@ -127,10 +127,12 @@ def cal_rows(args: Any, tmp: str) -> None:
                       f"{max(sent):.1f} | {cpu:.1f} | "
                       f"{'-' if apart is None else f'{apart:.1f}'} | "
                       f"{os.getloadavg()[0]:.2f} |", flush=True)
-                breakdown += cal_keys.rows(f"{r} {strategy} (open {OPENS[-1]:.0f} ms)",
+                warm = "" if WARMS[-1] is None else f", after {WARMS[-1]:.0f} ms on the list"
+                breakdown += cal_keys.rows(f"{r} {strategy} (open {OPENS[-1]:.0f} ms{warm})",
                                            KEYS[-1])
     print("\nper key kind (bench/cal_keys.py; open: the topic's opening key, Enter to "
-          "Pilot's pause, wall ms)\n")
+          "Pilot's pause, wall ms; where the app warms the topics up, Enter comes once it "
+          "has, the list on screen meanwhile)\n")
     print(cal_keys.HEADER)
     print("\n".join(breakdown), flush=True)
 
@@ -138,6 +140,9 @@ def cal_rows(args: Any, tmp: str) -> None:
 TRAINER_CPU: list[float | None] = []   # per grade loop: the training process's CPU ms/grade
 KEYS: list[list[tuple[str, bool, float]]] = []   # per grade loop: (kind, wrapped ahead, ms)
 OPENS: list[float] = []   # per grade loop: the topic's opening key, wall ms to the pause
+# per grade loop (--cal): ms the topic list was on screen while the app warmed the topics
+# up in its thread (judging/tui/app.py; None: a tree without it, Enter came at once)
+WARMS: list[float | None] = []
 
 
 def trainer_cpu() -> float | None:
@@ -185,6 +190,12 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
     idle: list[float] = []
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
+        t0 = time.perf_counter()
+        warming = getattr(app, "warming", None)
+        while read and warming is not None and warming.is_alive() \
+                and time.perf_counter() - t0 < 30:
+            await asyncio.sleep(0.05)   # the assessor reads the topic list meanwhile
+        WARMS.append((time.perf_counter() - t0) * 1000 if warming is not None else None)
         t0 = time.perf_counter()
         await pilot.press("enter")
         await pilot.pause()
