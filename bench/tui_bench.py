@@ -38,13 +38,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import cal_keys  # noqa: E402  (bench/cal_keys.py: each cal key's kind)
+
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store.assign import Store  # noqa: E402
 from relkit.judging.tui.app import Settings, make_app  # noqa: E402
 from relkit.judging.tui.docview import DocView  # noqa: E402
 from relkit.judging.tui.judge import JudgeScreen  # noqa: E402
-
-import cal_keys  # noqa: E402  (bench/cal_keys.py: each cal key's kind)
 
 WORDS = ["solar", "panel", "energy", "grid", "storage", "battery", "cell", "efficiency",
          "cost", "install", "roof", "inverter", "power", "sun", "light", "heat", "home",

@@ -121,7 +121,7 @@ class JudgeApp(HeapKeptApp):
                         return
                 if self.loader.error is not None:
                     return
-                view = self.loader.get()[1]
+                view: object = self.loader.get()[1]
             else:
                 view = self.first_view   # (the store's view, given the store)
             warm = getattr(view, "warm", None)
