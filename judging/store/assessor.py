@@ -15,6 +15,7 @@ topic and document) and every write appends a row to the history.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
@@ -259,20 +260,20 @@ class AssessorView:
                                       self.collection_id)
             return self._picker
 
-    def warm(self, stop: threading.Event | None = None) -> list[str]:
+    def warm(self, stop: Callable[[], bool] | None = None) -> list[str]:
         """Make each adaptive topic's next pick ahead of the key that opens it
         (:meth:`relkit.judging.store.picker.Picker.warm`: on a ``cal`` pool the
         scikit-learn import, the pool's features and the topic's batch, seconds that
-        key would otherwise wait), topic by topic in the list's order, until ``stop``
-        is set (the judging screen sets it when a topic opens, so that the warming
-        does not compete with its keys). Writes nothing; the topics warmed. For a
+        key would otherwise wait), topic by topic in the list's order, until ``stop()``
+        is true (the judging app's: a topic has opened, so that the warming does not
+        compete with its keys, or the app has ended). Writes nothing; the topics warmed. For a
         thread of the judging screen, while the assessor looks at the topic list."""
         with self.store.read() as s:
             assigned = self._assignments(s)
         out = []
         for key in sorted(assigned, key=_natural):
             a = assigned[key]
-            if stop is not None and stop.is_set():
+            if stop is not None and stop():
                 break
             if a.adaptive and a.follows_id is None:
                 self._adaptive().warm(a, key)

@@ -126,7 +126,7 @@ class JudgeApp(HeapKeptApp):
                 view = self.first_view   # (the store's view, given the store)
             warm = getattr(view, "warm", None)
             if warm is not None:
-                warm(self._warm_stop)
+                warm(lambda: self._warm_stop.is_set() or not self.is_running)
         except Exception:  # noqa: BLE001, S110 - the key that opens the topic raises it
             pass
 
