@@ -181,10 +181,15 @@ def _results(ev: Evaluator, runs: list[Path], z: ZTable | None
             yield Path(label) if "://" not in label else label, res  # type: ignore[misc]
         return
     from relkit.metrics.data import Run
+    from relkit.metrics.eval.streamed import compute_streamed
 
     for path in runs:
         # the bar is closed (and erased) before this run's lines are written
         with Bar(f"evaluating {path}") as bar:
-            source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
-            res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
+            if str(path) == "-":                                     # '-': stdin
+                res = ev.compute(Run.read(sys.stdin.buffer, eval_only=True), z, bar.update)
+            else:   # a large file: read while evaluated, if it is regular
+                streamed = compute_streamed(ev, path, z, bar.update)
+                res = streamed if streamed is not None else \
+                    ev.compute(Run.read(path, eval_only=True), z, bar.update)
         yield path, res
