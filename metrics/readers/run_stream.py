@@ -17,12 +17,14 @@ the caller reads the file the usual way, so results and errors never depend on t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.readers import io as _io
 from relkit.metrics.readers.arrow_reader import (
     _head,
     _tail_line,
@@ -30,7 +32,6 @@ from relkit.metrics.readers.arrow_reader import (
     fast_delimiter,
     irregular_table,
 )
-from relkit.metrics.readers import io as _io
 from relkit.metrics.readers.io import (
     _ARROW_TYPES,
     EVAL_FIELDS,
@@ -163,10 +164,8 @@ class RunStream:
         finally:
             stop.set()
             while worker.is_alive():            # unblock a put, then wait for the end
-                try:
+                with contextlib.suppress(queue.Empty):
                     ready.get(timeout=0.05)
-                except queue.Empty:
-                    pass
             worker.join()
 
 
