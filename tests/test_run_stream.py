@@ -62,7 +62,7 @@ def _streamed_rows(path: Path) -> tuple[list[tuple[str, str, float]], str]:
     stream = open_run_stream(path)
     assert stream is not None
     rows = []
-    for block in stream:
+    for block in list(stream):      # all held at once: none refers to the reader's buffer
         rows += list(zip(*(block.column(c).to_pylist() for c in _io.EVAL_FIELDS),
                          strict=True))
     return rows, stream.run_id
@@ -120,7 +120,7 @@ def test_line_blocks_cut_only_after_newlines(tmp_path: Path) -> None:
     data = b"".join(b"x" * (i % 37) + b"\n" for i in range(200)) + b"tail"
     path = _write(tmp_path, data)
     for size in (1, 16, 64, 1000, 1 << 20):
-        with pa.OSFile(str(path)) as fh:
+        with pa.OSFile(str(path)) as fh:     # (each block is copied before the next)
             blocks = [b.to_pybytes() for b in run_stream._line_blocks(fh, size)]
         assert b"".join(blocks) == data
         assert all(b.endswith(b"\n") for b in blocks[:-1])

@@ -18,18 +18,35 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from relkit.metrics.evaluator import Evaluator, Result, ZTable
+    from relkit.metrics.readers.run_stream import RunStream
+
+
+def early_stream(path: Path, *, engine: str, complete: bool) -> RunStream | None:
+    """The stream of a run ``compute_streamed`` will read, already parsing (while the
+    qrels are read and prepared), or None when it will not stream that run."""
+    if engine != "local" or complete or str(path) == "-":
+        return None
+    from relkit.metrics.readers.run_stream import open_run_stream
+
+    stream = open_run_stream(path)
+    if stream is not None:
+        stream.start()
+    return stream
 
 
 def compute_streamed(ev: Evaluator, path: Path, zscores: ZTable | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> Result | None:
+                     progress: Callable[[int, int], None] | None = None,
+                     stream: RunStream | None = None) -> Result | None:
     """``ev.compute(Run.read(path, eval_only=True), zscores, progress)``, reading while
-    evaluating; None when ``path`` must be read whole first (``-c``, which adds the
-    qrels topics the run lacks, is left to that path too)."""
+    evaluating (``stream``: ``path``'s, from :func:`early_stream`); None when ``path``
+    must be read whole first (``-c``, which adds the qrels topics the run lacks, is left
+    to that path too)."""
     if ev.engine != "local" or ev.complete:
         return None
     from relkit.metrics.readers.run_stream import NotStreamable, open_run_stream
 
-    stream = open_run_stream(path)
+    if stream is None:
+        stream = open_run_stream(path)
     if stream is None:
         return None
     from relkit.metrics.errors import EvaluationError

@@ -56,21 +56,27 @@ BLOCK_BYTES = 32 << 20
 
 def _line_blocks(fh: Any, size: int) -> Iterator[pa.Buffer]:
     """``fh``'s bytes in blocks of whole lines, each at most ``size`` bytes unless a line
-    is longer (the last block may end without a newline)."""
+    is longer (the last block may end without a newline).
+
+    Every block is read into the same buffer (a fresh one per block faulted in ~8,000
+    pages each time): parse a block before asking for the next. pyarrow's CSV reader
+    copies the values it parses, so its tables do not refer to the buffer.
+    """
+    import pyarrow as pa
+
     pos, total = 0, fh.size()
+    buf = pa.allocate_buffer(min(size, max(total, 1)))
     while pos < total:
         fh.seek(pos)
-        buf = fh.read_buffer(size)
-        if pos + len(buf) < total:
-            cut = _last_newline(buf)
-            while cut < 0:                       # a line longer than the block
-                size *= 2
-                fh.seek(pos)
-                buf = fh.read_buffer(size)
-                cut = _last_newline(buf) if pos + len(buf) < total else len(buf) - 1
-            buf = buf.slice(0, cut + 1)
-        pos += len(buf)
-        yield buf
+        block = buf.slice(0, fh.readinto(buf))
+        if pos + len(block) < total:
+            cut = _last_newline(block)
+            if cut < 0:                       # a line longer than the block
+                buf = pa.allocate_buffer(2 * len(buf))
+                continue
+            block = block.slice(0, cut + 1)
+        pos += len(block)
+        yield block
 
 
 def _last_newline(buf: pa.Buffer) -> int:
@@ -84,6 +90,9 @@ def _last_newline(buf: pa.Buffer) -> int:
     return -1
 
 
+_END = object()   # the worker's last item
+
+
 class NotStreamable(Exception):
     """The file needs the whole-file reader (or the checking parser)."""
 
@@ -93,8 +102,9 @@ class RunStream:
     tables in file order (row ``i`` of the file is line ``i + 1``: the fast path has no
     comment or blank lines); :func:`open_run_stream` makes one.
 
-    Iterate once; the worker thread starts with the iteration and is always joined
-    before the iteration ends (an abandoned one is stopped), so no thread outlives it.
+    Iterate once. The worker thread starts with the iteration (or :meth:`start`) and is
+    joined when the iteration ends, or is abandoned, or :meth:`close` is called: no
+    thread outlives the stream's use.
     """
 
     def __init__(self, path: str | os.PathLike[str], delimiter: str, run_id: str,
@@ -104,6 +114,9 @@ class RunStream:
         self.run_id = run_id
         self.rows_estimate = rows_estimate
         self._delimiter = delimiter
+        self._worker: threading.Thread | None = None
+        self._ready: queue.Queue[Any] = queue.Queue()
+        self._stop = threading.Event()
 
     def _batches(self) -> Iterator[pa.Table]:
         """Parse and check each block (in the worker thread).
@@ -132,10 +145,13 @@ class RunStream:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             raise NotStreamable(self.path) from None
 
-    def __iter__(self) -> Iterator[pa.Table]:
+    def start(self) -> None:
+        """Start parsing (the first blocks wait for the caller): before the qrels are
+        read, say. Iterating starts it too; :meth:`close` ends it."""
+        if self._worker is not None:
+            return
         ready: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
         stop = threading.Event()
-        end = object()
 
         def produce() -> None:
             try:
@@ -143,17 +159,31 @@ class RunStream:
                     if stop.is_set():
                         return
                     ready.put(table)
-                ready.put(end)
+                ready.put(_END)
             except BaseException as exc:   # handed to the caller's thread
                 ready.put(exc)
 
-        worker = threading.Thread(target=produce, name="relkit-run-reader", daemon=True)
-        worker.start()
+        self._ready, self._stop = ready, stop
+        self._worker = threading.Thread(target=produce, name="relkit-run-reader", daemon=True)
+        self._worker.start()
+
+    def close(self) -> None:
+        """Stop the worker thread (if it runs) and wait for it."""
+        if self._worker is None:
+            return
+        self._stop.set()
+        while self._worker.is_alive():           # unblock a put, then wait for the end
+            with contextlib.suppress(queue.Empty):
+                self._ready.get(timeout=0.05)
+        self._worker.join()
+
+    def __iter__(self) -> Iterator[pa.Table]:
+        self.start()
         rows = 0
         try:
             while True:
-                item = ready.get()
-                if item is end:
+                item = self._ready.get()
+                if item is _END:
                     break
                 if isinstance(item, BaseException):
                     raise item
@@ -162,11 +192,7 @@ class RunStream:
             if rows == 0:
                 raise NotStreamable(self.path)   # the usual reader names the empty file
         finally:
-            stop.set()
-            while worker.is_alive():            # unblock a put, then wait for the end
-                with contextlib.suppress(queue.Empty):
-                    ready.get(timeout=0.05)
-            worker.join()
+            self.close()
 
 
 def open_run_stream(source: Source) -> RunStream | None:
