@@ -269,9 +269,12 @@ class Evaluator:
 
     def per_chunk(self, chunks: Iterable[tuple[Run, np.ndarray | None]], run_name: str, *,
                   single: bool, progress: Callable[[int, int], None] | None = None,
-                  total: int = 0) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+                  total: int = 0, release: bool = True
+                  ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
         """:meth:`per_topic` of a run given as ``chunks`` of whole topics (``single``: the
-        whole run in one; ``total``: its rows, for ``progress``)."""
+        whole run in one; ``total``: its rows, for ``progress``; ``release``: hand each
+        chunk's freed Arrow memory back to the system, not when the next chunk's blocks
+        are being read into it)."""
         codes_list, missing_list, values_list = [], [], []
         duplicates: list[DuplicateDocumentError] = []
         done = 0
@@ -287,7 +290,8 @@ class Evaluator:
             missing_list.append(ranked.missing)
             values_list.append(self.compute_all(ranked))
             del ranked
-            release_unused_memory()   # hand freed chunk memory back
+            if release:
+                release_unused_memory()   # hand freed chunk memory back
             done += len(part)
             if progress is not None:
                 progress(done, total)
