@@ -8,7 +8,7 @@ chunk. The chunk size is the caller's (:data:`relkit.metrics.evaluator.CHUNK_ROW
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -56,7 +56,8 @@ def whole_topic_chunks(run: Run, judged: JudgedTopics, size: int
 
 
 def streamed_topic_chunks(blocks: Iterable[pa.Table], judged: JudgedTopics, size: int,
-                          source: str, run_id: str) -> Iterator[tuple[Run, np.ndarray]]:
+                          source: str, run_id: str
+                          ) -> Generator[tuple[Run, np.ndarray], None, None]:
     """Runs of whole topics, about ``size`` rows each, from a run's ``blocks`` in file
     order (:class:`relkit.metrics.readers.run_stream.RunStream`) as they arrive.
 

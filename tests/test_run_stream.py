@@ -214,10 +214,43 @@ def test_the_cli_prints_the_same_either_way(tmp_path: Path) -> None:
     path = _write(tmp_path, _run_text([("q1", 30), ("q2", 25), ("q3", 40), ("q4", 3)]))
     qrels = _write(tmp_path, QRELS, "qrels.txt")
     args = ["eval", "-q", *[a for m in MEASURES for a in ("-m", m)], str(qrels), str(path)]
-    streamed = ("import sys; import relkit.metrics.readers.io as io; io.SMALL_INPUT_BYTES = 0; "
-                "import relkit.metrics.readers.run_stream as rs; rs.BLOCK_BYTES = 100; "
-                "from relkit.judging.cli import main; sys.exit(main(sys.argv[1:]))")
-    a = subprocess.run([sys.executable, "-c", streamed, *args], capture_output=True, text=True)
+    a = subprocess.run([sys.executable, "-c", STREAMED_CLI, *args], capture_output=True,
+                       text=True)
     b = subprocess.run([sys.executable, "-m", "relkit", *args], capture_output=True, text=True)
     assert a.returncode == b.returncode == 0, a.stderr + b.stderr
     assert a.stdout == b.stdout
+
+
+STREAMED_CLI = ("import sys; import relkit.metrics.readers.io as io; io.SMALL_INPUT_BYTES = 0; "
+                "import relkit.metrics.readers.run_stream as rs; rs.BLOCK_BYTES = 100; "
+                "from relkit.judging.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
+@pytest.mark.parametrize("qrels_text", ["q1 0 d1 x\n", "q1 0 d1 1\nq1 0 d1 2\n"])
+def test_bad_qrels_while_the_run_is_parsed_already(tmp_path: Path, qrels_text: str) -> None:
+    """The first run parses while the qrels are read: their error is the same, and the
+    process ends (the reader thread is stopped)."""
+    path = _write(tmp_path, _run_text([("q1", 60), ("q2", 60)]))
+    qrels = _write(tmp_path, qrels_text, "qrels.txt")
+    args = ["eval", "-m", "map", str(qrels), str(path)]
+    a = subprocess.run([sys.executable, "-c", STREAMED_CLI, *args], capture_output=True,
+                       text=True, timeout=120)
+    b = subprocess.run([sys.executable, "-m", "relkit", *args], capture_output=True,
+                       text=True, timeout=120)
+    assert a.returncode == b.returncode != 0
+    assert a.stderr == b.stderr and a.stdout == b.stdout
+
+
+def test_no_reader_thread_outlives_the_command(tiny: None, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    from relkit.judging.cli import main
+
+    path = _write(tmp_path, _run_text([("q1", 30), ("q2", 30)]))
+    good = _write(tmp_path, QRELS, "qrels.txt")
+    bad = _write(tmp_path, "q1 0 d1 x\n", "bad.txt")
+    assert main(["eval", "-m", "map", str(good), str(path)]) == 0
+    assert main(["eval", "-m", "map", str(bad), str(path)]) != 0
+    capsys.readouterr()
+    assert not [t for t in threading.enumerate() if t.name == "relkit-run-reader"]

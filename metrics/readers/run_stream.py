@@ -21,7 +21,7 @@ import contextlib
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from relkit.metrics.readers import io as _io
@@ -32,14 +32,8 @@ from relkit.metrics.readers.arrow_reader import (
     fast_delimiter,
     irregular_table,
 )
-from relkit.metrics.readers.io import (
-    _ARROW_TYPES,
-    EVAL_FIELDS,
-    RUN_FIELDS,
-    Source,
-    _plain_size,
-    source_name,
-)
+from relkit.metrics.readers.io import _ARROW_TYPES, EVAL_FIELDS, RUN_FIELDS, Source, source_name
+from relkit.metrics.readers.sources import _plain_size
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -177,7 +171,7 @@ class RunStream:
                 self._ready.get(timeout=0.05)
         self._worker.join()
 
-    def __iter__(self) -> Iterator[pa.Table]:
+    def __iter__(self) -> Generator[pa.Table, None, None]:
         self.start()
         rows = 0
         try:
