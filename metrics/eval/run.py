@@ -108,6 +108,10 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     from relkit.metrics.evaluator import Evaluator
     from relkit.metrics.trec_eval.format import labelled, lines
 
+    if engine == "local" and _large_input([qrels, *runs]):
+        from relkit.metrics.eval.heap import keep_freed_memory
+
+        keep_freed_memory()     # numpy's freed temporaries reused, not faulted in again
     # a large first run starts parsing while the qrels are read and prepared
     early = early_stream(runs[0], engine=engine, complete=complete) if runs else None
     try:
@@ -173,6 +177,21 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
         inverted = inverted_grades(q)     # grades that look as if 1 were the best
         if inverted is not None:
             warn(inverted)
+
+
+def _large_input(paths: list[Path]) -> bool:
+    """Whether a file is larger than the small-input reader's limit (or compressed)."""
+    from relkit.metrics.readers import io as _io
+    from relkit.metrics.readers.sources import _plain_size
+
+    for path in paths:
+        if str(path) == "-":
+            continue
+        size = _plain_size(path)
+        if size is None and str(path).endswith(".gz") or (
+                size is not None and size > _io.SMALL_INPUT_BYTES):
+            return True
+    return False
 
 
 def relabel(res: Result, label: str) -> Result:
