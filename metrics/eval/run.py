@@ -106,9 +106,10 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.eval.streamed import early_stream
     from relkit.metrics.evaluator import Evaluator
+    from relkit.metrics.readers.run_stream import is_large
     from relkit.metrics.trec_eval.format import labelled, lines
 
-    if engine == "local" and _large_input([qrels, *runs]):
+    if engine == "local" and any(is_large(p) for p in [qrels, *runs]):
         from relkit.metrics.eval.heap import keep_freed_memory
 
         keep_freed_memory()     # numpy's freed temporaries reused, not faulted in again
@@ -177,21 +178,6 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
         inverted = inverted_grades(q)     # grades that look as if 1 were the best
         if inverted is not None:
             warn(inverted)
-
-
-def _large_input(paths: list[Path]) -> bool:
-    """Whether a file is larger than the small-input reader's limit (or compressed)."""
-    from relkit.metrics.readers import io as _io
-    from relkit.metrics.readers.sources import _plain_size
-
-    for path in paths:
-        if str(path) == "-":
-            continue
-        size = _plain_size(path)
-        if size is None and str(path).endswith(".gz") or (
-                size is not None and size > _io.SMALL_INPUT_BYTES):
-            return True
-    return False
 
 
 def relabel(res: Result, label: str) -> Result:
