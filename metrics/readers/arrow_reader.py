@@ -124,10 +124,12 @@ def _arrow_owned(data: bytes) -> pa.Buffer:
     return buf
 
 
-def fast_delimiter(data: bytes | str | os.PathLike[str], head: bytes) -> str | None:
+def fast_delimiter(data: bytes | str | os.PathLike[str], head: bytes, *,
+                   scan: bool = True) -> str | None:
     """The delimiter pyarrow's reader may split ``data`` on (one space or one tab, as
     its first line shows), or None when the checking parser must read it (a comment
-    first, a byte that is whitespace to trec_eval but not to pyarrow, a lone CR)."""
+    first, a byte that is whitespace to trec_eval but not to pyarrow, a lone CR).
+    ``scan=False``: the head only; the caller runs :func:`_regular` on the whole."""
     first = head.split(b"\n", 1)[0]
     if b"\t" in first and b" " not in first.strip():
         delimiter = "\t"
@@ -135,7 +137,7 @@ def fast_delimiter(data: bytes | str | os.PathLike[str], head: bytes) -> str | N
         delimiter = " "
     else:
         return None
-    if not head or head.lstrip()[:1] == b"#" or not _regular(data, delimiter):
+    if not head or head.lstrip()[:1] == b"#" or scan and not _regular(data, delimiter):
         return None
     return delimiter
 

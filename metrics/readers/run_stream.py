@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from relkit.metrics.readers import io as _io
 from relkit.metrics.readers.arrow_reader import (
     _head,
+    _regular,
     _tail_line,
     csv_options,
     fast_delimiter,
@@ -126,6 +127,8 @@ class RunStream:
 
         types = {f: _ARROW_TYPES.get(f, "string") for f in RUN_FIELDS}
         options = csv_options(pa, RUN_FIELDS, types, self._delimiter)
+        if not _regular(self.path, self._delimiter):   # here, while the qrels are read
+            raise NotStreamable(self.path)
         try:
             # Arrow reads into its own memory: nothing needs the GIL to free it
             with pa.OSFile(self.path) as fh:
@@ -144,6 +147,13 @@ class RunStream:
         read, say. Iterating starts it too; :meth:`close` ends it."""
         if self._worker is not None:
             return
+        # imported here, not in the worker: import_pyarrow hides pandas from every thread
+        # for a moment (sys.meta_path), which a pandas import on this thread must not meet
+        from relkit.metrics.readers._arrow import import_pyarrow
+
+        import_pyarrow()
+        import pyarrow.csv  # noqa: F401
+
         ready: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
         stop = threading.Event()
 
@@ -203,14 +213,15 @@ def is_large(path: str | os.PathLike[str]) -> bool:
 def open_run_stream(source: Source) -> RunStream | None:
     """A :class:`RunStream` of ``source``, or None when it must be read whole: not a
     plain file path, not larger than :data:`~relkit.metrics.readers.io.SMALL_INPUT_BYTES`,
-    or refused by the fast path's checks of the whole file's bytes."""
+    or refused by the fast path's checks of its head or last line (its bytes are
+    checked in the worker thread, before the first block)."""
     if not isinstance(source, (str, os.PathLike)):
         return None
     size = _plain_size(source)
     if size is None or size <= _io.SMALL_INPUT_BYTES:   # read when called: tests lower it
         return None
     head = _head(source)
-    delimiter = fast_delimiter(source, head)
+    delimiter = fast_delimiter(source, head, scan=False)   # the bytes: in the worker
     if delimiter is None:
         return None
     last = _tail_line(source).split()
