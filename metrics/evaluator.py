@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -263,11 +263,22 @@ class Evaluator:
         A large run is evaluated in chunks of whole topics (measures are per
         topic, so the values are the same) to bound the working memory.
         """
-        single = len(run) <= CHUNK_ROWS
+        return self.per_chunk(whole_topic_chunks(run, self.judged, CHUNK_ROWS), run.name,
+                              single=len(run) <= CHUNK_ROWS, progress=progress,
+                              total=len(run))
+
+    def per_chunk(self, chunks: Iterable[tuple[Run, np.ndarray | None]], run_name: str, *,
+                  single: bool, progress: Callable[[int, int], None] | None = None,
+                  total: int = 0, release: bool = True
+                  ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+        """:meth:`per_topic` of a run given as ``chunks`` of whole topics (``single``: the
+        whole run in one; ``total``: its rows, for ``progress``; ``release``: hand each
+        chunk's freed Arrow memory back to the system, not when the next chunk's blocks
+        are being read into it)."""
         codes_list, missing_list, values_list = [], [], []
         duplicates: list[DuplicateDocumentError] = []
-        done, total = 0, len(run)
-        for part, part_codes in whole_topic_chunks(run, self.judged, CHUNK_ROWS):
+        done = 0
+        for part, part_codes in chunks:
             try:
                 ranked = rank(part, self.judged, float32_scores=self.compat < 10,
                               max_docs=self.max_docs, judged_only=self.judged_only,
@@ -279,13 +290,14 @@ class Evaluator:
             missing_list.append(ranked.missing)
             values_list.append(self.compute_all(ranked))
             del ranked
-            release_unused_memory()   # hand freed chunk memory back
+            if release:
+                release_unused_memory()   # hand freed chunk memory back
             done += len(part)
             if progress is not None:
                 progress(done, total)
         if duplicates:
             raise min(duplicates, key=lambda e: self.judged.index.get(e.query_id, -1))
-        return self.merge(codes_list, missing_list, values_list, run.name,
+        return self.merge(codes_list, missing_list, values_list, run_name,
                           absent=self.complete and not single)
 
     def merge(self, codes_list: list[np.ndarray], missing_list: list[np.ndarray],

@@ -1,4 +1,6 @@
 """A large run as runs of whole topics, a group at a time: the working memory's bound.
+A large run file read in blocks gives its chunks as its blocks arrive
+(:func:`streamed_topic_chunks`).
 
 Measures are per topic, so a run split between topics gives the same values chunk by
 chunk. The chunk size is the caller's (:data:`relkit.metrics.evaluator.CHUNK_ROWS`).
@@ -6,7 +8,7 @@ chunk. The chunk size is the caller's (:data:`relkit.metrics.evaluator.CHUNK_ROW
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,6 +16,8 @@ import numpy as np
 from relkit.metrics.id_columns import codes_of, distinct
 
 if TYPE_CHECKING:  # type names only
+    import pyarrow as pa
+
     from relkit.metrics.data import Run
     from relkit.metrics.judged import JudgedTopics
 
@@ -49,3 +53,56 @@ def whole_topic_chunks(run: Run, judged: JudgedTopics, size: int
             idx = order[start:stop]
             yield run.rows(idx), codes[idx]
         start = stop
+
+
+def streamed_topic_chunks(blocks: Iterable[pa.Table], judged: JudgedTopics, size: int,
+                          source: str, run_id: str
+                          ) -> Generator[tuple[Run, np.ndarray], None, None]:
+    """Runs of whole topics, about ``size`` rows each, from a run's ``blocks`` in file
+    order (:class:`relkit.metrics.readers.run_stream.RunStream`) as they arrive.
+
+    A block's last topic may go on in the next block, so it waits for the next chunk.
+    Row ``i`` of the stream is line ``i + 1`` of ``source``. A topic whose rows are
+    not contiguous (a judged topic met again after another one) raises
+    :class:`~relkit.metrics.readers.run_stream.NotStreamable`: its rows would be in two
+    chunks, and :func:`whole_topic_chunks` gathers them.
+    """
+    import pyarrow as pa
+
+    from relkit.metrics.data import Run
+    from relkit.metrics.readers.run_stream import NotStreamable
+
+    seen = np.zeros(len(judged.topics), bool)
+
+    def chunk(table: pa.Table, codes: np.ndarray, start: int) -> tuple[Run, np.ndarray]:
+        heads = codes[np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))]
+        heads = heads[heads >= 0]          # rows of topics without judgments are dropped
+        if not distinct(heads) or seen[heads].any():
+            raise NotStreamable(source)
+        seen[heads] = True
+        lines = np.arange(start + 1, start + 1 + table.num_rows, dtype=np.int64)
+        return Run(table, source, lines, run_id), codes
+
+    pending: list[pa.Table] = []
+    rows = start = 0               # rows pending; the first one's row in the stream
+    for block in blocks:
+        pending.append(block)
+        rows += block.num_rows
+        if rows <= size:
+            continue
+        table = pa.concat_tables(pending)
+        codes = codes_of(table.column("query_id"), judged.index)
+        bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        at = 0
+        # as whole_topic_chunks cuts: at the first topic bound past `size` rows; the
+        # rows after the last bound wait (their topic may go on in the next block)
+        while rows - at > size and (cut := np.searchsorted(bounds, at + size)) < len(bounds):
+            stop = int(bounds[cut])
+            yield chunk(table.slice(at, stop - at), codes[at:stop], start)
+            start += stop - at
+            at = stop
+        pending = [table.slice(at)]
+        rows -= at
+    if rows:
+        table = pa.concat_tables(pending)
+        yield chunk(table, codes_of(table.column("query_id"), judged.index), start)

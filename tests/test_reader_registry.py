@@ -28,6 +28,9 @@ HELPERS = {
     "relkit.metrics.readers.io": ("run", "qrels"),
     "relkit.metrics.readers.sources": ("run", "qrels", "subtopics", "qrels_jg", "prefs"),
     "relkit.metrics.readers.arrow_reader": ("run", "qrels"),  # files past the small-file path
+    # relkit eval's large runs in blocks: the run reader's rows, or that reader decides
+    # (compared in tests/test_run_stream.py)
+    "relkit.metrics.readers.run_stream": ("run",),
     "relkit.metrics.readers.shapes": ("run-parquet",),
     "relkit.metrics.online.duck": ("click-log-csv", "click-log-parquet", "ab-assignments"),
     "relkit.corpora.textio": ("trec-docs", "trec-qrels", "csv-docs"),

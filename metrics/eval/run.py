@@ -22,6 +22,7 @@ from relkit.metrics.eval.output import _tidy, _warnings, _write_tidy
 
 if TYPE_CHECKING:
     from relkit.metrics.evaluator import Evaluator, Result, ZTable
+    from relkit.metrics.readers.run_stream import RunStream
 
 
 def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
@@ -103,33 +104,48 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     _arrow.SKIP_PANDAS_PROBE = fmt == "trec"
     from relkit.metrics.data import Qrels
     from relkit.metrics.errors import DuplicateDocumentError
+    from relkit.metrics.eval.streamed import early_stream
     from relkit.metrics.evaluator import Evaluator
+    from relkit.metrics.readers.run_stream import is_large
     from relkit.metrics.trec_eval.format import labelled, lines
 
-    if engine != "local":
-        from relkit.metrics.core.engines import engine as engine_named
+    if engine == "local" and any(is_large(p) for p in [qrels, *runs]):
+        from relkit.metrics.eval.heap import keep_freed_memory
 
-        q = engine_named(engine).read_qrels(qrels, spark_master)   # hdfs://, s3a://
-    else:
-        q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
+        keep_freed_memory()     # numpy's freed temporaries reused, not faulted in again
+    # a large first run starts parsing while the qrels are read and prepared
+    early = early_stream(runs[0], engine=engine, complete=complete) if runs else None
     try:
-        ev = Evaluator(q, measures, level=level, judged_only=judged_only,
-                       max_docs=max_docs, complete=complete, num_docs=num_docs,
-                       compat=compat, engine=engine,   # type: ignore[arg-type]
-                       spark_master=spark_master)
-    except DuplicateDocumentError as exc:
-        from relkit.metrics.diversity.subtopics import as_plain_qrels_error
+        if engine != "local":
+            from relkit.metrics.core.engines import engine as engine_named
 
-        raise as_plain_qrels_error(q, exc) from None   # subtopic qrels given as plain
+            q = engine_named(engine).read_qrels(qrels, spark_master)   # hdfs://, s3a://
+        else:
+            q = Qrels.read(sys.stdin.buffer if str(qrels) == "-" else qrels)  # '-': stdin
+        try:
+            ev = Evaluator(q, measures, level=level, judged_only=judged_only,
+                           max_docs=max_docs, complete=complete, num_docs=num_docs,
+                           compat=compat, engine=engine,   # type: ignore[arg-type]
+                           spark_master=spark_master)
+        except DuplicateDocumentError as exc:
+            from relkit.metrics.diversity.subtopics import as_plain_qrels_error
+
+            raise as_plain_qrels_error(q, exc) from None   # subtopic qrels given as plain
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
     z = _load_zscores(zscores) if zscores else None
     frames = []
     evaluated: set[str] = set()
     run_ids: dict[str, list[str]] = {}
     with contextlib.ExitStack() as stack:
+        if early is not None:
+            stack.callback(early.close)     # the worker thread ends with the command
         out: IO[str] = sys.stdout
         if output and fmt == "trec":
             out = stack.enter_context(open(output, "w", encoding="utf-8"))
-        pairs = _results(ev, runs, z)
+        pairs = _results(ev, runs, z, early)
         several = len(runs) > 1
         if ev.engine == "spark":     # all at once; a quoted glob may have become many runs
             pairs = iter(done := list(pairs))
@@ -173,18 +189,24 @@ def relabel(res: Result, label: str) -> Result:
     return dataclasses.replace(res, run_id=label, summary=summary)
 
 
-def _results(ev: Evaluator, runs: list[Path], z: ZTable | None
-             ) -> Iterator[tuple[Path, Result]]:
-    """Each run's result, in order: one at a time here, or all from one Spark job."""
+def _results(ev: Evaluator, runs: list[Path], z: ZTable | None,
+             early: RunStream | None = None) -> Iterator[tuple[Path, Result]]:
+    """Each run's result, in order: one at a time here, or all from one Spark job
+    (``early``: the first run's stream, parsing already)."""
     if ev.engine != "local":
         for label, res in ev.door.evaluate(ev, [str(r) for r in runs], z):
             yield Path(label) if "://" not in label else label, res  # type: ignore[misc]
         return
     from relkit.metrics.data import Run
+    from relkit.metrics.eval.streamed import compute_streamed
 
-    for path in runs:
+    for i, path in enumerate(runs):
         # the bar is closed (and erased) before this run's lines are written
         with Bar(f"evaluating {path}") as bar:
-            source = sys.stdin.buffer if str(path) == "-" else path   # '-': stdin
-            res = ev.compute(Run.read(source, eval_only=True), z, bar.update)
+            if str(path) == "-":                                     # '-': stdin
+                res = ev.compute(Run.read(sys.stdin.buffer, eval_only=True), z, bar.update)
+            else:   # a large file: read while evaluated, if it is regular
+                streamed = compute_streamed(ev, path, z, bar.update, early if i == 0 else None)
+                res = streamed if streamed is not None else \
+                    ev.compute(Run.read(path, eval_only=True), z, bar.update)
         yield path, res

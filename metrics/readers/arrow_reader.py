@@ -11,7 +11,8 @@ a large input is read.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -123,6 +124,64 @@ def _arrow_owned(data: bytes) -> pa.Buffer:
     return buf
 
 
+def fast_delimiter(data: bytes | str | os.PathLike[str], head: bytes, *,
+                   scan: bool = True) -> str | None:
+    """The delimiter pyarrow's reader may split ``data`` on (one space or one tab, as
+    its first line shows), or None when the checking parser must read it (a comment
+    first, a byte that is whitespace to trec_eval but not to pyarrow, a lone CR).
+    ``scan=False``: the head only; the caller runs :func:`_regular` on the whole."""
+    first = head.split(b"\n", 1)[0]
+    if b"\t" in first and b" " not in first.strip():
+        delimiter = "\t"
+    elif b"\t" not in first:
+        delimiter = " "
+    else:
+        return None
+    if not head or head.lstrip()[:1] == b"#" or scan and not _regular(data, delimiter):
+        return None
+    return delimiter
+
+
+def csv_options(pa: ModuleType, names: tuple[str, ...], types: dict[str, str], delimiter: str,
+                ) -> dict[str, Any]:
+    """The keyword arguments of pyarrow's CSV readers for the strict fast path: no
+    quoting, no empty lines, no nulls, UTF-8 left to :func:`_irregular_column`."""
+    import pyarrow.csv as pacsv
+
+    return {
+        "read_options": pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+        "parse_options": pacsv.ParseOptions(
+            delimiter=delimiter,
+            quote_char=False,
+            double_quote=False,
+            escape_char=False,
+            ignore_empty_lines=False,
+        ),
+        "convert_options": pacsv.ConvertOptions(
+            column_types={c: getattr(pa, t)() for c, t in types.items()},
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+            check_utf8=False,     # checked after parsing, ASCII by one max per buffer
+        ),
+    }
+
+
+def irregular_table(table: pa.Table | pa.RecordBatch, names: tuple[str, ...]) -> bool:
+    """Whether a parsed table needs the checking parser: an empty field (doubled or
+    edge delimiter), a '#' id (a comment) or bytes that are not UTF-8 in any string
+    column."""
+    import pyarrow as pa
+
+    for col in names:
+        arr = table.column(col)
+        if isinstance(arr, pa.Array):
+            arr = pa.chunked_array([arr])
+        if pa.types.is_string(arr.type) and _irregular_column(arr, col == "query_id"):
+            return True
+    return False
+
+
 def _fast_table(
     data: bytes | str | os.PathLike[str], head: bytes, names: tuple[str, ...],
     types: dict[str, str], include: list[str] | None = None,
@@ -131,14 +190,8 @@ def _fast_table(
 
     ``types`` maps each column to ``"string"``, ``"float64"`` or ``"int64"``.
     """
-    first = head.split(b"\n", 1)[0]
-    if b"\t" in first and b" " not in first.strip():
-        delimiter = "\t"
-    elif b"\t" not in first:
-        delimiter = " "
-    else:
-        return None
-    if not head or head.lstrip()[:1] == b"#" or not _regular(data, delimiter):
+    delimiter = fast_delimiter(data, head)
+    if delimiter is None:
         return None
     from relkit.metrics.readers._arrow import import_pyarrow
 
@@ -147,32 +200,10 @@ def _fast_table(
 
     src = pa.BufferReader(_arrow_owned(data)) if isinstance(data, bytes) else os.fspath(data)
     try:
-        table = pacsv.read_csv(
-            src,
-            read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter,
-                quote_char=False,
-                double_quote=False,
-                escape_char=False,
-                ignore_empty_lines=False,
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: getattr(pa, t)() for c, t in types.items()},
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-                check_utf8=False,     # checked below, ASCII by one max per buffer
-            ),
-        )
+        table = pacsv.read_csv(src, **csv_options(pa, names, types, delimiter))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    # An empty field (doubled or edge delimiter) makes a line malformed; so do
-    # '#' ids (comments) and bytes that are not UTF-8 -- the checking parser decides
-    # those. Every column is checked, then only the requested ones are kept.
-    for col in names:
-        if pa.types.is_string(table[col].type) and _irregular_column(
-                table[col], col == "query_id"):
-            return None
+    # Every column is checked, then only the requested ones are kept.
+    if irregular_table(table, names):
+        return None
     return table.select(include) if include is not None else table
-
