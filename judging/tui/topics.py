@@ -48,9 +48,11 @@ class TopicsScreen(Screen[None]):
                 Binding("enter", "open", "Judge", show=True, priority=True),
                 Binding("question_mark", "help", "Help")]
 
-    def __init__(self, view: AssessorView | FirstView) -> None:
+    def __init__(self, view: AssessorView | FirstView, open_first: str | None = None) -> None:
+        """``open_first``: a topic's key, opened as soon as the list is read (`--topic`)."""
         super().__init__()
         self.view = view
+        self._open_first = open_first
         self.topics: list[TopicOut] = []
         self.typed = ""
         self._typed_at = 0.0
@@ -73,6 +75,9 @@ class TopicsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_topics()
         self._fresh = True
+        key, self._open_first = self._open_first, None
+        if key is not None and any(t.key == key for t in self.topics):
+            self.open_topic(key)
 
     def on_screen_resume(self) -> None:
         fresh, self._fresh = self._fresh, False
