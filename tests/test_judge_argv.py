@@ -160,3 +160,11 @@ def test_the_fast_path_imports_no_typer_click_nor_pydantic(tmp_path: Path) -> No
     heavy = {m.split(".")[0] for m in modules} & {"typer", "click", "pydantic", "sqlalchemy",
                                                   "sqlmodel"}
     assert not heavy, heavy
+
+
+def test_topic_is_not_for_the_leads_screen(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    make_project(str(db)).close()
+    code, _, err = run_cli(["judge", "--db", str(db), "--lead", "carol", "--topic", "1"])
+    assert (code, err.count("\n")) == (2, 1)
+    assert err.startswith("relkit judge: error: Invalid value for --topic: opens one of an")

@@ -163,3 +163,50 @@ def test_the_topic_list_is_read_once_at_start(tmp_path: Path,
 
     run(app, steps)
     loader.get()[0].close()
+
+
+@pytest.mark.parametrize("light", [True, False])
+def test_a_topic_named_at_start_opens_at_once_and_escape_shows_the_list(
+        tmp_path: Path, light: bool) -> None:
+    """`relkit judge --topic KEY` (resuming): the topic's next document is the first
+    screen, on the light view before the store is open as from the store; the topic list
+    is underneath, read afresh when the assessor goes back to it."""
+    db = tmp_path / "p.db"
+    store = make_project(str(db))
+    view = store.assessor("ann")
+    t = view.topics()[0]
+    first_doc = view.items(t.key)[0]
+    view.record(topic=t.key, doc=first_doc.doc, grade=1)  # resumed: the next one is shown
+    expected = view.next_item(t.key)
+    assert expected is not None and expected.doc != first_doc.doc
+    settings = Settings(keymap_path=None, topic=t.key)
+    go = threading.Event()
+    if light:
+        first = first_screen(str(db), "ann")
+        assert first is not None
+
+        def open_store() -> tuple[Store, Any]:
+            assert go.wait(120), "the test never let the store open"
+            s = Store.open(db, create=False)
+            return s, s.assessor("ann")
+
+        app = make_app(StoreLoader(first, open_store), "ann", settings)
+    else:
+        app = make_app(store, "ann", settings)
+
+    async def steps(pilot: Any) -> None:
+        await pilot.pause()
+        s = app.screen
+        assert isinstance(s, JudgeScreen) and s.item is not None
+        assert (s.topic.key, s.item.doc) == (t.key, expected.doc)
+        assert isinstance(s.view, LightView) == light
+        go.set()
+        await pilot.press("escape")
+        await pilot.pause()
+        lines, summary = topic_screen_text(app)
+        assert len(lines) == len(view.topics()) and "1 / " in summary
+
+    run(app, steps)
+    if light:
+        app.store.close()
+    store.close()
