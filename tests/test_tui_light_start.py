@@ -210,3 +210,59 @@ def test_a_topic_named_at_start_opens_at_once_and_escape_shows_the_list(
     if light:
         app.store.close()
     store.close()
+
+
+def test_the_loader_imports_the_screen_first_and_the_store_when_told() -> None:
+    """The loader's thread imports the judging screen as soon as it starts, and opens the
+    store only on go() (or when the store is asked for)."""
+    events: list[str] = []
+    prepared = threading.Event()
+
+    def prepare() -> None:
+        events.append("prepare")
+        prepared.set()
+
+    def open_store() -> tuple[Any, Any]:
+        events.append("store")
+        return "store", "view"
+
+    loader = StoreLoader(None, open_store, prepare)  # type: ignore[arg-type]
+    loader.start()
+    assert prepared.wait(30)
+    assert not loader.wait(0.2) and events == ["prepare"]
+    assert loader.get() == ("store", "view") and events == ["prepare", "store"]
+
+
+def test_an_enter_at_once_draws_the_document_before_the_store_is_imported(
+        tmp_path: Path) -> None:
+    """The store's import (in a thread) shares the interpreter's lock with drawing: on an
+    Enter sent the moment the list appears, it starts once the first document is on the
+    terminal, not while it is drawn."""
+    db = tmp_path / "p.db"
+    make_project(str(db)).close()
+    first = first_screen(str(db), "ann")
+    assert first is not None
+    seen: list[object] = []
+    opened = threading.Event()
+    app: JudgeApp
+
+    def open_store() -> tuple[Store, Any]:
+        s = app.screen  # (read from the thread: what is on screen when the import starts)
+        seen.append(getattr(s, "drawn_at", "no document"))
+        opened.set()
+        store = Store.open(db, create=False)
+        return store, store.assessor("ann")
+
+    app = make_app(StoreLoader(first, open_store), "ann", Settings(keymap_path=None))
+
+    async def steps(pilot: Any) -> None:
+        await pilot.press("enter")  # at once: before LOADER_AFTER
+        for _ in range(600):
+            await pilot.pause(0.05)
+            if opened.is_set():
+                break
+        assert isinstance(app.screen, JudgeScreen)
+        assert len(seen) == 1 and isinstance(seen[0], float)  # drawn, then the store
+
+    run(app, steps)
+    app.store.close()
