@@ -17,28 +17,12 @@ from relkit.judging.tui.start import FirstView, StoreLoader
 from relkit.judging.tui.topics import TopicsScreen
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-    from textual.timer import Timer
-
     # Imported when a topic opens: `relkit judge` draws the topic list before the store
     # is imported (tui/start.py).
     from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
     from relkit.judging.store.outputs import TopicOut
     from relkit.judging.tui.lightview import LightView
-
-
-# The store's import (SQLAlchemy, in a thread: tui/start.py) and drawing share the
-# interpreter's lock: the import starts once the first screen the assessor looks at is
-# drawn. That is this long after the topic list's first frame (an Enter sent the moment
-# the list appears comes before), or the first document of a topic opened before then
-# (--topic, an Enter at once). Started with the list's first frame, it made Enter → first
-# document 0.33 s instead of 0.28 s (median of 12, load average 7.7: docs/performance.md).
-# The first grade key counts no sooner than --min-view (1 s) after the document, and one
-# pressed before the store is open waits for it ("saving…").
-LOADER_AFTER = 0.3
-# A document that is never drawn (a window too small to show it) does not hold it back.
-LOADER_AT_MOST = 1.0
 
 
 @dataclass(frozen=True)
@@ -93,8 +77,6 @@ class JudgeApp(HeapKeptApp):
             self._store = store
             self._view = self.first_view = store.assessor(assessor)
         self._opening = False  # a topic waits for the store (Enter came first)
-        self._loader_timer: Timer | None = None
-        self._loader_waits = False  # for the first document of a topic opened at once
         self.settings = settings
         self.actions_ = keymap.load(settings.keymap_path, self.first_view.scale())
         # The judgment being saved: outlives the screens, so the CLI sees what a quit or
@@ -113,29 +95,8 @@ class JudgeApp(HeapKeptApp):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(TopicsScreen(self.first_view, open_first=self.settings.topic))
         if self.loader is not None:
-            # After the first frame: the imports then take nothing from drawing it.
-            self.call_after_refresh(self._load_soon)
-
-    def _load_soon(self) -> None:
-        """(The list's first frame is out.) The store's import starts LOADER_AFTER later,
-        unless a topic opened first (then: its first document drawn)."""
-        if self.loader is not None:
-            self.loader.start()  # (the judging screen's import first, in the thread)
-            if not self._loader_waits:
-                self._loader_timer = self.set_timer(LOADER_AFTER, self.loader.go)
-
-    def _load_when_drawn(self, screen: Screen[None]) -> None:
-        """(The judging screen is mounted.) The store's import starts once its first
-        document is on the terminal, or LOADER_AT_MOST from now."""
-        from relkit.judging.tui.docview import DocView
-
-        assert self.loader is not None
-        self.set_timer(LOADER_AT_MOST, self.loader.go)
-        docs = screen.query(DocView)
-        if docs:
-            docs.first().when_drawn(self.loader.go)
-        else:
-            self.loader.go()
+            # After the first frame: the import then takes nothing from drawing it.
+            self.call_after_refresh(self.loader.start)
 
     @property
     def store(self) -> Store:
@@ -172,8 +133,6 @@ class JudgeApp(HeapKeptApp):
             light = LightView.open(loader, topic.key)
             if light is not None:
                 self.run_worker(self._watch_loader, thread=True, exit_on_error=False)
-        if loader is not None and light is None:
-            loader.go()  # (its screen reads the store: no later than now)
         if light is None and loader is not None and (not loader.ready
                                                     or loader.error is not None):
             # Enter before the store is open, on a topic the store must read: say so,
@@ -201,15 +160,9 @@ class JudgeApp(HeapKeptApp):
             return
         # (A LightView answers every call the judging screen makes of the view.)
         jview = self.view if light is None else cast("AssessorView", light)
-        screen = judge_screen(jview, topic, self.actions_, s.idle_after, s.clock, s.min_view,
-                              self.outbox, self.prefs.reading_width, s.draw_ahead)
-        self.push_screen(screen)
-        if light is not None and not self._loader_waits:
-            # The store's import waits for this screen's first document (LOADER_AFTER).
-            self._loader_waits = True
-            if self._loader_timer is not None:
-                self._loader_timer.stop()
-            screen.call_later(self._load_when_drawn, screen)
+        self.push_screen(judge_screen(jview, topic, self.actions_, s.idle_after, s.clock,
+                                      s.min_view, self.outbox, self.prefs.reading_width,
+                                      s.draw_ahead))
 
     def _open_when_ready(self, topic: TopicOut) -> None:
         """(A worker thread.) Wait for the store, then open ``topic``."""

@@ -84,8 +84,7 @@ def judge_light(first: FirstScreen, db: str | None, pairs: bool, settings: Setti
     from relkit.judging.tui.app import make_app
     from relkit.judging.tui.start import StoreLoader
 
-    loader = StoreLoader(first, lambda: open_store(db, first.assessor),
-                         lambda: import_screen(pairs))
+    loader = StoreLoader(first, lambda: open_store(db, first.assessor, pairs))
     light_app = make_app(loader, first.assessor, settings)
     before_run()
     light_app.run()
@@ -108,17 +107,14 @@ def unsaved_at_open(app: JudgeApp, first: FirstScreen) -> None:
                              "in the database and comes round again when you resume.\n")
 
 
-def import_screen(pairs: bool) -> None:
-    """The screen a topic opens, imported while the assessor reads the topic list (in the
-    loader's thread, before the store): an Enter at once then finds it imported."""
+def open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:
+    """What the judging app needs of the store, opened as the command opens it; and the
+    screen a topic opens, imported now too (while the assessor reads the topic list):
+    first, as an Enter at once draws the judging screen before the store is open."""
     if pairs:
         import relkit.judging.tui.pairs  # noqa: F401
     else:
         import relkit.judging.tui.judge  # noqa: F401
-
-
-def open_store(db: str | None, assessor: str) -> tuple[Store, AssessorView]:
-    """What the judging app needs of the store, opened as the command opens it."""
     from relkit.judging.store.assign import Store
 
     store = Store.open(db, create=False, notify=lambda msg: sys.stderr.write(msg + "\n"))

@@ -18,7 +18,6 @@ an unknown or automatic assessor, ``--lead``...) makes :func:`first_screen` retu
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import threading
@@ -96,47 +95,28 @@ def _assessor(reader: LightReader, assessor: str | None) -> str | None:
 
 
 class StoreLoader:
-    """The store and the assessor's view, opened by ``open_store`` in a thread.
-
-    The thread is started (:meth:`start`) once the first frame is out, and first runs
-    ``prepare`` (the app imports the screen a topic opens: an Enter then finds it
-    imported); it opens the store when told to (:meth:`go`: the app waits until the
-    first screen the assessor reads is drawn, as the store's import and drawing share
-    the interpreter's lock) or when the store is asked for (:meth:`get`)."""
+    """The store and the assessor's view, opened by ``open_store`` in a thread."""
 
     def __init__(self, first: FirstScreen,
-                 open_store: Callable[[], tuple[Store, AssessorView]],
-                 prepare: Callable[[], object] | None = None) -> None:
+                 open_store: Callable[[], tuple[Store, AssessorView]]) -> None:
         self.first = first
         self._open = open_store
-        self._prepare = prepare
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._go = threading.Event()
         self._done = threading.Event()
         self._result: tuple[Store, AssessorView] | None = None
         self.error: BaseException | None = None
 
     def start(self) -> None:
-        """Start the thread (once): ``prepare``, then the store when :meth:`go` is called."""
+        """Start opening the store (once)."""
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="relkit-store",
                                                 daemon=True)
                 self._thread.start()
 
-    def go(self) -> None:
-        """Open the store now (starting the thread if need be)."""
-        self.start()
-        self._go.set()
-
     def _run(self) -> None:
         try:
-            if self._prepare is not None:
-                # A screen that fails to import fails again where it is used: said there.
-                with contextlib.suppress(Exception):
-                    self._prepare()
-            self._go.wait()
             self._result = self._open()
         except BaseException as exc:  # given to whoever waits (the CLI says it)
             self.error = exc
@@ -152,8 +132,8 @@ class StoreLoader:
         return self._done.wait(timeout)
 
     def get(self) -> tuple[Store, AssessorView]:
-        """The store and the view; waits for them (opening the store now if need be)."""
-        self.go()
+        """The store and the view; waits for them (starting the thread if need be)."""
+        self.start()
         self._done.wait()
         if self._result is None:
             assert self.error is not None
