@@ -117,8 +117,13 @@ def open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, Asses
         import relkit.judging.tui.judge  # noqa: F401
     from relkit.judging.store.assign import Store
 
-    store = Store.open(db, create=False, notify=lambda msg: sys.stderr.write(msg + "\n"))
+    store = Store.open(db, create=False, notify=_say)
     return store, store.assessor(assessor)
+
+
+def _say(msg: str) -> None:
+    """One diagnostic line on stderr (as cliopts.say, which imports typer)."""
+    sys.stderr.write(msg + "\n")
 
 
 def done(app: JudgeApp, db: str | None, pairs: bool) -> int:
