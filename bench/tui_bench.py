@@ -38,6 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import cal_keys  # noqa: E402  (bench/cal_keys.py: each cal key's kind)
+
 from relkit.corpora.types import TREC_DL, Document, Topic  # noqa: E402
 from relkit.judging.store.assign import Store  # noqa: E402
 from relkit.judging.tui.app import Settings, make_app  # noqa: E402
@@ -110,6 +112,8 @@ def cal_rows(args: Any, tmp: str) -> None:
     print("| round | pool | document | docs | key→painted p50 | p95 | max | CPU ms/grade "
           "| training process CPU ms/grade | load average |\n"
           "|---|---|---|---|---|---|---|---|---|---|")
+    cal_keys.install()
+    breakdown: list[str] = []
     for words in args.cal_words:
         for r in range(1, args.cal_rounds + 1):
             for strategy in ("random", "cal"):
@@ -123,9 +127,22 @@ def cal_rows(args: Any, tmp: str) -> None:
                       f"{max(sent):.1f} | {cpu:.1f} | "
                       f"{'-' if apart is None else f'{apart:.1f}'} | "
                       f"{os.getloadavg()[0]:.2f} |", flush=True)
+                warm = "" if WARMS[-1] is None else f", after {WARMS[-1]:.0f} ms on the list"
+                breakdown += cal_keys.rows(f"{r} {strategy} (open {OPENS[-1]:.0f} ms{warm})",
+                                           KEYS[-1])
+    print("\nper key kind (bench/cal_keys.py; open: the topic's opening key, Enter to "
+          "Pilot's pause, wall ms; where the app warms the topics up, Enter comes once it "
+          "has, the list on screen meanwhile)\n")
+    print(cal_keys.HEADER)
+    print("\n".join(breakdown), flush=True)
 
 
 TRAINER_CPU: list[float | None] = []   # per grade loop: the training process's CPU ms/grade
+KEYS: list[list[tuple[str, bool, float]]] = []   # per grade loop: (kind, wrapped ahead, ms)
+OPENS: list[float] = []   # per grade loop: the topic's opening key, wall ms to the pause
+# per grade loop (--cal): ms the topic list was on screen while the app warmed the topics
+# up in its thread (judging/tui/app.py; None: a tree without it, Enter came at once)
+WARMS: list[float | None] = []
 
 
 def trainer_cpu() -> float | None:
@@ -173,8 +190,16 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
     idle: list[float] = []
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
+        t0 = time.perf_counter()
+        warming = getattr(app, "warming", None)
+        while read and warming is not None and warming.is_alive() \
+                and time.perf_counter() - t0 < 30:
+            await asyncio.sleep(0.05)   # the assessor reads the topic list meanwhile
+        WARMS.append((time.perf_counter() - t0) * 1000 if warming is not None else None)
+        t0 = time.perf_counter()
         await pilot.press("enter")
         await pilot.pause()
+        OPENS.append((time.perf_counter() - t0) * 1000)
         screen = app.screen
         assert isinstance(screen, JudgeScreen)
         # Painted: the end of the first frame written (``App._display``, which the headless
@@ -204,11 +229,14 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
         cpu0 = time.process_time()
         apart0 = trainer_cpu()
         began = time.perf_counter()
+        keys: list[tuple[str, bool, float]] = []
         for i in range(n):
             before = screen.item.position if screen.item else 0
             if read:
                 await asyncio.sleep(read)  # the assessor reads: background work runs now
             frames.clear()
+            ready = getattr(screen, "ready", None)
+            cal_keys.EVENTS.clear()
             t0 = time.perf_counter()
             await pilot.press(str(i % 4))
             await pilot.pause()
@@ -217,6 +245,9 @@ async def grade_loop(store: Store, n: int, draw_ahead: bool = False,
             painted = [t for t, key in frames if key == screen.item.doc]
             assert painted, "the next document was never painted"
             sent.append((painted[0] - t0) * 1000)
+            keys.append((cal_keys.kind(i == 0), ready is not None
+                         and getattr(ready, "key", None) == screen.item.doc, sent[-1]))
+        KEYS.append(keys)
         cpu = (time.process_time() - cpu0) * 1000 / n
         apart1 = trainer_cpu()
         TRAINER_CPU.append(None if apart1 is None else (apart1 - (apart0 or 0.0)) * 1000 / n)

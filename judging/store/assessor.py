@@ -14,6 +14,8 @@ topic and document) and every write appends a row to the history.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
@@ -69,6 +71,7 @@ class AssessorView:
         self._assigned: dict[str, Assigned] | None = None
         # Adaptive pools: the strategies' state, built on the first adaptive topic.
         self._picker: Picker | None = None
+        self._lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------
     def scale(self) -> RelevanceScale:
@@ -214,13 +217,7 @@ class AssessorView:
         with self.store.read() as s:
             a = self._topic(s, topic)
         if a.adaptive:
-            if self._picker is None:
-                # Imported here: a static pool's view never loads the strategies.
-                from relkit.judging.store.adaptive import Picker
-
-                self._picker = Picker(self.store, self.assessor_id, self.name,
-                                      self.collection_id)
-            pos = self._picker.next_position(a, topic)
+            pos = self._adaptive().next_position(a, topic)
             if pos is not None:
                 return self.item(topic, pos)
         with self.store.read() as s:
@@ -250,6 +247,38 @@ class AssessorView:
                 return None
             row = s.execute(self._item_query(a).where(col(AssignmentItemRow.position) == pos)).one()
             return self._item(topic, a.total, row)
+
+    def _adaptive(self) -> Picker:
+        """The adaptive topics' picker, made on the first (by one thread: the warming
+        thread and the screen's may ask at once)."""
+        with self._lock:
+            if self._picker is None:
+                # Imported here: a static pool's view never loads the strategies.
+                from relkit.judging.store.adaptive import Picker
+
+                self._picker = Picker(self.store, self.assessor_id, self.name,
+                                      self.collection_id)
+            return self._picker
+
+    def warm(self, stop: Callable[[], bool] | None = None) -> list[str]:
+        """Make each adaptive topic's next pick ahead of the key that opens it
+        (:meth:`relkit.judging.store.picker.Picker.warm`: on a ``cal`` pool the
+        scikit-learn import, the pool's features and the topic's batch, seconds that
+        key would otherwise wait), topic by topic in the list's order, until ``stop()``
+        is true (the judging app's: a topic has opened, so that the warming does not
+        compete with its keys, or the app has ended). Writes nothing; the topics warmed. For a
+        thread of the judging screen, while the assessor looks at the topic list."""
+        with self.store.read() as s:
+            assigned = self._assignments(s)
+        out = []
+        for key in sorted(assigned, key=_natural):
+            a = assigned[key]
+            if stop is not None and stop():
+                break
+            if a.adaptive and a.follows_id is None:
+                self._adaptive().warm(a, key)
+                out.append(key)
+        return out
 
     def upcoming(self, topic: str) -> tuple[str, str | None, str] | None:
         """On an adaptive pool, (id, title, text) of the document that follows the

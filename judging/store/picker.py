@@ -7,14 +7,21 @@ Speed: each assessor's view keeps one :class:`Picker`, which keeps one
 seen); a next-item call reads only history rows newer than that (one indexed range
 query, usually empty), so the full replay happens once per topic and session.
 ``bench/store_bench.py`` times both.
+
+Threads: the judging screen calls a picker from its own thread, its saving thread and
+the one that warms the topics up (:meth:`Picker.warm`); a lock makes their calls take
+turns, as the strategies' state is not made for two at once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import and_, func, insert
 from sqlalchemy import select as _select
@@ -51,6 +58,20 @@ class _Driver:
     seen: set[str] = field(default_factory=set)
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _one_at_a_time(fn: Callable[Concatenate[Picker, P], R]
+                   ) -> Callable[Concatenate[Picker, P], R]:
+    """The method runs under the picker's lock (see the module doc)."""
+    @functools.wraps(fn)
+    def run(self: Picker, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return fn(self, *args, **kwargs)
+    return run
+
+
 def candidates(s: Session, pool_id: int, topic_id: int, topic: str) -> Candidates:
     """The runs' ranked lists of one topic, rebuilt from the pool's provenance."""
     lists: dict[str, list[tuple[int, str]]] = {}
@@ -79,6 +100,7 @@ class Picker:
         self.collection_id = collection_id
         self._drivers: dict[str, _Driver] = {}
         self._texts: dict[int, Any] = {}
+        self._lock = threading.RLock()
 
     def _with_text(self, s: Session, prow: PoolRow, cands: Candidates) -> Candidates:
         """``cands`` with the pool's text (read once per pool and view: the cal
@@ -127,6 +149,7 @@ class Picker:
                 drv.pool.skip(topic, doc)
         return drv
 
+    @_one_at_a_time
     def stopped(self, a: Assigned, topic: str) -> tuple[str, int] | None:
         """The stopping rule's verdict on a primary assignment: (why, judgments) or None."""
         if a.follows_id is not None:
@@ -136,12 +159,14 @@ class Picker:
             why = pool.stopped(topic)
             return None if why is None else (why, pool.stopped_after(topic) or 0)
 
+    @_one_at_a_time
     def standing(self, a: Assigned, topic: str) -> Any:
         """The topic's :class:`relkit.pooling.adaptive.Standing` after the primary's
         judgments so far (replayed; nothing written)."""
         with self.db.read() as s:
             return self._driver(s, a, topic).pool.standing(topic)
 
+    @_one_at_a_time
     def upcoming(self, a: Assigned, topic: str) -> tuple[str, str | None, str] | None:
         """(id, title, text) of the document the strategy offers after its current pick
         whatever that one's grade, when known (:meth:`AdaptivePool.upcoming`): the judging
@@ -174,6 +199,27 @@ class Picker:
                          .where(AssignmentItemRow.assignment_id == primary.id,
                                 AssignmentItemRow.position == wanted[n])).scalar()
 
+    @_one_at_a_time
+    def warm(self, a: Assigned, topic: str) -> None:
+        """Make the topic's next pick now, before a key asks for it: its strategy state
+        built (cal: the pool's features fitted, the first time, and scikit-learn
+        imported) and the pick made (cal: the batch trained, a topic's first batch too;
+        the training of the batch after it started, as :meth:`next_position` does).
+        Writes nothing: the pick is a pure function of the committed history, so the
+        key that shows it (:meth:`next_position`) finds the same document made here or
+        made then, only sooner. Nothing for an overlap assessor or a quota picked."""
+        if a.follows_id is not None:
+            return
+        with self.db.read() as s:
+            n = s.execute(select(func.count()).select_from(AssignmentItemRow).where(
+                AssignmentItemRow.assignment_id == a.assignment_id)).scalar_one()
+            if n >= a.total:
+                return
+            pool = self._driver(s, a, topic).pool
+            if pool.next(topic) is not None:
+                pool.ahead(topic)
+
+    @_one_at_a_time
     def next_position(self, a: Assigned, topic: str) -> int | None:
         """Position of the document the strategy offers next, its item created if new.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +54,10 @@ class Settings:
     pair_strategy: str = "all-pairs"
     # The topic opened at start (`--topic`, resuming): its screen over the topic list.
     topic: str | None = None
+    # Adaptive topics' next picks made in a thread while the topic list is on screen
+    # (AssessorView.warm: a cal topic's first batch, the pool's features, scikit-learn's
+    # import), so that Enter on the topic does not wait seconds for them.
+    warm: bool = True
 
 
 class JudgeApp(HeapKeptApp):
@@ -85,6 +90,8 @@ class JudgeApp(HeapKeptApp):
         self.pair_outbox = Outbox()  # the pairs mode's answer on its way (pairs.py)
         self._quit_warned: object = None  # the unsaved record the last warning was about
         self.prefs = prefs.load(settings.prefs_path)  # checked now, before any screen
+        self.warming: threading.Thread | None = None   # (tests wait for it)
+        self._warm_stop = threading.Event()            # a topic opened: warm no more
 
     def on_mount(self) -> None:
         if self.settings.idle_gc:
@@ -97,6 +104,33 @@ class JudgeApp(HeapKeptApp):
         if self.loader is not None:
             # After the first frame: the import then takes nothing from drawing it.
             self.call_after_refresh(self.loader.start)
+        if self.settings.warm and not self.settings.pairs:
+            self.call_after_refresh(self._start_warming)
+
+    def _start_warming(self) -> None:
+        # A daemon thread, not a Textual worker: one still fitting never delays the exit.
+        self.warming = threading.Thread(target=self._warm, name="relkit-warm", daemon=True)
+        self.warming.start()
+
+    def _warm(self) -> None:
+        """(The warming thread.) Each adaptive topic's next pick made ahead of its Enter
+        (AssessorView.warm), until a topic opens; once the store is open. Anything that
+        fails here is only a head start lost: the key that opens the topic says it."""
+        try:
+            if self.loader is not None:
+                while not self.loader.wait(0.5):
+                    if self._warm_stop.is_set() or not self.is_running:
+                        return
+                if self.loader.error is not None:
+                    return
+                view: object = self.loader.get()[1]
+            else:
+                view = self.first_view   # (the store's view, given the store)
+            warm = getattr(view, "warm", None)
+            if warm is not None:
+                warm(lambda: self._warm_stop.is_set() or not self.is_running)
+        except Exception:  # noqa: BLE001, S110 - the key that opens the topic raises it
+            pass
 
     @property
     def store(self) -> Store:
@@ -123,6 +157,7 @@ class JudgeApp(HeapKeptApp):
                         severity="warning")
 
     def open_topic(self, topic: TopicOut) -> None:
+        self._warm_stop.set()   # the keys are the judging screen's from now on
         loader = self.loader
         light: LightView | None = None
         if loader is not None and not loader.ready and not self.settings.pairs:
