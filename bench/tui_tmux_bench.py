@@ -184,6 +184,18 @@ def one_start(command: str, big: Path, env: dict[str, str], pause: float) -> tup
     return listed, time.perf_counter() - t1
 
 
+def topic_start(command: str, big: Path, env: dict[str, str]) -> float:
+    """Prompt → first document for ``command judge --topic 1`` (the topic opened at start,
+    no list first: resuming)."""
+    start("bash --norc --noprofile", env)
+    wait_for(prompt)
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", "bench", f"{command} judge --db {big} --assessor ann --topic 1",
+         "Enter")
+    wait_for(doc_id)
+    return time.perf_counter() - t0
+
+
 def tiny_start(tiny: Path, env: dict[str, str]) -> float:
     start("bash --norc --noprofile", env)
     wait_for(prompt)
@@ -194,11 +206,13 @@ def tiny_start(tiny: Path, env: dict[str, str]) -> float:
 
 
 def startup_table(commands: dict[str, str], big: Path, env: dict[str, str], tiny: Path,
-                  rounds: int, pause: float) -> None:
+                  rounds: int, pause: float, topic: frozenset[str] = frozenset()) -> None:
     """Start-up with 100,000 items: each command and the tiny Textual app in turn,
-    ``rounds`` times; medians, with the load average at each start."""
+    ``rounds`` times; medians, with the load average at each start. The commands named
+    in ``topic`` also start with ``--topic 1`` (a row of their own)."""
     times: dict[str, list[tuple[float, float, float]]] = {n: [] for n in commands}
     paused: dict[str, list[float]] = {n: [] for n in commands}
+    topics: dict[str, list[float]] = {n: [] for n in commands if n in topic}
     tinies: list[float] = []
     loads: list[float] = []
     for _ in range(rounds):
@@ -208,6 +222,8 @@ def startup_table(commands: dict[str, str], big: Path, env: dict[str, str], tiny
             listed, opened = one_start(command, big, env, 0.0)
             times[name].append((listed, opened, listed + opened))
             paused[name].append(one_start(command, big, env, pause)[1])
+            if name in topics:
+                topics[name].append(topic_start(command, big, env))
     med = statistics.median
     print(f"start-up, {rounds} rounds taking turns (median; min-max); load average at the "
           f"rounds' starts: {', '.join(f'{x:.2f}' for x in loads)}\n")
@@ -222,6 +238,8 @@ def startup_table(commands: dict[str, str], big: Path, env: dict[str, str], tiny
         cols = list(zip(*times[name], strict=True))
         print(f"| {name} | {cell(list(cols[0]))} | {cell(list(cols[1]))} | "
               f"{cell(list(cols[2]))} | {cell(paused[name])} |")
+    for name, xs in topics.items():
+        print(f"| {name} --topic 1 (no list) | | | {cell(xs)} | |")
     print(f"| peer: the tiny Textual app, prompt → drawn | {cell(tinies)} | | | |")
 
 
@@ -274,7 +292,8 @@ def main() -> int:
             commands = {"relkit judge": relkit}
             if args.before:
                 commands[f"relkit judge at {args.before}"] = before_command(args.before, tmp)
-            startup_table(commands, big, env, tiny, args.rounds, args.pause)
+            startup_table(commands, big, env, tiny, args.rounds, args.pause,
+                          topic=frozenset({"relkit judge"}))
             print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     finally:
         stop()

@@ -400,6 +400,49 @@ def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | Non
     return 0
 
 
+def _fast_judge(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
+    """``relkit judge ARGS`` without typer or click, or ``None``: the typer command runs it.
+
+    A command line :func:`relkit.judging.tui.argv.parse` is sure of, on the path that
+    draws the topic list from sqlite3 (:func:`relkit.judging.tui.run.fast_judge`), runs
+    the app straight away: typer's reading of the command line (it imports pydantic) was
+    a third of the time to the topic list. Everything else goes to the typer command,
+    which reads it again and says what is wrong, or takes the store's path.
+    """
+    import os
+
+    if any(k.startswith("_RELKIT_COMPLETE") for k in os.environ):
+        return None
+    from relkit.judging.tui.argv import parse
+
+    values = parse(args)
+    if values is None:
+        return None
+    from relkit.judging.quiet import go_quiet
+    from relkit.judging.tui.run import fast_judge
+    from relkit.metrics.errors import RelkitError
+
+    try:
+        try:
+            go_quiet(values.pop("quiet"))
+            return fast_judge(**values)
+        finally:
+            sys.stderr = stderr  # errors are never quiet
+    except RelkitError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"relkit: error: {exc}\n")
+        return int(getattr(exc, "exit_code", 1))
+    except KeyboardInterrupt:
+        sys.stderr.write("relkit: aborted\n")
+        return 130
+    except OSError as exc:
+        if debug or exc.filename is None:
+            raise
+        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
+        return 1
+
+
 def _main(args: list[str], stderr: typing.TextIO) -> int:
     debug = "--debug" in args
     head = [a for a in args if a != "--debug"]
@@ -413,6 +456,10 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
         return 0
     if head[0] == "eval" and args.index("eval") == args.count("--debug") <= 1:
         code = _fast_eval(head[1:], debug, stderr)
+        if code is not None:
+            return code
+    if head[0] == "judge" and args.index("judge") == args.count("--debug") <= 1:
+        code = _fast_judge(head[1:], debug, stderr)
         if code is not None:
             return code
 

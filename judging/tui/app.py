@@ -52,6 +52,8 @@ class Settings:
     pairs: bool = False
     # Which pair comes next (`--pair-strategy`): a name in relkit.pooling.pairs.
     pair_strategy: str = "all-pairs"
+    # The topic opened at start (`--topic`, resuming): its screen over the topic list.
+    topic: str | None = None
     # Adaptive topics' next picks made in a thread while the topic list is on screen
     # (AssessorView.warm: a cal topic's first batch, the pool's features, scikit-learn's
     # import), so that Enter on the topic does not wait seconds for them.
@@ -98,7 +100,7 @@ class JudgeApp(HeapKeptApp):
             self.theme = self.prefs.theme
         # Subscribed after the remembered theme is set: only the assessor's changes are saved.
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        self.push_screen(TopicsScreen(self.first_view))
+        self.push_screen(TopicsScreen(self.first_view, open_first=self.settings.topic))
         if self.loader is not None:
             # After the first frame: the import then takes nothing from drawing it.
             self.call_after_refresh(self.loader.start)

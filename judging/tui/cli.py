@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,17 +9,28 @@ from typing import TYPE_CHECKING
 import typer
 
 from relkit.judging.cliopts import DbOpt, say
-from relkit.judging.conventions import error_stream
 from relkit.judging.pairhelp import PAIR_STRATEGY_HELP, check_pair_strategy
+
+# The app is run, and its end said, by tui/run.py (also the CLI root's fast entry);
+# finish and finish_lead are imported from here by relkit serve and the demo.
+from relkit.judging.tui.run import (
+    app_settings,
+    assigned,
+    done,
+    finish,
+    finish_lead,
+    judge_light,
+    unassigned,
+    unsaved_at_open,
+)
 from relkit.metrics.commands.numopt import Num
 
 if TYPE_CHECKING:
     from relkit.judging.store.access.identity import Who
-    from relkit.judging.store.assessor import AssessorView
     from relkit.judging.store.assign import Store
-    from relkit.judging.tui.app import JudgeApp, Settings
-    from relkit.judging.tui.lead import LeadApp
-    from relkit.judging.tui.start import FirstScreen
+    from relkit.judging.store.outputs import TopicOut
+
+__all__ = ["app", "finish", "finish_lead", "judge", "need_terminal", "unsaved_at_open"]
 
 app = typer.Typer()
 
@@ -44,6 +54,9 @@ def judge(
                                "0 neither relevant (docs/preferences.md)"),
     pair_strategy: str = typer.Option("all-pairs", "--pair-strategy",
                                       help=PAIR_STRATEGY_HELP),
+    topic: str | None = typer.Option(None, help="Open this topic straight away (one of "
+                                     "yours; resuming): its next document, not the topic "
+                                     "list, which is one key (Escape) away"),
 ) -> None:
     """Judge your assigned documents in the terminal: one key grades, saves, moves on.
 
@@ -53,21 +66,22 @@ def judge(
         raise typer.BadParameter(f"must be a positive number of seconds; got {idle}",
                                  param_hint="--idle")
     check_pair_strategy(pair_strategy)
-    from relkit.judging.tui import keymap as km
-    from relkit.judging.tui import prefs
-    from relkit.judging.tui.app import Settings, make_app
+    from relkit.judging.tui.app import make_app
     from relkit.judging.tui.start import first_screen
 
-    def settings_() -> Settings:
-        return Settings(keymap_path=keymap or km.default_path(), idle_after=idle,
-                        min_view=min_view / 1000, prefs_path=prefs.default_path(),
-                        idle_gc=True, pairs=pairs, pair_strategy=pair_strategy)
-
+    if topic is not None and lead is not None:
+        raise typer.BadParameter(LEAD_TOPIC, param_hint="--topic")
     # A current SQLite database: the topic list is drawn from sqlite3 while the store is
     # imported and opened in a thread (tui/start.py); anything else, the store's path.
+    # (The CLI root runs this path without typer when it can: tui/run.py's fast_judge.)
     first = first_screen(db, assessor) if lead is None else None
     if first is not None:
-        _judge_light(first, db, pairs, settings_())
+        _check_topic(first.topics, topic, first.assessor)
+        code = judge_light(first, db, pairs, app_settings(keymap, idle, min_view, pairs,
+                                                          pair_strategy, topic),
+                           lambda: need_terminal())
+        if code:
+            raise typer.Exit(code)
         return
     from relkit.judging.store.assign import Store
 
@@ -77,6 +91,8 @@ def judge(
 
     me = who(store)  # the login (PostgreSQL, after `relkit team init`) or $RELKIT_USER
     if me.role == "lead" and lead is None and assessor is None:
+        if topic is not None:
+            raise typer.BadParameter(LEAD_TOPIC, param_hint="--topic")
         lead = me.name  # a lead's login opens the lead's screen
     if lead is not None:
         from relkit.judging.store.adjudication import check_lead
@@ -96,10 +112,25 @@ def judge(
             raise typer.Exit(code)
         return
     assessor = _assessor_for(store, me, assessor)
-    app = make_app(store, assessor, settings_())
+    if topic is not None:
+        _check_topic(store.assessor(assessor).topics(), topic, assessor)
+    app = make_app(store, assessor, app_settings(keymap, idle, min_view, pairs, pair_strategy,
+                                                 topic))
     need_terminal()
     app.run()
-    _done(app, db, pairs)
+    code = done(app, db, pairs)
+    if code:
+        raise typer.Exit(code)
+
+
+LEAD_TOPIC = "opens one of an assessor's topics; the lead's screen has no topic list to skip"
+
+
+def _check_topic(topics: list[TopicOut], topic: str | None, assessor: str) -> None:
+    """``--topic`` names one of the assessor's topics: else a usage error, one line."""
+    if not assigned(topics, topic):
+        raise typer.BadParameter(unassigned(topics, str(topic), assessor),
+                                 param_hint="--topic")
 
 
 def _assessor_for(store: Store, me: Who, assessor: str | None) -> str:
@@ -138,60 +169,6 @@ def _assessor_for(store: Store, me: Who, assessor: str | None) -> str:
     return assessor
 
 
-def _judge_light(first: FirstScreen, db: str | None, pairs: bool, settings: Settings) -> None:
-    """The judging screen drawn from sqlite3 while the store opens in a thread."""
-    from relkit.judging.tui.app import make_app
-    from relkit.judging.tui.start import StoreLoader
-
-    loader = StoreLoader(first, lambda: _open_store(db, first.assessor, pairs))
-    light_app = make_app(loader, first.assessor, settings)
-    need_terminal()
-    light_app.run()
-    if loader.error is not None:
-        unsaved_at_open(light_app, first)
-        raise loader.error  # it could not be opened after all: said as always
-    _done(light_app, db, pairs)
-
-
-def unsaved_at_open(app: JudgeApp, first: FirstScreen) -> None:
-    """A grade pressed while the store was opening, which then failed to open: printed
-    in full (as :func:`finish` prints one the database never took), before the reason."""
-    from relkit.judging.tui.outbox import describe_record
-
-    record = app.outbox.record
-    if record is not None:
-        error_stream().write(f"relkit: NOT saved: {first.assessor}'s "
-                             f"{describe_record(record, first.scale)} (the judging database "
-                             "could not be opened).\nrelkit: the document is still unjudged "
-                             "in the database and comes round again when you resume.\n")
-
-
-def _open_store(db: str | None, assessor: str, pairs: bool) -> tuple[Store, AssessorView]:
-    """What the judging app needs of the store, opened as the command opens it; and the
-    screen a topic opens, imported now too (while the assessor reads the topic list):
-    first, as an Enter at once draws the judging screen before the store is open."""
-    if pairs:
-        import relkit.judging.tui.pairs  # noqa: F401
-    else:
-        import relkit.judging.tui.judge  # noqa: F401
-    from relkit.judging.store.assign import Store
-
-    store = Store.open(db, create=False, notify=say)
-    return store, store.assessor(assessor)
-
-
-def _done(app: JudgeApp, db: str | None, pairs: bool) -> None:
-    """After the app: where the judgments are, or what is not saved; what to do next."""
-    code = finish(app)
-    if code:
-        raise typer.Exit(code)
-    if pairs:
-        sys.stderr.write(f"next: relkit export prefs{_db(db)} --answers answers.tsv\n")
-        return
-    sys.stderr.write(f"next: relkit status{_db(db)} · relkit export qrels{_db(db)} -o qrels.txt"
-                     f" · relkit eval qrels.txt RUN...\n")
-
-
 def need_terminal() -> None:
     """Refuse, in one line (exit 2), to open a screen without a terminal both ways.
 
@@ -205,82 +182,3 @@ def need_terminal() -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("the judging screen needs a terminal (for both input and "
                                "output); run it in one, not through a pipe or a file")
-
-
-def finish(app: JudgeApp, say_where: bool = True) -> int:
-    """After the judging app has ended: say where the judgments are, or what is not saved.
-
-    ``say_where=False`` (a served session): the database's URL, which names the
-    server's login, is not said; the rest as always.
-
-    A judgment still in the outbox (the app quit or crashed while the database was
-    away) gets one more try; if that fails too it is printed in full and the exit
-    status is 1. A crash exits non-zero even when everything was saved.
-    """
-    from relkit.judging.store.models import StoreError
-    from relkit.judging.tui.outbox import UNREACHABLE, describe_record, meanwhile
-
-    where = app.store.engine.url.render_as_string(hide_password=True)
-    if app.pair_outbox.record is not None:
-        from relkit.judging.tui.pairs import finish_pairs
-
-        if finish_pairs(app):
-            return 1
-    record = app.outbox.record
-    if record is not None:
-        what = describe_record(record, app.view.scale())
-        try:
-            # (retry: the try in flight may have gone through; then not written again)
-            saved = app.view.record(source="tui", retry=True, **record)
-            app.outbox.clear()
-            other = meanwhile(saved, app.view.scale(), retried=True)
-            sys.stderr.write(f"relkit: saved on the way out: {what}{other}\n")
-        except (StoreError, *UNREACHABLE) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            # an error: shown under --quiet too
-            error_stream().write(f"relkit: NOT saved: {app.view.name}'s {what} ({reason}).\n"
-                                 "relkit: the document is still unjudged in the database "
-                                 "and comes round again when you resume.\n")
-            return 1
-    if app.return_code:
-        error_stream().write(f"relkit: the judging screen stopped on an error (above); "
-                             "every judgment it acknowledged as saved is in "
-                             f"{where if say_where else 'the database'}\n")
-        return app.return_code
-    if say_where:
-        sys.stderr.write(f"relkit: judgments are saved in {where}\n")
-    return 0
-
-
-def finish_lead(app: LeadApp, say_where: bool = True) -> int:
-    """After the lead's app has ended: a final grade still unsaved gets one more try;
-    if that fails too it is printed in full and the exit status is 1 (as
-    :func:`finish` for the assessor's)."""
-    from relkit.judging.store.models import StoreError
-    from relkit.judging.tui.lead_saving import describe_decision, save_decision
-    from relkit.judging.tui.outbox import UNREACHABLE
-
-    where = app.store.engine.url.render_as_string(hide_password=True)
-    record = app.outbox.record
-    if record is not None:
-        what = describe_decision(record, app.scale)
-        try:
-            save_decision(app.store, app.lead, record)  # a try that went through: no change
-            app.outbox.clear()
-            sys.stderr.write(f"relkit: saved on the way out: {what}\n")
-        except (StoreError, *UNREACHABLE) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            error_stream().write(f"relkit: NOT saved: {app.lead}'s {what} ({reason}).\n"
-                                 "relkit: the pair keeps the final grade it had in the "
-                                 "database; give it again when you resume.\n")
-            return 1
-    if app.return_code:
-        error_stream().write("relkit: the lead's screen stopped on an error (above); every "
-                             "final grade it acknowledged as saved is in "
-                             f"{where if say_where else 'the database'}\n")
-        return app.return_code
-    return 0
-
-
-def _db(db: str | None) -> str:
-    return f" --db {db}" if db and db != os.environ.get("RELKIT_DB") else ""

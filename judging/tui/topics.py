@@ -48,15 +48,21 @@ class TopicsScreen(Screen[None]):
                 Binding("enter", "open", "Judge", show=True, priority=True),
                 Binding("question_mark", "help", "Help")]
 
-    def __init__(self, view: AssessorView | FirstView) -> None:
+    def __init__(self, view: AssessorView | FirstView, open_first: str | None = None) -> None:
+        """``open_first``: a topic's key, opened as soon as the list is read (`--topic`)."""
         super().__init__()
         self.view = view
+        self._open_first = open_first
         self.topics: list[TopicOut] = []
         self.typed = ""
         self._typed_at = 0.0
         # What the list shows: (key width, title width, keys) and each line's topic.
         self._layout: tuple[int, int, list[str]] | None = None
         self._drawn: dict[str, TopicOut] = {}
+        # The list on_mount read is current when the screen is first shown (its first
+        # resume comes right after the mount): read again on each later resume only. At
+        # start it is the list read before the app started (tui/start.py).
+        self._fresh = False
 
     def compose(self) -> ComposeResult:
         # "assessor NAME" as the lead's screen says "lead NAME": whose screen it is
@@ -68,10 +74,19 @@ class TopicsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.refresh_topics()
+        self._fresh = True
+        key, self._open_first = self._open_first, None
+        if key is not None and any(t.key == key for t in self.topics):
+            self.open_topic(key)
 
     def on_screen_resume(self) -> None:
-        self.refresh_topics()
-        self.move_past_finished()
+        fresh, self._fresh = self._fresh, False
+        if not fresh:
+            self.refresh_topics()
+            self.move_past_finished()
+
+    def on_screen_suspend(self) -> None:
+        self._fresh = False  # (a topic opened at start: its list is read on the way back)
 
     def move_past_finished(self) -> None:
         """Back from a topic now finished: highlight the next one with work left."""
