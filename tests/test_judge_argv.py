@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from helpers import run_cli
 from relkit.judging.tui import argv as judge_argv
@@ -59,6 +61,28 @@ def test_the_fast_reader_gives_typers_values(line: str, env: dict[str, str],
     values = judge_argv.parse(args)
     assert values is not None and values.pop("quiet") is False
     assert values == _typer_values(args)
+
+
+@settings(max_examples=300, deadline=None)
+@example(option="--idle", value="9" * 400).via("a float that overflows to inf")
+@example(option="--min-view", value="9" * 400)
+@given(option=st.sampled_from(["--idle", "--min-view"]),
+       value=st.text(alphabet="0123456789.e-+", min_size=1, max_size=400))
+def test_a_number_the_fast_reader_takes_is_one_typer_takes_alike(option: str,
+                                                                 value: str) -> None:
+    """Any value of a numeric option: the fast reader takes it only as typer does (typer
+    refused an ``--idle`` of 400 nines, inf, that the reader took)."""
+    import click
+
+    values = judge_argv.parse([option, value])
+    if values is None:
+        return
+    values.pop("quiet")
+    try:
+        expected = _typer_values([option, value])
+    except click.UsageError as exc:
+        raise AssertionError(f"the fast reader took {option} {value!r}; typer: {exc}") from None
+    assert values == expected
 
 
 def test_quiet_is_read() -> None:

@@ -19,6 +19,7 @@ starting with ``-`` and empty ones are handed over. Standard library only.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -53,8 +54,12 @@ def _value(kind: str, text: str) -> Any:
     if kind == PATH:
         return Path(text)
     if kind == SECONDS:
-        return float(text) if _SECONDS.fullmatch(text) and float(text) > 0 else None
-    return int(text) if _COUNT.fullmatch(text) else None
+        if not _SECONDS.fullmatch(text):
+            return None
+        seconds = float(text)   # (a long decimal overflows to inf, which typer refuses)
+        return seconds if 0 < seconds < math.inf else None
+    # (past a float's range, Num refuses a count: numopt._as_float)
+    return int(text) if _COUNT.fullmatch(text) and len(text) <= 300 else None
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:

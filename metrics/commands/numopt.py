@@ -67,12 +67,21 @@ class Range:
 
     def __contains__(self, value: object) -> bool:
         if not isinstance(value, int | float) or isinstance(value, bool) \
-                or not math.isfinite(value):
+                or not math.isfinite(_as_float(value)):
             return False
         if self.low is not None and (value < self.low or self.open_low and value == self.low):
             return False
         return not (self.high is not None
                     and (value > self.high or self.open_high and value == self.high))
+
+
+def _as_float(value: float) -> float:
+    """``value`` as a float; an int past a float's range is infinite (no option takes it:
+    every count and seed is used as a float somewhere, e.g. ``--min-view`` / 1000)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _shown(value: object) -> str:
@@ -83,6 +92,9 @@ def _checker(rng: Range) -> Any:
     def check(value: Any) -> Any:
         # None: the option was not given (a default of None); a list: a multi-value option.
         for v in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(v, int) and not math.isfinite(_as_float(v)):
+                raise typer.BadParameter(f"a number of {len(str(abs(v)))} digits is too "
+                                         "large")
             if v is not None and v not in rng:
                 raise typer.BadParameter(f"{_shown(v)} is not in {rng.text}")
         return value

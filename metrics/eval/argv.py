@@ -56,6 +56,8 @@ def _int(text: str, bounds: tuple[int | None, int | None]) -> int | None:
     digits = text[1:] if text.startswith("-") else text
     if not (digits and digits.isascii() and digits.isdigit()):
         return None
+    if len(digits) > 300:   # past a float's range: Num refuses it (numopt._as_float)
+        return None
     value = int(text)
     low, high = bounds
     if (low is not None and value < low) or (high is not None and value > high):
