@@ -252,6 +252,10 @@ def test_no_reader_thread_outlives_the_command(tiny: None, tmp_path: Path,
     bad = _write(tmp_path, "q1 0 d1 x\n", "bad.txt")
     assert main(["eval", "-m", "map", str(good), str(path)]) == 0
     assert main(["eval", "-m", "map", str(bad), str(path)]) != 0
+    # a -Z file missing or not a z-scores file: refused after the run began parsing
+    assert main(["eval", "-m", "map", "-Z", str(tmp_path / "none.z"), str(good),
+                 str(path)]) != 0
+    assert main(["eval", "-m", "map", "-Z", str(bad), str(good), str(path)]) != 0
     capsys.readouterr()
     assert not [t for t in threading.enumerate() if t.name == "relkit-run-reader"]
 

@@ -131,11 +131,11 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
             from relkit.metrics.diversity.subtopics import as_plain_qrels_error
 
             raise as_plain_qrels_error(q, exc) from None   # subtopic qrels given as plain
-    except BaseException:
+        z = _load_zscores(zscores) if zscores else None
+    except BaseException:   # (a bad -Z too: the reader thread must not wait forever)
         if early is not None:
             early.close()
         raise
-    z = _load_zscores(zscores) if zscores else None
     frames = []
     evaluated: set[str] = set()
     run_ids: dict[str, list[str]] = {}
