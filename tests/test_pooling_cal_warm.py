@@ -140,3 +140,23 @@ def test_the_app_trains_a_topics_first_batch_while_the_list_is_shown(
     on_enter, doc = asyncio.run(judge())
     assert "MainThread" not in on_enter and fits.count("relkit-warm") >= 2
     assert doc == _expected(tmp_path, "1")[0]
+
+
+def test_a_topic_opened_meanwhile_stops_the_warming_before_it_trains(
+        tmp_path: Path, fits: list[str]) -> None:
+    """The screen's thread waits for the picker's lock while a topic is warmed: once a
+    topic has opened (``stop()`` true), the warming trains no batch of the topic it is
+    on, so the opened topic waits for no other topic's training (review, wave 8)."""
+    db = _project(tmp_path)
+    view = Store.open(db).assessor("ann")
+    asked: list[int] = []
+
+    def stop() -> bool:      # false when topic 1's warming starts, true from then on
+        asked.append(1)
+        return len(asked) > 1
+
+    view.warm(stop)
+    assert fits == [] and len(asked) >= 2
+    item = view.next_item("1")                    # trained on the key, as unwarmed
+    assert item is not None and fits[:1] == ["MainThread"]
+    assert item.doc == _expected(tmp_path, "1")[0]

@@ -276,7 +276,7 @@ class AssessorView:
             if stop is not None and stop():
                 break
             if a.adaptive and a.follows_id is None:
-                self._adaptive().warm(a, key)
+                self._adaptive().warm(a, key, stop)
                 out.append(key)
         return out
 

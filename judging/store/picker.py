@@ -200,7 +200,7 @@ class Picker:
                                 AssignmentItemRow.position == wanted[n])).scalar()
 
     @_one_at_a_time
-    def warm(self, a: Assigned, topic: str) -> None:
+    def warm(self, a: Assigned, topic: str, stop: Callable[[], bool] | None = None) -> None:
         """Make the topic's next pick now, before a key asks for it: its strategy state
         built (cal: the pool's features fitted, the first time, and scikit-learn
         imported) and the pick made (cal: the batch trained, a topic's first batch too;
@@ -216,7 +216,11 @@ class Picker:
             if n >= a.total:
                 return
             pool = self._driver(s, a, topic).pool
-            if pool.next(topic) is not None:
+            # A topic opened meanwhile waits for this lock: do not train this one's batch
+            # (the features built above are the pool's, which that topic needs too).
+            if stop is not None and stop():
+                return
+            if pool.next(topic) is not None and not (stop is not None and stop()):
                 pool.ahead(topic)
 
     @_one_at_a_time
