@@ -22,7 +22,8 @@ RACY = {
     "a port bound, then released and returned": re.compile(
         r"return\s+(?:int\()?\w+\.getsockname\(\)\[1\]"),
     "a free_port() helper": re.compile(r"def _?free_port\(|\b_?free_port\(\)"),
-    "a fixed port given to --port": re.compile(r"""["']--port["'],\s*["']?[1-9]\d*|--port[ =][1-9]"""),
+    "a fixed port given to --port": re.compile(
+        r"""["']--port["'],\s*["']?[1-9]\d*|--port[ =][1-9]"""),
 }
 
 
@@ -81,8 +82,8 @@ def test_a_workers_battery_tally_reaches_the_summary(monkeypatch: pytest.MonkeyP
     battery.merge({"tally": {"bad values": {"clean": 2}, "files": {"escape": 1}},
                    "commands": {"bad values": ["eval", "pool"], "files": ["eval"]},
                    "escapes": {"case-2": "Traceback"}})
-    assert battery.TALLY == {"bad values": Counter(clean=5, escape=1),
-                             "files": Counter(escape=1)}
-    assert battery.COVERED == {"bad values": {"eval", "agree", "pool"}, "files": {"eval"}}
-    assert battery.ESCAPES == {"case-1": "exit 1: boom", "case-2": "Traceback"}
+    tally, covered, escapes = battery.TALLY, battery.COVERED, battery.ESCAPES
+    assert tally == {"bad values": Counter(clean=5, escape=1), "files": Counter(escape=1)}
+    assert covered == {"bad values": {"eval", "agree", "pool"}, "files": {"eval"}}
+    assert escapes == {"case-1": "exit 1: boom", "case-2": "Traceback"}
     assert worker["tally"] == {"bad values": {"clean": 3, "escape": 1}}
