@@ -64,11 +64,11 @@ typecheck: setup
 	$(BIN)/mypy
 
 # The suite in parallel workers (pytest-xdist): most of its wall-clock is waiting on
-# subprocesses, browsers, the Spark JVM and servers, so even two cores take more than two
-# workers (docs/maintaining.md, "The test loop", has the measurements). loadgroup keeps
-# the tests of one Spark session (and of the wheel's build) in one worker. PYTEST_WORKERS=0
-# runs serially, as plain `pytest` does.
-PYTEST_WORKERS ?= 3
+# subprocesses, browsers, the Spark JVM and servers. Two, chosen for CI's two cores by
+# measurement (docs/maintaining.md, "Parallel workers"). loadgroup keeps the tests of one
+# Spark session (and of the wheel's build) in one worker. PYTEST_WORKERS=0 runs serially,
+# as plain `pytest` does.
+PYTEST_WORKERS ?= 2
 XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadgroup)
 
 # Everything: what .ci/run calls.
