@@ -63,14 +63,22 @@ typecheck: setup
 	$(BIN)/python .ci/srctree.py >/dev/null
 	$(BIN)/mypy
 
+# The suite in parallel workers (pytest-xdist): most of its wall-clock is waiting on
+# subprocesses, browsers, the Spark JVM and servers. Two, chosen for CI's two cores by
+# measurement (docs/maintaining.md, "Parallel workers"). loadgroup keeps the tests of one
+# Spark session (and of the wheel's build) in one worker. PYTEST_WORKERS=0 runs serially,
+# as plain `pytest` does.
+PYTEST_WORKERS ?= 2
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadgroup)
+
 # Everything: what .ci/run calls.
 test: setup lint contracts typecheck
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(XDIST)
 
 # The inner loop: the same lint, contracts and types, and the tests not marked slow (real
 # collections, writer processes, long property runs; `pytest -m slow` runs only those).
 check: setup lint contracts typecheck
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -m "not slow" $(XDIST)
 
 # Not part of CI. relkit uses private names of Textual, textual-serve, Typer and PySpark,
 # pinned below their next minor version (docs/maintaining.md, "Borrowed internals"). This

@@ -57,6 +57,22 @@ def record(suite: str, case: str, command: list[str], result: Result | None,
         ESCAPES[case] = why[0][:300]
 
 
+def state() -> dict[str, Any]:
+    """This process's tally, as plain data (a pytest-xdist worker sends it to the
+    controller, which prints the summary: tests/conftest.py)."""
+    return {"tally": {k: dict(v) for k, v in TALLY.items()},
+            "commands": {k: sorted(v) for k, v in COVERED.items()}, "escapes": ESCAPES}
+
+
+def merge(got: dict[str, Any]) -> None:
+    """Add another process's :func:`state` to this one's."""
+    for suite, counts in got["tally"].items():
+        TALLY.setdefault(suite, Counter()).update(counts)
+    for suite, done in got["commands"].items():
+        COVERED.setdefault(suite, set()).update(done)
+    ESCAPES.update(got["escapes"])
+
+
 def summary() -> list[str]:
     """The lines the session's summary prints (tests/conftest.py)."""
     from relkit.metrics.core.readers import READERS
@@ -388,9 +404,7 @@ POSITIONAL_NEEDED = {("eval", "qrels"), ("eval", "runs"), ("agree", "judgments")
 
 def json_dump(path: Path) -> None:
     """Write the tally (for the closing note's before/after counts)."""
-    path.write_text(json.dumps({"tally": {k: dict(v) for k, v in TALLY.items()},
-                                "commands": {k: sorted(v) for k, v in COVERED.items()},
-                                "escapes": ESCAPES}, indent=1))
+    path.write_text(json.dumps(state(), indent=1))
 
 
 _CHAT: list[str] = []

@@ -71,8 +71,41 @@ def spark() -> Iterator[object]:
     session.stop()
 
 
+# pytest-xdist (`make test`: -n N --dist loadgroup): the tests that need one costly
+# thing per process run in one worker, by fixture: the Spark session (a JVM each) and
+# the wheel test's build. tests/test_worker_safety.py checks every user is grouped.
+XDIST_GROUPS = {"spark": "spark", "dist": "wheel"}
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, group in XDIST_GROUPS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker sends its part of the CLI battery's tally to the controller
+    (which runs no tests, and prints the summary below)."""
+    battery = sys.modules.get("battery")
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None and battery is not None:
+        out["battery"] = battery.state()
+
+
+@pytest.hookimpl(optionalhook=True)   # pytest-xdist's hook: unknown without it
+def pytest_testnodedown(node: object, error: object) -> None:
+    got = getattr(node, "workeroutput", {}).get("battery")
+    if got:
+        import battery
+
+        battery.merge(got)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """What the CLI battery covered (commands, readers, cases, escapes), when it ran.
+    """What the CLI battery covered (commands, readers, cases, escapes), when it ran:
+    in this process, or in pytest-xdist's workers (merged by ``pytest_testnodedown``).
 
     With ``RELKIT_BATTERY_REPORT=FILE`` the counts and each escape also go to FILE (JSON).
     """

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -28,12 +29,6 @@ RELKIT = [sys.executable, "-m", "relkit"]
 CHROMEDRIVER_NAMES = ("chromedriver",)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0,
                every: float = 0.05) -> Any:
     """Poll ``check`` until it returns something true; fail naming ``what``."""
@@ -47,27 +42,47 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0,
         time.sleep(every)
 
 
+# The start-up line's address: the local one when a public URL is given too.
+LISTENING = re.compile(r"serving the judging screens on (?:\S+ \(listening on )?http://\S*:(\d+)")
+
+
 class Served:
-    """``relkit serve --db DB --port PORT`` in a subprocess; restartable on the same port."""
+    """``relkit serve --db DB --port PORT`` in a subprocess; restartable on the same port.
+
+    Without ``port``, the first start is ``--port 0``: the server binds a port the
+    system chooses and names it in its start-up line, read here (a port found free
+    here and passed on could be taken by another test worker in between); restarts
+    then ask for that port again."""
 
     def __init__(self, db: str, log: Path, port: int | None = None,
                  args: tuple[str, ...] = ()) -> None:
         self.db, self.log_path, self.args = db, log, args
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = port
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
 
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
     def start(self) -> None:
         self._log = open(self.log_path, "ab")  # noqa: SIM115 (closed in stop)
+        since = self._log.tell()       # this start's lines (the log is appended to)
         self.proc = subprocess.Popen([*RELKIT, "serve", "--db", self.db, "--port",
-                                      str(self.port), *self.args], stdout=self._log,
+                                      str(self.port or 0), *self.args], stdout=self._log,
                                      stderr=self._log, start_new_session=True)
 
         def up() -> bool:
             assert self.proc is not None
             if self.proc.poll() is not None:
                 raise AssertionError(f"relkit serve exited: {self.log()}")
+            if self.port is None:
+                with self.log_path.open("rb") as f:
+                    f.seek(since)
+                    named = LISTENING.search(f.read().decode(errors="replace"))
+                if named is None:
+                    return False
+                self.port = int(named.group(1))
             with contextlib.suppress(OSError), socket.create_connection(
                     ("127.0.0.1", self.port), timeout=0.2):
                 return True

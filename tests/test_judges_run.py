@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 from autojudge_helpers import automatic_grades as _grades
 from chat_server import ChatServer, grade_of, servers
 from helpers import run_cli
+from ports import refused_port
 from store_helpers import POOL
 
 N = len(POOL)  # 16 pooled pairs
@@ -208,12 +208,6 @@ def test_max_cost_with_a_price(db: str, chat_server: Any) -> None:
     assert f"about ${sum(costs):.4f}" in err
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_bad_endpoints_keys_templates_one_line_each(db: str, chat_server: Any,
                                                     tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,8 +219,9 @@ def test_bad_endpoints_keys_templates_one_line_each(db: str, chat_server: Any,
 
     one_line(["--endpoint", "localhost:8000"], 2, "--endpoint", "http://")
     one_line(["--endpoint", "ftp://x/v1"], 2, "--endpoint")
-    one_line(["--endpoint", f"http://127.0.0.1:{_free_port()}/v1"], 1,
-             "cannot reach the endpoint")
+    with refused_port() as port:
+        one_line(["--endpoint", f"http://127.0.0.1:{port}/v1"], 1,
+                 "cannot reach the endpoint")
     server = chat_server(key="sekret-123")
     monkeypatch.setenv("RELKIT_TEST_KEY", "wrong-key-456")
     one_line(["--endpoint", server.url, "--key-env", "RELKIT_TEST_KEY"], 1,

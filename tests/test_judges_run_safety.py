@@ -4,8 +4,8 @@ odd answers costing one pair only. End to end against the real local chat server
 
 from __future__ import annotations
 
+import contextlib
 import json
-import socket
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +15,7 @@ import pytest
 
 from chat_server import ChatServer, grade_of, servers
 from helpers import run_cli
+from ports import refused_port
 from store_helpers import POOL
 
 N = len(POOL)  # 16 pooled pairs
@@ -201,12 +202,6 @@ def test_a_changed_prompt_or_max_tokens_asks_again(db: str, chat_server: Any) ->
 
 # -- the class: no message and no file of judges-run holds a secret -----------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 ECHO = f"Incorrect API key provided: {KEY}; url /v1/chat/completions?api-key={QUERY_SECRET}"
 SCRIPTS: dict[str, list[Any]] = {
     "401": [("status", 401, {}, ECHO)],
@@ -231,15 +226,16 @@ def test_no_message_or_file_ever_holds_a_secret(case: str, db: str, chat_server:
                                                 tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RELKIT_TEST_KEY", KEY)
-    if case == "unreachable":
-        base = f"http://127.0.0.1:{_free_port()}/v1"
-    else:
-        server: ChatServer = chat_server({("1", "d02"): SCRIPTS[case]})
-        base = server.url
     answers = tmp_path / "a.tsv"
-    code, out, err = _judge(db, f"{base}?api-key={QUERY_SECRET}", "--key-env",
-                            "RELKIT_TEST_KEY", "--retries", "2", "--timeout", "0.5",
-                            "--concurrency", "1", "--answers", str(answers))
+    with contextlib.ExitStack() as held:
+        if case == "unreachable":
+            base = f"http://127.0.0.1:{held.enter_context(refused_port())}/v1"
+        else:
+            server: ChatServer = chat_server({("1", "d02"): SCRIPTS[case]})
+            base = server.url
+        code, out, err = _judge(db, f"{base}?api-key={QUERY_SECRET}", "--key-env",
+                                "RELKIT_TEST_KEY", "--retries", "2", "--timeout", "0.5",
+                                "--concurrency", "1", "--answers", str(answers))
     assert code in (0, 1), err
     assert "Traceback" not in err and err.strip(), err
     assert _leaks(out + err) == [], err

@@ -245,10 +245,10 @@ def test_serve_passes_the_strategy_to_every_session(tmp_path: Path,
     seen: list[dict[str, str]] = []
     before = dict(os.environ)
     monkeypatch.setattr(server, "run", lambda *a, **k: seen.append(a[7]))
-    code, _, err = run_cli(["serve", "--db", db, "--port", "18733", "--pairs",
+    code, _, err = run_cli(["serve", "--db", db, "--port", "0", "--pairs",
                             "--pair-strategy", "adaptive"])
     assert code == 0, err
-    code, _, err = run_cli(["serve", "--db", db, "--port", "18733"])
+    code, _, err = run_cli(["serve", "--db", db, "--port", "0"])
     assert code == 0, err
     # The sessions' environment carries the mode, always given (a value left in the
     # shell never decides); the server's own environment is left as it was.

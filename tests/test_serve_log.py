@@ -6,13 +6,14 @@ A real server process, its stderr read back; no browser (bare websockets).
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from serve_helpers import RELKIT, free_port, plain, served, wait_until, ws_screen
+from serve_helpers import RELKIT, plain, served, wait_until, ws_screen
 from test_serve import project
 
 
@@ -64,12 +65,28 @@ def _start_line(tmp_path: Path, *args: str) -> str:
         _stop(proc)
 
 
+def test_port_0_is_a_port_the_system_chooses_named_in_the_start_line(
+        tmp_path: Path) -> None:
+    """What lets parallel test workers (or scripts) start servers without racing for a
+    port: the server binds it, and says which; it is reachable there."""
+    db, toks = project(tmp_path)
+    with served(db, tmp_path) as server:
+        assert server.proc is not None
+        argv = list(server.proc.args)
+        assert argv[argv.index("--port") + 1] == "0"
+        line = next(x for x in server.log().splitlines() if "serving the judging" in x)
+        assert f"serving the judging screens on http://127.0.0.1:{server.port} " in line
+        assert server.port not in (None, 0)
+        code, out = ws_screen(server.url, toks["ann"], origin=server.url)
+        assert code == 101 and "assessor ann" in plain(out)
+
+
 def test_behind_a_proxy_the_start_line_gives_the_local_address_too(tmp_path: Path) -> None:
-    port = free_port()
-    line = _start_line(tmp_path, "--port", str(port), "--public-url",
+    line = _start_line(tmp_path, "--port", "0", "--public-url",
                        "https://judge.example.org")
     assert "https://judge.example.org" in line
-    assert f"http://127.0.0.1:{port}" in line, line
+    local = re.search(r"\(listening on http://127\.0\.0\.1:(\d+)\)", line)
+    assert local and int(local.group(1)) != 0, line
 
 
 def _ipv6_loopback() -> bool:
@@ -83,9 +100,9 @@ def _ipv6_loopback() -> bool:
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
 def test_an_ipv6_address_is_written_in_brackets(tmp_path: Path) -> None:
-    port = free_port()
-    line = _start_line(tmp_path, "--host", "::1", "--port", str(port))
-    assert f"on http://[::1]:{port} " in line, line
+    line = _start_line(tmp_path, "--host", "::1", "--port", "0")
+    local = re.search(r"on http://\[::1\]:(\d+) ", line)
+    assert local and int(local.group(1)) != 0, line
     assert "http://::1" not in line
 
 

@@ -24,7 +24,7 @@ from relkit.judging.serve.backoff import (
     Failures,
 )
 from relkit.judging.store.tokens import issue
-from serve_helpers import served
+from serve_helpers import served, wait_until
 from store_helpers import make_project
 from test_serve import project
 
@@ -247,7 +247,10 @@ def test_the_sign_in_box_keeps_its_width_when_a_token_is_refused(tmp_path: Path)
             before = browser.execute_script(width)
             browser.find_element(By.ID, "token").send_keys("rk_nope")
             browser.find_element(By.ID, "signin").click()
-            assert "not valid" in browser.find_element(By.ID, "error").text
+            # the answer is a new page: wait for it (a loaded machine is slow to load it)
+            error = wait_until(lambda: browser.find_elements(By.ID, "error"),
+                               "the refusal's page", 30)[0]
+            assert "not valid" in error.text
             after = browser.execute_script(width)
             browser.set_window_size(420, 700)                   # a phone: it still fits
             narrow = browser.execute_script(width)

@@ -27,6 +27,7 @@ import pytest
 
 from ab_helpers import click_log, write
 from helpers import ROOT
+from ports import refused_port
 
 pytestmark = pytest.mark.slow   # subprocesses; the worker case starts Spark
 
@@ -105,19 +106,13 @@ def one_line(proc: subprocess.CompletedProcess[str], code: int, *words: str) -> 
     return err
 
 
-def free_port() -> int:
-    """A port on 127.0.0.1 where nothing listens (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_a_master_nobody_answers_is_one_line(files: dict[str, Path],
                                              command: tuple[str, ...]) -> None:
-    master = f"spark://127.0.0.1:{free_port()}"
-    one_line(run(command, files, master), 1, f"--spark-master {master}",
-             "no Spark master answers there (connection refused)")
+    with refused_port() as port:
+        master = f"spark://127.0.0.1:{port}"
+        one_line(run(command, files, master), 1, f"--spark-master {master}",
+                 "no Spark master answers there (connection refused)")
 
 
 # One command: every command reaches the master through the same relkit code

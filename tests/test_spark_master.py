@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ports import refused_port
 from relkit.metrics.spark import master as master_module
 from relkit.metrics.spark.master import MasterUnreachableError, MasterURLError, check_master
 
@@ -58,12 +59,6 @@ def answering() -> Iterator[int]:
             thread.join()
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.parametrize("master", ["local", "local[1]", "local[8]", "local[*]",
                                     "local[2, 3]", "local[*,4]", "local-cluster[2, 1, 1024]"])
 def test_local_forms_spark_takes_pass(master: str) -> None:
@@ -84,7 +79,8 @@ def test_forms_spark_does_not_take_are_usage_errors(master: str) -> None:
 def test_a_listening_master_passes(answering: int, listening: int) -> None:
     check_master(f"spark://127.0.0.1:{answering}")
     # high availability: one answering master of several is enough
-    check_master(f"spark://127.0.0.1:{closed_port()},127.0.0.1:{answering}")
+    with refused_port() as refused:
+        check_master(f"spark://127.0.0.1:{refused},127.0.0.1:{answering}")
     # a Kubernetes API server is only connected to (TLS or HTTP: no Spark request)
     check_master(f"k8s://http://127.0.0.1:{listening}")
     check_master(f"k8s://127.0.0.1:{listening}")
@@ -103,12 +99,12 @@ def test_a_port_that_accepts_but_never_answers_is_refused(
 
 
 def test_nothing_listening_is_a_failure_naming_the_cause() -> None:
-    port = closed_port()
-    with pytest.raises(MasterUnreachableError, match=r"no Spark master answers there "
-                                                     r"\(connection refused\)"):
-        check_master(f"spark://127.0.0.1:{port}")
-    with pytest.raises(MasterUnreachableError, match="no Kubernetes API server answers"):
-        check_master(f"k8s://https://127.0.0.1:{port}")
+    with refused_port() as port:
+        with pytest.raises(MasterUnreachableError, match=r"no Spark master answers there "
+                                                         r"\(connection refused\)"):
+            check_master(f"spark://127.0.0.1:{port}")
+        with pytest.raises(MasterUnreachableError, match="no Kubernetes API server answers"):
+            check_master(f"k8s://https://127.0.0.1:{port}")
     with pytest.raises(MasterUnreachableError, match="unknown host"):
         check_master("spark://no-such-host.invalid:7077")
 
@@ -156,9 +152,11 @@ def test_a_master_that_gives_up_is_named_from_the_jvm_log(
 @pytest.fixture
 def standalone_master(tmp_path: Path) -> Iterator[int]:
     """A real Spark standalone master on 127.0.0.1 (no workers), its REST server off
-    and its web UI on a free port (nothing fixed: parallel runs cannot collide)."""
+    and its web UI on ports it binds itself (port 0: parallel runs cannot collide); its
+    port is read from its log."""
+    import re
+
     pyspark = pytest.importorskip("pyspark")
-    port = closed_port()
     home = Path(pyspark.__file__).parent
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOG_DIR": str(tmp_path),
            "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false"}
@@ -166,14 +164,17 @@ def standalone_master(tmp_path: Path) -> Iterator[int]:
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
-             "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(closed_port())],
+             "--host", "127.0.0.1", "--port", "0", "--webui-port", "0"],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
         while "I have been elected leader" not in log.read_text(errors="replace"):
             if proc.poll() is not None:
                 pytest.fail(f"the Spark master exited: {log.read_text()[-2000:]}")
             time.sleep(0.2)
-        yield port
+        found = re.search(r"Starting Spark master at spark://127\.0\.0\.1:(\d+)",
+                          log.read_text(errors="replace"))
+        assert found, log.read_text()[-2000:]
+        yield int(found.group(1))
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=60)

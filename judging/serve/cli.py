@@ -18,7 +18,8 @@ def serve(
     db: str | None = DbOpt,
     host: str = typer.Option("127.0.0.1", help="Address to listen on (default: this machine "
                              "only; put a TLS reverse proxy in front for others)"),
-    port: int = Num(8000, within="1 <= x <= 65535", help="Port to listen on"),
+    port: int = Num(8000, within="0 <= x <= 65535", help="Port to listen on (0: one the "
+                    "system chooses, named in the start-up line on stderr)"),
     public_url: str | None = typer.Option(None, "--public-url", help="The https:// address "
                                           "people open, when behind a reverse proxy"),
     max_sessions: int = Num(32, within="x >= 1", help="Sessions open at once on this server "

@@ -455,5 +455,12 @@ def run(store: Store, db: str, host: str, port: int, public_url: str | None,
         app_env: dict[str, str] | None = None) -> None:
     """Serve until interrupted; the app processes get ``RELKIT_DB`` and ``app_env`` in
     their environment (:func:`~relkit.judging.serve.warm.served_environment`)."""
-    RelkitServer(store, db, host, port, public_url, per_token, max_sessions,
-                 app_env).serve()
+    if port != 0:
+        RelkitServer(store, db, host, port, public_url, per_token, max_sessions,
+                     app_env).serve()
+        return
+    from relkit.judging.serve.listen import bind_any_port, serve_on
+
+    sock = bind_any_port(host)    # port 0: the port the system chose is the one named
+    serve_on(RelkitServer(store, db, host, sock.getsockname()[1], public_url, per_token,
+                          max_sessions, app_env), sock)
