@@ -137,3 +137,34 @@ def test_the_last_bar_update_names_the_written_report(command: str, tmp_path: Pa
     assert done == total and str(report) in last, last
     labels = {re.sub(r" [━╸╺ ]+.*$", "", s) for s in bars}
     assert len(labels) >= 4, labels    # the steps are named as they go
+
+
+def test_every_label_is_drawn_however_quick_its_step(tmp_path: Path) -> None:
+    """A renamed bar is drawn at once, not at rich's next timed refresh (10 a second):
+    quick steps were never named on screen (the case above saw 3 of agree's names
+    under load)."""
+    script = tmp_path / "bar.py"
+    script.write_text(
+        "from relkit.metrics.core.progress import Bar\n"
+        "with Bar('start', 5, unit='steps') as bar:\n"
+        "    for i in range(1, 6):\n"
+        "        bar.update(i, label=f'step-{i}-named')\n")
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=follower,
+                            env={**os.environ, "COLUMNS": "200", "TERM": "xterm",
+                                 "NO_COLOR": "1"})
+    os.close(follower)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:   # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(leader)
+    assert proc.wait() == 0
+    text = drawn.decode("utf-8", "replace")
+    assert [i for i in range(1, 6) if f"step-{i}-named" not in text] == [], text

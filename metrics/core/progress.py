@@ -31,6 +31,7 @@ class Bar:
         self.size = size
         self._bar: Any = None
         self._task: Any = None
+        self._shown = label       # the label on screen
 
     def __enter__(self) -> Bar:
         if sys.stderr.isatty():
@@ -61,9 +62,13 @@ class Bar:
     def update(self, done: int, total: int | None = None, label: str | None = None) -> None:
         """Set the count done (and the total when it becomes known, the label if given)."""
         if self._bar is not None:
+            # A new label is drawn at once: between two of rich's timed refreshes (10 a
+            # second) a quick step would otherwise never be named on screen.
+            description = label if label is not None else self.label
+            renamed, self._shown = description != self._shown, description
             self._bar.update(self._task, completed=done,
                              total=total if total is not None else self.total,
-                             description=label if label is not None else self.label)
+                             description=description, refresh=renamed)
 
     def __call__(self, done: int, total: int | None = None, label: str | None = None) -> None:
         self.update(done, total, label)
