@@ -26,9 +26,12 @@ from relkit.judging.tui.run import (
 from relkit.metrics.commands.numopt import Num
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from relkit.judging.store.access.identity import Who
     from relkit.judging.store.assign import Store
     from relkit.judging.store.outputs import TopicOut
+    from relkit.judging.tui.app import Settings
 
 __all__ = ["app", "finish", "finish_lead", "judge", "need_terminal", "unsaved_at_open"]
 
@@ -66,7 +69,6 @@ def judge(
         raise typer.BadParameter(f"must be a positive number of seconds; got {idle}",
                                  param_hint="--idle")
     check_pair_strategy(pair_strategy)
-    from relkit.judging.tui.app import make_app
     from relkit.judging.tui.start import first_screen
 
     if topic is not None and lead is not None:
@@ -83,6 +85,18 @@ def judge(
         if code:
             raise typer.Exit(code)
         return
+    code = _judge_with_store(db, assessor, lead, topic, pairs,
+                             lambda: app_settings(keymap, idle, min_view, pairs,
+                                                  pair_strategy, topic))
+    if code:
+        raise typer.Exit(code)
+
+
+def _judge_with_store(db: str | None, assessor: str | None, lead: str | None,
+                      topic: str | None, pairs: bool, settings: Callable[[], Settings]
+                      ) -> int:
+    """``relkit judge`` through the store (PostgreSQL, another schema revision, a lead):
+    the lead's screen or the assessor's; the exit code."""
     from relkit.judging.store.assign import Store
 
     # A write command: an older database is upgraded (with a backup), and it says so.
@@ -95,32 +109,33 @@ def judge(
             raise typer.BadParameter(LEAD_TOPIC, param_hint="--topic")
         lead = me.name  # a lead's login opens the lead's screen
     if lead is not None:
-        from relkit.judging.store.adjudication import check_lead
-        from relkit.judging.store.models import StoreError
+        return _judge_as_lead(store, lead)
+    from relkit.judging.tui.app import make_app
 
-        try:
-            check_lead(store, lead)  # the screen shows every assessor's grades: leads only
-        except StoreError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--lead") from None
-        from relkit.judging.tui.lead import LeadApp
-
-        need_terminal()
-        lead_app = LeadApp(store, lead, idle_gc=True)
-        lead_app.run()
-        code = finish_lead(lead_app)
-        if code:
-            raise typer.Exit(code)
-        return
     assessor = _assessor_for(store, me, assessor)
     if topic is not None:
         _check_topic(store.assessor(assessor).topics(), topic, assessor)
-    app = make_app(store, assessor, app_settings(keymap, idle, min_view, pairs, pair_strategy,
-                                                 topic))
+    app = make_app(store, assessor, settings())
     need_terminal()
     app.run()
-    code = done(app, db, pairs)
-    if code:
-        raise typer.Exit(code)
+    return done(app, db, pairs)
+
+
+def _judge_as_lead(store: Store, lead: str) -> int:
+    """The lead's adjudication screen (``--lead``, or a lead's login); the exit code."""
+    from relkit.judging.store.adjudication import check_lead
+    from relkit.judging.store.models import StoreError
+
+    try:
+        check_lead(store, lead)  # the screen shows every assessor's grades: leads only
+    except StoreError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--lead") from None
+    from relkit.judging.tui.lead import LeadApp
+
+    need_terminal()
+    lead_app = LeadApp(store, lead, idle_gc=True)
+    lead_app.run()
+    return finish_lead(lead_app)
 
 
 LEAD_TOPIC = "opens one of an assessor's topics; the lead's screen has no topic list to skip"
