@@ -362,29 +362,38 @@ def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | Non
         return None
     from relkit.judging.quiet import go_quiet
     from relkit.metrics.core.options import OptionError
-    from relkit.metrics.errors import RelkitError
     from relkit.metrics.eval.command import NotFast, give_up, run_eval
 
-    try:
-        try:
-            go_quiet(values["quiet"])
-            run_eval(**values, bad=give_up)
-        finally:
-            sys.stderr = stderr  # errors are never quiet
-    except NotFast:
-        return None  # a usage error, found before any output: click words it
-    except OptionError as exc:
-        if debug:
-            raise
+    def body() -> int:
+        go_quiet(values["quiet"])
+        run_eval(**values, bad=give_up)
+        return 0
+
+    def option_error(exc: OptionError) -> int:
         # What click says of the typer command's BadParameter (RelkitCommand.invoke).
         sys.stderr.write(f"relkit eval: error: Invalid value for {exc.option}: "
                          f"{exc.message}\n")
         return 2
-    except RelkitError as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"relkit: error: {exc}\n")
-        return int(getattr(exc, "exit_code", 1))
+
+    try:
+        return _fast(body, debug, stderr, OptionError, option_error)
+    except NotFast:
+        return None  # a usage error, found before any output: click words it
+
+
+def _fast(body: typing.Callable[[], int | None], debug: bool, stderr: typing.TextIO,
+          kind: type[Exception] | None = None,
+          say: typing.Callable[[typing.Any], int] | None = None) -> int | None:
+    """A fast entry's ``body()`` (an exit status, or ``None``: the typer command runs
+    instead), its errors printed as :func:`_main` prints the typer
+    command's (the same words and exit status); ``kind`` of error is ``say``'s to print."""
+    from relkit.metrics.errors import RelkitError
+
+    try:
+        try:
+            return body()
+        finally:
+            sys.stderr = stderr  # errors are never quiet
     except KeyboardInterrupt:
         sys.stderr.write("relkit: aborted\n")
         return 130
@@ -392,12 +401,18 @@ def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | Non
         from relkit.judging.closedpipe import closed_pipe
 
         return closed_pipe()
-    except OSError as exc:
-        if debug or exc.filename is None:
+    except Exception as exc:
+        if debug:
             raise
-        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
-        return 1
-    return 0
+        if kind is not None and say is not None and isinstance(exc, kind):
+            return say(exc)
+        if isinstance(exc, RelkitError):
+            sys.stderr.write(f"relkit: error: {exc}\n")
+            return int(getattr(exc, "exit_code", 1))
+        if isinstance(exc, OSError) and exc.filename is not None:
+            sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
+            return 1
+        raise
 
 
 def _fast_judge(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
@@ -420,27 +435,12 @@ def _fast_judge(args: list[str], debug: bool, stderr: typing.TextIO) -> int | No
         return None
     from relkit.judging.quiet import go_quiet
     from relkit.judging.tui.run import fast_judge
-    from relkit.metrics.errors import RelkitError
 
-    try:
-        try:
-            go_quiet(values.pop("quiet"))
-            return fast_judge(**values)
-        finally:
-            sys.stderr = stderr  # errors are never quiet
-    except RelkitError as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"relkit: error: {exc}\n")
-        return int(getattr(exc, "exit_code", 1))
-    except KeyboardInterrupt:
-        sys.stderr.write("relkit: aborted\n")
-        return 130
-    except OSError as exc:
-        if debug or exc.filename is None:
-            raise
-        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
-        return 1
+    def body() -> int | None:
+        go_quiet(values.pop("quiet"))
+        return fast_judge(**values)
+
+    return _fast(body, debug, stderr)
 
 
 def _main(args: list[str], stderr: typing.TextIO) -> int:

@@ -94,11 +94,13 @@ def test_every_command_writing_html_has_a_case() -> None:
     assert _html_commands() == set(CASES)
 
 
-def _under_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
-    """Run ``relkit ARGS`` with stderr on a pseudo-terminal; (exit code, what it drew)."""
+def _under_a_terminal(args: list[str], cwd: Path,
+                      program: tuple[str, ...] = ("-m", "relkit")) -> tuple[int, str]:
+    """Run ``relkit ARGS`` (or ``python PROGRAM ARGS``) with stderr on a pseudo-terminal;
+    (exit code, what it drew)."""
     leader, follower = pty.openpty()
     env = {**os.environ, "COLUMNS": "400", "TERM": "xterm", "NO_COLOR": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "relkit", *args], cwd=cwd, env=env,
+    proc = subprocess.Popen([sys.executable, *program, *args], cwd=cwd, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=follower)
     os.close(follower)
@@ -149,22 +151,6 @@ def test_every_label_is_drawn_however_quick_its_step(tmp_path: Path) -> None:
         "with Bar('start', 5, unit='steps') as bar:\n"
         "    for i in range(1, 6):\n"
         "        bar.update(i, label=f'step-{i}-named')\n")
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=follower,
-                            env={**os.environ, "COLUMNS": "200", "TERM": "xterm",
-                                 "NO_COLOR": "1"})
-    os.close(follower)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:   # EIO: the child closed its end
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    os.close(leader)
-    assert proc.wait() == 0
-    text = drawn.decode("utf-8", "replace")
+    code, text = _under_a_terminal([], tmp_path, program=(str(script),))
+    assert code == 0
     assert [i for i in range(1, 6) if f"step-{i}-named" not in text] == [], text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,15 @@ def run(app: JudgeApp, steps: Any) -> None:
     asyncio.run(main())
 
 
+
+def _opened_when(go: threading.Event, db: Path) -> Callable[[], tuple[Store, Any]]:
+    """The loader's opening of the store, held until the test sets ``go``."""
+    def open_store() -> tuple[Store, Any]:
+        assert go.wait(120), "the test never let the store open"
+        s = Store.open(db, create=False)
+        return s, s.assessor("ann")
+    return open_store
+
 def test_the_light_start_draws_what_the_store_start_draws_and_judges(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "p.db"
@@ -61,12 +71,7 @@ def test_the_light_start_draws_what_the_store_start_draws_and_judges(
     assert first is not None
     go = threading.Event()
 
-    def open_store() -> tuple[Store, Any]:
-        assert go.wait(120), "the test never let the store open"
-        s = Store.open(db, create=False)
-        return s, s.assessor("ann")
-
-    loader = StoreLoader(first, open_store)
+    loader = StoreLoader(first, _opened_when(go, db))
     light_app = make_app(loader, "ann", settings)
     # A topic the light view cannot read (an adaptive pool's, the pairs mode's) waits for
     # the store; a static pool's opens at once (tests/test_light_first_doc.py).
@@ -141,12 +146,7 @@ def test_the_topic_list_is_read_once_at_start(tmp_path: Path,
     monkeypatch.setattr(start, "first_screen", lambda *a: reads.append("light") or real(*a))
     go = threading.Event()
 
-    def open_store() -> tuple[Store, Any]:
-        assert go.wait(120), "the test never let the store open"
-        s = Store.open(db, create=False)
-        return s, s.assessor("ann")
-
-    loader = StoreLoader(first, open_store)
+    loader = StoreLoader(first, _opened_when(go, db))
     app = make_app(loader, "ann", Settings(keymap_path=None))
 
     async def steps(pilot: Any) -> None:

@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from relkit.metrics.eval.argv import take
+
 FLAG, TEXT, PATH, SECONDS, COUNT = "flag", "str", "path", "seconds", "count"
 # Option -> (keyword of fast_judge, kind), as declared in relkit.judging.tui.cli.judge
 # (and --quiet, every command's).
@@ -72,22 +74,14 @@ def parse(args: list[str]) -> dict[str, Any] | None:
         token = args[i]
         i += 1
         name, eq, attached = token.partition("=")
-        spec = OPTIONS.get(name) if token.startswith("--") else None
-        if spec is None:
+        got = take(OPTIONS.get(name) if token.startswith("--") else None, eq, attached,
+                   args, i)
+        if got is None:
             return None  # --help, an unknown option, an argument, -x: click's to say
-        key, kind = spec
+        key, kind, text, i = got
         if kind == FLAG:
-            if eq:
-                return None
             values[key] = True
             continue
-        if eq:
-            text = attached
-        elif i < len(args):
-            text = args[i]
-            i += 1
-        else:
-            return None  # click: the option requires an argument
         value = _value(kind, text)
         if value is None:
             return None

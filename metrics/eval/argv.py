@@ -51,6 +51,24 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+def take(spec: tuple[str, Any] | None, eq: str, attached: str, args: list[str],
+         i: int) -> tuple[str, Any, str, int] | None:
+    """An option's (keyword, kind) from ``spec``, its text as click reads it, and the
+    index of the word after it: ``attached`` after ``=`` (``eq``), else the next word
+    ``args[i]``; a flag (kind ``"flag"``) takes none (``""``). ``None`` where click
+    would speak: an unknown option (no ``spec``), a flag given a value, a value missing."""
+    if spec is None:
+        return None
+    key, kind = spec
+    if kind == FLAG:
+        return None if eq else (key, kind, "", i)
+    if eq:
+        return key, kind, attached, i
+    if i < len(args):
+        return key, kind, args[i], i + 1
+    return None  # click: the option requires an argument
+
+
 def _int(text: str, bounds: tuple[int | None, int | None]) -> int | None:
     """A plain decimal within ``bounds`` (what typer and Num take without a word)."""
     digits = text[1:] if text.startswith("-") else text
@@ -93,22 +111,13 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             name, eq, attached = token[:2], "=", token[2:]   # -l2, -mP.10
         else:
             name, eq, attached = token, "", ""
-        spec = OPTIONS.get(name)
-        if spec is None:
-            return None  # --help, an unknown option, -qn...: click's to say
-        key, kind = spec
+        got = take(OPTIONS.get(name), eq, attached, args, i)
+        if got is None:
+            return None  # --help, an unknown option, -qn, a value missing: click's to say
+        key, kind, text, i = got
         if kind == FLAG:
-            if eq:
-                return None
             values[key] = True
             continue
-        if eq:
-            text = attached
-        elif i < len(args):
-            text = args[i]
-            i += 1
-        else:
-            return None  # click: the option requires an argument
         if kind in (MANY, TEXT):
             if text.startswith("-") and text != "-":
                 return None
