@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ports import POLL
+
 TITLES = {"solar power": "1", "bond films": "007"}
 _DOC = re.compile(r"Text of document (\d+)\.")
 _QUERY = re.compile(r"(solar power|bond films)")
@@ -87,7 +89,8 @@ class ChatServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(POLL,),
+                                       daemon=True)
         self.thread.start()
 
     @property

@@ -18,6 +18,11 @@ import contextlib
 import socket
 from collections.abc import Iterator
 
+# The poll interval of a test's ``serve_forever``: its ``shutdown()`` waits up to one
+# interval, 0.5 s by default, in every test's teardown (test_worker_safety checks it is
+# given).
+POLL = 0.05
+
 
 @contextlib.contextmanager
 def refused_port() -> Iterator[int]:

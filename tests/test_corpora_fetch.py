@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SHARED, run_cli
+from ports import POLL
 from relkit.corpora import known
 from relkit.corpora.collection import open_collection
 from relkit.corpora.fetch import FetchError, fetch
@@ -39,7 +40,8 @@ class _Server:
 
         self.httpd = http.server.ThreadingHTTPServer(
             ("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(POLL,),
+                                       daemon=True)
         self.thread.start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
 

@@ -145,6 +145,7 @@ def test_relkit_judge_freezes_the_heap_at_a_topic(tmp_path: Path) -> None:
     assert Settings().idle_gc is False
 
 
+@pytest.mark.slow  # 125 keys and 3 idle passes: 18 s, the fast loop's longest test
 def test_full_collections_wait_for_the_assessor_to_read(tmp_path: Path) -> None:
     # A full pass of the cycle collector (70-130 ms over Textual's line caches) used to
     # land on whichever key allocated when it came due: the slow modal opens of
@@ -192,6 +193,7 @@ def test_full_collections_wait_for_the_assessor_to_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.private_api
+@pytest.mark.slow  # 60 modals opened and closed: 12 s
 def test_closed_modals_leave_nothing_alive(tmp_path: Path) -> None:
     # Every modal opened and closed used to leave ~2,000 objects alive for the rest of
     # the session: the footer's old keys (bound to the footer, Textualize/textual#6666)

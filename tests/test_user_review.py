@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SHARED, run_cli
+from ports import POLL
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store.assign import Store
 
@@ -95,7 +96,7 @@ def test_fetch_to_a_folder_suggests_a_command_that_works(tmp_path: Path,
                                 directory=str(CORPORA / "cranfield"))
     handler.log_message = lambda *a: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))
     try:
         dest = tmp_path / "cf"

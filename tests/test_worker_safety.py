@@ -58,6 +58,23 @@ def test_the_racy_patterns_are_recognised() -> None:
         assert not any(p.search(fine) for p in RACY.values()), fine
 
 
+# A test server's serve_forever polls for shutdown every 0.5 s by default, and
+# shutdown() waits out the interval: half a second of every such test's teardown
+# (30 teardowns, 14 worker-s of the fast loop before ports.POLL was given).
+SLOW_SHUTDOWN = re.compile(r"serve_forever(?:\(\)|,(?!\s*args=))")
+
+
+def test_every_test_server_polls_for_shutdown_quickly() -> None:
+    found = [f"{path.relative_to(TESTS)}:{n}: {line.strip()}"
+             for path in sorted(TESTS.rglob("*.py")) if path.name != "test_worker_safety.py"
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if SLOW_SHUTDOWN.search(line)]
+    assert found == [], "give serve_forever ports.POLL:\n" + "\n".join(found)
+    assert SLOW_SHUTDOWN.search("threading.Thread(target=server.serve_forever, daemon=True)")
+    assert SLOW_SHUTDOWN.search("httpd.serve_forever()")
+    assert not SLOW_SHUTDOWN.search("Thread(target=httpd.serve_forever, args=(POLL,))")
+
+
 def test_every_test_of_a_shared_fixture_is_in_its_worker_group(
         request: pytest.FixtureRequest) -> None:
     """Walks every collected test: one that uses the Spark session (or the wheel's
