@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from helpers import ROOT, run_cli
 from relkit.metrics.eval import argv as eval_argv
+from relkit.metrics.readers.sources import path_text
 
 SAMPLE = ROOT / "corpora" / "sample"
 QRELS = str(SAMPLE / "qrels.txt")
@@ -48,7 +51,8 @@ def _args(line: str, *files: str) -> list[str]:
 
 
 def _typer_values(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """What the typer command hands to run_eval for ``relkit eval ARGS``."""
+    """What the typer command hands to run_eval for ``relkit eval ARGS``, its paths as
+    text: the fast reader gives ``str(Path(text))`` without importing pathlib."""
     import typer
 
     import relkit.metrics.eval.cli as cli
@@ -58,7 +62,7 @@ def _typer_values(args: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str,
     typer.main.get_command(cli.app).main(args=args, prog_name="relkit eval",
                                          standalone_mode=False)
     got.pop("bad")
-    return got
+    return {k: str(v) if isinstance(v, Path) else v for k, v in got.items()}
 
 
 @pytest.mark.parametrize("line", VALID + REFUSED)
@@ -76,7 +80,15 @@ def test_paths_and_several_runs_read_alike(tmp_path: Path,
     values = eval_argv.parse(args)
     assert values == _typer_values(args, monkeypatch)
     assert values is not None and values["runs"] == [RUN, RUN2, "-"]
-    assert values["zscores"] == z
+    assert values["zscores"] == str(z)
+
+
+@given(st.lists(st.sampled_from(["", ".", "..", "a", "b.txt", " ", "-", "a b"]), max_size=6),
+       st.sampled_from(["", "/", "//", "///"]), st.sampled_from(["", "/", "//"]))
+def test_a_path_is_named_as_pathlib_names_it(parts: list[str], root: str, end: str) -> None:
+    # `relkit eval ./run.txt` names run.txt in its messages, as when typer's Path read it
+    text = root + "/".join(parts) + end
+    assert path_text(text) == str(Path(text)) == path_text(Path(text))
 
 
 @pytest.mark.parametrize("line", [*HANDED_OVER, "-m map"])
@@ -108,7 +120,10 @@ def test_several_runs_print_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("files", [["/no/such/qrels", RUN], [QRELS, "/no/such/run"],
-                                   [QRELS, str(SAMPLE)], [RUN, QRELS]])
+                                   [QRELS, str(SAMPLE)], [RUN, QRELS],
+                                   # named as pathlib names them, pathlib not imported
+                                   ["/no/./such//qrels/", RUN], [QRELS, "//no/such/./run"],
+                                   [QRELS, RUN.replace("/", "//"), "/no/such/../run"]])
 def test_files_it_cannot_use_are_the_same_error(files: list[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     fast, slow = _both_paths(["-m", "map", *files], monkeypatch)

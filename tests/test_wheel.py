@@ -148,3 +148,38 @@ def test_installed_wheel_works_beside_a_users_own_metrics_and_judging(
                            capture_output=True, text=True, timeout=300)
     assert front.returncode == 0, front.stderr
     assert front.stdout.startswith("<Result 'bm25': 6 topics, AP=0.7163>")
+
+    # What a TREC-format eval imports beyond numpy and relkit's own modules, from the
+    # wheel (the development venv's editable finder loads pathlib and more at start-up,
+    # so only an installed relkit shows them): each one is start-up time of the
+    # command (pathlib with urllib.parse and ipaddress was about 2.5 ms of 0.1 s;
+    # difflib, queue and threading another 1).
+    new = {}
+    for what in (["numpy"], ["eval", "-m", "official", str(SAMPLE / "qrels.txt"),
+                             str(SAMPLE / "runs" / "bm25.txt")]):
+        got = subprocess.run([str(venv / "bin" / "python"), "-c", NEW_MODULES, *what],
+                             cwd=work, capture_output=True, text=True, timeout=300)
+        assert got.returncode == 0, got.stderr
+        new[what[0]] = set(got.stdout.split())
+    extra = {m for m in new["eval"] - new["numpy"] if m.split(".")[0] not in ("relkit", "numpy")}
+    assert extra <= EVAL_MAY_IMPORT, sorted(extra - EVAL_MAY_IMPORT)
+
+
+# The standard library modules a TREC-format ``relkit eval`` may import beyond numpy's.
+EVAL_MAY_IMPORT = {"__future__", "atexit", "gc", "copy", "dataclasses"}
+NEW_MODULES = """
+import os, sys
+before = set(sys.modules)
+if sys.argv[1:] == ["numpy"]:
+    import numpy
+else:
+    from relkit.judging.cli import main
+    out = os.dup(1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+    os.dup2(out, 1)
+print(" ".join(sorted(set(sys.modules) - before)))
+"""

@@ -12,7 +12,10 @@ Standard library only: ``relkit eval``'s fast entry imports it without typer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def system_names(paths: Sequence[str | Path]) -> list[str]:
@@ -37,7 +40,9 @@ def system_names(paths: Sequence[str | Path]) -> list[str]:
     >>> system_names(["a/bm25.txt", "b/bm25.txt"])
     ['a/bm25.txt', 'b/bm25.txt']
     """
-    parts = [Path(p).parts for p in paths]
+    from pathlib import PurePath  # here: relkit eval names one run without pathlib
+
+    parts = [PurePath(p).parts for p in paths]
     for depth in range(1, max((len(p) for p in parts), default=1) + 1):
         names = ["/".join(p[-depth:]) for p in parts]
         names = [n.rsplit(".", 1)[0] if depth == 1 and "." in n[1:] else n for n in names]

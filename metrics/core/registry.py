@@ -19,7 +19,6 @@ for an unknown command before anything else is imported.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Protocol, TypeVar
@@ -39,6 +38,8 @@ def did_you_mean(name: str, known: Iterable[str], *, cutoff: float = 0.5) -> str
     >>> did_you_mean("xyz", ["ndcg", "map"])
     ''
     """
+    import difflib  # only when a name is wrong: not in every command's start-up
+
     spelled: dict[str, str] = {}
     for k in known:
         spelled.setdefault(k.lower(), k)

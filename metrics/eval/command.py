@@ -16,8 +16,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
 # 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
@@ -62,9 +64,10 @@ def warn(msg: str) -> None:
 
 def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | None,
              query: bool, no_summary: bool, complete: bool, level: int,
-             max_docs: int | None, judged_only: bool, num_docs: int, zscores: Path | None,
+             max_docs: int | None, judged_only: bool, num_docs: int,
+             zscores: Path | str | None,
              relformat: str, smoothing: str | None, compat: int, fmt: str,
-             output: Path | None, list_: bool, quiet: bool, names: str | None,
+             output: Path | str | None, list_: bool, quiet: bool, names: str | None,
              name_from_file: bool, engine: str, spark_master: str | None, bad: Bad,
              ppi: bool = False, human: Path | None = None, auto: Path | None = None,
              design: str = "simple") -> None:
@@ -89,10 +92,12 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
 
         spark: Any = engine_named("spark")   # its checks name --engine as typed
         spark.check_eval(engine, spark_master, relformat=relformat, paths=[qrels, *runs])
-    if engine == "local":
-        qrels_path, run_paths = Path(qrels), [Path(r) for r in runs]
+    if engine == "local":   # named as pathlib names them (./run is run), without pathlib
+        from relkit.metrics.readers.sources import path_text
+
+        qrels_path, run_paths = path_text(qrels), [path_text(r) for r in runs]
     else:
-        qrels_path, run_paths = qrels, runs     # type: ignore[assignment]  # URLs kept
+        qrels_path, run_paths = qrels, runs     # URLs kept
     if fmt not in FORMATS:
         bad(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
     stdin = [str(p) for p in (qrels_path, *run_paths)].count("-")
@@ -113,24 +118,28 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
     if relformat not in ("qrels", "subtopics"):
         from relkit.metrics.eval.modes import evaluate_mode
 
-        evaluate_mode(relformat, qrels_path, run_paths, measure or [], query=query,
+        evaluate_mode(relformat, _as_path(qrels_path), [_as_path(r) for r in run_paths],
+                      measure or [], query=query,
                       summary=not no_summary, complete=complete, level=level,
                       max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
-                      zscores=zscores, compat=compat, smoothing=smoothing or "sample_eval",
-                      stdin=stdin > 0, fmt=fmt, output=output, labels=labels, warn=said)
+                      zscores=_maybe_path(zscores), compat=compat,
+                      smoothing=smoothing or "sample_eval", stdin=stdin > 0, fmt=fmt,
+                      output=_maybe_path(output), labels=labels, warn=said)
         return
     if relformat == "subtopics":
         from relkit.metrics.eval.diversity import check_options, evaluate_subtopics
         from relkit.metrics.eval.output import _write_tidy
 
-        check_options(judged_only=judged_only, num_docs=num_docs, zscores=zscores)
-        got = evaluate_subtopics(qrels_path, run_paths, measure or [], query=query,
+        check_options(judged_only=judged_only, num_docs=num_docs,
+                      zscores=_maybe_path(zscores))
+        got = evaluate_subtopics(_as_path(qrels_path), [_as_path(r) for r in run_paths],
+                                 measure or [], query=query,
                                  summary=not no_summary, complete=complete, level=level,
                                  max_docs=max_docs, fmt=fmt, labels=labels, warn=said)
         if not isinstance(got, str):
             _write_tidy([got], fmt, output)
         elif output is not None:
-            output.write_text(got, encoding="utf-8")
+            _as_path(output).write_text(got, encoding="utf-8")
         else:
             sys.stdout.write(got)
         return
@@ -147,9 +156,21 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
                   spark_master=spark_master, labels=labels)
 
 
+def _as_path(path: Path | str) -> Path:
+    """``path`` as a :class:`~pathlib.Path`, for the paths off the fast one (``-R``
+    modes, subtopics, ``--ppi``): the fast one names files by text (``path_text``)."""
+    from pathlib import Path
+
+    return Path(path)
+
+
+def _maybe_path(path: Path | str | None) -> Path | None:
+    return None if path is None else _as_path(path)
+
+
 def _ppi(qrels: str | None, runs: list[str] | None, *, human: Path | None,
          auto: Path | None, design: str, measure: list[str] | None, level: int,
-         names: str | None, name_from_file: bool, output: Path | None, plain: bool,
+         names: str | None, name_from_file: bool, output: Path | str | None, plain: bool,
          ppi: bool, bad: Bad) -> None:
     """``relkit eval --ppi``: every positional argument is a run (no qrels argument)."""
     if not ppi:
@@ -159,7 +180,7 @@ def _ppi(qrels: str | None, runs: list[str] | None, *, human: Path | None,
     if not plain:
         bad("--ppi reads TREC qrels and runs locally and prints its own table "
             "(no -R, --engine, --spark-master or --format)")
-    paths = [Path(p) for p in [*([qrels] if qrels else []), *(runs or [])]]
+    paths = [_as_path(p) for p in [*([qrels] if qrels else []), *(runs or [])]]
     if not paths:
         bad("--ppi needs at least one RUN file")
     from relkit.metrics.commands.run_naming import run_labels
@@ -167,4 +188,4 @@ def _ppi(qrels: str | None, runs: list[str] | None, *, human: Path | None,
 
     run_ppi(paths, human=human, auto=auto, measures=measure or DEFAULT_MEASURES,
             design=design, level=level, labels=run_labels(paths, names, name_from_file),
-            output=output)
+            output=_maybe_path(output))

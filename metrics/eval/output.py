@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # type names only: pandas is imported by the formats that need it
+    from pathlib import Path
+
     import pandas as pd
 
     from relkit.metrics.evaluator import Result
     from relkit.metrics.zeros import ZeroTopics
 
 
-def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path) -> Iterator[str]:
+def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path | str
+              ) -> Iterator[str]:
     """What ``relkit eval`` says on stderr after the numbers (each at most once)."""
     def some(topics: list[str]) -> str:
         shown = ", ".join(topics[:10])
@@ -67,7 +69,7 @@ def _tidy(res: Result, per_query: bool, summary: bool) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run_id", "query_id", "measure", "trec_name", "value"])
 
 
-def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | None) -> None:
+def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | str | None) -> None:
     import pandas as pd
 
     df: pd.DataFrame = pd.concat(frames, ignore_index=True)
@@ -93,6 +95,8 @@ def _write_tidy(frames: list[pd.DataFrame], fmt: str, output: Path | None) -> No
 
         text = json.dumps(df.to_dict(orient="records"), default=float)
         if output:
+            from pathlib import Path
+
             Path(output).write_text(text + "\n")
         else:
             sys.stdout.write(text + "\n")

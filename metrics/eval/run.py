@@ -13,24 +13,26 @@ import atexit
 import contextlib
 import gc
 import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from relkit.metrics.core.progress import Bar
 from relkit.metrics.eval.output import _tidy, _warnings, _write_tidy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from relkit.metrics.evaluator import Evaluator, Result, ZTable
     from relkit.metrics.readers.run_stream import RunStream
 
 
-def _load_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
+def _load_zscores(path: Path | str) -> dict[tuple[str, str], tuple[float, float]]:
     from relkit.metrics.core.errors import check_utf8, open_error
     from relkit.metrics.errors import FormatError
 
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read()
     except OSError as exc:
         raise open_error(path, exc) from None
     table: dict[tuple[str, str], tuple[float, float]] = {}
@@ -83,10 +85,11 @@ def _collector_paused() -> Iterator[None]:
 _freeze_at_exit = False
 
 
-def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool,
+def _evaluate(qrels: Path | str, runs: Sequence[Path | str], measures: list[str], *,
+              query: bool,
               no_summary: bool, complete: bool, level: int, max_docs: int | None,
-              judged_only: bool, num_docs: int, zscores: Path | None, compat: int, fmt: str,
-              output: Path | None, warn: Callable[[str], None] | None = None,
+              judged_only: bool, num_docs: int, zscores: Path | str | None, compat: int,
+              fmt: str, output: Path | str | None, warn: Callable[[str], None] | None = None,
               engine: str = "local", spark_master: str | None = None,
               labels: list[str] | None = None) -> None:
     """The evaluation behind ``relkit eval`` (qrels format), once its options are checked.
@@ -106,7 +109,7 @@ def _evaluate(qrels: Path, runs: list[Path], measures: list[str], *, query: bool
     from relkit.metrics.errors import DuplicateDocumentError
     from relkit.metrics.eval.streamed import early_stream
     from relkit.metrics.evaluator import Evaluator
-    from relkit.metrics.readers.run_stream import is_large
+    from relkit.metrics.readers.io import is_large
     from relkit.metrics.trec_eval.format import labelled, lines
 
     if engine == "local" and any(is_large(p) for p in [qrels, *runs]):
@@ -189,13 +192,15 @@ def relabel(res: Result, label: str) -> Result:
     return dataclasses.replace(res, run_id=label, summary=summary)
 
 
-def _results(ev: Evaluator, runs: list[Path], z: ZTable | None,
-             early: RunStream | None = None) -> Iterator[tuple[Path, Result]]:
+def _results(ev: Evaluator, runs: Sequence[Path | str], z: ZTable | None,
+             early: RunStream | None = None) -> Iterator[tuple[Path | str, Result]]:
     """Each run's result, in order: one at a time here, or all from one Spark job
     (``early``: the first run's stream, parsing already)."""
     if ev.engine != "local":
+        from pathlib import Path
+
         for label, res in ev.door.evaluate(ev, [str(r) for r in runs], z):
-            yield Path(label) if "://" not in label else label, res  # type: ignore[misc]
+            yield Path(label) if "://" not in label else label, res
         return
     from relkit.metrics.data import Run
     from relkit.metrics.eval.streamed import compute_streamed

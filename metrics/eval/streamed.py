@@ -13,19 +13,22 @@ is kept, so results and errors never depend on the path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from relkit.metrics.readers.io import is_large
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from relkit.metrics.evaluator import Evaluator, Result, ZTable
     from relkit.metrics.readers.run_stream import RunStream
 
 
-def early_stream(path: Path, *, engine: str, complete: bool) -> RunStream | None:
+def early_stream(path: Path | str, *, engine: str, complete: bool) -> RunStream | None:
     """The stream of a run ``compute_streamed`` will read, already parsing (while the
     qrels are read and prepared), or None when it will not stream that run."""
-    if engine != "local" or complete or str(path) == "-":
-        return None
+    if engine != "local" or complete or not is_large(path):
+        return None     # (and the stream's module, its threads and queues, not imported)
     from relkit.metrics.readers.run_stream import open_run_stream
 
     stream = open_run_stream(path)
@@ -34,14 +37,14 @@ def early_stream(path: Path, *, engine: str, complete: bool) -> RunStream | None
     return stream
 
 
-def compute_streamed(ev: Evaluator, path: Path, zscores: ZTable | None = None,
+def compute_streamed(ev: Evaluator, path: Path | str, zscores: ZTable | None = None,
                      progress: Callable[[int, int], None] | None = None,
                      stream: RunStream | None = None) -> Result | None:
     """``ev.compute(Run.read(path, eval_only=True), zscores, progress)``, reading while
     evaluating (``stream``: ``path``'s, from :func:`early_stream`); None when ``path``
     must be read whole first (``-c``, which adds the qrels topics the run lacks, is left
     to that path too)."""
-    if ev.engine != "local" or ev.complete:
+    if ev.engine != "local" or ev.complete or not is_large(path):
         return None
     from relkit.metrics.readers.run_stream import NotStreamable, open_run_stream
 

@@ -55,7 +55,7 @@ __all__ = [
     "BOM", "EVAL_FIELDS", "GRADE_EXPECTED", "GRADE_MAX", "GRADE_MIN", "MAX_ID_BYTES",
     "QRELS_FIELDS", "RUN_FIELDS", "SMALL_INPUT_BYTES", "Columns", "Source", "as_bytes",
     "content_lines", "decode", "read_bytes", "read_qrels_columns", "read_qrels_table",
-    "read_run_columns", "read_run_table", "source_name", "to_arrow", "write_frame",
+    "is_large", "read_run_columns", "read_run_table", "source_name", "to_arrow", "write_frame",
 ]
 
 # Columns of a small input read without pyarrow, all numpy arrays: ids as fixed-width
@@ -66,6 +66,18 @@ Columns = dict[str, Any]
 # pure-Python split and pyarrow's reader plus its import cost about the same; below,
 # skipping the ~0.15 s import wins. Tests set it to 0 to force the pyarrow path.
 SMALL_INPUT_BYTES = 8 << 20
+
+
+def is_large(path: str | os.PathLike[str]) -> bool:
+    """Whether a file (not ``-``, stdin) takes a large-input path: larger than the
+    small-input reader's limit, or compressed (its size unknown until read)."""
+    if str(path) == "-":
+        return False
+    size = _plain_size(path)
+    if size is None:
+        return os.fspath(path).endswith(".gz")
+    return size > SMALL_INPUT_BYTES     # read when called: tests lower it
+
 
 RUN_FIELDS = ("query_id", "iteration", "doc_id", "rank", "score", "run_id")
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")

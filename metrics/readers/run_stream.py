@@ -199,17 +199,6 @@ class RunStream:
             self.close()
 
 
-def is_large(path: str | os.PathLike[str]) -> bool:
-    """Whether a file (not ``-``, stdin) takes a large-input path: larger than the
-    small-input reader's limit, or compressed (its size unknown until read)."""
-    if str(path) == "-":
-        return False
-    size = _plain_size(path)
-    if size is None:
-        return os.fspath(path).endswith(".gz")
-    return size > _io.SMALL_INPUT_BYTES
-
-
 def open_run_stream(source: Source) -> RunStream | None:
     """A :class:`RunStream` of ``source``, or None when it must be read whole: not a
     plain file path, not larger than :data:`~relkit.metrics.readers.io.SMALL_INPUT_BYTES`,
