@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
+from relkit.metrics.core.record import Record
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
@@ -45,8 +45,7 @@ Aggregation = Literal["trec", "mean", "median", "gmean", "micro"]
 AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
 
 
-@dataclass
-class Result:
+class Result(Record):
     """Everything one run's evaluation produced, in trec_eval's order."""
 
     run_id: str
@@ -56,7 +55,7 @@ class Result:
     values: list[Any]              # per measure: ndarray or list[str] (None: summary-only)
     summary: list[Any]             # per measure: float, str, or None
 
-    # The dataclass's repr printed every array (5k characters for trec_eval's
+    # A dataclass's repr printed every array (5k characters for trec_eval's
     # `official` measures): one line, a notebook table and a chart instead.
     def __repr__(self) -> str:
         from relkit.metrics.result_view import result_repr

@@ -15,7 +15,6 @@ something else in trec_eval (ranx ``recall`` is the whole run's recall, trec_eva
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.registry import did_you_mean
@@ -215,7 +214,7 @@ def parse_measure(name: str) -> list[Measure]:
             if spec is not None and not spec.rel:   # graded C/W/L measures, Compat
                 raise MeasureError(f"'{name}': {spec.head} takes no relevance level "
                                    "(its gains come from the grades)")
-        return [replace(bm, rel=level, output=_rel_output(bm, level)) for bm in base_ms]
+        return [bm.replace(rel=level, output=_rel_output(bm, level)) for bm in base_ms]
     if name in NICKNAMES:
         return [m for fam in NICKNAMES[name] for m in expand(fam, None)]
     table = _readable_table()
@@ -276,7 +275,7 @@ def _named(name: str) -> list[Measure] | None:
     (measure,) = expand(fam.name, ",".join(parts))
     if level is None:
         return [measure]
-    return [replace(measure, rel=level, output=_rel_output(measure, level))]
+    return [measure.replace(rel=level, output=_rel_output(measure, level))]
 
 
 def _with_rel(name: str, level: str) -> str:

@@ -10,15 +10,15 @@ comes from the qrels alone. :func:`zero_topics` finds them; the CLI warns once.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from relkit.metrics.core.record import Record
 
 if TYPE_CHECKING:
     from relkit.metrics.judged import JudgedTopics
 
 
-@dataclass(frozen=True)
-class ZeroTopics:
+class ZeroTopics(Record, frozen=True):
     """Qrels topics that no run can score on, in trec_eval's topic order.
 
     Attributes

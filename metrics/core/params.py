@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from relkit.metrics.core.errors import MeasureError, RelkitError
+from relkit.metrics.core.record import Record
 from relkit.metrics.core.registry import did_you_mean
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
@@ -33,8 +33,7 @@ def bad_param(owner: str, param: str, expected: str, got: object,
     return error(f"The {param!r} parameter of {owner} must be {expected}; got {got!r}")
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(Record, frozen=True):
     """One parameter: its type, its allowed range or choices, its default.
 
     ``kind`` is ``int``, ``float``, ``str`` or ``bool``. ``low``/``high`` bound

@@ -185,11 +185,9 @@ def _evaluate(qrels: Path | str, runs: Sequence[Path | str], measures: list[str]
 
 def relabel(res: Result, label: str) -> Result:
     """``res`` named ``label``: its run id and its ``runid`` measure's value."""
-    import dataclasses
-
     summary = [label if m.output == "runid" else s
                for m, s in zip(res.measures, res.summary, strict=True)]
-    return dataclasses.replace(res, run_id=label, summary=summary)
+    return res.replace(run_id=label, summary=summary)
 
 
 def _results(ev: Evaluator, runs: Sequence[Path | str], z: ZTable | None,

@@ -26,13 +26,13 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import bad_param
+from relkit.metrics.core.record import Record
 from relkit.metrics.core.registry import Registry
 from relkit.metrics.measures.named import Named
 
@@ -46,8 +46,7 @@ PARAM_KINDS = frozenset(get_args(ParamKind))
 Compute = Callable[[Any, Any], Any]
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(Record, frozen=True):
     """One measure family.
 
     Attributes
@@ -78,7 +77,7 @@ class Family:
     per_query: bool = True
     readable: str | None = None    # e.g. "P@{}" or "AP"
     micro: Compute | None = None   # pooled-count value over all topics (micro average)
-    order: int = field(default=0, compare=False)
+    order: int = 0   # set by register(): the print order
     named: Named | None = None     # param_kind "named": the parameters' spec
 
     def values(self, text: str | None) -> list[tuple[Any, str]]:
@@ -173,8 +172,7 @@ def parse_pairs(name: str, keys: Callable[[str], bool], what: str, c_float: bool
     return parse
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(Record, frozen=True):
     """A family with one concrete parameter value; the unit of evaluation.
 
     ``rel`` is this measure's own relevance level (the lowest grade counted as

@@ -9,12 +9,12 @@ trec_eval's C loops bit for bit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
+from relkit.metrics.core.record import Record
 from relkit.metrics.ranking import JudgedTopics, Ranked
 
 # Integer arrays (row and topic positions, counts), of any width. Typed as such, numpy's
@@ -67,8 +67,7 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-@dataclass
-class Ctx:
+class Ctx(Record):
     """Evaluation context: one run against prepared qrels with options."""
 
     ranked: Ranked

@@ -14,17 +14,16 @@ so two spellings of the same parameters give equal measures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.core.params import Param, bad_param
+from relkit.metrics.core.record import Record
 
 Value = tuple[tuple[str, Any], ...]
 
 
-@dataclass(frozen=True)
-class Named:
+class Named(Record, frozen=True):
     """The named parameters of one family.
 
     Attributes

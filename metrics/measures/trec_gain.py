@@ -14,11 +14,11 @@ fractional gains order exactly as trec_eval orders them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
+from relkit.metrics.core.record import Record
 from relkit.metrics.measures.context import Ctx, Ints, safe_div, segment_cumsum
 
 Pairs = tuple[tuple[str, float], ...]
@@ -69,8 +69,7 @@ def _walk(custom: Pairs, max_level: int) -> tuple[tuple[int, float], ...]:
     return tuple(reversed(_msort(table)))
 
 
-@dataclass
-class Gains:
+class Gains(Record):
     """Row gains and per-topic ideal gain lists for one gain setting."""
 
     row: np.ndarray          # gain of each ranked row
