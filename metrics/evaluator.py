@@ -1,10 +1,11 @@
 """Prepare qrels once, evaluate many runs: ``Evaluator(qrels, measures).evaluate(run)``.
 
-The :class:`Evaluator` and its :class:`Result`. What it builds on has its own module:
-the measure requests (:mod:`relkit.metrics.resolve`), ``-Z``'s z-scores
-(:mod:`relkit.metrics.zscores`) and a large run's chunks of whole topics
-(:mod:`relkit.metrics.topic_chunks`); their names that callers use are importable
-from here too (``__all__``). ``CHUNK_ROWS`` stays here: it is the evaluator's setting.
+The :class:`Evaluator`. What it builds on has its own module: the measure requests
+(:mod:`relkit.metrics.resolve`), ``-Z``'s z-scores (:mod:`relkit.metrics.zscores`), a
+large run's chunks of whole topics and their merge (:mod:`relkit.metrics.topic_chunks`),
+and what it returns, the :class:`Result` with its repr, frames and aggregates
+(:mod:`relkit.metrics.result_view`); their names that callers use are importable from
+here too (``__all__``). ``CHUNK_ROWS`` stays here: it is the evaluator's setting.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
-from relkit.metrics.core.record import Record
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError, EvaluationError, MeasureError
 from relkit.metrics.measures.base import REGISTRY, Family, Measure
@@ -24,7 +24,8 @@ from relkit.metrics.measures.context import Ctx, seq_sum
 from relkit.metrics.ranking import JudgedTopics, Ranked, rank
 from relkit.metrics.readers._arrow import release_unused_memory
 from relkit.metrics.resolve import measure_requests, resolve
-from relkit.metrics.topic_chunks import whole_topic_chunks
+from relkit.metrics.result_view import Result
+from relkit.metrics.topic_chunks import merge_parts, whole_topic_chunks
 from relkit.metrics.zscores import MISSING_Z, ZTable, _zscore
 
 if TYPE_CHECKING:
@@ -43,41 +44,6 @@ Engine = Literal["local", "spark"]
 ENGINES: tuple[str, ...] = get_args(Engine)
 Aggregation = Literal["trec", "mean", "median", "gmean", "micro"]
 AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
-
-
-class Result(Record):
-    """Everything one run's evaluation produced, in trec_eval's order."""
-
-    run_id: str
-    topics: list[str]
-    missing: np.ndarray
-    measures: list[Measure]
-    values: list[Any]              # per measure: ndarray or list[str] (None: summary-only)
-    summary: list[Any]             # per measure: float, str, or None
-
-    # A dataclass's repr printed every array (5k characters for trec_eval's
-    # `official` measures): one line, a notebook table and a chart instead.
-    def __repr__(self) -> str:
-        from relkit.metrics.result_view import result_repr
-
-        return result_repr(self.run_id, self.topics, self.measures, self.summary)
-
-    def _repr_html_(self) -> str:
-        from relkit.metrics.result_view import result_html
-
-        return result_html(self.run_id, self.topics, self.measures, self.summary)
-
-    def to_dict(self) -> dict[str, float]:
-        """Summary value per measure (readable name), the measures with a number."""
-        return {str(m): float(s) for m, s in zip(self.measures, self.summary, strict=True)
-                if s is not None and not isinstance(s, str)}
-
-    def plot(self, measure: str | None = None, ax: Any = None) -> Any:
-        """Bars of ``measure``'s per-topic values (default: the first measure with
-        per-topic numbers); drawn on ``ax`` or a new figure. Returns the matplotlib Axes."""
-        from relkit.metrics.result_view import plot_result
-
-        return plot_result(self.run_id, self.topics, self.measures, self.values, measure, ax)
 
 
 # Rows per chunk when a run is evaluated a group of topics at a time: big
@@ -318,21 +284,8 @@ class Evaluator:
                 codes_list.append(gone)
                 missing_list.append(empty.missing)
                 values_list.append(self.compute_all(empty))
-        codes = np.concatenate(codes_list) if codes_list else np.zeros(0, np.int64)
-        order = np.argsort(codes, kind="stable")
-        merged: list[Any] = []
-        for i in range(len(self.measures)):
-            parts_i = [vals[i] for vals in values_list]
-            if parts_i[0] is None:
-                merged.append(None)
-            elif isinstance(parts_i[0], list):
-                flat = [x for p in parts_i for x in p]
-                merged.append([flat[j] for j in order])
-            else:
-                merged.append(np.concatenate(parts_i)[order])
-        missing = (np.concatenate(missing_list) if missing_list else np.zeros(0, bool))[order]
-        topics = [self.judged.topics[c] for c in codes[order]]
-        return topics, codes[order], missing, merged
+        return merge_parts(self.judged.topics, len(self.measures), codes_list, missing_list,
+                           values_list)
 
     def _contexts(self, ranked: Ranked) -> Callable[[Measure], Ctx]:
         """One context per relevance level in use: the evaluation's, and any measure's own
@@ -389,18 +342,10 @@ class Evaluator:
         ``measure`` is the readable name (``P@5``); string-valued and
         summary-only measures are left out (see :meth:`compute`).
         """
-        import pandas as pd
+        from relkit.metrics.result_view import per_topic_frame
 
         res = self.compute(run)     # coerces run
-        frames = []
-        for m, v in zip(res.measures, res.values, strict=True):
-            if v is None or isinstance(v, list) or not REGISTRY[m.family].per_query:
-                continue
-            frames.append(pd.DataFrame({"query_id": res.topics, "measure": str(m), "value": v}))
-        out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-            columns=["query_id", "measure", "value"])
-        out.insert(0, "run_id", res.run_id)
-        return out
+        return per_topic_frame(res.run_id, res.topics, res.measures, res.values)
 
     def aggregate(self, run: Run | Any, how: Aggregation = "trec") -> pd.Series:
         """One value per measure.
@@ -433,30 +378,19 @@ class Evaluator:
                              f"(choose from {', '.join(AGGREGATIONS)})")
         import pandas as pd
 
+        from relkit.metrics.result_view import aggregates
+
         if self.engine == "local":
             run = Run.coerce(run)       # read once, for compute and micro
         res = self.compute(run)         # spark: a path, read by Spark
-        out = {}
-        if how == "micro":
-            run = Run.coerce(run)       # pooled counts: on this machine
-            ranked = rank(run, self.judged, float32_scores=self.compat < 10,
-                          max_docs=self.max_docs, judged_only=self.judged_only,
-                          complete=self.complete)
-            ctx_for = self._contexts(ranked)
-            for m in res.measures:
-                micro = REGISTRY[m.family].micro
-                if micro is not None:
-                    out[str(m)] = float(micro(ctx_for(m), m.value)[0])
+        if how != "micro":
+            out = aggregates(res.measures, res.values, res.summary, how)
             return pd.Series(out, name=res.run_id, dtype="float64")
-        for m, v, s in zip(res.measures, res.values, res.summary, strict=True):
-            if how == "trec":
-                if s is not None and not isinstance(s, str):
-                    out[str(m)] = s
-            elif isinstance(v, np.ndarray):
-                if how == "mean":
-                    out[str(m)] = float(np.mean(v))
-                elif how == "median":
-                    out[str(m)] = float(np.median(v))
-                else:  # gmean, with trec_eval's floor for zero values
-                    out[str(m)] = math.exp(float(np.mean(np.log(np.maximum(v, 1e-5)))))
-        return pd.Series(out, name=res.run_id, dtype="float64")
+        run = Run.coerce(run)           # pooled counts: on this machine
+        ranked = rank(run, self.judged, float32_scores=self.compat < 10,
+                      max_docs=self.max_docs, judged_only=self.judged_only,
+                      complete=self.complete)
+        ctx_for = self._contexts(ranked)
+        micro = {str(m): float(fn(ctx_for(m), m.value)[0]) for m in res.measures
+                 if (fn := REGISTRY[m.family].micro) is not None}
+        return pd.Series(micro, name=res.run_id, dtype="float64")

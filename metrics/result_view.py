@@ -1,19 +1,31 @@
-"""How one run's evaluation shows itself: a one-line repr, a notebook table, a chart.
+"""One run's evaluation, :class:`Result`, and how it shows itself: a one-line repr, a
+notebook table, a chart, and pandas' tidy per-topic frame and per-measure aggregates.
 
-:class:`relkit.metrics.evaluator.Result` holds numpy arrays for every measure and
-topic; the dataclass's own repr printed them all (5k characters for the sample's
-``official`` measures, 17k for ``all_trec``). Here it is one line, a small HTML table
-for notebooks (every id and name escaped: run ids and measure parameters come from
-the user's files) and a bar chart of one measure over topics. The functions take the
-result's fields, not the result, so this module imports nothing of the evaluator.
-matplotlib is imported inside :func:`pyplot`, never at import.
+A :class:`Result` holds numpy arrays for every measure and topic; a dataclass's own
+repr printed them all (5k characters for the sample's ``official`` measures, 17k for
+``all_trec``). Here it is one line, a small HTML table for notebooks (every id and name
+escaped: run ids and measure parameters come from the user's files) and a bar chart
+of one measure over topics. The functions take the result's fields, not the result
+(the Spark engine and ``relkit compare`` show what they hold the same way), and this
+module imports nothing of the evaluator, which makes the result
+(:class:`relkit.metrics.evaluator.Evaluator`; ``Result`` is importable from there
+too). html, pandas and matplotlib are imported where they are used, never at import:
+``relkit eval`` imports this module and prints none of them.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from relkit.metrics.core.record import Record
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from relkit.metrics.measures.base import Measure
 
 # Measures a repr names before it says how many more there are.
 REPR_MEASURES = 4
@@ -70,6 +82,8 @@ def result_html(run_id: str, topics: Sequence[str], measures: Sequence[Any],
     style="text-align:right">0.5000</td></tr></tbody></table>
     """
     shown = _numeric(measures, summary)
+    import html
+
     rows = "".join(f'<tr><td>{html.escape(name)}</td>'
                    f'<td style="text-align:right">{html.escape(text)}</td></tr>'
                    for name, text in shown[:HTML_ROWS])
@@ -136,3 +150,72 @@ def plot_result(run_id: str, topics: Sequence[str], measures: Sequence[Any],
     ax.set_ylabel(name)
     ax.set_title(f"{run_id}: {name} per topic")
     return ax
+
+
+def per_topic_frame(run_id: str, topics: Sequence[str], measures: Sequence[Any],
+                    values: Sequence[Any]) -> pd.DataFrame:
+    """The tidy per-topic table (``run_id, query_id, measure, value``) of a result:
+    measures by their readable name (``P@5``); string-valued and summary-only
+    measures (and those trec_eval gives no per-topic value) left out."""
+    import pandas as pd
+
+    from relkit.metrics.measures.base import REGISTRY
+
+    frames = [pd.DataFrame({"query_id": topics, "measure": str(m), "value": v})
+              for m, v in zip(measures, values, strict=True)
+              if not (v is None or isinstance(v, list) or not REGISTRY[m.family].per_query)]
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["query_id", "measure", "value"])
+    out.insert(0, "run_id", run_id)
+    return out
+
+
+def aggregates(measures: Sequence[Any], values: Sequence[Any], summary: Sequence[Any],
+               how: str) -> dict[str, float]:
+    """One value per measure of a result, by readable name: ``trec``, trec_eval's
+    summaries (text-valued ones left out); ``mean``, ``median`` or ``gmean`` (with
+    trec_eval's floor of 1e-5 for a zero) of its per-topic values."""
+    import math
+
+    out: dict[str, float] = {}
+    for m, v, s in zip(measures, values, summary, strict=True):
+        if how == "trec":
+            if s is not None and not isinstance(s, str):
+                out[str(m)] = s
+        elif isinstance(v, np.ndarray):
+            if how == "mean":
+                out[str(m)] = float(np.mean(v))
+            elif how == "median":
+                out[str(m)] = float(np.median(v))
+            else:  # gmean
+                out[str(m)] = math.exp(float(np.mean(np.log(np.maximum(v, 1e-5)))))
+    return out
+
+
+class Result(Record):
+    """Everything one run's evaluation produced, in trec_eval's order."""
+
+    run_id: str
+    topics: list[str]
+    missing: np.ndarray
+    measures: list[Measure]
+    values: list[Any]              # per measure: ndarray or list[str] (None: summary-only)
+    summary: list[Any]             # per measure: float, str, or None
+
+    # A dataclass's repr printed every array (5k characters for trec_eval's
+    # `official` measures): one line, a notebook table and a chart instead.
+    def __repr__(self) -> str:
+        return result_repr(self.run_id, self.topics, self.measures, self.summary)
+
+    def _repr_html_(self) -> str:
+        return result_html(self.run_id, self.topics, self.measures, self.summary)
+
+    def to_dict(self) -> dict[str, float]:
+        """Summary value per measure (readable name), the measures with a number."""
+        return {str(m): float(s) for m, s in zip(self.measures, self.summary, strict=True)
+                if s is not None and not isinstance(s, str)}
+
+    def plot(self, measure: str | None = None, ax: Any = None) -> Any:
+        """Bars of ``measure``'s per-topic values (default: the first measure with
+        per-topic numbers); drawn on ``ax`` or a new figure. Returns the matplotlib Axes."""
+        return plot_result(self.run_id, self.topics, self.measures, self.values, measure, ax)

@@ -8,8 +8,8 @@ chunk. The chunk size is the caller's (:data:`relkit.metrics.evaluator.CHUNK_ROW
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -106,3 +106,27 @@ def streamed_topic_chunks(blocks: Iterable[pa.Table], judged: JudgedTopics, size
     if rows:
         table = pa.concat_tables(pending)
         yield chunk(table, codes_of(table.column("query_id"), judged.index), start)
+
+
+def merge_parts(topics: Sequence[str], n_measures: int, codes_list: list[np.ndarray],
+                missing_list: list[np.ndarray], values_list: list[list[Any]]
+                ) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+    """The per-topic values of a run's parts (chunks, or a Spark job's buckets of
+    topics) as one run's, in the qrels' topic order (``topics``, which each part's
+    codes index): the topics, their codes, which have no run line, and one value per
+    topic of each of the ``n_measures`` measures (an array, a list of strings, or None).
+    """
+    codes = np.concatenate(codes_list) if codes_list else np.zeros(0, np.int64)
+    order = np.argsort(codes, kind="stable")
+    merged: list[Any] = []
+    for i in range(n_measures):
+        parts_i = [vals[i] for vals in values_list]
+        if parts_i[0] is None:
+            merged.append(None)
+        elif isinstance(parts_i[0], list):
+            flat = [x for p in parts_i for x in p]
+            merged.append([flat[j] for j in order])
+        else:
+            merged.append(np.concatenate(parts_i)[order])
+    missing = (np.concatenate(missing_list) if missing_list else np.zeros(0, bool))[order]
+    return [topics[c] for c in codes[order]], codes[order], missing, merged
