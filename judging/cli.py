@@ -3,11 +3,12 @@
 Start-up is a feature: this module imports nothing heavy. ``relkit --version`` and
 ``relkit --help`` are answered from :data:`COMMANDS` without importing Typer; any other
 command imports only the module that defines it (``relkit eval`` never loads SQLAlchemy,
-Textual or pandas), and a valid ``relkit eval`` command line no Typer either
-(:func:`_fast_eval`). :func:`full_app` builds the whole tree for shell completion and the
+Textual or pandas), and a valid ``relkit eval`` or ``relkit judge`` command line no Typer
+either (:mod:`relkit.judging.fast_entries`). :func:`full_app` builds the whole tree for shell completion and the
 generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
 
-Errors, one line on stderr each (``--debug`` shows the traceback):
+Errors, one line on stderr each (``--debug`` shows the traceback; the words are
+:mod:`relkit.judging.cli_errors`'):
 
 - exit 2, a usage error: an unknown option, a missing argument, or a value an option
   cannot take (``--depth abc``, ``--format xml``, ``--strategy dpeth``: see
@@ -343,106 +344,6 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _fast_eval(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
-    """``relkit eval ARGS`` without typer or click, or ``None``: the typer command runs it.
-
-    A command line :func:`relkit.metrics.eval.argv.parse` is sure of runs the command's
-    body straight away; errors are printed as :func:`_main` prints the typer command's
-    (the same words, the same exit status). Help, completion and every command line
-    click would refuse go to the typer command.
-    """
-    import os
-
-    if any(k.startswith("_RELKIT_COMPLETE") for k in os.environ):
-        return None
-    from relkit.metrics.eval.argv import parse
-
-    values = parse(args)
-    if values is None:
-        return None
-    from relkit.judging.quiet import go_quiet
-    from relkit.metrics.core.options import OptionError
-    from relkit.metrics.eval.command import NotFast, give_up, run_eval
-
-    def body() -> int:
-        go_quiet(values["quiet"])
-        run_eval(**values, bad=give_up)
-        return 0
-
-    def option_error(exc: OptionError) -> int:
-        # What click says of the typer command's BadParameter (RelkitCommand.invoke).
-        sys.stderr.write(f"relkit eval: error: Invalid value for {exc.option}: "
-                         f"{exc.message}\n")
-        return 2
-
-    try:
-        return _fast(body, debug, stderr, OptionError, option_error)
-    except NotFast:
-        return None  # a usage error, found before any output: click words it
-
-
-def _fast(body: typing.Callable[[], int | None], debug: bool, stderr: typing.TextIO,
-          kind: type[Exception] | None = None,
-          say: typing.Callable[[typing.Any], int] | None = None) -> int | None:
-    """A fast entry's ``body()`` (an exit status, or ``None``: the typer command runs
-    instead), its errors printed as :func:`_main` prints the typer
-    command's (the same words and exit status); ``kind`` of error is ``say``'s to print."""
-    from relkit.metrics.errors import RelkitError
-
-    try:
-        try:
-            return body()
-        finally:
-            sys.stderr = stderr  # errors are never quiet
-    except KeyboardInterrupt:
-        sys.stderr.write("relkit: aborted\n")
-        return 130
-    except BrokenPipeError:
-        from relkit.judging.closedpipe import closed_pipe
-
-        return closed_pipe()
-    except Exception as exc:
-        if debug:
-            raise
-        if kind is not None and say is not None and isinstance(exc, kind):
-            return say(exc)
-        if isinstance(exc, RelkitError):
-            sys.stderr.write(f"relkit: error: {exc}\n")
-            return int(getattr(exc, "exit_code", 1))
-        if isinstance(exc, OSError) and exc.filename is not None:
-            sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
-            return 1
-        raise
-
-
-def _fast_judge(args: list[str], debug: bool, stderr: typing.TextIO) -> int | None:
-    """``relkit judge ARGS`` without typer or click, or ``None``: the typer command runs it.
-
-    A command line :func:`relkit.judging.tui.argv.parse` is sure of, on the path that
-    draws the topic list from sqlite3 (:func:`relkit.judging.tui.run.fast_judge`), runs
-    the app straight away: typer's reading of the command line (it imports pydantic) was
-    a third of the time to the topic list. Everything else goes to the typer command,
-    which reads it again and says what is wrong, or takes the store's path.
-    """
-    import os
-
-    if any(k.startswith("_RELKIT_COMPLETE") for k in os.environ):
-        return None
-    from relkit.judging.tui.argv import parse
-
-    values = parse(args)
-    if values is None:
-        return None
-    from relkit.judging.quiet import go_quiet
-    from relkit.judging.tui.run import fast_judge
-
-    def body() -> int | None:
-        go_quiet(values.pop("quiet"))
-        return fast_judge(**values)
-
-    return _fast(body, debug, stderr)
-
-
 def _main(args: list[str], stderr: typing.TextIO) -> int:
     debug = "--debug" in args
     head = [a for a in args if a != "--debug"]
@@ -454,22 +355,16 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
     if not head or head == ["--help"]:
         sys.stdout.write(root_help())
         return 0
-    if head[0] == "eval" and args.index("eval") == args.count("--debug") <= 1:
-        code = _fast_eval(head[1:], debug, stderr)
-        if code is not None:
-            return code
-    if head[0] == "judge" and args.index("judge") == args.count("--debug") <= 1:
-        code = _fast_judge(head[1:], debug, stderr)
+    if head[0] in ("eval", "judge") and args.index(head[0]) == args.count("--debug") <= 1:
+        from relkit.judging.fast_entries import FAST
+
+        code = FAST[head[0]](head[1:], debug, stderr)
         if code is not None:
             return code
 
     app = _app_for(args)
     if isinstance(app, int):
         return app
-    import typer
-
-    from relkit.metrics.errors import RelkitError
-
     try:
         try:
             # Without standalone mode Click returns a command's `typer.Exit(code)` as the
@@ -477,52 +372,10 @@ def _main(args: list[str], stderr: typing.TextIO) -> int:
             rv = app(args=args, standalone_mode=False, prog_name="relkit")
         finally:
             sys.stderr = stderr  # errors are never quiet
-    except RelkitError as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"relkit: error: {exc}\n")
-        return int(getattr(exc, "exit_code", 1))  # 2: an option's value (OptionError)
-    except typer.Exit as exc:
-        return exc.exit_code
-    except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("relkit: aborted\n")
-        return 130
-    except OSError as exc:
-        # A file the user named cannot be read or written (missing, a directory, no
-        # permission): one line naming it. Commands catch what they can more precisely.
-        if debug or exc.filename is None:
-            raise
-        sys.stderr.write(f"relkit: error: {exc.filename}: {exc.strerror or exc}\n")
-        return 1
-    except Exception as exc:
-        # A click log DuckDB met damaged while scanning it (a Parquet page, a CSV row far
-        # down): read lazily, after the command opened it, so the files are named here.
-        duck = sys.modules.get("relkit.metrics.online.duck")
-        said = duck.scan_error(exc) if duck is not None and not debug else None
-        if said is not None:
-            sys.stderr.write(f"relkit: error: {said}\n")
-            return 1
-        # A permission the database refused (an assessor's login after `relkit team init`;
-        # SQLSTATE 42501, also a row-level security check): one line, not a traceback.
-        orig = getattr(exc, "orig", None) or exc   # psycopg's own, outside SQLAlchemy
-        if getattr(orig, "sqlstate", None) == "42501" and not debug:
-            reason = str(orig).strip().splitlines()[0]
-            sys.stderr.write(f"relkit: error: the database refused it ({reason}): this "
-                             "login may not do that (docs/team.md)\n")
-            return 1
-        # Usage errors (bad option, missing argument) carry format_message() and exit_code:
-        # one line, naming the command (`relkit pool: error: Invalid value for '--depth'...`).
-        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
-            if debug:
-                raise
-            if type(exc).__name__ == "NoArgsIsHelpError":  # `relkit export`: the help
-                exc.show()  # type: ignore[attr-defined]
-                return int(exc.exit_code)
-            ctx = getattr(exc, "ctx", None)
-            path = getattr(ctx, "command_path", None) or "relkit"
-            sys.stderr.write(f"{path}: error: {exc.format_message()}\n")
-            return int(exc.exit_code)
-        raise
+    except (Exception, KeyboardInterrupt) as exc:
+        from relkit.judging.cli_errors import said
+
+        return said(exc, debug)
     return rv if isinstance(rv, int) else 0
 
 
