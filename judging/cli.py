@@ -4,8 +4,9 @@ Start-up is a feature: this module imports nothing heavy. ``relkit --version`` a
 ``relkit --help`` are answered from :data:`COMMANDS` without importing Typer; any other
 command imports only the module that defines it (``relkit eval`` never loads SQLAlchemy,
 Textual or pandas), and a valid ``relkit eval`` or ``relkit judge`` command line no Typer
-either (:mod:`relkit.judging.fast_entries`). :func:`full_app` builds the whole tree for shell completion and the
-generated CLI reference, and a test checks that :data:`COMMANDS` matches it.
+either (:mod:`relkit.judging.fast_entries`). :func:`full_app` builds the whole tree for
+shell completion and the generated CLI reference, and a test checks that :data:`COMMANDS`
+matches it.
 
 Errors, one line on stderr each (``--debug`` shows the traceback; the words are
 :mod:`relkit.judging.cli_errors`'):
