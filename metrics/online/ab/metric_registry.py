@@ -25,7 +25,6 @@ from typing import Literal, Protocol, get_args
 from relkit.metrics.core.registry import Registry
 from relkit.metrics.online.ab.errors import ABError
 
-
 # The units a metric's value is defined at, and the units an analysis may run at
 # (``relkit ab analyze --unit``): a value per impression (a query), summed per user and
 # analysed as a ratio of the users' sums (or naively per impression), or one value per
