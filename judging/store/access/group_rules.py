@@ -25,7 +25,7 @@ SHARED = ("alembic_version", "collection", "scale_grade", "assessor")
 # Row-level security on these.
 GUARDED = ("topic", "document", "pool", "pool_entry", "assignment", "assignment_item",
            "judgment", "judgment_history", "gold", "adjudication", "adjudication_history")
-# The judgment columns a revision sets (relkit.judging.store.assessor._upsert_statement).
+# The judgment columns a revision sets (relkit.judging.store.recording._upsert_statement).
 REVISED = ("grade", "status", "note", "flagged", "dwell_ms", "version", "source", "updated_at")
 # The adjudication columns a changed decision sets (relkit.judging.store.decisions.adjudicate).
 DECIDED = ("grade", "lead_id", "note", "updated_at")
