@@ -138,11 +138,3 @@ METRICS.register(
     MetricDef(name="sessions_per_user", description="distinct sessions per user",
               value="", denominator="", needs=("session_id",), binary=False, unit="user"),
 )
-
-
-def get_metric(name: str) -> Metric:
-    """The metric called ``name``; :class:`ABError` listing the known ones otherwise."""
-    try:
-        return METRICS.lookup(name.strip())
-    except ABError:
-        raise ABError(f"unknown metric {name!r}; known: {', '.join(METRICS)}") from None

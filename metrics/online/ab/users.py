@@ -23,13 +23,22 @@ from relkit.metrics.online.ab.metric_registry import UNITS as UNITS
 from relkit.metrics.online.ab.metric_registry import Metric as Metric
 from relkit.metrics.online.ab.metric_registry import MetricDef as MetricDef
 from relkit.metrics.online.ab.metric_registry import Unit as Unit
-from relkit.metrics.online.ab.metric_registry import get_metric as get_metric
 from relkit.metrics.online.ab.metric_registry import per_user
 
 if TYPE_CHECKING:
     import duckdb
 
     from relkit.metrics.online.ab.moments import FloatArray
+
+
+# Here, not with the registry: it reads this module's METRICS, so a registry put in its
+# place (a test's own, with monkeypatch) is the one looked up, as before the split.
+def get_metric(name: str) -> Metric:
+    """The metric called ``name``; :class:`ABError` listing the known ones otherwise."""
+    try:
+        return METRICS.lookup(name.strip())
+    except ABError:
+        raise ABError(f"unknown metric {name!r}; known: {', '.join(METRICS)}") from None
 
 
 @dataclass
