@@ -23,7 +23,7 @@ from relkit.metrics.online.ab.metric_registry import UNITS as UNITS
 from relkit.metrics.online.ab.metric_registry import Metric as Metric
 from relkit.metrics.online.ab.metric_registry import MetricDef as MetricDef
 from relkit.metrics.online.ab.metric_registry import Unit as Unit
-from relkit.metrics.online.ab.metric_registry import per_user
+from relkit.metrics.online.ab.metric_registry import per_user as per_user
 
 if TYPE_CHECKING:
     import duckdb
