@@ -28,28 +28,6 @@ if TYPE_CHECKING:  # pandas costs ~0.35 s to import: only load it when a frame i
     import pyarrow as pa
 
 
-def _table_to_frame(table: pa.Table) -> pd.DataFrame:
-    import pandas as pd
-    import pyarrow as pa
-
-    str_dtype = pd.ArrowDtype(pa.string())
-
-    def mapper(t: pa.DataType) -> pd.ArrowDtype | None:
-        return str_dtype if t == pa.string() else None
-
-    frame: pd.DataFrame = table.to_pandas(types_mapper=mapper)
-    return frame
-
-
-def _as_str(col: pd.Series) -> pd.Series:
-    import pandas as pd
-    import pyarrow as pa
-
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return col.astype(str).astype("category")
-    return col.astype(str).astype(pd.ArrowDtype(pa.string()))
-
-
 class _TrecTable:
     """What runs and qrels share: their columns, source and line numbers.
 
@@ -83,6 +61,8 @@ class _TrecTable:
     @cached_property
     def frame(self) -> pd.DataFrame:
         """The rows as a pandas frame (built on first use)."""
+        from relkit.metrics.readers.frames import table_to_frame as _table_to_frame
+
         return _table_to_frame(self.table)
 
     @property
@@ -262,6 +242,8 @@ class Run(_TrecTable):
         :data:`relkit.metrics.readers.shapes.COLUMN_NAMES`)."""
         import pandas as pd
 
+        from relkit.metrics.readers.frames import as_str as _as_str
+
         frame = _shapes.renamed(frame, "run", source)
         out = pd.DataFrame({
             "query_id": _as_str(frame["query_id"]),
@@ -358,6 +340,8 @@ class Qrels(_TrecTable):
         tools' names for them (``qid``, ``docno``, ``rel``, ``label``...:
         :data:`relkit.metrics.readers.shapes.COLUMN_NAMES`)."""
         import pandas as pd
+
+        from relkit.metrics.readers.frames import as_str as _as_str
 
         frame = _shapes.renamed(frame, "qrels", source)
         rel = _shapes.numeric(frame["relevance"], source, "an integer grade")

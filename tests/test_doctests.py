@@ -25,6 +25,7 @@ DOCUMENTED = [
     "relkit.metrics.inferred.measures",
     "relkit.metrics.inferred.prels",
     "relkit.metrics.compare.core",
+    "relkit.metrics.compare.comparison",
     "relkit.metrics.compare.scores",
     "relkit.metrics.compare.correlation",
     "relkit.metrics.compare.curves",

@@ -23,11 +23,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Engine, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, col
 
 from relkit.corpora.types import Document, Grade, RelevanceScale, Topic
+from relkit.judging.store.bulk import bulk_insert as bulk_insert
+from relkit.judging.store.closers import _CLOSERS as _CLOSERS
+from relkit.judging.store.closers import _Closer
+from relkit.judging.store.closers import close_all as close_all
 from relkit.judging.store.connection import describe, make_engine, sqlite_path, writer
 from relkit.judging.store.migrate import check, head, upgrade_safely
 from relkit.judging.store.models import PoolEntryIn, PoolSummary, StoreError, validated
@@ -44,59 +48,10 @@ from relkit.judging.store.tables import (
 
 DocLookup = Callable[[str], Document | None]
 
-# A closer per database opened in this process and not yet closed. The CLI calls them
-# when a command ends (:func:`close_all`): a SQLite database left open keeps its last
-# writes in its -wal file, so a copy of the main file alone (a backup, a template)
-# misses them. A closer holds the engine, not the Database, so a Database dropped
-# without close() is still closed (by the garbage collector, or here).
-_CLOSERS: set[_Closer] = set()
-
-
-class _Closer:
-    def __init__(self, engine: Engine) -> None:
-        self.engine: Engine | None = engine
-        _CLOSERS.add(self)
-
-    def __call__(self) -> None:
-        if self.engine is not None:
-            self.engine.dispose()
-            self.engine = None
-        _CLOSERS.discard(self)
-
-
-def close_all() -> None:
-    """Close every :class:`Database` this process opened and has not closed."""
-    for closer in list(_CLOSERS):
-        closer()
-
 
 def now() -> datetime:
     """The time stamp of a write (UTC)."""
     return datetime.now(UTC)
-
-
-def bulk_insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-    """Insert many rows inside the caller's transaction.
-
-    PostgreSQL gets ``COPY ... FROM STDIN`` (psycopg 3), several times faster
-    than batched INSERTs for a million pool entries; SQLite gets executemany.
-    Either way the rows commit or roll back with the rest of the transaction.
-    """
-    if not rows:
-        return
-    t = table.__table__ if hasattr(table, "__table__") else table
-    cols = list(rows[0])
-    if conn.dialect.name == "postgresql":
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
-        names = ", ".join(f'"{c}"' for c in cols)
-        with raw.cursor() as cur, cur.copy(  # type: ignore[attr-defined]
-                f'COPY "{t.name}" ({names}) FROM STDIN') as copy:
-            for r in rows:
-                copy.write_row(tuple(r[c] for c in cols))
-        return
-    for i in range(0, len(rows), 20_000):
-        conn.execute(insert(t), rows[i:i + 20_000])
 
 
 class Database:

@@ -26,10 +26,10 @@ from relkit.judging.tui.find import FindBar, Finding
 from relkit.judging.tui.keymap import Action, grade_key
 from relkit.judging.tui.leaks import Footer
 from relkit.judging.tui.legend import Legend
-from relkit.judging.tui.outbox import Outbox, reads_store, unreachable
+from relkit.judging.tui.moving import Moving
+from relkit.judging.tui.outbox import Outbox, unreachable
 from relkit.judging.tui.quiet import set_text
 from relkit.judging.tui.safe import query_terms, safe
-from relkit.judging.tui.saving import Saving
 from relkit.judging.tui.short import JUDGE_TINY_BELOW, too_small, waits
 from relkit.judging.tui.topicpane import TopicPane, bar_text
 from relkit.judging.tui.topics import bar
@@ -65,7 +65,7 @@ def judge_screen(view: AssessorView, topic: TopicOut, actions: dict[str, Action]
 FIND_KEYS = ("n", "N", "escape")  # the find bar's own keys while it is open
 
 
-class JudgeScreen(Saving, Finding):
+class JudgeScreen(Moving, Finding):
     """Judge one topic's documents in the assignment's presentation order."""
 
     def __init__(self, view: AssessorView, topic: TopicOut, actions: dict[str, Action],
@@ -341,49 +341,6 @@ class JudgeScreen(Saving, Finding):
                 await self._resave_if_recorded()
 
         self.app.push_screen(NoteScreen(self.note), done)
-
-    @reads_store("undoing")
-    def action_undo(self) -> None:
-        # The saved judgment stays in the history; grading again revises it. What is
-        # undone is moving on: the document comes back with its grade on the state line.
-        if self.last_saved is None:
-            self._banner("Nothing to undo yet on this topic.", note=True)
-            return
-        self.show(self.last_saved)
-        self._banner(f"Back to {self.item.doc if self.item else 'it'}: press its right grade "
-                     "(the earlier one stays in the history), or → to leave it.", note=True)
-
-    @reads_store("going back")
-    def action_back(self) -> None:
-        if self.item is not None and self.item.position > 1:
-            self.show(self.item.position - 1)
-
-    @reads_store("moving on")
-    def action_forward(self) -> None:
-        if self.item is not None and self.item.position < self.item.total:
-            try:
-                self.show(self.item.position + 1)
-            except StoreError:
-                # Adaptive pool: the next position is not picked yet; the strategy's
-                # next pick is what comes after the last one shown.
-                self.show_next_unjudged(after=self.item.position)
-
-    @reads_store("jumping to the next unjudged")
-    def action_next_unjudged(self) -> None:
-        self.show_next_unjudged(after=self.item.position if self.item else 0)
-
-    @reads_store("revising")
-    def action_revise(self) -> None:
-        from relkit.judging.tui.modals import ReviseScreen
-
-        self.app.push_screen(ReviseScreen(self.view.judged(self.topic.key), self.view.scale()),
-                             self._revise)
-
-    @reads_store("opening that document")
-    def _revise(self, position: int | None) -> None:
-        if position is not None:
-            self.show(position)
-            self._known = True  # chosen by name from the list: no key typed ahead at it
 
     def action_topic(self) -> None:
         pane = self.query_one(TopicPane)

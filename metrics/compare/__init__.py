@@ -6,9 +6,10 @@
 
 One module per concern: :mod:`.scores` (per-topic matrix), :mod:`.significance`
 (paired tests, a registry), :mod:`.corrections` (multiple comparisons),
-:mod:`.effect` (effect size), :mod:`.core` (the comparison), :mod:`.analysis`
-(per-topic views as data), :mod:`.tables` / :mod:`.terminal` (formats),
-:mod:`.plots` (matplotlib, imported lazily) and :mod:`.report` (HTML).
+:mod:`.effect` (effect size), :mod:`.core` (the comparison) and :mod:`.comparison`
+(its result), :mod:`.analysis` (per-topic views as data), :mod:`.tables` /
+:mod:`.terminal` (formats), :mod:`.plots` (matplotlib, imported lazily) and
+:mod:`.report` (HTML).
 Importing this package loads numpy only; scipy, pandas and matplotlib are
 imported inside the functions that need them.
 """

@@ -29,7 +29,7 @@ DEFAULT_METRICS = ("ctr@1", "first_page_ctr", "abandonment")
 class AnalyzeOptions:
     """Everything ``relkit ab analyze`` takes besides its two files (same defaults).
 
-    ``metrics`` are names in :data:`~.users.METRICS` (a metric registered there by a
+    ``metrics`` are names in :data:`~.metric_registry.METRICS` (a metric registered there by a
     user too); ``cuped`` is a pre-period log and ``cuped_columns`` ``METRIC=COLUMN``
     specs naming a numeric assignment column as a metric's covariate; ``expected`` the
     design's shares (``control=50,treatment=50``; default equal); ``html`` a report to
