@@ -278,3 +278,26 @@ def test_hostile_file_is_one_clean_line(project: Project, tmp_path: Path,
     assert result.one_line(), (args, result.err)
     assert filename in result.err, (args, "does not name the file", result.err)
     assert digest(db) == before, (args, "changed the database")
+
+
+@pytest.mark.parametrize(("path", "name"), file_params())
+def test_a_missing_file_named_like_its_content_is_not_read_as_it(
+        project: Project, tmp_path: Path, path: tuple[str, ...], name: str) -> None:
+    """A file name is a name, whatever it holds: given a file that does not exist whose
+    name is the valid file's first line (a newline included), no command reads the name
+    as the file's lines (relkit eval did, once its paths were passed as text: the readers
+    take a ``str`` holding a newline for inline TREC text)."""
+    values = valid_values(project, path, name)
+    lines = Path(values[0]).read_bytes().splitlines(keepends=True)
+    first = next((ln for ln in lines if ln.strip() and not ln.startswith(b"#")), None)
+    if first is None or b"/" in first or b"\0" in first:
+        pytest.skip(f"{Path(values[0]).name}: no first line that can be a file name")
+    absent = first.decode("utf-8", "surrogateescape")   # relative to the case's folder
+    db = fresh_db(project, path, tmp_path)
+    before = digest(db)
+    result = run(case_line(project, path, name, [absent, *values[1:]], tmp_path, db),
+                 tmp_path)
+    assert_closed(db)
+    assert result.crash is None, result.crash
+    assert result.code in (1, 2), (path, name, "read a missing file's name", result)
+    assert digest(db) == before

@@ -130,6 +130,20 @@ def test_files_it_cannot_use_are_the_same_error(files: list[str],
     assert fast == slow and fast[0] != 0
 
 
+def test_a_file_name_holding_a_newline_names_a_file(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # The readers take a str holding a newline for inline TREC lines: the names given to
+    # relkit eval are paths (FileName), as typer's Path was, never such a str.
+    absent = "101 0 D190 1\n"     # a qrels line, and the name of no file
+    fast, slow = _both_paths(["-m", "P.5", absent, RUN], monkeypatch)
+    assert fast == slow and fast[0] == 1 and "no such file" in fast[2], fast
+    named = tmp_path / "q\nrels"
+    named.write_bytes(Path(QRELS).read_bytes())
+    fast, slow = _both_paths(["-m", "P.5", str(named), RUN], monkeypatch)
+    assert fast == slow and fast[0] == 0
+    assert fast == run_cli(["eval", "-m", "P.5", QRELS, RUN])
+
+
 def test_output_file_and_zscores_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fast, slow = _both_paths(["-m", "map", "--format", "csv", "-o", str(tmp_path / "a.csv"),
                               QRELS, RUN], monkeypatch)

@@ -97,6 +97,26 @@ def test_a_class_var_and_an_own_method_are_kept() -> None:
     assert {Point(1, 2), Point(1, 2)} == {Point(1, 2)}
 
 
+def test_a_subclass_of_a_record_is_refused() -> None:
+    class Point(Record, frozen=True):
+        x: int
+
+    with pytest.raises(TypeError, match="a Record is not subclassed"):
+        type("Point3", (Point,), {"__annotations__": {"z": "int"}})
+
+
+def test_a_field_left_out_of_equality_is_left_out_of_the_hash() -> None:
+    # Family.order (field(compare=False) in the dataclass): register() sets it after
+    # the family is built, which must not change its hash or equality
+    from relkit.metrics.measures.base import REGISTRY
+
+    fam = REGISTRY["P"]
+    moved = fam.replace(order=fam.order + 1)
+    assert moved == fam and hash(moved) == hash(fam) and moved.order != fam.order
+    assert "order=" in repr(fam)
+    assert fam.replace(name="Pz") != fam
+
+
 def _records() -> list[type]:
     """Every Record subclass of relkit.metrics (the modules that name Record imported)."""
     for mod in pkgutil.walk_packages(relkit.metrics.__path__, "relkit.metrics."):

@@ -5,6 +5,7 @@ sources, the collected tests), so the next racy resource is caught when it is ad
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -60,19 +61,42 @@ def test_the_racy_patterns_are_recognised() -> None:
 
 # A test server's serve_forever polls for shutdown every 0.5 s by default, and
 # shutdown() waits out the interval: half a second of every such test's teardown
-# (30 teardowns, 14 worker-s of the fast loop before ports.POLL was given).
-SLOW_SHUTDOWN = re.compile(r"serve_forever(?:\(\)|,(?!\s*args=))")
+# (30 teardowns, 14 worker-s of the fast loop before ports.POLL was given). Found in the
+# syntax tree, not by line: `Thread(target=s.serve_forever)` with no args, or a call
+# `s.serve_forever()` with no interval, wherever the parentheses break the lines.
+def slow_shutdowns(source: str) -> list[int]:
+    """Lines of ``source`` that serve forever at the default poll interval."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "serve_forever":
+            if not node.args and not node.keywords:
+                found.append(node.lineno)
+            continue
+        kw = {k.arg: k.value for k in node.keywords}
+        target = kw.get("target")
+        if isinstance(target, ast.Attribute) and target.attr == "serve_forever":
+            given = kw.get("args")
+            if not (isinstance(given, (ast.Tuple, ast.List)) and given.elts):
+                found.append(node.lineno)
+    return found
 
 
 def test_every_test_server_polls_for_shutdown_quickly() -> None:
-    found = [f"{path.relative_to(TESTS)}:{n}: {line.strip()}"
+    found = [f"{path.relative_to(TESTS)}:{n}"
              for path in sorted(TESTS.rglob("*.py")) if path.name != "test_worker_safety.py"
-             for n, line in enumerate(path.read_text().splitlines(), 1)
-             if SLOW_SHUTDOWN.search(line)]
-    assert found == [], "give serve_forever ports.POLL:\n" + "\n".join(found)
-    assert SLOW_SHUTDOWN.search("threading.Thread(target=server.serve_forever, daemon=True)")
-    assert SLOW_SHUTDOWN.search("httpd.serve_forever()")
-    assert not SLOW_SHUTDOWN.search("Thread(target=httpd.serve_forever, args=(POLL,))")
+             for n in slow_shutdowns(path.read_text())]
+    assert found == [], "give serve_forever ports.POLL: " + ", ".join(found)
+    for slow in ["threading.Thread(target=server.serve_forever, daemon=True)",
+                 "Thread(target=s.serve_forever)", "Thread(daemon=True, target=s.serve_forever)",
+                 "Thread(target=s.serve_forever, args=())", "httpd.serve_forever()"]:
+        assert slow_shutdowns(slow) == [1], slow
+    for quick in ["Thread(target=httpd.serve_forever, args=(POLL,))",
+                  "Thread(target=s.serve_forever,\n       args=(POLL,), daemon=True)",
+                  "httpd.serve_forever(POLL)", "httpd.serve_forever(poll_interval=0.05)"]:
+        assert slow_shutdowns(quick) == [], quick
 
 
 def test_every_test_of_a_shared_fixture_is_in_its_worker_group(

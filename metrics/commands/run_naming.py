@@ -11,14 +11,11 @@ Standard library only: ``relkit eval``'s fast entry imports it without typer.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
-def system_names(paths: Sequence[str | Path]) -> list[str]:
+def system_names(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     """Short unique names for run files (run tags often repeat).
 
     Parameters
@@ -51,7 +48,7 @@ def system_names(paths: Sequence[str | Path]) -> list[str]:
     return [str(p) for p in paths]
 
 
-def run_labels(paths: Sequence[str | Path], names: str | None, from_file: bool
+def run_labels(paths: Sequence[str | os.PathLike[str]], names: str | None, from_file: bool
                ) -> list[str] | None:
     """The label of each run file, or ``None``: label each run by its run tag.
 

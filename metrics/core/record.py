@@ -11,8 +11,12 @@ shared methods that read the fields the class declares: the same constructor
 refused when frozen, and :meth:`Record.replace` for ``dataclasses.replace``. Type
 checkers see a dataclass (``typing.dataclass_transform``, PEP 681).
 
-Kept small on purpose: no inheritance between records, no ``field()`` (a default is a
-plain value; a mutable default is refused, as by ``dataclass``), no ordering.
+Kept small on purpose: no inheritance between records (refused), no ``field()`` (a
+default is a plain value; a mutable default is refused, as by ``dataclass``; a class
+names its fields left out of equality in ``_not_compared``), no ordering. Not a
+dataclass to ``dataclasses`` (``fields``, ``asdict``, ``is_dataclass``), and the
+constructor's signature is ``(*args, **kwargs)`` to ``inspect`` (type checkers see the
+fields).
 ``tests/test_record.py`` checks each behaviour against ``dataclasses`` on generated
 classes.
 """
@@ -34,9 +38,16 @@ class Record:
 
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, Any]] = {}
+    # Fields left out of equality and the hash (dataclass's ``field(compare=False)``): a
+    # class sets ``_not_compared`` to their names.
+    _compared: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, *, frozen: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if any(issubclass(base, Record) and base is not Record for base in cls.__bases__):
+            # A subclass of a record would lose its fields and hash here: refused
+            raise TypeError(f"{cls.__qualname__}: a Record is not subclassed; declare "
+                            "the fields in one class")
         own = cls.__dict__.get("__annotations__", {})
         fields = tuple(n for n, kind in own.items()
                        if not str(kind).strip("'\"").startswith(("ClassVar", "typing.ClassVar")))
@@ -50,7 +61,9 @@ class Record:
             if isinstance(value, (list, dict, set)):
                 raise ValueError(f"mutable default {type(value)} for field {name} is not "
                                  "allowed: use a tuple or None")
+        skipped = set(cls.__dict__.get("_not_compared", ()))
         cls._fields, cls._defaults = fields, defaults
+        cls._compared = tuple(n for n in fields if n not in skipped)
         # dataclass's rule: a __hash__ of the class's own is kept (not the None Python
         # sets when the class defines __eq__); else frozen records hash their fields and
         # the others are unhashable, as equal-by-value mutable objects must be
@@ -88,7 +101,7 @@ class Record:
             setter(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields)
+        return tuple(getattr(self, name) for name in self._compared)
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from relkit.metrics.readers.sources import FileName
+
 # numpy's OpenBLAS starts a thread per core when numpy is imported (~30 ms of a
 # 0.2 s command on two cores); evaluation does no linear algebra, so one will do.
 if "numpy" not in sys.modules:
@@ -92,10 +94,12 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
 
         spark: Any = engine_named("spark")   # its checks name --engine as typed
         spark.check_eval(engine, spark_master, relformat=relformat, paths=[qrels, *runs])
+    qrels_path: FileName | str
+    run_paths: list[FileName] | list[str]
     if engine == "local":   # named as pathlib names them (./run is run), without pathlib
-        from relkit.metrics.readers.sources import path_text
+        from relkit.metrics.readers.sources import FileName
 
-        qrels_path, run_paths = path_text(qrels), [path_text(r) for r in runs]
+        qrels_path, run_paths = FileName(qrels), [FileName(r) for r in runs]
     else:
         qrels_path, run_paths = qrels, runs     # URLs kept
     if fmt not in FORMATS:
@@ -156,7 +160,7 @@ def run_eval(*, qrels: str | None, runs: list[str] | None, measure: list[str] | 
                   spark_master=spark_master, labels=labels)
 
 
-def _as_path(path: Path | str) -> Path:
+def _as_path(path: os.PathLike[str] | str) -> Path:
     """``path`` as a :class:`~pathlib.Path`, for the paths off the fast one (``-R``
     modes, subtopics, ``--ppi``): the fast one names files by text (``path_text``)."""
     from pathlib import Path
@@ -164,7 +168,7 @@ def _as_path(path: Path | str) -> Path:
     return Path(path)
 
 
-def _maybe_path(path: Path | str | None) -> Path | None:
+def _maybe_path(path: os.PathLike[str] | str | None) -> Path | None:
     return None if path is None else _as_path(path)
 
 

@@ -7,6 +7,7 @@ numbers (the CLI, :mod:`relkit.metrics.eval.cli`, prints them).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -20,8 +21,8 @@ if TYPE_CHECKING:  # type names only: pandas is imported by the formats that nee
     from relkit.metrics.zeros import ZeroTopics
 
 
-def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]], qrels: Path | str
-              ) -> Iterator[str]:
+def _warnings(zeros: ZeroTopics, run_ids: dict[str, list[str]],
+              qrels: os.PathLike[str] | str) -> Iterator[str]:
     """What ``relkit eval`` says on stderr after the numbers (each at most once)."""
     def some(topics: list[str]) -> str:
         shown = ", ".join(topics[:10])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
@@ -85,7 +86,8 @@ def _collector_paused() -> Iterator[None]:
 _freeze_at_exit = False
 
 
-def _evaluate(qrels: Path | str, runs: Sequence[Path | str], measures: list[str], *,
+def _evaluate(qrels: os.PathLike[str] | str, runs: Sequence[os.PathLike[str] | str],
+              measures: list[str], *,
               query: bool,
               no_summary: bool, complete: bool, level: int, max_docs: int | None,
               judged_only: bool, num_docs: int, zscores: Path | str | None, compat: int,
@@ -190,8 +192,9 @@ def relabel(res: Result, label: str) -> Result:
     return res.replace(run_id=label, summary=summary)
 
 
-def _results(ev: Evaluator, runs: Sequence[Path | str], z: ZTable | None,
-             early: RunStream | None = None) -> Iterator[tuple[Path | str, Result]]:
+def _results(ev: Evaluator, runs: Sequence[os.PathLike[str] | str], z: ZTable | None,
+             early: RunStream | None = None
+             ) -> Iterator[tuple[os.PathLike[str] | str, Result]]:
     """Each run's result, in order: one at a time here, or all from one Spark job
     (``early``: the first run's stream, parsing already)."""
     if ev.engine != "local":

@@ -12,19 +12,19 @@ is kept, so results and errors never depend on the path.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from relkit.metrics.readers.io import is_large
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from relkit.metrics.evaluator import Evaluator, Result, ZTable
     from relkit.metrics.readers.run_stream import RunStream
 
 
-def early_stream(path: Path | str, *, engine: str, complete: bool) -> RunStream | None:
+def early_stream(path: os.PathLike[str] | str, *, engine: str, complete: bool) -> RunStream | None:
     """The stream of a run ``compute_streamed`` will read, already parsing (while the
     qrels are read and prepared), or None when it will not stream that run."""
     if engine != "local" or complete or not is_large(path):
@@ -37,7 +37,7 @@ def early_stream(path: Path | str, *, engine: str, complete: bool) -> RunStream 
     return stream
 
 
-def compute_streamed(ev: Evaluator, path: Path | str, zscores: ZTable | None = None,
+def compute_streamed(ev: Evaluator, path: os.PathLike[str] | str, zscores: ZTable | None = None,
                      progress: Callable[[int, int], None] | None = None,
                      stream: RunStream | None = None) -> Result | None:
     """``ev.compute(Run.read(path, eval_only=True), zscores, progress)``, reading while

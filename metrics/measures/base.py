@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
@@ -78,6 +78,7 @@ class Family(Record, frozen=True):
     readable: str | None = None    # e.g. "P@{}" or "AP"
     micro: Compute | None = None   # pooled-count value over all topics (micro average)
     order: int = 0   # set by register(): the print order
+    _not_compared: ClassVar[tuple[str, ...]] = ("order",)   # registering changes no hash
     named: Named | None = None     # param_kind "named": the parameters' spec
 
     def values(self, text: str | None) -> list[tuple[Any, str]]:

@@ -34,6 +34,7 @@ from relkit.metrics.readers.arrow_reader import (
     irregular_table,
 )
 from relkit.metrics.readers.io import _ARROW_TYPES, EVAL_FIELDS, RUN_FIELDS, Source, source_name
+from relkit.metrics.readers.io import is_large as is_large  # its home before io
 from relkit.metrics.readers.sources import _plain_size
 
 if TYPE_CHECKING:

@@ -50,6 +50,28 @@ def path_text(path: str | os.PathLike[str]) -> str:
     return root + "/".join(p for p in text.split("/") if p and p != ".") or "."
 
 
+class FileName(os.PathLike[str]):
+    """A file's name as the user typed it, as :func:`path_text` spells it: a path
+    (``os.PathLike``), so that no reader takes it for inline text (a file name may hold
+    a newline; a ``str`` that does is read as TREC lines, :func:`_is_text`), and it
+    prints as its text. What ``relkit eval`` passes where it passed a ``pathlib.Path``.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.text = path_text(path)
+
+    def __fspath__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"FileName({self.text!r})"
+
+
 def read_bytes(source: Source) -> bytes:
     """Whole content of ``source`` as bytes, decompressing gzip."""
     if _is_text(source):

@@ -78,7 +78,7 @@ def make(
                           f"{len(runs)} (multileave with team-draft or probabilistic)")
     # probabilistic draws from the whole ranking (Hofmann et al.'s softmax): keep more
     width = depth if method in ("team-draft", "balanced") else max(depth, 100)
-    rankings = load_rankings([str(r) for r in runs], width)
+    rankings = load_rankings(list(runs), width)   # paths: a str with a newline is text
     rng = np.random.default_rng(seed)
     if method == "team-draft":
         shown = m.team_draft(rankings.mats, depth, rng)

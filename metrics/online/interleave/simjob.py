@@ -171,7 +171,7 @@ def simulate_runs(r: SimRequest) -> Simulation:
     _check_users(r)
     labels = run_labels(r)
     _check_outputs(r)
-    setup = prepare([str(p) for p in r.runs], str(r.qrels), r.depth, r.cutoff or r.depth,
+    setup = prepare(list(r.runs), r.qrels, r.depth, r.cutoff or r.depth,  # paths, not text
                     preset=r.preset, model_path=r.model, names=labels)
     with Bar("simulating", total=None, unit="impressions") as bar:
         rows = simulate(setup, chosen, grid, r.trials, r.seed, progress=bar)
