@@ -113,8 +113,9 @@ def test_every_test_of_a_shared_fixture_is_in_its_worker_group(
                 groups = [m.args[0] if m.args else m.kwargs.get("name")
                           for m in item.iter_markers("xdist_group")]
                 assert groups == [group], (item.nodeid, groups)
-    whole = len(items) > 1000 and not request.config.getoption("markexpr") \
-        and not request.config.getoption("keyword")   # (make check deselects -m slow)
+    # the whole suite: no files named on the command line (make check deselects -m slow)
+    whole = request.config.args_source != pytest.Config.ArgsSource.ARGS \
+        and not request.config.getoption("markexpr") and not request.config.getoption("keyword")
     if whole:    # the whole suite collected: each group has its tests
         assert all(users.values()), users
 
