@@ -117,3 +117,29 @@ def test_a_port_in_use_on_an_ipv6_address_is_named_in_brackets(tmp_path: Path) -
                                str(port)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert f"cannot listen on [::1]:{port}:" in done.stderr, done.stderr
+
+
+@pytest.mark.slow   # 30 servers started and stopped: about 30 s
+def test_a_stop_asked_for_while_the_server_starts_ends_it(tmp_path: Path) -> None:
+    """SIGTERM at the start-up line (a script that starts a server and stops it at once,
+    a supervisor's restart): the server ends. It used to hang for ever about once in 20:
+    the stop cancelled the warm processes' creation midway, which never finished
+    cancelling (RelkitServer.request_exit now waits for the start to end)."""
+    import os
+    import signal
+
+    for attempt in range(30):
+        (tmp_path / str(attempt)).mkdir()
+        proc, log = _start(tmp_path / str(attempt), "--port", "0")
+        try:
+            wait_until(lambda: "serving the judging screens" in log.read_text(),  # noqa: B023
+                       "the start-up line", 60)
+            os.killpg(proc.pid, signal.SIGTERM)
+            ended = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            ended = None
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        assert ended == 0, (attempt, "still running 30 s after SIGTERM", log.read_text())

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp_jinja2
 from aiohttp import WSMessage, web
+from aiohttp.web_runner import GracefulExit
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
@@ -103,6 +104,8 @@ class RelkitServer(Identifying, SessionLimits, Server):
         self.pool = WarmPool(app_env={"RELKIT_DB": db, **(app_env or {})})
         self._warming: asyncio.Future[None] = asyncio.Future()
         self._watching: asyncio.Future[None] = asyncio.Future()
+        self._started = False     # on_startup done (request_exit)
+        self._exit_asked = 0
         # open websockets: their token's public key and its owner (watch_revocations)
         self.sessions: dict[web.WebSocketResponse, tuple[str, str]] = {}
 
@@ -120,6 +123,16 @@ class RelkitServer(Identifying, SessionLimits, Server):
         self._watching.cancel()
         await self.end_all()          # each process within QUIT_GRACE (SessionLimits)
         await self.pool.close()
+
+    def request_exit(self) -> None:
+        """SIGINT and SIGTERM: stop. Asked while the server is starting, the stop waits
+        for the start to end: a stop then cancelled the warm processes' creation midway
+        (``asyncio.create_subprocess_exec``), which never finished cancelling, and the
+        server hung for ever (a SIGTERM right after the start-up line, 1 in ~20).
+        Asked again meanwhile, it stops at once."""
+        self._exit_asked += 1
+        if self._started or self._exit_asked > 1:
+            raise GracefulExit()
 
     async def on_startup(self, app: web.Application) -> None:
         # The spares' environment is the one textual-serve gives its app processes.
@@ -154,6 +167,9 @@ class RelkitServer(Identifying, SessionLimits, Server):
                 f"person's login, and this server's login may not act as "
                 f"{', '.join(people)}: their sign-ins will get no session (as the owner: "
                 "`relkit team init --serve-login LOGIN`)")
+        self._started = True
+        if self._exit_asked:     # a stop asked for while starting: now (request_exit)
+            asyncio.get_running_loop().call_soon(self.request_exit)
 
     async def say_warm(self) -> None:
         n = await self.pool.warm()
