@@ -79,14 +79,20 @@ CHECK_WORKERS ?= $(if $(filter command line environment,$(origin PYTEST_WORKERS)
 # 20 in the fast loop.
 CHECK_FUZZ ?= 20
 
+# Python may write bytecode under the tests (PYTHONDONTWRITEBYTECODE, when the shell sets
+# it, is emptied): pytest's rewritten test modules and relkit's compiled modules are then
+# read from __pycache__ by every worker and every `relkit` the tests start, not compiled
+# again in each (collection 4.8 CPU-s a worker instead of 11; docs/maintaining.md).
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+
 # Everything: what .ci/run calls.
 test: setup lint contracts typecheck
-	$(BIN)/pytest -q $(call XDIST,$(PYTEST_WORKERS))
+	$(PYTEST) -q $(call XDIST,$(PYTEST_WORKERS))
 
 # The inner loop: the same lint, contracts and types, and the tests not marked slow (real
 # collections, writer processes, long property runs; `pytest -m slow` runs only those).
 check: setup lint contracts typecheck
-	RELKIT_FUZZ_EXAMPLES=$(CHECK_FUZZ) $(BIN)/pytest -q -m "not slow" $(call XDIST,$(CHECK_WORKERS))
+	RELKIT_FUZZ_EXAMPLES=$(CHECK_FUZZ) $(PYTEST) -q -m "not slow" $(call XDIST,$(CHECK_WORKERS))
 
 # Not part of CI. relkit uses private names of Textual, textual-serve, Typer and PySpark,
 # pinned below their next minor version (docs/maintaining.md, "Borrowed internals"). This

@@ -87,6 +87,15 @@ def _div(a: float, b: float, scale: float = 0.0) -> float:
     return a / b if b > 1e-12 * scale else float("nan")
 
 
+def _mean_of_k(bound: float, k: int) -> float:
+    """A bound of ICC(2,1) as ICC(2,k)'s (Spearman-Brown: b k / (1 + b (k - 1))). At
+    b = -1/(k - 1) the denominator is 0 in exact arithmetic and comes out as rounding
+    noise, which divided into a bound of -1e13 in one judge order and -1e13 + 1e10 in
+    another (hypothesis, 2 complete targets of 3 judges): undefined there instead."""
+    den = 1 + bound * (k - 1)
+    return bound * k / den if abs(den) > 1e-9 else float("nan")
+
+
 def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
     """The six ICC forms of the (n targets, k judges) matrix ``x``, each with its interval.
 
@@ -132,8 +141,8 @@ def icc(x: np.ndarray, level: float = 0.95) -> dict[str, ICC]:
             "icc2": (icc2, l2, u2, f3, df3),
             "icc3": (icc3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1), f3, df3),
             "icc1k": (_div(msr - msw, msr, scale), 1 - 1 / f1l, 1 - 1 / f1u, f1, df1w),
-            "icc2k": (_div(msr - mse, msr + (msc - mse) / n, scale), l2 * k / (1 + l2 * (k - 1)),
-                      u2 * k / (1 + u2 * (k - 1)), f3, df3),
+            "icc2k": (_div(msr - mse, msr + (msc - mse) / n, scale), _mean_of_k(l2, k),
+                      _mean_of_k(u2, k), f3, df3),
             "icc3k": (_div(msr - mse, msr, scale), 1 - 1 / f3l, 1 - 1 / f3u, f3, df3),
         }
     return {name: ICC(name, float(val), float(lo), float(hi), float(fs), float(df1), float(d2),
