@@ -197,6 +197,7 @@ def _wait_ended(pid: int) -> bool:
     return _ended(pid)
 
 
+@pytest.mark.slow  # a program started, killed and waited for: 5-6 s
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_the_training_process_ends_with_the_program(tmp_path: Path) -> None:
     script = tmp_path / "judge.py"

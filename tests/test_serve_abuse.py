@@ -179,6 +179,7 @@ def session_pid(w: Watch, before: set[int]) -> int:
                                        None), "the session's process"))
 
 
+@pytest.mark.slow  # a process stopped and waited out: 3.5 s
 def test_a_stuck_process_ends_when_its_browser_leaves(shared: Shared) -> None:
     server, toks = shared
     w = rested(server)
@@ -204,6 +205,7 @@ def test_a_stuck_process_ends_when_its_browser_leaves(shared: Shared) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow  # a server and a stopped process waited out: 4 s
 def test_sigterm_ends_the_server_and_every_process_even_a_stuck_one(tmp_path: Path) -> None:
     db, toks = project(tmp_path)
     with served(db, tmp_path) as server:

@@ -150,6 +150,7 @@ def test_topic_list_one_line_per_topic_and_type_to_jump(tmp_path: Path) -> None:
     drive(store, steps)
 
 
+@pytest.mark.slow  # a burst of keys: 5.5 s
 def test_type_to_jump_keeps_a_bounded_buffer_through_a_key_burst(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 33: 2,000 / 4,000 / 8,000 keys cost 0.6 / 1.5 / 4.9 s of CPU (quadratic): the
