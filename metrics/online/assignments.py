@@ -9,12 +9,11 @@ checks and SERP-wide form it does not share. duckdb is imported inside the funct
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from relkit.metrics.core.errors import FormatError, InputError
+from relkit.metrics.core.errors import FormatError
 from relkit.metrics.online.duck import (
     LogFormat,
     _names,
@@ -25,7 +24,7 @@ from relkit.metrics.online.duck import (
     schema_of,
 )
 from relkit.metrics.online.fields import ASSIGN_FIELDS, convert_sql, expected, parse_map
-from relkit.metrics.online.logcontract import missing_column
+from relkit.metrics.online.logcontract import existing_file, missing_column
 
 if TYPE_CHECKING:
     import duckdb
@@ -61,11 +60,7 @@ def open_assignments(path: str | Path, mapping: dict[str, str] | None = None, *,
     :class:`FormatError` naming file, row and column (the table is scanned once: it has
     one row per unit, not per impression).
     """
-    path = str(path)
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a file")
+    path = existing_file(path)
     form = log_format(path, fmt)
     known = {f.name: f for f in ASSIGN_FIELDS}
     mapping = parse_map(mapping, list(known))

@@ -15,6 +15,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -173,3 +174,14 @@ def plan_fields(path: str, mapping: Mapping[str, str], colmap: Mapping[str, str]
         plan.derive = parts
         plan.columns["impression_id"] = "+".join(parts)
     return plan
+
+
+def existing_file(path: str | os.PathLike[str]) -> str:
+    """``path`` as text once it names a file: a click log's or an assignment table's
+    missing path or directory is one line naming it, before DuckDB is asked to read it."""
+    path = str(path)
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory, not a file")
+    return path

@@ -19,7 +19,6 @@ duckdb is imported inside the functions: importing this module costs nothing.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +49,7 @@ from relkit.metrics.online.fields import (
 from relkit.metrics.online.logcontract import (
     REUSED_HINT,
     bad_value,
+    existing_file,
     map_columns,
     no_rows,
     one_per_rank,
@@ -325,11 +325,7 @@ def open_log(path: str | Path, *, mapping: dict[str, str] | None = None,
         Values are not scanned here: call :meth:`LogSource.check` (or ``relkit clicks
         validate``) for values that do not convert.
     """
-    path = str(path)
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a file")
+    path = existing_file(path)
     form = log_format(path, fmt)
     mapping = parse_map(mapping, [*FIELDS, *WIDE_LISTS])
     con = con if con is not None else connect()
