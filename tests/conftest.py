@@ -9,9 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import isolation
-from helpers import BACKENDS, PG_URL, ROOT, fresh_pg_database
+from helpers import BACKENDS, PG_URL, ROOT, examples, fresh_pg_database
+
+# A property without max_examples of its own runs Hypothesis's 100, scaled as the rest
+# (helpers.examples: a third in `make check`).
+settings.register_profile("relkit", max_examples=examples(100))
+settings.load_profile("relkit")
 
 # `python -m pytest` puts the working directory on sys.path; from the repository root
 # that makes `metrics/` importable as a top-level copy of relkit.metrics. Plain `pytest`

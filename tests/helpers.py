@@ -27,6 +27,17 @@ CONFORMANCE = SHARED / "conformance" / "trec_eval"
 needs_shared = pytest.mark.skipif(
     not CONFORMANCE.is_dir(), reason=f"shared conformance data not found at {CONFORMANCE}")
 
+# The share of each property test's examples run: 1 in `make test` (and CI), a third in
+# `make check` (RELKIT_EXAMPLES=0.33: the fast loop is for quick feedback; the whole
+# suite still runs every example). Every `max_examples` goes through examples()
+# (tests/test_worker_safety.py walks the tests for one that does not).
+EXAMPLES = float(os.environ.get("RELKIT_EXAMPLES") or 1)
+
+
+def examples(n: int) -> int:
+    """``n`` examples scaled by $RELKIT_EXAMPLES, never fewer than ``min(n, 5)``."""
+    return max(min(n, 5), round(n * EXAMPLES))
+
 
 class _Oracle(types.ModuleType):
     """A module imported on its first attribute lookup (see :func:`oracle`)."""

@@ -56,6 +56,10 @@ class Served:
 
     def __init__(self, db: str, log: Path, port: int | None = None,
                  args: tuple[str, ...] = ()) -> None:
+        # One warm spare, not the default two, unless the test says: most tests sign in
+        # once, and each spare never taken was ~1 s of CPU spent for nothing.
+        if "--spares" not in args:
+            args = (*args, "--spares", "1")
         self.db, self.log_path, self.args = db, log, args
         self.port = port
         self.proc: subprocess.Popen[bytes] | None = None

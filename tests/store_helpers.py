@@ -26,15 +26,13 @@ def make_project(url: str, *, overlap: float = 0.0, assessors: tuple[str, ...] =
 
 def snapshot(store: Store) -> dict[str, int]:
     """Row counts of every table: equal before and after a refused operation."""
-    from sqlalchemy import Table
+    from sqlalchemy import table
 
     with store.engine.connect() as conn:
-        names = inspect(conn).get_table_names()
-        out = {}
-        for n in names:
-            t = Table(n, __import__("sqlalchemy").MetaData(), autoload_with=conn)
-            out[n] = conn.execute(select(func.count()).select_from(t)).scalar_one()
-        return out
+        # (the names alone: reflecting each table was ~10 catalog queries a table on
+        # PostgreSQL, a fifth of the server's CPU in the fast loop)
+        return {n: conn.execute(select(func.count()).select_from(table(n))).scalar_one()
+                for n in inspect(conn).get_table_names()}
 
 
 def old_database(url: str, revision: str = "0001") -> None:

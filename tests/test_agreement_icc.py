@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, oracle, run_cli
+from helpers import ROOT, examples, oracle, run_cli
 from relkit.judging.agreement.byrater import ICC_NAMES, icc_stats
 from relkit.judging.agreement.icc import FORMS, icc
 
@@ -63,7 +63,7 @@ def test_shrout_fleiss_table_2() -> None:
     _check(SF)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(3, 15), st.integers(2, 6), st.integers(0, 2 ** 31 - 1))
 def test_random_matrices_match_pingouin(n: int, k: int, seed: int) -> None:
     rng = np.random.default_rng(seed)

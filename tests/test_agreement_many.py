@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import oracle, run_cli
+from helpers import examples, oracle, run_cli
 from relkit.judging.agreement import conger, multi, pairwise, weights
 
 raw = oracle("irrCAC.raw")  # make setup installs irrCAC with --no-deps
@@ -86,7 +86,7 @@ def test_matches_irrcac_value_se_parts_and_t_interval(method: str, kind: str) ->
     assert normal.analytic.low > s.analytic.low     # t(11) is wider than the normal
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2 ** 31 - 1), st.sampled_from(["identity", "linear", "quadratic",
                                                      "ordinal"]))
 def test_random_data_with_missing_matches_irrcac(seed: int, kind: str) -> None:

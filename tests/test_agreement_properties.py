@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.judging.agreement import multi, pairwise
 
 VALS = np.arange(4.0)
@@ -30,7 +31,7 @@ def many_raters(draw: st.DrawFn) -> np.ndarray:
     return np.array(cells, dtype=np.int8).reshape(n, r)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(two_raters())
 def test_every_pairwise_statistic_is_defined_or_explains(ab: tuple[np.ndarray, np.ndarray]) -> None:
     a, b = ab
@@ -43,7 +44,7 @@ def test_every_pairwise_statistic_is_defined_or_explains(ab: tuple[np.ndarray, n
             assert s.value is None and s.reason
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(two_raters())
 def test_cohen_matches_sklearn_with_declared_labels(ab: tuple[np.ndarray, np.ndarray]) -> None:
     from sklearn.metrics import cohen_kappa_score
@@ -63,7 +64,7 @@ def test_cohen_matches_sklearn_with_declared_labels(ab: tuple[np.ndarray, np.nda
         assert ours == pytest.approx(ref, abs=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(two_raters())
 def test_pairwise_symmetric_in_raters(ab: tuple[np.ndarray, np.ndarray]) -> None:
     a, b = ab
@@ -74,7 +75,7 @@ def test_pairwise_symmetric_in_raters(ab: tuple[np.ndarray, np.ndarray]) -> None
         assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(y, abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=30).filter(lambda g: len(set(g)) >= 2),
        st.integers(2, 5))
 def test_identical_raters_agree_perfectly(grades: list[int], raters: int) -> None:
@@ -89,7 +90,7 @@ def test_identical_raters_agree_perfectly(grades: list[int], raters: int) -> Non
     assert multi.mean_pairwise_cohen(codes, 4, VALS, replicates=0).value == pytest.approx(1.0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(many_raters())
 def test_krippendorff_matches_package(codes: np.ndarray) -> None:
     import krippendorff
@@ -107,7 +108,7 @@ def test_krippendorff_matches_package(codes: np.ndarray) -> None:
         assert s.value == pytest.approx(ref, abs=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(many_raters().map(lambda c: np.where(c < 0, 0, c).astype(np.int8)))
 def test_fleiss_complete_matches_statsmodels(codes: np.ndarray) -> None:
     from statsmodels.stats.inter_rater import fleiss_kappa
@@ -123,7 +124,7 @@ def test_fleiss_complete_matches_statsmodels(codes: np.ndarray) -> None:
         assert not np.isfinite(ref) or ref == pytest.approx(1.0) or "same grade" in s.reason
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(many_raters())
 def test_mean_pairwise_cohen_is_the_mean_of_sklearn_kappas(codes: np.ndarray) -> None:
     from itertools import combinations

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.judging.agreement import multi
 from relkit.judging.agreement.byrater import conger_stats, icc_stats
 from relkit.judging.agreement.result import Stat
@@ -37,7 +38,7 @@ def everything(codes: np.ndarray) -> dict[str, Stat]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ratings(), st.randoms(use_true_random=False))
 def test_range_and_symmetry_in_assessor_order(codes: np.ndarray, rnd) -> None:  # type: ignore[no-untyped-def]
     base = everything(codes)
@@ -60,7 +61,7 @@ def test_range_and_symmetry_in_assessor_order(codes: np.ndarray, rnd) -> None:  
             assert s.value == pytest.approx((s.pa - s.pe) / (1 - s.pe), abs=1e-9), name
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=3, max_size=30).filter(lambda g: len(set(g)) >= 2),
        st.integers(2, 5))
 def test_perfect_agreement_gives_one(grades: list[int], raters: int) -> None:
@@ -73,7 +74,7 @@ def test_perfect_agreement_gives_one(grades: list[int], raters: int) -> None:
             assert s.value == pytest.approx(1.0), name
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ratings(), st.permutations(range(4)))
 def test_unweighted_coefficients_ignore_grade_labels(codes: np.ndarray, perm: list[int]) -> None:
     relabelled = np.where(codes < 0, -1, np.array(perm, dtype=np.int8)[np.maximum(codes, 0)])

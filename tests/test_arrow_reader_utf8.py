@@ -21,13 +21,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
 from relkit.metrics.evaluator import Evaluator
 from relkit.metrics.readers import io as _io
 from relkit.metrics.readers.fields import _Fields
 
-FAST = settings(max_examples=60, deadline=None, derandomize=True,
+FAST = settings(max_examples=examples(60), deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -111,7 +112,7 @@ def test_qrels_paths_agree_on_any_bytes(data: bytes) -> None:
     _agree(Qrels.read, data)
 
 
-@settings(FAST, max_examples=30)
+@settings(FAST, max_examples=examples(30))
 @given(run_bytes(), qrels_bytes())
 def test_evaluation_agrees_on_every_path(run: bytes, qrels: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics import id_columns
 from relkit.metrics.id_columns import codes_of
 
@@ -33,7 +34,7 @@ def columns(draw: st.DrawFn) -> tuple[list[list[str]], int]:
 
 
 @pytest.mark.parametrize("share", [0, 10**9])   # 0: always by runs; 10**9: never
-@settings(max_examples=80, deadline=None, derandomize=True)
+@settings(max_examples=examples(80), deadline=None, derandomize=True)
 @given(columns())
 def test_both_paths_give_the_plain_lookup(share: int, data: tuple[list[list[str]], int]
                                           ) -> None:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from helpers import examples
 from relkit.metrics.compare.corrections import CORRECTIONS, get_correction
 from relkit.metrics.compare.effect import bootstrap_interval, cohens_dz, t_interval
 from relkit.metrics.compare.errors import CompareError
@@ -109,7 +110,7 @@ def test_bootstrap_and_randomisation_agree_with_t_on_clear_cases() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=3, max_size=25),
        st.integers(0, 2**31), st.sampled_from(TESTS.names()))
 def test_every_test_is_symmetric_and_a_probability(xs: list[float], seed: int,
@@ -142,7 +143,7 @@ def test_t_interval_equals_scipy() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30),
        st.sampled_from(["bonferroni", "holm", "bh"]))
 def test_corrections_equal_statsmodels(ps: list[float], name: str) -> None:

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import oracle
+from helpers import examples, oracle
 from relkit.metrics.compare import score_matrix
 from relkit.metrics.compare.curves import pr_curve
 from relkit.metrics.convert import coerce_qrels, coerce_run, coerce_runs, named_runs
@@ -262,7 +262,7 @@ def test_to_dict_refuses_a_document_twice() -> None:
 
 
 # -- exact round trips ------------------------------------------------------------------
-ROUND = settings(max_examples=60, deadline=None, derandomize=True,
+ROUND = settings(max_examples=examples(60), deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 # Ids as users write them: leading zeros, dots, non-ASCII; any text for the in-memory
 # shapes; whitespace-free tokens (not starting with '#', a comment) for TREC text.

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.corpora.irds import IrdsMissing
 from relkit.corpora.loaders import LOADERS, LoaderError, read_docs, read_topics
 from relkit.corpora.qrels import QRELS_FORMATS, get_qrels_format, map_grades, read_qrels
@@ -188,7 +189,7 @@ def test_every_file_loader_has_a_writer() -> None:
 
 
 @pytest.mark.parametrize("fmt", FILE_LOADERS)
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_round_trip(tmp_path: Path, fmt: str, data: st.DataObject) -> None:

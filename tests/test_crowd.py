@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.judging.crowd.methods import METHODS, aggregate
 from relkit.judging.crowd.table import CrowdError, LabelTable
 from store_helpers import make_project
@@ -77,7 +77,7 @@ def test_bad_options_and_names_are_refused() -> None:
         LabelTable.from_columns([], [], [], [])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(0, 2)),
                 min_size=2, max_size=40), st.randoms(use_true_random=False))
 def test_row_order_does_not_change_the_result(rows: list[tuple[int, int, int]],

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import SHARED, oracle
+from helpers import SHARED, examples, oracle
 from relkit.judging.crowd.dawid_skene import dawid_skene
 from relkit.judging.crowd.glad import glad
 from relkit.judging.crowd.mace import mace
@@ -143,7 +143,8 @@ def crowds(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(t, object), np.array(w, object), np.array(lab)
 
 
-FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEW = settings(max_examples=examples(15), deadline=None,
+               suppress_health_check=[HealthCheck.too_slow])
 
 
 @FEW
@@ -169,7 +170,7 @@ def test_mace_matches_crowdkit(data: tuple[np.ndarray, ...]) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(crowds())
 def test_glad_matches_crowdkit(data: tuple[np.ndarray, ...]) -> None:
     check_glad(*recoded(*data))

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import pytrec_dicts
+from helpers import examples, pytrec_dicts
 from relkit.metrics.core.errors import EvaluationError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator, Result
@@ -41,7 +41,7 @@ SKIPPED = {"runid", "relstring"}      # pytrec_eval returns 0.0 for the string m
 LOG_FLOORED = {"gm_map", "gm_bpref"}  # pytrec_eval returns log(max(v, 1e-5)) per query
 
 settings.register_profile(
-    "differential", max_examples=60, deadline=None, derandomize=True,
+    "differential", max_examples=examples(60), deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # Ids chosen to catch numeric coercion ("7" / "07" / "007"), case and byte order

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.diversity.evaluator import DiversityEvaluator
 from relkit.metrics.diversity.subtopics import SubtopicQrels
@@ -105,7 +105,7 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[str, str, str, int]], pd.DataFram
     return records, pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from([(0.5, 0.5), (0.3, 0.8), (1.0, 0.5), (0.0, 0.9)]))
 def test_generated_cases_match_pyndeval(case: tuple[list[tuple[str, str, str, int]],
                                                     pd.DataFrame],
@@ -346,7 +346,7 @@ def test_hash_collisions_and_long_ids_take_the_exact_path(
     assert all((a == b).all() for a, b in zip(got, expected, strict=True))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=12).filter(lambda b: b"\x00" not in b),
                 min_size=1, max_size=30), st.integers(1, 3))
 def test_id_coding_is_numpys_unique(values: list[bytes], repeat: int) -> None:
@@ -360,7 +360,7 @@ def test_id_coding_is_numpys_unique(values: list[bytes], repeat: int) -> None:
     assert all((a == b).all() for a, b in zip(got, want, strict=True))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.randoms(use_true_random=False))
 def test_lines_in_any_order_match_pyndeval(case: tuple[list[tuple[str, str, str, int]],
                                                        pd.DataFrame], rnd: Any) -> None:
@@ -390,7 +390,7 @@ def test_a_repeated_judgment_is_found_whatever_the_order_and_subtopic_count(
         SubtopicQrels.from_records(again)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.binary(min_size=0, max_size=20)
                           .filter(lambda b: b"\x00" not in b)), min_size=1, max_size=60))
 def test_docnos_sorted_descending_per_topic_as_by_lexsort(rows: list[tuple[int, bytes]]
@@ -411,7 +411,7 @@ def test_docnos_sorted_descending_per_topic_as_by_lexsort(rows: list[tuple[int, 
     assert got.tolist() == want.tolist()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=2).filter(lambda b: b"\x00" not in b),
                 min_size=1, max_size=30), st.integers(1, 3), st.integers(0, 6))
 def test_short_and_padded_ids_code_as_numpys_unique(values: list[bytes], repeat: int,

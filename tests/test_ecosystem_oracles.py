@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import oracle
+from helpers import examples, oracle
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
 from relkit.metrics.names import RANX, parse_measure
@@ -144,7 +144,7 @@ def collections(draw: st.DrawFn) -> tuple[dict[str, dict[str, int]], dict[str, d
     return qrels, run
 
 
-ORACLE = settings(max_examples=25, deadline=None, derandomize=True,
+ORACLE = settings(max_examples=examples(25), deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT
+from helpers import ROOT, examples
 from relkit.metrics import pairs
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
@@ -32,7 +32,7 @@ from relkit.metrics.readers.fields import _Fields
 from relkit.metrics.trec_eval.format import lines
 
 SAMPLE = ROOT / "corpora" / "sample"
-FAST = settings(max_examples=120, deadline=None, derandomize=True,
+FAST = settings(max_examples=examples(120), deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # ---- the forms ---------------------------------------------------------------------

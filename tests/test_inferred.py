@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import SHARED, run_cli
+from helpers import SHARED, examples, run_cli
 from relkit.metrics.core.errors import FormatError, MeasureError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator
@@ -269,7 +269,7 @@ def _sampled_topic(draw: st.DrawFn) -> tuple[Run, Prels, dict[str, int]]:
     return run, prels, grades
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_sampled_topic())
 def test_registry_properties(case: tuple[Run, Prels, dict[str, int]]) -> None:
     run, prels, grades = case

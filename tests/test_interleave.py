@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics.online.interleave import credit
 from relkit.metrics.online.interleave.methods import balanced, probabilistic, team_draft
 from relkit.metrics.online.interleave.optimized import credits, distribution
@@ -142,7 +143,7 @@ def test_delta_and_bootstrap() -> None:
 rankings = st.lists(st.integers(0, 12), max_size=8, unique=True)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(rankings, min_size=2, max_size=4), st.integers(1, 10), st.integers(0, 99),
        st.sampled_from(["team-draft", "balanced", "probabilistic"]))
 def test_properties(runs: list[list[int]], depth: int, seed: int, method: str) -> None:
@@ -306,7 +307,7 @@ def test_a_document_twice_is_an_error_naming_the_line(tmp_path: Path) -> None:
         load_rankings([run, run], 3)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rankings, rankings, st.integers(1, 6), st.integers(0, 99))
 def test_optimized_lists_are_candidates(a: list[int], b: list[int], depth: int,
                                         seed: int) -> None:

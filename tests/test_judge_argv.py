@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.judging.tui import argv as judge_argv
 from relkit.judging.tui import run as tui_run
 from store_helpers import make_project
@@ -63,7 +63,7 @@ def test_the_fast_reader_gives_typers_values(line: str, env: dict[str, str],
     assert values == _typer_values(args)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @example(option="--idle", value="9" * 400).via("a float that overflows to inf")
 @example(option="--min-view", value="9" * 400)
 @given(option=st.sampled_from(["--idle", "--min-view"]),

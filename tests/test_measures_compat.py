@@ -15,7 +15,7 @@ import ir_measures
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from helpers import ROOT
+from helpers import ROOT, examples
 from measure_oracles import CRAN_RUNS, CRANFIELD, VASWANI, QrelsDict, RunDict, collections, tie_free
 from measure_oracles import cranfield as load_cranfield
 from measure_oracles import vaswani as load_vaswani
@@ -96,7 +96,7 @@ def test_making_a_run_tie_free_changes_no_relkit_number() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=examples(60), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(collections())
 def test_generated_equal_ir_measures(case: tuple[QrelsDict, RunDict]) -> None:
@@ -129,7 +129,7 @@ def test_negative_scores_two_lines_by_hand_and_against_ir_measures() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, derandomize=True,
+@settings(max_examples=examples(40), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(collections())
 def test_negative_scores_give_ir_measures_numbers_on_the_same_ranking(

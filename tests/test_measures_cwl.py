@@ -31,6 +31,7 @@ from cwl.ruler.cwl_ruler import (
 from cwl.ruler.ranking import Ranking
 from hypothesis import HealthCheck, given, settings
 
+from helpers import examples
 from measure_oracles import CRAN_RUNS, CRANFIELD, VASWANI, QrelsDict, RunDict, collections, tie_free
 from measure_oracles import cranfield as load_cranfield
 from measure_oracles import vaswani as load_vaswani
@@ -149,7 +150,7 @@ def test_making_a_run_tie_free_changes_no_relkit_number() -> None:
     assert ev.aggregate(run).to_dict() == ev.aggregate(tie_free(run)).to_dict()
 
 
-ORACLE = settings(max_examples=30, deadline=None, derandomize=True,
+ORACLE = settings(max_examples=examples(30), deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.too_slow])
 
 

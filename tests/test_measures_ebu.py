@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from measure_oracles import collections
 from relkit.metrics.data import Run
 from relkit.metrics.errors import MeasureError
@@ -103,7 +103,7 @@ def test_grade_above_four_is_an_error_naming_topic_and_document() -> None:
         Evaluator(qrels, ["EBU@1"]).evaluate({"07": {"x": 3.0, "y": 2.0}, "8": {"z": 1.0}})
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(collections(), st.integers(1, 6))
 def test_definition_as_a_loop(coll, k: int) -> None:
     qrels, run = coll
@@ -115,7 +115,7 @@ def test_definition_as_a_loop(coll, k: int) -> None:
 
 
 @pytest.mark.parametrize("user", sorted(USERS))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(coll=collections(), k=st.integers(1, 6))
 def test_each_user_as_a_loop(user: str, coll, k: int) -> None:
     qrels, run = coll
@@ -126,7 +126,7 @@ def test_each_user_as_a_loop(user: str, coll, k: int) -> None:
             assert ours[q] == pytest.approx(_loop(grades, cut, user), rel=1e-12, abs=1e-15)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(0, 4), min_size=2, max_size=8), st.data())
 def test_higher_grade_first_never_lowers_ebu(grades: list[int], data) -> None:
     # EBU(A above B) - EBU(B above A) = c_A c_B (R_A s_B - R_B s_A) >= 0 when g_A > g_B,

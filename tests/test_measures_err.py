@@ -21,6 +21,7 @@ import ir_measures
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from helpers import examples
 from measure_oracles import (
     CRAN_RUNS,
     CRANFIELD,
@@ -143,7 +144,7 @@ def test_cranfield_equals_ir_measures(tmp_path: Path) -> None:
         assert math.isclose(sum(round(v, 5) for v in kept) / len(kept), mean, rel_tol=1e-12)
 
 
-ORACLE = settings(max_examples=40, deadline=None, derandomize=True,
+ORACLE = settings(max_examples=examples(40), deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.too_slow,
                                          HealthCheck.function_scoped_fixture])
 

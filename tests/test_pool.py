@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import SHARED, run_cli
+from helpers import SHARED, examples, run_cli
 from relkit.metrics.core.errors import DuplicateDocumentError, FormatError
 from relkit.metrics.data import Run
 from relkit.pooling.depth import PoolingError, depth_pool, run_name
@@ -94,7 +94,7 @@ runs_strategy = st.dictionaries(
     min_size=1)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(runs_strategy, st.integers(1, 6))
 def test_depth_pool_is_union_of_each_runs_top_k(spec: dict[str, dict[str, list[tuple[str, int]]]],
                                                 k: int) -> None:

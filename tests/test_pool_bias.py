@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.reuse import Reuse, leave_out, pool_bias
 
@@ -29,7 +29,7 @@ def test_pool_bias_hand_worked() -> None:
         pool_bias([])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=8))
 def test_pool_bias_is_the_mean_drop(pairs: list[tuple[float, float]]) -> None:
     rows = [Reuse(f"r{i}", f"r{i}", 0, 0, full, left, 1, 1, None)

@@ -9,6 +9,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics.data import Run
 from relkit.pooling.depth import depth_pool
 from relkit.pooling.pool import Pool
@@ -22,7 +23,7 @@ _runs = st.dictionaries(st.sampled_from(["r1", "r2", "b-3", "ü4"]),
                         min_size=1, max_size=4)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(_runs, st.none() | st.integers(1, 5))
 def test_column_pool_equals_entry_pool(spec: dict[str, dict[str, list[tuple[str, float]]]],
                                        depth: int | None) -> None:

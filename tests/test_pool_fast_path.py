@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import SHARED, run_cli
+from helpers import SHARED, examples, run_cli
 from relkit.metrics.data import Run
 from relkit.pooling import build
 from relkit.pooling.build import FAST, build_pool
@@ -58,7 +58,7 @@ _runs = st.dictionaries(st.sampled_from(["r1", "r2", "r3", "r4"]),
                         min_size=1, max_size=4)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(_runs, st.integers(1, 6), st.integers(1, 6), st.none() | st.integers(1, 8),
        st.booleans())
 def test_tied_runs_fast_and_generic_paths_agree(spec: dict[str, dict[str, list[tuple[str, float]]]],
@@ -94,7 +94,7 @@ def test_cli_takes_the_vectorised_path(tmp_path: Path, monkeypatch: pytest.Monke
     assert out.splitlines()[1:] == ["1\td1\t1.0\ta:1"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "2", "q3"]), st.integers(1, 6),
                           st.sampled_from([0.5, 1.0, 2.0, 3.0])), min_size=1, max_size=20),
        st.booleans())

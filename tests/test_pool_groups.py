@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.metrics.data import Run
 from relkit.pooling.build import build_pool
 from relkit.pooling.depth import depth_pool
@@ -81,7 +81,7 @@ _names = st.lists(st.from_regex(r"[a-c]-[0-9]", fullmatch=True), min_size=1, max
                   unique=True)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_names, st.integers(1, 4), st.randoms(use_true_random=False))
 def test_selection_properties(names: list[str], k: int, rnd: object) -> None:
     prio = {n: (rnd.randint(0, 3), i) for i, n in enumerate(names)}  # type: ignore[attr-defined]
@@ -162,7 +162,7 @@ def test_cli_per_run_depths_and_per_topic_budgets(tmp_path: Path) -> None:
     assert [d for t, d, *_ in lines if t == "1"] == ["c1", "c2"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.dictionaries(st.sampled_from(["1", "2", "3"]), st.integers(1, 4), max_size=3),
        st.none() | st.integers(1, 4))
 def test_topic_budgets_over_the_static_registry(per: dict[str, int], default: int | None
@@ -205,7 +205,7 @@ def test_hybrid_floor_hand_worked() -> None:
         build_pool("rbp", runs, floor=0)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 4), st.none() | st.integers(1, 6))
 def test_hybrid_floor_over_the_static_registry(floor: int, budget: int | None) -> None:
     runs = {n: Run.read("".join(f"{t} Q0 d{(i * 5 + j * 3) % 11} {j + 1} {9 - j} {n}\n"

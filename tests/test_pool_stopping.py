@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.pooling.errors import PoolingError
 from relkit.pooling.stopping import (
     draw_target,
@@ -56,7 +57,7 @@ def test_target_hand_worked() -> None:
         draw_target(docs, rel.__contains__, size=0)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(st.booleans(), max_size=400), st.lists(st.booleans(), max_size=50),
        st.integers(0, 200))
 def test_knee_stop_depends_only_on_the_judgments_so_far(gains: list[bool], more: list[bool],
@@ -71,7 +72,7 @@ def test_knee_stop_depends_only_on_the_judgments_so_far(gains: list[bool], more:
             156 - min(found, 150)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.permutations(list(range(30))), st.sets(st.integers(0, 29), max_size=8),
        st.integers(1, 5), st.integers(0, 3))
 def test_target_properties(order: list[int], rel: set[int], size: int, seed: int) -> None:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.corpora.types import TREC_DL, Document, Topic
 from relkit.judging.store import adaptive
 from relkit.judging.store.assign import Store
@@ -86,7 +86,7 @@ def test_knee_hand_worked_paper_parameters() -> None:
     assert k.stopped_at == 200 == knee_stop([True] * 10 + [False] * 300, min_judged=200)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.booleans(), max_size=400), st.integers(0, 200))
 def test_knee_state_equals_knee_stop(gains: list[bool], min_judged: int) -> None:
     k = KneeState(min_judged=min_judged)

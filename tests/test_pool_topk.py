@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import DuplicateDocumentError
 from relkit.metrics.ranking import JudgedTopics, rank, topic_order
@@ -68,7 +68,7 @@ _rows = st.lists(st.tuples(st.sampled_from(["1", "2", "10", "q1"]),
                  min_size=1, max_size=60)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rows=_rows, depth=st.integers(1, 8), sort=st.booleans())
 def test_same_ranking_and_errors_as_the_whole_run(rows: list[tuple[str, str, float]],
                                                   depth: int, sort: bool) -> None:
@@ -156,7 +156,7 @@ def test_pool_file_bytes_unchanged(tmp_path: Path) -> None:
     assert fast == slow.read_bytes()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "2", "q3"]), st.integers(1, 6),
                           st.sampled_from([0.5, 1.0, 2.0, 3.0])), min_size=1, max_size=20))
 def test_rank_disagreements_on_runs_in_file_order(rows: list[tuple[str, int, float]]) -> None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import SHARED
+from helpers import SHARED, examples
 from relkit.metrics.data import Qrels, Run
 from relkit.pooling.adaptive import AdaptivePool
 from relkit.pooling.build import judging_order
@@ -153,7 +153,7 @@ def full_sequence(name: str, params: dict[str, Any], cands: Candidates, rel: set
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(runs_st, st.sets(st.sampled_from([f"d{i}" for i in range(12)])), st.integers(0, 5))
 def test_every_strategy_judges_each_candidate_once_and_repeats_under_a_seed(
         lists: list[list[str]], rel: set[str], seed: int) -> None:

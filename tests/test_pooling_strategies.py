@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics.core.errors import DuplicateDocumentError
 from relkit.metrics.data import Run
 from relkit.pooling.build import build_pool, judging_order, split_budget
@@ -132,7 +133,7 @@ def test_every_parameter_rejects_bad_values(name: str) -> None:
                 s.validate({p.name: bad})
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 6))
 def test_depth_strategy_equals_depth_pool(k: int) -> None:
     r = {"A": Run.read(A), "B": Run.read(B)}

@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics import pairs
 from relkit.metrics.data import Qrels
 from relkit.metrics.judged import NONPOOL, UNJUDGED, JudgedTopics
@@ -38,7 +39,7 @@ def _old_pair_hash(values: np.ndarray, q: np.ndarray) -> np.ndarray:
 _ids = st.binary(min_size=1, max_size=19).filter(lambda b: not b.endswith(b"\x00"))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2**31 - 1), _ids), max_size=40))
 def test_pair_hash_same_as_before(rows: list[tuple[int, bytes]]) -> None:
     q = np.array([r[0] for r in rows], dtype=np.int64)
@@ -87,7 +88,7 @@ def _lookup(judged: JudgedTopics, run: list[tuple[str, str]],
     return out, want
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(collections())
 def test_lookup_gives_each_rows_grade(data: tuple[list, list]) -> None:
     qrels, run = data
@@ -103,7 +104,7 @@ def test_lookup_gives_each_rows_grade(data: tuple[list, list]) -> None:
     assert judged.levels.dtype == np.int64 and np.array_equal(judged.levels, levels)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(collections(), st.data())
 def test_lookup_of_some_topics_searches_a_slice(data: tuple[list, list],
                                                 draw: st.DataObject) -> None:

@@ -10,7 +10,6 @@ exception, or a ``RelkitError`` not naming the file, is a failure (issue 23, D; 
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics.core.errors import RelkitError
 from relkit.metrics.core.readers import READERS
 
@@ -78,7 +78,7 @@ def mutated(draw: st.DrawFn, seed: bytes) -> bytes:
     return bytes(data)
 
 
-FUZZ = settings(max_examples=int(os.environ.get("RELKIT_FUZZ_EXAMPLES", "60")),
+FUZZ = settings(max_examples=examples(60),
                 deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics.core.errors import MeasureError
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.evaluator import Evaluator, Result, resolve
@@ -35,7 +36,7 @@ NUMERIC = [f for f in FAMILIES if f not in NO_VALUES and REGISTRY[f].kind != "st
 NUM_DOCS = 100                            # -N: more than the 12 documents ever used
 
 settings.register_profile(
-    "registry", max_examples=60, deadline=None, derandomize=True,
+    "registry", max_examples=examples(60), deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PROFILE = settings.get_profile("registry")
 

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.metrics import evaluator as _evaluator
 from relkit.metrics.data import Qrels, Run
 from relkit.metrics.errors import RelkitError
@@ -31,7 +32,7 @@ from relkit.metrics.trec_eval.format import lines
 
 MEASURES = ["map", "ndcg_cut.10", "ndcg", "P.10", "recall.100", "recip_rank", "Rprec"]
 QRELS = "".join(f"q{t} 0 d{d} {(t + d) % 3}\n" for t in range(1, 6) for d in range(0, 12, 2))
-FEW = settings(max_examples=60, deadline=None, derandomize=True,
+FEW = settings(max_examples=examples(60), deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 

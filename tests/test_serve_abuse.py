@@ -29,7 +29,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="reads processes from /proc")
 
 Shared = tuple[Served, dict[str, str]]
-SPARES = 2                 # warm processes at rest (relkit.judging.serve.warm.WarmPool)
+SPARES = 1                 # warm processes at rest: `relkit serve --spares` (WarmPool)
+SPARE = ("--spares", str(SPARES))
 BOUND = 400 * 2**20        # bytes: a session's process idles at ~80 MiB
 
 
@@ -87,7 +88,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     """One server for the cases that leave it at rest (each checks it is, first)."""
     tmp = tmp_path_factory.mktemp("abuse")
     db, toks = project(tmp)
-    with served(db, tmp) as server:
+    with served(db, tmp, *SPARE) as server:
         yield server, toks
 
 
@@ -208,7 +209,7 @@ def test_a_stuck_process_ends_when_its_browser_leaves(shared: Shared) -> None:
 @pytest.mark.slow  # a server and a stopped process waited out: 4 s
 def test_sigterm_ends_the_server_and_every_process_even_a_stuck_one(tmp_path: Path) -> None:
     db, toks = project(tmp_path)
-    with served(db, tmp_path) as server:
+    with served(db, tmp_path, *SPARE) as server:
         w = rested(server)
         before = set(w.now())
         stuck: list[int] = []
@@ -239,7 +240,7 @@ def test_a_server_killed_outright_takes_its_sessions_with_it(tmp_path: Path) -> 
     """SIGKILL leaves the server no say: the kernel ends its sessions (their app would
     run on without input for ever: found orphaned after a test run)."""
     db, toks = project(tmp_path)
-    with served(db, tmp_path) as server:
+    with served(db, tmp_path, *SPARE) as server:
         w = rested(server)
         assert server.proc is not None
         proc = server.proc
@@ -286,7 +287,7 @@ def test_twenty_tabs_on_one_token_get_two_sessions_the_rest_are_told(shared: Sha
 @pytest.mark.slow  # 50 websockets, 2 sessions
 def test_fifty_idle_websockets_fill_the_server_and_no_more(tmp_path: Path) -> None:
     db, toks = project(tmp_path)
-    with served(db, tmp_path, "--max-sessions", "2") as server:
+    with served(db, tmp_path, "--max-sessions", "2", *SPARE) as server:
         w = rested(server)
         people = ["ann", "bob", "lee"]   # 2 open (the spares), then full
         from aiohttp import WSMsgType
@@ -328,7 +329,7 @@ def test_the_page_says_why_a_session_was_refused_or_ended(tmp_path: Path) -> Non
     from serve_helpers import chrome, wait_for_app
 
     db, toks = project(tmp_path)
-    with served(db, tmp_path, "--max-sessions-per-token", "1") as server:
+    with served(db, tmp_path, "--max-sessions-per-token", "1", *SPARE) as server:
         holding, release = threading.Event(), threading.Event()
 
         async def hold() -> None:            # ann's one session, in another "tab"
@@ -379,7 +380,7 @@ def test_a_connect_and_close_loop_gets_its_starts_then_waits(tmp_path: Path) -> 
     one every START_EVERY s), then is told to wait; a browser gone before its process
     started gets none started cold."""
     db, toks = project(tmp_path)
-    with served(db, tmp_path) as server:
+    with served(db, tmp_path, *SPARE) as server:
         w = rested(server)
 
         async def main() -> tuple[int, tuple[int | None, str]]:

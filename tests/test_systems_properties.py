@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from relkit.corpora.systems import REGISTRY, get, load_all, names
 from relkit.corpora.systems.analyzer import Analyzer
 from relkit.corpora.systems.errors import SystemsError
@@ -45,7 +46,7 @@ def collections(draw: st.DrawFn) -> tuple[list[Document], list[Topic], str, dict
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(collections())
 def test_runs_are_well_formed_and_ranked_by_the_metrics_rule(case: tuple) -> None:  # type: ignore[type-arg]
     docs, topics, system, params, depth = case

@@ -28,6 +28,10 @@ def serve(
     per_token: int = Num(2, "--max-sessions-per-token", within="x >= 1",
                          help="Sessions open at once with one token (tabs of one person); "
                          "one more is told they are signed in in another tab"),
+    spares: int = Num(2, within="0 <= x <= 16", help="App processes kept started ahead "
+                      "(each ~1 s of CPU to start and ~80 MiB held): a sign-in takes one "
+                      "and gets its screen without waiting for Python; 0 starts each "
+                      "session's process when its browser signs in"),
     pairs: bool = typer.Option(False, "--pairs", help="Serve the pairs screen (preference "
                                "judgments, as `relkit judge --pairs`) instead of grades"),
     pair_strategy: str = typer.Option("all-pairs", "--pair-strategy",
@@ -77,7 +81,7 @@ def serve(
     # given, so that a value left in the shell never turns a grading server into pairs.
     app_env = {"RELKIT_SERVE_PAIRS": "1" if pairs else "0",
                "RELKIT_SERVE_PAIR_STRATEGY": pair_strategy}
-    run(store, url, host, port, public_url, per_token, max_sessions, app_env)
+    run(store, url, host, port, public_url, per_token, max_sessions, app_env, spares=spares)
 
 
 def _can_listen(host: str, port: int) -> None:

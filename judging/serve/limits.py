@@ -45,6 +45,7 @@ QUIT_GRACE = 1.5          # seconds a process has to quit before it is killed
 START_BURST = 10          # sessions started with one token at once (reloads), then
 START_EVERY = 6.0         # one every this many seconds (10 a minute)
 COLD_STARTS = 2           # processes starting at once when no warm spare is ready
+SPARES = 2                # warm spares kept by default (`relkit serve --spares`)
 WIDTHS, HEIGHTS = (20, 400), (5, 200)   # the terminal's size, columns x rows
 RESIZE_BURST, RESIZE_RATE = 5, 2.0      # resizes at once, then a second (the rest wait)
 PER_TOKEN = 2             # sessions open at once with one token (two tabs: docs/serve.md)

@@ -56,6 +56,7 @@ from relkit.judging.serve.limits import (
     HEIGHTS,
     MAX_MESSAGE,
     PER_TOKEN,
+    SPARES,
     TOTAL,
     WIDTHS,
     Seat,
@@ -88,7 +89,8 @@ class RelkitServer(Identifying, SessionLimits, Server):
 
     def __init__(self, store: Store, db: str, host: str = "127.0.0.1", port: int = 8000,
                  public_url: str | None = None, per_token: int = PER_TOKEN,
-                 max_sessions: int = TOTAL, app_env: dict[str, str] | None = None) -> None:
+                 max_sessions: int = TOTAL, app_env: dict[str, str] | None = None, *,
+                 spares: int = SPARES) -> None:
         Server.__init__(self, command="relkit judge", host=host, port=port,
                         title="relkit judge", public_url=public_url)
         SessionLimits.__init__(self, per_token, max_sessions)
@@ -101,7 +103,7 @@ class RelkitServer(Identifying, SessionLimits, Server):
         self.db = db
         self.backoff = Backoff()
         self.verify = tokens.Verifier(store)
-        self.pool = WarmPool(app_env={"RELKIT_DB": db, **(app_env or {})})
+        self.pool = WarmPool(spares, app_env={"RELKIT_DB": db, **(app_env or {})})
         self._warming: asyncio.Future[None] = asyncio.Future()
         self._watching: asyncio.Future[None] = asyncio.Future()
         self._started = False     # on_startup done (request_exit)
@@ -172,9 +174,9 @@ class RelkitServer(Identifying, SessionLimits, Server):
             asyncio.get_running_loop().call_soon(self.request_exit)
 
     async def say_warm(self) -> None:
-        n = await self.pool.warm()
-        log(f"{n} session{'s' if n != 1 else ''} warm: a browser signing in from now on "
-            "gets its screen without waiting for Python to start")
+        if n := await self.pool.warm():   # (none with --spares 0, or if none started)
+            log(f"{n} session{'s' if n != 1 else ''} warm: a browser signing in from now "
+                "on gets its screen without waiting for Python to start")
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -384,15 +386,15 @@ class RelkitServer(Identifying, SessionLimits, Server):
 
 def run(store: Store, db: str, host: str, port: int, public_url: str | None,
         per_token: int = PER_TOKEN, max_sessions: int = TOTAL,
-        app_env: dict[str, str] | None = None) -> None:
+        app_env: dict[str, str] | None = None, *, spares: int = SPARES) -> None:
     """Serve until interrupted; the app processes get ``RELKIT_DB`` and ``app_env`` in
-    their environment (:func:`~relkit.judging.serve.warm.served_environment`)."""
-    if port != 0:
-        RelkitServer(store, db, host, port, public_url, per_token, max_sessions,
-                     app_env).serve()
-        return
+    their environment (:func:`~relkit.judging.serve.warm.served_environment`), and
+    ``spares`` of them are kept started ahead (:class:`~.warm.WarmPool`)."""
     from relkit.judging.serve.listen import bind_any_port, serve_on
 
-    sock = bind_any_port(host)    # port 0: the port the system chose is the one named
-    serve_on(RelkitServer(store, db, host, sock.getsockname()[1], public_url, per_token,
-                          max_sessions, app_env), sock)
+    sock = bind_any_port(host) if port == 0 else None   # port 0: the one named is the one
+    server = RelkitServer(store, db, host, sock.getsockname()[1] if sock else port,
+                          public_url, per_token, max_sessions, app_env, spares=spares)
+    if sock is None:
+        return server.serve()
+    serve_on(server, sock)
