@@ -88,7 +88,7 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 
 # Everything: what .ci/run calls.
 test: setup lint contracts typecheck
-	$(PYTEST) -q $(call XDIST,$(PYTEST_WORKERS))
+	RELKIT_EXAMPLES=1 $(PYTEST) -q $(call XDIST,$(PYTEST_WORKERS))
 
 # The inner loop: the same lint, contracts and types, and the tests not marked slow (real
 # collections, writer processes, long property runs; `pytest -m slow` runs only those).

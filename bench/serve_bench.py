@@ -228,7 +228,7 @@ def ab(admin: str, n: int, what: str, other: str) -> None:
             for value in (base, other):
                 os.environ[var] = value
                 servers.append(Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}-"
-                                                f"{value}.log")))
+                                                f"{value}.log"), spares=None))
             os.environ.pop(var)
             for server in servers:
                 wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)
@@ -503,7 +503,8 @@ def main() -> int:
         url, drop = fresh_pg(admin)
         try:
             toks = build(url, args.judgments + 10)
-            server = Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}.log"))
+            server = Served(url, Path(f"/tmp/relkit-serve-bench-{os.getpid()}.log"),
+                            spares=None)   # (the server's default, as users run it)
             try:
                 # as a server that has been up a while: its warm spares ready
                 wait_until(lambda s=server: "warm: a browser" in s.log(), "warm spares", 120)

@@ -131,7 +131,8 @@ def run_one(admin: str, n: int, seconds: float, client: str = "browser") -> dict
     try:
         # a document a second at most, per person, and some to spare
         toks = build(url, int(seconds / THINK) + 20)
-        server = Served(url, Path(f"/tmp/relkit-serve-load-{os.getpid()}.log"))
+        server = Served(url, Path(f"/tmp/relkit-serve-load-{os.getpid()}.log"),
+                        spares=None)   # (the server's default, as users run it)
         try:
             wait_until(lambda: "warm: a browser" in server.log(), "warm spares", 120)
             people = PEOPLE[:n]

@@ -30,8 +30,12 @@ needs_shared = pytest.mark.skipif(
 # The share of each property test's examples run: 1 in `make test` (and CI), a third in
 # `make check` (RELKIT_EXAMPLES=0.33: the fast loop is for quick feedback; the whole
 # suite still runs every example). Every `max_examples` goes through examples()
-# (tests/test_worker_safety.py walks the tests for one that does not).
-EXAMPLES = float(os.environ.get("RELKIT_EXAMPLES") or 1)
+# (tests/test_fast_loop.py walks the tests for one that does not).
+try:
+    EXAMPLES = float(os.environ.get("RELKIT_EXAMPLES") or 1)
+except ValueError:
+    raise SystemExit(f"RELKIT_EXAMPLES={os.environ['RELKIT_EXAMPLES']!r}: expected the "
+                     "share of each property's examples to run, such as 0.33") from None
 
 
 def examples(n: int) -> int:

@@ -82,21 +82,6 @@ def test_port_0_is_a_port_the_system_chooses_named_in_the_start_line(
         assert code == 101 and "assessor ann" in plain(out)
 
 
-def test_spares_are_started_ahead_as_asked_and_0_starts_each_session_at_sign_in(
-        tmp_path: Path) -> None:
-    """`--spares N` keeps N app processes started ahead (the log says how many are
-    warm); with 0 none is, no line claims one, and a sign-in still gets its screen
-    (its process started then)."""
-    db, toks = project(tmp_path)
-    with served(db, tmp_path, "--spares", "0") as server:
-        code, out = ws_screen(server.url, toks["ann"], origin=server.url)
-        assert code == 101 and "assessor ann" in plain(out)
-        assert "warm" not in server.log(), server.log()
-    (tmp_path / "one").mkdir()
-    with served(db, tmp_path / "one", "--spares", "1") as server:
-        wait_until(lambda: "1 session warm: a browser" in server.log(), "the spare", 120)
-
-
 def test_behind_a_proxy_the_start_line_gives_the_local_address_too(tmp_path: Path) -> None:
     line = _start_line(tmp_path, "--port", "0", "--public-url",
                        "https://judge.example.org")

@@ -6,6 +6,7 @@ import typer
 
 from relkit.judging.cliopts import DbOpt, say
 from relkit.judging.pairhelp import PAIR_STRATEGY_HELP, check_pair_strategy
+from relkit.judging.serve.limits import SPARES
 from relkit.metrics.commands.numopt import Num
 
 app = typer.Typer()
@@ -28,10 +29,11 @@ def serve(
     per_token: int = Num(2, "--max-sessions-per-token", within="x >= 1",
                          help="Sessions open at once with one token (tabs of one person); "
                          "one more is told they are signed in in another tab"),
-    spares: int = Num(2, within="0 <= x <= 16", help="App processes kept started ahead "
-                      "(each ~1 s of CPU to start and ~80 MiB held): a sign-in takes one "
-                      "and gets its screen without waiting for Python; 0 starts each "
-                      "session's process when its browser signs in"),
+    spares: int = Num(SPARES, within="0 <= x <= 16", help="App processes kept started "
+                      "ahead, besides --max-sessions (each ~1 s of CPU to start, ~80 MiB "
+                      "and a database connection held): a sign-in takes one and gets its "
+                      "screen without waiting for Python; 0 starts each session's process "
+                      "when its browser signs in"),
     pairs: bool = typer.Option(False, "--pairs", help="Serve the pairs screen (preference "
                                "judgments, as `relkit judge --pairs`) instead of grades"),
     pair_strategy: str = typer.Option("all-pairs", "--pair-strategy",

@@ -146,7 +146,7 @@ class RelkitServer(Identifying, SessionLimits, Server):
         log(f"serving the judging screens on {where} (sign in with a token from "
             "`relkit token issue NAME`; Ctrl+C stops)")
         self._watching = asyncio.ensure_future(self.watch_revocations())
-        self._warming = asyncio.ensure_future(self.say_warm())
+        self._warming = asyncio.ensure_future(self.pool.say_warm(log))
         from relkit.judging.store.access.acting import cannot_act_as, server_cannot_read
 
         login = self.store.engine.url.username or "this server's login"
@@ -172,11 +172,6 @@ class RelkitServer(Identifying, SessionLimits, Server):
         self._started = True
         if self._exit_asked:     # a stop asked for while starting: now (request_exit)
             asyncio.get_running_loop().call_soon(self.request_exit)
-
-    async def say_warm(self) -> None:
-        if n := await self.pool.warm():   # (none with --spares 0, or if none started)
-            log(f"{n} session{'s' if n != 1 else ''} warm: a browser signing in from now "
-                "on gets its screen without waiting for Python to start")
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -392,9 +387,11 @@ def run(store: Store, db: str, host: str, port: int, public_url: str | None,
     ``spares`` of them are kept started ahead (:class:`~.warm.WarmPool`)."""
     from relkit.judging.serve.listen import bind_any_port, serve_on
 
-    sock = bind_any_port(host) if port == 0 else None   # port 0: the one named is the one
+    # port 0: bound here, so that the server is made with (and names) the port chosen
+    sock = bind_any_port(host) if port == 0 else None
     server = RelkitServer(store, db, host, sock.getsockname()[1] if sock else port,
                           public_url, per_token, max_sessions, app_env, spares=spares)
     if sock is None:
-        return server.serve()
-    serve_on(server, sock)
+        server.serve()
+    else:
+        serve_on(server, sock)

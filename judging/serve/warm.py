@@ -2,7 +2,8 @@
 
 A session's process spends most of its start importing Textual, SQLAlchemy and the
 database driver, opening the database and compiling its first queries (about 1 s of
-CPU). The server keeps two such processes ready (``session --warm FD``): each has done
+CPU). The server keeps such processes ready (``session --warm FD``; ``relkit serve
+--spares``, two by default): each has done
 all that and waits on a pipe of its own for whom it serves (it prints one line on
 stdout when it is ready). When a browser connects, the server writes the token
 owner's role and name into that pipe (never anything from the request) with the
@@ -23,7 +24,7 @@ from collections.abc import Awaitable, Callable
 
 from textual_serve.app_service import AppService
 
-from relkit.judging.serve.limits import COLD_STARTS, QUIT_GRACE
+from relkit.judging.serve.limits import COLD_STARTS, QUIT_GRACE, SPARES
 from relkit.judging.serve.session import REFUSED
 from relkit.metrics.core.borrowed import missing
 
@@ -112,14 +113,14 @@ class WarmPool:
 
     A spare's warm-up is ~1 s of CPU. Started at once, it would compete with the
     session just handed out (and that person's browser) for the CPU exactly while
-    their first screens are drawn; so it waits, and a second spare covers a second
-    sign-in in the meantime. When no spare is ready a process is started cold, at most
-    ``cold`` at once on the server (:data:`~.limits.COLD_STARTS`: sign-ins beyond wait
-    their turn rather than share the CPU), and not at all once its browser has gone or
-    the pool is closed (:class:`Gone`).
+    their first screens are drawn; so it waits, and the other spares (a second, by
+    default) cover the next sign-ins in the meantime. When no spare is ready a process
+    is started cold, at most ``cold`` at once on the server
+    (:data:`~.limits.COLD_STARTS`: sign-ins beyond wait their turn rather than share the
+    CPU), and not at all once its browser has gone or the pool is closed (:class:`Gone`).
     """
 
-    def __init__(self, size: int = 2, refill_after: float = 3.0,
+    def __init__(self, size: int = SPARES, refill_after: float = 3.0,
                  cold: int = COLD_STARTS, app_env: dict[str, str] | None = None) -> None:
         self.size, self.refill_after = size, refill_after
         self.app_env = dict(app_env or {})   # (served_environment)
@@ -167,6 +168,20 @@ class WarmPool:
         """Wait until the spares started so far are ready; how many are."""
         spares = [await task for task in list(self.spares)]
         return sum([bool(await spare.ready) for spare in spares])
+
+    async def say_warm(self, log: Callable[[str], None]) -> None:
+        """Tell ``log`` once the first spares are ready, or how many died warming;
+        nothing when none were asked for (``--spares 0``)."""
+        if not self.size:
+            return
+        n = await self.warm()
+        if n == self.size:
+            log(f"{n} session{'s' if n != 1 else ''} warm: a browser signing in from now on "
+                "gets its screen without waiting for Python to start")
+        else:
+            log(f"{self.size - n} of {self.size} warm sessions ended while starting ({n} "
+                "warm): a sign-in without one starts its own process, about a second "
+                "later")
 
     async def close(self) -> None:
         self.closed = True
