@@ -109,10 +109,13 @@ def pabak(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     r"""Prevalence- and bias-adjusted kappa: :math:`(k p_o - 1)/(k - 1)` (k = 2: :math:`2p_o - 1`).
 
     Byrt, Bishop & Carlin, "Bias, prevalence and kappa", J Clin Epidemiol 46(5), 1993;
-    k is the number of grades on the declared scale.
+    k is the number of grades on the declared scale. With one grade (k = 1: a scale
+    inferred from judgments that all gave it) there is no chance agreement to adjust
+    for: undefined.
     """
     k = t.shape[-1]
-    return (k * percent_agreement(t, values) - 1.0) / (k - 1)
+    po = percent_agreement(t, values)
+    return (k * po - 1.0) / (k - 1) if k > 1 else np.full_like(po, np.nan, dtype=float)
 
 
 def prevalence_index(t: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -189,7 +192,8 @@ def _prop_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def _pabak_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     k = t.shape[-1]
-    return k / (k - 1) * _prop_se(t, values)
+    se = _prop_se(t, values)
+    return k / (k - 1) * se if k > 1 else np.full_like(se, np.nan, dtype=float)
 
 
 def scott_pi_se(t: np.ndarray, values: np.ndarray) -> np.ndarray:

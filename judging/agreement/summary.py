@@ -124,6 +124,8 @@ def _who(a: Analysis, lv: Level) -> Card:
                          f"{cell(far.stats['cohen_kappa'])} on {int(far.table.sum()):,} items")
     if max(floors):
         lines.append(f"(Pairs with fewer than {max(floors)} common items left out.)")
+    if not lines:     # (no pair, no gold, no majority: nobody judged an item in common)
+        lines.append("No pair of assessors judged a common item.")
     links = [(f"{k}-{lv.name}", t) for k, t, ps in
              (("pairs", "all pairs", lv.pairs), ("gold", "against gold", lv.gold),
               ("majority", "against the majority", lv.majority)) if ps]
