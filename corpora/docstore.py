@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from relkit.corpora.loaders import get_loader, read_docs
+from relkit.corpora.textio import replaced
 from relkit.corpora.types import Document
 from relkit.metrics.core.errors import FormatError
 
@@ -78,6 +79,16 @@ class DocStore:
             return None
         return Document(doc_id, row[0], row[1], json.loads(row[2]))
 
+    @property
+    def replaced(self) -> int:
+        """How many undecodable byte sequences of the source were stored as U+FFFD
+        (:func:`relkit.corpora.textio.replaced`; 0 for a store built before it was kept)."""
+        try:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'replaced'").fetchone()
+        except sqlite3.OperationalError:      # (no meta table)
+            return 0
+        return int(row[0]) if row else 0
+
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0])
 
@@ -106,7 +117,7 @@ def build(docs: Iterable[Document], target: Path, source: str,
         conn.execute("CREATE TABLE docs (id TEXT PRIMARY KEY, title TEXT, text TEXT NOT NULL,"
                      " fields TEXT NOT NULL) WITHOUT ROWID")
         batch: list[tuple[str, str | None, str, str]] = []
-        n = 0
+        n, bad = 0, replaced()
         for d in docs:
             batch.append((d.id, d.title, d.text, json.dumps(dict(d.fields), ensure_ascii=False)))
             if len(batch) >= 10_000:
@@ -116,6 +127,9 @@ def build(docs: Iterable[Document], target: Path, source: str,
         n += _flush(conn, batch, source)
         if progress:
             progress(n)
+        # what the source's undecodable bytes became: said each time the store is opened
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("INSERT INTO meta VALUES ('replaced', ?)", (str(replaced() - bad),))
         conn.commit()
     except BaseException:
         conn.close()

@@ -2,16 +2,39 @@
 
 Old test collections are not always valid UTF-8 (CACM has stray Latin-1 bytes), and a
 document reader that dies on one byte in a 1 GB file helps nobody: undecodable bytes
-become U+FFFD instead.
+become U+FFFD instead. Not silently: each replacement is counted (:func:`replaced`), so
+a command that read a file can say how many of its bytes an assessor will not see as
+they were (`relkit init` does).
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import zlib
 from pathlib import Path
 from typing import IO, Any
+
+_REPLACED = [0]     # undecodable byte sequences read as U+FFFD in this process, so far
+
+
+def _replace(exc: UnicodeError) -> tuple[str, int]:
+    """The "replace" error handler, counted."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _REPLACED[0] += 1
+    return "\ufffd", exc.end
+
+
+codecs.register_error("relkit-replace", _replace)
+
+
+def replaced() -> int:
+    """How many undecodable byte sequences the files opened by :func:`open_text` have
+    had read as U+FFFD so far in this process (a difference before and after reading
+    one file is that file's count)."""
+    return _REPLACED[0]
 
 
 class _CheckedGzip(gzip.GzipFile):
@@ -48,9 +71,9 @@ def open_text(path: str | Path, newline: str | None = None) -> IO[str]:
     p = Path(path)
     try:
         if p.suffix == ".gz":
-            return io.TextIOWrapper(_CheckedGzip(p, "rb"), encoding="utf-8", errors="replace",
-                                    newline=newline)
-        return open(p, encoding="utf-8", errors="replace", newline=newline)
+            return io.TextIOWrapper(_CheckedGzip(p, "rb"), encoding="utf-8",
+                                    errors="relkit-replace", newline=newline)
+        return open(p, encoding="utf-8", errors="relkit-replace", newline=newline)
     except OSError as exc:  # missing, a directory, unreadable: one line naming the file
         from relkit.metrics.core.errors import open_error
 

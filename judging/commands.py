@@ -57,7 +57,11 @@ def init(
     with option_value("--docs-format"):
         if docs_format is not None:
             get_loader(docs_format, "docs")
+    from relkit.corpora.textio import replaced
+
+    bad = replaced()
     tops = read_topics(topics, topics_format)
+    _say_replaced(topics, replaced() - bad)
     source = None
     if docs is not None:
         from relkit.metrics.core.progress import Bar
@@ -67,11 +71,25 @@ def init(
             store_ = DocStore.open(docs, docs_format, progress=bar)
         source = str(docs.resolve())
         _say(f"relkit: indexed {len(store_):,} documents from {docs}")
+        _say_replaced(docs, store_.replaced)
     store = _owner(db, "relkit init", create=True)
     store.create_collection(name or topics.stem, sc, tops, docs_source=source,
                             docs_format=docs_format)
     _say(f"relkit: created collection {name or topics.stem!r} with {len(tops)} topics "
          f"and the {sc.name!r} scale in {store.engine.url.render_as_string(True)}")
+
+
+def _say_replaced(path: Path, n: int) -> None:
+    """Warn (even under --quiet: the text judged is not the file's) of a file's bytes
+    that were not UTF-8 and were read as U+FFFD."""
+    if n:
+        from relkit.judging.quiet import error_stream
+
+        # (no count: a format is sniffed from the file's head, read twice then)
+        error_stream().write(
+            f"relkit: warning: {path}: bytes that are not UTF-8 are kept as U+FFFD: "
+            "convert the file to UTF-8 (iconv -f latin1 -t utf-8, for instance) and run "
+            "init again to judge the text as written\n")
 
 
 @app.command()

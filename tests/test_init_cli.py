@@ -58,3 +58,38 @@ def test_init_errors(tmp_path: Path) -> None:
     code, _, err = run_cli(["init", "--topics", str(good), "--scale", "nope",
                             "--db", str(tmp_path / "y.db")])
     assert code == 2 and "unknown relevance scale 'nope'" in err  # a usage error
+
+
+@pytest.mark.parametrize(("topics", "docs"), [
+    ("<top>\n<num> Number: 1\n<title> caf\xe9\n</top>\n".encode("latin-1"),
+     b'{"_id": "D1", "text": "ok"}\n'),
+    (b"<top>\n<num> Number: 1\n<title> cafe\n</top>\n",
+     '{"_id": "D1", "text": "caf\xe9"}\n'.encode("latin-1")),
+    (b"1\tcafe\n", b"<DOC>\n<DOCNO> D1 </DOCNO>\n<TEXT>caf\xe9</TEXT>\n</DOC>\n"),
+], ids=["trec-topics", "jsonl-docs", "trec-docs"])
+def test_bytes_that_are_not_utf8_are_said_not_silently_replaced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, topics: bytes, docs: bytes) -> None:
+    """Old collections hold Latin-1 bytes: init keeps going (U+FFFD in their place), but
+    says which file held them, each time (the documents' store is cached), even under
+    --quiet: the text an assessor will judge is not the file's. A newcomer found the
+    replacement silent."""
+    monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))
+    ext = ".tsv" if topics.startswith(b"1\t") else ".trec"
+    (tmp_path / f"t{ext}").write_bytes(topics)
+    (tmp_path / ("d.jsonl" if docs.startswith(b"{") else "d.trec")).write_bytes(docs)
+    bad = next(p for p in tmp_path.iterdir() if p.is_file() and b"\xe9" in p.read_bytes())
+    good = next(p for p in tmp_path.iterdir() if p.is_file() and p != bad)
+    for attempt in range(2):
+        db = tmp_path / f"{attempt}.db"
+        args = ["init", "--topics", str(tmp_path / f"t{ext}"), "--docs",
+                str(next(tmp_path.glob("d.*"))), "--db", str(db), "--quiet"]
+        code, _, err = run_cli(args)
+        assert code == 0, err
+        assert f"relkit: warning: {bad}: bytes that are not UTF-8 are kept as U+FFFD" in err
+        assert str(good) not in err, err
+    code, _, err = run_cli(["init", "--topics", str(SAMPLE_TOPICS), "--db",
+                            str(tmp_path / "ok.db"), "--quiet"])
+    assert code == 0 and "warning" not in err, err
+
+
+SAMPLE_TOPICS = Path(__file__).resolve().parents[1] / "corpora" / "sample" / "topics.trec"
