@@ -21,7 +21,7 @@ from pathlib import Path
 from relkit.corpora.loaders import get_loader, read_docs
 from relkit.corpora.textio import replaced
 from relkit.corpora.types import Document
-from relkit.metrics.core.errors import FormatError
+from relkit.metrics.core.errors import FormatError, not_a_file
 
 CACHE_ENV = "RELKIT_CACHE"
 
@@ -65,7 +65,7 @@ class DocStore:
         src = Path(source)
         file_based = fmt is None or get_loader(fmt, "docs").file_based
         if file_based and not src.is_file():
-            raise FormatError(str(src), None, "a documents file", "no such file")
+            raise FormatError(str(src), None, "a documents file", not_a_file(src))
         target = cache_dir() / "docstore" / f"{_key(src, fmt, options)}.sqlite"
         if not target.exists():
             build(read_docs(src if file_based else str(source), fmt, options), target,

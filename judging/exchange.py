@@ -219,6 +219,9 @@ def export_prefs(
     if to is not None and to not in FORMATS:
         raise typer.BadParameter(f"expected one of {', '.join(FORMATS)}; got {to!r}",
                                  param_hint="--to")
+    from relkit.metrics.core.errors import check_outputs
+
+    check_outputs((output, "--answers"), (dest, "-o"))    # before the work
     store = _read(db_arg if db_arg is not None else db)
     refuse_assessor(store, "export prefs")
     import io

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.core.errors import not_a_file
 from relkit.metrics.core.options import OptionError
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def check(r: ImportRequest) -> None:
         raise OptionError("--assessor", "an assessor's name cannot be empty")
     for f in r.files:
         if not f.is_file():
-            raise OptionError("FILES", f"{f}: no such file")
+            raise OptionError("FILES", f"{f}: {not_a_file(f)}")
 
 
 def _bar(quiet: bool, label: str, total: int, unit: str) -> Any:

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from relkit.metrics.core.errors import not_a_file
+
 
 def read_runs(paths: Sequence[Path],
               warn: Callable[[str], None] | None = None) -> dict:  # type: ignore[type-arg]
@@ -28,7 +30,7 @@ def read_runs(paths: Sequence[Path],
     loaded = {}
     for path in paths:
         if not path.is_file():
-            raise PoolingError(f"{path}: no such file")
+            raise PoolingError(f"{path}: {not_a_file(path)}")
     names = [run_name(p) for p in paths]
     seen: set[str] = set()
     for name in names:

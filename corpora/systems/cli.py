@@ -86,7 +86,10 @@ def run_cmd(
     Example: relkit systems run --collection corpora/sample -s ql -p mu=100 -o ql.txt
     """
     from relkit.corpora.systems.job import SystemRequest, run_system
+    from relkit.metrics.core.errors import check_output
 
+    if output is not None:
+        check_output(output)     # before the retrieval, not after it
     made = run_system(SystemRequest(
         docs=docs, topics=topics, collection=collection, system=system, param=param,
         docs_format=docs_format, topics_format=topics_format, field=field, depth=depth,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.core.errors import not_a_file
 from relkit.metrics.core.options import OptionError, option_value
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def _inputs(r: SystemRequest) -> tuple[Any, Any]:
         raise SystemsError("give --docs and --topics (or --collection NAME|PATH)")
     for path in (r.docs, r.topics):
         if not path.is_file():
-            raise SystemsError(f"{path}: no such file")
+            raise SystemsError(f"{path}: {not_a_file(path)}")
     return read_topics(r.topics, r.topics_format), read_docs(r.docs, r.docs_format)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from relkit.corpora.types import RelevanceScale
 from relkit.judging.judgment_files import read_judgment_files
-from relkit.metrics.core.errors import RelkitError
+from relkit.metrics.core.errors import RelkitError, not_a_file
 from relkit.metrics.core.registry import did_you_mean
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def read_files(paths: Sequence[str | Path]) -> pd.DataFrame:
     """
     for p in paths:
         if not Path(p).is_file():
-            raise AgreementError(f"{p}: no such file")
+            raise AgreementError(f"{p}: {not_a_file(p)}")
     return frame_from_lines(read_judgment_files(paths))
 
 

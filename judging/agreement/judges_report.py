@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.core.errors import not_a_file
 from relkit.metrics.core.options import OptionError
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def _check(files: Sequence[Path], qrels: Path | None, o: JudgesOptions
                           "is for the database (without files)")
     for p in [*files, *([qrels] if qrels else []), *(o.runs or [])]:
         if not p.is_file():
-            raise AgreementError(f"{p}: no such file")
+            raise AgreementError(f"{p}: {not_a_file(p)}")
     if o.runs is not None and len(o.runs) == 1:
         raise OptionError("--runs", "ranking systems needs two or more runs")
     from relkit.metrics.evaluator import resolve

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relkit.metrics.core.errors import not_a_file
 from relkit.metrics.core.options import OptionError
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _check(o: AgreeOptions) -> tuple[ReportFormat, RelevanceScale | None]:
             resolve([o.measure])
         for p in o.runs:  # before the work, not after it; a failure (exit 1), named as typed
             if not p.is_file():
-                raise AgreementError(f"--runs {p}: no such file")
+                raise AgreementError(f"--runs {p}: {not_a_file(p)}")
     if o.output is not None:
         check_output(o.output)
     check_values(o)

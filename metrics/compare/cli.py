@@ -88,7 +88,9 @@ def compare_cmd(
     Example: relkit compare -m AP -m P@10 --baseline bm25 qrels.txt bm25.txt lm.txt
     """
     from relkit.metrics.compare.command import CompareRequest, compare_files
+    from relkit.metrics.core.errors import check_outputs
 
+    check_outputs((output, "-o"), (html, "--html"))   # before the work
     done = compare_files(CompareRequest(
         qrels=qrels, runs=runs, measure=measure, baseline=baseline, test=test,
         correction=correction, alpha=alpha, samples=samples, seed=seed, ci=ci,

@@ -9,6 +9,11 @@ catch them generically (as ``pandas.errors`` does).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+
 
 class RelkitError(ValueError):
     """Base class of every relkit domain error."""
@@ -65,6 +70,14 @@ class InputError(RelkitError):
     """A file named on the command line cannot be opened (missing, a directory...)."""
 
 
+def not_a_file(path: str | os.PathLike[str]) -> str:
+    """Why ``path``, which is not a file, cannot be read (said of a missing file and of
+    a directory alike, "no such file" called a directory missing)."""
+    import os
+
+    return "is a directory, not a file" if os.path.isdir(path) else "no such file"
+
+
 def open_error(path: object, exc: OSError) -> InputError:
     """``exc`` (opening ``path``) as one line naming the file."""
     if isinstance(exc, FileNotFoundError):
@@ -95,3 +108,10 @@ def check_output(path: object, option: str = "-o") -> None:
         raise InputError(f"{option} {p}: is a directory; name a file in it")
     if not os.path.isdir(parent):
         raise InputError(f"{option} {p}: directory {parent} does not exist")
+
+
+def check_outputs(*given: tuple[object | None, str]) -> None:
+    """:func:`check_output` on each (path, option) given a path (not ``None``)."""
+    for path, option in given:
+        if path is not None:
+            check_output(path, option)

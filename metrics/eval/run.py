@@ -104,6 +104,10 @@ def _evaluate(qrels: os.PathLike[str] | str, runs: Sequence[os.PathLike[str] | s
     """
     from relkit.metrics.readers import _arrow
 
+    if output:    # (the fast path's options skip modes.py's check): before the work
+        from relkit.metrics.core.errors import check_output
+
+        check_output(output)
     # trec output never needs pandas: if a large input brings pyarrow in, spare
     # its optional pandas probe (~0.3 s)
     _arrow.SKIP_PANDAS_PROBE = fmt == "trec"

@@ -113,17 +113,18 @@ def convert(
     relkit eval -R prefs (or -R qrels_prefs, or as plain qrels). An assessor's
     intransitive triples are reported as a warning on stderr.
     """
+    from relkit.metrics.core.errors import check_output, open_error
     from relkit.metrics.core.options import OptionError
 
     if to not in FORMATS:
         raise OptionError("'--to'", f"{to!r} is not one of {', '.join(FORMATS)}")
+    if output is not None:
+        check_output(output, "--output")        # before the work
     got = _read(answers, known)
     text = render(got, to, levels, str(answers))
     if output is None:
         sys.stdout.write(text)
     else:
-        from relkit.metrics.core.errors import open_error
-
         try:
             output.write_text(text)
         except OSError as exc:

@@ -82,7 +82,7 @@ def _check_choices(o: AnalyzeOptions) -> None:
                           "query the log in DuckDB): run the table with spark, the report "
                           "locally")
     if o.html is not None:
-        check_output(o.html)
+        check_output(o.html, "--html")
     for opt, value, allowed in (("--unit", o.unit, UNITS), ("--variance", o.variance, VARIANCES),
                                 ("--relative", o.relative, RELATIVE)):
         if value not in allowed:

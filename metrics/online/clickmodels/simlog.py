@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from relkit.metrics.core.errors import not_a_file
 from relkit.metrics.core.options import OptionError
 
 
@@ -40,7 +41,7 @@ def _check(runs: list[Path], output: Path, model: Path | None, preset: str | Non
     # files first: a missing one is a failure (exit 1), whatever else is wrong
     for f in (*runs, model, qrels):
         if f is not None and not f.is_file():
-            raise InputError(f"{f}: no such file")
+            raise InputError(f"{f}: {not_a_file(f)}")
     if (model is None) == (preset is None):
         raise OptionError("--model", "give exactly one of --model and --preset")
     check_output(output)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from relkit.metrics.core.errors import FormatError, InputError
+from relkit.metrics.core.errors import FormatError, InputError, not_a_file
 from relkit.metrics.online.clickmodels.base import ClickModel
 
 VERSION = 1
@@ -57,7 +57,7 @@ def load(path: str | Path) -> tuple[ClickModel, dict[str, Any]]:
 
     p = str(path)
     if not os.path.isfile(p):
-        raise InputError(f"{p}: no such file")
+        raise InputError(f"{p}: {not_a_file(p)}")
     try:
         doc = json.loads(Path(p).read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from relkit.metrics.core.errors import not_a_file
 from relkit.metrics.core.options import OptionError
 
 # simulate's defaults (the same as relkit.metrics.online.interleave.simulate's, which
@@ -165,7 +166,7 @@ def simulate_runs(r: SimRequest) -> Simulation:
     # files first: a missing one is a failure (exit 1), whatever else is wrong
     for f in (*r.runs, r.qrels, r.model):
         if f is not None and not f.is_file():
-            raise InputError(f"{f}: no such file")
+            raise InputError(f"{f}: {not_a_file(f)}")
     chosen = parse_methods(r.methods)
     grid = parse_grid(r.impressions)
     _check_users(r)
