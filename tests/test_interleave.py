@@ -322,3 +322,26 @@ def test_optimized_lists_are_candidates(a: list[int], b: list[int], depth: int,
     for k in range(1, len(docs) + 1):
         assert any(set(docs[:k]) == set(a[:i]) | set(b[:j])
                    for i in range(len(a) + 1) for j in range(len(b) + 1))
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (None, "no such file"),
+    (b"", "empty file (no header)"),
+    (b"\x8f\x01\x02", "expected UTF-8 text; found byte 0x8f"),
+    ("dir", "is a directory, not a file"),
+], ids=["missing", "empty", "binary", "directory"])
+def test_a_bad_lists_file_is_said_in_relkits_words(tmp_path: Path, make: object,
+                                                   said: str) -> None:
+    """Not Python's or pandas' ("[Errno 2]...", "No columns to parse from file", "'utf-8'
+    codec can't decode..."), which a newcomer got from `interleave analyze --lists`."""
+    from relkit.metrics.core.errors import InputError
+    from relkit.metrics.online.interleave.lists import read_lists
+
+    path = tmp_path / "lists.tsv"
+    if make == "dir":
+        path.mkdir()
+    elif isinstance(make, bytes):
+        path.write_bytes(make)
+    with pytest.raises(InputError) as got:
+        read_lists(path)
+    assert str(got.value) == f"{path}: {said}"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.core.errors import FormatError, InputError
+from relkit.metrics.core.errors import FormatError, InputError, not_a_file
 from relkit.metrics.online.interleave.methods import Interleaved
 from relkit.metrics.online.interleave.rankings import Rankings
 
@@ -137,6 +137,10 @@ def read_lists(path: str | os.PathLike[str]) -> pd.DataFrame:
     import pandas as pd
 
     fmt = list_format(path)
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: {not_a_file(path)}")
+    if os.path.getsize(path) == 0:
+        raise InputError(f"{path}: empty file (no header)")
     try:
         if fmt == "parquet":
             frame = pd.read_parquet(path)
@@ -145,6 +149,9 @@ def read_lists(path: str | os.PathLike[str]) -> pd.DataFrame:
         else:
             frame = pd.read_csv(path, sep="\t", dtype={"query_id": str, "doc_id": str,
                                                         "team": str}, keep_default_na=False)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: expected UTF-8 text; found byte "
+                         f"0x{exc.object[exc.start]:02x}") from None
     except (OSError, ValueError, EOFError, zlib.error) as exc:
         # (EOFError: a truncated .gz, which click would report as "aborted")
         raise InputError(f"{path}: cannot read the interleaved lists: "
