@@ -59,6 +59,7 @@ def init(
             get_loader(docs_format, "docs")
     from relkit.corpora.textio import replaced
 
+    _refuse_before_indexing(db, name or topics.stem, named=name is not None)
     bad = replaced()
     tops = read_topics(topics, topics_format)
     _say_replaced(topics, replaced() - bad)
@@ -77,6 +78,37 @@ def init(
                             docs_format=docs_format)
     _say(f"relkit: created collection {name or topics.stem!r} with {len(tops)} topics "
          f"and the {sc.name!r} scale in {store.engine.url.render_as_string(True)}")
+
+
+def _refuse_before_indexing(db: str | None, name: str, named: bool) -> None:
+    """What init refuses when it writes (a --db that cannot be a file, a collection name
+    already taken), refused before the documents are indexed (minutes, for a large
+    collection) rather than after. Nothing is created or written here."""
+    import os
+
+    from relkit.judging.store.assign import Store
+    from relkit.judging.store.connection import DatabaseError, make_engine, sqlite_path
+    from relkit.judging.store.models import StoreError
+
+    engine = make_engine(db, readonly=True)     # a bad URL, a missing directory: refused
+    path = sqlite_path(engine)
+    engine.dispose()
+    if path is not None and os.path.isdir(path):
+        raise DatabaseError(f"--db {path}: is a directory; name a file in it")
+    if path is not None and not (os.path.isfile(path) and os.path.getsize(path) > 0):
+        return                          # a new database: nothing in it to clash with
+    try:
+        store = Store.open(db, readonly=True)
+    except StoreError:
+        return     # (not relkit's, older, unreachable: said as before, when init writes)
+    with store:
+        try:
+            store.collection_name(name)
+        except StoreError:
+            return
+    raise StoreError(f"collection {name!r} already exists in this database"
+                     + ("" if named else " (named after the topics file: --name NAME "
+                        "for another)"))
 
 
 def _say_replaced(path: Path, n: int) -> None:

@@ -93,3 +93,25 @@ def test_bytes_that_are_not_utf8_are_said_not_silently_replaced(
 
 
 SAMPLE_TOPICS = Path(__file__).resolve().parents[1] / "corpora" / "sample" / "topics.trec"
+
+
+def test_what_init_would_refuse_on_writing_is_refused_before_indexing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer waited for the documents to be indexed before hearing that --db named a
+    directory, a missing one, or a database already holding the collection."""
+    monkeypatch.setenv("RELKIT_CACHE", str(tmp_path / "cache"))
+    sample = SAMPLE_TOPICS.parent
+    init = ["init", "--topics", str(SAMPLE_TOPICS), "--docs", str(sample / "docs.jsonl")]
+    (tmp_path / "folder").mkdir()
+    db = tmp_path / "p.db"
+    code, _, err = run_cli([*init, "--db", str(db)])
+    assert code == 0 and "indexed" in err, err
+    for where, said in ((tmp_path / "nowhere" / "p.db", "directory "
+                         f"{tmp_path / 'nowhere'} does not exist"),
+                        (tmp_path / "folder", "is a directory; name a file in it"),
+                        (db, "collection 'topics' already exists in this database (named "
+                         "after the topics file: --name NAME for another)")):
+        code, _, err = run_cli([*init, "--db", str(where)])
+        assert code == 1 and said in err and "indexed" not in err, err
+        assert len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "nowhere").exists() and not any((tmp_path / "folder").iterdir())
