@@ -57,7 +57,8 @@ def _param(p: Any) -> str:
     default = "" if p.default in (None, False, (), [], "") or p.is_flag and not p.default \
         else f" (default: `{p.default}`)"
     env = f" (env: `{p.envvar}`)" if p.envvar else ""
-    return f"| {names} | option | {(p.help or '').replace('|', '/')}{default}{env} |"
+    kind = "option (required)" if p.required else "option"
+    return f"| {names} | {kind} | {(p.help or '').replace('|', '/')}{default}{env} |"
 
 
 def cli_markdown() -> str:

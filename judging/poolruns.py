@@ -138,7 +138,7 @@ def _pool_static(r: PoolRequest, runs: list[Path], params: dict[str, Any],
                    budget=r.budget, total=r.total, topic_budgets=topic_budgets or None,
                    floor=r.floor)
     pooled = (f"relkit: pooled {len(p):,} documents over {len(p.sizes())} topics from "
-              f"{len(loaded)} runs ({r.strategy}, depth {r.depth})")
+              f"{len(loaded)} run{'s' if len(loaded) != 1 else ''} ({r.strategy}, depth {r.depth})")
     if store is None:  # with --db, said once the import has succeeded (one line if not)
         say(pooled)
     if r.output is not None:

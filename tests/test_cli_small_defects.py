@@ -76,3 +76,34 @@ def test_team_init_on_a_missing_sqlite_file_says_it_is_missing(tmp_path: Path) -
     assert code == 1 and len(err.splitlines()) == 1, err
     assert "SQLite has no users" not in err and "nosuch.db" in err, err
     assert not missing.exists()
+
+
+# -- the newcomer of 2026-11-29 ------------------------------------------------------
+SAMPLE = Path(__file__).resolve().parents[1] / "corpora" / "sample"
+
+
+def test_export_names_the_assessors_as_a_list_of_names_not_a_python_list(
+        tmp_path: Path) -> None:
+    db = str(tmp_path / "p.db")
+    make_project(db).close()
+    code, _, err = run_cli(["export", "qrels", "--db", db, "--method", "assessor",
+                            "--assessor", "zed"])
+    assert code == 1 and "no assessor named 'zed'; there are ann, bob" in err, err
+
+
+def test_one_run_is_pooled_from_one_run(tmp_path: Path) -> None:
+    code, _, err = run_cli(["pool", str(SAMPLE / "runs" / "bm25.txt"), "--depth", "2",
+                            "-o", str(tmp_path / "p.tsv")])
+    assert code == 0 and " from 1 run (depth, depth 2)" in err, err
+
+
+def test_pairs_says_which_format_it_writes_when_another_is_asked(tmp_path: Path) -> None:
+    runs = [str(SAMPLE / "runs" / f) for f in ("bm25.txt", "ql.txt")]
+    code, out, err = run_cli(["compare", "--format", "markdown", "--pairs",
+                              str(SAMPLE / "qrels.txt"), *runs])
+    assert code == 0 and "," in out.splitlines()[0], out      # CSV, as before
+    assert "--pairs writes CSV (JSON with --format json): --format markdown does not " \
+        "apply to it" in err, err
+    code, _, err = run_cli(["compare", "--format", "csv", "--pairs",
+                            str(SAMPLE / "qrels.txt"), *runs])
+    assert code == 0 and "does not apply" not in err, err

@@ -143,7 +143,8 @@ def export_qrels(store: Store, method: Method = "majority", *, assessor: str | N
         if assessor is None:
             raise StoreError(f"export method {method!r} needs --assessor NAME")
         if assessor not in store.assessors():
-            raise StoreError(f"no assessor named {assessor!r}; there are {store.assessors()}")
+            raise StoreError(f"no assessor named {assessor!r}; there are "
+                             f"{', '.join(store.assessors()) or 'none'}")
     out = QrelsRows()
     counted: bool | str = include_automatic or (assessor if assessor is not None else False)
     for (t, d), p in store_pairs(store, counted).items():

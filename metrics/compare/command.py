@@ -154,6 +154,9 @@ def compare_files(r: CompareRequest, warn: Callable[[str], object]) -> Compared:
     from relkit.metrics.data import Qrels, Run
 
     form = check(r)
+    if r.pairs and form.name not in ("rich", "csv", "json"):   # (said, not refused)
+        warn(f"relkit compare: --pairs writes CSV (JSON with --format json): --format "
+             f"{form.name} does not apply to it")
     labels = system_names(r)
     baseline = r.baseline
     if baseline is not None:
