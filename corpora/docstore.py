@@ -21,7 +21,7 @@ from pathlib import Path
 from relkit.corpora.loaders import get_loader, read_docs
 from relkit.corpora.textio import replaced
 from relkit.corpora.types import Document
-from relkit.metrics.core.errors import FormatError, not_a_file
+from relkit.metrics.core.errors import FormatError, found_instead
 
 CACHE_ENV = "RELKIT_CACHE"
 
@@ -35,10 +35,10 @@ def cache_dir() -> Path:
 def _key(path: Path, fmt: str | None, options: dict[str, str] | None = None) -> str:
     opts = json.dumps(options or {}, sort_keys=True)
     if not path.is_file():  # a source that is not a file (an ir_datasets id): its name
-        raw = f"{path}\0{fmt}\0{opts}\0v1"
+        raw = f"{path}\0{fmt}\0{opts}\0v2"
     else:
         st = path.stat()
-        raw = f"{path.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\0{fmt or 'auto'}\0v1"
+        raw = f"{path.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\0{fmt or 'auto'}\0v2"
         if options:
             raw += f"\0{opts}"
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
@@ -65,7 +65,7 @@ class DocStore:
         src = Path(source)
         file_based = fmt is None or get_loader(fmt, "docs").file_based
         if file_based and not src.is_file():
-            raise FormatError(str(src), None, "a documents file", not_a_file(src))
+            raise FormatError(str(src), None, "a documents file", found_instead(src))
         target = cache_dir() / "docstore" / f"{_key(src, fmt, options)}.sqlite"
         if not target.exists():
             build(read_docs(src if file_based else str(source), fmt, options), target,

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from relkit.corpora.loaders import LoaderError
 from relkit.corpora.textio import open_text
-from relkit.metrics.core.errors import FormatError, not_a_file
+from relkit.metrics.core.errors import FormatError, found_instead
 from relkit.metrics.core.registry import Registry
 from relkit.metrics.core.smart import smart_id
 from relkit.metrics.data import Qrels
@@ -154,6 +154,6 @@ def read_qrels(path: str | Path, fmt: str | None = None,
     """Qrels from ``path`` in ``fmt`` (sniffed when None), grades mapped when asked."""
     reader = get_qrels_format(fmt) if fmt else sniff_qrels(path)
     if reader.file_based and not Path(path).is_file():
-        raise FormatError(str(path), None, "a qrels file", not_a_file(path))
+        raise FormatError(str(path), None, "a qrels file", found_instead(path))
     qrels = reader.read(path)
     return map_grades(qrels, grade_map) if grade_map else qrels

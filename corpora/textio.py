@@ -20,7 +20,7 @@ _REPLACED = [0]     # undecodable byte sequences read as U+FFFD in this process,
 
 
 def _replace(exc: UnicodeError) -> tuple[str, int]:
-    """The "replace" error handler, counted."""
+    """Python's "replace" error handler for decoding, counted."""
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
     _REPLACED[0] += 1

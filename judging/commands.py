@@ -95,12 +95,12 @@ def _refuse_before_indexing(db: str | None, name: str, named: bool) -> None:
     engine.dispose()
     if path is not None and os.path.isdir(path):
         raise DatabaseError(f"--db {path}: is a directory; name a file in it")
-    if path is not None and not (os.path.isfile(path) and os.path.getsize(path) > 0):
-        return                          # a new database: nothing in it to clash with
+    if path is None or not (os.path.isfile(path) and os.path.getsize(path) > 0):
+        return   # a new file: nothing to clash with; a server: one connection, when writing
     try:
         store = Store.open(db, readonly=True)
     except StoreError:
-        return     # (not relkit's, older, unreachable: said as before, when init writes)
+        return   # (an older schema, which init upgrades; what is refused, it refuses then)
     with store:
         try:
             store.collection_name(name)
@@ -120,8 +120,8 @@ def _say_replaced(path: Path, n: int) -> None:
         # (no count: a format is sniffed from the file's head, read twice then)
         error_stream().write(
             f"relkit: warning: {path}: bytes that are not UTF-8 are kept as U+FFFD: "
-            "convert the file to UTF-8 (iconv -f latin1 -t utf-8, for instance) and run "
-            "init again to judge the text as written\n")
+            "convert the file to UTF-8 (iconv -f latin1 -t utf-8, for instance) and init "
+            "a new database (or --name another collection) to judge the text as written\n")
 
 
 @app.command()

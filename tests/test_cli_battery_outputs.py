@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 
 from battery import OUTPUTS, SKIP, assert_closed, command_line, commands, digest, run
-from test_cli_battery_files import Project, case_line, file_params, fresh_db, valid_values
+from test_cli_battery_files import (
+    OUTPUT_FILES,
+    Project,
+    case_line,
+    file_params,
+    fresh_db,
+    valid_values,
+)
 
 # (command, output option) pairs not fed a bad path, and why.
 ELSEWHERE = {
@@ -28,6 +35,8 @@ ELSEWHERE = {
 
 # What a command needs beyond its required parameters to write the output at all.
 WITH = {("export", "prefs"): {"to": ["prefs"]}}
+# ...and the files it needs with that option (the project's valid ones).
+NEEDS = {(("pool-sample",), "prels"): ("qrels",)}
 
 
 def params() -> list[Any]:
@@ -36,7 +45,8 @@ def params() -> list[Any]:
         if path in SKIP:
             continue
         for p in cmd.params:
-            if p.name in OUTPUTS and (path, p.name) not in ELSEWHERE:
+            written = p.name in OUTPUTS or (path, p.name) in OUTPUT_FILES
+            if written and (path, p.name) not in ELSEWHERE:
                 for kind in ("missing-directory", "a-directory"):
                     out.append(pytest.param(path, p.name, kind,
                                             id=f"{' '.join(path)} {p.opts[0]} {kind}"))
@@ -62,8 +72,9 @@ def test_a_bad_output_path_is_refused_before_the_work(
     (tmp_path / "a-dir").mkdir()
     bad = tmp_path / ("nowhere/out.txt" if kind == "missing-directory" else "a-dir")
     db = fresh_db(project, path, tmp_path)
+    also = {k: [str(project.file_for(path, k))] for k in NEEDS.get((path, name), ())}
     args = command_line(project, path, cmd, tmp_path, db,
-                        {**WITH.get(path, {}), name: [str(bad)]})
+                        {**WITH.get(path, {}), **also, name: [str(bad)]})
     before, db_before = files(tmp_path), digest(db) if db.exists() else None
     result = run(args, tmp_path)
     assert_closed(db)

@@ -107,3 +107,17 @@ def test_pairs_says_which_format_it_writes_when_another_is_asked(tmp_path: Path)
     code, _, err = run_cli(["compare", "--format", "csv", "--pairs",
                             str(SAMPLE / "qrels.txt"), *runs])
     assert code == 0 and "does not apply" not in err, err
+
+
+def test_what_stands_where_a_file_was_expected_is_named(tmp_path: Path) -> None:
+    import os
+
+    from relkit.metrics.core.errors import found_instead, not_a_file
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert [not_a_file(p) for p in (tmp_path / "none", tmp_path, fifo)] == [
+        "no such file", "is a directory, not a file",
+        "is not a regular file (a pipe?): give a file"]
+    assert [found_instead(p) for p in (tmp_path / "none", tmp_path, fifo)] == [
+        "no file", "a directory", "a pipe or a device"]

@@ -345,3 +345,24 @@ def test_a_bad_lists_file_is_said_in_relkits_words(tmp_path: Path, make: object,
     with pytest.raises(InputError) as got:
         read_lists(path)
     assert str(got.value) == f"{path}: {said}"
+
+
+def test_a_lists_file_from_a_pipe_is_read(tmp_path: Path) -> None:
+    """`--lists <(relkit interleave make ...)`: a pipe is no regular file, and is read."""
+    import os
+    import threading
+
+    from relkit.metrics.online.interleave.lists import read_lists
+
+    fifo = tmp_path / "lists.tsv"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w") as f:
+            f.write("query_id\trank\tdoc_id\tteam\n007\t1\td1\tA\n007\t2\td2\tB\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    frame = read_lists(fifo)
+    writer.join()
+    assert list(frame["query_id"]) == ["007", "007"] and list(frame["rank"]) == [1, 2]

@@ -88,7 +88,8 @@ REGISTRY.register(
                   parts=_parts_scott("linear"), t_reference=True),
     PairStatistic("scott_pi_quadratic", _scott_w("quadratic"), _ONE_GRADE,
                   _scott_w_se("quadratic"), parts=_parts_scott("quadratic"), t_reference=True),
-    PairStatistic("pabak", pabak, "no items", _pabak_se, parts=_parts_pabak, t_reference=True),
+    PairStatistic("pabak", pabak, "no items, or a scale of one grade (k = 1: no chance "
+                  "agreement to adjust for)", _pabak_se, parts=_parts_pabak, t_reference=True),
     PairStatistic("prevalence_index", prevalence_index, "no items", _diff_se((1, 1), (0, 0)),
                   chance_corrected=False, binary_only=True),
     PairStatistic("bias_index", bias_index, "no items", _diff_se((1, 0), (0, 1)),

@@ -97,7 +97,7 @@ def gwet_se(kind: str) -> Fn:
     def se(C: np.ndarray, W: np.ndarray, values: np.ndarray) -> np.ndarray:
         q = C.shape[1]
         w = weight_matrix(values, kind)  # type: ignore[arg-type]
-        tw = w.sum() / (q * (q - 1))
+        tw = w.sum() / (q * (q - 1)) if q > 1 else np.nan   # (one grade: undefined)
 
         def chance(pi: np.ndarray, C: np.ndarray, m: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -132,6 +132,8 @@ def krippendorff_weights(metric: str, values: np.ndarray) -> np.ndarray:
         d = np.where(s == 0, 0.0, _div(v[:, None] - v[None, :], s) ** 2)
     else:
         raise ValueError(f"no analytic variance for the {metric!r} metric")
+    if not d.max():          # one grade on the scale: it agrees with itself
+        return np.ones_like(d)
     return 1.0 - d / d.max()
 
 

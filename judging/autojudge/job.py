@@ -143,10 +143,10 @@ def check(r: JudgesRun) -> tuple[tuple[float, float] | None, Template | None]:
     if r.max_cost is not None and prices is None:
         raise OptionError("--max-cost", "needs --price to estimate the cost")
     tpl = Template.read(r.template) if r.backend == "chat" else None
-    if r.answers is not None:
-        from relkit.metrics.core.errors import check_output
+    from relkit.metrics.core.errors import check_outputs
 
-        check_output(r.answers, "--answers")
+    # (the cache is read too: an existing file passes; a directory or a missing one not)
+    check_outputs((r.answers, "--answers"), (r.cache, "--cache"))
     return prices, tpl
 
 

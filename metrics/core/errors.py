@@ -71,11 +71,20 @@ class InputError(RelkitError):
 
 
 def not_a_file(path: str | os.PathLike[str]) -> str:
-    """Why ``path``, which is not a file, cannot be read (said of a missing file and of
-    a directory alike, "no such file" called a directory missing)."""
+    """Why ``path``, which is not a regular file, is not read ("no such file" was said
+    of a directory and of a pipe alike)."""
+    return {"no file": "no such file", "a directory": "is a directory, not a file"}.get(
+        found_instead(path), "is not a regular file (a pipe?): give a file")
+
+
+def found_instead(path: str | os.PathLike[str]) -> str:
+    """What is at ``path`` instead of a regular file: "no file", "a directory", "a pipe or
+    a device" (as :class:`FormatError`'s *found*)."""
     import os
 
-    return "is a directory, not a file" if os.path.isdir(path) else "no such file"
+    if not os.path.exists(path):
+        return "no file"
+    return "a directory" if os.path.isdir(path) else "a pipe or a device"
 
 
 def open_error(path: object, exc: OSError) -> InputError:

@@ -137,9 +137,9 @@ def read_lists(path: str | os.PathLike[str]) -> pd.DataFrame:
     import pandas as pd
 
     fmt = list_format(path)
-    if not os.path.isfile(path):
+    if not os.path.exists(path) or os.path.isdir(path):   # (a pipe is read as before)
         raise InputError(f"{path}: {not_a_file(path)}")
-    if os.path.getsize(path) == 0:
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
         raise InputError(f"{path}: empty file (no header)")
     try:
         if fmt == "parquet":
