@@ -179,9 +179,9 @@ def plan_fields(path: str, mapping: Mapping[str, str], colmap: Mapping[str, str]
 def existing_file(path: str | os.PathLike[str]) -> str:
     """``path`` as text once it names a file: a click log's or an assignment table's
     missing path or directory is one line naming it, before DuckDB is asked to read it."""
+    from relkit.metrics.core.errors import not_a_file
+
     path = str(path)
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a file")
+    if not os.path.exists(path) or os.path.isdir(path):   # (a pipe is read)
+        raise InputError(f"{path}: {not_a_file(path)}")
     return path

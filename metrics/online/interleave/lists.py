@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relkit.metrics.core.errors import FormatError, InputError, not_a_file
+from relkit.metrics.core.errors import FormatError, InputError
 from relkit.metrics.online.interleave.methods import Interleaved
 from relkit.metrics.online.interleave.rankings import Rankings
 
@@ -137,8 +137,9 @@ def read_lists(path: str | os.PathLike[str]) -> pd.DataFrame:
     import pandas as pd
 
     fmt = list_format(path)
-    if not os.path.exists(path) or os.path.isdir(path):   # (a pipe is read as before)
-        raise InputError(f"{path}: {not_a_file(path)}")
+    from relkit.metrics.online.logcontract import existing_file
+
+    existing_file(path)       # missing or a directory: one line (a pipe is read as before)
     if os.path.isfile(path) and os.path.getsize(path) == 0:
         raise InputError(f"{path}: empty file (no header)")
     try:
